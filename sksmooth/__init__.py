@@ -1,0 +1,20 @@
+"""sksmooth: smoothed online learning and differentially private learning
+and query release, as scikit-learn estimators.
+
+The public API is re-exported here; implementation lives in private modules
+of the subpackages.
+"""
+
+from ._guarantee import Guarantee, PrivacySpent
+from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "BudgetError",
+    "Guarantee",
+    "PrivacyLeakWarning",
+    "PrivacySpent",
+    "PrivacyWarning",
+    "__version__",
+]

@@ -1,0 +1,60 @@
+"""The ``guarantee_`` report of fitted estimators (SPEC §1.1–1.2, §3.4).
+
+Every private estimator exposes ``privacy_spent_`` (a :class:`PrivacySpent`)
+and ``guarantee_`` (a :class:`Guarantee`). The report says which theorem the
+claim comes from, which of its assumptions the code certified, and which it
+could not certify, so that a fitted object never overclaims.
+"""
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+__all__ = ["Guarantee", "PrivacySpent"]
+
+
+class PrivacySpent(NamedTuple):
+    """An (epsilon, delta) pair spent by one release."""
+
+    epsilon: float
+    delta: float
+
+    def __str__(self):
+        return f"({self.epsilon:.6g}, {self.delta:.3g})-DP"
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a fitted estimator can state about itself.
+
+    Parameters
+    ----------
+    claim : str
+        The statement, e.g. ``"(1, 1e-05)-differential privacy"`` or
+        ``"expected regret <= 412.3"``.
+    source : str
+        Theorem and seed file it comes from, e.g.
+        ``"seeds/004_97dac565ce402d2d.txt, Lemma 2"``.
+    certified : bool
+        True when every assumption of the theorem was verified by the code.
+    assumptions_certified : tuple of str
+        Assumptions the code verified (e.g. "oracle is an exact ERM").
+    assumptions_not_certified : tuple of str
+        Assumptions the code could not verify (e.g. "data are sigma-smooth").
+    notes : tuple of str
+        Anything else a user needs to read the claim correctly.
+    """
+
+    claim: str
+    source: str
+    certified: bool
+    assumptions_certified: tuple = field(default_factory=tuple)
+    assumptions_not_certified: tuple = field(default_factory=tuple)
+    notes: tuple = field(default_factory=tuple)
+
+    def __str__(self):
+        status = "CERTIFIED" if self.certified else "NOT CERTIFIED"
+        lines = [f"{self.claim} [{status}]", f"  source: {self.source}"]
+        lines += [f"  certified: {a}" for a in self.assumptions_certified]
+        lines += [f"  not certified: {a}" for a in self.assumptions_not_certified]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)

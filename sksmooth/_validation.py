@@ -1,0 +1,257 @@
+"""Shared validation rules (SPEC §1.6, §3.1).
+
+One rule, one place: every estimator, mechanism and concept class validates
+privacy parameters, bounds, labels and random states through these helpers,
+so that the error messages are uniform and name the parameter and the fix.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .exceptions import PrivacyLeakWarning
+
+__all__ = [
+    "check_epsilon",
+    "check_delta",
+    "check_sigma",
+    "check_positive_int",
+    "check_probability",
+    "check_bounds",
+    "clip_to_bounds",
+    "check_generator",
+    "BinaryLabels",
+]
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_epsilon(epsilon, name="epsilon", allow_inf=False):
+    """Return ``epsilon`` as a float, checking ``0 < epsilon`` (finite unless allowed)."""
+    if not _is_real(epsilon) or np.isnan(epsilon):
+        raise TypeError(
+            f"{name} must be a real number > 0, got {epsilon!r} "
+            f"({type(epsilon).__name__}); pass e.g. {name}=1.0."
+        )
+    epsilon = float(epsilon)
+    if epsilon <= 0:
+        raise ValueError(
+            f"{name} must be > 0 (smaller is more private), got {epsilon!r}; "
+            f"pass e.g. {name}=1.0."
+        )
+    if np.isinf(epsilon) and not allow_inf:
+        raise ValueError(
+            f"{name} must be finite, got {epsilon!r}; a non-private run is "
+            "obtained with the non-private estimator, not with epsilon=inf."
+        )
+    return epsilon
+
+
+def check_delta(delta, name="delta", allow_zero=True):
+    """Return ``delta`` as a float in ``[0, 1)`` (``(0, 1)`` if not ``allow_zero``)."""
+    if not _is_real(delta) or np.isnan(delta):
+        raise TypeError(
+            f"{name} must be a real number in [0, 1), got {delta!r} "
+            f"({type(delta).__name__}); pass e.g. {name}=1e-5."
+        )
+    delta = float(delta)
+    low_ok = delta >= 0 if allow_zero else delta > 0
+    if not low_ok or delta >= 1:
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(
+            f"{name} must lie in {interval}, got {delta!r}; a common choice is "
+            f"{name}=1e-5 (well below 1/n)."
+        )
+    return delta
+
+
+def check_sigma(sigma, name="sigma"):
+    """Return the smoothness parameter as a float in ``(0, 1]``."""
+    if not _is_real(sigma) or np.isnan(sigma):
+        raise TypeError(
+            f"{name} must be a real number in (0, 1], got {sigma!r} "
+            f"({type(sigma).__name__}); pass e.g. {name}=0.1."
+        )
+    sigma = float(sigma)
+    if not 0 < sigma <= 1:
+        raise ValueError(
+            f"{name} must lie in (0, 1] (sigma=1 is i.i.d. uniform data, "
+            f"smaller sigma is a stronger adversary), got {sigma!r}."
+        )
+    return sigma
+
+
+def check_probability(value, name, closed=False):
+    """Return ``value`` as a float in ``(0, 1)`` (``[0, 1]`` if ``closed``)."""
+    if not _is_real(value) or np.isnan(value):
+        raise TypeError(f"{name} must be a real number in (0, 1), got {value!r}.")
+    value = float(value)
+    ok = 0 <= value <= 1 if closed else 0 < value < 1
+    if not ok:
+        interval = "[0, 1]" if closed else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}.")
+    return value
+
+
+def check_positive_int(value, name, minimum=1):
+    """Return ``value`` as an int ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}, got {value!r} "
+            f"({type(value).__name__})."
+        )
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
+    return value
+
+
+def check_bounds(bounds, n_features, X=None, name="bounds"):
+    """Validate the public domain box and return ``(lower, upper)`` arrays.
+
+    Parameters
+    ----------
+    bounds : None or tuple (lower, upper)
+        Scalars or arrays of length ``n_features``. ``None`` takes the box
+        from ``X`` and emits a :class:`PrivacyLeakWarning`, because the
+        bounds then depend on the private data.
+    n_features : int
+        Number of features the bounds must cover.
+    X : ndarray of shape (n_samples, n_features), optional
+        Needed only when ``bounds is None``.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (n_features,)
+        Float arrays with ``lower <= upper`` elementwise. Where a feature is
+        degenerate (``lower == upper``) the box has zero width on it.
+    """
+    if bounds is None:
+        if X is None:
+            raise ValueError(
+                f"{name}=None needs data to infer the box; pass public bounds "
+                f"as {name}=(lower, upper)."
+            )
+        warnings.warn(
+            f"{name}=None: the domain box is taken from the data, which leaks "
+            "private information not covered by the privacy guarantee. Pass "
+            f"public bounds, e.g. {name}=(0.0, 1.0).",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+        X = np.asarray(X, dtype=float)
+        lower, upper = X.min(axis=0), X.max(axis=0)
+        return lower.astype(float), upper.astype(float)
+    try:
+        lower, upper = bounds
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a pair (lower, upper) of scalars or arrays of "
+            f"length n_features={n_features}, got {bounds!r}."
+        ) from None
+    try:
+        lower = np.broadcast_to(np.asarray(lower, dtype=float), (n_features,)).copy()
+        upper = np.broadcast_to(np.asarray(upper, dtype=float), (n_features,)).copy()
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be scalars or arrays of length n_features="
+            f"{n_features}; got lower of shape {np.shape(bounds[0])} and upper "
+            f"of shape {np.shape(bounds[1])}."
+        ) from None
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {bounds!r}.")
+    if np.any(lower > upper):
+        bad = np.flatnonzero(lower > upper)
+        raise ValueError(
+            f"{name}: lower must be <= upper for every feature; features "
+            f"{bad.tolist()[:10]} have lower > upper. Swap them."
+        )
+    return lower, upper
+
+
+def clip_to_bounds(X, lower, upper):
+    """Clip ``X`` to the box; return ``(X_clipped, n_clipped_rows)``.
+
+    Clipping is a fixed, data-independent map, so it costs no privacy.
+    ``n_clipped_rows`` counts rows with at least one clipped coordinate.
+    """
+    outside = (X < lower) | (X > upper)
+    n_clipped = int(np.count_nonzero(outside.any(axis=1))) if X.ndim == 2 else int(
+        np.count_nonzero(outside)
+    )
+    if n_clipped:
+        X = np.clip(X, lower, upper)
+    return X, n_clipped
+
+
+def check_generator(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Accepts ``None``, an int, a ``numpy.random.Generator`` (used as is) or a
+    legacy ``numpy.random.RandomState`` (a Generator seeded from it).
+    """
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        if isinstance(random_state, bool):
+            raise TypeError("random_state must be None, an int or a Generator, got bool.")
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}.")
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.uint64))
+    raise TypeError(
+        "random_state must be None, an int, a numpy.random.Generator or a "
+        f"numpy.random.RandomState, got {type(random_state).__name__}."
+    )
+
+
+class BinaryLabels:
+    """Map any two labels to ``{-1, +1}`` (SPEC §3.1).
+
+    ``classes_[0]`` maps to -1 and ``classes_[1]`` to +1, as in
+    scikit-learn's binary classifiers (``classes_`` is sorted).
+    """
+
+    @staticmethod
+    def fit_classes(y, classes=None):
+        """Return sorted ``classes_`` from ``classes`` or ``y``; error if not binary."""
+        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if classes is not None and len(labels) != len(np.asarray(classes)):
+            raise ValueError(f"classes contains duplicates: {classes!r}.")
+        if len(labels) > 2:
+            raise ValueError(
+                "This estimator is binary; got "
+                f"{len(labels)} classes {labels.tolist()[:10]}. Use a "
+                "one-vs-rest wrapper (sklearn.multiclass.OneVsRestClassifier)."
+            )
+        if len(labels) < 2 and classes is not None:
+            raise ValueError(
+                f"classes must list exactly two labels, got {labels.tolist()}."
+            )
+        return labels
+
+    @staticmethod
+    def encode(y, classes_):
+        """Return ``y`` as a float array in ``{-1, +1}``; error on unknown labels."""
+        y = np.asarray(y)
+        known = np.isin(y, classes_)
+        if not np.all(known):
+            unknown = np.unique(y[~known]).tolist()[:10]
+            raise ValueError(
+                f"y contains labels {unknown} not in classes_={classes_.tolist()}; "
+                "pass all labels through `classes=` in the first partial_fit."
+            )
+        if len(classes_) == 1:
+            return np.ones(len(y))
+        return np.where(y == classes_[1], 1.0, -1.0)
+
+    @staticmethod
+    def decode(y_pm1, classes_):
+        """Map ``{-1, +1}`` predictions back to the original labels."""
+        if len(classes_) == 1:
+            return np.full(len(y_pm1), classes_[0])
+        return classes_[(np.asarray(y_pm1) > 0).astype(int)]
