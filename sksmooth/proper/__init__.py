@@ -1,0 +1,19 @@
+"""Private proper learning (SPEC §6; seeds/001_f5510c59108e6780.txt, seeds/000 §4)."""
+
+from .littlestone import (
+    LittlestoneOracle,
+    irreducibility_order,
+    is_k_irreducible,
+    littlestone_dimension,
+    soa,
+    theoretical_sample_size,
+)
+
+__all__ = [
+    "LittlestoneOracle",
+    "irreducibility_order",
+    "is_k_irreducible",
+    "littlestone_dimension",
+    "soa",
+    "theoretical_sample_size",
+]
