@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._guarantee import Guarantee, PrivacySpent
@@ -62,15 +63,26 @@ class SelectedHypothesis:
         E.g. ``"x[3] >= 0.42 -> 1 (else 0)"``.
     """
 
-    def __init__(self, index, description, predict_pm1, classes):
+    def __init__(self, index, description, classes, concept=None, domain=None, values=None):
         self.index = int(index)
-        self._predict_pm1 = predict_pm1
-        self._classes = classes
         self.description = description
+        self._classes = classes
+        self._concept = concept  # single-concept FiniteConcepts ('exponential')
+        self._domain = domain  # finite domain and the hypothesis on it ('littlestone')
+        self._values = values
+
+    def predict_pm1(self, X):
+        """The hypothesis's values in ``{-1, +1}`` on ``X``."""
+        if self._concept is not None:
+            return np.where(self._concept.evaluate(X)[:, 0], 1, -1)
+        rows = PrivateProperClassifier._domain_indices(
+            self._domain, np.asarray(X, dtype=np.float64)
+        )
+        return np.where(self._values[rows], 1, -1)
 
     def predict(self, X):
         """Labels (from ``classes_``) predicted by the hypothesis."""
-        return BinaryLabels.decode(self._predict_pm1(X), self._classes)
+        return BinaryLabels.decode(self.predict_pm1(X), self._classes)
 
     def __repr__(self):
         return f"SelectedHypothesis({self.description!r})"
@@ -321,6 +333,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         return params
 
     def _check_classes(self, y, classes):
+        if len(np.unique(y)) > 2:
+            raise ValueError(
+                "Only binary classification is supported. y has "
+                f"{len(np.unique(y))} classes; use "
+                "sklearn.multiclass.OneVsRestClassifier for more."
+            )
         if classes is None:
             classes = self.classes
         if classes is None:
@@ -403,6 +421,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _accumulate(self, X, y, classes, reset, params):
         """Validate and compute the new state without mutating ``self``."""
         X, y = validate_data(self, X, y, reset=reset, dtype=np.float64)
+        check_classification_targets(y)
         if X.shape[0] == 0:
             raise ValueError("X has 0 samples; pass at least one row.")
         if reset:
@@ -518,13 +537,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         )
         cover = state["cover"]
         index = int(index)
-        single = cover.subset([index])
-
-        def predict_pm1(X, single=single):
-            return np.where(single.evaluate(X)[:, 0], 1, -1)
-
         desc = f"{cover.describe(index)} -> {self.classes_[1]} (else {self.classes_[0]})"
-        return index, desc, predict_pm1, {}
+        return SelectedHypothesis(
+            index, desc, self.classes_, concept=cover.subset([index])
+        ), {}
 
     # ------------------------------------------------------ 'littlestone' path
     def _finite_class(self, n_features):
@@ -661,15 +677,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "soa_values_": details["soa_values"],
             "candidate_indices_": details["candidate_indices"],
         }
-        matrix = oracle.matrix
-        domain = st["domain"]
-
-        def predict_pm1(X, index=index):
-            rows = self._domain_indices(domain, np.asarray(X, dtype=np.float64))
-            return np.where(matrix[index, rows], 1, -1)
-
         desc = f"{st['descriptions'][index]} -> {self.classes_[1]} (else {self.classes_[0]})"
-        return index, desc, predict_pm1, public
+        hypothesis = SelectedHypothesis(
+            index, desc, self.classes_, domain=st["domain"],
+            values=oracle.matrix[index].copy(),
+        )
+        return hypothesis, public
 
     # ---------------------------------------------------------------- release
     def _release(self):
@@ -682,13 +695,13 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             self.accountant.check(eps, delta)
         rng = np.random.default_rng([self._seed_int, self.n_releases_])
         if self.method == "exponential":
-            index, desc, predict_pm1, public = self._select_exponential(rng, params)
+            hypothesis, public = self._select_exponential(rng, params)
         else:
-            index, desc, predict_pm1, public = self._select_littlestone(rng, params)
+            hypothesis, public = self._select_littlestone(rng, params)
         charge(self.accountant, eps, delta, label=type(self).__name__)
         for name, value in public.items():
             setattr(self, name, value)
-        self._hypothesis = SelectedHypothesis(index, desc, predict_pm1, self.classes_)
+        self._hypothesis = hypothesis
         self.n_releases_ += 1
         spent = self.privacy_spent_
         self.privacy_spent_ = PrivacySpent(spent.epsilon + eps, spent.delta + delta)
