@@ -202,6 +202,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         (private output, on the domain).
     candidate_indices_ : ndarray
         ``'littlestone'``: the Lemma 6.2 set ``H`` (post-processing).
+    soa_from_fallback_ : bool
+        ``'littlestone'``: whether sparse selection drew a dummy candidate,
+        so that ``soa_values_`` is the public fallback ``SOA_F`` (a function
+        of the mechanism's output only).
 
     Notes
     -----
@@ -676,6 +680,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "theoretical_sample_size_": n_theory,
             "soa_values_": details["soa_values"],
             "candidate_indices_": details["candidate_indices"],
+            "soa_from_fallback_": details["from_fallback"],
         }
         desc = f"{st['descriptions'][index]} -> {self.classes_[1]} (else {self.classes_[0]})"
         hypothesis = SelectedHypothesis(

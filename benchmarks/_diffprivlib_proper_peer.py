@@ -1,0 +1,83 @@
+"""diffprivlib peers for bench_private_proper.py, run in their own environment.
+
+diffprivlib needs scikit-learn < 1.6, so this script runs in a separate venv
+(e.g. ``/work/venv-dpl6``: ``pip install diffprivlib "scikit-learn<1.6"``)::
+
+    /work/venv-dpl6/bin/python benchmarks/_diffprivlib_proper_peer.py [--quick]
+
+It writes ``benchmarks/results/diffprivlib_proper.json``, loaded by
+``bench_private_proper.py``. Splits, preprocessing and public bounds are
+identical to the main benchmark (legacy ``RandomState(seed).permutation``,
+stable across numpy versions; min-max scaling to [0, 1] with the bounds).
+"""
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+DATASETS = ("breast_cancer", "digits_ge5")
+EPSILONS = (0.5, 1.0, 2.0, 5.0)
+
+
+def load(name):
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    if name == "breast_cancer":
+        X, y = load_breast_cancer(return_X_y=True)
+    else:
+        X, y = load_digits(return_X_y=True)
+        y = (y >= 5).astype(int)
+    lower, upper = X.min(axis=0), X.max(axis=0)  # treated as public bounds
+    width = np.where(upper > lower, upper - lower, 1.0)
+    return (X - lower) / width, y
+
+
+def split(n, seed, test_fraction=0.25):
+    perm = np.random.RandomState(seed).permutation(n)
+    n_test = int(round(test_fraction * n))
+    return perm[n_test:], perm[:n_test]
+
+
+def main(quick=False):
+    import diffprivlib
+    from diffprivlib.models import GaussianNB, LogisticRegression
+
+    seeds = range(5 if quick else 20)
+    out = {"diffprivlib_version": diffprivlib.__version__, "results": []}
+    for name in DATASETS:
+        X, y = load(name)
+        d = X.shape[1]
+        for eps in EPSILONS:
+            for model in ("LogisticRegression", "GaussianNB"):
+                accs, t0 = [], time.perf_counter()
+                for seed in seeds:
+                    tr, te = split(len(X), seed)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        if model == "LogisticRegression":
+                            clf = LogisticRegression(
+                                epsilon=eps, data_norm=float(np.sqrt(d)), random_state=seed
+                            )
+                        else:
+                            clf = GaussianNB(
+                                epsilon=eps, bounds=(np.zeros(d), np.ones(d)), random_state=seed
+                            )
+                        clf.fit(X[tr], y[tr])
+                    accs.append(float(clf.score(X[te], y[te])))
+                out["results"].append({
+                    "dataset": name, "method": f"diffprivlib.{model}", "epsilon": eps,
+                    "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
+                    "accuracies": accs, "seconds": time.perf_counter() - t0,
+                })
+                print(f"{name:14s} {model:20s} eps={eps:<4} acc={np.mean(accs):.3f}")
+    path = Path(__file__).resolve().parent / "results" / "diffprivlib_proper.json"
+    path.write_text(json.dumps(out, indent=1))
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
