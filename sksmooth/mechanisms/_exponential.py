@@ -29,7 +29,8 @@ def _scaled_log_weights(scores, epsilon, sensitivity, monotonic):
     overflows for any finite scores; the distribution is unchanged.
     """
     scale = epsilon / (sensitivity if monotonic else 2.0 * sensitivity)
-    return scale * (scores - scores.max())
+    with np.errstate(over="ignore"):  # -inf is the exact log of a vanishing weight
+        return scale * (scores - scores.max())
 
 
 def _argmax_with_noise(log_weights, rng, size, draw):
@@ -201,7 +202,8 @@ def report_noisy_max(
     scale = (sensitivity if monotonic else 2.0 * sensitivity) / epsilon
     # Shift scores by their maximum (distribution unchanged) so noise and
     # score differences stay on a comparable floating-point scale.
-    shifted = scores - scores.max()
+    with np.errstate(over="ignore"):
+        shifted = scores - scores.max()
     if noise == "laplace":
         def draw(g, shape):
             return g.laplace(scale=scale, size=shape)

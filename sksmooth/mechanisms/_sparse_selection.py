@@ -25,7 +25,8 @@ def sparse_selection_log_padding(max_set_size, epsilon, delta):
     """
     half = 0.5 * epsilon
     log_a = np.log1p(-delta) - np.log(delta)  # log((1 - delta)/delta)
-    log_b = -np.log(np.expm1(half))  # log(1/(e^{eps/2} - 1))
+    # log(1/(e^{eps/2} - 1)), without overflow for large eps
+    log_b = -np.log(np.expm1(half)) if half < 30 else -(half + np.log1p(-np.exp(-half)))
     log_k = np.log(max_set_size) + half + max(log_a, log_b)
     if log_k < 50 * np.log(2):
         # tiny upward nudge: rounding in exp/log must never lower K
@@ -68,9 +69,21 @@ def _count_candidates(user_sets, max_set_size, oversized):
     return candidates, np.fromiter(counts.values(), dtype=float, count=len(candidates))
 
 
+def _log_weights(counts, epsilon, log_padding):
+    """Log-weights of the candidates and (last) the aggregated dummies, max-shifted.
+
+    Counts are shifted by their maximum before scaling, so no finite
+    ``epsilon`` can overflow; vanishing weights become ``-inf`` (probability 0).
+    """
+    top = counts.max() if counts.size else 0.0
+    with np.errstate(over="ignore"):
+        log_weights = np.append(0.5 * epsilon * (counts - top), log_padding - 0.5 * epsilon * top)
+    return log_weights - log_weights.max()
+
+
 def _sparse_selection_log_probabilities(counts, epsilon, log_padding):
     """Exact log-probabilities: the candidates, then the fallback (last entry)."""
-    log_weights = np.append(0.5 * epsilon * counts, log_padding)
+    log_weights = _log_weights(counts, epsilon, log_padding)
     return log_weights - logsumexp(log_weights)
 
 
@@ -82,8 +95,7 @@ def _sparse_selection_sample(counts, epsilon, log_padding, rng, size):
     Gumbel located at ``log K``, so this is exactly the exponential mechanism
     over the ``K`` materialised dummies.
     """
-    log_weights = np.append(0.5 * epsilon * counts, log_padding)
-    log_weights -= log_weights.max()
+    log_weights = _log_weights(counts, epsilon, log_padding)
     n = log_weights.shape[0]
     if size is None:
         return int(np.argmax(log_weights + rng.gumbel(size=n)))

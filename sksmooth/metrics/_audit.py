@@ -93,6 +93,14 @@ def _epsilon_lower(count0, count1, n, confidence, delta):
     return out
 
 
+def _spawn(rng, n):
+    """``n`` independent child generators (``Generator.spawn`` needs numpy >= 1.25)."""
+    try:
+        return rng.spawn(n)
+    except AttributeError:  # pragma: no cover - old numpy
+        return [np.random.default_rng(s) for s in rng.integers(0, 2**63 - 1, size=n)]
+
+
 def _check_common(mechanism, n_trials, confidence, delta, batch):
     if not callable(mechanism):
         raise TypeError(
@@ -214,7 +222,7 @@ def audit_epsilon(
     )
     if not callable(event):
         raise TypeError(f"event must be callable, got {type(event).__name__}.")
-    rng0, rng1 = check_generator(random_state).spawn(2)
+    rng0, rng1 = _spawn(check_generator(random_state), 2)
     count0 = _count_event(_outputs(mechanism, dataset0, rng0, n_trials, batch), event, batch, n_trials)
     count1 = _count_event(_outputs(mechanism, dataset1, rng1, n_trials, batch), event, batch, n_trials)
     return _result(count0, count1, n_trials, confidence, delta)
@@ -281,9 +289,9 @@ def audit_epsilon_search(
     n_thresholds = check_positive_int(n_thresholds, "n_thresholds")
     if statistic is not None and not callable(statistic):
         raise TypeError(f"statistic must be None or callable, got {type(statistic).__name__}.")
-    rng_select, rng_eval = check_generator(random_state).spawn(2)
+    rng_select, rng_eval = _spawn(check_generator(random_state), 2)
     n_select = n_trials // 2
-    r0, r1 = rng_select.spawn(2)
+    r0, r1 = _spawn(rng_select, 2)
     s0 = np.sort(_statistics(_outputs(mechanism, dataset0, r0, n_select, batch), statistic, batch))
     s1 = np.sort(_statistics(_outputs(mechanism, dataset1, r1, n_select, batch), statistic, batch))
     pooled = np.concatenate([s0, s1])

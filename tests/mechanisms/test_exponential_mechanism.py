@@ -135,3 +135,11 @@ def test_bad_input_log_probabilities_and_noise():
         exponential_mechanism_log_probabilities([], 1.0, 1.0)
     with pytest.raises(ValueError, match="noise"):
         report_noisy_max([1.0, 2.0], 1.0, 1.0, np.random.default_rng(0), noise="gumbel")
+
+
+def test_extreme_epsilon_no_overflow():
+    with np.errstate(over="raise", invalid="raise"):
+        assert exponential_mechanism([0.0, 1e6, 3.0], 1e300, 1.0, np.random.default_rng(0)) == 1
+        assert report_noisy_max([0.0, 1e6, 3.0], 1e300, 1.0, np.random.default_rng(0)) == 1
+        logp = exponential_mechanism_log_probabilities([0.0, 1e6], 1e300, 1.0)
+    assert logp[1] == 0.0 and np.exp(logp[0]) == 0.0

@@ -131,3 +131,11 @@ def test_bad_input(kwargs, exc, match):
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         sparse_selection(**args)
+
+
+def test_extreme_epsilon_no_overflow():
+    with np.errstate(over="raise", invalid="raise"):
+        assert sparse_selection([{"a"}, {"a"}, {"b"}], 1, 1e300, 1e-9,
+                                np.random.default_rng(0)) == "a"
+        assert sparse_selection([{"a"}], 1, 1e-300, 0.5, np.random.default_rng(0),
+                                fallback="F", size=3) == ["F"] * 3
