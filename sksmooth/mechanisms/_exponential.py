@@ -133,6 +133,13 @@ def exponential_mechanism_log_probabilities(scores, epsilon, sensitivity, monoto
     Returns
     -------
     log_probabilities : ndarray of shape (n_candidates,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.mechanisms import exponential_mechanism_log_probabilities
+    >>> np.exp(exponential_mechanism_log_probabilities([0.0, 2.0], 1.0, 1.0)).round(3)
+    array([0.269, 0.731])
     """
     scores = check_scores(scores)
     epsilon = check_epsilon(epsilon)
@@ -158,8 +165,10 @@ def report_noisy_max(
       ``2 Delta / eps`` (``Delta / eps`` if monotonic) is ``epsilon``-DP; it
       is exactly the permute-and-flip mechanism (McKenna & Sheldon 2020;
       Ding et al. 2021), whose expected error is never worse than the
-      exponential mechanism's. It is *not* known to be ``eps^2/8``-zCDP, so
-      account it as pure ``epsilon``-DP (zCDP ``eps^2/2``).
+      exponential mechanism's. sksmooth accounts it as pure ``epsilon``-DP
+      (zCDP ``eps^2/2``); the ``eps^2/8`` bound of
+      :func:`sksmooth.accounting.zcdp_exponential` is claimed only for the
+      exponential mechanism.
 
     (Gumbel noise of scale ``2 Delta / eps`` is exactly the exponential
     mechanism, see :func:`exponential_mechanism`.)
@@ -179,15 +188,25 @@ def report_noisy_max(
     -------
     index : int or ndarray of shape (size,)
 
-    Floating-point caveat: the Gumbel/Laplace/exponential noise is drawn in
-    IEEE doubles and is not hardened against Mironov's (2012) attack; see
+    Notes
+    -----
+    Floating-point caveat: the Laplace/exponential noise is drawn in IEEE
+    doubles and is not hardened against Mironov's (2012) attack; see
     :mod:`sksmooth.mechanisms` for which samplers are safe.
 
     References
     ----------
     Dwork & Roth (2014), §3.3. McKenna & Sheldon, "Permute-and-flip",
-    NeurIPS 2020. Ding, Kifer, Saravanan et al., "The permute-and-flip
+    NeurIPS 2020. Ding, Kifer, Steinke et al., "The permute-and-flip
     mechanism is identical to report-noisy-max with exponential noise", 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.mechanisms import report_noisy_max
+    >>> report_noisy_max([0.0, 50.0, 1.0], epsilon=1.0, sensitivity=1.0,
+    ...                  rng=np.random.default_rng(0), noise="exponential")
+    1
     """
     scores = check_scores(scores)
     epsilon = check_epsilon(epsilon)

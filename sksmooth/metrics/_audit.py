@@ -13,7 +13,7 @@ valid (holds with the stated confidence) *whatever* the event, provided the
 event does not depend on the trials it is evaluated on.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -312,4 +312,4 @@ def audit_epsilon_search(
         mechanism, dataset0, dataset1, event, n_trials - n_select,
         random_state=rng_eval, confidence=confidence, batch=batch, delta=delta,
     )
-    return AuditResult(**{**result.__dict__, "threshold": threshold})
+    return replace(result, threshold=threshold)
