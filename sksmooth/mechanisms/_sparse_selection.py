@@ -66,7 +66,13 @@ def _count_candidates(user_sets, max_set_size, oversized):
         per_user.append(distinct)
     counts = Counter(itertools.chain.from_iterable(per_user))
     candidates = list(counts.keys())
-    return candidates, np.fromiter(counts.values(), dtype=float, count=len(candidates))
+    try:
+        # A canonical order makes seeded draws reproducible across processes
+        # (set iteration order of strings depends on PYTHONHASHSEED).
+        candidates.sort()
+    except TypeError:  # candidates not mutually orderable: keep first-seen order
+        pass
+    return candidates, np.array([counts[c] for c in candidates], dtype=float)
 
 
 def _log_weights(counts, epsilon, log_padding):
@@ -181,6 +187,10 @@ def sparse_selection(
         without revealing anything through an error).
     size : int, optional
         Number of independent draws (returns a list).
+
+    Seeded draws are reproducible across processes when the candidates are
+    mutually orderable (they are sorted internally); otherwise they follow
+    the iteration order of ``user_sets``.
 
     Returns
     -------

@@ -139,3 +139,11 @@ def test_extreme_epsilon_no_overflow():
                                 np.random.default_rng(0)) == "a"
         assert sparse_selection([{"a"}], 1, 1e-300, 0.5, np.random.default_rng(0),
                                 fallback="F", size=3) == ["F"] * 3
+
+
+def test_reproducible_independent_of_set_iteration_order():
+    users_a = [["a", "b"], ["b", "c"], ["c", "a"]]
+    users_b = [["b", "a"], ["c", "b"], ["a", "c"]]
+    draw_a = sparse_selection(users_a, 2, 0.5, 0.3, np.random.default_rng(9), size=200)
+    draw_b = sparse_selection(users_b, 2, 0.5, 0.3, np.random.default_rng(9), size=200)
+    assert draw_a == draw_b
