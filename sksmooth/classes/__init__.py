@@ -21,6 +21,7 @@ Def. 2.1, Thm 3.3, §3.2.
 from ._axis import BoxConcepts, Boxes, StumpConcepts, Stumps, Thresholds
 from ._base import ConceptClass, FiniteConcepts
 from ._finite import FiniteClass
+from ._halfspaces import HalfspaceConcepts, Halfspaces, estimate_cover_radius
 
 __all__ = [
     "BoxConcepts",
@@ -28,7 +29,10 @@ __all__ = [
     "ConceptClass",
     "FiniteClass",
     "FiniteConcepts",
+    "HalfspaceConcepts",
+    "Halfspaces",
     "StumpConcepts",
     "Stumps",
     "Thresholds",
+    "estimate_cover_radius",
 ]
