@@ -20,6 +20,7 @@ Def. 2.1, Thm 3.3, §3.2.
 
 from ._axis import BoxConcepts, Boxes, StumpConcepts, Stumps, Thresholds
 from ._base import ConceptClass, FiniteConcepts
+from ._discrete import Conjunctions, MarginalConcepts, Marginals, ParityConcepts, Parities
 from ._finite import FiniteClass
 from ._halfspaces import HalfspaceConcepts, Halfspaces, estimate_cover_radius
 
@@ -27,10 +28,15 @@ __all__ = [
     "BoxConcepts",
     "Boxes",
     "ConceptClass",
+    "Conjunctions",
     "FiniteClass",
     "FiniteConcepts",
     "HalfspaceConcepts",
     "Halfspaces",
+    "MarginalConcepts",
+    "Marginals",
+    "ParityConcepts",
+    "Parities",
     "StumpConcepts",
     "Stumps",
     "Thresholds",
