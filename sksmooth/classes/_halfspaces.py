@@ -35,7 +35,8 @@ from ._base import (
 
 __all__ = ["HalfspaceConcepts", "Halfspaces", "estimate_cover_radius"]
 
-_DEFAULT_SAMPLE_CAP = 100_000
+_DEFAULT_SAMPLE_CAP = 100_000  # default max_size of 'sample' covers
+_DEFAULT_PAIRS_CAP = 1_000_000  # default max_size of 'pairs' covers (m <= 1000)
 
 
 class HalfspaceConcepts(FiniteConcepts):
@@ -114,14 +115,17 @@ class Halfspaces(ConceptClass):
         bounds : tuple (lower, upper)
             Public box; every feature needs ``lower < upper``.
         gamma : float in (0, 1), optional
-            Target radius. ``'pairs'``: chooses ``m = ceil(10 / gamma)``
-            points (calibrated on the unit square: the estimated radius is
-            then about ``0.7 gamma``); ``'sample'``: grows the cover until
+            Target radius. ``'pairs'``: starts from ``m = ceil(8 / gamma)``
+            points (calibrated: the estimated radius is then about
+            ``0.85 gamma``) and redraws with ``1.5 m`` points until the
+            estimate is ``<= gamma``; ``'sample'``: grows the cover until
             the estimate is ``<= gamma``. If the estimate still exceeds
             ``gamma`` (because of ``max_size``), a ``UserWarning`` reports it.
         max_size : int, optional
             Cap on the number of concepts (``'pairs'``: ``m (m - 1) + 2 <=
-            max_size``; ``'sample'``: default cap 100 000 with a warning).
+            max_size``, default cap 1 000 000 unless ``n_points`` is given;
+            ``'sample'``: default cap 100 000). A ``UserWarning`` reports a
+            binding cap (estimated radius above ``gamma``).
         random_state : None, int or Generator
             Seeds the points / sampled halfspaces and the Monte Carlo.
         n_features : int, optional
@@ -171,24 +175,37 @@ class Halfspaces(ConceptClass):
             if n_points is not None:
                 m = check_positive_int(n_points, "n_points", minimum=2)
             elif gamma is not None:
-                m = max(2, math.ceil(10.0 / gamma))
+                m = max(2, math.ceil(8.0 / gamma))
             else:
                 m = 2
-            if max_size is not None:
-                if max_size < 4:
-                    raise ValueError(f"max_size={max_size} is too small; pass max_size >= 4.")
-                m_cap = int((1 + math.isqrt(1 + 4 * (max_size - 2))) // 2)
-                while m_cap * (m_cap - 1) + 2 > max_size:
+            cap = max_size
+            if cap is None and n_points is None:
+                cap = _DEFAULT_PAIRS_CAP
+            m_cap = None
+            if cap is not None:
+                if cap < 4:
+                    raise ValueError(f"max_size={cap} is too small; pass max_size >= 4.")
+                m_cap = int((1 + math.isqrt(1 + 4 * (cap - 2))) // 2)
+                while m_cap * (m_cap - 1) + 2 > cap:
                     m_cap -= 1
+                if n_points is not None and m > m_cap:
+                    warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
+                                  f"concepts > max_size={cap}; using n_points={m_cap}.",
+                                  UserWarning, stacklevel=2)
                 m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
-            unit_points = rng.uniform(size=(m, 2))
-            coef_n, icpt_n = _pair_lines(unit_points)
-            coef, icpt = sampler.to_original(coef_n, icpt_n)
-            cover = HalfspaceConcepts(coef, icpt, **meta)
-            cover.points_ = lower + unit_points * (upper - lower)
-            S = cover.points_
-            gamma_hat, _ = estimate_cover_radius(cover, targets, n_points=n_mc_points,
-                                                 random_state=rng, selection_points=S)
+            while True:
+                unit_points = rng.uniform(size=(m, 2))
+                coef_n, icpt_n = _pair_lines(unit_points)
+                coef, icpt = sampler.to_original(coef_n, icpt_n)
+                cover = HalfspaceConcepts(coef, icpt, **meta)
+                cover.points_ = lower + unit_points * (upper - lower)
+                gamma_hat, _ = estimate_cover_radius(
+                    cover, targets, n_points=n_mc_points, random_state=rng,
+                    selection_points=cover.points_, exact_lookup=True)
+                # gamma only (no n_points): grow m by 1.5x until the estimate reaches gamma
+                if n_points is not None or gamma is None or gamma_hat <= gamma or m == m_cap:
+                    break
+                m = math.ceil(1.5 * m) if m_cap is None else min(math.ceil(1.5 * m), m_cap)
         else:
             cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
             if cap < 3:
@@ -203,15 +220,15 @@ class Halfspaces(ConceptClass):
                 sizes.append(cap)
             coef_n, icpt_n = _constants(d) if self.fit_intercept else (np.zeros((0, d)), np.zeros(0))
             sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
-            eval_seed = rng.integers(2**63)
+            fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
+            est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
             for size in sizes:
                 c_new, i_new = sampler.sample_unit(size - len(coef_n), rng)
                 coef_n, icpt_n = np.vstack([coef_n, c_new]), np.concatenate([icpt_n, i_new])
                 coef, icpt = sampler.to_original(coef_n, icpt_n)
                 cover = HalfspaceConcepts(coef, icpt, **meta)
-                gamma_hat, _ = estimate_cover_radius(
-                    cover, targets, n_points=n_mc_points, random_state=eval_seed,
-                    selection_points=sel_points)
+                est.update(cover)
+                gamma_hat, _ = est.estimate(cover)
                 if gamma is not None and gamma_hat <= gamma:
                     break
         cover.gamma = float(gamma_hat)
@@ -219,14 +236,15 @@ class Halfspaces(ConceptClass):
         if gamma is not None and gamma_hat > gamma:
             warnings.warn(
                 f"Halfspaces.cover: the estimated radius {gamma_hat:.4g} exceeds the requested "
-                f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}); raise "
+                f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}, default "
+                f"cap {_DEFAULT_PAIRS_CAP if method == 'pairs' else _DEFAULT_SAMPLE_CAP}); raise "
                 "max_size (or n_points) or accept the larger gamma.",
                 UserWarning, stacklevel=2)
         return cover
 
 
 def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
-                          selection_points=None, block_size=4096):
+                          selection_points=None, exact_lookup=False, block_size=4096):
     """Monte Carlo estimate of the uniform-measure radius of ``cover`` over ``targets``.
 
     For each target concept, the nearest cover element is chosen on
@@ -247,8 +265,12 @@ def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
     n_points : int
     random_state : None, int or Generator
     selection_points : ndarray of shape (n, n_features), optional
-        When these are the cover's own construction points (``points_`` of a
-        'pairs' cover), selection uses an exact labelling lookup.
+        Default: ``n_points`` fresh uniform points.
+    exact_lookup : bool, default=False
+        First look for a cover element with exactly the target's labelling
+        of the selection points (fast when these are the cover's own
+        construction points, ``points_`` of a 'pairs' cover); targets without
+        an exact match fall back to the nearest-by-Hamming search.
     block_size : int
         Cover concepts evaluated at a time (memory bound).
 
@@ -263,34 +285,67 @@ def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
     lower, upper = cover.bounds
     if selection_points is None:
         selection_points = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
-    T_sel = targets.evaluate(selection_points)
-    chosen = _select_by_lookup(cover, T_sel, selection_points)
-    missing = chosen < 0
-    if np.any(missing):
-        T = T_sel[:, missing].astype(np.float32)
-        best = np.full(T.shape[1], np.inf)
-        best_idx = np.zeros(T.shape[1], dtype=np.intp)
-        for start in range(0, cover.n_concepts, block_size):
-            idx = np.arange(start, min(start + block_size, cover.n_concepts))
-            C = cover.subset(idx).evaluate(selection_points).astype(np.float32)
-            dis = T.T @ (1 - C) + (1 - T).T @ C
-            j = dis.argmin(axis=1)
-            val = dis[np.arange(len(j)), j]
-            better = val < best
-            best[better], best_idx[better] = val[better], idx[j[better]]
-        chosen[missing] = best_idx
     fresh = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
-    per_target = np.mean(targets.evaluate(fresh) != cover.subset(chosen).evaluate(fresh), axis=0)
-    return float(per_target.max()), per_target
+    est = _RadiusEstimator(targets, selection_points, fresh, exact_lookup, block_size)
+    est.update(cover)
+    return est.estimate(cover)
 
 
-def _select_by_lookup(cover, T_sel, points):
+class _RadiusEstimator:
+    """Incremental nearest-element search on selection points + fresh-point measurement.
+
+    ``update(cover)`` scans only the concepts added since the last call, so a
+    cover grown in stages is scanned once in total.
+    """
+
+    def __init__(self, targets, selection_points, fresh_points, exact_lookup, block_size):
+        self.points = selection_points
+        self.T_sel = targets.evaluate(selection_points)
+        self.T_fresh = targets.evaluate(fresh_points)
+        self.fresh = fresh_points
+        self.exact_lookup = exact_lookup
+        self.block_size = block_size
+        n_targets = self.T_sel.shape[1]
+        self.best = np.full(n_targets, np.inf)
+        self.best_idx = np.zeros(n_targets, dtype=np.intp)
+        self.scanned = 0
+
+    def update(self, cover):
+        K, start = cover.n_concepts, self.scanned
+        if start >= K:
+            return
+        todo = np.arange(self.T_sel.shape[1])
+        if self.exact_lookup and start == 0:
+            chosen = _select_by_lookup(cover, self.T_sel, self.points, self.block_size)
+            hit = chosen >= 0
+            self.best[hit], self.best_idx[hit] = 0.0, chosen[hit]
+            todo = np.flatnonzero(~hit)
+        if len(todo):
+            T = self.T_sel[:, todo].astype(np.float32)
+            for lo in range(start, K, self.block_size):
+                idx = np.arange(lo, min(lo + self.block_size, K))
+                C = cover.subset(idx).evaluate(self.points).astype(np.float32)
+                dis = T.T @ (1 - C) + (1 - T).T @ C
+                j = dis.argmin(axis=1)
+                val = dis[np.arange(len(j)), j]
+                better = val < self.best[todo]
+                self.best[todo[better]] = val[better]
+                self.best_idx[todo[better]] = idx[j[better]]
+        self.scanned = K
+
+    def estimate(self, cover):
+        chosen = cover.subset(self.best_idx).evaluate(self.fresh)
+        per_target = np.mean(self.T_fresh != chosen, axis=0)
+        return float(per_target.max()), per_target
+
+
+def _select_by_lookup(cover, T_sel, points, block_size):
     """Cover index with exactly the target's labelling on ``points`` (-1 if none)."""
     chosen = np.full(T_sel.shape[1], -1, dtype=np.intp)
-    if len(points) > 4096:
-        return chosen
-    C = cover.evaluate(points)  # (n_points, K)
-    ckeys = _bit_keys(C.T)
+    ckeys = np.concatenate([
+        _bit_keys(cover.subset(np.arange(lo, min(lo + block_size, cover.n_concepts)))
+                  .evaluate(points).T)
+        for lo in range(0, cover.n_concepts, block_size)])
     tkeys = _bit_keys(T_sel.T)
     order = np.argsort(ckeys, kind="stable")
     pos = np.minimum(np.searchsorted(ckeys[order], tkeys), len(ckeys) - 1)

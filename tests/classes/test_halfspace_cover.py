@@ -96,3 +96,14 @@ def test_halfspace_concepts_bad_shapes():
         HalfspaceConcepts(np.zeros((3, 2)), np.zeros(2))
     with pytest.raises(ValueError, match="finite"):
         HalfspaceConcepts([[np.inf, 0.0]], [0.0])
+
+
+def test_pairs_cover_reaches_requested_gamma_and_respects_max_size():
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, gamma=0.1, random_state=0)
+    assert cover.gamma <= 0.1 and len(cover.points_) >= 80
+    with pytest.warns(UserWarning, match="max_size=50"):
+        capped = Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, n_points=30, max_size=50,
+                                    random_state=0)
+    assert capped.n_concepts <= 50
+    with pytest.warns(UserWarning, match="exceeds the requested gamma"):
+        Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, gamma=0.01, max_size=200, random_state=0)
