@@ -18,10 +18,11 @@ def _midpoint_grid(lower, upper, m):
 
 def _disagreement(target_values, cover_values):
     """(n_targets, n_cover) mean disagreement over the points (rows)."""
-    t = target_values.astype(np.float64)
-    c = cover_values.astype(np.float64)
+    # float32 is exact here: the counts stay far below 2**24
+    t = target_values.astype(np.float32)
+    c = cover_values.astype(np.float32)
     agree = t.T @ c + (1 - t).T @ (1 - c)
-    return 1.0 - agree / t.shape[0]
+    return 1.0 - agree.astype(np.float64) / t.shape[0]
 
 
 def _radius(targets, cover, points):
@@ -49,8 +50,9 @@ def test_threshold_cover_radius_matches_brute_force(gamma):
     assert radius >= cover.gamma - 1.0 / m  # the bound is attained
     # bracketing: each target lies between two cover elements within bracket_width
     tv, cv = targets.evaluate(points), cover.evaluate(points)
-    below = np.all(cv[:, None, :] <= tv[:, :, None], axis=0)  # cover <= target
-    above = np.all(cv[:, None, :] >= tv[:, :, None], axis=0)
+    t32, c32 = tv.astype(np.float32), cv.astype(np.float32)
+    below = ((1 - t32).T @ c32) == 0  # (targets, cover): cover <= target pointwise
+    above = (t32.T @ (1 - c32)) == 0  # cover >= target pointwise
     width = _disagreement(cv, cv)
     for t in range(targets.n_concepts):
         w = width[np.ix_(np.flatnonzero(below[t]), np.flatnonzero(above[t]))]
@@ -84,7 +86,7 @@ def test_degenerate_feature_gets_no_grid():
     assert all_flat.n_concepts == 2 and all_flat.gamma == 0.0
 
 
-@pytest.mark.parametrize("gamma", [0.45, 0.3])
+@pytest.mark.parametrize("gamma", [0.45, 0.35])
 def test_box_cover_radius_brute_force(gamma):
     lower, upper = np.array([0.0, 10.0]), np.array([2.0, 11.0])
     cover = Boxes().cover(bounds=(lower, upper), gamma=gamma)
