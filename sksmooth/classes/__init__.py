@@ -23,6 +23,7 @@ from ._base import ConceptClass, FiniteConcepts
 from ._discrete import Conjunctions, MarginalConcepts, Marginals, ParityConcepts, Parities
 from ._finite import FiniteClass
 from ._halfspaces import HalfspaceConcepts, Halfspaces, estimate_cover_radius
+from ._registry import check_concept_class
 
 __all__ = [
     "BoxConcepts",
@@ -40,5 +41,6 @@ __all__ = [
     "StumpConcepts",
     "Stumps",
     "Thresholds",
+    "check_concept_class",
     "estimate_cover_radius",
 ]
