@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from sksmooth.classes import Boxes, Halfspaces, Parities, Stumps
+from sksmooth.classes import Boxes, HalfspaceConcepts, Halfspaces, Parities, Stumps, estimate_cover_radius
 from sksmooth.classes._halfspaces import _pair_lines
 
 
@@ -51,11 +51,15 @@ def main(quick=False):
     t_enum, _ = _best_of(lambda: _pair_lines(rng.uniform(size=(m, 2))), repeat)
     t, cover = _best_of(lambda: Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, n_points=m,
                                                    random_state=0), repeat)
+    w = rng.normal(size=(200, 2))  # 200 random targets, as cover()'s default n_mc_targets
+    targets = HalfspaceConcepts(w, -np.einsum("kd,kd->k", w, rng.uniform(size=(200, 2))))
     rows.append({"cover": "halfspaces-2d-pairs", "n_features": 2, "n_points": m,
                  "size": cover.n_concepts, "gamma": cover.gamma,
                  "gamma_certified": cover.gamma_certified, "vc_dim": cover.vc_dim,
                  "build_seconds": t, "enumeration_seconds": t_enum,
-                 "mc_estimate_seconds": t - t_enum,
+                 "mc_estimate_seconds": _best_of(lambda: estimate_cover_radius(
+                     cover, targets, n_points=2000, random_state=0,
+                     selection_points=cover.points_, exact_lookup=True), repeat)[0],
                  "evaluate": _throughput(cover, X2, repeat)})
 
     X5 = rng.uniform(size=(1000, 5))
