@@ -45,8 +45,6 @@ from .littlestone._polypri import (
 
 __all__ = ["PrivateProperClassifier", "SelectedHypothesis"]
 
-_GRID_CLASSES = {"stumps": "Stumps", "thresholds": "Thresholds", "boxes": "Boxes",
-                 "halfspaces": "Halfspaces"}
 _ROW_BLOCK = 2048  # rows per block in the generic error-count update
 
 
@@ -454,46 +452,35 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------ 'exponential' path
     def _build_cover(self, lower, upper, seed):
+        """The data-independent cover: depends on public bounds and the seed only."""
+        from ..classes import ConceptClass, FiniteConcepts, Thresholds, check_concept_class
+
         hyp = self.hypotheses
+        if not isinstance(hyp, (str, ConceptClass, FiniteConcepts)):
+            raise TypeError(
+                "hypotheses must be a class name, a sksmooth.classes.ConceptClass or "
+                "a FiniteConcepts instance for method='exponential' (a matrix needs "
+                f"method='littlestone' or FiniteClass(matrix=...)); got {type(hyp).__name__}."
+            )
+        hyp = check_concept_class(hyp, "hypotheses")
+        if isinstance(hyp, FiniteConcepts):
+            return hyp
+        if isinstance(hyp, Thresholds) and len(lower) != 1:
+            raise ValueError(
+                f"hypotheses='thresholds' needs one feature, X has {len(lower)}; use "
+                "'stumps'."
+            )
         max_size = 20000 if self.cover_size == "auto" else int(self.cover_size)
         gamma = 1.0 / 128 if self.gamma == "auto" else float(self.gamma)
-        from .. import classes as concept_classes
-
-        if isinstance(hyp, str):
-            name = _GRID_CLASSES.get(hyp)
-            if name is None:
-                raise ValueError(
-                    f"hypotheses={hyp!r} is not a known class for method='exponential'; "
-                    f"use one of {sorted(_GRID_CLASSES)} or a sksmooth.classes object."
-                )
-            cls = getattr(concept_classes, name, None)
-            if cls is None:
-                raise ValueError(
-                    f"hypotheses={hyp!r} needs sksmooth.classes.{name}, which this "
-                    "installation does not provide; pass a ConceptClass or a finite "
-                    "instance."
-                )
-            hyp = cls()
-        if isinstance(hyp, concept_classes.FiniteConcepts):
-            return hyp
-        if isinstance(hyp, concept_classes.ConceptClass):
-            if isinstance(hyp, concept_classes.Thresholds) and len(lower) != 1:
-                raise ValueError(
-                    f"hypotheses='thresholds' needs one feature, X has {len(lower)}; "
-                    "use 'stumps'."
-                )
-            kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
-                          random_state=np.random.default_rng([seed, 1]))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # capped radius: reported in cover_info
-                try:
-                    return hyp.cover(n_features=len(lower), **kwargs)
-                except TypeError:
-                    return hyp.cover(**kwargs)
-        raise TypeError(
-            "hypotheses must be a class name, a sksmooth.classes.ConceptClass or a "
-            f"FiniteConcepts instance for method='exponential', got {type(hyp).__name__}."
-        )
+        kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
+                      random_state=np.random.default_rng([seed, 1]))
+        with warnings.catch_warnings():
+            # a radius capped by max_size is reported through guarantee_ notes
+            warnings.simplefilter("ignore", UserWarning)
+            try:
+                return hyp.cover(n_features=len(lower), **kwargs)
+            except TypeError:
+                return hyp.cover(**kwargs)
 
     def _accumulate_exponential(self, X, y_pm1, labels, inferred, reset, seed, params):
         if reset:

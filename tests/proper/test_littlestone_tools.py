@@ -214,3 +214,21 @@ def test_brute_force_helpers_can_fail():
     assert brute_ldim(full_class(2)) == 2
     assert not brute_k_irreducible(full_class(2), 1)
     assert brute_k_irreducible(np.array([[1, 1]]), 3)
+
+
+def test_minimax_set_lemma_6_2_game_values():
+    from sksmooth.proper.littlestone._polypri import minimax_set
+
+    rng = np.random.default_rng(0)
+    # target in the class: the point mass on it has value 0 and H = {target}
+    F = thresholds(16)
+    H, value, _ = minimax_set(LittlestoneOracle(F), F[5], 200, rng)
+    assert value == pytest.approx(0.0, abs=1e-9)
+    np.testing.assert_array_equal(H, [5])
+    # point functions vs the all-negative target (not in the class): the
+    # uniform mixture errs with probability 1/N at every point, which is optimal
+    N = 8
+    H, value, dist = minimax_set(LittlestoneOracle(point_functions(N)), -np.ones(N), 4000, rng)
+    assert value == pytest.approx(1.0 / N, abs=1e-7)
+    np.testing.assert_allclose(dist, 1.0 / N, atol=1e-7)
+    assert len(H) == N  # 4000 draws from the uniform mixture hit every hypothesis

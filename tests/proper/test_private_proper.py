@@ -203,6 +203,26 @@ def test_breast_cancer_accuracy_epsilon_one():
     assert np.mean(accs) >= 0.85
 
 
+def test_excess_error_bound_holds_with_probability_one_minus_beta():
+    """Exponential-mechanism utility (Lemma 6.3's engine): P[excess > bound] <= beta."""
+    X, y = load_breast_cancer(return_X_y=True)
+    bounds = (X.min(0), X.max(0))
+    from sksmooth.classes import Stumps
+
+    cover = Stumps().cover(bounds=bounds, gamma=1 / 32)
+    violations, n_runs = 0, 200
+    for seed in range(n_runs):
+        clf = PrivateProperClassifier(
+            cover, epsilon=0.05, beta=0.1, bounds=bounds, classes=[0, 1], random_state=seed
+        ).fit(X, y)
+        errors = clf._state["errors"]
+        excess = (errors[clf.hypothesis_.index] - errors.min()) / len(X)
+        violations += excess > clf.excess_error_bound_
+    assert clf.excess_error_bound_ < 1.0  # the bound is not vacuous here
+    # binomial(200, 0.1): mean 20, sd ~4.2
+    assert violations <= 20 + 3 * 4.3
+
+
 # ------------------------------------------------------------------ audits
 # A finite class on one domain point: h_0 = +1, five copies of -1 (K = 6).
 # Substitution flips which side makes one error fewer; with one "+" hypothesis

@@ -16,6 +16,7 @@ Def. 4.2 SOA classifier).
 
 import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -148,6 +149,22 @@ class LittlestoneOracle:
         """Littlestone dimension of the subclass ``mask`` (default: whole class)."""
         if mask is None:
             mask = self.full
+        value = self._memo.get(mask)
+        if value is not None:
+            return value
+        # The recursion can be as deep as |G| (unbalanced splits); plain Python
+        # recursion (no generators) does not grow the C stack on CPython >= 3.11.
+        limit = sys.getrecursionlimit()
+        need = 2 * self.n_hypotheses + 1000
+        if limit >= need:
+            return self._ldim(mask)
+        sys.setrecursionlimit(need)
+        try:
+            return self._ldim(mask)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _ldim(self, mask):
         memo = self._memo
         value = memo.get(mask)
         if value is not None:
@@ -157,16 +174,27 @@ class LittlestoneOracle:
             memo[mask] = size - 1
             return size - 1
         upper = size.bit_length() - 1  # floor(log2 |G|)
-        best = 0
-        for _, a, b in self._splits(mask):
-            small, large = (a, b) if a.bit_count() <= b.bit_count() else (b, a)
-            # 1 + min(Ldim(a), Ldim(b)) <= 1 + floor(log2 |small|)
-            if small.bit_count().bit_length() <= best:
+        splits, seen = [], set()
+        for pos in self._pos:
+            a = mask & pos
+            if a == 0 or a == mask or a in seen:
                 continue
-            l_small = self.ldim(small)
+            b = mask ^ a
+            seen.add(a)
+            seen.add(b)
+            ca, cb = a.bit_count(), b.bit_count()
+            splits.append((ca, a, b) if ca <= cb else (cb, b, a))
+        # most balanced splits first: they reach the bound floor(log2 |G|) soonest,
+        # and 1 + min(Ldim(a), Ldim(b)) <= 1 + floor(log2 |small|) prunes the rest
+        splits.sort(key=lambda t: -t[0])
+        best = 0
+        for n_small, small, large in splits:
+            if n_small.bit_length() <= best:
+                break
+            l_small = self._ldim(small)
             if l_small + 1 <= best:
                 continue
-            value = 1 + min(l_small, self.ldim(large))
+            value = 1 + min(l_small, self._ldim(large))
             if value > best:
                 best = value
                 if best >= upper:
