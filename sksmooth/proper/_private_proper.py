@@ -216,6 +216,15 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     ``<= alpha`` w.p. ``1 - beta`` once ``n >= theoretical_sample_size_``
     (constants unspecified by the paper); privacy holds for every ``n``.
 
+    *Neighbouring relation and n.* Under ``neighbouring='substitute'`` the
+    sample size is public. Under ``'add_remove'`` it is not, and
+    ``n_samples_seen_`` / ``excess_error_bound_`` (which reveal ``n``) are
+    diagnostics for the data owner, not part of the release.
+
+    *Labels.* ``classes_`` comes from the public ``classes`` parameter (or the
+    ``classes`` argument of the first ``partial_fit``); inferring it from
+    ``y`` is a data-dependent choice and is flagged (see ``classes``).
+
     *Stored statistics.* To support ``partial_fit`` the estimator keeps exact
     private statistics in private attributes (per-hypothesis error counts, or
     the sample for ``'littlestone'``). Publish ``hypothesis_`` (or
