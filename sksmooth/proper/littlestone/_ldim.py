@@ -132,11 +132,24 @@ class LittlestoneOracle:
             mask = self.restrict(mask, x, b)
         return mask
 
+    def _split_points(self, mask, size):
+        """Points on which the subclass disagrees (vectorised count over all points)."""
+        if size * 8 < self.n_points:  # few hypotheses: column sums of their rows
+            n_plus = self.matrix[self.mask_to_indices(mask)].sum(axis=0)
+        else:
+            n_plus = self._counts_full(mask)
+        return np.flatnonzero((n_plus > 0) & (n_plus < size))
+
+    def _counts_full(self, mask):
+        rows = _mask_to_bool(mask, self.n_hypotheses)
+        return self.matrix[rows].sum(axis=0)
+
     def _splits(self, mask):
         """Yield ``(x, G|(x,+1), G|(x,-1))`` for points that split ``mask``, deduplicated."""
         seen = set()
-        for x, pos in enumerate(self._pos):
-            a = mask & pos
+        pos_list = self._pos
+        for x in self._split_points(mask, mask.bit_count()):
+            a = mask & pos_list[x]
             if a == 0 or a == mask or a in seen:
                 continue
             b = mask ^ a
@@ -175,9 +188,10 @@ class LittlestoneOracle:
             return size - 1
         upper = size.bit_length() - 1  # floor(log2 |G|)
         splits, seen = [], set()
-        for pos in self._pos:
-            a = mask & pos
-            if a == 0 or a == mask or a in seen:
+        pos_list = self._pos
+        for x in self._split_points(mask, size):
+            a = mask & pos_list[x]
+            if a in seen:
                 continue
             b = mask ^ a
             seen.add(a)
@@ -211,11 +225,20 @@ class LittlestoneOracle:
         """
         if mask is None:
             mask = self.full
-        out = np.empty(self.n_points, dtype=np.int8)
-        for x, pos in enumerate(self._pos):
-            a = mask & pos
-            b = mask ^ a
-            out[x] = 1 if self.ldim(a) >= self.ldim(b) else -1
+        rows = self.mask_to_indices(mask)
+        size = len(rows)
+        n_plus = self.matrix[rows].sum(axis=0)  # |G|(x,+1)| for every point at once
+        # points on which G agrees: one restriction is G, the other is empty
+        out = np.where(n_plus == size, 1, -1).astype(np.int8)
+        cache = {}
+        for x in np.flatnonzero((n_plus > 0) & (n_plus < size)):
+            a = mask & self._pos[x]
+            value = cache.get(a)
+            if value is None:
+                value = 1 if self.ldim(a) >= self.ldim(mask ^ a) else -1
+                cache[a] = value
+                cache[mask ^ a] = -value if self.ldim(a) != self.ldim(mask ^ a) else value
+            out[x] = value
         return out
 
     # -- irreducibility (Def. 4.1) ---------------------------------------
