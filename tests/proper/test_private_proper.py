@@ -365,3 +365,16 @@ def test_audit_littlestone_within_claim():
     res = audit_epsilon(mechanism, y0, y1, lambda out: out == 2, n_trials=500,
                         random_state=0, delta=1e-3)
     assert res.epsilon_lower <= 1.0
+
+
+def test_gridsearch_records_every_release_on_the_shared_ledger():
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _threshold_data(120)
+    acc = BudgetAccountant()
+    base = PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1], accountant=acc,
+                                   random_state=0)
+    search = GridSearchCV(base, {"epsilon": [0.5, 1.0]}, cv=2).fit(X, y)
+    # 2 candidates x 2 folds + 1 refit; scoring predicts without new data: no release
+    assert len(acc.ledger) == 5
+    assert acc.spent.epsilon == pytest.approx(2 * 0.5 + 2 * 1.0 + search.best_params_["epsilon"])
