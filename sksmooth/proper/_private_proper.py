@@ -387,7 +387,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """
         params = self._check_params()
         if self.accountant is not None:
-            self.accountant.check(params["epsilon"], params["delta"])
+            self.accountant.check(params["epsilon"], self._release_delta(params))
         state = self._accumulate(X, y, classes=None, reset=True, params=params)
         self._commit(state)
         self._release()
@@ -686,12 +686,16 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         return hypothesis, public
 
     # ---------------------------------------------------------------- release
+    def _release_delta(self, params):
+        """'exponential' is pure epsilon-DP; 'littlestone' spends delta."""
+        return params["delta"] if self.method == "littlestone" else 0.0
+
     def _release(self):
         from ..accounting import charge
 
         params = self._check_params()
         eps = params["epsilon"]
-        delta = params["delta"] if self.method == "littlestone" else 0.0
+        delta = self._release_delta(params)
         if self.accountant is not None:
             self.accountant.check(eps, delta)
         rng = np.random.default_rng([self._seed_int, self.n_releases_])
