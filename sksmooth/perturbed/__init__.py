@@ -2,6 +2,15 @@
 scikit-learn classifier as the ERM oracle, plus exact 0-1 ERM oracles that
 let the privacy guarantee be certified (seeds/004_97dac565ce402d2d.txt)."""
 
+from ._calibration import (
+    finite_class_gaussian_complexity,
+    ftpl_noise,
+    ftpl_regret_bound,
+    labelings_gaussian_complexity,
+    lemma1_min_noise,
+    perturbation_epsilon,
+    perturbation_noise,
+)
 from ._oracles import (
     FiniteClassERMClassifier,
     ParityERMClassifier,
@@ -11,8 +20,10 @@ from ._oracles import (
     min_pairwise_distance,
     spectral_separation,
 )
+from ._perturbed_erm import PerturbedERMClassifier
 
 __all__ = [
+    "PerturbedERMClassifier",
     "FiniteClassERMClassifier",
     "ParityERMClassifier",
     "StumpERMClassifier",
@@ -20,4 +31,11 @@ __all__ = [
     "fwht",
     "min_pairwise_distance",
     "spectral_separation",
+    "finite_class_gaussian_complexity",
+    "labelings_gaussian_complexity",
+    "perturbation_epsilon",
+    "perturbation_noise",
+    "lemma1_min_noise",
+    "ftpl_noise",
+    "ftpl_regret_bound",
 ]

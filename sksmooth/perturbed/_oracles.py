@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import BinaryLabels, check_bounds, check_positive_int
@@ -114,6 +114,17 @@ def spectral_separation(values):
     return float(sigma_min * np.sqrt(2.0 / m))
 
 
+def _check_binary_target(y):
+    """sklearn's binary-only pattern (also rejects regression targets)."""
+    check_classification_targets(y)
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type not in ("binary", "unknown") and len(np.unique(y)) > 2:
+        raise ValueError(
+            "Only binary classification is supported. The type of the target "
+            f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
+        )
+
+
 class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     """Shared fit / predict logic of the exact 0-1 ERM oracles.
 
@@ -125,6 +136,8 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     _exact_erm = True
     # True when the class is defined by the ``bounds`` parameter.
     _erm_uses_bounds = False
+    # True when the oracle has its own finite domain (no box needed).
+    _erm_own_domain = False
 
     def fit(self, X, y, sample_weight=None):
         """Select an exact minimiser of the weighted 0-1 loss.
@@ -143,7 +156,7 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, dtype=float)
-        check_classification_targets(y)
+        _check_binary_target(y)
         self.classes_ = BinaryLabels.fit_classes(y)
         weights = _check_sample_weight(sample_weight, X, dtype=float)
         if np.any(weights < 0):
@@ -438,12 +451,14 @@ class ThresholdERMClassifier(StumpERMClassifier):
 class ParityERMClassifier(_BaseERMOracle):
     """Exact weighted 0-1 ERM over parities (Fourier characters) on {0,1}^k.
 
-    ``chi_S(x) = (-1) ** (sum_{j in S} x_j)`` for every ``S`` subset of
-    ``{0..k-1}`` (``2^k`` hypotheses; with ``include_negations=True`` also
-    ``-chi_S``). One call aggregates the signed weights ``w_i y_i`` per cube
+    Hypothesis ``S`` (a subset of ``{0..k-1}``) predicts the parity bit
+    ``sum_{j in S} x_j mod 2``: in +-1 coding (``classes_[1]`` = +1) it is
+    ``h_S = -chi_S`` with the character ``chi_S(x) = (-1) ** (sum_{j in S}
+    x_j)``; ``2^k`` hypotheses (with ``include_negations=True`` also
+    ``chi_S``). One call aggregates the signed weights ``w_i y_i`` per cube
     point (``bincount``), takes their fast Walsh-Hadamard transform, whose
-    entry ``S`` is the weighted correlation of ``chi_S``, and returns the
-    argmax: ``O(n + k 2^k)``. Parities are orthonormal under the uniform
+    entry ``S`` is the weighted correlation of ``chi_S`` (so ``-`` that of
+    ``h_S``), and returns the argmax: ``O(n + k 2^k)``. Parities are orthonormal under the uniform
     measure, so they are ``rho = sqrt(2)``-separated (seeds/004, Prop. 3 and
     App. D.1; also with negations).
 
@@ -465,11 +480,12 @@ class ParityERMClassifier(_BaseERMOracle):
     >>> from sksmooth.perturbed import ParityERMClassifier
     >>> X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])
     >>> y = (X[:, 0] + X[:, 2]) % 2
-    >>> ParityERMClassifier().fit(X, 1 - 2 * y).subset_
+    >>> ParityERMClassifier().fit(X, y).subset_
     5
     """
 
     _max_bits = 24
+    _erm_own_domain = True
 
     def __init__(self, include_negations=False):
         self.include_negations = include_negations
@@ -489,7 +505,7 @@ class ParityERMClassifier(_BaseERMOracle):
     def _fit_pm1(self, X, y_pm1, weights):
         k = X.shape[1]
         agg = np.bincount(self._index(X), weights=weights * y_pm1, minlength=2**k)
-        corr = fwht(agg)
+        corr = -fwht(agg)  # correlation of h_S = -chi_S
         scores = np.concatenate([corr, -corr]) if self.include_negations else corr
         best = int(np.argmax(scores))
         self.subset_ = best % (2**k)
@@ -497,7 +513,7 @@ class ParityERMClassifier(_BaseERMOracle):
 
     def _predict_pm1(self, X):
         parity = np.bitwise_count(self._index(X) & self.subset_) % 2
-        return (1.0 - 2.0 * parity) * self.sign_
+        return (2.0 * parity - 1.0) * self.sign_
 
     def _erm_class_size(self, n_features):
         return 2 ** (n_features + int(bool(self.include_negations)))
@@ -506,7 +522,7 @@ class ParityERMClassifier(_BaseERMOracle):
         Z = self._check_domain(np.asarray(Z, dtype=float))
         idx = self._index(Z)
         subsets = np.arange(2 ** Z.shape[1], dtype=np.int64)
-        values = (1 - 2 * (np.bitwise_count(idx[:, None] & subsets) % 2)).astype(np.int8)
+        values = (2 * (np.bitwise_count(idx[:, None] & subsets) % 2) - 1).astype(np.int8)
         return np.hstack([values, -values]) if self.include_negations else values
 
     def _erm_separation(self, Z):
@@ -574,6 +590,10 @@ class FiniteClassERMClassifier(_BaseERMOracle):
 
     def _is_object(self):
         return hasattr(self.concepts, "evaluate")
+
+    @property
+    def _erm_own_domain(self):
+        return not self._is_object()
 
     def _matrix(self):
         M = np.asarray(self.concepts)
