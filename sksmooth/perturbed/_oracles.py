@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import BinaryLabels, check_bounds, check_positive_int
@@ -116,9 +116,13 @@ def spectral_separation(values):
 
 def _check_binary_target(y):
     """sklearn's binary-only pattern (also rejects regression targets)."""
-    check_classification_targets(y)
     y_type = type_of_target(y, input_name="y", raise_unknown=True)
-    if y_type not in ("binary", "unknown") and len(np.unique(y)) > 2:
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {y_type}. Maybe you are trying to fit a "
+            "classifier, which expects discrete classes on a regression target."
+        )
+    if y_type != "binary":
         raise ValueError(
             "Only binary classification is supported. The type of the target "
             f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
@@ -168,6 +172,14 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
         X = self._check_domain(X)
         y_pm1 = BinaryLabels.encode(y, self.classes_)
         self._fit_pm1(X, y_pm1, weights)
+        return self
+
+    def _fit_validated(self, X, y_pm1, weights):
+        """Fast path for PerturbedERMClassifier: inputs already validated,
+        labels in {-1, +1}, weights finite and >= 0."""
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.array([-1, 1])
+        self._fit_pm1(self._check_domain(X), np.asarray(y_pm1, dtype=float), weights)
         return self
 
     def predict(self, X):
@@ -441,6 +453,11 @@ class ThresholdERMClassifier(StumpERMClassifier):
         if self.n_thresholds is None:
             return None
         return super()._erm_class_size(n_features)
+
+    def _erm_default_n_points(self, n_features):
+        if self.n_thresholds is None:
+            return 16
+        return super()._erm_default_n_points(n_features)
 
     def _erm_evaluate_class(self, Z):
         if self.n_thresholds is None:

@@ -254,9 +254,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     def _separating_points(self, oracle, exact, n_features, lower_upper, rng):
         sp, m = self.separating_points, self.n_hallucinated
-        if not (isinstance(sp, str) and sp == "auto") and not isinstance(m, str):
+        if not isinstance(m, str):
             m = check_positive_int(m, "n_hallucinated")
-        elif isinstance(m, str):
+        else:
             if m != "auto":
                 raise ValueError(f"n_hallucinated must be 'auto' or an int >= 1, got {m!r}.")
             m = oracle._erm_default_n_points(n_features) if exact else _HEURISTIC_N_POINTS
@@ -341,6 +341,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             y_pm1 = y_pm1 if len(y_pm1) else np.array([1])
             X = X if len(X) else np.zeros((1, X.shape[1]))
             weights = weights if len(weights) else np.ones(1)
+        if _is_exact_oracle(oracle):
+            return oracle._fit_validated(X, y_pm1, weights)
         return oracle.fit(X, y_pm1, sample_weight=weights)
 
     @staticmethod
@@ -464,7 +466,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 "(the 0-1 loss sum moves by at most 1)",
             ),
         )
-        for name in ("_online_X", "_online_y", "n_rounds_", "cumulative_loss_",
+        for name in ("_online_X", "_online_y", "_online_n", "n_rounds_", "cumulative_loss_",
                      "regret_bound_", "_online_B"):
             self.__dict__.pop(name, None)
         charge(accountant, spent_epsilon, delta, type(self).__name__)
@@ -492,11 +494,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         snapshot = dict(self.__dict__)
+        rng = snapshot.get("_rng")
+        rng_state = rng.bit_generator.state if rng is not None else None
         try:
             return self._partial_fit(X, y, classes)
         except BaseException:
+            # a failed call leaves the estimator exactly as it was
             self.__dict__.clear()
             self.__dict__.update(snapshot)
+            if rng is not None:
+                rng.bit_generator.state = rng_state
             raise
 
     def _partial_fit(self, X, y, classes):
@@ -511,7 +518,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             X, y = validate_data(self, X, y, dtype=float, reset=True)
         else:
             X, y = validate_data(self, X, y, dtype=float, reset=False)
-        _check_binary_target(y)
+        if first:  # later calls: labels are checked against classes_ by encode
+            _check_binary_target(y)
         n_features = X.shape[1]
         if first:
             given = classes if classes is not None else self.classes
@@ -536,7 +544,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             state = dict(classes_=labels, bounds_=lower_upper, separating_points_=Z,
                          n_hallucinated_=len(Z), rho_=float(rho), gaussian_complexity_=float(G),
                          _log_size=float(log_size), _oracle=oracle, _rng=rng,
-                         _certified=certified, _problems=problems, _online_X=[], _online_y=[],
+                         _certified=certified, _problems=problems, _online_X=np.empty((0, n_features)), _online_y=np.empty(0), _online_n=0,
                          _online_B=0, n_rounds_=0, cumulative_loss_=0.0, estimator_=None)
         else:
             if classes is not None and not np.array_equal(
@@ -548,7 +556,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             state = {k: getattr(self, k) for k in (
                 "classes_", "bounds_", "separating_points_", "n_hallucinated_", "rho_",
                 "gaussian_complexity_", "_log_size", "_oracle", "_rng", "_certified",
-                "_problems", "_online_X", "_online_y", "_online_B", "n_rounds_",
+                "_problems", "_online_X", "_online_y", "_online_n", "_online_B", "n_rounds_",
                 "cumulative_loss_", "estimator_")}
         y_pm1 = BinaryLabels.encode(y, state["classes_"])
         if state["bounds_"] is not None:
@@ -585,11 +593,19 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             current, _ = leader(np.empty((0, n_features)), np.empty(0), 0)
         pred = (current.predict(X) if current is not None else np.ones(len(X)))
         loss = float(np.sum(np.asarray(pred) != y_pm1))
-        X_hist = np.vstack(state["_online_X"] + [X])
-        y_hist = np.concatenate(state["_online_y"] + [y_pm1])
+        # history in an amortised-doubling buffer; rows past _online_n are
+        # scratch space, so a failed call never changes the visible history
+        n_old, n_new = state["_online_n"], state["_online_n"] + len(X)
+        buf_X, buf_y = state["_online_X"], state["_online_y"]
+        if n_new > len(buf_X):
+            size = max(n_new, 2 * len(buf_X), 64)
+            buf_X = np.concatenate([buf_X[:n_old], np.empty((size - n_old, n_features))])
+            buf_y = np.concatenate([buf_y[:n_old], np.empty(size - n_old)])
+        buf_X[n_old:n_new], buf_y[n_old:n_new] = X, y_pm1
+        X_hist, y_hist = buf_X[:n_new], buf_y[:n_new]
         estimator, eta = leader(X_hist, y_hist, n_rounds)
 
-        state.update(_online_X=state["_online_X"] + [X], _online_y=state["_online_y"] + [y_pm1],
+        state.update(_online_X=buf_X, _online_y=buf_y, _online_n=n_new,
                      _online_B=B, n_rounds_=n_rounds,
                      cumulative_loss_=state["cumulative_loss_"] + loss, estimator_=estimator,
                      noise_=float(eta))
