@@ -4,13 +4,13 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.stats import beta
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression, Perceptron
 from sklearn.tree import DecisionTreeClassifier
 
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from sksmooth.metrics import audit_epsilon
 from sksmooth.perturbed import (
     FiniteClassERMClassifier,
     ParityERMClassifier,
@@ -24,28 +24,11 @@ from sksmooth.perturbed import (
     perturbation_noise,
 )
 
-try:  # foundation audit (sksmooth.metrics); local Clopper-Pearson until it lands
-    from sksmooth.metrics import audit_epsilon
-except ImportError:  # pragma: no cover - depends on merge order
-    audit_epsilon = None
 
 
-def _cp_epsilon_lower(hits0, hits1, n, confidence=0.95):
-    """Clopper-Pearson lower bound on epsilon from event counts on D0 and D1."""
-    alpha = (1 - confidence) / 2
-    p0_low = beta.ppf(alpha, hits0, n - hits0 + 1) if hits0 > 0 else 0.0
-    p1_up = beta.ppf(1 - alpha, hits1 + 1, n - hits1) if hits1 < n else 1.0
-    return max(0.0, np.log(p0_low / p1_up)) if p0_low > 0 else 0.0
-
-
-def audit(mechanism, d0, d1, event, n_trials, seed):
-    if audit_epsilon is not None:
-        return audit_epsilon(mechanism, d0, d1, event, n_trials, random_state=seed).epsilon_lower
-    rng = np.random.default_rng(seed)
-    h0 = sum(bool(event(mechanism(d0, rng))) for _ in range(n_trials))
-    h1 = sum(bool(event(mechanism(d1, rng))) for _ in range(n_trials))
-    return max(_cp_epsilon_lower(h0, h1, n_trials), _cp_epsilon_lower(n_trials - h0,
-                                                                      n_trials - h1, n_trials))
+def audit(mechanism, d0, d1, event, n_trials, seed, delta=1e-5):
+    result = audit_epsilon(mechanism, d0, d1, event, n_trials, random_state=seed, delta=delta)
+    return result.epsilon_lower
 
 
 # ---------------------------------------------------------------- helpers
