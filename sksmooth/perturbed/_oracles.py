@@ -352,6 +352,41 @@ class StumpERMClassifier(_BaseERMOracle):
         const = np.ones((len(Z), 1), dtype=np.int8)
         return np.hstack([const, -const, plus, -plus])
 
+    def _erm_separation(self, Z):
+        """Exact minimum distance from joint cell histograms (no Gram matrix).
+
+        Two {-1,+1} functions at empirical distance ``rho`` disagree on
+        ``m rho^2 / 4`` points. With ``A_{j,a} = {i : cell_j(z_i) >= a}``,
+        same-sign stumps disagree on ``|A| + |B| - 2 |A n B|`` points and
+        opposite-sign ones on ``m`` minus that; ``|A n B|`` comes from the
+        joint histogram of cells of every feature pair (suffix sums).
+        ``O(m d^2 + d^2 n_thresholds^2)``.
+        """
+        Z = np.asarray(Z, dtype=float)
+        m = len(Z)
+        n_thresholds, lower, upper = self._grid(Z.shape[1])
+        active = self._active(lower, upper)
+        cells = self._cells(Z, n_thresholds, lower, upper)[:, active]
+        d, n_cells = cells.shape[1], n_thresholds + 1
+        if d == 0:
+            return 2.0  # only the two constants: disagree everywhere
+        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * n_cells**2
+        codes = pair[None] + cells[:, :, None] * n_cells + cells[:, None, :]
+        joint = np.bincount(codes.ravel(), minlength=d * d * n_cells**2).reshape(
+            d, d, n_cells, n_cells)
+        inter = joint[:, :, ::-1, ::-1].cumsum(2).cumsum(3)[:, :, ::-1, ::-1]
+        inter = inter[:, :, 1:, 1:]  # |A_{j,a} n A_{j',a'}|, a, a' = 1..G
+        sizes = np.einsum("jjaa->ja", inter)  # |A_{j,a}|
+        same = sizes[:, None, :, None] + sizes[None, :, None, :] - 2 * inter
+        same = same.astype(float)
+        idx = np.arange(n_thresholds)
+        same[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = np.inf  # f vs itself
+        opposite = m - same
+        opposite[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = m
+        with_const = np.minimum(sizes, m - sizes)
+        disagree = min(same.min(), opposite.min(), with_const.min(), m)
+        return float(2.0 * np.sqrt(max(disagree, 0) / m))
+
     def _erm_design(self, n_points, rng, lower, upper):
         """Randomised Latin design on the grid cells.
 

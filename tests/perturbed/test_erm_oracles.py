@@ -158,3 +158,14 @@ def test_stump_latin_design_separation():
     Z = oracle._erm_design(64 * (G + 1), np.random.default_rng(0), np.zeros(3), np.ones(3))
     # adjacent thresholds differ on one point per block: rho = 2 / sqrt(G + 1)
     assert np.isclose(oracle._erm_separation(Z), 2 / np.sqrt(G + 1))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stump_fast_separation_matches_gram(seed):
+    rng = np.random.default_rng(seed)
+    d, G, m = 3, 4, int(rng.integers(5, 40))
+    oracle = StumpERMClassifier(n_thresholds=G, bounds=([0, 0, 0], [1, 1, 0]))  # 1 degenerate
+    Z = rng.uniform(0, 1, size=(m, d))
+    fast = oracle._erm_separation(Z)
+    slow = min_pairwise_distance(oracle._erm_evaluate_class(Z))
+    assert np.isclose(fast, slow)
