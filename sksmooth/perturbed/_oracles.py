@@ -552,7 +552,8 @@ class ParityERMClassifier(_BaseERMOracle):
 
     @staticmethod
     def _index(X):
-        return X.astype(np.int64) @ (np.int64(1) << np.arange(X.shape[1], dtype=np.int64))
+        # exact in float64 for k <= 24 bits
+        return (np.asarray(X, dtype=float) @ (2.0 ** np.arange(X.shape[1]))).astype(np.int64)
 
     def _fit_pm1(self, X, y_pm1, weights):
         k = X.shape[1]

@@ -333,16 +333,18 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
             raise RuntimeError("internal error: a non-finite or negative weight was produced.")
         keep = weights > 0
-        X, y_pm1, weights = X[keep], y_pm1[keep].astype(int), weights[keep]
-        if len(np.unique(y_pm1)) < 2 and not _is_exact_oracle(oracle):
+        if not keep.all():
+            X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
+        if _is_exact_oracle(oracle):
+            return oracle._fit_validated(X, y_pm1, weights)
+        y_pm1 = y_pm1.astype(int)
+        if len(np.unique(y_pm1)) < 2:
             # heuristic oracles refuse one class; the ERM is then that constant
             oracle = DummyClassifier(strategy="constant", constant=int(y_pm1[0]) if len(y_pm1)
                                      else 1)
             y_pm1 = y_pm1 if len(y_pm1) else np.array([1])
             X = X if len(X) else np.zeros((1, X.shape[1]))
             weights = weights if len(weights) else np.ones(1)
-        if _is_exact_oracle(oracle):
-            return oracle._fit_validated(X, y_pm1, weights)
         return oracle.fit(X, y_pm1, sample_weight=weights)
 
     @staticmethod
