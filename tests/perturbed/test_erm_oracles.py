@@ -169,3 +169,25 @@ def test_stump_fast_separation_matches_gram(seed):
     fast = oracle._erm_separation(Z)
     slow = min_pairwise_distance(oracle._erm_evaluate_class(Z))
     assert np.isclose(fast, slow)
+
+
+def test_finite_class_oracle_over_a_cover_object():
+    """FiniteClassERMClassifier accepts a cover from sksmooth.classes."""
+    import warnings
+
+    from sksmooth.classes import Halfspaces
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # cover radius estimate
+        cover = Halfspaces().cover(bounds=(np.zeros(2), np.ones(2)), gamma=0.3,
+                                   max_size=60, random_state=0)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 2))
+    y = rng.choice([-1, 1], size=80)
+    w = rng.exponential(size=80)
+    oracle = FiniteClassERMClassifier(cover).fit(X, y, sample_weight=w)
+    H = np.where(cover.evaluate(X), 1, -1)
+    brute = weighted_errors(H, y, w)
+    assert np.isclose(chosen_error(oracle, X, y, w), brute.min())
+    assert oracle._erm_class_size(2) == cover.n_concepts
+    assert oracle._erm_evaluate_class(X).shape == (80, cover.n_concepts)
