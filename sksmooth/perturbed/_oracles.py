@@ -22,7 +22,6 @@ Fitted oracles store only the selected hypothesis, never statistics of the
 training data, so that releasing a fitted oracle releases only ``f_hat``.
 """
 
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin

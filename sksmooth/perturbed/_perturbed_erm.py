@@ -81,7 +81,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     round** (its rows form the round's loss, bounded by the number of rows
     ``B``); it predicts the incoming rows with the current leader, then draws
     a fresh perturbation and refits the oracle on all past rows plus the
-    hallucinated examples.
+    hallucinated examples. ``partial_fit`` after ``fit`` starts a new online
+    run (``fit`` keeps no data); ``fit`` discards an online run.
 
     The privacy claim is **certified** when the oracle is an exact 0-1 ERM
     over a fixed finite class (the oracles of :mod:`sksmooth.perturbed`), the

@@ -223,6 +223,17 @@ def test_negative_weights_never_reach_the_oracle():
     Xs, ys, ws = SpyClassifier.calls[0]
     assert len(ws) == 40 + 50 and np.all(ws[:40] == 1)
     assert np.allclose(Xs[40:], clf.separating_points_)
+    # hallucination-free variant: labels sign(y - G), weights |y - G| >= 0
+    SpyClassifier.calls.clear()
+    online = PerturbedERMClassifier(SpyClassifier(), online_perturbation="labels",
+                                    bounds=(0, 1), classes=[0, 1], random_state=0)
+    for start in range(0, 40, 10):
+        online.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert [len(ws) for _, _, ws in SpyClassifier.calls] == [10, 20, 30, 40]
+    for Xs, ys, ws in SpyClassifier.calls:
+        assert np.all(ws >= 0) and set(np.unique(ys)) <= {-1, 1}
+    # with some label noise, some labels get flipped (the perturbation is real)
+    assert np.any(SpyClassifier.calls[-1][1] != np.where(y == 1, 1, -1))
 
 
 def test_hallucinated_examples_realise_the_gaussian_perturbation():
