@@ -419,3 +419,37 @@ def test_reproducible_with_random_state():
     a, b = make().fit(X, y), make().fit(X, y)
     assert np.array_equal(a.predict(X), b.predict(X))
     assert np.array_equal(a.separating_points_, b.separating_points_)
+
+
+def test_pickle_round_trip_keeps_predictions_and_partial_fit():
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=0)
+    clf.partial_fit(X[:30], y[:30])
+    copy = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(copy.predict(X), clf.predict(X))
+    clf.partial_fit(X[30:], y[30:])
+    copy.partial_fit(X[30:], y[30:])
+    assert np.array_equal(copy.predict(X), clf.predict(X))
+    assert copy.cumulative_loss_ == clf.cumulative_loss_
+
+
+def test_grid_search_records_every_fit_in_the_shared_ledger():
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(90, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    acc = BudgetAccountant()
+    search = GridSearchCV(
+        PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                               accountant=acc, random_state=0),
+        {"epsilon": [0.5, 1.0]}, cv=3,
+    ).fit(X, y)
+    # 2 x 3 CV fits + 1 refit, each charged what it spent
+    assert len(acc.ledger) == 7
+    assert np.isclose(acc.spent.epsilon, 3 * 0.5 + 3 * 1.0 + search.best_params_["epsilon"])
