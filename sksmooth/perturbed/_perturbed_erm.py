@@ -424,7 +424,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         else:
             certified.append("label set given publicly (classes)")
         if lower_upper is None or bounds_public:
-            certified.append("separating points and class fixed before seeing the data")
+            certified.append("separating points drawn independently of the data"
+                             + (" and class fixed by public inputs" if exact else ""))
         if not problems:
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         if accountant is not None:
