@@ -37,7 +37,8 @@ from ..exceptions import BudgetError
 __all__ = ["BudgetAccountant", "Spend", "charge", "check_accountant"]
 
 # Relative slack when comparing sums of floats against a budget, so that
-# e.g. ten spends of 0.1 fit a budget of 1.0.
+# e.g. ten spends of 0.1 fit a budget of 1.0. It is purely relative: a zero
+# delta budget (pure DP) refuses every spend with delta > 0.
 _RTOL = 1e-9
 
 # Ledgers alive in this process, by id: unpickling returns the live object.
@@ -56,7 +57,7 @@ class Spend(NamedTuple):
 
 
 def _exceeds(total, budget):
-    return total > budget * (1 + _RTOL) + 1e-15
+    return total > budget * (1 + _RTOL)
 
 
 class BudgetAccountant:

@@ -190,3 +190,15 @@ def test_charge_and_check_accountant():
         check_accountant({"epsilon": 1})
     with pytest.raises(BudgetError):
         charge(acc, 0.8, 0.0, "Est")
+
+
+def test_zero_delta_budget_refuses_any_positive_delta():
+    # a pure-DP budget must never accept an approximate-DP release, however small
+    acc = BudgetAccountant(epsilon=1.0, delta=0.0)
+    with pytest.raises(BudgetError):
+        acc.check(0.5, 1e-16)
+    with pytest.raises(BudgetError):
+        acc.spend(0.5, 1e-16)
+    assert len(acc) == 0
+    acc.spend(0.5, 0.0)
+    assert acc.spent == (0.5, 0.0)
