@@ -180,9 +180,10 @@ class BudgetAccountant:
         if self.path is None and os.getpid() != self._pid and not self._warned_foreign_process:
             self._warned_foreign_process = True
             warnings.warn(
-                "An in-memory BudgetAccountant is recording a spend in a worker "
-                "process; the parent process will not see it. Use "
-                "BudgetAccountant(path=...) with n_jobs > 1.",
+                "An in-memory BudgetAccountant is recording a spend in a process "
+                "other than the one that created it (e.g. a joblib worker); that "
+                "process will not see it, so the budget is not enforced across "
+                "processes. Use BudgetAccountant(path=...) with n_jobs > 1.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -303,12 +304,17 @@ class BudgetAccountant:
         records = () if self.path is not None else tuple(self.ledger)
         return (
             _restore_accountant,
-            (self._id, self.epsilon, self.delta, self.path, records),
+            (self._id, self.epsilon, self.delta, self.path, records, self._pid),
         )
 
 
-def _restore_accountant(ledger_id, epsilon, delta, path, records):
-    """Unpickle: the live ledger of this process if any, else a copy."""
+def _restore_accountant(ledger_id, epsilon, delta, path, records, owner_pid=None):
+    """Unpickle: the live ledger of this process if any, else a copy.
+
+    The copy remembers the pid of the process owning the ledger, so that an
+    in-memory copy in another process (e.g. a loky worker) warns when it
+    records a spend the owner will never see.
+    """
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:
@@ -317,6 +323,8 @@ def _restore_accountant(ledger_id, epsilon, delta, path, records):
         accountant.epsilon, accountant.delta, accountant.path = epsilon, delta, path
         accountant._id = ledger_id
         accountant._init_state(Spend(*r) for r in records)
+        if owner_pid is not None:
+            accountant._pid = owner_pid
         _LIVE_LEDGERS[ledger_id] = accountant
         return accountant
 

@@ -202,3 +202,24 @@ def test_zero_delta_budget_refuses_any_positive_delta():
     assert len(acc) == 0
     acc.spend(0.5, 0.0)
     assert acc.spent == (0.5, 0.0)
+
+
+def _spend_in_worker_recording_warnings(accountant):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        accountant.spend(0.01, 0.0, label="worker")
+    return os.getpid(), [str(w.message) for w in caught]
+
+
+def test_in_memory_ledger_warns_in_real_loky_worker():
+    # loky pickles the accountant; the copy in the worker must still know it
+    # is not the process that owns the ledger (its spends are lost to the parent)
+    acc = BudgetAccountant(epsilon=10.0)
+    (pid, messages), = joblib.Parallel(n_jobs=2, backend="loky")(
+        joblib.delayed(_spend_in_worker_recording_warnings)(acc) for _ in range(1)
+    )
+    assert pid != os.getpid()
+    assert any("path=" in m for m in messages)
+    assert len(acc) == 0  # the parent indeed never sees the worker's spend
