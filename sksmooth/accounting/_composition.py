@@ -1,5 +1,6 @@
 """Composition theorems, zCDP, and splitting a budget over adaptive rounds (SPEC §3.4)."""
 
+from fractions import Fraction
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -283,20 +284,44 @@ class RoundBudget(NamedTuple):
     exponential_epsilon: Optional[float] = None
 
 
+# Relative margin absorbing the rounding error of evaluating sqrt/log/tanh
+# (a few ulps) when a per-round value is found by bisection on a float formula.
+_FLOAT_MARGIN = 1e-12
+
+
+def _round_share(total, n_rounds, already=0.0):
+    """Largest float ``x <= (total - already) / n_rounds`` with ``n x + already <= total`` exactly.
+
+    ``total / n_rounds`` rounds to nearest, so ``n_rounds`` copies of it can
+    exceed ``total`` by a few ulps; step down until the exact (rational) sum
+    fits.
+    """
+    share = (total - already) / n_rounds
+    exact_total, exact_already = Fraction(total), Fraction(already)
+    while share > 0 and Fraction(share) * n_rounds + exact_already > exact_total:
+        share = float(np.nextafter(share, 0.0))
+    return share
+
+
 def _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime):
-    """Largest eps0 whose advanced composition is <= epsilon (bisection)."""
+    """Largest eps0 whose advanced composition is <= epsilon (bisection).
+
+    The float formula is compared with ``epsilon (1 - 1e-12)`` so that its
+    rounding error can never push the true composition above ``epsilon``.
+    """
+    target = epsilon * (1.0 - _FLOAT_MARGIN)
 
     def total(e0):
         return advanced_composition(e0, delta0, n_rounds, delta_prime)[0]
 
     lo, hi = 0.0, epsilon
-    while total(hi) <= epsilon:
+    while total(hi) <= target:
         lo, hi = hi, 2.0 * hi
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if total(mid) <= epsilon:
+        if total(mid) <= target:
             lo = mid
         else:
             hi = mid
@@ -308,7 +333,9 @@ def split_budget(epsilon, delta, n_rounds, method="basic"):
 
     Every round may be chosen adaptively from earlier outputs; running ``T``
     mechanisms each with the returned per-round parameters composes to at
-    most ``(epsilon, delta)``:
+    most ``(epsilon, delta)`` (exactly, in rational arithmetic on the returned
+    floats: shares are rounded down, and values found by bisection on a float
+    formula keep a ``1e-12`` relative margin):
 
     * ``"basic"``: ``(eps/T, delta/T)`` by basic composition.
     * ``"advanced"``: ``delta' = delta/2`` and ``delta0 = delta/(2T)``; ``eps0``
@@ -344,17 +371,20 @@ def split_budget(epsilon, delta, n_rounds, method="basic"):
     n_rounds = check_positive_int(n_rounds, "n_rounds")
     _check_method(method, ("basic", "advanced", "zcdp"))
     if method == "basic":
-        return RoundBudget(epsilon / n_rounds, delta / n_rounds)
+        return RoundBudget(_round_share(epsilon, n_rounds), _round_share(delta, n_rounds))
     if delta == 0:
         raise ValueError(
             f"method={method!r} needs delta > 0 (it trades delta for a smaller "
             "epsilon); pass e.g. delta=1e-6 or use method='basic' for pure DP."
         )
     if method == "advanced":
-        delta0 = delta / (2.0 * n_rounds)
-        eps0 = _advanced_round_epsilon(epsilon, delta0, n_rounds, delta / 2.0)
-        return RoundBudget(max(eps0, epsilon / n_rounds), delta0)
-    rho = zcdp_from_dp_budget(epsilon, delta) / n_rounds
+        delta_prime = delta / 2.0
+        delta0 = _round_share(delta, n_rounds, already=delta_prime)
+        eps0 = _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime)
+        return RoundBudget(max(eps0, _round_share(epsilon, n_rounds)), delta0)
+    # the margin keeps n_rounds * (per-round rho) <= rho exactly, also after
+    # the squares of the rounded sqrt(2 rho) and sqrt(8 rho)
+    rho = zcdp_from_dp_budget(epsilon, delta) * (1.0 - _FLOAT_MARGIN) / n_rounds
     return RoundBudget(
         float(np.sqrt(2.0 * rho)), 0.0, rho, float(np.sqrt(8.0 * rho))
     )
