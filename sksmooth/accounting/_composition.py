@@ -147,9 +147,14 @@ def zcdp_exponential(epsilon):
 
     The exponential mechanism is ``epsilon``-bounded-range, hence
     ``eps^2/8``-zCDP (Cesar & Rogers 2021, Lemma 3.2). Applies to
-    :func:`sksmooth.mechanisms.exponential_mechanism` and sparse selection's
-    selection step, not to arbitrary ``epsilon``-DP mechanisms (those are
-    ``eps^2/2``-zCDP, Bun & Steinke 2016, Prop. 1.4).
+    :func:`sksmooth.mechanisms.exponential_mechanism` (also with
+    ``monotonic=True``, which is ``epsilon``-bounded-range as well), not to
+    arbitrary ``epsilon``-DP mechanisms (those are ``eps^2/2``-zCDP, Bun &
+    Steinke 2016, Prop. 1.4). It does **not** apply to
+    :func:`sksmooth.mechanisms.sparse_selection`: that is only
+    ``(epsilon, delta)``-DP (an output of one input can have probability 0
+    under a neighbour, so no finite ``rho`` holds); account it with
+    :func:`basic_composition` or :func:`advanced_composition`.
 
     Examples
     --------
