@@ -86,7 +86,9 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng, monotonic=False, si
         Use ``eps/Delta`` instead of ``eps/(2 Delta)``; only valid for
         monotonic score functions.
     size : int, optional
-        Number of independent draws. ``None`` returns one int.
+        Number of independent draws. ``None`` returns one int. Each draw
+        is one ``epsilon``-DP release; all ``size`` draws together cost
+        ``size * epsilon`` (composition). Meant for audits and simulation.
 
     Returns
     -------
@@ -187,7 +189,8 @@ def report_noisy_max(
     noise : {"laplace", "exponential"}, default="laplace"
     monotonic : bool, default=False
     size : int, optional
-        Number of independent draws.
+        Number of independent draws. Each draw is one ``epsilon``-DP
+        release; all ``size`` draws together cost ``size * epsilon``.
 
     Returns
     -------

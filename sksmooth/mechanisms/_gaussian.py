@@ -144,7 +144,9 @@ def gaussian_mechanism(
     rng : numpy.random.Generator
     calibration : {"analytic", "classic"}, default="analytic"
     size : int, optional
-        Number of independent noisy copies (prepended axis).
+        Number of independent noisy copies (prepended axis). Each copy is
+        one ``(epsilon, delta)``-DP release; all ``size`` copies together
+        cost ``size`` times as much (composition). Meant for audits.
 
     Returns
     -------

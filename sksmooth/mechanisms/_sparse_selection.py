@@ -189,7 +189,9 @@ def sparse_selection(
         ``max_set_size`` distinct elements (a per-user map, so privacy is kept
         without revealing anything through an error).
     size : int, optional
-        Number of independent draws (returns a list).
+        Number of independent draws (returns a list). Each draw is one
+        ``(epsilon, delta)``-DP release; all ``size`` draws together cost
+        ``size`` times as much (composition). Meant for audits.
 
     Seeded draws are reproducible across processes when the candidates are
     mutually orderable (they are sorted internally); otherwise they follow
