@@ -87,7 +87,13 @@ class BudgetAccountant:
     -----
     :meth:`spend` is atomic: the check against the budget and the insertion
     happen in one transaction (one lock in memory), so concurrent spends
-    can never jointly overrun the budget.
+    can never jointly overrun the budget. Totals are floating-point sums,
+    compared with the budget up to a relative tolerance of ``1e-9`` (so
+    that e.g. ten spends of 0.1 fit 1.0): the recorded total may exceed the
+    budget by at most that factor, never by an absolute amount (a zero
+    ``delta`` budget admits no ``delta > 0``). In-memory ledgers are shared
+    within one process only; a copy in another process (e.g. a joblib
+    worker) warns when it records a spend. Use ``path=...`` there.
 
     Examples
     --------
