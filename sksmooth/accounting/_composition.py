@@ -92,8 +92,10 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     ``eps = eps0 sqrt(2 T ln(1/delta')) + T eps0 (e^{eps0} - 1)/(e^{eps0} + 1)``,
     ``delta = T delta0 + delta'`` (seeds/002_6ccc6583559482be.txt, MWEM
     privacy; the ``tanh(eps0/2)`` term is the bound on the expected privacy
-    loss, Dwork & Rothblum 2016). The formula is returned as is; it can
-    exceed basic composition ``T eps0`` for large ``eps0`` or small ``T``
+    loss, Dwork & Rothblum 2016). For ``delta0 > 0`` this form is the third
+    bound of Kairouz, Oh & Viswanath (ICML 2015; arXiv:1311.0776, Thm 3.5),
+    whose delta ``1 - (1 - delta0)^T (1 - delta')`` is at most the one
+    returned. The formula is returned as is; it can exceed basic composition ``T eps0`` for large ``eps0`` or small ``T``
     (:func:`split_budget` takes the better of the two).
 
     Parameters
