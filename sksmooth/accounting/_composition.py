@@ -95,7 +95,8 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     loss, Dwork & Rothblum 2016). For ``delta0 > 0`` this form is the third
     bound of Kairouz, Oh & Viswanath (ICML 2015; arXiv:1311.0776, Thm 3.5),
     whose delta ``1 - (1 - delta0)^T (1 - delta')`` is at most the one
-    returned. The formula is returned as is; it can exceed basic composition ``T eps0`` for large ``eps0`` or small ``T``
+    returned. The formula is returned as is; it can exceed basic
+    composition ``T eps0`` for large ``eps0`` or small ``T``
     (:func:`split_budget` takes the better of the two).
 
     Parameters
