@@ -26,7 +26,9 @@ def laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     rng : numpy.random.Generator
         Source of randomness.
     size : int, optional
-        Number of independent noisy copies (prepended axis).
+        Number of independent noisy copies (prepended axis). Each copy is
+        one ``epsilon``-DP release; all ``size`` copies together cost
+        ``size * epsilon`` (composition). Meant for audits.
 
     Returns
     -------
