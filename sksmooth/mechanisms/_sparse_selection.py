@@ -125,7 +125,7 @@ def sparse_selection(
     delta,
     rng,
     fallback=None,
-    oversized="raise",
+    oversized="truncate",
     size=None,
 ):
     """Select a candidate contained in many users' sets, (epsilon, delta)-DP.
@@ -183,11 +183,13 @@ def sparse_selection(
     rng : numpy.random.Generator
     fallback : object, default=None
         Returned when a dummy candidate is drawn.
-    oversized : {"raise", "truncate"}, default="raise"
+    oversized : {"truncate", "raise"}, default="truncate"
         What to do with a user's set larger than ``max_set_size``:
-        ``"raise"`` a ``ValueError``, or ``"truncate"`` it to its first
-        ``max_set_size`` distinct elements (a per-user map, so privacy is kept
-        without revealing anything through an error).
+        ``"truncate"`` it to its first ``max_set_size`` distinct elements (a
+        per-user map, so privacy is kept without revealing anything through
+        an error), or ``"raise"`` a ``ValueError`` (an error whose occurrence
+        depends on one user's data: use it only to debug a pipeline on
+        public data).
     size : int, optional
         Number of independent draws (returns a list). Each draw is one
         ``(epsilon, delta)``-DP release; all ``size`` draws together cost

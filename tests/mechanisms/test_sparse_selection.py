@@ -104,8 +104,9 @@ def test_single_draw_types_and_oversized():
     assert sparse_selection([[(1, 2)]] * 100, 1, 2.0, 1e-3, rng) == (1, 2)
     assert sparse_selection([[]], 1, 1.0, 1e-3, rng, fallback="none") == "none"
     with pytest.raises(ValueError, match="max_set_size"):
-        sparse_selection([{1, 2, 3}], 2, 1.0, 1e-3, rng)
-    out = sparse_selection([[1, 2, 3]] * 200, 2, 1.0, 1e-3, rng, oversized="truncate", size=50)
+        sparse_selection([{1, 2, 3}], 2, 1.0, 1e-3, rng, oversized="raise")
+    # default: truncate to the first max_set_size distinct elements, no error
+    out = sparse_selection([[1, 2, 3]] * 200, 2, 1.0, 1e-3, rng, size=50)
     assert set(out) <= {1, 2, None}
 
 
