@@ -28,17 +28,16 @@ Run: ``python benchmarks/bench_perturbed_erm.py [--quick]``
 
 import argparse
 import json
-import re
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from sksmooth.datasets import load_breast_cancer_public, load_digits_binary_public
 from sksmooth.exceptions import PrivacyWarning
 from sksmooth.mechanisms import exponential_mechanism
 from sksmooth.perturbed import (
@@ -148,24 +147,13 @@ def _timeit(fn, repeat=7):
 
 
 # -------------------------------------------------------------- real data
-def published_bounds(descr):
-    """Per-feature (min, max) from the 'Summary Statistics' table of a DESCR."""
-    rows = re.findall(r"^[a-z][^:\n]*:\s+(-?[\d.]+)\s+(-?[\d.]+)\s*$", descr, flags=re.M)
-    bounds = np.array(rows, dtype=float)
-    return bounds[:, 0], bounds[:, 1]
-
-
 def load_dataset(name):
     """Features scaled to [0, 1] with public bounds, binary target."""
     if name == "breast_cancer":
-        data = load_breast_cancer()
-        lower, upper = published_bounds(data.DESCR)
-        X, y = data.data, data.target
+        X, y, _ = load_breast_cancer_public()
     else:  # digits, 0-4 vs 5-9; pixel intensities are 0..16 by construction
-        data = load_digits()
-        lower, upper = np.zeros(64), np.full(64, 16.0)
-        X, y = data.data, (data.target >= 5).astype(int)
-    return np.clip((X - lower) / (upper - lower), 0, 1), y
+        X, y, _ = load_digits_binary_public()
+    return X, y
 
 
 def oracles():

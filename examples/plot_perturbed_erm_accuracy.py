@@ -13,7 +13,6 @@ not computed by this script from the private rows.
 Run: ``python examples/plot_perturbed_erm_accuracy.py [output.png]``
 """
 
-import re
 import sys
 import warnings
 from pathlib import Path
@@ -23,28 +22,17 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
+from sksmooth.datasets import load_breast_cancer_public  # noqa: E402
 from sksmooth.exceptions import PrivacyWarning  # noqa: E402
 from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier  # noqa: E402
 
 
-def published_bounds(descr):
-    """Per-feature (min, max) from the 'Summary Statistics' table of a DESCR."""
-    rows = re.findall(r"^[a-z][^:\n]*:\s+(-?[\d.]+)\s+(-?[\d.]+)\s*$", descr, flags=re.M)
-    bounds = np.array(rows, dtype=float)
-    return bounds[:, 0], bounds[:, 1]
-
-
 def main(out=None):
-    data = load_breast_cancer()
-    lower, upper = published_bounds(data.DESCR)
-    assert len(lower) == data.data.shape[1]
-    X = np.clip((data.data - lower) / (upper - lower), 0, 1)
-    y = data.target
+    X, y, _ = load_breast_cancer_public()  # scaled to [0, 1] by the published box
     epsilons = [0.1, 0.25, 0.5, 1.0, 2.0]
     seeds = range(10)
     oracles = {

@@ -1,6 +1,5 @@
 """Laplace mechanism."""
 
-import numpy as np
 
 from .._validation import check_epsilon
 from ._common import check_rng, check_sensitivity, check_size, check_value
