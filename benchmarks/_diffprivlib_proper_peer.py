@@ -8,7 +8,8 @@ diffprivlib needs scikit-learn < 1.6, so this script runs in a separate venv
 It writes ``benchmarks/results/diffprivlib_proper.json``, loaded by
 ``bench_private_proper.py``. Splits, preprocessing and public bounds are
 identical to the main benchmark (legacy ``RandomState(seed).permutation``,
-stable across numpy versions; min-max scaling to [0, 1] with the bounds).
+stable across numpy versions; features scaled to [0, 1] with the *published*
+bounds of ``sksmooth.datasets``, never the rows' own range).
 """
 
 import json
@@ -23,17 +24,25 @@ DATASETS = ("breast_cancer", "digits_ge5")
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 
 
-def load(name):
-    from sklearn.datasets import load_breast_cancer, load_digits
+def _bundled():
+    """sksmooth.datasets._bundled, loaded by path (this venv lacks sksmooth's deps)."""
+    import importlib.util
 
+    path = Path(__file__).resolve().parent.parent / "sksmooth" / "datasets" / "_bundled.py"
+    spec = importlib.util.spec_from_file_location("_sksmooth_bundled", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load(name):
+    """Data scaled to [0, 1]^d with *published* bounds (sksmooth.datasets)."""
+    bundled = _bundled()
     if name == "breast_cancer":
-        X, y = load_breast_cancer(return_X_y=True)
+        X, y, _ = bundled.load_breast_cancer_public()
     else:
-        X, y = load_digits(return_X_y=True)
-        y = (y >= 5).astype(int)
-    lower, upper = X.min(axis=0), X.max(axis=0)  # treated as public bounds
-    width = np.where(upper > lower, upper - lower, 1.0)
-    return (X - lower) / width, y
+        X, y, _ = bundled.load_digits_binary_public()
+    return X, y
 
 
 def split(n, seed, test_fraction=0.25):

@@ -4,7 +4,9 @@ Part A ('exponential'): accuracy over >= 20 random 75/25 splits at
 epsilon in {0.5, 1, 2, 5} on breast cancer and on digits (label: digit >= 5),
 stumps (and halfspaces when ``sksmooth.classes.Halfspaces`` exists), next to
 a non-private decision stump and diffprivlib's LogisticRegression and
-GaussianNB. diffprivlib needs scikit-learn < 1.6, so its numbers come from
+GaussianNB. Features are scaled to [0, 1] with the published bounds of
+``sksmooth.datasets`` (breast cancer: DESCR summary table; digits: pixel
+range), so ``bounds=(0, 1)`` is public for every method. diffprivlib needs scikit-learn < 1.6, so its numbers come from
 ``_diffprivlib_proper_peer.py`` run in its own venv (``--peer-python``,
 default ``/work/venv-dpl6/bin/python``; the stored JSON is loaded when the
 venv is missing). Splits, min-max scaling and bounds are identical.

@@ -3,9 +3,9 @@
 ``PrivateProperClassifier(method='exponential')`` releases one decision stump
 of a data-independent grid cover (seeds/001 Lemma 6.3; SPEC §6), chosen by the
 exponential mechanism with score -(#errors). We compare it with the best
-non-private stump and, when it is installed, ``PerturbedERMClassifier``
-(seeds/004) wrapping a decision stump. Features are min-max scaled with the
-dataset's range, treated as public bounds.
+non-private stump and ``PerturbedERMClassifier`` (seeds/004) wrapping the
+exact stump ERM oracle, when available. Features are scaled with the
+*published* bounds of the dataset (``sksmooth.datasets``), so the box is public.
 
 Usage::
 
@@ -21,10 +21,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from sksmooth.classes import Stumps  # noqa: E402
+from sksmooth.datasets import load_breast_cancer_public  # noqa: E402
 from sksmooth.proper import PrivateProperClassifier  # noqa: E402
 
 EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -32,9 +32,7 @@ N_SEEDS = 20
 
 
 def main(out):
-    X, y = load_breast_cancer(return_X_y=True)
-    lower, upper = X.min(0), X.max(0)
-    X = (X - lower) / (upper - lower)
+    X, y, _ = load_breast_cancer_public()  # scaled to [0, 1]^30 by published bounds
     bounds = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
     cover = Stumps().cover(bounds=bounds, gamma=1 / 128)  # data independent: build once
     splits = [np.random.RandomState(s).permutation(len(X)) for s in range(N_SEEDS)]
@@ -53,17 +51,18 @@ def main(out):
         for eps in EPSILONS
     ]}
     try:
-        from sksmooth.perturbed import PerturbedERMClassifier
+        from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
     except ImportError:
         PerturbedERMClassifier = None
         print("PerturbedERMClassifier not available: skipped")
     if PerturbedERMClassifier is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            curves["PerturbedERMClassifier (stump oracle)"] = [
+            curves["PerturbedERMClassifier (exact stump oracle, delta=1e-5)"] = [
                 run(lambda s, e=eps: PerturbedERMClassifier(
-                    DecisionTreeClassifier(max_depth=1), epsilon=e, delta=1e-5,
-                    bounds=bounds, random_state=s))
+                    StumpERMClassifier(n_thresholds=8), epsilon=e, delta=1e-5,
+                    bounds=bounds, classes=[0, 1], separating_points="oracle",
+                    random_state=s))
                 for eps in EPSILONS
             ]
     stump = run(lambda s: DecisionTreeClassifier(max_depth=1, random_state=s))
