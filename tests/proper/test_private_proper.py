@@ -378,3 +378,15 @@ def test_gridsearch_records_every_release_on_the_shared_ledger():
     # 2 candidates x 2 folds + 1 refit; scoring predicts without new data: no release
     assert len(acc.ledger) == 5
     assert acc.spent.epsilon == pytest.approx(2 * 0.5 + 2 * 1.0 + search.best_params_["epsilon"])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_littlestone_runs_for_every_n(n):
+    """Privacy holds for every n: tiny samples still give a proper, charged release."""
+    domain = np.arange(8.0)
+    x = domain[:n, None]
+    clf = _littlestone(domain=domain)
+    with pytest.warns(PrivacyWarning):
+        clf.fit(x, (x[:, 0] >= 3).astype(int))
+    assert 0 <= clf.hypothesis_.index < 9
+    assert clf.privacy_spent_ == (1.0, 1e-6)
