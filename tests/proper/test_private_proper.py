@@ -14,6 +14,7 @@ from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
 from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper._audit_cases import private_proper_audit_cases
 from sksmooth.proper._private_proper import _error_counts
 
 EXPECTED_FAILED = {}  # every check passes (random_state fixes the private draw)
@@ -256,12 +257,12 @@ def _exp_mechanism(neighbouring):
     return mechanism
 
 
-def test_audit_exponential_within_claim():
-    d0, d1 = _audit_data()
-    res = audit_epsilon(_exp_mechanism("substitute"), d0, d1, lambda out: out == 1,
-                        n_trials=3000, random_state=0)
-    assert res.epsilon_lower <= 1.0
-    assert res.epsilon_lower > 0.4  # the audit has power (true loss ~0.83)
+@pytest.mark.parametrize("case", private_proper_audit_cases(), ids=lambda c: c.name)
+def test_audit_cases_within_claim(case):
+    """The cases of the `sksmooth audit` suite (both methods): valid and informative."""
+    res = case.run(case.n_trials, 0)
+    assert res.epsilon_lower <= case.epsilon
+    assert res.epsilon_lower >= case.min_fraction * case.epsilon
 
 
 def test_audit_detects_add_remove_calibration_under_substitution():
@@ -343,28 +344,6 @@ def test_littlestone_rejects_points_outside_domain_and_keeps_state():
         _littlestone(domain=domain, hypotheses=np.ones((3, 5))).fit(X, y)
     with pytest.raises(ValueError, match="neighbouring"):
         _littlestone(domain=domain, neighbouring="add_remove").fit(X, y)
-
-
-def test_audit_littlestone_within_claim():
-    """End-to-end PolyPriPropLearn on neighbouring datasets (one label flipped)."""
-    domain = np.arange(4.0)
-    x = np.repeat(domain, 10)[:, None]
-    y0 = (x[:, 0] >= 2).astype(int)
-    y1 = y0.copy()
-    y1[np.flatnonzero(x[:, 0] == 2)[0]] = 0  # substitution of one example
-
-    def mechanism(y, rng):
-        clf = PrivateProperClassifier(
-            "thresholds", method="littlestone", domain=domain, epsilon=1.0, delta=1e-3,
-            classes=[0, 1], random_state=int(rng.integers(2**31)),
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyWarning)
-            return clf.fit(x, y).hypothesis_.index
-
-    res = audit_epsilon(mechanism, y0, y1, lambda out: out == 2, n_trials=500,
-                        random_state=0, delta=1e-3)
-    assert res.epsilon_lower <= 1.0
 
 
 def test_gridsearch_records_every_release_on_the_shared_ledger():
