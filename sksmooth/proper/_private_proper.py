@@ -16,7 +16,6 @@ Lemma 6.3, Alg. 3, Thm 6.4); seeds/000_08e60ac76481cbe2.txt §4.
 """
 
 import math
-import numbers
 import warnings
 
 import numpy as np

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
-from ._reduce_tree import empirical_class_masks, reduce_tree
+from ._reduce_tree import reduce_tree
 
 __all__ = [
     "minimax_set",

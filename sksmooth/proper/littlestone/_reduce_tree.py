@@ -6,11 +6,9 @@ seeds/001_f5510c59108e6780.txt, §5.1 (Algorithm 1 ReduceTree, Lemma 5.1,
 Lemma 5.5), §5.3 (Algorithm 2 PolyPriLearn, Theorem 5.7).
 """
 
-import math
-
 import numpy as np
 
-__all__ = ["reduce_tree", "empirical_class_masks"]
+__all__ = ["reduce_tree", "empirical_errors"]
 
 _TOL = 1e-12
 
@@ -23,8 +21,8 @@ class _Leaf:
         self.restriction = restriction  # bitmask of F|_{a(v)}
 
 
-def empirical_class_masks(oracle, x_idx, y):
-    """Return ``errors`` (per hypothesis, in [0, 1]) on the sample ``(x_idx, y)``."""
+def empirical_errors(oracle, x_idx, y):
+    """Empirical error of every hypothesis (in [0, 1]) on the sample ``(x_idx, y)``."""
     if len(x_idx) == 0:
         return np.zeros(oracle.n_hypotheses)
     predictions = oracle.matrix[:, x_idx]  # True <-> +1
@@ -62,7 +60,7 @@ def reduce_tree(oracle, x_idx, y, alpha_delta, k_prime, d=None):
     """
     if d is None:
         d = oracle.ldim()
-    errors = empirical_class_masks(oracle, x_idx, y)
+    errors = empirical_errors(oracle, x_idx, y)
 
     def level_mask(alpha):
         return oracle.mask_from_bool(errors <= alpha + _TOL)
@@ -133,8 +131,3 @@ def reduce_tree(oracle, x_idx, y, alpha_delta, k_prime, d=None):
             seen.add(key)
             candidates.append(values)
     return candidates, {"t_final": t_final, "n_leaves": len(leaves)}
-
-
-def lemma_5_5_set_size_bound(d, k_prime):
-    """``prod_{t=1}^{d} (k_t + 1)`` with ``k_t = k' 2^t`` (Lemma 5.5), as a float."""
-    return math.prod(float(k_prime * 2**t + 1) for t in range(1, d + 1))
