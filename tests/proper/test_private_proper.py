@@ -369,3 +369,18 @@ def test_littlestone_runs_for_every_n(n):
         clf.fit(x, (x[:, 0] >= 3).astype(int))
     assert 0 <= clf.hypothesis_.index < 9
     assert clf.privacy_spent_ == (1.0, 1e-6)
+
+
+def test_littlestone_accepts_a_finite_class_instance():
+    from sksmooth.classes import FiniteClass
+
+    domain, X, y = _littlestone_data(N=8, n=400, target=3, seed=2)
+    matrix = np.where(domain[None, :] >= np.append(domain, np.inf)[:, None], 1, -1)
+    concepts = FiniteClass(matrix=matrix, domain=domain[:, None])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        clf = _littlestone(domain=domain, hypotheses=concepts).fit(X, y)
+    assert clf.littlestone_dimension_ == 3
+    np.testing.assert_array_equal(
+        clf.predict(domain[:, None]), (matrix[clf.hypothesis_.index] > 0).astype(int)
+    )
