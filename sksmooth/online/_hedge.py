@@ -25,9 +25,23 @@ Thm 2.2 (regret <= ln K / eta + eta T / 8 for losses in [0, 1]).
 """
 
 import numpy as np
-from scipy.special import logsumexp
 
 __all__ = ["hedge_rounds", "DenseHedge", "StumpHedge", "hedge_regret_bound"]
+
+def logsumexp(a):
+    """``log(sum(exp(a)))`` of a 1-D array, stable; ``-inf`` if all are ``-inf``.
+
+    Same value as ``scipy.special.logsumexp`` for 1-D input, without its
+    per-call overhead (this runs once per batch on the hot path).
+    """
+    a = np.asarray(a, dtype=float)
+    if a.size == 0:
+        return -np.inf
+    m = np.max(a)
+    if not np.isfinite(m):
+        return float(m)
+    return float(m + np.log(np.sum(np.exp(a - m))))
+
 
 # Elements of the per-chunk (rounds x experts) work arrays (~32 MB float64).
 _CHUNK_ELEMENTS = 1 << 22

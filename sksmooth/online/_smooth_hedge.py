@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._guarantee import Guarantee
@@ -361,6 +362,12 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if first:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
                                  ensure_all_finite=True, y_numeric=False)
+            check_classification_targets(y)
+            if classes is None and type_of_target(y) not in ("binary", "unknown") and \
+                    len(np.unique(y)) > 2:
+                raise ValueError(
+                    "Only binary classification is supported: y has "
+                    f"{len(np.unique(y))} labels. Use sklearn.multiclass.OneVsRestClassifier.")
             labels = BinaryLabels.fit_classes(y, classes)
             if classes is None and len(labels) < 2 and not first_call_from_fit:
                 raise ValueError(
