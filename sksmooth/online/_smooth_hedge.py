@@ -29,6 +29,9 @@ __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 _CLASS_NAMES = ("thresholds", "stumps", "halfspaces", "boxes")
 # rows per dense-engine call: (rows x experts) boolean matrix of ~4M entries
 _DENSE_CHUNK_ELEMENTS = 1 << 22
+# the vote is a tie when |p(+1) - 1/2| is within rounding error (the weights
+# are summed in different orders by different code paths); ties -> classes_[0]
+_TIE_TOLERANCE = 1e-12
 
 
 def lemma_3_2_bound(log_n_functions, n_rounds, p):
@@ -461,7 +464,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 positive = self._cover.evaluate(X[start:stop])
                 proba[start:stop], loss[start:stop] = engine.update(
                     positive, y_positive[start:stop])
-        vote_positive = proba > 0.5
+        vote_positive = proba > 0.5 + _TIE_TOLERANCE
         self.mistakes_ += int(np.count_nonzero(vote_positive != y_positive))
         self.cumulative_loss_ += float(loss.sum())
 
@@ -594,8 +597,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Deterministic weighted majority vote (ties go to ``classes_[0]``)."""
-        return BinaryLabels.decode(np.where(self.decision_function(X) > 0, 1, -1),
-                                   self.classes_)
+        positive = self._proba_positive(X) > 0.5 + _TIE_TOLERANCE
+        return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
 
     def sample_predict(self, X, random_state=None):
         """Predictions of one hypothesis drawn from the current Hedge weights.
