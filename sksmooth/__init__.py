@@ -6,11 +6,13 @@ of the subpackages.
 """
 
 from ._guarantee import Guarantee, PrivacySpent
+from .accounting import BudgetAccountant
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BudgetAccountant",
     "BudgetError",
     "Guarantee",
     "PrivacyLeakWarning",

@@ -1,0 +1,119 @@
+import numpy as np
+import pytest
+
+from sksmooth import PrivacyLeakWarning
+from sksmooth._validation import (
+    BinaryLabels,
+    check_bounds,
+    check_delta,
+    check_epsilon,
+    check_generator,
+    check_positive_int,
+    check_sigma,
+    clip_to_bounds,
+)
+
+
+def test_epsilon_delta_sigma_accept_valid_values():
+    assert check_epsilon(0.5) == 0.5
+    assert check_epsilon(np.float32(2)) == 2.0
+    assert check_epsilon(np.inf, allow_inf=True) == np.inf
+    assert check_delta(0) == 0.0
+    assert check_delta(1e-5) == 1e-5
+    assert check_sigma(1) == 1.0
+
+
+@pytest.mark.parametrize(
+    "func, value, err, match",
+    [
+        (check_epsilon, 0, ValueError, "epsilon must be > 0"),
+        (check_epsilon, -0.1, ValueError, "epsilon"),
+        (check_epsilon, np.inf, ValueError, "finite"),
+        (check_epsilon, np.nan, TypeError, "epsilon"),
+        (check_epsilon, True, TypeError, "epsilon"),
+        (check_epsilon, "1", TypeError, "epsilon"),
+        (check_delta, 1.0, ValueError, r"delta must lie in \[0, 1\)"),
+        (check_delta, -1e-9, ValueError, "delta"),
+        (check_delta, None, TypeError, "delta"),
+        (check_sigma, 0, ValueError, r"sigma must lie in \(0, 1\]"),
+        (check_sigma, 1.5, ValueError, "sigma"),
+        (check_positive_int, 0, ValueError, "n_rounds"),
+        (check_positive_int, 2.0, TypeError, "n_rounds"),
+    ],
+)
+def test_bad_scalars_name_the_parameter(func, value, err, match):
+    args = (value, "n_rounds") if func is check_positive_int else (value,)
+    with pytest.raises(err, match=match):
+        func(*args)
+
+
+def test_delta_zero_can_be_forbidden():
+    with pytest.raises(ValueError, match=r"\(0, 1\)"):
+        check_delta(0.0, allow_zero=False)
+
+
+def test_bounds_scalar_and_per_feature():
+    lower, upper = check_bounds((0, 1), 3)
+    np.testing.assert_array_equal(lower, [0, 0, 0])
+    np.testing.assert_array_equal(upper, [1, 1, 1])
+    lower, upper = check_bounds(([0, -1], [1, 2]), 2)
+    np.testing.assert_array_equal(upper, [1, 2])
+
+
+@pytest.mark.parametrize(
+    "bounds, err, match",
+    [
+        ((1, 0), ValueError, "lower must be <= upper"),
+        (([0, 0], [1, 1, 1]), ValueError, "n_features=2"),
+        ((0, np.inf), ValueError, "finite"),
+        (5, TypeError, "pair"),
+        ((0, 1, 2), TypeError, "pair"),
+    ],
+)
+def test_bad_bounds(bounds, err, match):
+    with pytest.raises(err, match=match):
+        check_bounds(bounds, 2)
+
+
+def test_bounds_from_data_warn_about_leak():
+    X = np.array([[0.0, 5.0], [2.0, -1.0]])
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        lower, upper = check_bounds(None, 2, X=X)
+    np.testing.assert_array_equal(lower, [0, -1])
+    np.testing.assert_array_equal(upper, [2, 5])
+    with pytest.raises(ValueError, match="public bounds"):
+        check_bounds(None, 2)
+
+
+def test_clip_counts_rows():
+    X = np.array([[0.5, 0.5], [1.5, 0.5], [-1.0, 2.0]])
+    Xc, n = clip_to_bounds(X, np.zeros(2), np.ones(2))
+    assert n == 2
+    assert Xc.min() >= 0 and Xc.max() <= 1
+    assert X[1, 0] == 1.5  # input not mutated
+
+
+def test_generator_reproducible_and_validated():
+    assert check_generator(3).random() == check_generator(3).random()
+    g = np.random.default_rng(0)
+    assert check_generator(g) is g
+    assert isinstance(check_generator(np.random.RandomState(0)), np.random.Generator)
+    with pytest.raises(TypeError, match="random_state"):
+        check_generator("seed")
+    with pytest.raises(ValueError, match="random_state"):
+        check_generator(-1)
+
+
+def test_binary_labels_round_trip_and_errors():
+    y = np.array(["b", "a", "b"])
+    classes = BinaryLabels.fit_classes(y)
+    np.testing.assert_array_equal(classes, ["a", "b"])
+    y_pm = BinaryLabels.encode(y, classes)
+    np.testing.assert_array_equal(y_pm, [1, -1, 1])
+    np.testing.assert_array_equal(BinaryLabels.decode(y_pm, classes), y)
+    with pytest.raises(ValueError, match="not in classes_"):
+        BinaryLabels.encode(["c"], classes)
+    with pytest.raises(ValueError, match="binary"):
+        BinaryLabels.fit_classes([0, 1, 2])
+    with pytest.raises(ValueError, match="exactly two"):
+        BinaryLabels.fit_classes([0], classes=[0])
