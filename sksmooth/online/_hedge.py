@@ -43,8 +43,9 @@ def logsumexp(a):
     return float(m + np.log(np.sum(np.exp(a - m))))
 
 
-# Elements of the per-chunk (rounds x experts) work arrays (~32 MB float64).
-_CHUNK_ELEMENTS = 1 << 22
+# Elements of the per-chunk (rounds x experts) work arrays (8 MB float64:
+# cache friendly; larger chunks measured slower).
+_CHUNK_ELEMENTS = 1 << 20
 # Within a chunk, weights are carried in linear scale relative to the chunk's
 # largest starting weight; eta * rounds_per_chunk <= this keeps every factor
 # above exp(-_MAX_DECAY) (no underflow of the leading weight).
@@ -94,7 +95,7 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
     -----
     Per chunk of ``b`` rounds the weights after each round are the running
     product ``w_0 * prod_{s<=t} r^{l_s}`` with ``r = exp(-eta)``: one
-    ``cumprod`` down the rows and one matrix-vector product give every
+    ``cumprod`` down the rows and one matrix-vector product (einsum) give every
     round's total weight ``Z_t``, and the weight on wrong experts at round t
     is ``(Z_{t-1} - Z_t) / (1 - r)`` (no exponentials, no loop over experts
     or rounds inside a chunk).
@@ -121,7 +122,8 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
         np.cumprod(factors, axis=0, out=factors)
         totals = np.empty(stop - start + 1)
         totals[0] = w0.sum()
-        np.dot(factors, w0, out=totals[1:])
+        # einsum, not BLAS: multithreaded gemv stalls on a busy machine
+        totals[1:] = np.einsum("ij,j->i", factors, w0)
         # weight on wrong experts at round t = (Z_{t-1} - Z_t) / (1 - r)
         loss = (totals[:-1] - totals[1:]) / (one_minus_decay * totals[:-1])
         np.clip(loss, 0.0, 1.0, out=loss)
@@ -168,7 +170,7 @@ class DenseHedge:
     def proba_positive(self, positive):
         """Weight of the experts predicting +1 for each row of ``positive``."""
         weights = np.exp(self.log_weights)
-        return np.clip(positive @ weights, 0.0, 1.0)
+        return np.clip(np.einsum("ij,j->i", positive, weights), 0.0, 1.0)
 
     def sample_expert(self, rng):
         """Draw one expert index with probability equal to its weight (Gumbel-max)."""
@@ -182,10 +184,14 @@ class StumpHedge:
     """Exact Hedge over decision stumps, stored as weight segments.
 
     Expert ``j`` predicts ``sign[j]`` if ``x[feature[j]] >= threshold[j]``
-    and ``-sign[j]`` otherwise. Any list of stumps is accepted (duplicates,
-    one sign only, uneven grids); the engine groups them by feature, sorts
-    the distinct thresholds, and counts the experts of each sign at each
-    distinct threshold.
+    and ``-sign[j]`` otherwise (``sksmooth.classes.StumpConcepts``). Any list
+    of stumps is accepted (duplicates, one sign only, uneven grids): the
+    distinct thresholds of every feature are sorted and laid end to end in
+    one global axis (feature ``f`` occupies positions ``offset[f] ...
+    offset[f] + M_f - 1``), with the number of experts of each sign at each
+    position. A segment is a run of positions of one feature whose experts
+    (of a given sign) have equal weights; every operation below is one
+    vectorised numpy call over all features and segments.
 
     Parameters
     ----------
@@ -197,191 +203,165 @@ class StumpHedge:
     def __init__(self, feature, threshold, sign, n_features, learning_rate):
         feature = np.asarray(feature, dtype=np.intp)
         threshold = np.asarray(threshold, dtype=float)
-        sign = np.asarray(sign)
+        plus = np.asarray(sign) > 0
         self.n_experts = len(feature)
         self.n_features = int(n_features)
         self.learning_rate = float(learning_rate)
-        self._feature = feature
-        self._threshold = threshold
-        self._plus = sign > 0
-        # per feature: distinct sorted thresholds, cumulative counts per sign,
-        # segment starts (positions in the distinct grid) and per-expert
-        # log-weight of each segment (same for every expert in a segment).
-        self.grids = []
-        self.cum_plus = []
-        self.cum_minus = []
-        self.starts = []
-        self.lw_plus = []
-        self.lw_minus = []
-        self.loss_plus = []
-        self.loss_minus = []
-        uniform = -np.log(self.n_experts)
-        for f in range(self.n_features):
-            mask = feature == f
+        grids, n_plus, n_minus, expert_position = [], [], [], np.empty(self.n_experts, np.intp)
+        offsets = np.zeros(self.n_features + 1, dtype=np.intp)
+        for f in range(self.n_features):  # setup only: one pass per feature
+            mask = np.flatnonzero(feature == f)
             grid, inverse = np.unique(threshold[mask], return_inverse=True)
-            n_plus = np.bincount(inverse[self._plus[mask]], minlength=len(grid))
-            n_minus = np.bincount(inverse[~self._plus[mask]], minlength=len(grid))
-            self.grids.append(grid)
-            self.cum_plus.append(np.concatenate([[0], np.cumsum(n_plus)]))
-            self.cum_minus.append(np.concatenate([[0], np.cumsum(n_minus)]))
-            self.starts.append(np.zeros(1, dtype=np.intp))
-            self.lw_plus.append(np.full(1, uniform))
-            self.lw_minus.append(np.full(1, uniform))
-            self.loss_plus.append(np.zeros(1, dtype=np.int64))
-            self.loss_minus.append(np.zeros(1, dtype=np.int64))
+            grids.append(grid)
+            n_plus.append(np.bincount(inverse[plus[mask]], minlength=len(grid)))
+            n_minus.append(np.bincount(inverse[~plus[mask]], minlength=len(grid)))
+            expert_position[mask] = offsets[f] + inverse
+            offsets[f + 1] = offsets[f] + len(grid)
+        self.grids = grids
+        self.offsets = offsets
+        self.active = np.flatnonzero(np.diff(offsets) > 0)  # features with stumps
+        self.cum_plus = np.concatenate([[0], np.cumsum(np.concatenate(n_plus))]).astype(np.int64)
+        self.cum_minus = np.concatenate([[0], np.cumsum(np.concatenate(n_minus))]).astype(np.int64)
+        self.expert_position = expert_position
+        self.expert_plus = plus
+        # one segment per active feature to start with (uniform weights)
+        self.starts = offsets[self.active].copy()
+        self.seg_feature = self.active.copy()
+        uniform = -np.log(max(self.n_experts, 1))
+        self.lw_plus = np.full(len(self.starts), uniform)
+        self.lw_minus = np.full(len(self.starts), uniform)
+        self.loss_plus = np.zeros(len(self.starts), dtype=np.int64)
+        self.loss_minus = np.zeros(len(self.starts), dtype=np.int64)
 
     @property
     def n_segments(self):
-        return int(sum(len(s) for s in self.starts))
+        return int(len(self.starts))
 
     # -------------------------------------------------------------- helpers
-    def _segment_counts(self, f, starts):
-        ends = np.append(starts[1:], len(self.grids[f]))
-        cp, cm = self.cum_plus[f], self.cum_minus[f]
-        return cp[ends] - cp[starts], cm[ends] - cm[starts]
+    def _positions(self, X):
+        """Global position of each (row, active feature): offset + #thresholds <= x.
 
-    @staticmethod
-    def _log(counts):
+        Plus-stumps of feature f at positions < that value predict +1 at x.
+        """
+        out = np.empty((X.shape[0], len(self.active)), dtype=np.intp)
+        for i, f in enumerate(self.active):  # one searchsorted per feature
+            out[:, i] = self.offsets[f] + np.searchsorted(self.grids[f], X[:, f], side="right")
+        return out
+
+    def _segment_ends(self):
+        ends = np.empty_like(self.starts)
+        ends[:-1] = self.starts[1:]
+        if len(ends):
+            ends[-1] = self.offsets[-1]
+        return ends
+
+    def _segment_counts(self):
+        ends = self._segment_ends()
+        return (self.cum_plus[ends] - self.cum_plus[self.starts],
+                self.cum_minus[ends] - self.cum_minus[self.starts])
+
+    def _segment_log_mass(self):
+        n_plus, n_minus = self._segment_counts()
         with np.errstate(divide="ignore"):
-            return np.log(counts)
+            return self.lw_plus + np.log(n_plus), self.lw_minus + np.log(n_minus)
 
-    def _split(self, f, positions):
-        """Add segment boundaries at ``positions`` (indices into the grid)."""
-        grid_size = len(self.grids[f])
-        positions = positions[(positions > 0) & (positions < grid_size)]
-        old = self.starts[f]
-        new = np.union1d(old, positions).astype(np.intp)
-        if len(new) == len(old):
+    def _split(self, positions):
+        """Add segment boundaries at the global ``positions`` (strictly inside a feature)."""
+        lo = self.offsets[self.active]
+        hi = self.offsets[self.active + 1]
+        inside = (positions > lo) & (positions < hi)
+        new = np.union1d(self.starts, positions[inside]).astype(np.intp)
+        if len(new) == len(self.starts):
             return
-        parent = np.searchsorted(old, new, side="right") - 1
-        self.starts[f] = new
-        self.lw_plus[f] = self.lw_plus[f][parent]
-        self.lw_minus[f] = self.lw_minus[f][parent]
-        self.loss_plus[f] = self.loss_plus[f][parent]
-        self.loss_minus[f] = self.loss_minus[f][parent]
-
-    def _positions(self, f, x):
-        # number of grid thresholds <= x: the plus-stumps at grid positions
-        # < that number predict +1 at x
-        return np.searchsorted(self.grids[f], x, side="right")
+        parent = np.searchsorted(self.starts, new, side="right") - 1
+        self.starts = new
+        self.seg_feature = self.seg_feature[parent]
+        self.lw_plus = self.lw_plus[parent]
+        self.lw_minus = self.lw_minus[parent]
+        self.loss_plus = self.loss_plus[parent]
+        self.loss_minus = self.loss_minus[parent]
 
     # ----------------------------------------------------------------- API
     def update(self, X, y_positive):
         """Play a batch of rounds in order; return ``(proba_positive, expected_loss)``."""
         n_rounds = X.shape[0]
-        positions = [self._positions(f, X[:, f]) for f in range(self.n_features)]
-        for f in range(self.n_features):
-            self._split(f, positions[f])
-        log_mass, columns = [], []
-        for f in range(self.n_features):
-            starts = self.starts[f]
-            n_plus, n_minus = self._segment_counts(f, starts)
-            log_mass.append(self.lw_plus[f] + self._log(n_plus))
-            log_mass.append(self.lw_minus[f] + self._log(n_minus))
-            columns.append(starts)
-        log_mass = np.concatenate(log_mass)
+        positions = self._positions(X)
+        self._split(positions)
+        # column of each segment's feature in ``positions``
+        column = np.searchsorted(self.active, self.seg_feature)
+        mass_plus, mass_minus = self._segment_log_mass()
+        log_mass = np.concatenate([mass_plus, mass_minus])
         keep = np.isfinite(log_mass)
-        sizes = [len(s) for s in self.starts]
-        # rows of at most ~_CHUNK_ELEMENTS work elements; hedge_rounds chunks again
-        total_columns = 2 * sum(sizes)
-        rows = max(1, _CHUNK_ELEMENTS // max(total_columns, 1))
+        n_seg = len(self.starts)
+        rows = max(1, _CHUNK_ELEMENTS // max(2 * n_seg, 1))
         proba = np.empty(n_rounds)
         expected_loss = np.empty(n_rounds)
-        batch_loss = np.zeros(total_columns, dtype=np.int64)
-        current = log_mass.copy()
+        batch_loss = np.zeros(2 * n_seg, dtype=np.int64)
+        current = log_mass[keep]
         for start in range(0, n_rounds, rows):
             stop = min(start + rows, n_rounds)
-            blocks = []
-            for f in range(self.n_features):
-                plus = columns[f][None, :] < positions[f][start:stop, None]
-                blocks.append(plus)
-                blocks.append(~plus)
-            positive = np.concatenate(blocks, axis=1)[:, keep]
-            p, el, loss = hedge_rounds(current[keep], positive,
-                                       y_positive[start:stop], self.learning_rate)
+            plus = self.starts[None, :] < positions[start:stop, column]
+            positive = np.concatenate([plus, ~plus], axis=1)[:, keep]
+            p, el, loss = hedge_rounds(current, positive, y_positive[start:stop],
+                                       self.learning_rate)
             proba[start:stop] = p
             expected_loss[start:stop] = el
             batch_loss[keep] += loss
-            current[keep] -= self.learning_rate * loss
-        offset = 0
-        for f in range(self.n_features):
-            k = sizes[f]
-            lp = batch_loss[offset:offset + k]
-            lm = batch_loss[offset + k:offset + 2 * k]
-            self.loss_plus[f] = self.loss_plus[f] + lp
-            self.loss_minus[f] = self.loss_minus[f] + lm
-            self.lw_plus[f] = self.lw_plus[f] - self.learning_rate * lp
-            self.lw_minus[f] = self.lw_minus[f] - self.learning_rate * lm
-            offset += 2 * k
+            current = current - self.learning_rate * loss
+        self.loss_plus = self.loss_plus + batch_loss[:n_seg]
+        self.loss_minus = self.loss_minus + batch_loss[n_seg:]
+        self.lw_plus = self.lw_plus - self.learning_rate * batch_loss[:n_seg]
+        self.lw_minus = self.lw_minus - self.learning_rate * batch_loss[n_seg:]
         self._normalise()
         return proba, expected_loss
 
-    def _segment_log_mass(self):
-        out = []
-        for f in range(self.n_features):
-            n_plus, n_minus = self._segment_counts(f, self.starts[f])
-            out.append((self.lw_plus[f] + self._log(n_plus),
-                        self.lw_minus[f] + self._log(n_minus)))
-        return out
-
     def _normalise(self):
-        masses = self._segment_log_mass()
-        total = logsumexp(np.concatenate([np.concatenate(m) for m in masses]))
-        for f in range(self.n_features):
-            self.lw_plus[f] = self.lw_plus[f] - total
-            self.lw_minus[f] = self.lw_minus[f] - total
+        mass_plus, mass_minus = self._segment_log_mass()
+        total = logsumexp(np.concatenate([mass_plus, mass_minus]))
+        self.lw_plus = self.lw_plus - total
+        self.lw_minus = self.lw_minus - total
 
     def proba_positive(self, X):
         """Weight of the stumps predicting +1 at each row of ``X`` (no update)."""
-        out = np.zeros(X.shape[0])
-        for f, (mass_plus, mass_minus) in enumerate(self._segment_log_mass()):
-            starts = self.starts[f]
-            wp = np.exp(mass_plus)
-            wm = np.exp(mass_minus)
-            # plus stumps at positions < idx vote +1; minus stumps at >= idx do
-            cum_plus = np.concatenate([[0.0], np.cumsum(wp)])
-            cum_minus_tail = np.concatenate([np.cumsum(wm[::-1])[::-1], [0.0]])
-            idx = self._positions(f, X[:, f])
-            # segments fully below idx; idx may fall inside a segment (points
-            # never seen), so split that segment's mass by expert counts.
-            seg = np.searchsorted(starts, idx, side="right") - 1
-            seg_start = starts[seg]
-            n_plus, n_minus = self._segment_counts(f, starts)
-            cp, cm = self.cum_plus[f], self.cum_minus[f]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac_plus = np.where(n_plus[seg] > 0,
-                                     (cp[idx] - cp[seg_start]) / np.maximum(n_plus[seg], 1), 0.0)
-                frac_minus = np.where(n_minus[seg] > 0,
-                                      (cm[idx] - cm[seg_start]) / np.maximum(n_minus[seg], 1), 0.0)
-            out += cum_plus[seg] + frac_plus * wp[seg]
-            out += cum_minus_tail[seg + 1] + (1.0 - frac_minus) * wm[seg]
-        return np.clip(out, 0.0, 1.0)
+        if len(self.starts) == 0:
+            return np.zeros(X.shape[0])
+        mass_plus, mass_minus = self._segment_log_mass()
+        wp, wm = np.exp(mass_plus), np.exp(mass_minus)
+        cum_wp = np.concatenate([[0.0], np.cumsum(wp)])
+        cum_wm = np.concatenate([[0.0], np.cumsum(wm)])
+        n_plus, n_minus = self._segment_counts()
+        positions = self._positions(X)                       # (n, d_active)
+        first = np.searchsorted(self.starts, self.offsets[self.active])   # (d_active,)
+        last = np.append(first[1:], len(self.starts)) - 1
+        seg = np.searchsorted(self.starts, positions, side="right") - 1
+        seg = np.minimum(seg, last)  # x above every threshold of f: last segment of f
+        seg_start = self.starts[seg]
+        # fraction of the segment's experts strictly below the position
+        below_plus = self.cum_plus[positions] - self.cum_plus[seg_start]
+        below_minus = self.cum_minus[positions] - self.cum_minus[seg_start]
+        frac_plus = below_plus / np.maximum(n_plus[seg], 1)
+        frac_minus = below_minus / np.maximum(n_minus[seg], 1)
+        # plus stumps below the position vote +1, minus stumps at or above it do
+        vote = (cum_wp[seg] - cum_wp[first] + frac_plus * wp[seg]
+                + cum_wm[last + 1] - cum_wm[seg + 1] + (1.0 - frac_minus) * wm[seg])
+        return np.clip(vote.sum(axis=1), 0.0, 1.0)
+
+    def _expert_segment(self):
+        return np.searchsorted(self.starts, self.expert_position, side="right") - 1
 
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
-        out = np.empty(self.n_experts)
-        for f in range(self.n_features):
-            mask = np.flatnonzero(self._feature == f)
-            pos = np.searchsorted(self.grids[f], self._threshold[mask])
-            seg = np.searchsorted(self.starts[f], pos, side="right") - 1
-            plus = self._plus[mask]
-            out[mask] = np.where(plus, self.lw_plus[f][seg], self.lw_minus[f][seg])
-        return out
+        seg = self._expert_segment()
+        return np.where(self.expert_plus, self.lw_plus[seg], self.lw_minus[seg])
 
     def expert_loss(self):
         """Per-expert cumulative mistakes in the original expert order."""
-        out = np.empty(self.n_experts, dtype=np.int64)
-        for f in range(self.n_features):
-            mask = np.flatnonzero(self._feature == f)
-            pos = np.searchsorted(self.grids[f], self._threshold[mask])
-            seg = np.searchsorted(self.starts[f], pos, side="right") - 1
-            plus = self._plus[mask]
-            out[mask] = np.where(plus, self.loss_plus[f][seg], self.loss_minus[f][seg])
-        return out
+        seg = self._expert_segment()
+        return np.where(self.expert_plus, self.loss_plus[seg], self.loss_minus[seg])
 
     def weights(self):
         return np.exp(self.log_weights())
 
     def sample_expert(self, rng):
-        """Draw one expert index with probability equal to its weight."""
+        """Draw one expert index with probability equal to its weight (Gumbel-max)."""
         return int(np.argmax(self.log_weights() + rng.gumbel(size=self.n_experts)))

@@ -67,11 +67,14 @@ def make_stumps(n_features, n_grid, rng, drop=0.0):
     return feature[keep], threshold[keep], sign[keep]
 
 
-@pytest.mark.parametrize("drop", [0.0, 0.3])
-def test_stump_engine_equals_dense_engine(drop):
+@pytest.mark.parametrize("drop, skip_feature", [(0.0, None), (0.3, None), (0.0, 1)])
+def test_stump_engine_equals_dense_engine(drop, skip_feature):
     rng = np.random.default_rng(2)
     d = 3
     feature, threshold, sign = make_stumps(d, 40, rng, drop=drop)
+    if skip_feature is not None:  # a feature without any stump
+        keep = feature != skip_feature
+        feature, threshold, sign = feature[keep], threshold[keep], sign[keep]
     X = rng.random((400, d))
     X[::7, 1] = threshold[5]  # ties with grid values
     y = (X[:, 0] > 0.4) ^ (rng.random(400) < 0.15)
