@@ -20,13 +20,13 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._guarantee import Guarantee
+from ..classes import ConceptClass, FiniteConcepts, Thresholds, check_concept_class
 from .._validation import (BinaryLabels, check_bounds, check_generator,
                            check_positive_int, check_sigma, clip_to_bounds)
 from ._hedge import DenseHedge, StumpHedge, hedge_regret_bound
 
 __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 
-_CLASS_NAMES = ("thresholds", "stumps", "halfspaces", "boxes")
 # rows per dense-engine call: (rows x experts) boolean matrix of ~4M entries
 _DENSE_CHUNK_ELEMENTS = 1 << 22
 # the vote is a tie when |p(+1) - 1/2| is within rounding error (the weights
@@ -59,18 +59,6 @@ def lemma_3_2_bound(log_n_functions, n_rounds, p):
     return float(min(n_rounds, res.fun, value(0.0)))
 
 
-def _resolve_class(hypotheses):
-    from .. import classes as _classes  # foundation module
-
-    mapping = {
-        "thresholds": _classes.Thresholds,
-        "stumps": _classes.Stumps,
-        "halfspaces": _classes.Halfspaces,
-        "boxes": _classes.Boxes,
-    }
-    return mapping[hypotheses]()
-
-
 def _learning_rate_auto(n_experts, n_rounds):
     # eta = sqrt(8 ln K / T) minimises ln K / eta + eta T / 8 (Cesa-Bianchi &
     # Lugosi 2006, Cor. 2.2); K = 1 is treated as K = 2
@@ -96,10 +84,11 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    hypotheses : {'thresholds', 'stumps', 'halfspaces', 'boxes'} or object, default='thresholds'
-        The class. A concept class from :mod:`sksmooth.classes` (an object
-        with a ``cover`` method), or a finite set of hypotheses (an object
-        with ``evaluate(X)`` and ``n_concepts``, e.g. a cover or
+    hypotheses : str, ConceptClass or FiniteConcepts, default='thresholds'
+        The class: 'thresholds', 'stumps', 'halfspaces', 'boxes' (or any name
+        accepted by :func:`sksmooth.classes.check_concept_class`), a concept
+        class instance from :mod:`sksmooth.classes` (covered with
+        ``gamma``), or a finite set of hypotheses (a cover or
         :class:`sksmooth.classes.FiniteClass`) used as is.
     sigma : float in (0, 1], default=0.1
         Smoothness of the adversary the cover is tuned for: the rounds'
@@ -263,17 +252,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(
                 f"learning_rate must be 'auto' or a float > 0, got {self.learning_rate!r}.")
         max_experts = check_positive_int(self.max_experts, "max_experts", minimum=2)
-        hyp = self.hypotheses
-        if isinstance(hyp, str):
-            if hyp not in _CLASS_NAMES:
-                raise ValueError(
-                    f"hypotheses={hyp!r} is not one of {_CLASS_NAMES}; or pass a concept "
-                    "class / finite set from sksmooth.classes.")
-        elif not (hasattr(hyp, "cover") or hasattr(hyp, "evaluate")):
-            raise TypeError(
-                "hypotheses must be a class name, a concept class (with .cover) or a "
-                f"finite set of hypotheses (with .evaluate), got {type(hyp).__name__}.")
-        return sigma, horizon, gamma, learning_rate, max_experts
+        concepts = check_concept_class(self.hypotheses, "hypotheses")
+        return sigma, horizon, gamma, learning_rate, max_experts, concepts
 
     def _validate_X(self, X, reset):
         X = validate_data(self, X, reset=reset, dtype=np.float64,
@@ -283,12 +263,11 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- epochs
     def _make_epoch(self, start, length, params, n_features, lower, upper):
         """Build the cover and Hedge engine of an epoch (no mutation of self)."""
-        sigma, horizon, gamma, learning_rate, max_experts = params
-        hyp = self.hypotheses
+        sigma, horizon, gamma, learning_rate, max_experts, concepts = params
         target_gamma = sigma / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
-        if isinstance(hyp, str) or hasattr(hyp, "cover"):
-            cls = _resolve_class(hyp) if isinstance(hyp, str) else hyp
-            if hyp == "thresholds" and n_features != 1:
+        if isinstance(concepts, ConceptClass):
+            cls = concepts
+            if isinstance(cls, Thresholds) and n_features != 1:
                 raise ValueError(
                     f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
                     "use hypotheses='stumps' for several features.")
@@ -299,7 +278,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             cover = cls.cover(bounds=(lower, upper), gamma=min(target_gamma, 0.5),
                               max_size=max_experts, random_state=seed, **kwargs)
         else:
-            cover = hyp
+            cover = concepts
             if getattr(cover, "n_features", n_features) != n_features:
                 raise ValueError(
                     f"the finite hypotheses are defined on {cover.n_features} features, "
@@ -475,8 +454,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         None when the cover has no certified bracketing structure (then only
         the regret against the best cover element is bounded).
         """
-        if not (isinstance(self.hypotheses, str) or hasattr(self.hypotheses, "cover")):
-            return None
+        if isinstance(check_concept_class(self.hypotheses), FiniteConcepts):
+            return None  # a given finite set: no class around it to compare with
         width = getattr(cover, "bracket_width", None)
         if not getattr(cover, "is_bracketing", False) or width is None:
             return None
