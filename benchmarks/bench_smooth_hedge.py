@@ -29,8 +29,10 @@ Writes benchmarks/results/smooth_hedge.json.
 """
 
 import argparse
-import json
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # 2-core shared machine: no BLAS thread stalls
+import json
 import platform
 import sys
 import time
