@@ -20,9 +20,9 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._guarantee import Guarantee
-from ..classes import ConceptClass, FiniteConcepts, Thresholds, check_concept_class
 from .._validation import (BinaryLabels, check_bounds, check_generator,
                            check_positive_int, check_sigma, clip_to_bounds)
+from ..classes import ConceptClass, FiniteConcepts, Thresholds, check_concept_class
 from ._hedge import DenseHedge, StumpHedge, hedge_regret_bound
 
 __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]

@@ -259,6 +259,37 @@ class SmoothedHalfspaceAdversary:
         self.n_rounds_ += n_samples
         return X, y, pred, y_clean
 
+    def iter_batches(self, n_rounds, batch_size=1, predict=None):
+        """Yield ``(X, y)`` batches for ``n_rounds`` rounds.
+
+        Parameters
+        ----------
+        n_rounds : int
+        batch_size : int, default=1
+        predict : callable, optional
+            The learner's current ``predict`` (called before each batch, so the
+            caller's updates between batches are seen by an adaptive adversary).
+            If the learner is not fitted yet, the adversary falls back to the
+            middle of its version space for that batch.
+
+        Yields
+        ------
+        X : ndarray of shape (batch, n_features)
+        y : ndarray of shape (batch,)
+        """
+        n_rounds = check_positive_int(n_rounds, "n_rounds")
+        batch_size = check_positive_int(batch_size, "batch_size")
+        for start in range(0, n_rounds, batch_size):
+            size = min(batch_size, n_rounds - start)
+            current = predict
+            if predict is not None:
+                try:  # an unfitted learner gives no information yet
+                    predict(self._boundary_point_rows(np.zeros(1)))
+                except (AttributeError, ValueError):  # NotFittedError is both
+                    current = None
+            X, y, _, _ = self._sample(size, current)
+            yield X, y
+
     def play(self, learner, n_rounds, batch_size=1, classes=(-1, 1)):
         """Run the interaction with an online learner (predict, then update).
 

@@ -146,3 +146,21 @@ def test_bad_parameters(kwargs, match):
 def test_bad_normal():
     with pytest.raises(ValueError, match="normal"):
         SmoothedHalfspaceAdversary(n_features=2, normal=[0.0, 0.0])
+
+
+def test_iter_batches_matches_play():
+    from sksmooth.online import SmoothHedgeClassifier
+
+    clf = SmoothHedgeClassifier(sigma=0.05, horizon=300, bounds=(0.0, 1.0))
+    stream = SmoothedThresholdAdversary(sigma=0.05, random_state=4)
+    Xs, ys = [], []
+    for X, y in stream.iter_batches(300, batch_size=7, predict=clf.predict):
+        clf.partial_fit(X, y, classes=[-1, 1])
+        Xs.append(X)
+        ys.append(y)
+    other = SmoothHedgeClassifier(sigma=0.05, horizon=300, bounds=(0.0, 1.0))
+    record = SmoothedThresholdAdversary(sigma=0.05, random_state=4).play(other, 300,
+                                                                       batch_size=7)
+    np.testing.assert_array_equal(np.concatenate(Xs), record.X)
+    np.testing.assert_array_equal(np.concatenate(ys), record.y)
+    assert clf.mistakes_ == other.mistakes_
