@@ -18,9 +18,9 @@ one ``partial_fit`` call per round):
 (a) adaptive sigma-smooth threshold adversary (000 App. B style), sigma=0.01;
 (b) adaptive sigma-smooth 2-D halfspace adversary, sigma=0.01;
 (c) breast cancer (569 rows, 30 features), shuffled (5 seeds), stumps.
-    Public bounds choice: each feature's [min, max] over the bundled dataset
-    is *declared public* (as a published data dictionary would give); every
-    learner sees the features min-max scaled to [0, 1] with these bounds.
+    Public bounds: the per-feature [min, max] of the dataset's published
+    summary table (``sksmooth.datasets.load_breast_cancer_public``); every
+    learner sees the features scaled to [0, 1] with these bounds.
 
 Peers: sklearn Perceptron and SGDClassifier (hinge, log-loss) ``partial_fit``;
 river's Perceptron / LogisticRegression when river is importable.
@@ -43,10 +43,10 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import sklearn  # noqa: E402
-from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.linear_model import Perceptron, SGDClassifier  # noqa: E402
 
 from sksmooth.classes import Thresholds  # noqa: E402
+from sksmooth.datasets import load_breast_cancer_public  # noqa: E402
 from sksmooth.metrics._regret import regret  # noqa: E402
 from sksmooth.online import SmoothHedgeClassifier  # noqa: E402
 from sksmooth.online._hedge import DenseHedge, StumpHedge  # noqa: E402
@@ -167,12 +167,10 @@ def run_stream(make_stream, learners, n_rounds, comparator):
 
 
 def breast_cancer(n_seeds):
-    data = load_breast_cancer()
-    X, y = data.data, np.where(data.target == 1, 1, -1)
-    lower, upper = X.min(axis=0), X.max(axis=0)  # declared public (see module doc)
-    X01 = (X - lower) / (upper - lower)
+    X01, target, bounds = load_breast_cancer_public(scale=True)  # published bounds
+    y = np.where(target == 1, 1, -1)
     learners = {"SmoothHedge(stumps)": lambda: SmoothHedgeClassifier(
-        hypotheses="stumps", sigma=0.1, horizon=len(y), bounds=(0.0, 1.0))}
+        hypotheses="stumps", sigma=0.1, horizon=len(y), bounds=bounds)}
     learners.update(peers())
     rows = []
     for name, make in learners.items():
@@ -231,7 +229,7 @@ def main():
         lambda: SmoothedHalfspaceAdversary(sigma=sigma, n_features=2, random_state=0),
         learners, T2, None)
 
-    print("== (c) breast cancer, shuffled, one pass (stumps; public bounds = dataset ranges)")
+    print("== (c) breast cancer, shuffled, one pass (stumps; published bounds)")
     results["breast_cancer"] = breast_cancer(2 if quick else 5)
 
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
