@@ -261,7 +261,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     # ---------------------------------------------------------------- epochs
-    def _make_epoch(self, start, length, params, n_features, lower, upper):
+    def _make_epoch(self, start, length, params, n_features, lower, upper, seed):
         """Build the cover and Hedge engine of an epoch (no mutation of self)."""
         sigma, horizon, gamma, learning_rate, max_experts, concepts = params
         target_gamma = sigma / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
@@ -274,7 +274,6 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             kwargs = {}
             if "n_features" in inspect.signature(cls.cover).parameters:
                 kwargs["n_features"] = n_features
-            seed = None if self._cover_seed is None else self._cover_seed + len(self._epochs)
             cover = cls.cover(bounds=(lower, upper), gamma=min(target_gamma, 0.5),
                               max_size=max_experts, random_state=seed, **kwargs)
         else:
@@ -341,46 +340,61 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     def _partial_fit(self, X, y, classes, first_call_from_fit):
         first = not hasattr(self, "classes_")
         params = self._check_params()
-        if first:
-            X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                                 ensure_all_finite=True, y_numeric=False)
-            check_classification_targets(y)
-            if classes is None and type_of_target(y) not in ("binary", "unknown") and \
-                    len(np.unique(y)) > 2:
-                raise ValueError(
-                    "Only binary classification is supported: y has "
-                    f"{len(np.unique(y))} labels. Use sklearn.multiclass.OneVsRestClassifier.")
-            labels = BinaryLabels.fit_classes(y, classes)
-            if classes is None and len(labels) < 2 and not first_call_from_fit:
-                raise ValueError(
-                    "partial_fit: the first call needs both labels; pass classes=[neg, pos].")
-            y_pm = BinaryLabels.encode(y, labels)
-            lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
-            if first_call_from_fit and len(labels) < 2:
-                raise ValueError(
-                    f"Classifier can't train when only one class is present: got {labels.tolist()}.")
-        else:
-            X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-            y = np.asarray(y)
-            if y.ndim != 1 or y.shape[0] != X.shape[0]:
-                raise ValueError(
-                    f"y must be 1-D with {X.shape[0]} labels (one per row of X), got shape "
-                    f"{y.shape}.")
-            if classes is not None:
-                given = np.unique(np.asarray(classes))
-                if not np.array_equal(given, self.classes_):
+        had_n_features = hasattr(self, "n_features_in_")
+        try:
+            if first:
+                X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                                     ensure_all_finite=True, y_numeric=False)
+                check_classification_targets(y)
+                if classes is None and type_of_target(y) not in ("binary", "unknown") and \
+                        len(np.unique(y)) > 2:
                     raise ValueError(
-                        f"classes={given.tolist()} differs from classes_="
-                        f"{self.classes_.tolist()} of the first call.")
-            labels = self.classes_
-            y_pm = BinaryLabels.encode(y, labels)
-            lower, upper = self.bounds_
-        X, n_clipped = clip_to_bounds(X, lower, upper)
+                        "Only binary classification is supported: y has "
+                        f"{len(np.unique(y))} labels. Use "
+                        "sklearn.multiclass.OneVsRestClassifier.")
+                labels = BinaryLabels.fit_classes(y, classes)
+                if classes is None and len(labels) < 2 and not first_call_from_fit:
+                    raise ValueError(
+                        "partial_fit: the first call needs both labels; pass classes=[neg, pos].")
+                y_pm = BinaryLabels.encode(y, labels)
+                lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
+                if first_call_from_fit and len(labels) < 2:
+                    raise ValueError(
+                        "Classifier can't train when only one class is present: got "
+                        f"{labels.tolist()}.")
+            else:
+                X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+                y = np.asarray(y)
+                if y.ndim != 1 or y.shape[0] != X.shape[0]:
+                    raise ValueError(
+                        f"y must be 1-D with {X.shape[0]} labels (one per row of X), got shape "
+                        f"{y.shape}.")
+                if classes is not None:
+                    given = np.unique(np.asarray(classes))
+                    if not np.array_equal(given, self.classes_):
+                        raise ValueError(
+                            f"classes={given.tolist()} differs from classes_="
+                            f"{self.classes_.tolist()} of the first call.")
+                labels = self.classes_
+                y_pm = BinaryLabels.encode(y, labels)
+                lower, upper = self.bounds_
+            X, n_clipped = clip_to_bounds(X, lower, upper)
+            if first:
+                # the first epoch's cover is built before any attribute is set, so
+                # that a class / data mismatch fails without side effects
+                cover_seed = int(check_generator(self.random_state).integers(2 ** 31 - 1))
+                horizon = params[1]
+                first_epoch = self._make_epoch(0, horizon if horizon is not None else 1, params,
+                                               X.shape[1], lower, upper, cover_seed)
+        except Exception:
+            if first and not had_n_features:  # validate_data sets it early
+                self.__dict__.pop("n_features_in_", None)
+                self.__dict__.pop("feature_names_in_", None)
+            raise
 
-        # ---- all checks done: build new state in locals, then commit
+        # ---- all checks done: commit
         if first:
-            rng = check_generator(self.random_state)
-            self._cover_seed = int(rng.integers(2 ** 31 - 1))
+            self._cover_seed = cover_seed
             self._epochs = []
             self._horizon_warned = False
             self.classes_ = labels
@@ -389,8 +403,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             self.mistakes_ = 0
             self.cumulative_loss_ = 0.0
             self.n_clipped_ = 0
-            self._engine = None
-            self._cover = None
+            self._cover, self._engine, epoch = first_epoch
+            self._epochs.append(epoch)
         self.n_clipped_ += n_clipped
         self._play(X, y_pm > 0, params)
         self._refresh_summary(params)
@@ -404,7 +418,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             if self._engine is None or self._epoch_full(horizon):
                 length = horizon if horizon is not None else 2 ** len(self._epochs)
                 cover, engine, epoch = self._make_epoch(
-                    self.n_rounds_, length, params, X.shape[1], *self.bounds_)
+                    self.n_rounds_, length, params, X.shape[1], *self.bounds_,
+                    seed=self._cover_seed + len(self._epochs))
                 self._cover, self._engine = cover, engine
                 self._epochs.append(epoch)
             epoch = self._epochs[-1]

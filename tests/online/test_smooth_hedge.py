@@ -311,3 +311,11 @@ def test_finite_cover_object_is_used_as_is():
     clf = SmoothHedgeClassifier(hypotheses=cover, bounds=(0.0, 1.0)).fit(X, y)
     assert clf.n_experts_ == cover.n_concepts
     assert not clf.regret_bound_is_class_
+
+
+def test_failed_first_partial_fit_sets_nothing():
+    X, y = stream_data(20, d=2)
+    clf = SmoothHedgeClassifier(hypotheses="thresholds", bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="stumps"):
+        clf.partial_fit(X, y, classes=["no", "yes"])
+    assert not [k for k in vars(clf) if k.endswith("_") or k.startswith("_")]
