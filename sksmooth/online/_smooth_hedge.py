@@ -594,7 +594,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         positive = self._proba_positive(X) > 0.5 + _TIE_TOLERANCE
         return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
 
-    def sample_predict(self, X, random_state=None):
+    def sample_predict(self, X, rng=None):
         """Predictions of one hypothesis drawn from the current Hedge weights.
 
         This is the randomised Hedge learner of 000 Alg. 1: the draw is
@@ -603,7 +603,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        random_state : None, int or Generator
+        rng : numpy.random.Generator, int or None
             Source of the draw (``self.random_state`` is not used).
 
         Returns
@@ -613,8 +613,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         X = self._validate_X(X, reset=False)
         X, _ = clip_to_bounds(X, *self.bounds_)
-        rng = check_generator(random_state)
-        j = self._engine.sample_expert(rng)
+        j = self._engine.sample_expert(check_generator(rng))
         positive = self._cover.subset([j]).evaluate(X)[:, 0]
         return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
 

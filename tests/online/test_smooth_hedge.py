@@ -226,10 +226,10 @@ def test_sample_predict_follows_weights_and_is_seeded():
     clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
     x = np.array([[0.5]])
     p = clf.predict_proba(x)[0, 1]
-    draws = np.array([clf.sample_predict(x, random_state=s)[0] for s in range(2000)])
+    draws = np.array([clf.sample_predict(x, np.random.default_rng(s))[0] for s in range(2000)])
     assert abs(np.mean(draws == "yes") - p) < 4 * np.sqrt(p * (1 - p) / 2000) + 0.01
-    np.testing.assert_array_equal(clf.sample_predict(X, random_state=3),
-                                  clf.sample_predict(X, random_state=3))
+    np.testing.assert_array_equal(clf.sample_predict(X, 3),
+                                  clf.sample_predict(X, 3))
     assert set(np.unique(clf.predict(X))) <= {"no", "yes"}
     np.testing.assert_allclose(clf.decision_function(X), 2 * clf.predict_proba(X)[:, 1] - 1)
 
