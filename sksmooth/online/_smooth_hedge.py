@@ -135,9 +135,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         ``cover_.gamma_certified``).
     learning_rate_ : float
         Current eta.
-    weights_ : ndarray of shape (n_experts_,)
+    weights_ : ndarray of shape (n_experts,)
         Current normalised Hedge weights (computed from log-weights).
-    expert_loss_ : ndarray of shape (n_experts_,)
+    expert_loss_ : ndarray of shape (n_experts,)
         Mistakes of each hypothesis of the current cover in the current epoch.
     epochs_ : list of dict
         One entry per epoch: ``start``, ``length`` (planned), ``n_rounds``,
