@@ -21,13 +21,24 @@ extensions = [
     "numpydoc",
 ]
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 html_static_path = []
-templates_path = []
+templates_path = ["_templates"]
 intersphinx_mapping = {}
 suppress_warnings = ["toc.not_included"]
+
+
+def _skip_metadata_routing(app, what, name, obj, skip, options):
+    """Hide scikit-learn's generated ``set_*_request`` methods."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return skip
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_routing)

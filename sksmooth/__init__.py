@@ -19,26 +19,28 @@ from .classes import (
     Thresholds,
 )
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Boxes",
     "BudgetAccountant",
     "BudgetError",
-    "Boxes",
     "Conjunctions",
     "FiniteClass",
     "FiniteConcepts",
+    "Guarantee",
     "Halfspaces",
     "Marginals",
     "Parities",
     "PerturbedERMClassifier",
-    "Stumps",
-    "Thresholds",
-    "Guarantee",
     "PrivacyLeakWarning",
     "PrivacySpent",
     "PrivacyWarning",
+    "SmoothHedgeClassifier",
+    "Stumps",
+    "Thresholds",
     "__version__",
 ]

@@ -128,3 +128,42 @@ def test_dask_backend_gives_the_same_search(data, tmp_path):
     np.testing.assert_allclose(search.cv_results_["mean_test_score"],
                                reference.cv_results_["mean_test_score"])
     assert len(acc) == 2 * 3 + 1
+
+
+# ------------------------------------------------------------ online learners
+def _smooth_hedge():
+    from sksmooth import SmoothHedgeClassifier
+
+    return SmoothHedgeClassifier(hypotheses="stumps", sigma=0.1, horizon=400, bounds=(0, 1),
+                                 random_state=0)
+
+
+ONLINE_CLASSIFIERS = {"SmoothHedgeClassifier": _smooth_hedge}
+
+
+@pytest.mark.parametrize("name", sorted(ONLINE_CLASSIFIERS))
+def test_online_pipeline_cross_val_and_grid_search(name, data):
+    X, y = data
+    pipe = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), ONLINE_CLASSIFIERS[name]())
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert np.all(scores > 0.6)  # stumps on breast cancer are far above chance
+    search = GridSearchCV(ONLINE_CLASSIFIERS[name](), {"sigma": [0.05, 0.2]}, cv=3, n_jobs=2)
+    search.fit(X, y)
+    assert search.best_params_["sigma"] in (0.05, 0.2)
+
+
+@pytest.mark.parametrize("name", sorted(ONLINE_CLASSIFIERS))
+def test_online_joblib_round_trip_continues_partial_fit(name, data, tmp_path):
+    X, y = data
+    first, second = slice(0, 150), slice(150, 300)
+    uninterrupted = ONLINE_CLASSIFIERS[name]()
+    uninterrupted.partial_fit(X[first], y[first], classes=[0, 1])
+    uninterrupted.partial_fit(X[second], y[second])
+    est = ONLINE_CLASSIFIERS[name]().partial_fit(X[first], y[first], classes=[0, 1])
+    joblib.dump(est, tmp_path / "model.joblib")
+    loaded = joblib.load(tmp_path / "model.joblib")
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+    loaded.partial_fit(X[second], y[second])
+    np.testing.assert_array_equal(loaded.predict(X), uninterrupted.predict(X))
+    assert loaded.n_rounds_ == uninterrupted.n_rounds_ == 300
+    np.testing.assert_allclose(loaded.cumulative_loss_, uninterrupted.cumulative_loss_)

@@ -1,0 +1,321 @@
+"""Tests of SmoothHedgeClassifier (sksmooth/online/_smooth_hedge.py)."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Perceptron
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sksmooth.metrics._regret import regret
+from sksmooth.online import SmoothHedgeClassifier
+from sksmooth.online._smooth_hedge import lemma_3_2_bound
+from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary
+
+
+@parametrize_with_checks([
+    SmoothHedgeClassifier(hypotheses="stumps"),
+    SmoothHedgeClassifier(hypotheses="stumps", horizon=200, bounds=(-10.0, 10.0)),
+    SmoothHedgeClassifier(hypotheses="boxes", max_experts=2000),
+])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        # bounds=None takes the box from the data (PrivacyLeakWarning) and
+        # the capped box cover warns; both are expected here
+        warnings.simplefilter("ignore", UserWarning)
+        check(estimator)
+
+
+# ----------------------------------------------------------------- theory
+_RUNS = {}
+
+
+def play(sigma, n_rounds, noise=0.0, batch_size=25, seed=0):
+    key = (sigma, n_rounds, noise, batch_size, seed)
+    if key not in _RUNS:
+        clf = SmoothHedgeClassifier(sigma=sigma, horizon=n_rounds, bounds=(0.0, 1.0))
+        stream = SmoothedThresholdAdversary(sigma=sigma, label_noise=noise, random_state=seed)
+        record = stream.play(clf, n_rounds, batch_size=batch_size)
+        hedge_regret = regret(record.y, None, record.X, "thresholds",
+                              learner_loss=clf.cumulative_loss_)
+        _RUNS[key] = (clf, record, hedge_regret)
+    return _RUNS[key]
+
+
+def fitted_exponent(sigma, noise, batch_size=25, horizons=(2500, 5000, 10000, 20000)):
+    regrets = [play(sigma, T, noise, batch_size)[2] for T in horizons]
+    return np.polyfit(np.log(horizons), np.log(np.maximum(regrets, 1.0)), 1)[0], regrets
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+def test_regret_within_bound_adaptive_thresholds(noise):
+    """003 Thm 3.3 on the adaptive binary-search adversary (000 App. B), T = 20 000."""
+    regrets = {}
+    for sigma in (0.001, 0.01, 0.1):
+        clf, record, hedge_regret = play(sigma, 20000, noise)
+        assert clf.n_rounds_ == 20000
+        assert clf.regret_bound_is_class_
+        assert hedge_regret <= clf.regret_bound_
+        # the learner did have to learn: non-trivial regret, far below T
+        assert 10 < hedge_regret < 0.05 * 20000
+        # the vote makes at most twice the randomised learner's expected mistakes
+        assert clf.mistakes_ <= 2 * clf.cumulative_loss_ + 1
+        regrets[sigma] = hedge_regret
+    # only mild growth as sigma shrinks 100-fold (the bound's sqrt(log(1/sigma)))
+    assert regrets[0.001] <= 2.0 * regrets[0.1]
+    exponent, _ = fitted_exponent(0.01, noise)
+    assert exponent < 0.75
+
+
+def test_progressive_mistakes_match_round_by_round_predictions():
+    # with one round per call, the stream's record of predict() before each
+    # update is exactly the learner's progressive vote
+    clf, record, _ = play(0.01, 500, batch_size=1)
+    assert record.mistakes == clf.mistakes_
+
+
+def test_perceptron_is_forced_into_many_more_mistakes():
+    clf, record, _ = play(0.01, 20000)
+    stream = SmoothedThresholdAdversary(sigma=0.01, random_state=0)
+    perceptron = stream.play(Perceptron(random_state=0), 20000, batch_size=25)
+    assert perceptron.mistakes > 5 * clf.mistakes_
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+@pytest.mark.parametrize("sigma", [0.001, 0.01, 0.1])
+def test_regret_fully_adaptive_slow(sigma, noise):
+    """Round-by-round adaptive adversary (batch_size=1), exponent over T."""
+    for T in (2500, 5000, 10000, 20000):
+        clf, _, hedge_regret = play(sigma, T, noise, batch_size=1)
+        assert hedge_regret <= clf.regret_bound_
+    exponent, _ = fitted_exponent(sigma, noise, batch_size=1)
+    assert exponent < 0.75
+
+
+def test_lemma_3_2_bound_is_minimised_over_s():
+    value = lemma_3_2_bound(np.log(1000), 10000, 0.01)
+    for s in (0.05, 0.1, 0.3, 1.0, 2.0):
+        assert value <= (np.log(1000) + 10000 * 0.01 * np.expm1(s)) / s + 1e-9
+    assert lemma_3_2_bound(5.0, 10, 1.0) <= 10
+    assert lemma_3_2_bound(5.0, 0, 0.5) == 0.0
+
+
+def test_regret_bound_formula_thresholds():
+    clf = SmoothHedgeClassifier(sigma=0.05, horizon=400, bounds=(0.0, 1.0))
+    X = np.random.default_rng(0).random((400, 1))
+    clf.fit(X, np.where(X[:, 0] > 0.3, 1, -1))
+    K, eta = clf.n_experts_, clf.learning_rate_
+    assert eta == pytest.approx(np.sqrt(8 * np.log(K) / 400))
+    hedge = np.log(K) / eta + eta * 400 / 8
+    assert hedge == pytest.approx(np.sqrt(400 * np.log(K) / 2))
+    width = clf.cover_.bracket_width
+    approx = lemma_3_2_bound(np.log(np.ceil(1 / width - 1e-9)), 400, width / 0.05)
+    assert clf.regret_bound_ == pytest.approx(hedge + approx)
+    assert clf.gamma_ <= 0.05 / (4 * np.sqrt(400))
+
+
+# ------------------------------------------------------- online semantics
+def stream_data(n=700, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = np.where(X[:, -1] + 0.1 * rng.standard_normal(n) > 0.5, "yes", "no")
+    return X, y
+
+
+@pytest.mark.parametrize("params", [
+    dict(hypotheses="stumps", horizon=None),
+    dict(hypotheses="stumps", horizon=700, learning_rate=0.3),
+    dict(hypotheses="boxes", horizon=700, max_experts=3000),
+])
+def test_partial_fit_chunks_equal_fit(params):
+    X, y = stream_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        full = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0, **params).fit(X, y)
+        parts = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0, **params)
+        edges = [0, 1, 2, 5, 64, 65, 300, 511, 700]
+        for a, b in zip(edges[:-1], edges[1:]):
+            parts.partial_fit(X[a:b], y[a:b], classes=["no", "yes"])
+    assert parts.n_rounds_ == full.n_rounds_ == 700
+    assert parts.mistakes_ == full.mistakes_
+    assert parts.cumulative_loss_ == pytest.approx(full.cumulative_loss_, rel=1e-10)
+    np.testing.assert_allclose(parts.weights_, full.weights_, rtol=1e-8, atol=1e-300)
+    np.testing.assert_array_equal(parts.expert_loss_, full.expert_loss_)
+    assert [e["n_experts"] for e in parts.epochs_] == [e["n_experts"] for e in full.epochs_]
+    assert parts.regret_bound_ == pytest.approx(full.regret_bound_)
+    X_new = np.random.default_rng(9).random((50, 3))
+    np.testing.assert_allclose(parts.predict_proba(X_new), full.predict_proba(X_new), atol=1e-10)
+    if params["horizon"] is None:
+        assert [e["length"] for e in full.epochs_] == [2 ** k for k in range(10)]
+
+
+def test_fit_resets():
+    X, y = stream_data()
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    first = clf.fit(X, y).cumulative_loss_
+    assert clf.fit(X, y).cumulative_loss_ == first
+    assert clf.n_rounds_ == 700
+
+
+@pytest.mark.parametrize("bad", [
+    lambda X, y: (X[:, :2], y),                                   # wrong n_features
+    lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y),  # NaN
+    lambda X, y: (X, np.where(np.arange(len(y)) == 3, "maybe", y)),  # unknown label
+    lambda X, y: (X, y[:-1]),                                      # length mismatch
+    lambda X, y: (X[:, :, None], y),                               # 3-D
+    lambda X, y: (X.astype(str).astype(object) + "a", y),           # not numeric
+])
+def test_failed_partial_fit_leaves_state_unchanged(bad):
+    X, y = stream_data(200)
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    clf.partial_fit(X[:100], y[:100], classes=["no", "yes"])
+    before = pickle.dumps(clf)
+    Xb, yb = bad(X[100:], y[100:])
+    with pytest.raises((ValueError, TypeError)):
+        clf.partial_fit(Xb, yb)
+    assert pickle.dumps(clf) == before
+    # and it goes on as if nothing happened
+    clf.partial_fit(X[100:], y[100:])
+    assert clf.n_rounds_ == 200
+
+
+def test_classes_mismatch_and_first_call_checks():
+    X, y = stream_data(50)
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="classes"):
+        clf.partial_fit(X[:5], np.array(["no"] * 5))
+    assert not hasattr(clf, "classes_")
+    clf.partial_fit(X, y, classes=["no", "yes"])
+    before = pickle.dumps(clf)
+    with pytest.raises(ValueError, match="classes"):
+        clf.partial_fit(X, y, classes=["no", "si"])
+    assert pickle.dumps(clf) == before
+
+
+def test_pickle_mid_stream_then_continue_is_identical():
+    X, y = stream_data()
+    uninterrupted = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    uninterrupted.partial_fit(X[:333], y[:333], classes=["no", "yes"])
+    uninterrupted.partial_fit(X[333:], y[333:])
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    clf.partial_fit(X[:333], y[:333], classes=["no", "yes"])
+    clf = pickle.loads(pickle.dumps(clf))
+    clf.partial_fit(X[333:], y[333:])
+    assert clf.mistakes_ == uninterrupted.mistakes_
+    assert clf.cumulative_loss_ == uninterrupted.cumulative_loss_
+    np.testing.assert_array_equal(clf.weights_, uninterrupted.weights_)
+    np.testing.assert_array_equal(clf.predict(X), uninterrupted.predict(X))
+
+
+def test_memory_cap_warns_with_achieved_gamma():
+    X, y = stream_data(100, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.01, horizon=10000, bounds=(0.0, 1.0), max_experts=1000)
+    with pytest.warns(UserWarning, match="achieved gamma"):
+        clf.fit(X, y)
+    assert clf.n_experts_ <= 1000
+    assert clf.gamma_ > 0.01 / (4 * np.sqrt(10000))
+    uncapped = SmoothHedgeClassifier(sigma=0.01, horizon=10000, bounds=(0.0, 1.0)).fit(X, y)
+    assert uncapped.gamma_ <= 0.01 / (4 * np.sqrt(10000))
+    assert clf.regret_bound_ > uncapped.regret_bound_ - 1e-9 or clf.n_rounds_ == 100
+
+
+def test_sample_predict_follows_weights_and_is_seeded():
+    X, y = stream_data(300, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    x = np.array([[0.5]])
+    p = clf.predict_proba(x)[0, 1]
+    draws = np.array([clf.sample_predict(x, np.random.default_rng(s))[0] for s in range(2000)])
+    assert abs(np.mean(draws == "yes") - p) < 4 * np.sqrt(p * (1 - p) / 2000) + 0.01
+    np.testing.assert_array_equal(clf.sample_predict(X, 3),
+                                  clf.sample_predict(X, 3))
+    assert set(np.unique(clf.predict(X))) <= {"no", "yes"}
+    np.testing.assert_allclose(clf.decision_function(X), 2 * clf.predict_proba(X)[:, 1] - 1)
+
+
+def test_doubling_trick_bound_is_sum_over_epochs():
+    X, y = stream_data(1000, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    lengths = [e["length"] for e in clf.epochs_]
+    assert lengths == [2 ** k for k in range(len(lengths))]
+    assert sum(e["n_rounds"] for e in clf.epochs_) == 1000
+    total = sum(min(e["hedge_bound"], e["n_rounds"]) + e["approximation_bound"]
+                for e in clf.epochs_)
+    assert clf.regret_bound_ == pytest.approx(min(total, 1000))
+    # the cover is refined epoch after epoch
+    sizes = [e["n_experts"] for e in clf.epochs_]
+    assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
+
+
+def test_more_rounds_than_horizon_warns():
+    X, y = stream_data(300, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.1, horizon=100, bounds=(0.0, 1.0))
+    with pytest.warns(UserWarning, match="horizon"):
+        clf.fit(X, y)
+    assert clf.n_rounds_ == 300
+
+
+def test_halfspaces_2d_on_smoothed_halfspace_stream():
+    clf = SmoothHedgeClassifier(hypotheses="halfspaces", sigma=0.1, horizon=2000,
+                                bounds=(0.0, 1.0), max_experts=5000, random_state=0)
+    stream = SmoothedHalfspaceAdversary(sigma=0.1, n_features=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        record = stream.play(clf, 2000, batch_size=50)
+    assert clf.n_rounds_ == 2000
+    assert not clf.regret_bound_is_class_  # sampled cover: no certified bracketing
+    assert "cover" in clf.guarantee_.claim
+    assert record.mistakes < 0.25 * 2000
+    # regret against the best element of the cover obeys Hedge's bound exactly
+    best_cover = clf.expert_loss_.min()
+    assert clf.cumulative_loss_ - best_cover <= clf.regret_bound_ + 1e-9
+
+
+def test_clipping_is_counted_and_guarantee_reports_it():
+    X, y = stream_data(100, d=1)
+    X[:7] += 2.0
+    clf = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+    assert clf.n_clipped_ == 7
+    assert not clf.guarantee_.certified
+    assert any("clipped" in a for a in clf.guarantee_.assumptions_not_certified)
+    assert any("smooth" in a for a in clf.guarantee_.assumptions_not_certified)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(sigma=0.0), "sigma"),
+    (dict(sigma=2.0), "sigma"),
+    (dict(horizon=0), "horizon"),
+    (dict(gamma=1.5), "gamma"),
+    (dict(gamma="fine"), "gamma"),
+    (dict(learning_rate=-1.0), "learning_rate"),
+    (dict(max_experts=1), "max_experts"),
+    (dict(hypotheses="circles"), "hypotheses"),
+])
+def test_bad_parameters(params, match):
+    X, y = stream_data(20, d=1)
+    with pytest.raises((ValueError, TypeError), match=match):
+        SmoothHedgeClassifier(bounds=(0.0, 1.0), **params).fit(X, y)
+
+
+def test_thresholds_need_one_feature():
+    X, y = stream_data(20, d=2)
+    with pytest.raises(ValueError, match="stumps"):
+        SmoothHedgeClassifier(hypotheses="thresholds", bounds=(0.0, 1.0)).fit(X, y)
+
+
+def test_finite_cover_object_is_used_as_is():
+    from sksmooth.classes import Stumps
+    cover = Stumps().cover(bounds=([0, 0, 0], [1, 1, 1]), gamma=0.05)
+    X, y = stream_data(200)
+    clf = SmoothHedgeClassifier(hypotheses=cover, bounds=(0.0, 1.0)).fit(X, y)
+    assert clf.n_experts_ == cover.n_concepts
+    assert not clf.regret_bound_is_class_
+
+
+def test_failed_first_partial_fit_sets_nothing():
+    X, y = stream_data(20, d=2)
+    clf = SmoothHedgeClassifier(hypotheses="thresholds", bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="stumps"):
+        clf.partial_fit(X, y, classes=["no", "yes"])
+    assert not [k for k in vars(clf) if k.endswith("_") or k.startswith("_")]
