@@ -5,7 +5,8 @@ diffprivlib needs scikit-learn < 1.6, so this script runs in a separate venv
 
     /work/venv-dpl6/bin/python benchmarks/_diffprivlib_proper_peer.py [--quick]
 
-It writes ``benchmarks/results/diffprivlib_proper.json``, loaded by
+It writes ``benchmarks/results/diffprivlib_proper.json`` (``_quick.json``
+with ``--quick``), loaded by
 ``bench_private_proper.py``. Splits, preprocessing and public bounds are
 identical to the main benchmark (legacy ``RandomState(seed).permutation``,
 stable across numpy versions; features scaled to [0, 1] with the *published*
@@ -83,7 +84,8 @@ def main(quick=False):
                     "accuracies": accs, "seconds": time.perf_counter() - t0,
                 })
                 print(f"{name:14s} {model:20s} eps={eps:<4} acc={np.mean(accs):.3f}")
-    path = Path(__file__).resolve().parent / "results" / "diffprivlib_proper.json"
+    suffix = "_quick" if quick else ""
+    path = Path(__file__).resolve().parent / "results" / f"diffprivlib_proper{suffix}.json"
     path.write_text(json.dumps(out, indent=1))
     print("wrote", path)
 

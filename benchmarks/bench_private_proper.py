@@ -21,7 +21,9 @@ Usage::
 
     python benchmarks/bench_private_proper.py [--quick] [--peer-python PATH]
 
-Writes ``benchmarks/results/private_proper.json`` and prints tables.
+Writes ``benchmarks/results/private_proper.json`` (``private_proper_quick.json``
+with ``--quick``, so a quick run never overwrites the committed real run) and
+prints tables.
 """
 
 import argparse
@@ -90,7 +92,7 @@ def part_a(seeds, peer):
 
 
 def run_peer(peer_python, quick):
-    path = ROOT / "results" / "diffprivlib_proper.json"
+    path = ROOT / "results" / f"diffprivlib_proper{'_quick' if quick else ''}.json"
     if peer_python and Path(peer_python).exists():
         cmd = [peer_python, str(ROOT / "_diffprivlib_proper_peer.py")] + (["--quick"] if quick else [])
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -201,7 +203,7 @@ def main():
     out = {"quick": args.quick, "n_seeds": len(seeds),
            "diffprivlib_version": peer.get("diffprivlib_version"),
            "part_a": a, "part_b": b, "largest_domain": big}
-    path = ROOT / "results" / "private_proper.json"
+    path = ROOT / "results" / f"private_proper{'_quick' if args.quick else ''}.json"
     path.write_text(json.dumps(out, indent=1))
     print("wrote", path)
 
