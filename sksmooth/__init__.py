@@ -21,6 +21,13 @@ from .classes import (
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier
+from .proper import (
+    PrivateProperClassifier,
+    irreducibility_order,
+    is_k_irreducible,
+    littlestone_dimension,
+    soa,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -33,13 +40,18 @@ __all__ = [
     "FiniteConcepts",
     "Guarantee",
     "Halfspaces",
+    "irreducibility_order",
+    "is_k_irreducible",
+    "littlestone_dimension",
     "Marginals",
     "Parities",
     "PerturbedERMClassifier",
     "PrivacyLeakWarning",
     "PrivacySpent",
     "PrivacyWarning",
+    "PrivateProperClassifier",
     "SmoothHedgeClassifier",
+    "soa",
     "Stumps",
     "Thresholds",
     "__version__",

@@ -136,4 +136,11 @@ def _perturbed_erm_case(epsilon=1.0, delta=1e-5):
 
 def audit_cases():
     """Return the list of :class:`AuditCase` of every mechanism and estimator."""
-    return [_laplace_case(), _gaussian_case(), _exponential_case(), _perturbed_erm_case()]
+    from ..proper._audit_cases import private_proper_audit_cases
+
+    return [
+        _laplace_case(),
+        _gaussian_case(),
+        _exponential_case(),
+        _perturbed_erm_case(),
+    ] + private_proper_audit_cases()
