@@ -26,8 +26,20 @@ def _perturbed_erm(accountant=None, **params):
     )
 
 
-# name -> (factory(accountant=None), is_private)
-PRIVATE_CLASSIFIERS = {"PerturbedERMClassifier": _perturbed_erm}
+def _private_proper(accountant=None, **params):
+    from sksmooth import PrivateProperClassifier
+
+    return PrivateProperClassifier(
+        hypotheses="stumps", epsilon=0.5, bounds=(0, 1), classes=[0, 1],
+        accountant=accountant, random_state=0, **params,
+    )
+
+
+# name -> factory(accountant=None, **params)
+PRIVATE_CLASSIFIERS = {
+    "PerturbedERMClassifier": _perturbed_erm,
+    "PrivateProperClassifier": _private_proper,
+}
 
 
 @pytest.fixture(scope="module")
