@@ -1,0 +1,35 @@
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _python_blocks():
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_example_runs_and_records_every_fit(tmp_path):
+    blocks = _python_blocks()
+    assert blocks, "README has no python example"
+    script = tmp_path / "readme_example.py"
+    script.write_text(blocks[0])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + sys.path))
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert re.match(r"x\[\d+\] (<|>=) [\d.]+ -> [01] \(else [01]\)", lines[0])
+    assert "CERTIFIED" in lines[1]
+    # 2 candidates x 3 folds + 1 refit = 7 fits in the shared ledger
+    assert lines[-1].endswith(" 7")
+
+
+def test_readme_names_the_ci_test_command():
+    text = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = re.search(r"^python -m pytest.*$", ci, flags=re.M).group(0)
+    assert command in text
