@@ -1,0 +1,11 @@
+"""Private query release: MWEM, Smooth MWEM, Projected Smooth MWEM,
+Subsampled Net Mechanism, and per-query baselines (SPEC §7).
+
+References: seeds/002_6ccc6583559482be.txt; seeds/000_08e60ac76481cbe2.txt,
+§4 and App. E–G.
+"""
+
+from ._mwem import SmoothMWEM
+from ._projection import kl_project_smooth
+
+__all__ = ["SmoothMWEM", "kl_project_smooth"]

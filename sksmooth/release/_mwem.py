@@ -1,0 +1,519 @@
+"""MWEM, Smooth MWEM and Projected Smooth MWEM as a scikit-learn transformer.
+
+References: seeds/002_6ccc6583559482be.txt (MWEM, lecture notes);
+seeds/000_08e60ac76481cbe2.txt, §4, App. E (Alg. 2, Thm 4.2), App. F
+(Alg. 3, Claim F.1, Thm 4.3), App. G (Lemma G.3); conference version
+seeds/003_a96633f97736c2ff.txt, Theorems 4.1–4.3.
+"""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._guarantee import Guarantee, PrivacySpent
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_generator,
+    check_positive_int,
+    check_probability,
+    check_sigma,
+)
+from ..accounting import charge, check_accountant
+from ..exceptions import PrivacyWarning
+from ._base import ReleaseMixin
+from ._projection import kl_project_smooth
+from ._privacy import round_parameters, select, add_noise
+
+__all__ = ["SmoothMWEM"]
+
+_SOURCE_MWEM = "seeds/002_6ccc6583559482be.txt (MWEM); seeds/000_08e60ac76481cbe2.txt Thm 4.1"
+_SOURCE_SMOOTH = "seeds/000_08e60ac76481cbe2.txt, App. E, Alg. 2, Thm 4.2"
+_SOURCE_PROJ = "seeds/000_08e60ac76481cbe2.txt, App. F, Alg. 3, Thm 4.3"
+
+
+class SmoothMWEM(ReleaseMixin):
+    """Private synthetic data by (Smooth, Projected) MWEM.
+
+    Runs the Multiplicative Weights Exponential Mechanism over a
+    data-independent universe (a grid over the public bounds, or points
+    sampled uniformly on them) and a data-independent query workload, and
+    releases a distribution over the universe from which synthetic rows are
+    drawn.
+
+    * ``sigma=None, projection=False`` — classic MWEM (Hardt et al. 2012;
+      seeds/002_6ccc6583559482be.txt), Thm 4.1 of seeds/000.
+    * ``sigma`` set — Smooth MWEM (seeds/000_08e60ac76481cbe2.txt, App. E,
+      Alg. 2): the workload is a data-independent gamma-cover of the query
+      class; with ``n_bins='auto'`` the grid gives gamma = sigma / (2n)
+      (thresholds), capped by ``max_universe_size`` (achieved gamma in
+      ``cover_gamma_``). Error bound Thm 4.2 (``error_bound_``).
+    * ``projection=True`` (needs ``sigma``) — Projected Smooth MWEM (App. F,
+      Alg. 3): every iterate is KL-projected onto the sigma-smooth
+      distributions ``{z >= 0, sum z = 1, z <= 1/(sigma N)}`` (O(N log N),
+      :func:`~sksmooth.release.kl_project_smooth`), so the output is
+      sigma-smooth and answers every query of the class, not only the cover
+      (Thm 4.3).
+
+    **Neighbouring relation.** Datasets are neighbours when they have the same
+    size ``n`` and differ in one record (substitution; labels are part of the
+    record). ``n`` is therefore public, and used to normalise answers and to
+    pick ``'auto'`` parameters. All other ``'auto'`` choices depend only on
+    public inputs (bounds, categorical levels, classes, epsilon, delta, sigma).
+
+    **Privacy.** With ``delta=0``: pure ``epsilon``-DP by basic composition
+    over ``n_iter`` rounds, each spending ``selection_fraction * epsilon /
+    n_iter`` on the exponential mechanism and the rest on a Laplace
+    measurement. With ``delta>0``: the budget is converted to zCDP
+    (``rho`` with ``zcdp_to_dp(rho, delta) = epsilon``), split equally across
+    rounds; selection is the exponential mechanism (``eps0^2/8``-zCDP),
+    measurement Gaussian. Sensitivities (substitution):
+
+    ====================  ===================  ===================
+    object                score / L1           L2
+    ====================  ===================  ===================
+    one query             1/n                  1/n
+    one table (cells)     2/n                  sqrt(2)/n
+    ====================  ===================  ===================
+
+    A table's selection score is the L1 distance between its current and its
+    true marginal (sensitivity 2/n). Excluding already-measured queries,
+    extra MW passes over past measurements, averaging or taking the last
+    iterate, and sampling are post-processing.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget.
+    delta : float, default=0.0
+        ``0`` for pure DP (Laplace); ``> 0`` for zCDP accounting + Gaussian.
+    sigma : float in (0, 1] or None, default=None
+        Smoothness parameter of the data (an assumption, never certified:
+        ``guarantee_`` says so). Enables Smooth MWEM parameters.
+    queries : str or object, default='auto'
+        ``'marginals'`` (all ``marginal_width``-way marginal cells; labels are
+        an attribute), ``'thresholds'`` (CDF queries ``x_j <= t`` on each
+        feature, at bin edges), ``'ranges'`` (axis-aligned boxes on every
+        ``marginal_width``-subset of features), ``'halfspaces'`` (cover from
+        :mod:`sksmooth.classes`, dense), an object with ``evaluate(X)`` (a
+        finite workload) or a concept class with ``cover(...)``. ``'auto'``:
+        marginals on a grid universe, thresholds on a sampled one.
+    marginal_width : int, default=2
+        Width ``k`` of k-way marginals / range-query boxes.
+    n_queries : int or None, default=None
+        Cap on the workload size: a uniformly random, data-independent subset
+        of the queries is kept.
+    n_iter : int or 'auto', default='auto'
+        Rounds T. ``'auto'``: with ``measurement='query'`` the theorems' T
+        (seeds/000 App. E: ``(eps n)^{2/3} log^{1/3}(1/sigma) / (d
+        log(2n/sigma))^{2/3}``; classic MWEM: argmin of Thm 4.1's bound);
+        with ``measurement='table'`` ``min(n_tables, n_attributes + 1)`` (chosen by
+        measurement, ``benchmarks/bench_query_release.py``). Never more than the
+        number of measurable candidates.
+    measurement : {'table', 'query'}, default='table'
+        ``'query'``: the papers' algorithm (select one query, measure it).
+        ``'table'``: select a whole table (marginal, or the cells behind a
+        family of thresholds/boxes) and measure all its cells at once for
+        the price of one query (sensitivity 2/n). Dense workloads always
+        measure single queries.
+    selection_fraction : float in (0, 1), default=0.5
+        Share of each round's budget spent on selection (Alg. 2: 1/2).
+    learning_rate : float or 'auto', default='auto'
+        MW step ``eta`` in ``D(x) *= exp(eta q(x) (m - q(D)))``. Alg. 2 uses
+        ``1/2`` (the theorems' value, used for ``measurement='query'``).
+        For tables, ``'auto'`` uses ``eta = 1/2 * table size`` (one step per
+        cell mass, see Notes).
+    n_passes : int or 'auto', default='auto'
+        Extra MW passes over all past measurements after each round
+        (post-processing). ``'auto'``: 0 for ``measurement='query'`` (the
+        theorems' algorithm), 4 for tables.
+    output : {'auto', 'average', 'last'}, default='auto'
+        Released distribution: the average of iterates (the theorems' output)
+        or the last iterate. ``'auto'``: average for ``measurement='query'``,
+        last for tables (lower error by measurement). Both are stored.
+    universe : {'grid', 'sample'}, default='grid'
+    n_bins : int or 'auto', default='auto'
+        Bins per continuous feature of a grid universe (``'auto'``: 16, or
+        ``ceil(n/sigma)`` capped by ``max_universe_size`` when ``sigma`` is set).
+    n_universe : int or 'auto', default='auto'
+        Points of a sampled universe (``'auto'``: 10 000).
+    max_universe_size : int, default=2**24
+        Refuse universes larger than this (memory: 8 bytes per point).
+    projection : bool, default=False
+        Projected Smooth MWEM (requires ``sigma``).
+    categorical_features : None, bool mask or int indices, default=None
+        Categorical/binary features: their levels are the integers between
+        their public bounds.
+    bounds : tuple (lower, upper) or None, default=None
+        Public domain box. ``None`` takes it from the data
+        (``PrivacyLeakWarning``).
+    classes : array-like or None, default=None
+        Public label set when ``y`` is given (``None``: from ``y``, with a
+        ``PrivacyLeakWarning``).
+    jitter : bool, default=False
+        Sample continuous coordinates uniformly inside their bin instead of
+        at the bin centre.
+    accountant : BudgetAccountant or None, default=None
+        Ledger charged ``(epsilon, delta)`` when ``fit`` releases.
+    random_state : None, int or Generator, default=None
+
+    Attributes
+    ----------
+    distribution_ : ndarray of shape (n_universe_points,)
+        Released distribution over the universe.
+    distribution_average_, distribution_last_ : ndarray
+        Average of iterates (theorem output) and last iterate.
+    universe_ : tuple (X_points, y_points)
+        Universe points (bin centres for a grid).
+    workload_ : object
+        The query workload (``n_queries``, ``answers(p)``, ``describe(j)``).
+    n_queries_ : int
+    n_iter_ : int
+        Rounds run.
+    selected_ : list of int
+        Selected tables (``measurement='table'``) or queries, in order.
+    measurements_ : list of ndarray
+        Noisy measurements (private outputs; releasing them is free).
+    noise_scale_ : float
+        Laplace scale or Gaussian std of each measurement (fraction units).
+    selection_epsilon_ : float
+        Per-round exponential-mechanism epsilon.
+    cover_gamma_ : float or None
+        Cover radius of the workload w.r.t. the continuous query class under
+        the uniform measure (thresholds on a grid: ``1/(2 n_bins)``).
+    error_bound_ : float or None
+        Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T
+        (probability >= 1 - 2T/|Q|); ``None`` when not applicable.
+    n_clipped_ : int
+        Rows clipped to the bounds.
+    privacy_spent_ : PrivacySpent
+    guarantee_ : Guarantee
+    n_features_in_ : int
+
+    Notes
+    -----
+    The MW step for a table measurement adds ``eta (m_c - a_c)`` to the log
+    weight of every point of cell ``c``: the sum of the single-cell MW
+    updates. With ``eta`` proportional to the number of cells, a cell of
+    average mass ``1/size`` moves by the same relative amount as a single
+    query of mass ~1 moves with ``eta = 1/2``.
+
+    References
+    ----------
+    Hardt, Ligett, McSherry (2012), A simple and practical algorithm for
+    differentially private data release. Haghtalab, Roughgarden, Shetty,
+    Smoothed analysis of online and differentially private learning
+    (seeds/000_08e60ac76481cbe2.txt, seeds/003_a96633f97736c2ff.txt).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.release import SmoothMWEM
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.random((500, 4)) < [0.2, 0.5, 0.7, 0.9]).astype(float)
+    >>> mwem = SmoothMWEM(epsilon=1.0, categorical_features=[0, 1, 2, 3],
+    ...                   bounds=(0, 1), random_state=0).fit(X)
+    >>> mwem.sample(3).shape
+    (3, 4)
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        sigma=None,
+        queries="auto",
+        marginal_width=2,
+        n_queries=None,
+        n_iter="auto",
+        measurement="table",
+        selection_fraction=0.5,
+        learning_rate="auto",
+        n_passes="auto",
+        output="auto",
+        universe="grid",
+        n_bins="auto",
+        n_universe="auto",
+        max_universe_size=2**24,
+        projection=False,
+        categorical_features=None,
+        bounds=None,
+        classes=None,
+        jitter=False,
+        accountant=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.sigma = sigma
+        self.queries = queries
+        self.marginal_width = marginal_width
+        self.n_queries = n_queries
+        self.n_iter = n_iter
+        self.measurement = measurement
+        self.selection_fraction = selection_fraction
+        self.learning_rate = learning_rate
+        self.n_passes = n_passes
+        self.output = output
+        self.universe = universe
+        self.n_bins = n_bins
+        self.n_universe = n_universe
+        self.max_universe_size = max_universe_size
+        self.projection = projection
+        self.categorical_features = categorical_features
+        self.bounds = bounds
+        self.classes = classes
+        self.jitter = jitter
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # ------------------------------------------------------------- checks
+    def _check_params(self):
+        epsilon = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        sigma = None if self.sigma is None else check_sigma(self.sigma)
+        if self.measurement not in ("table", "query"):
+            raise ValueError(
+                f"measurement must be 'table' or 'query', got {self.measurement!r}."
+            )
+        if self.output not in ("auto", "average", "last"):
+            raise ValueError(
+                f"output must be 'auto', 'average' or 'last', got {self.output!r}."
+            )
+        check_probability(self.selection_fraction, "selection_fraction")
+        if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
+            if (not isinstance(self.learning_rate, numbers.Real) or isinstance(self.learning_rate, bool)
+                    or not np.isfinite(self.learning_rate) or self.learning_rate <= 0):
+                raise ValueError(
+                    f"learning_rate must be a finite float > 0 or 'auto', got {self.learning_rate!r}."
+                )
+        if not (isinstance(self.n_passes, str) and self.n_passes == "auto"):
+            check_positive_int(self.n_passes, "n_passes", minimum=0)
+        if not (isinstance(self.n_iter, str) and self.n_iter == "auto"):
+            check_positive_int(self.n_iter, "n_iter")
+        if not isinstance(self.projection, (bool, np.bool_)):
+            raise TypeError(f"projection must be True or False, got {self.projection!r}.")
+        if self.projection and sigma is None:
+            raise ValueError(
+                "projection=True (Projected Smooth MWEM) projects onto sigma-smooth "
+                "distributions and needs sigma; pass e.g. sigma=0.1."
+            )
+        self._check_universe_params()
+        check_accountant(self.accountant)
+        return epsilon, delta, sigma
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y=None):
+        """Run the mechanism on the private data ``X`` (and labels ``y``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Labels, treated as one more (categorical) attribute.
+
+        Returns
+        -------
+        self
+        """
+        epsilon, delta, sigma = self._check_params()
+        if self.accountant is not None:
+            self.accountant.check(epsilon, delta)
+        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        n = Xc.shape[0]
+        rng = check_generator(self.random_state)
+        uni = self._build_universe(lower, upper, categorical, classes, n, sigma, rng)
+        workload = self._build_workload(uni, rng, n)
+        if workload.n_queries == 0:
+            raise ValueError("The query workload is empty; check queries and n_queries.")
+        by_table = self.measurement == "table" and workload.structured
+        n_candidates = workload.n_groups if by_table else workload.n_queries
+        T = self._n_rounds(epsilon, delta, sigma, n, uni, workload, n_candidates, by_table)
+        params = round_parameters(epsilon, delta, T, self.selection_fraction, n, by_table)
+        eta = self._eta(by_table, workload)
+        n_passes = (0 if not by_table else 4) if self.n_passes == "auto" else int(self.n_passes)
+
+        true = self._true_answers(workload, uni, Xc, y)
+        data_marginals = workload.data_marginals(uni.encode(Xc, y)) if by_table else None
+
+        N = uni.size
+        log_p = np.full(N, -math.log(N))
+        average = np.zeros(N)
+        available = np.ones(n_candidates, dtype=bool)
+        measured = []  # (index, noisy values)
+        selected = []
+        for _ in range(T):
+            p = np.exp(log_p)
+            if by_table:
+                current = workload.marginals(p)
+                scores = np.array([np.abs(c - d).sum() for c, d in zip(current, data_marginals)])
+            else:
+                current = workload.answers(p)
+                scores = np.abs(current - true)
+            cand = np.flatnonzero(available)
+            choice = cand[select(scores[cand], params, rng)]
+            available[choice] = False
+            selected.append(int(choice))
+            if by_table:
+                m = add_noise(data_marginals[choice], params, rng)
+                workload.add_table(log_p, choice, eta[choice] * (m - current[choice]))
+            else:
+                m = float(add_noise(np.array([true[choice]]), params, rng)[0])
+                workload.add_query(log_p, choice, eta * (m - current[choice]))
+            measured.append((choice, m))
+            log_p -= logsumexp(log_p)
+            for _pass in range(n_passes):
+                for idx, meas in measured:
+                    if by_table:
+                        cur = workload.marginal(np.exp(log_p), idx)
+                        workload.add_table(log_p, idx, eta[idx] * (meas - cur))
+                    else:
+                        cur = float(self._answer_one(workload, np.exp(log_p), idx))
+                        workload.add_query(log_p, idx, eta * (meas - cur))
+                    log_p -= logsumexp(log_p)
+            if self.projection:
+                log_p = kl_project_smooth(log_p, sigma)
+            average += np.exp(log_p)
+        average /= T
+        last = np.exp(log_p)
+        output = self.output
+        if output == "auto":
+            output = "last" if by_table else "average"
+
+        # ---- release: charge the ledger before exposing anything
+        charge(self.accountant, epsilon, delta, type(self).__name__)
+        self._universe = uni
+        self.workload_ = workload
+        self.n_queries_ = workload.n_queries
+        self.n_iter_ = T
+        self.selected_ = selected
+        self.measurements_ = [m for _, m in measured]
+        self.noise_scale_ = params.noise_scale
+        self.selection_epsilon_ = params.selection_epsilon
+        self.distribution_average_ = average / average.sum()
+        self.distribution_last_ = last / last.sum()
+        self.distribution_ = (
+            self.distribution_average_ if output == "average" else self.distribution_last_
+        )
+        self.output_ = output
+        self.measurement_ = "table" if by_table else "query"
+        self.n_clipped_ = n_clipped
+        self.bounds_ = (lower, upper)
+        self.classes_ = classes
+        self.cover_gamma_ = self._cover_gamma(uni, workload)
+        self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table)
+        self.privacy_spent_ = PrivacySpent(epsilon, delta)
+        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T,
+                                          n_clipped)
+        if sigma is not None:
+            warnings.warn(
+                "SmoothMWEM: the accuracy guarantee assumes the data are "
+                f"sigma-smooth (sigma={sigma}), which cannot be certified privately; "
+                "privacy holds regardless. See guarantee_.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return self
+
+    @staticmethod
+    def _answer_one(workload, p, j):
+        if workload.structured:
+            g = workload.group_of_query[j]
+            r = j - workload.offsets[g]
+            marg = workload.marginal(p, g)
+            lo, hi = workload.lows[g][r], workload.highs[g][r]
+            return marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum()
+        return float(workload.query_values(j) @ p)
+
+    def _eta(self, by_table, workload):
+        if not (isinstance(self.learning_rate, str)):
+            lr = float(self.learning_rate)
+            return np.full(workload.n_groups, lr) if by_table else lr
+        if by_table:
+            return 0.5 * workload.table_sizes.astype(float)
+        return 0.5
+
+    # ------------------------------------------------------------- theory
+    def _n_rounds(self, epsilon, delta, sigma, n, uni, workload, n_candidates, by_table):
+        if not isinstance(self.n_iter, str):
+            T = int(self.n_iter)
+        elif by_table:
+            T = min(workload.n_groups, uni.n_attributes + 1)
+        else:
+            log_q = math.log(max(workload.n_queries, 2))
+            if sigma is None or sigma >= 1:
+                # argmin_T 2 sqrt(log N / T) + 10 T log|Q| / (eps n)  (000 Thm 4.1)
+                T = (epsilon * n * math.sqrt(math.log(max(uni.size, 2))) / (10 * log_q)) ** (2 / 3)
+            else:
+                # 000 App. E: T = eps^2/3 n^2/3 log^1/3(1/sigma) d^-2/3 log^-2/3(2n/sigma),
+                # with d log(2n/sigma) = log|Q'| of the cover actually used.
+                T = (epsilon * n) ** (2 / 3) * math.log(1 / sigma) ** (1 / 3) / log_q ** (2 / 3)
+            T = max(1, int(round(T)))
+        return max(1, min(T, n_candidates))
+
+    def _cover_gamma(self, uni, workload):
+        if uni.kind != "grid" or not workload.structured:
+            return None
+        name = workload.description
+        cont = [j for j in range(uni.n_features) if not uni.categorical[j] and uni.shape[j] > 1]
+        if not cont:
+            return 0.0
+        if name.startswith("thresholds"):
+            return max(1.0 / (2 * uni.shape[j]) for j in cont)
+        if "range" in name:
+            width = max(len(t) for t in workload.tables)
+            return min(1.0, width * max(1.0 / uni.shape[j] for j in cont))
+        return 0.0  # marginal cells of the grid are the workload itself
+
+    def _error_bound(self, epsilon, delta, sigma, n, uni, workload, T, by_table):
+        """Theorem bound on the max workload error for the run's T (pure DP, per query)."""
+        if by_table or delta > 0 or self.selection_fraction != 0.5:
+            return None
+        log_q = math.log(max(workload.n_queries, 2))
+        noise = 10 * T * log_q / (epsilon * n)
+        if sigma is None:
+            return 2 * math.sqrt(math.log(max(uni.size, 2)) / T) + noise  # Thm 4.1
+        # Thm 4.2 / 4.3 with the cover actually used (|Q'| = n_queries):
+        # 2 sqrt(log(1/sigma)/T) + 10 T log|Q'|/(eps n) on the cover queries.
+        return 2 * math.sqrt(math.log(1 / sigma) / T) + noise
+
+    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T, n_clipped):
+        claim = f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, n={n} public)"
+        certified = [
+            "universe and workload are data independent"
+            + ("" if self.bounds is not None else " (except bounds taken from data)"),
+            "sensitivities: query 1/n, table L1 2/n, L2 sqrt(2)/n",
+        ]
+        not_certified = []
+        notes = [
+            f"variant: {'Projected Smooth MWEM' if self.projection else 'Smooth MWEM' if sigma else 'MWEM'}",
+            f"measurement: {'whole tables' if by_table else 'single queries'}, T={T}",
+            f"output: {'average of iterates' if self.output_ == 'average' else 'last iterate'}",
+        ]
+        if self.bounds is None:
+            not_certified.append("bounds are public (taken from data: PrivacyLeakWarning)")
+        if uni.has_labels and self.classes is None:
+            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
+        if sigma is not None:
+            not_certified.append(f"data are (sigma={sigma}, 0)-smooth (accuracy only)")
+        if self.error_bound_ is not None:
+            notes.append(
+                f"max workload error <= {self.error_bound_:.4g} w.p. >= 1 - 2T/|Q| "
+                f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
+            )
+        if self.cover_gamma_:
+            notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class")
+        if n_clipped:
+            notes.append(f"{n_clipped} rows clipped to the bounds")
+        source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM
+        return Guarantee(
+            claim=claim,
+            source=source,
+            certified=not not_certified,
+            assumptions_certified=tuple(certified),
+            assumptions_not_certified=tuple(not_certified),
+            notes=tuple(notes),
+        )
