@@ -119,17 +119,29 @@ class SmoothMWEM(ReleaseMixin):
         family of thresholds/boxes) and measure all its cells at once for
         the price of one query (sensitivity 2/n). Dense workloads always
         measure single queries.
-    selection_fraction : float in (0, 1), default=0.5
-        Share of each round's budget spent on selection (Alg. 2: 1/2).
+    selection_fraction : float in (0, 1) or 'auto', default='auto'
+        Share of each round's budget spent on selection. ``'auto'``: 1/2 for
+        ``measurement='query'`` (Alg. 2), 0.3 for tables (by measurement).
+    update : {'auto', 'mw', 'ipf'}, default='auto'
+        How a measurement updates the distribution (post-processing, privacy
+        unaffected). ``'mw'``: the multiplicative-weights rule of Alg. 2,
+        ``D(x) *= exp(eta q(x) (m - q(D)))`` (for a table, summed over its
+        cells). ``'ipf'``: the exact KL (Bregman) projection onto the
+        measured constraint — for a table, ``D(x) *= m_c / D(c)`` on each
+        cell ``c`` after projecting the noisy table onto the simplex
+        (iterative proportional fitting); for a 0/1 query, the two-sided
+        rescaling ``q: m/q(D)``, ``1-q: (1-m)/(1-q(D))``. ``'auto'``:
+        ``'mw'`` (IPF fits the measurement noise exactly and was less
+        accurate in ``benchmarks/bench_query_release.py``).
     learning_rate : float or 'auto', default='auto'
-        MW step ``eta`` in ``D(x) *= exp(eta q(x) (m - q(D)))``. Alg. 2 uses
-        ``1/2`` (the theorems' value, used for ``measurement='query'``).
-        For tables, ``'auto'`` uses ``eta = 1/2 * table size`` (one step per
-        cell mass, see Notes).
+        MW step ``eta`` for ``update='mw'``. ``'auto'``: 1/2 for
+        ``measurement='query'`` (Alg. 2), 2 for tables (by measurement).
     n_passes : int or 'auto', default='auto'
         Extra MW passes over all past measurements after each round
         (post-processing). ``'auto'``: 0 for ``measurement='query'`` (the
-        theorems' algorithm), 4 for tables.
+        theorems' algorithm); for tables ``10``, reduced to
+        ``max(1, 5e8 / (N T^2))`` on large universes (N points, T rounds)
+        to bound the running time.
     output : {'auto', 'average', 'last'}, default='auto'
         Released distribution: the average of iterates (the theorems' output)
         or the last iterate. ``'auto'``: average for ``measurement='query'``,
@@ -197,9 +209,11 @@ class SmoothMWEM(ReleaseMixin):
     -----
     The MW step for a table measurement adds ``eta (m_c - a_c)`` to the log
     weight of every point of cell ``c``: the sum of the single-cell MW
-    updates. With ``eta`` proportional to the number of cells, a cell of
-    average mass ``1/size`` moves by the same relative amount as a single
-    query of mass ~1 moves with ``eta = 1/2``.
+    updates; with ``eta = 1/2`` it moves cells of mass ``1/size`` very
+    slowly, hence the ``'ipf'`` default for tables. The KL projection onto
+    ``{D : D(c) = m_c for all cells}`` is a Bregman projection, so Claim F.1's
+    Pythagorean argument still says it never moves away from any
+    distribution that matches the measurement.
 
     References
     ----------
@@ -230,7 +244,8 @@ class SmoothMWEM(ReleaseMixin):
         n_queries=None,
         n_iter="auto",
         measurement="table",
-        selection_fraction=0.5,
+        selection_fraction="auto",
+        update="auto",
         learning_rate="auto",
         n_passes="auto",
         output="auto",
@@ -255,6 +270,7 @@ class SmoothMWEM(ReleaseMixin):
         self.n_iter = n_iter
         self.measurement = measurement
         self.selection_fraction = selection_fraction
+        self.update = update
         self.learning_rate = learning_rate
         self.n_passes = n_passes
         self.output = output
@@ -283,13 +299,18 @@ class SmoothMWEM(ReleaseMixin):
             raise ValueError(
                 f"output must be 'auto', 'average' or 'last', got {self.output!r}."
             )
-        check_probability(self.selection_fraction, "selection_fraction")
+        if not (isinstance(self.selection_fraction, str) and self.selection_fraction == "auto"):
+            check_probability(self.selection_fraction, "selection_fraction")
         if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
-            if (not isinstance(self.learning_rate, numbers.Real) or isinstance(self.learning_rate, bool)
+            if (not isinstance(self.learning_rate, numbers.Real)
+                    or isinstance(self.learning_rate, bool)
                     or not np.isfinite(self.learning_rate) or self.learning_rate <= 0):
                 raise ValueError(
-                    f"learning_rate must be a finite float > 0 or 'auto', got {self.learning_rate!r}."
+                    f"learning_rate must be a finite float > 0 or 'auto', got "
+                    f"{self.learning_rate!r}."
                 )
+        if self.update not in ("auto", "mw", "ipf"):
+            raise ValueError(f"update must be 'auto', 'mw' or 'ipf', got {self.update!r}.")
         if not (isinstance(self.n_passes, str) and self.n_passes == "auto"):
             check_positive_int(self.n_passes, "n_passes", minimum=0)
         if not (isinstance(self.n_iter, str) and self.n_iter == "auto"):
@@ -332,9 +353,21 @@ class SmoothMWEM(ReleaseMixin):
         by_table = self.measurement == "table" and workload.structured
         n_candidates = workload.n_groups if by_table else workload.n_queries
         T = self._n_rounds(epsilon, delta, sigma, n, uni, workload, n_candidates, by_table)
-        params = round_parameters(epsilon, delta, T, self.selection_fraction, n, by_table)
-        eta = self._eta(by_table, workload)
-        n_passes = (0 if not by_table else 4) if self.n_passes == "auto" else int(self.n_passes)
+        fraction = self.selection_fraction
+        if fraction == "auto":
+            fraction = 0.3 if by_table else 0.5
+        params = round_parameters(epsilon, delta, T, fraction, n, by_table)
+        update = "mw" if self.update == "auto" else self.update
+        eta = self.learning_rate
+        if eta == "auto":
+            eta = 2.0 if by_table else 0.5
+        step = _Updater(workload, by_table, update, float(eta))
+        if self.n_passes != "auto":
+            n_passes = int(self.n_passes)
+        elif by_table:
+            n_passes = int(np.clip(5e8 / (uni.size * T * T), 1, 10))
+        else:
+            n_passes = 0
 
         true = self._true_answers(workload, uni, Xc, y)
         data_marginals = workload.data_marginals(uni.encode(Xc, y)) if by_table else None
@@ -354,26 +387,18 @@ class SmoothMWEM(ReleaseMixin):
                 current = workload.answers(p)
                 scores = np.abs(current - true)
             cand = np.flatnonzero(available)
-            choice = cand[select(scores[cand], params, rng)]
+            choice = int(cand[select(scores[cand], params, rng)])
             available[choice] = False
-            selected.append(int(choice))
+            selected.append(choice)
             if by_table:
                 m = add_noise(data_marginals[choice], params, rng)
-                workload.add_table(log_p, choice, eta[choice] * (m - current[choice]))
             else:
                 m = float(add_noise(np.array([true[choice]]), params, rng)[0])
-                workload.add_query(log_p, choice, eta * (m - current[choice]))
             measured.append((choice, m))
-            log_p -= logsumexp(log_p)
+            log_p = step(log_p, choice, m, current[choice])
             for _pass in range(n_passes):
                 for idx, meas in measured:
-                    if by_table:
-                        cur = workload.marginal(np.exp(log_p), idx)
-                        workload.add_table(log_p, idx, eta[idx] * (meas - cur))
-                    else:
-                        cur = float(self._answer_one(workload, np.exp(log_p), idx))
-                        workload.add_query(log_p, idx, eta * (meas - cur))
-                    log_p -= logsumexp(log_p)
+                    log_p = step(log_p, idx, meas)
             if self.projection:
                 log_p = kl_project_smooth(log_p, sigma)
             average += np.exp(log_p)
@@ -399,12 +424,17 @@ class SmoothMWEM(ReleaseMixin):
             self.distribution_average_ if output == "average" else self.distribution_last_
         )
         self.output_ = output
+        self.update_ = update
+        self.learning_rate_ = float(eta)
+        self.n_passes_ = n_passes
+        self.selection_fraction_ = float(fraction)
         self.measurement_ = "table" if by_table else "query"
         self.n_clipped_ = n_clipped
         self.bounds_ = (lower, upper)
         self.classes_ = classes
         self.cover_gamma_ = self._cover_gamma(uni, workload)
-        self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table)
+        self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table,
+                                              fraction, float(eta), n_passes)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
         self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T,
                                           n_clipped)
@@ -417,24 +447,6 @@ class SmoothMWEM(ReleaseMixin):
                 stacklevel=2,
             )
         return self
-
-    @staticmethod
-    def _answer_one(workload, p, j):
-        if workload.structured:
-            g = workload.group_of_query[j]
-            r = j - workload.offsets[g]
-            marg = workload.marginal(p, g)
-            lo, hi = workload.lows[g][r], workload.highs[g][r]
-            return marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum()
-        return float(workload.query_values(j) @ p)
-
-    def _eta(self, by_table, workload):
-        if not (isinstance(self.learning_rate, str)):
-            lr = float(self.learning_rate)
-            return np.full(workload.n_groups, lr) if by_table else lr
-        if by_table:
-            return 0.5 * workload.table_sizes.astype(float)
-        return 0.5
 
     # ------------------------------------------------------------- theory
     def _n_rounds(self, epsilon, delta, sigma, n, uni, workload, n_candidates, by_table):
@@ -468,9 +480,15 @@ class SmoothMWEM(ReleaseMixin):
             return min(1.0, width * max(1.0 / uni.shape[j] for j in cont))
         return 0.0  # marginal cells of the grid are the workload itself
 
-    def _error_bound(self, epsilon, delta, sigma, n, uni, workload, T, by_table):
-        """Theorem bound on the max workload error for the run's T (pure DP, per query)."""
-        if by_table or delta > 0 or self.selection_fraction != 0.5:
+    def _error_bound(self, epsilon, delta, sigma, n, uni, workload, T, by_table, fraction, eta,
+                     n_passes):
+        """Theorem bound on the max workload error for the run's T.
+
+        Only for the theorems' algorithm: pure DP, single-query measurement,
+        budget split 1/2, MW step 1/2, no extra passes, average of iterates.
+        """
+        if (by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
+                or self.output_ != "average" or self.update_ != "mw"):
             return None
         log_q = math.log(max(workload.n_queries, 2))
         noise = 10 * T * log_q / (epsilon * n)
@@ -517,3 +535,60 @@ class SmoothMWEM(ReleaseMixin):
             assumptions_not_certified=tuple(not_certified),
             notes=tuple(notes),
         )
+
+
+def _project_simplex(v):
+    """Euclidean projection of ``v`` onto the probability simplex (sort-based)."""
+    flat = np.ravel(v)
+    u = np.sort(flat)[::-1]
+    css = np.cumsum(u) - 1.0
+    ind = np.arange(1, len(u) + 1)
+    rho = np.nonzero(u - css / ind > 0)[0][-1]
+    theta = css[rho] / (rho + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+_FLOOR = 1e-12
+
+
+class _Updater:
+    """One measurement's update of the log distribution (post-processing)."""
+
+    def __init__(self, workload, by_table, update, eta):
+        self.workload = workload
+        self.by_table = by_table
+        self.update = update
+        self.eta = eta
+
+    def current(self, log_p, idx):
+        p = np.exp(log_p)
+        wl = self.workload
+        if self.by_table:
+            return wl.marginal(p, idx)
+        if wl.structured:
+            g = wl.group_of_query[idx]
+            r = idx - wl.offsets[g]
+            marg = wl.marginal(p, g)
+            lo, hi = wl.lows[g][r], wl.highs[g][r]
+            return float(marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum())
+        return float(wl.query_values(idx) @ p)
+
+    def __call__(self, log_p, idx, measured, current=None):
+        if current is None:
+            current = self.current(log_p, idx)
+        wl = self.workload
+        if self.by_table:
+            if self.update == "mw":
+                wl.add_table(log_p, idx, self.eta * (measured - current))
+            else:
+                target = np.maximum(_project_simplex(measured), _FLOOR)
+                wl.add_table(log_p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
+        else:
+            if self.update == "mw":
+                wl.add_query(log_p, idx, self.eta * (measured - current))
+            else:
+                m = min(max(measured, 1e-6), 1 - 1e-6)
+                a = min(max(current, _FLOOR), 1 - _FLOOR)
+                wl.add_query(log_p, idx, math.log(m / (1 - m)) - math.log(a / (1 - a)))
+        log_p -= logsumexp(log_p)
+        return log_p

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..accounting import zcdp_from_dp_budget
-from ..mechanisms import exponential_mechanism, gaussian_mechanism, laplace_mechanism
+from ..mechanisms import exponential_mechanism, laplace_mechanism
 
 __all__ = ["RoundParameters", "round_parameters", "select", "add_noise"]
 

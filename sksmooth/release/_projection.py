@@ -79,18 +79,20 @@ def kl_project_smooth(log_weights, sigma):
     remaining = 1.0 - k * cap
     valid = remaining > 0
     # Largest uncapped coordinate when the top k are capped, in log space.
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         top_uncapped = np.where(
             valid, np.log(np.where(valid, remaining, 1.0)) + sorted_lw - tail_log_mass, np.inf
         )
+    top_uncapped[np.isnan(top_uncapped)] = -np.inf  # zero-weight tail: nothing uncapped
     feasible = top_uncapped <= log_cap + 1e-12
     n_capped = int(np.argmax(feasible)) if feasible.any() else n
     log_z_sorted = np.empty(n)
     log_z_sorted[:n_capped] = log_cap
     if n_capped < n:
-        log_z_sorted[n_capped:] = (
-            np.log(1.0 - n_capped * cap) + sorted_lw[n_capped:] - tail_log_mass[n_capped]
-        )
+        with np.errstate(invalid="ignore"):
+            tail = np.log(1.0 - n_capped * cap) + sorted_lw[n_capped:] - tail_log_mass[n_capped]
+        tail[np.isneginf(sorted_lw[n_capped:])] = -np.inf
+        log_z_sorted[n_capped:] = tail
     log_z = np.empty(n)
     log_z[order] = log_z_sorted
     return log_z
