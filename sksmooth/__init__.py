@@ -6,12 +6,34 @@ of the subpackages.
 """
 
 from ._guarantee import Guarantee, PrivacySpent
+from .accounting import BudgetAccountant
+from .classes import (
+    Boxes,
+    Conjunctions,
+    FiniteClass,
+    FiniteConcepts,
+    Halfspaces,
+    Marginals,
+    Parities,
+    Stumps,
+    Thresholds,
+)
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BudgetAccountant",
     "BudgetError",
+    "Boxes",
+    "Conjunctions",
+    "FiniteClass",
+    "FiniteConcepts",
+    "Halfspaces",
+    "Marginals",
+    "Parities",
+    "Stumps",
+    "Thresholds",
     "Guarantee",
     "PrivacyLeakWarning",
     "PrivacySpent",

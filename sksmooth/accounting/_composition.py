@@ -1,0 +1,360 @@
+"""Composition theorems, zCDP, and splitting a budget over adaptive rounds (SPEC §3.4)."""
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from .._validation import _is_real, check_delta, check_epsilon, check_positive_int
+from ..mechanisms._common import check_sensitivity
+
+__all__ = [
+    "RoundBudget",
+    "advanced_composition",
+    "basic_composition",
+    "split_budget",
+    "zcdp_exponential",
+    "zcdp_from_dp_budget",
+    "zcdp_gaussian",
+    "zcdp_to_dp",
+]
+
+
+def _check_nonneg_array(values, name, upper=np.inf, upper_open=False):
+    try:
+        arr = np.atleast_1d(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number or a 1-D array of them.") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
+    if np.any(np.isnan(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0 (no NaN), got {values!r}.")
+    if np.any(arr > upper) or (upper_open and np.any(arr >= upper)):
+        bound = f"< {upper}" if upper_open else f"<= {upper}"
+        raise ValueError(f"{name} must be {bound}, got {values!r}.")
+    return arr
+
+
+def _check_rho(rho, name="rho"):
+    if not _is_real(rho) or np.isnan(rho):
+        raise TypeError(f"{name} must be a real number >= 0, got {rho!r}.")
+    rho = float(rho)
+    if rho < 0 or np.isinf(rho):
+        raise ValueError(f"{name} must be finite and >= 0, got {rho!r}.")
+    return rho
+
+
+def _check_method(method, allowed, name="method"):
+    if method not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {method!r}.")
+    return method
+
+
+def basic_composition(epsilons, deltas):
+    """Basic (sequential) composition: ``(sum eps_i, sum delta_i)``.
+
+    Valid for adaptive composition of any mechanisms (Dwork & Roth 2014,
+    Thm 3.16).
+
+    Parameters
+    ----------
+    epsilons : float or array-like of shape (n_releases,)
+        Each ``>= 0``.
+    deltas : float or array-like of shape (n_releases,)
+        Each in ``[0, 1]``; a scalar is used for every release.
+
+    Returns
+    -------
+    epsilon, delta : float
+        ``delta`` is capped at 1.
+
+    Examples
+    --------
+    >>> basic_composition([0.5, 0.25], [1e-6, 0.0])
+    (0.75, 1e-06)
+    """
+    eps = _check_nonneg_array(epsilons, "epsilons")
+    dlt = _check_nonneg_array(deltas, "deltas", upper=1.0)
+    if dlt.size == 1:
+        dlt = np.full(eps.shape, dlt[0])
+    if dlt.shape != eps.shape:
+        raise ValueError(
+            f"deltas must be a scalar or have the same length as epsilons "
+            f"({eps.size}), got length {dlt.size}."
+        )
+    return float(eps.sum()), float(min(1.0, dlt.sum()))
+
+
+def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
+    """Advanced composition of ``T`` adaptive ``(eps0, delta0)``-DP mechanisms.
+
+    ``eps = eps0 sqrt(2 T ln(1/delta')) + T eps0 (e^{eps0} - 1)/(e^{eps0} + 1)``,
+    ``delta = T delta0 + delta'`` (seeds/002_6ccc6583559482be.txt, MWEM
+    privacy; the ``tanh(eps0/2)`` term is the bound on the expected privacy
+    loss, Dwork & Rothblum 2016). The formula is returned as is; it can
+    exceed basic composition ``T eps0`` for large ``eps0`` or small ``T``
+    (:func:`split_budget` takes the better of the two).
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Per-round epsilon, > 0.
+    delta0 : float
+        Per-round delta, in [0, 1).
+    n_rounds : int
+        Number of rounds ``T >= 1``.
+    delta_prime : float
+        Slack ``delta'`` in (0, 1).
+
+    Returns
+    -------
+    epsilon, delta : float
+
+    Examples
+    --------
+    >>> eps, delta = advanced_composition(0.1, 0.0, 100, 1e-6)
+    >>> round(eps, 4), delta
+    (5.7561, 1e-06)
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    delta0 = check_delta(delta0, "delta0")
+    n_rounds = check_positive_int(n_rounds, "n_rounds")
+    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
+    eps = epsilon0 * np.sqrt(2.0 * n_rounds * np.log(1.0 / delta_prime)) + (
+        n_rounds * epsilon0 * np.tanh(epsilon0 / 2.0)
+    )
+    return float(eps), float(min(1.0, n_rounds * delta0 + delta_prime))
+
+
+def zcdp_gaussian(sensitivity, noise_std):
+    """zCDP parameter of the Gaussian mechanism: ``rho = Delta^2 / (2 s^2)``.
+
+    Bun & Steinke (2016), Prop. 1.6. zCDP composes additively.
+
+    Examples
+    --------
+    >>> zcdp_gaussian(1.0, 2.0)
+    0.125
+    """
+    sensitivity = check_sensitivity(sensitivity)
+    noise_std = check_sensitivity(noise_std, "noise_std")
+    return float(sensitivity**2 / (2.0 * noise_std**2))
+
+
+def zcdp_exponential(epsilon):
+    """zCDP parameter of the ``epsilon``-DP exponential mechanism: ``eps^2 / 8``.
+
+    The exponential mechanism is ``epsilon``-bounded-range, hence
+    ``eps^2/8``-zCDP (Cesar & Rogers 2021, Lemma 3.2). Applies to
+    :func:`sksmooth.mechanisms.exponential_mechanism` and sparse selection's
+    selection step, not to arbitrary ``epsilon``-DP mechanisms (those are
+    ``eps^2/2``-zCDP, Bun & Steinke 2016, Prop. 1.4).
+
+    Examples
+    --------
+    >>> zcdp_exponential(2.0)
+    0.5
+    """
+    epsilon = check_epsilon(epsilon)
+    return float(epsilon**2 / 8.0)
+
+
+def _zcdp_to_dp_standard(rho, delta):
+    return rho + 2.0 * np.sqrt(rho * np.log(1.0 / delta))
+
+
+def _zcdp_to_dp_cks(rho, delta):
+    """Canonne, Kamath & Steinke (2020), Prop. 12 / Cor. 13, solved for eps.
+
+    ``delta = exp((a-1)(a rho - eps)) / (a-1) * (1 - 1/a)^a`` for any
+    ``a > 1``, i.e. ``eps(a) = a rho + (ln(1/delta) - ln a)/(a - 1) +
+    ln(1 - 1/a)``. Every ``a`` gives a valid bound, so an inexact minimiser
+    only costs tightness, never privacy.
+    """
+    log_inv_delta = np.log(1.0 / delta)
+
+    def eps_of(t):
+        a = 1.0 + np.exp(t)  # a - 1 = e^t > 0
+        return a * rho + (log_inv_delta - np.log(a)) / np.exp(t) + np.log1p(-1.0 / a)
+
+    res = minimize_scalar(eps_of, bounds=(-30.0, 30.0), method="bounded",
+                          options={"xatol": 1e-10})
+    candidates = [eps_of(res.x), eps_of(-30.0), eps_of(30.0)]
+    return float(min(candidates))
+
+
+def zcdp_to_dp(rho, delta, method="cks"):
+    """Convert ``rho``-zCDP to ``(eps, delta)``-DP; return ``eps``.
+
+    Parameters
+    ----------
+    rho : float
+        >= 0.
+    delta : float
+        In (0, 1).
+    method : {"cks", "standard"}, default="cks"
+        ``"standard"``: ``eps = rho + 2 sqrt(rho ln(1/delta))`` (Bun & Steinke
+        2016, Prop. 1.3). ``"cks"``: the tighter conversion of Canonne, Kamath
+        & Steinke (2020, Cor. 13), optimised over the Renyi order; the
+        result is never larger than the standard one (the minimum of both is
+        returned).
+
+    Returns
+    -------
+    epsilon : float
+
+    Examples
+    --------
+    >>> round(zcdp_to_dp(0.5, 1e-5, method="standard"), 4)
+    5.2985
+    """
+    rho = _check_rho(rho)
+    delta = check_delta(delta, allow_zero=False)
+    _check_method(method, ("cks", "standard"))
+    if rho == 0:
+        return 0.0
+    eps = _zcdp_to_dp_standard(rho, delta)
+    if method == "cks":
+        eps = min(eps, _zcdp_to_dp_cks(rho, delta))
+    return float(max(eps, 0.0))
+
+
+def zcdp_from_dp_budget(epsilon, delta, method="cks"):
+    """Largest ``rho`` whose :func:`zcdp_to_dp` conversion is ``<= epsilon``.
+
+    ``method="standard"`` inverts ``eps = rho + 2 sqrt(rho ln(1/delta))`` in
+    closed form: ``rho = (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2``.
+    ``method="cks"`` inverts the CKS conversion by bisection (the returned
+    ``rho`` always converts back to at most ``epsilon``).
+
+    Examples
+    --------
+    >>> rho = zcdp_from_dp_budget(1.0, 1e-6, method="standard")
+    >>> round(zcdp_to_dp(rho, 1e-6, method="standard"), 12)
+    1.0
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    _check_method(method, ("cks", "standard"))
+    log_inv_delta = np.log(1.0 / delta)
+    rho_std = (np.sqrt(log_inv_delta + epsilon) - np.sqrt(log_inv_delta)) ** 2
+    # Guard the closed form against rounding: never return rho that converts above eps.
+    while _zcdp_to_dp_standard(rho_std, delta) > epsilon:
+        rho_std = np.nextafter(rho_std, 0.0)
+    if method == "standard":
+        return float(rho_std)
+    lo, hi = rho_std, max(2.0 * rho_std, epsilon)
+    while zcdp_to_dp(hi, delta) <= epsilon:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if zcdp_to_dp(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * hi:
+            break
+    return float(lo)
+
+
+class RoundBudget(NamedTuple):
+    """Per-round privacy parameters returned by :func:`split_budget`.
+
+    Attributes
+    ----------
+    epsilon : float
+        Per-round epsilon for a pure ``epsilon``-DP (or ``(epsilon, delta)``)
+        mechanism. With ``method="zcdp"`` it is ``sqrt(2 rho)``, valid for ANY
+        pure ``epsilon``-DP mechanism (Laplace, report-noisy-max).
+    delta : float
+        Per-round delta (0 for ``method="zcdp"``).
+    rho : float or None
+        Per-round zCDP budget (``method="zcdp"`` only). Spend it with a
+        Gaussian mechanism of std ``Delta / sqrt(2 rho)`` or an exponential
+        mechanism with ``epsilon = exponential_epsilon``.
+    exponential_epsilon : float or None
+        ``sqrt(8 rho)``, the epsilon of an exponential mechanism costing
+        ``rho`` (``method="zcdp"`` only; Cesar & Rogers 2021).
+    """
+
+    epsilon: float
+    delta: float
+    rho: Optional[float] = None
+    exponential_epsilon: Optional[float] = None
+
+
+def _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime):
+    """Largest eps0 whose advanced composition is <= epsilon (bisection)."""
+
+    def total(e0):
+        return advanced_composition(e0, delta0, n_rounds, delta_prime)[0]
+
+    lo, hi = 0.0, epsilon
+    while total(hi) <= epsilon:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if total(mid) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def split_budget(epsilon, delta, n_rounds, method="basic"):
+    """Split a total ``(epsilon, delta)`` over ``T`` adaptive rounds.
+
+    Every round may be chosen adaptively from earlier outputs; running ``T``
+    mechanisms each with the returned per-round parameters composes to at
+    most ``(epsilon, delta)``:
+
+    * ``"basic"``: ``(eps/T, delta/T)`` by basic composition.
+    * ``"advanced"``: ``delta' = delta/2`` and ``delta0 = delta/(2T)``; ``eps0``
+      is the largest value (bisection) with ``advanced_composition(eps0,
+      delta0, T, delta') <= epsilon``, or ``eps/T`` if that is larger (basic
+      composition with ``delta0 = delta/(2T)`` then also fits). Needs
+      ``delta > 0``.
+    * ``"zcdp"``: ``rho = zcdp_from_dp_budget(epsilon, delta)`` and each round
+      gets ``rho/T`` (zCDP adds up); see :class:`RoundBudget` for how to
+      spend it. Needs ``delta > 0``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total epsilon, > 0.
+    delta : float
+        Total delta in [0, 1) (> 0 for "advanced" and "zcdp").
+    n_rounds : int
+        ``T >= 1``.
+    method : {"basic", "advanced", "zcdp"}, default="basic"
+
+    Returns
+    -------
+    RoundBudget
+
+    Examples
+    --------
+    >>> split_budget(1.0, 1e-6, 4)
+    RoundBudget(epsilon=0.25, delta=2.5e-07, rho=None, exponential_epsilon=None)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    n_rounds = check_positive_int(n_rounds, "n_rounds")
+    _check_method(method, ("basic", "advanced", "zcdp"))
+    if method == "basic":
+        return RoundBudget(epsilon / n_rounds, delta / n_rounds)
+    if delta == 0:
+        raise ValueError(
+            f"method={method!r} needs delta > 0 (it trades delta for a smaller "
+            "epsilon); pass e.g. delta=1e-6 or use method='basic' for pure DP."
+        )
+    if method == "advanced":
+        delta0 = delta / (2.0 * n_rounds)
+        eps0 = _advanced_round_epsilon(epsilon, delta0, n_rounds, delta / 2.0)
+        return RoundBudget(max(eps0, epsilon / n_rounds), delta0)
+    rho = zcdp_from_dp_budget(epsilon, delta) / n_rounds
+    return RoundBudget(
+        float(np.sqrt(2.0 * rho)), 0.0, rho, float(np.sqrt(8.0 * rho))
+    )

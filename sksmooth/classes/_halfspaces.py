@@ -1,0 +1,426 @@
+"""Halfspaces (affine and through the origin) and their data-independent covers.
+
+Two constructions (SPEC §3.2; 000 App. C.1):
+
+* ``method='pairs'`` (2-D affine): draw ``m`` points uniformly on the box and
+  take every line through two of them, rotated by a tiny angle about the
+  pair's midpoint (so the pair is split, one point on each side) in both
+  orientations, plus the two constant concepts. These realise each
+  linearly separable labelling of the ``m`` points exactly once
+  (``m (m - 1) + 2`` = the Cover / Sauer bound for VC dimension 3), so the
+  cover is the set of distinct labellings of ``m`` uniform points, an
+  ``epsilon``-net argument of 000 App. C.1.
+* ``method='sample'`` (any dimension, affine or through the origin): random
+  halfspaces, normals uniform on the sphere (in box-normalised coordinates)
+  and, if affine, through a uniform point of the box. The cover grows in
+  blocks until the estimated radius reaches ``gamma`` or ``max_size``.
+
+Neither radius is proven: it is *estimated* by Monte Carlo
+(:func:`estimate_cover_radius`) and reported with ``gamma_certified=False``.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .._validation import check_generator, check_positive_int
+from ._base import (
+    ConceptClass,
+    FiniteConcepts,
+    _check_cover_args,
+    _fmt,
+    _resolve_bounds,
+)
+
+__all__ = ["HalfspaceConcepts", "Halfspaces", "estimate_cover_radius"]
+
+_DEFAULT_SAMPLE_CAP = 100_000  # default max_size of 'sample' covers
+_DEFAULT_PAIRS_CAP = 1_000_000  # default max_size of 'pairs' covers (m <= 1000)
+
+
+class HalfspaceConcepts(FiniteConcepts):
+    """Finite set of closed halfspaces ``coef[j] @ x + intercept[j] >= 0``.
+
+    A row with ``coef[j] == 0`` is a constant concept (True iff
+    ``intercept[j] >= 0``).
+
+    Attributes
+    ----------
+    coef : ndarray of float, shape (n_concepts, n_features)
+    intercept : ndarray of float, shape (n_concepts,)
+        All zeros for a through-origin cover.
+    """
+
+    _param_names = ("coef", "intercept")
+
+    def __init__(self, coef, intercept, **metadata):
+        coef = np.asarray(coef, dtype=float)
+        intercept = np.asarray(intercept, dtype=float)
+        if coef.ndim != 2 or intercept.shape != (coef.shape[0],):
+            raise ValueError(
+                "coef must have shape (n_concepts, n_features) and intercept shape "
+                f"(n_concepts,), got {coef.shape} and {intercept.shape}.")
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+            raise ValueError("coef and intercept must be finite.")
+        super().__init__(coef.shape[1], **metadata)
+        self.coef = coef
+        self.intercept = intercept
+
+    def _evaluate_chunk(self, X):
+        return X @ self.coef.T + self.intercept >= 0
+
+    def _chunk_factor(self):
+        return 2
+
+    def describe(self, j):
+        j = self._check_index(j)
+        terms = [f"{_fmt(c)}*x[{f}]" for f, c in enumerate(self.coef[j]) if c != 0]
+        lhs = " + ".join(terms).replace("+ -", "- ") if terms else "0"
+        b = self.intercept[j]
+        if b != 0 or not terms:
+            lhs += f" + {_fmt(b)}" if b >= 0 else f" - {_fmt(-b)}"
+        return f"{lhs} >= 0"
+
+
+class Halfspaces(ConceptClass):
+    """Linear threshold functions ``w @ x + b >= 0``.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        ``True``: affine halfspaces (VC dimension ``d + 1``); ``False``:
+        halfspaces through the origin of the original coordinates (VC ``d``).
+
+    Examples
+    --------
+    >>> from sksmooth.classes import Halfspaces
+    >>> cover = Halfspaces().cover(bounds=(0.0, [1.0, 1.0]), n_points=20, random_state=0)
+    >>> cover.n_concepts, cover.gamma_certified, cover.vc_dim
+    (382, False, 3)
+    """
+
+    def __init__(self, fit_intercept=True):
+        self.fit_intercept = fit_intercept
+
+    def vc_dim(self, n_features):
+        return int(n_features) + (1 if self.fit_intercept else 0)
+
+    def cover(self, bounds, gamma=None, max_size=None, random_state=None, n_features=None,
+              method="auto", n_points=None, n_mc_targets=200, n_mc_points=2000):
+        """Data-independent cover with a Monte Carlo radius estimate.
+
+        Parameters
+        ----------
+        bounds : tuple (lower, upper)
+            Public box; every feature needs ``lower < upper``.
+        gamma : float in (0, 1), optional
+            Target radius. ``'pairs'``: starts from ``m = ceil(8 / gamma)``
+            points (calibrated: the estimated radius is then about
+            ``0.85 gamma``) and redraws with ``1.5 m`` points until the
+            estimate is ``<= gamma``; ``'sample'``: grows the cover until
+            the estimate is ``<= gamma``. If the estimate still exceeds
+            ``gamma`` (because of ``max_size``), a ``UserWarning`` reports it.
+        max_size : int, optional
+            Cap on the number of concepts (``'pairs'``: ``m (m - 1) + 2 <=
+            max_size``, default cap 1 000 000 unless ``n_points`` is given;
+            ``'sample'``: default cap 100 000). A ``UserWarning`` reports a
+            binding cap (estimated radius above ``gamma``).
+        random_state : None, int or Generator
+            Seeds the points / sampled halfspaces and the Monte Carlo.
+        n_features : int, optional
+            Needed only when both bounds are scalars.
+        method : {'auto', 'pairs', 'sample'}, default='auto'
+            ``'auto'`` is ``'pairs'`` for 2-D affine halfspaces, else ``'sample'``.
+        n_points : int >= 2, optional
+            ``'pairs'`` only: the number ``m`` of uniform points.
+        n_mc_targets, n_mc_points : int
+            Monte Carlo sizes for :func:`estimate_cover_radius`.
+
+        Returns
+        -------
+        HalfspaceConcepts
+            ``gamma`` is the Monte Carlo estimate (``gamma_certified=False``);
+            ``is_bracketing=False``. Extra attributes: ``method``,
+            ``points_`` (the ``m`` points, ``'pairs'`` only).
+        """
+        if method not in ("auto", "pairs", "sample"):
+            raise ValueError(f"method must be 'auto', 'pairs' or 'sample', got {method!r}.")
+        if gamma is None and max_size is None and n_points is None:
+            raise ValueError(
+                "cover() needs gamma=..., max_size=... or (method='pairs') n_points=....")
+        if gamma is not None or max_size is not None:
+            gamma, max_size = _check_cover_args(gamma, max_size)
+        n_mc_targets = check_positive_int(n_mc_targets, "n_mc_targets")
+        n_mc_points = check_positive_int(n_mc_points, "n_mc_points", minimum=10)
+        lower, upper = _resolve_bounds(bounds, n_features)
+        if np.any(upper <= lower):
+            raise ValueError(
+                "bounds: Halfspaces.cover needs lower < upper on every feature (features "
+                f"{np.flatnonzero(upper <= lower).tolist()[:10]} have zero width); drop them.")
+        d = len(lower)
+        rng = check_generator(random_state)
+        if method == "auto":
+            method = "pairs" if (d == 2 and self.fit_intercept) else "sample"
+        if method == "pairs" and not (d == 2 and self.fit_intercept):
+            raise ValueError("method='pairs' is implemented for 2-D affine halfspaces only; "
+                             "use method='sample'.")
+        if n_points is not None and method != "pairs":
+            raise ValueError("n_points is used by method='pairs' only.")
+        sampler = _HalfspaceSampler(lower, upper, self.fit_intercept)
+        targets = sampler.sample(n_mc_targets, rng)
+        meta = dict(bounds=(lower, upper), gamma_certified=False, vc_dim=self.vc_dim(d))
+
+        if method == "pairs":
+            if n_points is not None:
+                m = check_positive_int(n_points, "n_points", minimum=2)
+            elif gamma is not None:
+                m = max(2, math.ceil(8.0 / gamma))
+            else:
+                m = 2
+            cap = max_size
+            if cap is None and n_points is None:
+                cap = _DEFAULT_PAIRS_CAP
+            m_cap = None
+            if cap is not None:
+                if cap < 4:
+                    raise ValueError(f"max_size={cap} is too small; pass max_size >= 4.")
+                m_cap = int((1 + math.isqrt(1 + 4 * (cap - 2))) // 2)
+                while m_cap * (m_cap - 1) + 2 > cap:
+                    m_cap -= 1
+                if n_points is not None and m > m_cap:
+                    warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
+                                  f"concepts > max_size={cap}; using n_points={m_cap}.",
+                                  UserWarning, stacklevel=2)
+                m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
+            while True:
+                unit_points = rng.uniform(size=(m, 2))
+                coef_n, icpt_n = _pair_lines(unit_points)
+                coef, icpt = sampler.to_original(coef_n, icpt_n)
+                cover = HalfspaceConcepts(coef, icpt, **meta)
+                cover.points_ = lower + unit_points * (upper - lower)
+                gamma_hat, _ = estimate_cover_radius(
+                    cover, targets, n_points=n_mc_points, random_state=rng,
+                    selection_points=cover.points_, exact_lookup=True)
+                # gamma only (no n_points): grow m by 1.5x until the estimate reaches gamma
+                if n_points is not None or gamma is None or gamma_hat <= gamma or m == m_cap:
+                    break
+                m = math.ceil(1.5 * m) if m_cap is None else min(math.ceil(1.5 * m), m_cap)
+        else:
+            cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
+            if cap < 3:
+                raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
+            if gamma is None:
+                sizes = [cap]
+            else:
+                sizes, k = [], 64
+                while k < cap:
+                    sizes.append(k)
+                    k *= 4
+                sizes.append(cap)
+            coef_n, icpt_n = _constants(d) if self.fit_intercept else (np.zeros((0, d)), np.zeros(0))
+            sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
+            fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
+            est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
+            for size in sizes:
+                c_new, i_new = sampler.sample_unit(size - len(coef_n), rng)
+                coef_n, icpt_n = np.vstack([coef_n, c_new]), np.concatenate([icpt_n, i_new])
+                coef, icpt = sampler.to_original(coef_n, icpt_n)
+                cover = HalfspaceConcepts(coef, icpt, **meta)
+                est.update(cover)
+                gamma_hat, _ = est.estimate(cover)
+                if gamma is not None and gamma_hat <= gamma:
+                    break
+        cover.gamma = float(gamma_hat)
+        cover.method = method
+        if gamma is not None and gamma_hat > gamma:
+            warnings.warn(
+                f"Halfspaces.cover: the estimated radius {gamma_hat:.4g} exceeds the requested "
+                f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}, default "
+                f"cap {_DEFAULT_PAIRS_CAP if method == 'pairs' else _DEFAULT_SAMPLE_CAP}); raise "
+                "max_size (or n_points) or accept the larger gamma.",
+                UserWarning, stacklevel=2)
+        return cover
+
+
+def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
+                          selection_points=None, exact_lookup=False, block_size=4096):
+    """Monte Carlo estimate of the uniform-measure radius of ``cover`` over ``targets``.
+
+    For each target concept, the nearest cover element is chosen on
+    *selection* points (``selection_points``, or ``n_points`` fresh uniform
+    points), then its disagreement with the target is measured on
+    ``n_points`` *fresh* uniform points of ``cover.bounds``. Because the
+    selected element is not necessarily the nearest one, each per-target
+    value estimates an upper bound on the distance to the cover, without the
+    optimistic bias of minimising over noisy estimates. The estimate is the
+    maximum over targets (so it is a statistic of the targets' sample).
+
+    Parameters
+    ----------
+    cover : FiniteConcepts
+        Must have ``bounds``.
+    targets : FiniteConcepts
+        A sample of concepts of the class being covered.
+    n_points : int
+    random_state : None, int or Generator
+    selection_points : ndarray of shape (n, n_features), optional
+        Default: ``n_points`` fresh uniform points.
+    exact_lookup : bool, default=False
+        First look for a cover element with exactly the target's labelling
+        of the selection points (fast when these are the cover's own
+        construction points, ``points_`` of a 'pairs' cover); targets without
+        an exact match fall back to the nearest-by-Hamming search.
+    block_size : int
+        Cover concepts evaluated at a time (memory bound).
+
+    Returns
+    -------
+    gamma_hat : float
+    per_target : ndarray of shape (n_targets,)
+    """
+    if cover.bounds is None:
+        raise ValueError("cover.bounds is None: the uniform measure needs bounds.")
+    rng = check_generator(random_state)
+    lower, upper = cover.bounds
+    if selection_points is None:
+        selection_points = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
+    fresh = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
+    est = _RadiusEstimator(targets, selection_points, fresh, exact_lookup, block_size)
+    est.update(cover)
+    return est.estimate(cover)
+
+
+class _RadiusEstimator:
+    """Incremental nearest-element search on selection points + fresh-point measurement.
+
+    ``update(cover)`` scans only the concepts added since the last call, so a
+    cover grown in stages is scanned once in total.
+    """
+
+    def __init__(self, targets, selection_points, fresh_points, exact_lookup, block_size):
+        self.points = selection_points
+        self.T_sel = targets.evaluate(selection_points)
+        self.T_fresh = targets.evaluate(fresh_points)
+        self.fresh = fresh_points
+        self.exact_lookup = exact_lookup
+        self.block_size = block_size
+        n_targets = self.T_sel.shape[1]
+        self.best = np.full(n_targets, np.inf)
+        self.best_idx = np.zeros(n_targets, dtype=np.intp)
+        self.scanned = 0
+
+    def update(self, cover):
+        K, start = cover.n_concepts, self.scanned
+        if start >= K:
+            return
+        todo = np.arange(self.T_sel.shape[1])
+        if self.exact_lookup and start == 0:
+            chosen = _select_by_lookup(cover, self.T_sel, self.points, self.block_size)
+            hit = chosen >= 0
+            self.best[hit], self.best_idx[hit] = 0.0, chosen[hit]
+            todo = np.flatnonzero(~hit)
+        if len(todo):
+            T = self.T_sel[:, todo].astype(np.float32)
+            for lo in range(start, K, self.block_size):
+                idx = np.arange(lo, min(lo + self.block_size, K))
+                C = cover.subset(idx).evaluate(self.points).astype(np.float32)
+                dis = T.T @ (1 - C) + (1 - T).T @ C
+                j = dis.argmin(axis=1)
+                val = dis[np.arange(len(j)), j]
+                better = val < self.best[todo]
+                self.best[todo[better]] = val[better]
+                self.best_idx[todo[better]] = idx[j[better]]
+        self.scanned = K
+
+    def estimate(self, cover):
+        chosen = cover.subset(self.best_idx).evaluate(self.fresh)
+        per_target = np.mean(self.T_fresh != chosen, axis=0)
+        return float(per_target.max()), per_target
+
+
+def _select_by_lookup(cover, T_sel, points, block_size):
+    """Cover index with exactly the target's labelling on ``points`` (-1 if none)."""
+    chosen = np.full(T_sel.shape[1], -1, dtype=np.intp)
+    ckeys = np.concatenate([
+        _bit_keys(cover.subset(np.arange(lo, min(lo + block_size, cover.n_concepts)))
+                  .evaluate(points).T)
+        for lo in range(0, cover.n_concepts, block_size)])
+    tkeys = _bit_keys(T_sel.T)
+    order = np.argsort(ckeys, kind="stable")
+    pos = np.minimum(np.searchsorted(ckeys[order], tkeys), len(ckeys) - 1)
+    hit = ckeys[order][pos] == tkeys
+    chosen[hit] = order[pos[hit]]
+    return chosen
+
+
+def _bit_keys(B):
+    packed = np.ascontiguousarray(np.packbits(B, axis=1))
+    return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+
+
+def _constants(d):
+    return np.zeros((2, d)), np.array([0.0, -1.0])  # always True, always False
+
+
+def _pair_lines(P, chunk=2048):
+    """Lines through every pair of 2-D points, split-rotated, both orientations.
+
+    For the pair (i, j) with direction v = P[j] - P[i] and normal n = rot90(v),
+    the line through the midpoint M is rotated counter-clockwise by theta,
+    half the smallest angle under which another point is seen from M, so
+    only P[i] and P[j] change side (P[i] -> positive side). Returns unit
+    normals in the coordinates of ``P`` and intercepts, constants first.
+    """
+    m = len(P)
+    I, J = np.triu_indices(m, k=1)
+    coefs, icpts = [], []
+    for start in range(0, len(I), chunk):
+        i, j = I[start:start + chunk], J[start:start + chunk]
+        v = P[j] - P[i]
+        n = np.stack([-v[:, 1], v[:, 0]], 1)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        M = 0.5 * (P[i] + P[j])
+        rel = P[None, :, :] - M[:, None, :]  # (pairs, m, 2)
+        dist = np.linalg.norm(rel, axis=2)
+        sin_angle = np.abs(np.einsum("pmk,pk->pm", rel, n)) / np.maximum(dist, 1e-300)
+        rows = np.arange(len(i))
+        sin_angle[rows, i] = np.inf
+        sin_angle[rows, j] = np.inf
+        theta = 0.5 * np.arcsin(np.minimum(sin_angle.min(axis=1), 1.0))
+        theta = np.minimum(theta, 1e-3)
+        c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
+        n_rot = np.concatenate([c * n[:, :1] - s * n[:, 1:], s * n[:, :1] + c * n[:, 1:]], 1)
+        b = -np.einsum("pk,pk->p", n_rot, M)
+        coefs += [n_rot, -n_rot]
+        icpts += [b, -b]
+    c0, b0 = _constants(2)
+    return np.vstack([c0] + coefs), np.concatenate([b0] + icpts)
+
+
+class _HalfspaceSampler:
+    """Random halfspaces in box-normalised coordinates u = (x - lower) / width."""
+
+    def __init__(self, lower, upper, fit_intercept):
+        self.lower, self.width = lower, upper - lower
+        self.fit_intercept = fit_intercept
+        self.d = len(lower)
+
+    def sample_unit(self, k, rng):
+        normals = rng.normal(size=(k, self.d))
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        if self.fit_intercept:
+            anchor = rng.uniform(size=(k, self.d))  # hyperplane through a uniform box point
+        else:
+            anchor = np.broadcast_to(-self.lower / self.width, (k, self.d))  # the origin
+        return normals, -np.einsum("kd,kd->k", normals, anchor)
+
+    def to_original(self, coef_n, icpt_n):
+        coef = coef_n / self.width
+        if not self.fit_intercept:
+            return coef, np.zeros(len(coef))
+        return coef, icpt_n - coef @ self.lower
+
+    def sample(self, k, rng):
+        coef, icpt = self.to_original(*self.sample_unit(k, rng))
+        return HalfspaceConcepts(coef, icpt, bounds=(self.lower, self.lower + self.width))

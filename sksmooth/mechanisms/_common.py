@@ -1,0 +1,82 @@
+"""Input checks shared by the mechanisms (thin layer over sksmooth._validation)."""
+
+import numbers
+
+import numpy as np
+
+from .._validation import _is_real, check_generator, check_positive_int
+
+
+def check_sensitivity(sensitivity, name="sensitivity"):
+    """Return a finite float ``> 0``."""
+    if not _is_real(sensitivity) or np.isnan(sensitivity):
+        raise TypeError(
+            f"{name} must be a real number > 0, got {sensitivity!r}; pass the "
+            f"largest change of the score/value between neighbouring datasets, "
+            f"e.g. {name}=1.0."
+        )
+    sensitivity = float(sensitivity)
+    if not 0 < sensitivity < np.inf:
+        raise ValueError(
+            f"{name} must be finite and > 0, got {sensitivity!r}; pass e.g. {name}=1.0."
+        )
+    return sensitivity
+
+
+def check_scores(scores, name="scores"):
+    """Return ``scores`` as a finite 1-D float array with at least one entry."""
+    try:
+        arr = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-D array of real numbers, got {type(scores).__name__}."
+        ) from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty 1-D array (one score per candidate), got "
+            f"shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"{name} must be finite (no NaN or inf); {int(np.sum(~np.isfinite(arr)))} "
+            "entries are not. Drop excluded candidates instead of scoring them -inf."
+        )
+    return arr
+
+
+def check_value(value, name="value"):
+    """Return ``(array, is_scalar)`` for a finite real scalar or array."""
+    is_scalar = np.ndim(value) == 0
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a real number or an array of real numbers, got "
+            f"{type(value).__name__}."
+        ) from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf).")
+    return arr, is_scalar
+
+
+def check_rng(rng, name="rng"):
+    """Return a ``numpy.random.Generator`` (``None``/int are seeded through it)."""
+    try:
+        return check_generator(rng)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc} Pass e.g. {name}=np.random.default_rng(0).") from None
+
+
+def check_size(size, name="size"):
+    """Return ``None`` or a positive int."""
+    if size is None:
+        return None
+    if not isinstance(size, numbers.Integral):
+        raise TypeError(f"{name} must be None or an int >= 1, got {size!r}.")
+    return check_positive_int(size, name)
+
+
+def check_monotonic(monotonic, name="monotonic"):
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {monotonic!r}.")
+    return bool(monotonic)

@@ -1,0 +1,109 @@
+import numpy as np
+import pytest
+
+from sksmooth.classes import HalfspaceConcepts, Halfspaces, estimate_cover_radius
+
+
+def test_pairs_cover_realises_each_labelling_of_the_points_once():
+    m = 25
+    cover = Halfspaces().cover(bounds=([0.0, -2.0], [3.0, 2.0]), n_points=m, random_state=1)
+    assert cover.method == "pairs" and cover.n_concepts == m * (m - 1) + 2
+    labels = cover.evaluate(cover.points_)  # (m, K)
+    distinct = np.unique(np.packbits(labels.T, axis=1), axis=0)
+    # every concept gives a different labelling; m(m-1)+2 is the maximum number
+    # of labellings of m points in general position by 2-D affine halfspaces
+    assert len(distinct) == cover.n_concepts
+    # and every random target's labelling of the points is among them
+    rng = np.random.default_rng(5)
+    w = rng.normal(size=(300, 2))
+    b = -np.einsum("kd,kd->k", w, cover.points_.min(0) + rng.uniform(size=(300, 2)) * np.ptp(cover.points_, 0))
+    tl = HalfspaceConcepts(w, b).evaluate(cover.points_)
+    tkeys = {bytes(r) for r in np.packbits(tl.T, axis=1)}
+    ckeys = {bytes(r) for r in np.packbits(labels.T, axis=1)}
+    assert tkeys <= ckeys
+    assert not cover.gamma_certified and not cover.is_bracketing and cover.vc_dim == 3
+
+
+def test_pairs_radius_decreases_with_m():
+    gammas = [Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, n_points=m, random_state=0,
+                                 n_mc_targets=100, n_mc_points=3000).gamma for m in (10, 40, 160)]
+    assert gammas[0] > gammas[1] > gammas[2]
+    assert gammas[2] < 0.08
+
+
+def test_sampled_cover_radius_decreases_as_cover_grows():
+    gammas = [Halfspaces().cover(bounds=(-1.0, 1.0), n_features=3, max_size=k, random_state=0,
+                                 n_mc_targets=100, n_mc_points=1000).gamma for k in (20, 200, 2000)]
+    assert gammas[0] > gammas[1] > gammas[2]
+
+
+def test_sampled_cover_stops_at_gamma_and_warns_when_capped():
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=3, gamma=0.2, random_state=0,
+                               n_mc_targets=50, n_mc_points=1000)
+    assert cover.method == "sample" and cover.gamma <= 0.2
+    with pytest.warns(UserWarning, match="max_size=50"):
+        capped = Halfspaces().cover(bounds=(0.0, 1.0), n_features=3, gamma=0.01, max_size=50,
+                                    random_state=0, n_mc_targets=50, n_mc_points=1000)
+    assert capped.n_concepts == 50 and capped.gamma > 0.01
+
+
+def test_through_origin_cover():
+    cover = Halfspaces(fit_intercept=False).cover(bounds=(-1.0, 2.0), n_features=2, max_size=100,
+                                                  random_state=0, n_mc_targets=50)
+    assert cover.method == "sample" and cover.vc_dim == 2
+    np.testing.assert_array_equal(cover.intercept, 0.0)
+    assert np.all(cover.evaluate(np.zeros((1, 2))))  # the origin lies on every boundary
+
+
+def test_estimate_is_consistent_with_exact_disagreement():
+    # 1-D-like case: halfspaces on x[0] only, where disagreement is |b - b'| exactly
+    cover = HalfspaceConcepts(np.tile([[1.0, 0.0]], (11, 1)), -np.linspace(0, 1, 11),
+                              bounds=(np.zeros(2), np.ones(2)))
+    targets = HalfspaceConcepts(np.tile([[1.0, 0.0]], (3, 1)), -np.array([0.05, 0.5, 0.93]))
+    g, per = estimate_cover_radius(cover, targets, n_points=20000, random_state=0)
+    np.testing.assert_allclose(per, [0.05, 0.0, 0.03], atol=0.01)
+
+
+def test_evaluate_matches_naive_and_describe():
+    rng = np.random.default_rng(0)
+    c = HalfspaceConcepts(rng.normal(size=(30, 3)), rng.normal(size=30))
+    X = rng.normal(size=(100, 3))
+    naive = np.stack([X @ c.coef[j] + c.intercept[j] >= 0 for j in range(30)], 1)
+    np.testing.assert_array_equal(c.evaluate(X, chunk_size=13), naive)
+    assert HalfspaceConcepts([[1.0, -2.0]], [0.5]).describe(0) == "1*x[0] - 2*x[1] + 0.5 >= 0"
+
+
+@pytest.mark.parametrize(
+    "kwargs, err, match",
+    [
+        (dict(bounds=(1.0, 0.0), n_features=2, max_size=10), ValueError, "lower > upper"),
+        (dict(bounds=(0.0, [1.0, 0.0]), max_size=10), ValueError, "zero width"),
+        (dict(bounds=(0.0, 1.0), n_features=2), ValueError, "gamma"),
+        (dict(bounds=(0.0, 1.0), n_features=2, gamma=0.0), ValueError, "gamma"),
+        (dict(bounds=(0.0, 1.0), n_features=2, n_points=1), ValueError, "n_points"),
+        (dict(bounds=(0.0, 1.0), n_features=3, method="pairs", max_size=10), ValueError, "2-D"),
+        (dict(bounds=(0.0, 1.0), n_features=2, method="x", max_size=10), ValueError, "method"),
+        (dict(bounds=(0.0, 1.0), n_features=2, max_size=10, n_mc_points=5), ValueError, "n_mc_points"),
+    ],
+)
+def test_halfspace_cover_bad_input(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        Halfspaces().cover(**kwargs)
+
+
+def test_halfspace_concepts_bad_shapes():
+    with pytest.raises(ValueError, match="intercept"):
+        HalfspaceConcepts(np.zeros((3, 2)), np.zeros(2))
+    with pytest.raises(ValueError, match="finite"):
+        HalfspaceConcepts([[np.inf, 0.0]], [0.0])
+
+
+def test_pairs_cover_reaches_requested_gamma_and_respects_max_size():
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, gamma=0.1, random_state=0)
+    assert cover.gamma <= 0.1 and len(cover.points_) >= 80
+    with pytest.warns(UserWarning, match="max_size=50"):
+        capped = Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, n_points=30, max_size=50,
+                                    random_state=0)
+    assert capped.n_concepts <= 50
+    with pytest.warns(UserWarning, match="exceeds the requested gamma"):
+        Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, gamma=0.01, max_size=200, random_state=0)
