@@ -11,7 +11,6 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import (
@@ -373,13 +372,12 @@ class SmoothMWEM(ReleaseMixin):
         data_marginals = workload.data_marginals(uni.encode(Xc, y)) if by_table else None
 
         N = uni.size
-        log_p = np.full(N, -math.log(N))
+        p = np.full(N, 1.0 / N)
         average = np.zeros(N)
         available = np.ones(n_candidates, dtype=bool)
         measured = []  # (index, noisy values)
         selected = []
         for _ in range(T):
-            p = np.exp(log_p)
             if by_table:
                 current = workload.marginals(p)
                 scores = np.array([np.abs(c - d).sum() for c, d in zip(current, data_marginals)])
@@ -395,15 +393,17 @@ class SmoothMWEM(ReleaseMixin):
             else:
                 m = float(add_noise(np.array([true[choice]]), params, rng)[0])
             measured.append((choice, m))
-            log_p = step(log_p, choice, m, current[choice])
+            p = step(p, choice, m, current[choice])
             for _pass in range(n_passes):
                 for idx, meas in measured:
-                    log_p = step(log_p, idx, meas)
+                    p = step(p, idx, meas)
+            np.maximum(p, _TINY, out=p)  # keep the support (underflow guard)
+            p /= p.sum()
             if self.projection:
-                log_p = kl_project_smooth(log_p, sigma)
-            average += np.exp(log_p)
+                p = np.exp(kl_project_smooth(np.log(p), sigma))
+            average += p
         average /= T
-        last = np.exp(log_p)
+        last = p
         output = self.output
         if output == "auto":
             output = "last" if by_table else "average"
@@ -549,10 +549,19 @@ def _project_simplex(v):
 
 
 _FLOOR = 1e-12
+_TINY = 1e-300
 
 
 class _Updater:
-    """One measurement's update of the log distribution (post-processing)."""
+    """One measurement's update of the distribution (post-processing).
+
+    The state is the normalised distribution ``p`` in linear space; every
+    update multiplies it by ``exp(.)`` of log-factors computed on the table
+    (or query), shifted so that the largest factor is 1, then renormalises.
+    The factors of one update are bounded (``|eta (m - a)| <= eta``, IPF
+    floors at 1e-12), and points are floored at ``_TINY`` so the support is
+    never lost to underflow.
+    """
 
     def __init__(self, workload, by_table, update, eta):
         self.workload = workload
@@ -560,35 +569,28 @@ class _Updater:
         self.update = update
         self.eta = eta
 
-    def current(self, log_p, idx):
-        p = np.exp(log_p)
+    def current(self, p, idx):
         wl = self.workload
         if self.by_table:
             return wl.marginal(p, idx)
-        if wl.structured:
-            g = wl.group_of_query[idx]
-            r = idx - wl.offsets[g]
-            marg = wl.marginal(p, g)
-            lo, hi = wl.lows[g][r], wl.highs[g][r]
-            return float(marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum())
-        return float(wl.query_values(idx) @ p)
+        return wl.query_answer(p, idx)
 
-    def __call__(self, log_p, idx, measured, current=None):
+    def __call__(self, p, idx, measured, current=None):
         if current is None:
-            current = self.current(log_p, idx)
+            current = self.current(p, idx)
         wl = self.workload
         if self.by_table:
             if self.update == "mw":
-                wl.add_table(log_p, idx, self.eta * (measured - current))
+                wl.scale_table(p, idx, self.eta * (measured - current))
             else:
                 target = np.maximum(_project_simplex(measured), _FLOOR)
-                wl.add_table(log_p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
+                wl.scale_table(p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
         else:
             if self.update == "mw":
-                wl.add_query(log_p, idx, self.eta * (measured - current))
+                wl.scale_query(p, idx, self.eta * (measured - current))
             else:
                 m = min(max(measured, 1e-6), 1 - 1e-6)
                 a = min(max(current, _FLOOR), 1 - _FLOOR)
-                wl.add_query(log_p, idx, math.log(m / (1 - m)) - math.log(a / (1 - a)))
-        log_p -= logsumexp(log_p)
-        return log_p
+                wl.scale_query(p, idx, math.log(m / (1 - m)) - math.log(a / (1 - a)))
+        p /= p.sum()
+        return p

@@ -26,6 +26,7 @@ gains ``1/n``).
 """
 
 import itertools
+import math
 
 import numpy as np
 
@@ -83,8 +84,10 @@ class GridWorkload:
     def marginal(self, p, g):
         """Marginal table of distribution ``p`` (flat, length N) on table ``g``."""
         grid = p.reshape(self.universe.shape)
-        axes = self._other_axes[g]
-        return grid.sum(axis=axes) if axes else grid.copy()
+        if not self._other_axes[g]:
+            return grid.copy()
+        # einsum reduces many small axes several times faster than sum(axis=...)
+        return np.einsum(grid, range(grid.ndim), list(self.tables[g]))
 
     def data_marginals(self, codes):
         """Marginal tables of the (encoded) data, as fractions."""
@@ -126,20 +129,36 @@ class GridWorkload:
         return self.answers_from_marginals(self.data_marginals(codes))
 
     # ------------------------------------------------------------- updates
-    def add_table(self, log_p, g, values):
-        """``log_p[x] += values[x_S]`` for every universe point (in place)."""
-        grid = log_p.reshape(self.universe.shape)
-        grid += np.reshape(values, self._broadcast_shapes[g])
+    def scale_table(self, p, g, log_factors):
+        """``p[x] *= exp(log_factors[x_S])`` for every universe point (in place).
 
-    def add_query(self, log_p, j, value):
-        """``log_p[x] += value * q_j(x)`` (in place)."""
+        The factors are exponentiated on the table (``prod L_a`` cells), not on
+        the universe, then broadcast: one multiply per point.
+        """
+        grid = p.reshape(self.universe.shape)
+        lf = np.asarray(log_factors, dtype=float)
+        grid *= np.reshape(np.exp(lf - lf.max()), self._broadcast_shapes[g])
+
+    def scale_query(self, p, j, log_factor):
+        """``p[x] *= exp(log_factor * q_j(x))`` (in place)."""
         g = self.group_of_query[j]
         r = j - self.offsets[g]
-        grid = log_p.reshape(self.universe.shape)
+        grid = p.reshape(self.universe.shape)
         index = [slice(None)] * grid.ndim
         for a, attr in enumerate(self.tables[g]):
             index[attr] = slice(self.lows[g][r, a], self.highs[g][r, a] + 1)
-        grid[tuple(index)] += value
+        if log_factor > 0:
+            grid *= math.exp(-log_factor)
+            grid[tuple(index)] *= math.exp(log_factor)
+        else:
+            grid[tuple(index)] *= math.exp(log_factor)
+
+    def query_answer(self, p, j):
+        g = self.group_of_query[j]
+        r = j - self.offsets[g]
+        marg = self.marginal(p, g)
+        lo, hi = self.lows[g][r], self.highs[g][r]
+        return float(marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum())
 
     # ------------------------------------------------------- dense access
     def evaluate_codes(self, codes, queries=None):
@@ -284,8 +303,13 @@ class DenseWorkload:
     def answers_data(self, X, y=None):
         return self.evaluate(X, y).mean(axis=0)
 
-    def add_query(self, log_p, j, value):
-        log_p += value * self.query_values(j)
+    def scale_query(self, p, j, log_factor):
+        """``p[x] *= exp(log_factor * q_j(x))`` (in place; factors <= 1)."""
+        q = self.query_values(j)
+        p *= np.exp(log_factor * q - max(log_factor, 0.0))
+
+    def query_answer(self, p, j):
+        return float(self.query_values(j) @ p)
 
     def describe(self, j):
         return f"query {j} of {self.description}"
