@@ -23,7 +23,7 @@ from ..exceptions import PrivacyLeakWarning
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["ReleaseMixin"]
+__all__ = ["ReleaseData", "ReleaseMixin"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 
@@ -50,8 +50,8 @@ def _categorical_mask(categorical_features, n_features):
     return mask
 
 
-class ReleaseMixin(TransformerMixin, BaseEstimator):
-    """Data handling shared by :class:`SmoothMWEM` and :class:`SubsampledNetMechanism`."""
+class ReleaseData(BaseEstimator):
+    """Data handling shared by the release estimators (universe, workload)."""
 
     # ----------------------------------------------------------- sklearn
     def __sklearn_tags__(self):
@@ -111,12 +111,16 @@ class ReleaseMixin(TransformerMixin, BaseEstimator):
         if self.n_queries is not None:
             check_positive_int(self.n_queries, "n_queries")
 
-    def _grid_bins(self, n, sigma, n_continuous):
+    def _grid_bins(self, n, sigma, n_continuous, other_levels=1):
         if isinstance(self.n_bins, str):
             if self.n_bins != "auto":
                 raise ValueError(f"n_bins must be an int >= 1 or 'auto', got {self.n_bins!r}.")
             if sigma is None:
-                return 16
+                # 16 bins per continuous feature, fewer if the grid would exceed
+                # 2^16 points (public inputs only: d, categorical levels, classes)
+                budget = min(self.max_universe_size, 2**16) / max(other_levels, 1)
+                fit = int(np.floor(budget ** (1.0 / max(n_continuous, 1)) + 1e-9))
+                return max(2, min(16, fit))
             # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
             # (000 App. E, Alg. 2), capped so that the grid fits in memory.
             want = int(np.ceil(n / sigma))
@@ -124,10 +128,13 @@ class ReleaseMixin(TransformerMixin, BaseEstimator):
             return max(2, min(want, cap))
         return check_positive_int(self.n_bins, "n_bins")
 
-    def _build_universe(self, lower, upper, categorical, classes, n, sigma, rng):
+    def _build_universe(self, lower, upper, categorical, classes, n, sigma, rng, n_points=None):
         n_cont = int(np.sum(~categorical & (upper > lower)))
         if self.universe == "grid":
-            n_bins = self._grid_bins(n, sigma, n_cont)
+            other = float(np.prod([np.floor(hi) - np.ceil(lo) + 1 for lo, hi, c
+                                   in zip(lower, upper, categorical) if c] or [1.0]))
+            other *= 1 if classes is None else len(classes)
+            n_bins = self._grid_bins(n, sigma, n_cont, other)
             uni = GridUniverse(lower, upper, categorical, n_bins, classes)
             if uni.size > self.max_universe_size:
                 raise ValueError(
@@ -136,7 +143,8 @@ class ReleaseMixin(TransformerMixin, BaseEstimator):
                     "max_universe_size, or use universe='sample'."
                 )
             return uni
-        n_points = self.n_universe
+        if n_points is None:
+            n_points = self.n_universe
         if n_points == "auto":
             n_points = min(self.max_universe_size, 10_000)
         n_points = check_positive_int(n_points, "n_universe")
@@ -183,17 +191,9 @@ class ReleaseMixin(TransformerMixin, BaseEstimator):
             X0, _ = uni.points(np.arange(min(uni.size, 2)))
             n_concepts = np.asarray(evaluate(X0)).shape[1]
         if uni.has_labels:
-            classes = uni.classes
-            C = len(classes)
-
-            def evaluate_xy(X, y, _f=evaluate):
-                base = np.asarray(_f(X), dtype=bool)
-                onehot = np.asarray(y)[:, None] == classes[None, :]
-                return (base[:, :, None] & onehot[:, None, :]).reshape(len(X), -1)
-
-            return DenseWorkload(uni, evaluate_xy, n_concepts * C,
-                                 description=f"{name} x label")
-        return DenseWorkload(uni, lambda X, y, _f=evaluate: _f(X), n_concepts, description=name)
+            return DenseWorkload(uni, _LabelConjunction(evaluate, uni.classes),
+                                 n_concepts * len(uni.classes), description=f"{name} x label")
+        return DenseWorkload(uni, _FeaturesOnly(evaluate), n_concepts, description=name)
 
     def _dense_named_workload(self, name, uni, rng, n):
         """Thresholds/ranges/halfspaces as dense queries (sampled universe)."""
@@ -227,21 +227,57 @@ class ReleaseMixin(TransformerMixin, BaseEstimator):
                 feats.append(np.full(len(a), j))
                 lo_t.append(edges[a])
                 hi_t.append(edges[b + 1])
-        feats = np.concatenate(feats)
-        lo_t = np.concatenate(lo_t)
-        hi_t = np.concatenate(hi_t)
-
-        def evaluate(X, _f=feats, _lo=lo_t, _hi=hi_t):
-            V = X[:, _f]
-            return (V > _lo) & (V <= _hi) if name == "ranges" else V <= _hi
-
-        return self._wrap_concepts(uni, evaluate, len(feats), f"{name} on a grid of the bounds")
+        evaluate = _IntervalQueries(np.concatenate(feats), np.concatenate(lo_t),
+                                    np.concatenate(hi_t))
+        return self._wrap_concepts(uni, evaluate, len(evaluate.features),
+                                   f"{name} on a grid of the bounds")
 
     # ------------------------------------------------------- data answers
     def _true_answers(self, workload, uni, X, y):
         if workload.structured:
             return workload.answers_data(uni.encode(X, y))
         return workload.answers_data(X, y)
+
+
+
+class _FeaturesOnly:
+    """Evaluate feature-only queries, ignoring labels (picklable)."""
+
+    def __init__(self, evaluate):
+        self.evaluate = evaluate
+
+    def __call__(self, X, y=None):
+        return self.evaluate(X)
+
+
+class _LabelConjunction:
+    """Queries ``q_j(x) and y == c`` for every base query j and class c (picklable)."""
+
+    def __init__(self, evaluate, classes):
+        self.evaluate = evaluate
+        self.classes = classes
+
+    def __call__(self, X, y):
+        base = np.asarray(self.evaluate(X), dtype=bool)
+        onehot = np.asarray(y)[:, None] == self.classes[None, :]
+        return (base[:, :, None] & onehot[:, None, :]).reshape(len(X), -1)
+
+
+class _IntervalQueries:
+    """``lo_j < x_{f_j} <= hi_j`` (thresholds: ``lo = -inf``) on raw features."""
+
+    def __init__(self, features, lo, hi):
+        self.features = features
+        self.lo = lo
+        self.hi = hi
+
+    def __call__(self, X):
+        V = np.asarray(X, dtype=float)[:, self.features]
+        return (V > self.lo) & (V <= self.hi)
+
+
+class ReleaseMixin(TransformerMixin, ReleaseData):
+    """Synthetic-data outputs shared by :class:`SmoothMWEM` and :class:`SubsampledNetMechanism`."""
 
     # ------------------------------------------------------------- outputs
     def sample(self, n_samples, random_state=None):

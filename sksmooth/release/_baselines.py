@@ -22,12 +22,12 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._validation import check_delta, check_epsilon, check_generator
 from ..accounting import charge, check_accountant
 from ..mechanisms import gaussian_noise_std
-from ._base import ReleaseMixin
+from ._base import ReleaseData
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
 
 
-class _PerQueryBase(ReleaseMixin):
+class _PerQueryBase(ReleaseData):
     _noise = None
 
     def __init__(
@@ -39,7 +39,7 @@ class _PerQueryBase(ReleaseMixin):
         n_queries=None,
         sensitivity="per_query",
         universe="grid",
-        n_bins=16,
+        n_bins="auto",
         n_universe="auto",
         max_universe_size=2**24,
         categorical_features=None,
@@ -132,15 +132,6 @@ class _PerQueryBase(ReleaseMixin):
             return rng.laplace(0.0, scale, size=shape)
         return rng.normal(0.0, scale, size=shape)
 
-    def sample(self, n_samples, random_state=None):
-        raise AttributeError(f"{type(self).__name__} releases answers only, no synthetic data.")
-
-    def transform(self, X):
-        raise AttributeError(f"{type(self).__name__} releases answers only, no synthetic data.")
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tags
 
 
 class LaplacePerQuery(_PerQueryBase):
@@ -195,7 +186,7 @@ class GaussianPerQuery(_PerQueryBase):
         n_queries=None,
         sensitivity="per_query",
         universe="grid",
-        n_bins=16,
+        n_bins="auto",
         n_universe="auto",
         max_universe_size=2**24,
         categorical_features=None,

@@ -135,12 +135,8 @@ class SubsampledNetMechanism(ReleaseMixin):
                 Q = workload.evaluate(*full.points(flat))
             uni = _SubUniverse(full, flat)
         else:
-            saved = self.n_universe
-            try:
-                self.n_universe = M
-                uni = self._build_universe(lower, upper, categorical, classes, n, None, rng)
-            finally:
-                self.n_universe = saved
+            uni = self._build_universe(lower, upper, categorical, classes, n, None, rng,
+                                       n_points=M)
             workload = self._build_workload(uni, rng, n)
             Q = workload.evaluate(*uni.points())
         Q = np.asarray(Q, dtype=np.float32)  # (M, k)
