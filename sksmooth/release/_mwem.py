@@ -118,6 +118,12 @@ class SmoothMWEM(ReleaseMixin):
         family of thresholds/boxes) and measure all its cells at once for
         the price of one query (sensitivity 2/n). Dense workloads always
         measure single queries.
+    exclude_measured : bool or 'auto', default='auto'
+        Never re-select a measured table/query (post-processing of past
+        selections, privacy unaffected). ``'auto'``: True for tables; False
+        for ``measurement='query'``, because the theorems' analysis (000
+        Lemma E.4) needs the selection to range over the whole cover. With
+        exclusion, T is capped at the number of candidates.
     selection_fraction : float in (0, 1) or 'auto', default='auto'
         Share of each round's budget spent on selection. ``'auto'``: 1/2 for
         ``measurement='query'`` (Alg. 2), 0.3 for tables (by measurement).
@@ -243,6 +249,7 @@ class SmoothMWEM(ReleaseMixin):
         n_queries=None,
         n_iter="auto",
         measurement="table",
+        exclude_measured="auto",
         selection_fraction="auto",
         update="auto",
         learning_rate="auto",
@@ -268,6 +275,7 @@ class SmoothMWEM(ReleaseMixin):
         self.n_queries = n_queries
         self.n_iter = n_iter
         self.measurement = measurement
+        self.exclude_measured = exclude_measured
         self.selection_fraction = selection_fraction
         self.update = update
         self.learning_rate = learning_rate
@@ -298,6 +306,11 @@ class SmoothMWEM(ReleaseMixin):
             raise ValueError(
                 f"output must be 'auto', 'average' or 'last', got {self.output!r}."
             )
+        if not (isinstance(self.exclude_measured, str) and self.exclude_measured == "auto"):
+            if not isinstance(self.exclude_measured, (bool, np.bool_)):
+                raise TypeError(
+                    f"exclude_measured must be True, False or 'auto', got {self.exclude_measured!r}."
+                )
         if not (isinstance(self.selection_fraction, str) and self.selection_fraction == "auto"):
             check_probability(self.selection_fraction, "selection_fraction")
         if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
@@ -351,11 +364,13 @@ class SmoothMWEM(ReleaseMixin):
             raise ValueError("The query workload is empty; check queries and n_queries.")
         by_table = self.measurement == "table" and workload.structured
         n_candidates = workload.n_groups if by_table else workload.n_queries
-        T = self._n_rounds(epsilon, delta, sigma, n, uni, workload, n_candidates, by_table)
+        exclude = by_table if self.exclude_measured == "auto" else bool(self.exclude_measured)
+        T = self._n_rounds(epsilon, delta, sigma, n, uni, workload,
+                           n_candidates if exclude else None, by_table)
         fraction = self.selection_fraction
         if fraction == "auto":
             fraction = 0.3 if by_table else 0.5
-        params = round_parameters(epsilon, delta, T, fraction, n, by_table)
+        params = self._round_parameters(epsilon, delta, T, fraction, n, by_table)
         update = "mw" if self.update == "auto" else self.update
         eta = self.learning_rate
         if eta == "auto":
@@ -386,7 +401,8 @@ class SmoothMWEM(ReleaseMixin):
                 scores = np.abs(current - true)
             cand = np.flatnonzero(available)
             choice = int(cand[select(scores[cand], params, rng)])
-            available[choice] = False
+            if exclude:
+                available[choice] = False
             selected.append(choice)
             if by_table:
                 m = add_noise(data_marginals[choice], params, rng)
@@ -428,6 +444,7 @@ class SmoothMWEM(ReleaseMixin):
         self.learning_rate_ = float(eta)
         self.n_passes_ = n_passes
         self.selection_fraction_ = float(fraction)
+        self.exclude_measured_ = exclude
         self.measurement_ = "table" if by_table else "query"
         self.n_clipped_ = n_clipped
         self.bounds_ = (lower, upper)
@@ -448,6 +465,10 @@ class SmoothMWEM(ReleaseMixin):
             )
         return self
 
+    def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
+        """Per-round mechanism parameters (a method so that audits can test a broken one)."""
+        return round_parameters(epsilon, delta, T, fraction, n, by_table)
+
     # ------------------------------------------------------------- theory
     def _n_rounds(self, epsilon, delta, sigma, n, uni, workload, n_candidates, by_table):
         if not isinstance(self.n_iter, str):
@@ -464,7 +485,7 @@ class SmoothMWEM(ReleaseMixin):
                 # with d log(2n/sigma) = log|Q'| of the cover actually used.
                 T = (epsilon * n) ** (2 / 3) * math.log(1 / sigma) ** (1 / 3) / log_q ** (2 / 3)
             T = max(1, int(round(T)))
-        return max(1, min(T, n_candidates))
+        return max(1, T if n_candidates is None else min(T, n_candidates))
 
     def _cover_gamma(self, uni, workload):
         if uni.kind != "grid" or not workload.structured:
@@ -488,7 +509,7 @@ class SmoothMWEM(ReleaseMixin):
         budget split 1/2, MW step 1/2, no extra passes, average of iterates.
         """
         if (by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
-                or self.output_ != "average" or self.update_ != "mw"):
+                or self.output_ != "average" or self.update_ != "mw" or self.exclude_measured_):
             return None
         log_q = math.log(max(workload.n_queries, 2))
         noise = 10 * T * log_q / (epsilon * n)
