@@ -106,9 +106,11 @@ class SmoothMWEM(ReleaseMixin):
         Cap on the workload size: a uniformly random, data-independent subset
         of the queries is kept.
     n_iter : int or 'auto', default='auto'
-        Rounds T. ``'auto'``: with ``measurement='query'`` the theorems' T
-        (seeds/000 App. E: ``(eps n)^{2/3} log^{1/3}(1/sigma) / (d
-        log(2n/sigma))^{2/3}``; classic MWEM: argmin of Thm 4.1's bound);
+        Rounds T. ``'auto'``: with ``measurement='query'`` the minimiser of
+        the theorem's bound ``2 sqrt(L/T) + 10 T log|Q| / (eps n)``, i.e.
+        ``T = (eps n sqrt(L) / (10 log|Q|))^{2/3}`` with ``L = log(1/sigma)``
+        (Thm 4.2/4.3; the order of seeds/000 App. E's T) or ``L = log N``
+        (classic MWEM, Thm 4.1);
         with ``measurement='table'`` ``min(n_tables, n_attributes + 1)`` (chosen by
         measurement, ``benchmarks/bench_query_release.py``). Never more than the
         number of measurable candidates.
@@ -477,13 +479,11 @@ class SmoothMWEM(ReleaseMixin):
             T = min(workload.n_groups, uni.n_attributes + 1)
         else:
             log_q = math.log(max(workload.n_queries, 2))
-            if sigma is None or sigma >= 1:
-                # argmin_T 2 sqrt(log N / T) + 10 T log|Q| / (eps n)  (000 Thm 4.1)
-                T = (epsilon * n * math.sqrt(math.log(max(uni.size, 2))) / (10 * log_q)) ** (2 / 3)
-            else:
-                # 000 App. E: T = eps^2/3 n^2/3 log^1/3(1/sigma) d^-2/3 log^-2/3(2n/sigma),
-                # with d log(2n/sigma) = log|Q'| of the cover actually used.
-                T = (epsilon * n) ** (2 / 3) * math.log(1 / sigma) ** (1 / 3) / log_q ** (2 / 3)
+            # argmin_T of the theorem's bound 2 sqrt(L/T) + 10 T log|Q| / (eps n):
+            # T = (eps n sqrt(L) / (10 log|Q|))^(2/3), with L = log N (Thm 4.1, MWEM)
+            # or L = log(1/sigma) (Thm 4.2/4.3, smooth data; same order as App. E's T).
+            L = math.log(max(uni.size, 2)) if sigma is None or sigma >= 1 else math.log(1 / sigma)
+            T = (epsilon * n * math.sqrt(L) / (10 * log_q)) ** (2 / 3)
             T = max(1, int(round(T)))
         return max(1, T if n_candidates is None else min(T, n_candidates))
 
