@@ -111,8 +111,11 @@ class SmoothMWEM(ReleaseMixin):
         ``T = (eps n sqrt(L) / (10 log|Q|))^{2/3}`` with ``L = log(1/sigma)``
         (Thm 4.2/4.3; the order of seeds/000 App. E's T) or ``L = log N``
         (classic MWEM, Thm 4.1);
-        with ``measurement='table'`` ``min(n_tables, n_attributes + 1)`` (chosen by
-        measurement, ``benchmarks/bench_query_release.py``). Never more than the
+        with ``measurement='table'``: as many tables as keep the per-cell noise
+        std below a quarter of the average cell mass,
+        ``n eps 0.7 / (8 sqrt(2) L_mean)``, at least ``n_attributes + 1``, at
+        most ``n_tables`` (public inputs only; constants chosen by measurement,
+        ``benchmarks/bench_query_release.py``). Never more than the
         number of measurable candidates.
     measurement : {'table', 'query'}, default='table'
         ``'query'``: the papers' algorithm (select one query, measure it).
@@ -142,7 +145,10 @@ class SmoothMWEM(ReleaseMixin):
         accurate in ``benchmarks/bench_query_release.py``).
     learning_rate : float or 'auto', default='auto'
         MW step ``eta`` for ``update='mw'``. ``'auto'``: 1/2 for
-        ``measurement='query'`` (Alg. 2), 2 for tables (by measurement).
+        ``measurement='query'`` (Alg. 2); for tables the step applied is
+        ``eta * L`` (``L`` = number of cells of the table, so a cell of
+        average mass ``1/L`` moves by ``exp(eta x relative error)``) with
+        ``eta = 1/8`` (by measurement).
     n_passes : int or 'auto', default='auto'
         Extra MW passes over all past measurements after each round
         (post-processing). ``'auto'``: 0 for ``measurement='query'`` (the
@@ -376,7 +382,7 @@ class SmoothMWEM(ReleaseMixin):
         update = "mw" if self.update == "auto" else self.update
         eta = self.learning_rate
         if eta == "auto":
-            eta = 2.0 if by_table else 0.5
+            eta = 0.125 if by_table else 0.5
         step = _Updater(workload, by_table, update, float(eta))
         if self.n_passes != "auto":
             n_passes = int(self.n_passes)
@@ -476,7 +482,12 @@ class SmoothMWEM(ReleaseMixin):
         if not isinstance(self.n_iter, str):
             T = int(self.n_iter)
         elif by_table:
-            T = min(workload.n_groups, uni.n_attributes + 1)
+            # as many tables as keep the per-cell noise std of a measurement below a
+            # quarter of the average cell mass 1/L (Laplace: sqrt(2) * 2T / (n eps (1-f)),
+            # f = 0.3), but at least n_attributes + 1 rounds
+            mean_cells = float(np.mean(workload.table_sizes))
+            budget_T = int(n * epsilon * 0.7 / (8 * math.sqrt(2) * mean_cells))
+            T = min(workload.n_groups, max(uni.n_attributes + 1, budget_T))
         else:
             log_q = math.log(max(workload.n_queries, 2))
             # argmin_T of the theorem's bound 2 sqrt(L/T) + 10 T log|Q| / (eps n):
@@ -602,7 +613,9 @@ class _Updater:
         wl = self.workload
         if self.by_table:
             if self.update == "mw":
-                wl.scale_table(p, idx, self.eta * (measured - current))
+                # step scaled by the number of cells: a cell of average mass 1/L
+                # changes by about exp(eta * relative error)
+                wl.scale_table(p, idx, self.eta * wl.table_sizes[idx] * (measured - current))
             else:
                 target = np.maximum(_project_simplex(measured), _FLOOR)
                 wl.scale_table(p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
