@@ -17,9 +17,11 @@ compare
     time. mbi is reported as skipped when not importable.
 scale
     T = 50 rounds: largest universe handled in <= 60 s for 2-way marginals
-    (binary attributes, universe 2^d), thresholds (3 continuous features,
-    b^3 grid, single-query selection), and halfspaces on a sampled universe
-    (dense, 500 halfspaces); time per MW iteration vs universe size.
+    (binary attributes, universe 2^d), thresholds and 1-D range queries (3
+    continuous features, b^3 grid, single-query selection, structured:
+    cumulative sums, no query x universe matrix), and halfspaces on a
+    sampled universe (dense, ~500 halfspaces); time per MW iteration vs
+    universe size.
 table002
     seeds/002_6ccc6583559482be.txt's comparison: for k = 2 d (d-1) 2-way
     marginal queries on the domain {0,1}^d (m = 2^d), the smallest n (on a
@@ -218,20 +220,25 @@ def run_scale(quick, limit=60.0):
         print("scale marginals", rec, flush=True)
         if sec > limit:
             break
-    # thresholds (CDF) on 3 continuous features, b^3 grid, single-query selection
-    for b in ([64, 128, 256] if quick else [64, 128, 256, 320]):
-        X = rng.beta(2, 5, size=(5000, 3))
-        est = SmoothMWEM(epsilon=1.0, n_iter=T, queries="thresholds", measurement="query",
-                         n_bins=b, bounds=(0, 1), random_state=0)
-        sec = timed(est, X)
-        rec = dict(universe_size=b ** 3, n_queries=est.n_queries_, seconds=sec,
-                   seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_)
-        out["thresholds"].append(rec)
-        print("scale thresholds", rec, flush=True)
-        if sec > limit:
-            break
+    # thresholds (CDF) and 1-D range queries on 3 continuous features, b^3 grid,
+    # single-query selection (T = 50 needs >= 50 candidates)
+    for kind in ("thresholds", "ranges"):
+        out.setdefault(kind, [])
+        for b in ([64, 128, 256, 320] if quick else [64, 128, 256, 320, 400]):
+            X = rng.beta(2, 5, size=(5000, 3))
+            est = SmoothMWEM(epsilon=1.0, n_iter=T, queries=kind, marginal_width=1,
+                             measurement="query", n_bins=b, bounds=(0, 1),
+                             max_universe_size=2**27, random_state=0)
+            sec = timed(est, X)
+            rec = dict(universe_size=b ** 3, n_queries=est.n_queries_, seconds=sec,
+                       seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_)
+            out[kind].append(rec)
+            print(f"scale {kind}", rec, flush=True)
+            if sec > limit:
+                break
     # halfspaces on a sampled universe (dense), 500 concepts
-    for M in ([10_000, 30_000, 100_000] if quick else [10_000, 30_000, 100_000, 300_000]):
+    for M in ([10_000, 100_000, 300_000, 1_000_000] if quick
+              else [10_000, 100_000, 300_000, 1_000_000, 3_000_000]):
         X = rng.normal(0.5, 0.15, size=(2000, 2))
         est = SmoothMWEM(epsilon=1.0, n_iter=T, queries="halfspaces", n_queries=500,
                          universe="sample", n_universe=M, bounds=(0, 1), random_state=0)
@@ -242,7 +249,7 @@ def run_scale(quick, limit=60.0):
         print("scale halfspaces", rec, flush=True)
         if sec > limit:
             break
-    for key in ("marginals", "thresholds", "halfspaces"):
+    for key in ("marginals", "thresholds", "ranges", "halfspaces"):
         ok = [r["universe_size"] for r in out[key] if r["seconds"] <= limit]
         out[f"largest_{key}_within_limit"] = max(ok) if ok else None
     return out

@@ -183,8 +183,11 @@ class ReleaseData(BaseEstimator):
                 f"{_QUERY_NAMES}, an object with evaluate(X), a concept class with "
                 f"cover(...), or a callable X -> bool matrix; got {type(queries).__name__}."
             )
-        return self._wrap_concepts(uni, concepts.evaluate, getattr(concepts, "n_concepts", None),
-                                   type(concepts).__name__)
+        wl = self._wrap_concepts(uni, concepts.evaluate, getattr(concepts, "n_concepts", None),
+                                 type(concepts).__name__)
+        wl.gamma = getattr(concepts, "gamma", None)
+        wl.gamma_certified = getattr(concepts, "gamma_certified", None)
+        return wl
 
     def _wrap_concepts(self, uni, evaluate, n_concepts, name):
         if n_concepts is None:
@@ -205,7 +208,10 @@ class ReleaseData(BaseEstimator):
             cover = _classes.Halfspaces().cover(
                 bounds=(lower, upper), max_size=budget, random_state=rng
             )
-            return self._wrap_concepts(uni, cover.evaluate, cover.n_concepts, "halfspaces cover")
+            wl = self._wrap_concepts(uni, cover.evaluate, cover.n_concepts, "halfspaces cover")
+            wl.gamma = getattr(cover, "gamma", None)
+            wl.gamma_certified = getattr(cover, "gamma_certified", None)
+            return wl
         d = uni.n_features
         if name == "marginals":
             raise ValueError(

@@ -499,7 +499,10 @@ class SmoothMWEM(ReleaseMixin):
         return max(1, T if n_candidates is None else min(T, n_candidates))
 
     def _cover_gamma(self, uni, workload):
-        if uni.kind != "grid" or not workload.structured:
+        if not workload.structured:
+            gamma = getattr(workload, "gamma", None)
+            return None if gamma is None else float(gamma)
+        if uni.kind != "grid":
             return None
         name = workload.description
         cont = [j for j in range(uni.n_features) if not uni.categorical[j] and uni.shape[j] > 1]
@@ -555,7 +558,10 @@ class SmoothMWEM(ReleaseMixin):
                 f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
             )
         if self.cover_gamma_:
-            notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class")
+            how = ("estimated (Monte Carlo), not certified"
+                   if getattr(workload, "gamma_certified", True) is False else "certified")
+            notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
+                         f"({how})")
         if n_clipped:
             notes.append(f"{n_clipped} rows clipped to the bounds")
         source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM

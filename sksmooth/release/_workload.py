@@ -268,6 +268,8 @@ class DenseWorkload:
         self.group_of_query = np.arange(self.n_queries)
         self.offsets = np.arange(self.n_queries + 1)
         self.description = description
+        self.gamma = None  # cover radius of the workload, when it is a cover
+        self.gamma_certified = None
         self._matrix = None
         self._chunk = max(1, int(_DENSE_CACHE_LIMIT // max(self.n_queries, 1)) // 8)
         if self.n_queries * universe.size <= _DENSE_CACHE_LIMIT:
