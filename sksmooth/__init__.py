@@ -19,6 +19,7 @@ from .classes import (
     Thresholds,
 )
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from .perturbed import PerturbedERMClassifier
 
 __version__ = "0.1.0.dev0"
 
@@ -32,6 +33,7 @@ __all__ = [
     "Halfspaces",
     "Marginals",
     "Parities",
+    "PerturbedERMClassifier",
     "Stumps",
     "Thresholds",
     "Guarantee",

@@ -1,5 +1,6 @@
 """Composition theorems, zCDP, and splitting a budget over adaptive rounds (SPEC §3.4)."""
 
+from fractions import Fraction
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -91,8 +92,11 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     ``eps = eps0 sqrt(2 T ln(1/delta')) + T eps0 (e^{eps0} - 1)/(e^{eps0} + 1)``,
     ``delta = T delta0 + delta'`` (seeds/002_6ccc6583559482be.txt, MWEM
     privacy; the ``tanh(eps0/2)`` term is the bound on the expected privacy
-    loss, Dwork & Rothblum 2016). The formula is returned as is; it can
-    exceed basic composition ``T eps0`` for large ``eps0`` or small ``T``
+    loss, Dwork & Rothblum 2016). For ``delta0 > 0`` this form is the third
+    bound of Kairouz, Oh & Viswanath (ICML 2015; arXiv:1311.0776, Thm 3.5),
+    whose delta ``1 - (1 - delta0)^T (1 - delta')`` is at most the one
+    returned. The formula is returned as is; it can exceed basic
+    composition ``T eps0`` for large ``eps0`` or small ``T``
     (:func:`split_budget` takes the better of the two).
 
     Parameters
@@ -146,9 +150,14 @@ def zcdp_exponential(epsilon):
 
     The exponential mechanism is ``epsilon``-bounded-range, hence
     ``eps^2/8``-zCDP (Cesar & Rogers 2021, Lemma 3.2). Applies to
-    :func:`sksmooth.mechanisms.exponential_mechanism` and sparse selection's
-    selection step, not to arbitrary ``epsilon``-DP mechanisms (those are
-    ``eps^2/2``-zCDP, Bun & Steinke 2016, Prop. 1.4).
+    :func:`sksmooth.mechanisms.exponential_mechanism` (also with
+    ``monotonic=True``, which is ``epsilon``-bounded-range as well), not to
+    arbitrary ``epsilon``-DP mechanisms (those are ``eps^2/2``-zCDP, Bun &
+    Steinke 2016, Prop. 1.4). It does **not** apply to
+    :func:`sksmooth.mechanisms.sparse_selection`: that is only
+    ``(epsilon, delta)``-DP (an output of one input can have probability 0
+    under a neighbour, so no finite ``rho`` holds); account it with
+    :func:`basic_composition` or :func:`advanced_composition`.
 
     Examples
     --------
@@ -283,20 +292,44 @@ class RoundBudget(NamedTuple):
     exponential_epsilon: Optional[float] = None
 
 
+# Relative margin absorbing the rounding error of evaluating sqrt/log/tanh
+# (a few ulps) when a per-round value is found by bisection on a float formula.
+_FLOAT_MARGIN = 1e-12
+
+
+def _round_share(total, n_rounds, already=0.0):
+    """Largest float ``x <= (total - already) / n_rounds`` with ``n x + already <= total`` exactly.
+
+    ``total / n_rounds`` rounds to nearest, so ``n_rounds`` copies of it can
+    exceed ``total`` by a few ulps; step down until the exact (rational) sum
+    fits.
+    """
+    share = (total - already) / n_rounds
+    exact_total, exact_already = Fraction(total), Fraction(already)
+    while share > 0 and Fraction(share) * n_rounds + exact_already > exact_total:
+        share = float(np.nextafter(share, 0.0))
+    return share
+
+
 def _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime):
-    """Largest eps0 whose advanced composition is <= epsilon (bisection)."""
+    """Largest eps0 whose advanced composition is <= epsilon (bisection).
+
+    The float formula is compared with ``epsilon (1 - 1e-12)`` so that its
+    rounding error can never push the true composition above ``epsilon``.
+    """
+    target = epsilon * (1.0 - _FLOAT_MARGIN)
 
     def total(e0):
         return advanced_composition(e0, delta0, n_rounds, delta_prime)[0]
 
     lo, hi = 0.0, epsilon
-    while total(hi) <= epsilon:
+    while total(hi) <= target:
         lo, hi = hi, 2.0 * hi
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if total(mid) <= epsilon:
+        if total(mid) <= target:
             lo = mid
         else:
             hi = mid
@@ -308,7 +341,9 @@ def split_budget(epsilon, delta, n_rounds, method="basic"):
 
     Every round may be chosen adaptively from earlier outputs; running ``T``
     mechanisms each with the returned per-round parameters composes to at
-    most ``(epsilon, delta)``:
+    most ``(epsilon, delta)`` (exactly, in rational arithmetic on the returned
+    floats: shares are rounded down, and values found by bisection on a float
+    formula keep a ``1e-12`` relative margin):
 
     * ``"basic"``: ``(eps/T, delta/T)`` by basic composition.
     * ``"advanced"``: ``delta' = delta/2`` and ``delta0 = delta/(2T)``; ``eps0``
@@ -344,17 +379,20 @@ def split_budget(epsilon, delta, n_rounds, method="basic"):
     n_rounds = check_positive_int(n_rounds, "n_rounds")
     _check_method(method, ("basic", "advanced", "zcdp"))
     if method == "basic":
-        return RoundBudget(epsilon / n_rounds, delta / n_rounds)
+        return RoundBudget(_round_share(epsilon, n_rounds), _round_share(delta, n_rounds))
     if delta == 0:
         raise ValueError(
             f"method={method!r} needs delta > 0 (it trades delta for a smaller "
             "epsilon); pass e.g. delta=1e-6 or use method='basic' for pure DP."
         )
     if method == "advanced":
-        delta0 = delta / (2.0 * n_rounds)
-        eps0 = _advanced_round_epsilon(epsilon, delta0, n_rounds, delta / 2.0)
-        return RoundBudget(max(eps0, epsilon / n_rounds), delta0)
-    rho = zcdp_from_dp_budget(epsilon, delta) / n_rounds
+        delta_prime = delta / 2.0
+        delta0 = _round_share(delta, n_rounds, already=delta_prime)
+        eps0 = _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime)
+        return RoundBudget(max(eps0, _round_share(epsilon, n_rounds)), delta0)
+    # the margin keeps n_rounds * (per-round rho) <= rho exactly, also after
+    # the squares of the rounded sqrt(2 rho) and sqrt(8 rho)
+    rho = zcdp_from_dp_budget(epsilon, delta) * (1.0 - _FLOAT_MARGIN) / n_rounds
     return RoundBudget(
         float(np.sqrt(2.0 * rho)), 0.0, rho, float(np.sqrt(8.0 * rho))
     )

@@ -37,7 +37,8 @@ from ..exceptions import BudgetError
 __all__ = ["BudgetAccountant", "Spend", "charge", "check_accountant"]
 
 # Relative slack when comparing sums of floats against a budget, so that
-# e.g. ten spends of 0.1 fit a budget of 1.0.
+# e.g. ten spends of 0.1 fit a budget of 1.0. It is purely relative: a zero
+# delta budget (pure DP) refuses every spend with delta > 0.
 _RTOL = 1e-9
 
 # Ledgers alive in this process, by id: unpickling returns the live object.
@@ -56,7 +57,7 @@ class Spend(NamedTuple):
 
 
 def _exceeds(total, budget):
-    return total > budget * (1 + _RTOL) + 1e-15
+    return total > budget * (1 + _RTOL)
 
 
 class BudgetAccountant:
@@ -86,7 +87,13 @@ class BudgetAccountant:
     -----
     :meth:`spend` is atomic: the check against the budget and the insertion
     happen in one transaction (one lock in memory), so concurrent spends
-    can never jointly overrun the budget.
+    can never jointly overrun the budget. Totals are floating-point sums,
+    compared with the budget up to a relative tolerance of ``1e-9`` (so
+    that e.g. ten spends of 0.1 fit 1.0): the recorded total may exceed the
+    budget by at most that factor, never by an absolute amount (a zero
+    ``delta`` budget admits no ``delta > 0``). In-memory ledgers are shared
+    within one process only; a copy in another process (e.g. a joblib
+    worker) warns when it records a spend. Use ``path=...`` there.
 
     Examples
     --------
@@ -179,9 +186,10 @@ class BudgetAccountant:
         if self.path is None and os.getpid() != self._pid and not self._warned_foreign_process:
             self._warned_foreign_process = True
             warnings.warn(
-                "An in-memory BudgetAccountant is recording a spend in a worker "
-                "process; the parent process will not see it. Use "
-                "BudgetAccountant(path=...) with n_jobs > 1.",
+                "An in-memory BudgetAccountant is recording a spend in a process "
+                "other than the one that created it (e.g. a joblib worker); that "
+                "process will not see it, so the budget is not enforced across "
+                "processes. Use BudgetAccountant(path=...) with n_jobs > 1.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -302,12 +310,17 @@ class BudgetAccountant:
         records = () if self.path is not None else tuple(self.ledger)
         return (
             _restore_accountant,
-            (self._id, self.epsilon, self.delta, self.path, records),
+            (self._id, self.epsilon, self.delta, self.path, records, self._pid),
         )
 
 
-def _restore_accountant(ledger_id, epsilon, delta, path, records):
-    """Unpickle: the live ledger of this process if any, else a copy."""
+def _restore_accountant(ledger_id, epsilon, delta, path, records, owner_pid=None):
+    """Unpickle: the live ledger of this process if any, else a copy.
+
+    The copy remembers the pid of the process owning the ledger, so that an
+    in-memory copy in another process (e.g. a loky worker) warns when it
+    records a spend the owner will never see.
+    """
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:
@@ -316,6 +329,8 @@ def _restore_accountant(ledger_id, epsilon, delta, path, records):
         accountant.epsilon, accountant.delta, accountant.path = epsilon, delta, path
         accountant._id = ledger_id
         accountant._init_state(Spend(*r) for r in records)
+        if owner_pid is not None:
+            accountant._pid = owner_pid
         _LIVE_LEDGERS[ledger_id] = accountant
         return accountant
 

@@ -144,10 +144,11 @@ class FiniteClass(FiniteConcepts):
         pos = np.minimum(pos, len(self._sorted_keys) - 1)
         found = self._sorted_keys[pos] == keys
         if not np.all(found):
-            bad = int(np.flatnonzero(~found)[0])
+            # X may be private: never copy its values into the message
             raise ValueError(
-                f"X[{bad}] = {X[bad].tolist()} is not a point of this FiniteClass's domain; "
-                "a matrix-defined class is only defined on its domain points.")
+                "X holds a row that is not a point of this FiniteClass's domain (values "
+                "not shown, X may be private); a matrix-defined class is only defined "
+                "on its domain points: map or clip X onto the domain first.")
         return self._order[pos]
 
     def _evaluate_chunk(self, X):

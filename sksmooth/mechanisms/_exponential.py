@@ -26,11 +26,16 @@ def _scaled_log_weights(scores, epsilon, sensitivity, monotonic):
     """Unnormalised log-weights ``eps * (u - max u) / (2 Delta)`` (or ``/Delta``).
 
     Shifting by the maximum keeps every weight in ``[-inf, 0]`` so nothing
-    overflows for any finite scores; the distribution is unchanged.
+    overflows for any finite scores; the distribution is unchanged. If the
+    scale itself overflows (``inf``), the maximisers keep log-weight 0 (the
+    limit law, uniform on them) instead of ``inf * 0 = NaN``.
     """
-    scale = epsilon / (sensitivity if monotonic else 2.0 * sensitivity)
     with np.errstate(over="ignore"):  # -inf is the exact log of a vanishing weight
-        return scale * (scores - scores.max())
+        scale = epsilon / (sensitivity if monotonic else 2.0 * sensitivity)
+        shifted = scores - scores.max()
+        log_weights = scale * np.where(shifted == 0.0, 1.0, shifted)
+    log_weights[shifted == 0.0] = 0.0
+    return log_weights
 
 
 def _argmax_with_noise(log_weights, rng, size, draw):
@@ -81,7 +86,9 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng, monotonic=False, si
         Use ``eps/Delta`` instead of ``eps/(2 Delta)``; only valid for
         monotonic score functions.
     size : int, optional
-        Number of independent draws. ``None`` returns one int.
+        Number of independent draws. ``None`` returns one int. Each draw
+        is one ``epsilon``-DP release; all ``size`` draws together cost
+        ``size * epsilon`` (composition). Meant for audits and simulation.
 
     Returns
     -------
@@ -182,7 +189,8 @@ def report_noisy_max(
     noise : {"laplace", "exponential"}, default="laplace"
     monotonic : bool, default=False
     size : int, optional
-        Number of independent draws.
+        Number of independent draws. Each draw is one ``epsilon``-DP
+        release; all ``size`` draws together cost ``size * epsilon``.
 
     Returns
     -------

@@ -1,6 +1,5 @@
 """Laplace mechanism."""
 
-import numpy as np
 
 from .._validation import check_epsilon
 from ._common import check_rng, check_sensitivity, check_size, check_value
@@ -26,7 +25,9 @@ def laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     rng : numpy.random.Generator
         Source of randomness.
     size : int, optional
-        Number of independent noisy copies (prepended axis).
+        Number of independent noisy copies (prepended axis). Each copy is
+        one ``epsilon``-DP release; all ``size`` copies together cost
+        ``size * epsilon`` (composition). Meant for audits.
 
     Returns
     -------

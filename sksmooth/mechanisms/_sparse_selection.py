@@ -21,7 +21,9 @@ def sparse_selection_log_padding(max_set_size, epsilon, delta):
 
     ``K = ceil(l e^{eps/2} max((1 - delta)/delta, 1/(e^{eps/2} - 1)))``,
     returned as ``log K`` (computed in log space when ``K`` exceeds 2^50, where
-    the ceiling is immaterial at double precision).
+    the ceiling is immaterial at double precision). The returned log is
+    nudged up by ``1e-12 max(1, log K)`` so that its rounding (~1e-16
+    relative) can never make the sampler use fewer than ``K`` dummies.
     """
     half = 0.5 * epsilon
     log_a = np.log1p(-delta) - np.log(delta)  # log((1 - delta)/delta)
@@ -29,9 +31,10 @@ def sparse_selection_log_padding(max_set_size, epsilon, delta):
     log_b = -np.log(np.expm1(half)) if half < 30 else -(half + np.log1p(-np.exp(-half)))
     log_k = np.log(max_set_size) + half + max(log_a, log_b)
     if log_k < 50 * np.log(2):
-        # tiny upward nudge: rounding in exp/log must never lower K
-        return float(np.log(np.ceil(np.exp(log_k) * (1.0 + 1e-12))))
-    return float(log_k)
+        # tiny upward nudge: rounding in exp must never lower K
+        log_k = np.log(np.ceil(np.exp(log_k) * (1.0 + 1e-12)))
+    # and rounding in log (or in the log-space sum above) must not either
+    return float(log_k + 1e-12 * max(1.0, abs(log_k)))
 
 
 def _count_candidates(user_sets, max_set_size, oversized):
@@ -122,7 +125,7 @@ def sparse_selection(
     delta,
     rng,
     fallback=None,
-    oversized="raise",
+    oversized="truncate",
     size=None,
 ):
     """Select a candidate contained in many users' sets, (epsilon, delta)-DP.
@@ -180,13 +183,17 @@ def sparse_selection(
     rng : numpy.random.Generator
     fallback : object, default=None
         Returned when a dummy candidate is drawn.
-    oversized : {"raise", "truncate"}, default="raise"
+    oversized : {"truncate", "raise"}, default="truncate"
         What to do with a user's set larger than ``max_set_size``:
-        ``"raise"`` a ``ValueError``, or ``"truncate"`` it to its first
-        ``max_set_size`` distinct elements (a per-user map, so privacy is kept
-        without revealing anything through an error).
+        ``"truncate"`` it to its first ``max_set_size`` distinct elements (a
+        per-user map, so privacy is kept without revealing anything through
+        an error), or ``"raise"`` a ``ValueError`` (an error whose occurrence
+        depends on one user's data: use it only to debug a pipeline on
+        public data).
     size : int, optional
-        Number of independent draws (returns a list).
+        Number of independent draws (returns a list). Each draw is one
+        ``(epsilon, delta)``-DP release; all ``size`` draws together cost
+        ``size`` times as much (composition). Meant for audits.
 
     Seeded draws are reproducible across processes when the candidates are
     mutually orderable (they are sorted internally); otherwise they follow

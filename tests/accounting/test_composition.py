@@ -96,7 +96,9 @@ def test_split_budget_advanced_round_trip(n_rounds):
     basic_eps, basic_delta = basic_composition([rb.epsilon] * n_rounds, rb.delta)
     assert min(adv_eps, basic_eps) <= eps * (1 + 1e-12)
     assert max(adv_delta, basic_delta) <= delta
-    assert rb.epsilon >= eps / n_rounds
+    # never worse than basic composition (up to the ulp-level round-down
+    # that keeps n_rounds * eps0 <= eps exactly)
+    assert rb.epsilon >= eps / n_rounds * (1 - 1e-15)
     if n_rounds >= 100:  # advanced beats basic and uses the budget fully
         assert rb.epsilon > eps / n_rounds
         assert adv_eps == pytest.approx(eps, rel=1e-9)
@@ -176,3 +178,43 @@ def test_cks_matches_dp_accounting_rdp(noise_std, n_rounds, delta):
     # RDP on a discrete order grid vs our continuous optimum of the same bound
     assert mine == pytest.approx(rdp.get_epsilon(delta), rel=1e-3)
     assert mine >= pld.get_epsilon(delta)  # PLD is (near) exact: ours must not be below
+
+
+def _decimal_advanced_epsilon(eps0, n_rounds, delta_prime):
+    """Advanced composition evaluated with 50 significant digits."""
+    import decimal
+
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        e0 = decimal.Decimal(eps0)
+        ex = e0.exp()
+        tanh_half = (ex - 1) / (ex + 1)
+        log_inv = -decimal.Decimal(delta_prime).ln()
+        return e0 * (2 * n_rounds * log_inv).sqrt() + n_rounds * e0 * tanh_half
+
+
+def test_split_budget_composes_back_exactly():
+    # per-round values must compose to <= the total in exact arithmetic on the
+    # returned floats, not only up to rounding (eps / T rounds up half the time)
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        eps = float(rng.uniform(0.01, 10.0))
+        delta = float(10.0 ** rng.uniform(-12, -1))
+        T = int(rng.integers(1, 2000))
+        rb = split_budget(eps, delta, T)
+        assert Fraction(rb.epsilon) * T <= Fraction(eps)
+        assert Fraction(rb.delta) * T <= Fraction(delta)
+
+        rb = split_budget(eps, delta, T, method="advanced")
+        assert Fraction(rb.delta) * T + Fraction(delta / 2) <= Fraction(delta)
+        basic_ok = Fraction(rb.epsilon) * T <= Fraction(eps)
+        adv_ok = _decimal_advanced_epsilon(rb.epsilon, T, delta / 2) <= Fraction(eps)
+        assert basic_ok or adv_ok
+
+        rb = split_budget(eps, delta, T, method="zcdp")
+        rho_total = Fraction(zcdp_from_dp_budget(eps, delta))
+        assert Fraction(rb.rho) * T <= rho_total
+        assert Fraction(rb.epsilon) ** 2 / 2 * T <= rho_total  # pure DP => eps^2/2-zCDP
+        assert Fraction(rb.exponential_epsilon) ** 2 / 8 * T <= rho_total

@@ -190,3 +190,36 @@ def test_charge_and_check_accountant():
         check_accountant({"epsilon": 1})
     with pytest.raises(BudgetError):
         charge(acc, 0.8, 0.0, "Est")
+
+
+def test_zero_delta_budget_refuses_any_positive_delta():
+    # a pure-DP budget must never accept an approximate-DP release, however small
+    acc = BudgetAccountant(epsilon=1.0, delta=0.0)
+    with pytest.raises(BudgetError):
+        acc.check(0.5, 1e-16)
+    with pytest.raises(BudgetError):
+        acc.spend(0.5, 1e-16)
+    assert len(acc) == 0
+    acc.spend(0.5, 0.0)
+    assert acc.spent == (0.5, 0.0)
+
+
+def _spend_in_worker_recording_warnings(accountant):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        accountant.spend(0.01, 0.0, label="worker")
+    return os.getpid(), [str(w.message) for w in caught]
+
+
+def test_in_memory_ledger_warns_in_real_loky_worker():
+    # loky pickles the accountant; the copy in the worker must still know it
+    # is not the process that owns the ledger (its spends are lost to the parent)
+    acc = BudgetAccountant(epsilon=10.0)
+    (pid, messages), = joblib.Parallel(n_jobs=2, backend="loky")(
+        joblib.delayed(_spend_in_worker_recording_warnings)(acc) for _ in range(1)
+    )
+    assert pid != os.getpid()
+    assert any("path=" in m for m in messages)
+    assert len(acc) == 0  # the parent indeed never sees the worker's spend

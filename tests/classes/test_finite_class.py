@@ -60,3 +60,13 @@ def test_function_with_wrong_output_shape():
     F = FiniteClass(functions=[lambda X: X], n_features=2)
     with pytest.raises(ValueError, match="functions\\[0\\]"):
         F.evaluate(np.zeros((3, 2)))
+
+
+def test_point_outside_domain_error_does_not_echo_private_values():
+    # X is typically private data: the error must not copy a record into
+    # messages/logs
+    F = FiniteClass(matrix=np.array([[1, -1, 1]]), domain=np.array([[0.0], [1.0], [2.0]]))
+    X = np.array([[1.0], [123.456789]])
+    with pytest.raises(ValueError, match="domain") as info:
+        F.evaluate(X)
+    assert "123.45" not in str(info.value)

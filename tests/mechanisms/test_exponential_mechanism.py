@@ -143,3 +143,18 @@ def test_extreme_epsilon_no_overflow():
         assert report_noisy_max([0.0, 1e6, 3.0], 1e300, 1.0, np.random.default_rng(0)) == 1
         logp = exponential_mechanism_log_probabilities([0.0, 1e6], 1e300, 1.0)
     assert logp[1] == 0.0 and np.exp(logp[0]) == 0.0
+
+
+def test_overflowing_scale_keeps_ties_uniform_and_no_nan():
+    # epsilon / (2 sensitivity) overflows to inf: the limit law is uniform on
+    # the maximisers, never NaN (which argmax would turn into "first maximiser")
+    with np.errstate(over="ignore"):
+        assert np.isinf(1e308 / (2 * 1e-10))
+    logp = exponential_mechanism_log_probabilities([0.0, 1.0, 1.0], 1e308, 1e-10)
+    assert not np.any(np.isnan(logp))
+    np.testing.assert_allclose(np.exp(logp), [0.0, 0.5, 0.5])
+    draws = exponential_mechanism(
+        [0.0, 1.0, 1.0], 1e308, 1e-10, np.random.default_rng(0), size=2000
+    )
+    counts = np.bincount(draws, minlength=3)
+    assert counts[0] == 0 and 900 < counts[1] < 1100

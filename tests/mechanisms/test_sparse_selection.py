@@ -104,8 +104,9 @@ def test_single_draw_types_and_oversized():
     assert sparse_selection([[(1, 2)]] * 100, 1, 2.0, 1e-3, rng) == (1, 2)
     assert sparse_selection([[]], 1, 1.0, 1e-3, rng, fallback="none") == "none"
     with pytest.raises(ValueError, match="max_set_size"):
-        sparse_selection([{1, 2, 3}], 2, 1.0, 1e-3, rng)
-    out = sparse_selection([[1, 2, 3]] * 200, 2, 1.0, 1e-3, rng, oversized="truncate", size=50)
+        sparse_selection([{1, 2, 3}], 2, 1.0, 1e-3, rng, oversized="raise")
+    # default: truncate to the first max_set_size distinct elements, no error
+    out = sparse_selection([[1, 2, 3]] * 200, 2, 1.0, 1e-3, rng, size=50)
     assert set(out) <= {1, 2, None}
 
 
@@ -147,3 +148,22 @@ def test_reproducible_independent_of_set_iteration_order():
     draw_a = sparse_selection(users_a, 2, 0.5, 0.3, np.random.default_rng(9), size=200)
     draw_b = sparse_selection(users_b, 2, 0.5, 0.3, np.random.default_rng(9), size=200)
     assert draw_a == draw_b
+
+
+def test_log_padding_never_below_exact_log_k():
+    # the sampler uses exp(log_padding) dummies; it must be >= the derived K
+    # exactly (50-digit reference), not only up to the rounding of log/exp
+    import decimal
+
+    D = decimal.Decimal
+    rng = np.random.default_rng(0)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        for _ in range(1000):
+            l = int(10 ** rng.uniform(0, 6))
+            eps = float(10 ** rng.uniform(-3, 2.5))
+            delta = float(10 ** rng.uniform(-300, -0.01))
+            a = (D(eps) / 2).exp()
+            k = D(l) * a * max((1 - D(delta)) / D(delta), 1 / (a - 1))
+            exact = k.to_integral_value(rounding=decimal.ROUND_CEILING).ln()
+            assert D(sparse_selection_log_padding(l, eps, delta)) >= exact

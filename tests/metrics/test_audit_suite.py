@@ -9,4 +9,4 @@ def test_audit_case_lower_bound_within_claim_and_informative(case):
     # Valid: never above the claim. Informative: the chosen neighbouring pair
     # and event come close to it, so a broken mechanism would be caught.
     assert result.epsilon_lower <= case.epsilon
-    assert result.epsilon_lower >= 0.3 * case.epsilon
+    assert result.epsilon_lower >= case.min_fraction * case.epsilon

@@ -1,0 +1,132 @@
+"""Noise calibration for Gaussian-perturbed ERM and Gaussian FTPL.
+
+All formulas from seeds/004_97dac565ce402d2d.txt (Block & Shetty; OCR text,
+constants reconstructed and documented here).
+
+Privacy (Lemma 2, via Lemma 1 / Thm 3 with sensitivity ``tau = 1`` of the
+0-1 loss sum under a change of one row)::
+
+    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(1/delta)))
+
+where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
+``w(f)`` is standard normal for ``f`` with values in {-1, +1}, so for a
+finite class ``G <= sqrt(2 ln |F|)``. Lemma 1 holds only when condition (6)
+holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(1/delta)))`` (we take the
+larger of the two OCR-ambiguous variants of (6), i.e. the conservative
+one). Substituting, (6) is exactly ``epsilon <= 1``: *Lemma 2 certifies
+only epsilon <= 1*. A larger requested epsilon is served with the noise of
+epsilon = 1 (which is (1, delta)-DP, hence (epsilon, delta)-DP), and
+``privacy_spent_`` reports the smaller value actually guaranteed.
+
+Regret (Thm 1, proof in App. C, with B the per-round loss bound)::
+
+    E Reg_T <= 2 eta G + B + 64 B / (eta rho**2) * sqrt(log(2 T |F|)) * (L* + 2 eta G)
+
+valid when ``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13).
+"""
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon
+
+__all__ = [
+    "finite_class_gaussian_complexity",
+    "labelings_gaussian_complexity",
+    "perturbation_epsilon",
+    "perturbation_noise",
+    "lemma1_min_noise",
+    "ftpl_noise",
+    "ftpl_regret_bound",
+]
+
+_LEMMA2_CONSTANT = 32.0
+_THM1_CONSTANT = 64.0
+
+
+def finite_class_gaussian_complexity(n_functions):
+    """Upper bound ``sqrt(2 ln |F|)`` on ``G = E sup_f w(f)`` for a finite class.
+
+    Each ``w(f)`` is N(0, 1) when ``f`` takes values in {-1, +1}; the
+    expected maximum of ``n`` standard normals is at most ``sqrt(2 ln n)``.
+    """
+    n_functions = int(n_functions)
+    if n_functions < 1:
+        raise ValueError(f"n_functions must be >= 1, got {n_functions}.")
+    return float(np.sqrt(2.0 * np.log(n_functions)))
+
+
+def labelings_gaussian_complexity(n_points):
+    """``G`` of the class of *all* labelings of ``m`` points: exactly ``sqrt(2 m / pi)``.
+
+    ``sup_f m**-0.5 sum_i xi_i f(z_i) = m**-0.5 sum_i |xi_i|`` and
+    ``E|xi| = sqrt(2/pi)``; this is below the finite-class bound
+    ``sqrt(2 ln 2**m)``.
+    """
+    return float(np.sqrt(2.0 * n_points / np.pi))
+
+
+def _check_rho_g(rho, gaussian_complexity):
+    rho = float(rho)
+    if not rho > 0 or not np.isfinite(rho):
+        raise ValueError(f"rho must be a finite number > 0, got {rho!r}.")
+    g = float(gaussian_complexity)
+    if g < 0 or not np.isfinite(g):
+        raise ValueError(f"gaussian_complexity must be finite and >= 0, got {g!r}.")
+    return rho, g
+
+
+def _lemma2_factor(rho, delta, gaussian_complexity):
+    rho, g = _check_rho_g(rho, gaussian_complexity)
+    delta = check_delta(delta, allow_zero=False)
+    return _LEMMA2_CONSTANT / rho**2 * (g + np.sqrt(2.0 * np.log(1.0 / delta)))
+
+
+def perturbation_epsilon(noise, rho, delta, gaussian_complexity):
+    """Epsilon of Alg. 2 at noise level ``eta = noise`` (Lemma 2 of seed 004).
+
+    ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(1/delta)))``. The value is a
+    valid guarantee only when it is ``<= 1`` (condition (6) of Lemma 1).
+    """
+    noise = float(noise)
+    if not noise > 0:
+        raise ValueError(f"noise must be > 0, got {noise!r}.")
+    return float(_lemma2_factor(rho, delta, gaussian_complexity) / noise)
+
+
+def perturbation_noise(epsilon, rho, delta, gaussian_complexity):
+    """Noise ``eta`` making Alg. 2 (epsilon, delta)-DP by Lemma 2 (inverse of
+    :func:`perturbation_epsilon`). Needs ``epsilon <= 1`` to be valid (see
+    :func:`lemma1_min_noise`)."""
+    epsilon = check_epsilon(epsilon)
+    return float(_lemma2_factor(rho, delta, gaussian_complexity) / epsilon)
+
+
+def lemma1_min_noise(rho, delta, gaussian_complexity):
+    """Smallest ``eta`` allowed by condition (6) of Lemma 1 (= the noise of epsilon = 1)."""
+    return float(_lemma2_factor(rho, delta, gaussian_complexity))
+
+
+def ftpl_noise(rho, gaussian_complexity, log_n_functions, horizon, loss_bound=1.0):
+    """Noise of Thm 1 in the small-loss regime: the smallest ``eta`` satisfying (13).
+
+    ``eta = 64 B / rho^2 * (G + sqrt(log(2 T |F|)))`` (with ``delta =
+    1/(T |F|)`` as in the proof of Thm 1). ``log_n_functions = ln |F|``.
+    """
+    rho, g = _check_rho_g(rho, gaussian_complexity)
+    log_term = np.sqrt(np.log(2.0 * horizon) + log_n_functions)
+    return float(_THM1_CONSTANT * loss_bound / rho**2 * (g + log_term))
+
+
+def ftpl_regret_bound(noise, rho, gaussian_complexity, log_n_functions, horizon,
+                      best_loss=0.0, loss_bound=1.0):
+    """Expected-regret bound of Gaussian FTPL (Thm 1 of seed 004, App. C).
+
+    ``2 eta G + B + 64 B / (eta rho^2) sqrt(log(2 T |F|)) (L* + 2 eta G)``;
+    ``inf`` when ``eta`` violates condition (13).
+    """
+    rho, g = _check_rho_g(rho, gaussian_complexity)
+    if noise < ftpl_noise(rho, g, log_n_functions, horizon, loss_bound) * (1 - 1e-12):
+        return float("inf")
+    log_term = np.sqrt(np.log(2.0 * horizon) + log_n_functions)
+    stability = _THM1_CONSTANT * loss_bound / (noise * rho**2) * log_term
+    return float(2 * noise * g + loss_bound + stability * (best_loss + 2 * noise * g))

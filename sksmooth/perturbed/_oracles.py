@@ -1,0 +1,757 @@
+"""Exact weighted 0-1 ERM oracles, as scikit-learn classifiers.
+
+The privacy guarantee of perturbed ERM (seeds/004_97dac565ce402d2d.txt,
+Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
+weighted 0-1 loss over a *fixed finite* class ``F``:
+
+    f_hat = argmin_{f in F}  sum_i w_i * 1[f(x_i) != y_i],    w_i >= 0.
+
+With labels in {-1, +1} and hypotheses in {-1, +1},
+``1[f(x) != y] = (1 - y f(x)) / 2``, so minimising the weighted error is
+maximising the weighted correlation ``sum_i w_i y_i f(x_i)``. Every oracle
+below computes the correlation of *all* hypotheses of its class at once
+(sorting / cumulative sums, a matrix product, or a fast Walsh-Hadamard
+transform) and returns the first maximiser in a fixed canonical order, so
+that ties are broken data-independently.
+
+Each oracle also exposes what :class:`~sksmooth.perturbed.PerturbedERMClassifier`
+needs to *certify* the guarantee: the class size ``|F|`` and the matrix of
+the class evaluated on the separating points (to compute the separation
+``rho``, Def. 5 of seed 004), and data-independent separating designs.
+Fitted oracles store only the selected hypothesis, never statistics of the
+training data, so that releasing a fitted oracle releases only ``f_hat``.
+"""
+
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .._validation import BinaryLabels, check_bounds, check_positive_int
+
+__all__ = [
+    "FiniteClassERMClassifier",
+    "StumpERMClassifier",
+    "ThresholdERMClassifier",
+    "ParityERMClassifier",
+    "fwht",
+    "min_pairwise_distance",
+    "spectral_separation",
+]
+
+# Largest Gram block formed at once when computing pairwise distances.
+_GRAM_CHUNK = 2048
+
+
+def fwht(values):
+    """Fast Walsh-Hadamard transform (unnormalised), along the last axis.
+
+    Returns ``c`` with ``c[S] = sum_u values[u] * (-1) ** popcount(S & u)``,
+    i.e. the correlation of the vector ``values`` (indexed by points ``u`` of
+    ``{0, 1}^k`` written in binary) with every parity ``chi_S``.
+    ``O(k 2^k)`` operations.
+
+    Parameters
+    ----------
+    values : array-like of shape (..., 2**k)
+
+    Returns
+    -------
+    ndarray of shape (..., 2**k), float
+    """
+    a = np.array(values, dtype=float)
+    n = a.shape[-1]
+    if n & (n - 1):
+        raise ValueError(f"fwht needs a length that is a power of 2, got {n}.")
+    lead = a.shape[:-1]
+    h = 1
+    while h < n:
+        a = a.reshape(*lead, -1, 2, h)
+        left, right = a[..., 0, :], a[..., 1, :]
+        a = np.stack([left + right, left - right], axis=-2)
+        h *= 2
+    return a.reshape(*lead, n)
+
+
+def min_pairwise_distance(values):
+    """Minimum pairwise empirical L2 distance between the columns of ``values``.
+
+    ``values[i, j] = f_j(z_i)``; the distance is
+    ``||f - g||_m = sqrt(mean_i (f(z_i) - g(z_i))**2)`` (Def. 5 of
+    seeds/004_97dac565ce402d2d.txt with the empirical measure on the ``z_i``).
+    Returns 0.0 if two columns coincide and ``inf`` for fewer than two
+    columns. Computed through the Gram matrix in blocks (no loop over pairs).
+    """
+    values = np.asarray(values, dtype=float)
+    m, k = values.shape
+    if k < 2:
+        return np.inf
+    sq = np.einsum("ij,ij->j", values, values)
+    best = np.inf
+    for start in range(0, k, _GRAM_CHUNK):
+        block = values[:, start:start + _GRAM_CHUNK]
+        d2 = sq[start:start + _GRAM_CHUNK, None] + sq[None, :] - 2 * (block.T @ values)
+        rows = np.arange(block.shape[1])
+        d2[rows, start + rows] = np.inf
+        best = min(best, float(d2.min()))
+    return float(np.sqrt(max(best, 0.0) / m))
+
+
+def spectral_separation(values):
+    """Separation certified by Prop. 1 of seeds/004_97dac565ce402d2d.txt.
+
+    ``rho = sigma_min(A) * sqrt(2 / m)`` where ``A[i, j] = f_j(z_i)``.
+    A lower bound on :func:`min_pairwise_distance` (0 when the class has
+    more functions than points, as ``A`` then has a non-trivial kernel).
+    """
+    values = np.asarray(values, dtype=float)
+    m, k = values.shape
+    if k > m:
+        return 0.0
+    sigma_min = np.linalg.svd(values, compute_uv=False).min()
+    return float(sigma_min * np.sqrt(2.0 / m))
+
+
+def _check_binary_target(y):
+    """sklearn's binary-only pattern (also rejects regression targets)."""
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {y_type}. Maybe you are trying to fit a "
+            "classifier, which expects discrete classes on a regression target."
+        )
+    if y_type != "binary":
+        raise ValueError(
+            "Only binary classification is supported. The type of the target "
+            f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
+        )
+
+
+class _BaseERMOracle(ClassifierMixin, BaseEstimator):
+    """Shared fit / predict logic of the exact 0-1 ERM oracles.
+
+    Subclasses implement ``_fit_pm1(X, y_pm1, weights)`` (select the
+    hypothesis) and ``_predict_pm1(X)``; the ``_erm_*`` methods give
+    :class:`PerturbedERMClassifier` what it needs to certify privacy.
+    """
+
+    _exact_erm = True
+    # True when the class is defined by the ``bounds`` parameter.
+    _erm_uses_bounds = False
+    # True when the oracle has its own finite domain (no box needed).
+    _erm_own_domain = False
+
+    def fit(self, X, y, sample_weight=None):
+        """Select an exact minimiser of the weighted 0-1 loss.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Binary labels (any two values).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights (``None`` = all ones). Negative weights are
+            rejected: they do not define a weighted 0-1 ERM problem.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=float)
+        _check_binary_target(y)
+        self.classes_ = BinaryLabels.fit_classes(y)
+        weights = _check_sample_weight(sample_weight, X, dtype=float)
+        if np.any(weights < 0):
+            raise ValueError(
+                f"{type(self).__name__}: sample_weight must be >= 0 (got min "
+                f"{weights.min():.3g}); a negative weight does not define a 0-1 "
+                "ERM problem. Flip the label and use the absolute weight."
+            )
+        X = self._check_domain(X)
+        y_pm1 = BinaryLabels.encode(y, self.classes_)
+        self._fit_pm1(X, y_pm1, weights)
+        return self
+
+    def _fit_validated(self, X, y_pm1, weights):
+        """Fast path for PerturbedERMClassifier: inputs already validated,
+        labels in {-1, +1}, weights finite and >= 0."""
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.array([-1, 1])
+        self._fit_pm1(self._check_domain(X), np.asarray(y_pm1, dtype=float), weights)
+        return self
+
+    def predict(self, X):
+        """Predict labels with the selected hypothesis."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        X = self._check_domain(X)
+        return BinaryLabels.decode(self._predict_pm1(X), self.classes_)
+
+    def _check_domain(self, X):
+        return X
+
+    # -- hooks used by PerturbedERMClassifier ------------------------------
+    def _erm_class_size(self, n_features):
+        """Number of distinct hypotheses (``None`` if infinite)."""
+        raise NotImplementedError
+
+    def _erm_evaluate_class(self, Z):
+        """Matrix ``(m, |F|)`` of the whole class on ``Z``, values in {-1, +1}."""
+        raise NotImplementedError
+
+    def _erm_separation(self, Z):
+        """Minimum pairwise empirical L2 distance of the class on ``Z``."""
+        return min_pairwise_distance(self._erm_evaluate_class(Z))
+
+    def _erm_sample_domain(self, n_points, rng, lower, upper):
+        """``n_points`` i.i.d. uniform points of the domain (the box by default)."""
+        return rng.uniform(lower, upper, size=(n_points, len(lower)))
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """A data-independent separating design (default: uniform sample)."""
+        return self._erm_sample_domain(n_points, rng, lower, upper)
+
+    def _erm_default_n_points(self, n_features):
+        return 1000
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class StumpERMClassifier(_BaseERMOracle):
+    """Exact weighted 0-1 ERM over decision stumps on a grid of thresholds.
+
+    The class ``F`` holds the two constant hypotheses and, for every feature
+    ``j`` of non-zero width and grid index ``a = 1..n_thresholds``, the
+    stumps ``s * (+1 if cell_j(x) >= a else -1)``, ``s in {-1, +1}``, where
+    ``cell_j(x) = floor((x_j - lower_j) / step_j)`` clipped to
+    ``[0, n_thresholds]`` and ``step_j = (upper_j - lower_j) /
+    (n_thresholds + 1)``: thresholds at ``lower_j + a * step_j``. So
+    ``|F| = 2 * n_features * n_thresholds + 2`` and ``F`` depends only on
+    ``bounds``. ERM costs ``O(n d + d n_thresholds)`` per call (one
+    ``bincount`` of signed weights per feature and cell, then cumulative
+    sums).
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+        Number of interior grid thresholds per feature.
+    bounds : tuple (lower, upper) or None, default=None
+        Public box defining the grid. ``None`` takes it from the training
+        data (fine for non-private use; :class:`PerturbedERMClassifier`
+        replaces it by its own public ``bounds``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    feature_ : int
+        Feature of the selected stump (-1 for a constant hypothesis).
+    threshold_ : float
+        Threshold of the selected stump (``-inf`` for a constant).
+    sign_ : {-1, +1}
+        Prediction (in {-1, +1} coding) above the threshold.
+    bounds_ : tuple of ndarray
+        The box that defines the grid.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.perturbed import StumpERMClassifier
+    >>> X = np.array([[0.1], [0.2], [0.8], [0.9]]); y = [0, 0, 1, 1]
+    >>> StumpERMClassifier(n_thresholds=3, bounds=(0, 1)).fit(X, y).predict(X)
+    array([0, 0, 1, 1])
+    """
+
+    _erm_uses_bounds = True
+
+    def __init__(self, n_thresholds=16, bounds=None):
+        self.n_thresholds = n_thresholds
+        self.bounds = bounds
+
+    def _grid(self, n_features, X=None):
+        n_thresholds = check_positive_int(self.n_thresholds, "n_thresholds")
+        lower, upper = check_bounds(self.bounds, n_features, X, name="bounds")
+        return n_thresholds, lower, upper
+
+    def _cells(self, X, n_thresholds, lower, upper):
+        width = upper - lower
+        safe = np.where(width > 0, width, 1.0)
+        cells = np.floor((X - lower) / safe * (n_thresholds + 1))
+        cells = np.clip(cells, 0, n_thresholds).astype(np.int64)
+        cells[:, width <= 0] = 0
+        return cells
+
+    def _active(self, lower, upper):
+        return upper > lower
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        import warnings
+
+        from ..exceptions import PrivacyLeakWarning
+
+        with warnings.catch_warnings():
+            # Standalone (non-private) use may take the grid from the data.
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            n_thresholds, lower, upper = self._grid(X.shape[1], X)
+        self.bounds_ = (lower, upper)
+        n, d = X.shape
+        cells = self._cells(X, n_thresholds, lower, upper)
+        n_cells = n_thresholds + 1
+        signed = weights * y_pm1
+        total = signed.sum()
+        offsets = cells + n_cells * np.arange(d)
+        per_cell = np.bincount(
+            offsets.ravel(), weights=np.repeat(signed, d), minlength=d * n_cells
+        ).reshape(d, n_cells)
+        # correlation of s=+1 stump (j, a) = total - 2 * sum_{c < a} per_cell[j, c]
+        below = np.cumsum(per_cell, axis=1)[:, :n_thresholds]
+        corr = total - 2.0 * below
+        corr[~self._active(lower, upper)] = -np.inf
+        # canonical order: const +1, const -1, (+1 stumps), (-1 stumps)
+        minus = -corr
+        minus[~self._active(lower, upper)] = -np.inf
+        scores = np.concatenate([[total, -total], corr.ravel(), minus.ravel()])
+        best = int(np.argmax(scores))
+        self._set_hypothesis(best, d, n_thresholds, lower, upper)
+
+    def _set_hypothesis(self, best, d, n_thresholds, lower, upper):
+        if best < 2:
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.sign_ = 1 if best == 0 else -1
+            return
+        best -= 2
+        self.sign_ = 1 if best < d * n_thresholds else -1
+        feature, a = divmod(best % (d * n_thresholds), n_thresholds)
+        self.feature_, self._cell_index = int(feature), int(a + 1)
+        step = (upper[feature] - lower[feature]) / (n_thresholds + 1)
+        self.threshold_ = float(lower[feature] + (a + 1) * step)
+
+    def _predict_pm1(self, X):
+        if self.feature_ < 0:
+            return np.full(X.shape[0], float(self.sign_))
+        n_thresholds = self.n_thresholds
+        lower, upper = self.bounds_
+        cells = self._cells(X, n_thresholds, lower, upper)[:, self.feature_]
+        return np.where(cells >= self._cell_index, 1.0, -1.0) * self.sign_
+
+    def _erm_class_size(self, n_features):
+        return 2 * n_features * check_positive_int(self.n_thresholds, "n_thresholds") + 2
+
+    def _erm_evaluate_class(self, Z):
+        Z = np.asarray(Z, dtype=float)
+        n_thresholds, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n_thresholds, lower, upper)
+        active = self._active(lower, upper)
+        above = cells[:, active, None] >= np.arange(1, n_thresholds + 1)
+        plus = np.where(above.reshape(len(Z), -1), 1, -1).astype(np.int8)
+        const = np.ones((len(Z), 1), dtype=np.int8)
+        return np.hstack([const, -const, plus, -plus])
+
+    def _erm_separation(self, Z):
+        """Exact minimum distance from joint cell histograms (no Gram matrix).
+
+        Two {-1,+1} functions at empirical distance ``rho`` disagree on
+        ``m rho^2 / 4`` points. With ``A_{j,a} = {i : cell_j(z_i) >= a}``,
+        same-sign stumps disagree on ``|A| + |B| - 2 |A n B|`` points and
+        opposite-sign ones on ``m`` minus that; ``|A n B|`` comes from the
+        joint histogram of cells of every feature pair (suffix sums).
+        ``O(m d^2 + d^2 n_thresholds^2)``.
+        """
+        Z = np.asarray(Z, dtype=float)
+        m = len(Z)
+        n_thresholds, lower, upper = self._grid(Z.shape[1])
+        active = self._active(lower, upper)
+        cells = self._cells(Z, n_thresholds, lower, upper)[:, active]
+        d, n_cells = cells.shape[1], n_thresholds + 1
+        if d == 0:
+            return 2.0  # only the two constants: disagree everywhere
+        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * n_cells**2
+        codes = pair[None] + cells[:, :, None] * n_cells + cells[:, None, :]
+        joint = np.bincount(codes.ravel(), minlength=d * d * n_cells**2).reshape(
+            d, d, n_cells, n_cells)
+        inter = joint[:, :, ::-1, ::-1].cumsum(2).cumsum(3)[:, :, ::-1, ::-1]
+        inter = inter[:, :, 1:, 1:]  # |A_{j,a} n A_{j',a'}|, a, a' = 1..G
+        sizes = np.einsum("jjaa->ja", inter)  # |A_{j,a}|
+        same = sizes[:, None, :, None] + sizes[None, :, None, :] - 2 * inter
+        same = same.astype(float)
+        idx = np.arange(n_thresholds)
+        same[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = np.inf  # f vs itself
+        opposite = m - same
+        opposite[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = m
+        with_const = np.minimum(sizes, m - sizes)
+        disagree = min(same.min(), opposite.min(), with_const.min(), m)
+        return float(2.0 * np.sqrt(max(disagree, 0) / m))
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """Randomised Latin design on the grid cells.
+
+        ``r = max(1, n_points // (n_thresholds + 1))`` blocks; in each block
+        every feature visits every grid cell exactly once (cell midpoints, an
+        independent random permutation per feature and block). Two stumps on
+        adjacent thresholds of one feature then differ on exactly one point
+        per block: the separation is ``2 / sqrt(n_thresholds + 1)``, the best
+        possible for this class, unless two stumps of different features
+        happen to agree on all but few points (``rho`` is computed anyway).
+        """
+        n_thresholds = check_positive_int(self.n_thresholds, "n_thresholds")
+        n_cells = n_thresholds + 1
+        n_blocks = max(1, n_points // n_cells)
+        d = len(lower)
+        keys = rng.random((n_blocks, n_cells, d))
+        cells = np.argsort(keys, axis=1).reshape(n_blocks * n_cells, d)
+        return lower + (cells + 0.5) / n_cells * (upper - lower)
+
+    def _erm_default_n_points(self, n_features):
+        return 64 * (check_positive_int(self.n_thresholds, "n_thresholds") + 1)
+
+
+class ThresholdERMClassifier(StumpERMClassifier):
+    """Exact weighted 0-1 ERM over 1-D thresholds.
+
+    ``n_thresholds=None`` (default): exact ERM over *all* thresholds
+    ``x -> s * sign(x - t)`` on the real line, by sorting the data and one
+    cumulative sum (``O(n log n)``). The class is then infinite, so it cannot
+    certify a privacy guarantee. An integer ``n_thresholds`` restricts to a
+    grid on ``bounds`` (the 1-D case of :class:`StumpERMClassifier`), which
+    can.
+
+    Parameters
+    ----------
+    n_thresholds : int or None, default=None
+    bounds : tuple (lower, upper) or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    threshold_ : float
+        Predict ``sign_`` (in {-1, +1} coding) for ``x >= threshold_``.
+    sign_ : {-1, +1}
+    n_features_in_ : int
+        Always 1.
+
+    Examples
+    --------
+    >>> from sksmooth.perturbed import ThresholdERMClassifier
+    >>> ThresholdERMClassifier().fit([[0.], [1.], [2.]], [0, 1, 1]).threshold_
+    0.5
+    """
+
+    def __init__(self, n_thresholds=None, bounds=None):
+        super().__init__(n_thresholds=n_thresholds, bounds=bounds)
+
+    def _check_domain(self, X):
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"{type(self).__name__} learns 1-D thresholds: X must have one "
+                f"feature, got {X.shape[1]}. Use StumpERMClassifier."
+            )
+        return X
+
+    @property
+    def _erm_uses_bounds(self):
+        return self.n_thresholds is not None
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        if self.n_thresholds is not None:
+            return super()._fit_pm1(X, y_pm1, weights)
+        x = X[:, 0]
+        order = np.argsort(x, kind="stable")
+        xs, signed = x[order], (weights * y_pm1)[order]
+        total = signed.sum()
+        # cut after position i (between distinct values) or before everything
+        last = np.flatnonzero(np.r_[xs[1:] != xs[:-1], True])
+        below = np.r_[0.0, np.cumsum(signed)[last]]
+        corr = total - 2.0 * below  # s = +1, threshold just above cut
+        scores = np.concatenate([corr, -corr])
+        best = int(np.argmax(scores))
+        self.sign_ = 1 if best < len(corr) else -1
+        cut = best % len(corr)
+        if cut == 0:
+            self.threshold_ = -np.inf
+        elif cut == len(corr) - 1:
+            self.threshold_ = np.inf
+        else:
+            self.threshold_ = float((xs[last[cut - 1]] + xs[last[cut - 1] + 1]) / 2)
+        self.feature_ = 0
+
+    def _predict_pm1(self, X):
+        if self.n_thresholds is not None:
+            return super()._predict_pm1(X)
+        return np.where(X[:, 0] >= self.threshold_, 1.0, -1.0) * self.sign_
+
+    def _erm_class_size(self, n_features):
+        if self.n_thresholds is None:
+            return None
+        return super()._erm_class_size(n_features)
+
+    def _erm_default_n_points(self, n_features):
+        if self.n_thresholds is None:
+            return 16
+        return super()._erm_default_n_points(n_features)
+
+    def _erm_evaluate_class(self, Z):
+        if self.n_thresholds is None:
+            raise ValueError("ThresholdERMClassifier(n_thresholds=None) is an infinite class.")
+        return super()._erm_evaluate_class(Z)
+
+
+class ParityERMClassifier(_BaseERMOracle):
+    """Exact weighted 0-1 ERM over parities (Fourier characters) on {0,1}^k.
+
+    Hypothesis ``S`` (a subset of ``{0..k-1}``) predicts the parity bit
+    ``sum_{j in S} x_j mod 2``: in +-1 coding (``classes_[1]`` = +1) it is
+    ``h_S = -chi_S`` with the character ``chi_S(x) = (-1) ** (sum_{j in S}
+    x_j)``; ``2^k`` hypotheses (with ``include_negations=True`` also
+    ``chi_S``). One call aggregates the signed weights ``w_i y_i`` per cube
+    point (``bincount``), takes their fast Walsh-Hadamard transform, whose
+    entry ``S`` is the weighted correlation of ``chi_S`` (so ``-`` that of
+    ``h_S``), and returns the argmax: ``O(n + k 2^k)``. Parities are orthonormal under the uniform
+    measure, so they are ``rho = sqrt(2)``-separated (seeds/004, Prop. 3 and
+    App. D.1; also with negations).
+
+    Parameters
+    ----------
+    include_negations : bool, default=False
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    subset_ : int
+        Bit mask of ``S`` (bit ``j`` is feature ``j``).
+    sign_ : {-1, +1}
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.perturbed import ParityERMClassifier
+    >>> X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])
+    >>> y = (X[:, 0] + X[:, 2]) % 2
+    >>> ParityERMClassifier().fit(X, y).subset_
+    5
+    """
+
+    _max_bits = 24
+    _erm_own_domain = True
+
+    def __init__(self, include_negations=False):
+        self.include_negations = include_negations
+
+    def _check_domain(self, X):
+        k = X.shape[1]
+        if k > self._max_bits:
+            raise ValueError(f"ParityERMClassifier supports up to {self._max_bits} bits, got {k}.")
+        if not np.all((X == 0) | (X == 1)):
+            raise ValueError("ParityERMClassifier needs X in {0, 1}^k (binary features).")
+        return X
+
+    @staticmethod
+    def _index(X):
+        # exact in float64 for k <= 24 bits
+        return (np.asarray(X, dtype=float) @ (2.0 ** np.arange(X.shape[1]))).astype(np.int64)
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        k = X.shape[1]
+        agg = np.bincount(self._index(X), weights=weights * y_pm1, minlength=2**k)
+        corr = -fwht(agg)  # correlation of h_S = -chi_S
+        scores = np.concatenate([corr, -corr]) if self.include_negations else corr
+        best = int(np.argmax(scores))
+        self.subset_ = best % (2**k)
+        self.sign_ = 1 if best < 2**k else -1
+
+    def _predict_pm1(self, X):
+        parity = np.bitwise_count(self._index(X) & self.subset_) % 2
+        return (2.0 * parity - 1.0) * self.sign_
+
+    def _erm_class_size(self, n_features):
+        return 2 ** (n_features + int(bool(self.include_negations)))
+
+    def _erm_evaluate_class(self, Z):
+        Z = self._check_domain(np.asarray(Z, dtype=float))
+        idx = self._index(Z)
+        subsets = np.arange(2 ** Z.shape[1], dtype=np.int64)
+        values = (2 * (np.bitwise_count(idx[:, None] & subsets) % 2) - 1).astype(np.int8)
+        return np.hstack([values, -values]) if self.include_negations else values
+
+    def _erm_separation(self, Z):
+        """Exact minimum distance via one FWHT of the histogram of ``Z``.
+
+        ``||chi_S - chi_T||_m^2 = 2 - 2 mean_i chi_{S xor T}(z_i)`` and
+        ``||chi_S + chi_T||_m^2 = 2 + 2 mean_i chi_{S xor T}(z_i)``.
+        """
+        Z = self._check_domain(np.asarray(Z, dtype=float))
+        k = Z.shape[1]
+        mean_char = fwht(np.bincount(self._index(Z), minlength=2**k)) / len(Z)
+        d2 = 2.0 - 2.0 * mean_char[1:].max() if k > 0 else np.inf
+        if self.include_negations:
+            d2 = min(d2, 2.0 + 2.0 * mean_char.min())
+        return float(np.sqrt(max(d2, 0.0)))
+
+    def _erm_sample_domain(self, n_points, rng, lower, upper):
+        return rng.integers(0, 2, size=(n_points, len(lower))).astype(float)
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The whole cube, repeated ``max(1, n_points // 2^k)`` times (exactly uniform)."""
+        k = len(lower)
+        cube = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(float)
+        return np.tile(cube, (max(1, n_points // 2**k), 1))
+
+    def _erm_default_n_points(self, n_features):
+        return 2**n_features
+
+
+class FiniteClassERMClassifier(_BaseERMOracle):
+    """Exact weighted 0-1 ERM over a finite class.
+
+    Parameters
+    ----------
+    concepts : array-like of shape (n_domain, n_concepts) or object
+        Either the class as a matrix over a finite domain,
+        ``concepts[u, j] = f_j(domain point u)`` with values in {-1, +1}
+        (booleans: True -> +1), or a finite concept object with an
+        ``evaluate(X) -> bool ndarray (n_points, n_concepts)`` method (a cover
+        or workload from :mod:`sksmooth.classes`; True -> +1).
+    domain : array-like of shape (n_domain, n_features) or None, default=None
+        Matrix mode only: the domain points. ``None`` means ``X`` is a single
+        column of integer domain indices in ``[0, n_domain)``. Points of ``X``
+        outside the domain are rejected.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    concept_ : int
+        Index (column) of the selected hypothesis.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.perturbed import FiniteClassERMClassifier
+    >>> F = np.array([[1, -1], [1, 1], [-1, 1]])  # 3 domain points, 2 concepts
+    >>> FiniteClassERMClassifier(F).fit([[0], [2]], [-1, 1]).concept_
+    1
+    """
+
+    def __init__(self, concepts, domain=None):
+        self.concepts = concepts
+        self.domain = domain
+
+    def _is_object(self):
+        return hasattr(self.concepts, "evaluate")
+
+    @property
+    def _erm_own_domain(self):
+        return not self._is_object()
+
+    def _matrix(self):
+        M = np.asarray(self.concepts)
+        if M.ndim != 2 or M.size == 0:
+            raise ValueError(
+                "concepts must be a non-empty (n_domain, n_concepts) matrix or an "
+                f"object with evaluate(X); got shape {M.shape}."
+            )
+        if M.dtype == bool:
+            return np.where(M, 1, -1).astype(np.int8)
+        if not np.all((M == 1) | (M == -1)):
+            raise ValueError("concepts must have values in {-1, +1} (or be boolean).")
+        return M.astype(np.int8)
+
+    def _domain_index(self, X, n_domain):
+        if self.domain is None:
+            if X.shape[1] != 1 or not np.all(X == np.round(X)):
+                raise ValueError(
+                    "With domain=None, X must be one column of integer domain indices."
+                )
+            idx = X[:, 0].astype(np.int64)
+            if idx.size and (idx.min() < 0 or idx.max() >= n_domain):
+                raise ValueError(f"domain indices must lie in [0, {n_domain}).")
+            return idx
+        domain = np.asarray(self.domain, dtype=float)
+        if domain.ndim != 2 or domain.shape[0] != n_domain or domain.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"domain must have shape (n_domain={n_domain}, n_features={X.shape[1]}), "
+                f"got {domain.shape}."
+            )
+        both = np.ascontiguousarray(np.vstack([domain, X]))
+        rows = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
+        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+        owner = np.full(len(first), -1)
+        owner_ok = first < n_domain
+        owner[owner_ok] = first[owner_ok]
+        idx = owner[inverse[n_domain:]]
+        if np.any(idx < 0):
+            raise ValueError(
+                f"{int(np.sum(idx < 0))} rows of X are not points of `domain`."
+            )
+        return idx
+
+    def _evaluate(self, X):
+        if self._is_object():
+            return np.where(np.asarray(self.concepts.evaluate(X), dtype=bool), 1, -1).astype(
+                np.int8
+            )
+        M = self._matrix()
+        return M[self._domain_index(X, M.shape[0])]
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        signed = weights * y_pm1
+        if self._is_object():
+            scores = signed @ self._evaluate(X).astype(float)
+        else:
+            M = self._matrix()
+            agg = np.bincount(self._domain_index(X, M.shape[0]), weights=signed,
+                              minlength=M.shape[0])
+            scores = agg @ M.astype(float)
+        self.concept_ = int(np.argmax(scores))
+
+    def _predict_pm1(self, X):
+        if self._is_object():
+            return self._evaluate(X)[:, self.concept_].astype(float)
+        M = self._matrix()
+        return M[self._domain_index(X, M.shape[0]), self.concept_].astype(float)
+
+    def _erm_class_size(self, n_features):
+        if self._is_object():
+            return int(getattr(self.concepts, "n_concepts", None) or
+                       self.concepts.evaluate(np.zeros((1, n_features))).shape[1])
+        return int(np.unique(self._matrix(), axis=1).shape[1])
+
+    def _erm_evaluate_class(self, Z):
+        values = self._evaluate(np.asarray(Z, dtype=float))
+        if not self._is_object():
+            # identical columns are one function (over the whole domain)
+            _, keep = np.unique(self._matrix(), axis=1, return_index=True)
+            values = values[:, np.sort(keep)]
+        return values
+
+    def _erm_sample_domain(self, n_points, rng, lower, upper):
+        if self._is_object():
+            return super()._erm_sample_domain(n_points, rng, lower, upper)
+        n_domain = self._matrix().shape[0]
+        idx = rng.integers(0, n_domain, size=n_points)
+        if self.domain is None:
+            return idx[:, None].astype(float)
+        return np.asarray(self.domain, dtype=float)[idx]
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The whole domain (repeated ``max(1, n_points // n_domain)`` times)."""
+        if self._is_object():
+            return super()._erm_design(n_points, rng, lower, upper)
+        n_domain = self._matrix().shape[0]
+        pts = (np.arange(n_domain)[:, None].astype(float) if self.domain is None
+               else np.asarray(self.domain, dtype=float))
+        return np.tile(pts, (max(1, n_points // n_domain), 1))
+
+    def _erm_default_n_points(self, n_features):
+        if self._is_object():
+            return 1000
+        return self._matrix().shape[0]
+
+
+def _is_exact_oracle(estimator):
+    return isinstance(estimator, _BaseERMOracle)
+

@@ -1,0 +1,90 @@
+"""Scaling by a public box, so that preprocessing leaks nothing (SPEC §3.1)."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_bounds, clip_to_bounds
+
+__all__ = ["PublicBoundsScaler"]
+
+
+class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Map the public box ``bounds`` affinely onto ``feature_range``, clipping.
+
+    Unlike :class:`sklearn.preprocessing.MinMaxScaler`, whose minimum and
+    maximum are read from the (private) training data, this scaler uses only
+    public bounds, so it can precede a private estimator in a
+    :class:`~sklearn.pipeline.Pipeline` without weakening its guarantee.
+    Values outside the box are clipped (a fixed map, which costs no privacy).
+
+    Parameters
+    ----------
+    bounds : tuple (lower, upper) or None, default=None
+        Public box, scalars or per-feature arrays. ``None`` reads it from the
+        data with a :class:`~sksmooth.PrivacyLeakWarning`.
+    feature_range : tuple (min, max), default=(0.0, 1.0)
+        Target interval of every feature.
+
+    Attributes
+    ----------
+    bounds_ : tuple of ndarray of shape (n_features,)
+        The validated box.
+    n_clipped_ : int
+        Rows of the last ``fit`` data with at least one clipped value.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.preprocessing import PublicBoundsScaler
+    >>> PublicBoundsScaler(bounds=(0, 10)).fit_transform(np.array([[5.0], [12.0]]))
+    array([[0.5],
+           [1. ]])
+    """
+
+    def __init__(self, bounds=None, feature_range=(0.0, 1.0)):
+        self.bounds = bounds
+        self.feature_range = feature_range
+
+    def fit(self, X, y=None):
+        """Validate the bounds against ``X``'s number of features."""
+        X = validate_data(self, X, dtype=np.float64)
+        low, high = self._check_feature_range()
+        lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
+        self.bounds_ = (lower, upper)
+        self.n_clipped_ = clip_to_bounds(X, lower, upper)[1]
+        width = upper - lower
+        # zero-width features map to the middle of the range
+        self._scale = np.divide(high - low, width, out=np.zeros_like(width), where=width > 0)
+        self._offset = np.where(width > 0, low - lower * self._scale, 0.5 * (low + high))
+        return self
+
+    def _check_feature_range(self):
+        try:
+            low, high = (float(v) for v in self.feature_range)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"feature_range must be a pair (min, max), got {self.feature_range!r}."
+            ) from None
+        if not low < high:
+            raise ValueError(
+                f"feature_range must have min < max, got {self.feature_range!r}."
+            )
+        return low, high
+
+    def transform(self, X):
+        """Clip ``X`` to ``bounds_`` and scale it to ``feature_range``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X, _ = clip_to_bounds(X, *self.bounds_)
+        return X * self._scale + self._offset
+
+    def inverse_transform(self, X):
+        """Map scaled values back into the box (clipped values stay clipped)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        lower, upper = self.bounds_
+        safe = np.where(self._scale > 0, self._scale, 1.0)
+        return np.where(self._scale > 0, (X - self._offset) / safe, 0.5 * (lower + upper))

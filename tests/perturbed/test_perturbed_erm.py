@@ -1,0 +1,455 @@
+"""PerturbedERMClassifier: calibration, certification, privacy audit, online regret."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression, Perceptron
+from sklearn.tree import DecisionTreeClassifier
+
+from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from sksmooth.metrics import audit_epsilon
+from sksmooth.perturbed import (
+    FiniteClassERMClassifier,
+    ParityERMClassifier,
+    PerturbedERMClassifier,
+    StumpERMClassifier,
+    ThresholdERMClassifier,
+    finite_class_gaussian_complexity,
+    ftpl_regret_bound,
+    lemma1_min_noise,
+    perturbation_epsilon,
+    perturbation_noise,
+)
+
+
+
+def audit(mechanism, d0, d1, event, n_trials, seed, delta=1e-5):
+    result = audit_epsilon(mechanism, d0, d1, event, n_trials, random_state=seed, delta=delta)
+    return result.epsilon_lower
+
+
+# ---------------------------------------------------------------- helpers
+class SpyClassifier(ClassifierMixin, BaseEstimator):
+    """Records what the oracle receives; delegates to a decision stump."""
+
+    calls = []
+
+    def fit(self, X, y, sample_weight=None):
+        SpyClassifier.calls.append((np.array(X), np.array(y), np.array(sample_weight)))
+        self._tree = DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self._tree.classes_
+        return self
+
+    def predict(self, X):
+        return self._tree.predict(X)
+
+
+class NoWeightClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def two_concept_setup():
+    """Domain {0, 1}; f1 = (+1, +1), f2 = (+1, -1): rho = sqrt(2) on the domain."""
+    M = np.array([[1, 1], [1, -1]])
+    return FiniteClassERMClassifier(M)
+
+
+def quiet_fit(clf, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.simplefilter("ignore", PrivacyWarning)
+        return clf.fit(X, y)
+
+
+# ----------------------------------------------------------- calibration
+@pytest.mark.parametrize("eta", [0.5, 37.0, 1e4])
+@pytest.mark.parametrize("rho", [0.1, 1.0, np.sqrt(2)])
+def test_noise_epsilon_round_trip(eta, rho):
+    G = finite_class_gaussian_complexity(1000)
+    eps = perturbation_epsilon(eta, rho, 1e-6, G)
+    assert np.isclose(perturbation_noise(eps, rho, 1e-6, G), eta)
+    # the formula itself (Lemma 2)
+    assert np.isclose(eps, 32 / (eta * rho**2) * (G + np.sqrt(2 * np.log(1e6))))
+    # condition (6) of Lemma 1 is exactly epsilon <= 1
+    assert np.isclose(perturbation_epsilon(lemma1_min_noise(rho, 1e-6, G), rho, 1e-6, G), 1.0)
+
+
+def test_fit_spends_requested_epsilon_and_round_trips():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(300, 5))
+    y = X[:, 1]
+    acc = BudgetAccountant(epsilon=10, delta=1e-3)
+    clf = PerturbedERMClassifier(ParityERMClassifier(), epsilon=0.7, delta=1e-6,
+                                 separating_points="oracle", classes=[0, 1],
+                                 accountant=acc, random_state=1).fit(X, y)
+    assert clf.guarantee_.certified
+    assert np.isclose(clf.privacy_spent_.epsilon, 0.7)
+    assert np.isclose(clf.rho_, np.sqrt(2))
+    assert np.isclose(clf.gaussian_complexity_, np.sqrt(2 * np.log(32)))
+    eta = perturbation_noise(0.7, np.sqrt(2), 1e-6, clf.gaussian_complexity_)
+    assert np.isclose(clf.noise_, eta)
+    assert np.isclose(acc.spent.epsilon, 0.7) and np.isclose(acc.spent.delta, 1e-6)
+    # user noise: implied epsilon reported and charged
+    clf2 = PerturbedERMClassifier(ParityERMClassifier(), noise=2 * eta, delta=1e-6,
+                                  separating_points="oracle", classes=[0, 1],
+                                  accountant=acc, random_state=1).fit(X, y)
+    assert np.isclose(clf2.privacy_spent_.epsilon, 0.35)
+    assert np.isclose(acc.spent.epsilon, 1.05)
+
+
+def test_epsilon_above_one_is_capped_by_lemma1():
+    X = np.array([[0], [1], [1]])
+    clf = PerturbedERMClassifier(two_concept_setup(), epsilon=5.0, classes=[0, 1],
+                                 separating_points="oracle", random_state=0).fit(X, [1, 1, 0])
+    assert np.isclose(clf.privacy_spent_.epsilon, 1.0)
+    assert clf.guarantee_.certified
+    assert any("epsilon = 1" in note for note in clf.guarantee_.notes)
+
+
+def test_under_noise_user_value_not_certified():
+    X = np.array([[0], [1], [1]])
+    clf = PerturbedERMClassifier(two_concept_setup(), noise=0.01, classes=[0, 1],
+                                 separating_points="oracle", random_state=0)
+    with pytest.warns(PrivacyWarning, match="condition \\(6\\)"):
+        clf.fit(X, [1, 1, 0])
+    assert not clf.guarantee_.certified
+    assert clf.privacy_spent_.epsilon > 1
+
+
+# ---------------------------------------------------------- certification
+def test_heuristic_oracle_warns_and_is_not_certified():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(100, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(LogisticRegression(), bounds=(0, 1), classes=[0, 1],
+                                 random_state=0)
+    with pytest.warns(PrivacyWarning, match="heuristic"):
+        clf.fit(X, y)
+    assert not clf.guarantee_.certified
+    m = clf.n_hallucinated_
+    assert np.isclose(clf.rho_, 2 / np.sqrt(m))
+    assert np.isclose(clf.gaussian_complexity_, np.sqrt(2 * m / np.pi))
+    assert np.isclose(clf.privacy_spent_.epsilon, 1.0)
+
+
+def test_exact_stump_oracle_is_certified_with_public_bounds():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no privacy warning at all
+        clf = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=4), bounds=(0, 1),
+                                     classes=[0, 1], separating_points="oracle",
+                                     random_state=0).fit(X, y)
+    assert clf.guarantee_.certified
+    assert np.isclose(clf.rho_, 2 / np.sqrt(5))  # Latin design on the grid
+    # the clone got the wrapper's public bounds (not the data's box)
+    assert np.allclose(clf.estimator_.bounds_[0], 0.0) and np.allclose(clf.estimator_.bounds_[1], 1.0)
+
+
+def test_data_dependent_choices_warn_and_uncertify():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.warns(PrivacyLeakWarning) as record:
+        quiet = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            quiet.fit(X, y)
+    messages = " ".join(str(r.message) for r in record)
+    assert "bounds=None" in messages and "classes=None" in messages
+    problems = " ".join(quiet.guarantee_.assumptions_not_certified)
+    assert not quiet.guarantee_.certified
+    assert "bounds=None" in problems and "classes=None" in problems
+
+
+def test_infinite_class_is_not_certified():
+    X = np.linspace(0, 1, 20)[:, None]
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(ThresholdERMClassifier(), bounds=(0, 1), classes=[0, 1],
+                                 random_state=0)
+    with pytest.warns(PrivacyWarning, match="infinite class"):
+        clf.fit(X, y)
+    assert not clf.guarantee_.certified
+
+
+def test_estimator_without_sample_weight_is_named():
+    with pytest.raises(TypeError, match="NoWeightClassifier does not accept sample_weight"):
+        PerturbedERMClassifier(NoWeightClassifier(), bounds=(0, 1), classes=[0, 1]).fit(
+            [[0.1], [0.9]], [0, 1])
+
+
+def test_user_estimator_is_cloned_not_mutated():
+    oracle = StumpERMClassifier(n_thresholds=3)
+    clf = PerturbedERMClassifier(oracle, bounds=(0, 1), classes=[0, 1], random_state=0)
+    clf.fit([[0.1], [0.9]] * 5, [0, 1] * 5)
+    assert oracle.bounds is None and not hasattr(oracle, "classes_")
+    assert clf.estimator_ is not oracle
+
+
+def test_budget_error_before_fitting():
+    acc = BudgetAccountant(epsilon=0.5, delta=1e-3)
+    clf = PerturbedERMClassifier(StumpERMClassifier(3), epsilon=1.0, bounds=(0, 1),
+                                 classes=[0, 1], accountant=acc, random_state=0)
+    with pytest.raises(BudgetError):
+        clf.fit([[0.1], [0.9]], [0, 1])
+    assert not hasattr(clf, "estimator_")
+    assert acc.spent.epsilon == 0
+
+
+# ------------------------------------------------------ the perturbation
+def test_negative_weights_never_reach_the_oracle():
+    SpyClassifier.calls.clear()
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(40, 2))
+    y = (X[:, 1] > 0.3).astype(int)
+    clf = PerturbedERMClassifier(SpyClassifier(), n_hallucinated=50, bounds=(0, 1),
+                                 classes=[0, 1], random_state=3)
+    quiet_fit(clf, X, y)
+    for _ in range(3):
+        clf.partial_fit(X[:10], y[:10])
+    assert len(SpyClassifier.calls) == 5  # fit + first leader + 3 rounds
+    for Xs, ys, ws in SpyClassifier.calls:
+        assert np.all(ws >= 0) and np.all(np.isfinite(ws))
+        assert set(np.unique(ys)) <= {-1, 1}
+    Xs, ys, ws = SpyClassifier.calls[0]
+    assert len(ws) == 40 + 50 and np.all(ws[:40] == 1)
+    assert np.allclose(Xs[40:], clf.separating_points_)
+    # hallucination-free variant: labels sign(y - G), weights |y - G| >= 0
+    SpyClassifier.calls.clear()
+    online = PerturbedERMClassifier(SpyClassifier(), online_perturbation="labels",
+                                    bounds=(0, 1), classes=[0, 1], random_state=0)
+    for start in range(0, 40, 10):
+        online.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert [len(ws) for _, _, ws in SpyClassifier.calls] == [10, 20, 30, 40]
+    for Xs, ys, ws in SpyClassifier.calls:
+        assert np.all(ws >= 0) and set(np.unique(ys)) <= {-1, 1}
+    # with some label noise, some labels get flipped (the perturbation is real)
+    assert np.any(SpyClassifier.calls[-1][1] != np.where(y == 1, 1, -1))
+
+
+def test_hallucinated_examples_realise_the_gaussian_perturbation():
+    """Weighted hallucinated 0-1 loss = eta * w(f) + constant, for every f."""
+    rng_values = np.random.default_rng(5)
+    m, K, eta = 12, 30, 7.3
+    F_on_Z = rng_values.choice([-1, 1], size=(m, K))
+    labels, weights = PerturbedERMClassifier._hallucinate(np.zeros((m, 1)), eta,
+                                                          np.random.default_rng(11))
+    xi = np.random.default_rng(11).standard_normal(m)
+    halluc_loss = (weights[:, None] * (F_on_Z != labels[:, None])).sum(axis=0)
+    w_f = xi @ F_on_Z / np.sqrt(m)
+    diff = halluc_loss - eta * w_f
+    assert np.all(weights >= 0)
+    assert np.allclose(diff, diff[0])
+
+
+def test_rho_hand_checked_two_concepts():
+    clf = PerturbedERMClassifier(two_concept_setup(), classes=[0, 1],
+                                 separating_points="oracle", random_state=0)
+    clf.fit(np.array([[0], [1]]), [1, 0])
+    assert np.isclose(clf.rho_, np.sqrt(2))  # differ on 1 of 2 points: sqrt(4/2)
+    clf.set_params(separating_points=np.array([[0.0], [0.0], [0.0], [1.0]]))
+    clf.fit(np.array([[0], [1]]), [1, 0])
+    assert np.isclose(clf.rho_, 1.0)  # differ on 1 of 4 points: sqrt(4/4)
+    clf.set_params(separating_points=np.array([[0.0], [0.0]]))
+    with pytest.warns(PrivacyWarning, match="rho = 0"):
+        clf.fit(np.array([[0], [1]]), [1, 0])
+
+
+# ---------------------------------------------------------- privacy audit
+def _audit_datasets():
+    # f1 = (+1,+1), f2 = (+1,-1) on {0, 1}; errors differ only on point 1.
+    # D0: point 1 labelled +1 twice, -1 once -> f1 wins by 1.
+    # D1: one row relabelled -> f2 wins by 1 (neighbours under replacement).
+    X = np.array([[0], [1], [1], [1]])
+    return (X, np.array([1, 1, 1, 0])), (X, np.array([1, 1, 0, 0]))
+
+
+def _mechanism(noise):
+    def run(dataset, rng):
+        X, y = dataset
+        clf = PerturbedERMClassifier(two_concept_setup(), noise=noise, classes=[0, 1],
+                                     separating_points="oracle", random_state=rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            return clf.fit(X, y).estimator_.concept_
+    return run
+
+
+def test_privacy_audit_calibrated_fit():
+    d0, d1 = _audit_datasets()
+    clf = PerturbedERMClassifier(two_concept_setup(), epsilon=1.0, classes=[0, 1],
+                                 separating_points="oracle", random_state=0).fit(*d0)
+    assert clf.guarantee_.certified
+    eps_lower = audit(_mechanism(clf.noise_), d0, d1, lambda c: c == 0, 1000, seed=0)
+    assert eps_lower <= clf.privacy_spent_.epsilon
+
+
+def test_privacy_audit_catches_under_noised_variant():
+    # a calibration bug dividing eta by 1000 while still claiming epsilon = 1
+    d0, d1 = _audit_datasets()
+    eta = perturbation_noise(1.0, np.sqrt(2), 1e-5, finite_class_gaussian_complexity(2))
+    eps_lower = audit(_mechanism(eta / 1000), d0, d1, lambda c: c == 0, 1000, seed=0)
+    assert eps_lower > 1.0
+
+
+# ---------------------------------------------------------------- online
+def _smoothed_parity_stream(k, T, target, sigma, rng):
+    """sigma-smooth adaptive-looking stream: each round x is uniform on a
+    random half of the cube (density <= 1/sigma w.r.t. uniform), realizable."""
+    X = rng.integers(0, 2, size=(T, k))
+    # restrict to the half-cube {x_0 = b_t} with b_t alternating in blocks
+    X[:, 0] = (np.arange(T) // 50) % 2
+    y = np.bitwise_count(X @ (1 << np.arange(k)) & target) % 2
+    return X, y
+
+
+def test_gaussian_ftpl_small_loss_regret_realizable():
+    k, T = 4, 2000
+    regrets_half, regrets = [], []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X, y = _smoothed_parity_stream(k, T, target=0b0110, sigma=0.5, rng=rng)
+        clf = PerturbedERMClassifier(ParityERMClassifier(), separating_points="oracle",
+                                     classes=[0, 1], horizon=T, random_state=seed)
+        for t in range(T):
+            clf.partial_fit(X[t:t + 1], y[t:t + 1])
+            if t == T // 2 - 1:
+                regrets_half.append(clf.cumulative_loss_)
+        regrets.append(clf.cumulative_loss_)  # L* = 0, so regret = learner's loss
+    regret, regret_half = np.mean(regrets), np.mean(regrets_half)
+    bound = clf.regret_bound(best_loss=0.0)
+    assert np.isclose(bound, ftpl_regret_bound(clf.noise_, np.sqrt(2), clf.gaussian_complexity_,
+                                               np.log(16), T, 0.0))
+    assert regret <= bound
+    # sublinear: once the leader has locked on, the second half of the stream
+    # adds (almost) nothing, so the average regret roughly halves from T/2 to T
+    assert regret - regret_half <= 0.05 * (T / 2)
+    # the learner is not trivially silent: it made mistakes early on
+    assert regret_half > 0
+
+
+def test_hallucination_free_variant_learns():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(600, 2))
+    y = (X[:, 0] > 0.4).astype(int)
+    clf = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=9), bounds=(0, 1),
+                                 online_perturbation="labels", classes=[0, 1], random_state=0)
+    for start in range(0, 600, 20):
+        clf.partial_fit(X[start:start + 20], y[start:start + 20])
+    assert clf.n_rounds_ == 30
+    assert clf.cumulative_loss_ < 0.15 * 600
+    assert clf.score(X, y) > 0.95
+    assert np.isinf(clf.regret_bound())
+
+
+def test_failed_partial_fit_leaves_state_unchanged():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), random_state=0)
+    clf.partial_fit(X[:10], y[:10], classes=[0, 1])
+    before = {k: (v.copy() if isinstance(v, np.ndarray) else v)
+              for k, v in clf.__dict__.items()}
+    rng_state = clf._rng.bit_generator.state
+    pred = clf.predict(X)
+    bad_inputs = [
+        (X[:5, :1], y[:5]),                       # wrong n_features
+        (X[:5], np.array([0, 1, 2, 0, 1])),       # unknown label
+        (np.r_[X[:4], [[np.nan, 0.1]]], y[:5]),   # NaN
+    ]
+    for Xb, yb in bad_inputs:
+        with pytest.raises(ValueError):
+            clf.partial_fit(Xb, yb)
+        assert clf.__dict__.keys() == before.keys()
+        for key, value in before.items():
+            now = clf.__dict__[key]
+            if key in ("_online_X", "_online_y"):  # buffers: visible part only
+                n = before["_online_n"]
+                assert np.array_equal(now[:n], value[:n])
+            elif isinstance(value, np.ndarray):
+                assert np.array_equal(now, value)
+            else:
+                assert now is value or now == value
+        assert clf._rng.bit_generator.state == rng_state
+        assert np.array_equal(clf.predict(X), pred)
+    with pytest.raises(ValueError, match="differs from classes_"):
+        clf.partial_fit(X[:5], y[:5], classes=[0, 2])
+    clf.partial_fit(X[10:], y[10:])
+    assert clf.n_rounds_ == 2
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(epsilon=0), "epsilon"),
+        (dict(epsilon=-1.0), "epsilon"),
+        (dict(delta=0.0), "delta"),
+        (dict(delta=1.5), "delta"),
+        (dict(noise="big"), "noise"),
+        (dict(noise=-2.0), "noise"),
+        (dict(n_hallucinated=0), "n_hallucinated"),
+        (dict(separating_points="grid"), "separating_points"),
+        (dict(separating_points=np.zeros((3, 5))), "separating_points"),
+        (dict(bounds=(1, 0)), "bounds"),
+        (dict(classes=[0, 1, 2]), "binary"),
+        (dict(estimator=Perceptron(), separating_points="oracle"), "exact oracle"),
+    ],
+)
+def test_bad_parameters(params, match):
+    clf = PerturbedERMClassifier(**{"classes": [0, 1], "bounds": (0, 1), **params})
+    with pytest.raises((ValueError, TypeError), match=match):
+        quiet_fit(clf, np.array([[0.1, 0.2], [0.8, 0.9]]), [0, 1])
+
+
+def test_reproducible_with_random_state():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 3))
+    y = (X[:, 2] > 0.5).astype(int)
+    make = lambda: PerturbedERMClassifier(StumpERMClassifier(5), bounds=(0, 1), classes=[0, 1],
+                                          random_state=42)
+    a, b = make().fit(X, y), make().fit(X, y)
+    assert np.array_equal(a.predict(X), b.predict(X))
+    assert np.array_equal(a.separating_points_, b.separating_points_)
+
+
+def test_pickle_round_trip_keeps_predictions_and_partial_fit():
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=0)
+    clf.partial_fit(X[:30], y[:30])
+    copy = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(copy.predict(X), clf.predict(X))
+    clf.partial_fit(X[30:], y[30:])
+    copy.partial_fit(X[30:], y[30:])
+    assert np.array_equal(copy.predict(X), clf.predict(X))
+    assert copy.cumulative_loss_ == clf.cumulative_loss_
+
+
+def test_grid_search_records_every_fit_in_the_shared_ledger():
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(90, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    acc = BudgetAccountant()
+    search = GridSearchCV(
+        PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                               accountant=acc, random_state=0),
+        {"epsilon": [0.5, 1.0]}, cv=3,
+    ).fit(X, y)
+    # 2 x 3 CV fits + 1 refit, each charged what it spent
+    assert len(acc.ledger) == 7
+    assert np.isclose(acc.spent.epsilon, 3 * 0.5 + 3 * 1.0 + search.best_params_["epsilon"])

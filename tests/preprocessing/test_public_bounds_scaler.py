@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sksmooth import PrivacyLeakWarning
+from sksmooth.preprocessing import PublicBoundsScaler
+
+
+@parametrize_with_checks([PublicBoundsScaler(bounds=(-10.0, 10.0))])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_maps_public_box_and_ignores_data_range():
+    X = np.array([[1.0, 50.0], [3.0, 150.0]])
+    scaler = PublicBoundsScaler(bounds=([0, 0], [4, 100])).fit(X)
+    np.testing.assert_allclose(scaler.transform(X), [[0.25, 0.5], [0.75, 1.0]])
+    assert scaler.n_clipped_ == 1
+    # the fitted map depends on the bounds only: other data, same map
+    other = PublicBoundsScaler(bounds=([0, 0], [4, 100])).fit(X[:1] * 0)
+    np.testing.assert_allclose(other.transform(X), scaler.transform(X))
+
+
+def test_inverse_and_degenerate_feature():
+    X = np.array([[1.0, 2.0], [3.0, 2.0]])
+    scaler = PublicBoundsScaler(bounds=([0, 2], [4, 2]), feature_range=(-1, 1)).fit(X)
+    Z = scaler.transform(X)
+    np.testing.assert_allclose(Z[:, 1], 0.0)
+    np.testing.assert_allclose(scaler.inverse_transform(Z), X)
+
+
+def test_bounds_from_data_warn():
+    with pytest.warns(PrivacyLeakWarning):
+        PublicBoundsScaler().fit(np.array([[0.0], [1.0]]))
+
+
+@pytest.mark.parametrize("feature_range", [(1, 0), (0,), "ab"])
+def test_bad_feature_range(feature_range):
+    with pytest.raises(ValueError, match="feature_range"):
+        PublicBoundsScaler(bounds=(0, 1), feature_range=feature_range).fit([[0.5]])

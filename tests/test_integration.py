@@ -1,0 +1,130 @@
+"""sksmooth estimators the way users use them (SPEC §9): pipelines, grid
+search over privacy parameters with one shared ledger, cross-validation,
+clone, joblib persistence and joblib backends."""
+
+import warnings
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+
+from sksmooth import BudgetAccountant, BudgetError, PrivacyWarning
+from sksmooth.datasets import load_breast_cancer_public
+from sksmooth.preprocessing import PublicBoundsScaler
+
+
+def _perturbed_erm(accountant=None, **params):
+    from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
+
+    return PerturbedERMClassifier(
+        StumpERMClassifier(n_thresholds=8), epsilon=0.5, delta=1e-5, bounds=(0, 1),
+        classes=[0, 1], separating_points="oracle", accountant=accountant,
+        random_state=0, **params,
+    )
+
+
+# name -> (factory(accountant=None), is_private)
+PRIVATE_CLASSIFIERS = {"PerturbedERMClassifier": _perturbed_erm}
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, _ = load_breast_cancer_public()
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))[:300]
+    return X[idx], y[idx]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        yield
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+def test_pipeline_with_public_bounds_scaler(name, data):
+    X, y = data
+    # raw-scale inputs: the scaler maps the public box onto [0, 1]
+    X_raw = X * 50.0 - 10.0
+    pipe = make_pipeline(
+        PublicBoundsScaler(bounds=(-10.0, 40.0)), PRIVATE_CLASSIFIERS[name]()
+    )
+    pipe.fit(X_raw, y)
+    pred = pipe.predict(X_raw)
+    assert pred.shape == y.shape and set(np.unique(pred)) <= {0, 1}
+    direct = PRIVATE_CLASSIFIERS[name]().fit(X, y).predict(X)
+    np.testing.assert_array_equal(pred, direct)  # same seed, same scaled data
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_grid_search_records_every_fit_in_shared_ledger(name, n_jobs, data, tmp_path):
+    X, y = data
+    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    grid = {"epsilon": [0.25, 0.5, 1.0]}
+    search = GridSearchCV(PRIVATE_CLASSIFIERS[name](accountant=acc), grid, cv=3, n_jobs=n_jobs)
+    search.fit(X, y)
+    n_fits = len(grid["epsilon"]) * 3 + 1  # every candidate on every fold, plus the refit
+    assert len(acc) == n_fits
+    assert {r.label for r in acc.ledger} == {name}
+    spent_per_fit = sorted(r.epsilon for r in acc.ledger)
+    assert acc.spent.epsilon == pytest.approx(sum(spent_per_fit))
+    assert search.best_estimator_.accountant is acc
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+def test_grid_search_stops_at_the_budget(name, data):
+    X, y = data
+    # room for exactly 4 fits of epsilon 0.5: the fifth is refused
+    acc = BudgetAccountant(epsilon=2.0)
+    search = GridSearchCV(
+        PRIVATE_CLASSIFIERS[name](accountant=acc), {"epsilon": [0.5]}, cv=5,
+        error_score="raise",
+    )
+    with pytest.raises(BudgetError):
+        search.fit(X, y)
+    assert len(acc) == 4 and acc.spent.epsilon == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+def test_cross_val_score_and_clone(name, data):
+    X, y = data
+    acc = BudgetAccountant()
+    est = PRIVATE_CLASSIFIERS[name](accountant=acc)
+    scores = cross_val_score(est, X, y, cv=3)
+    assert scores.shape == (3,) and np.all((scores >= 0) & (scores <= 1))
+    assert len(acc) == 3
+    twin = clone(est)
+    assert twin.get_params()["accountant"] is acc
+    assert not hasattr(twin, "classes_")
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+def test_joblib_round_trip(name, data, tmp_path):
+    X, y = data
+    est = PRIVATE_CLASSIFIERS[name]().fit(X, y)
+    path = tmp_path / "model.joblib"
+    joblib.dump(est, path)
+    loaded = joblib.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+    assert loaded.privacy_spent_ == est.privacy_spent_
+
+
+def test_dask_backend_gives_the_same_search(data, tmp_path):
+    pytest.importorskip("dask.distributed", reason="dask not installed")
+    from dask.distributed import Client
+
+    X, y = data
+    grid = {"epsilon": [0.25, 1.0]}
+    reference = GridSearchCV(_perturbed_erm(), grid, cv=3).fit(X, y)
+    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    with Client(processes=False, n_workers=1, threads_per_worker=2):
+        with joblib.parallel_config(backend="dask"):
+            search = GridSearchCV(_perturbed_erm(accountant=acc), grid, cv=3, n_jobs=2).fit(X, y)
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"],
+                               reference.cv_results_["mean_test_score"])
+    assert len(acc) == 2 * 3 + 1
