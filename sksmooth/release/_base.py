@@ -124,7 +124,8 @@ class ReleaseData(BaseEstimator):
             # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
             # (000 App. E, Alg. 2), capped so that the grid fits in memory.
             want = int(np.ceil(n / sigma))
-            cap = int(np.floor(self.max_universe_size ** (1.0 / max(n_continuous, 1))))
+            cap = int(np.floor((self.max_universe_size / max(other_levels, 1))
+                               ** (1.0 / max(n_continuous, 1)) + 1e-9))
             return max(2, min(want, cap))
         return check_positive_int(self.n_bins, "n_bins")
 
