@@ -32,7 +32,8 @@ import numpy as np
 
 __all__ = ["GridWorkload", "DenseWorkload"]
 
-_DENSE_CACHE_LIMIT = 5e7  # matrix entries kept in memory (float32: 200 MB)
+_DENSE_CACHE_LIMIT = 5e7  # matrix entries kept as float32 (200 MB)
+_DENSE_BOOL_LIMIT = 5e8  # beyond: kept as bool (<= 500 MB), converted by query chunks
 
 
 def _summed_area(marginal):
@@ -272,9 +273,12 @@ class DenseWorkload:
         self.gamma_certified = None
         self._matrix = None
         self._chunk = max(1, int(_DENSE_CACHE_LIMIT // max(self.n_queries, 1)) // 8)
-        if self.n_queries * universe.size <= _DENSE_CACHE_LIMIT:
-            X, y = universe.points()
-            self._matrix = np.asarray(self._evaluate(X, y), dtype=np.float32).T.copy()
+        entries = self.n_queries * universe.size
+        if entries <= _DENSE_BOOL_LIMIT:
+            dtype = np.float32 if entries <= _DENSE_CACHE_LIMIT else bool
+            self._matrix = np.empty((self.n_queries, universe.size), dtype=dtype)
+            for flat, block in self._row_chunks():
+                self._matrix[:, flat] = block.T
 
     def evaluate(self, X, y=None):
         return np.asarray(self._evaluate(X, y), dtype=bool)
@@ -287,7 +291,14 @@ class DenseWorkload:
 
     def answers(self, p):
         if self._matrix is not None:
-            return self._matrix @ p.astype(np.float32, copy=False)
+            p32 = p.astype(np.float32, copy=False)
+            if self._matrix.dtype == np.float32:
+                return self._matrix @ p32
+            step = max(1, int(_DENSE_CACHE_LIMIT // (4 * max(self.universe.size, 1))))
+            return np.concatenate([
+                self._matrix[i:i + step].astype(np.float32) @ p32
+                for i in range(0, self.n_queries, step)
+            ])
         total = np.zeros(self.n_queries)
         for flat, block in self._row_chunks():
             total += p[flat] @ block
@@ -296,7 +307,7 @@ class DenseWorkload:
     def query_values(self, j):
         """Values of query ``j`` on all universe points."""
         if self._matrix is not None:
-            return self._matrix[j]
+            return self._matrix[j].astype(np.float32, copy=False)
         out = np.empty(self.universe.size, dtype=np.float32)
         for flat, block in self._row_chunks():
             out[flat] = block[:, j]
