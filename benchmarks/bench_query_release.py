@@ -104,7 +104,7 @@ def run_compare(quick, n_seeds):
         have_sn = False
         sn_reason = f"{type(exc).__name__}: {exc}"
     try:
-        import mbi  # noqa: F401
+        import mbi  # noqa: F401  (availability probe)
 
         mbi_status = "importable but its MWEM+PGM/AIM mechanisms are not part of the package"
     except Exception:

@@ -26,7 +26,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 from sklearn.datasets import make_moons  # noqa: E402
 
 from sksmooth.release import SmoothMWEM  # noqa: E402

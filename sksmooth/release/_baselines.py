@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import check_delta, check_epsilon, check_generator
 from ..accounting import charge, check_accountant
-from ..mechanisms import gaussian_noise_std
+from ..mechanisms import gaussian_mechanism, gaussian_noise_std, laplace_mechanism
 from ._base import ReleaseData
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
@@ -93,12 +93,15 @@ class _PerQueryBase(ReleaseData):
             G = workload.n_groups
             l1, l2 = 2.0 * G / n, math.sqrt(2.0 * G) / n
             marginals = workload.data_marginals(uni.encode(Xc, y))
-            noisy = [m + self._draw(m.shape, l1, l2, epsilon, delta, rng) for m in marginals]
+            flat = np.concatenate([m.ravel() for m in marginals])
+            noisy_flat = self._release(flat, l1, l2, epsilon, delta, rng)
+            splits = np.cumsum([m.size for m in marginals])[:-1]
+            noisy = [v.reshape(m.shape) for v, m in zip(np.split(noisy_flat, splits), marginals)]
             answers = workload.answers_from_marginals(noisy)
         else:
             l1, l2 = k / n, math.sqrt(k) / n
             true = self._true_answers(workload, uni, Xc, y)
-            answers = true + self._draw(true.shape, l1, l2, epsilon, delta, rng)
+            answers = self._release(true, l1, l2, epsilon, delta, rng)
         charge(self.accountant, epsilon, delta, type(self).__name__)
         self.answers_ = answers
         self.workload_ = workload
@@ -126,11 +129,11 @@ class _PerQueryBase(ReleaseData):
             )
         return self.answers_
 
-    def _draw(self, shape, l1, l2, epsilon, delta, rng):
-        scale = self._scale(l1, l2, epsilon, delta)
+    def _release(self, values, l1, l2, epsilon, delta, rng):
+        """One Laplace / Gaussian mechanism on the whole answer vector."""
         if self._noise == "laplace":
-            return rng.laplace(0.0, scale, size=shape)
-        return rng.normal(0.0, scale, size=shape)
+            return np.asarray(laplace_mechanism(values, epsilon, l1, rng), dtype=float)
+        return np.asarray(gaussian_mechanism(values, epsilon, delta, l2, rng), dtype=float)
 
 
 

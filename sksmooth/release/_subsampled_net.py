@@ -1,7 +1,6 @@
 """Subsampled Net Mechanism (seeds/000_08e60ac76481cbe2.txt, App. G, Alg. 4)."""
 
 import math
-import numbers
 
 import numpy as np
 
