@@ -148,7 +148,9 @@ class SmoothMWEM(ReleaseMixin):
         ``measurement='query'`` (Alg. 2); for tables the step applied is
         ``eta * L`` (``L`` = number of cells of the table, so a cell of
         average mass ``1/L`` moves by ``exp(eta x relative error)``) with
-        ``eta = 1/8`` (by measurement).
+        ``eta = 1/8``, and each update's log-factors are clipped to
+        ``[-1/2, 1/2]`` (a trust region; without it small-n fits collapse onto
+        noisy cells). Both chosen by measurement.
     n_passes : int or 'auto', default='auto'
         Extra MW passes over all past measurements after each round
         (post-processing). ``'auto'``: 0 for ``measurement='query'`` (the
@@ -588,6 +590,7 @@ def _project_simplex(v):
 
 _FLOOR = 1e-12
 _TINY = 1e-300
+_STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
 
 
 class _Updater:
@@ -619,9 +622,11 @@ class _Updater:
         wl = self.workload
         if self.by_table:
             if self.update == "mw":
-                # step scaled by the number of cells: a cell of average mass 1/L
-                # changes by about exp(eta * relative error)
-                wl.scale_table(p, idx, self.eta * wl.table_sizes[idx] * (measured - current))
+                # step scaled by the number of cells L (a cell of average mass 1/L moves
+                # by ~exp(eta x relative error)), clipped to a trust region: unclipped
+                # steps overshoot and collapse the distribution when n is small
+                step = self.eta * wl.table_sizes[idx] * (measured - current)
+                wl.scale_table(p, idx, np.clip(step, -_STEP_CLIP, _STEP_CLIP))
             else:
                 target = np.maximum(_project_simplex(measured), _FLOOR)
                 wl.scale_table(p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
