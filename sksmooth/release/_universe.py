@@ -1,0 +1,187 @@
+"""Data-independent universes for private query release (SPEC §7).
+
+Two universes, both functions of public inputs only (bounds, bin counts,
+categorical levels, label classes, random_state):
+
+* :class:`GridUniverse` — the product grid of per-attribute levels: continuous
+  features are cut into ``n_bins`` equal-width bins over the public bounds;
+  categorical/binary features use their integer levels
+  ``ceil(lower) .. floor(upper)`` natively; labels (if any) are one more
+  categorical attribute. Points are stored implicitly (a flat index into the
+  product shape), so universes of 10^6–10^7 points cost one float array.
+* :class:`SampleUniverse` — ``M`` points drawn uniformly on the bounds
+  (categorical features uniformly on their levels, labels uniformly on the
+  classes), independently of the data: the domain reduction of
+  seeds/000_08e60ac76481cbe2.txt, App. G, Lemma G.3 (if the data are
+  sigma-smooth, with M = O((d + log 1/eta)/(sigma gamma^2)) a distribution
+  on the sample answers every query of VC dimension d within gamma).
+
+The uniform measure on either universe is the reference measure for
+sigma-smoothness (equal-width bins have equal volume).
+"""
+
+import numpy as np
+
+__all__ = ["GridUniverse", "SampleUniverse"]
+
+
+class _AttributeSchema:
+    """Public description of the attributes: bounds, categorical flags, classes."""
+
+    def __init__(self, lower, upper, categorical, classes=None):
+        self.lower = np.asarray(lower, dtype=float)
+        self.upper = np.asarray(upper, dtype=float)
+        self.categorical = np.asarray(categorical, dtype=bool)
+        self.classes = None if classes is None else np.asarray(classes)
+        self.n_features = len(self.lower)
+        self.cat_levels = [
+            np.arange(np.ceil(lo), np.floor(hi) + 1) if c else None
+            for lo, hi, c in zip(self.lower, self.upper, self.categorical)
+        ]
+        for j, levels in enumerate(self.cat_levels):
+            if levels is not None and levels.size == 0:
+                raise ValueError(
+                    f"categorical feature {j} has bounds ({self.lower[j]}, "
+                    f"{self.upper[j]}) containing no integer level; categorical "
+                    "features take the integer values between their bounds."
+                )
+
+    @property
+    def has_labels(self):
+        return self.classes is not None
+
+    @property
+    def n_attributes(self):
+        return self.n_features + int(self.has_labels)
+
+
+class GridUniverse(_AttributeSchema):
+    """Product grid over the public bounds (and label classes).
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (n_features,)
+        Public bounds.
+    categorical : ndarray of bool, shape (n_features,)
+        Which features are categorical (integer levels between the bounds).
+    n_bins : ndarray of int, shape (n_features,)
+        Bins per continuous feature (ignored for categorical ones).
+    classes : ndarray or None
+        Label classes (public), appended as the last attribute.
+    """
+
+    kind = "grid"
+
+    def __init__(self, lower, upper, categorical, n_bins, classes=None):
+        super().__init__(lower, upper, categorical, classes)
+        n_bins = np.broadcast_to(np.asarray(n_bins, dtype=int), (self.n_features,))
+        levels = []
+        for j in range(self.n_features):
+            if self.categorical[j]:
+                levels.append(len(self.cat_levels[j]))
+            else:
+                width = self.upper[j] - self.lower[j]
+                levels.append(int(n_bins[j]) if width > 0 else 1)
+        if self.has_labels:
+            levels.append(len(self.classes))
+        self.shape = tuple(int(v) for v in levels)
+        self.size = int(np.prod(self.shape, dtype=np.float64))
+
+    # -- encoding -------------------------------------------------------
+    def encode(self, X, y=None):
+        """Level codes of shape (n, n_attributes) for clipped data."""
+        X = np.asarray(X, dtype=float)
+        codes = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)
+        for j in range(self.n_features):
+            if self.categorical[j]:
+                codes[:, j] = np.rint(X[:, j]) - self.cat_levels[j][0]
+            else:
+                width = self.upper[j] - self.lower[j]
+                if width > 0:
+                    rel = (X[:, j] - self.lower[j]) / width
+                    codes[:, j] = np.floor(rel * self.shape[j])
+                else:
+                    codes[:, j] = 0
+            np.clip(codes[:, j], 0, self.shape[j] - 1, out=codes[:, j])
+        if self.has_labels:
+            codes[:, -1] = np.searchsorted(self.classes, y)
+        return codes
+
+    def flat_index(self, codes):
+        return np.ravel_multi_index(tuple(codes.T), self.shape)
+
+    def level_values(self, j):
+        """Representative feature values of the levels of attribute ``j``."""
+        if j == self.n_features:
+            return self.classes
+        if self.categorical[j]:
+            return self.cat_levels[j]
+        width = self.upper[j] - self.lower[j]
+        if width == 0:
+            return np.array([self.lower[j]])
+        edges = np.linspace(self.lower[j], self.upper[j], self.shape[j] + 1)
+        return 0.5 * (edges[:-1] + edges[1:])
+
+    def bin_edges(self, j):
+        """Bin edges of continuous feature ``j`` (None for categorical)."""
+        if self.categorical[j] or j >= self.n_features:
+            return None
+        return np.linspace(self.lower[j], self.upper[j], self.shape[j] + 1)
+
+    def decode(self, flat, rng=None, jitter=False):
+        """Feature rows (and labels) of universe points given by flat index.
+
+        With ``jitter=True`` continuous coordinates are drawn uniformly inside
+        their bin (post-processing with fresh public randomness), otherwise
+        bin centres are returned.
+        """
+        codes = np.unravel_index(np.asarray(flat), self.shape)
+        X = np.empty((len(codes[0]), self.n_features))
+        for j in range(self.n_features):
+            values = self.level_values(j)
+            X[:, j] = values[codes[j]]
+            if jitter and not self.categorical[j] and self.shape[j] > 1:
+                half = 0.5 * (self.upper[j] - self.lower[j]) / self.shape[j]
+                X[:, j] += rng.uniform(-half, half, size=X.shape[0])
+        y = self.classes[codes[-1]] if self.has_labels else None
+        return X, y
+
+    def points(self, flat=None):
+        """Decoded feature rows of all (or the given) universe points."""
+        if flat is None:
+            flat = np.arange(self.size)
+        return self.decode(flat)
+
+
+class SampleUniverse(_AttributeSchema):
+    """``n_points`` points uniform on the public bounds (000 Lemma G.3).
+
+    Drawn once from ``rng`` at construction, independently of the data.
+    """
+
+    kind = "sample"
+
+    def __init__(self, lower, upper, categorical, n_points, rng, classes=None):
+        super().__init__(lower, upper, categorical, classes)
+        self.size = int(n_points)
+        X = rng.uniform(self.lower, self.upper, size=(self.size, self.n_features))
+        for j in range(self.n_features):
+            if self.categorical[j]:
+                levels = self.cat_levels[j]
+                X[:, j] = levels[rng.integers(0, len(levels), size=self.size)]
+        self.X = X
+        self.y = (
+            self.classes[rng.integers(0, len(self.classes), size=self.size)]
+            if self.has_labels
+            else None
+        )
+        self.shape = (self.size,)
+
+    def decode(self, flat, rng=None, jitter=False):
+        flat = np.asarray(flat)
+        return self.X[flat], (None if self.y is None else self.y[flat])
+
+    def points(self, flat=None):
+        if flat is None:
+            return self.X, self.y
+        return self.decode(flat)

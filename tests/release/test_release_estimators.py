@@ -1,0 +1,220 @@
+"""scikit-learn conformance of the release estimators, outputs, bad input, ledger."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from sksmooth.release import (
+    GaussianPerQuery,
+    LaplacePerQuery,
+    SmoothMWEM,
+    SubsampledNetMechanism,
+)
+
+_SYNTHETIC = (
+    "transform returns fresh synthetic rows drawn from the released distribution, "
+    "not a row-wise function of its input (privacy design: the input rows are not used)"
+)
+_EXPECTED_TRANSFORMER = {
+    "check_methods_subset_invariance": _SYNTHETIC,
+    "check_methods_sample_order_invariance": _SYNTHETIC,
+}
+
+
+def _expected(estimator):
+    if isinstance(estimator, (SmoothMWEM, SubsampledNetMechanism)):
+        return _EXPECTED_TRANSFORMER
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        SmoothMWEM(bounds=(-10, 10), random_state=0),
+        SmoothMWEM(bounds=(-10, 10), universe="sample", n_universe=300, random_state=0),
+        SubsampledNetMechanism(bounds=(-10, 10), n_universe=50, n_candidates=200,
+                               synthetic_size=20, n_queries=50, random_state=0),
+        LaplacePerQuery(bounds=(-10, 10), random_state=0),
+        GaussianPerQuery(bounds=(-10, 10), random_state=0),
+    ],
+    expected_failed_checks=_expected,
+)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check(estimator)
+
+
+def _binary_data(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, 4)) < [0.2, 0.5, 0.7, 0.9]).astype(float)
+    X[:, 1] = np.where(rng.random(n) < 0.8, X[:, 0], X[:, 1])
+    return X
+
+
+_BIN = dict(categorical_features=[0, 1, 2, 3], bounds=(0, 1))
+
+
+def test_outputs_and_reproducibility():
+    X = _binary_data()
+    m = SmoothMWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
+    assert m.distribution_.shape == (16,)
+    assert m.distribution_.sum() == pytest.approx(1.0)
+    assert np.all(m.distribution_ >= 0)
+    Xs = m.sample(50, random_state=0)
+    assert Xs.shape == (50, 4) and set(np.unique(Xs)) <= {0.0, 1.0}
+    np.testing.assert_array_equal(Xs, m.sample(50, random_state=0))
+    assert m.transform(X[:7]).shape == (7, 4)
+    Xu, yu = m.universe_
+    assert Xu.shape == (16, 4) and yu is None
+    answers = m.answer()
+    assert answers.shape == (m.n_queries_,) and m.n_queries_ == 6 * 4
+    # any finite query set: a callable, and an object with evaluate()
+    a = m.answer(lambda Z: Z[:, :2] == 1)
+    np.testing.assert_allclose(a, [Xu[:, 0] @ m.distribution_, Xu[:, 1] @ m.distribution_])
+    m2 = SmoothMWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
+    np.testing.assert_array_equal(m.distribution_, m2.distribution_)
+    assert m.privacy_spent_ == (1.0, 0.0)
+    assert m.guarantee_.certified
+    assert "substitution" in m.guarantee_.claim
+
+
+def test_fit_resample_labels_are_an_attribute():
+    X = _binary_data()
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    m = SmoothMWEM(epsilon=2.0, classes=["no", "yes"], random_state=0, **_BIN)
+    Xs, ys = m.fit_resample(X, y)
+    assert Xs.shape == X.shape and ys.shape == y.shape
+    assert set(ys) <= {"no", "yes"}
+    assert m.distribution_.shape == (32,)
+    # the label is a grid attribute: tables include it
+    assert any(4 in t for t in m.workload_.tables)
+    with pytest.warns(PrivacyLeakWarning, match="classes"):
+        SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit(X, y)
+
+
+def test_average_and_last_iterates_are_both_reported():
+    X = _binary_data()
+    m = SmoothMWEM(epsilon=1.0, measurement="query", random_state=0, **_BIN).fit(X)
+    assert m.output_ == "average"
+    np.testing.assert_array_equal(m.distribution_, m.distribution_average_)
+    m = SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit(X)
+    assert m.output_ == "last"
+    np.testing.assert_array_equal(m.distribution_, m.distribution_last_)
+
+
+def test_never_reselects_a_measured_candidate():
+    X = _binary_data()
+    m = SmoothMWEM(epsilon=1.0, n_iter=6, random_state=0, **_BIN).fit(X)
+    assert len(set(m.selected_)) == len(m.selected_) == 6
+    m = SmoothMWEM(epsilon=1.0, n_iter=50, random_state=0, **_BIN).fit(X)
+    assert m.n_iter_ == 6  # capped at the number of tables
+
+
+def test_accountant_charged_once_and_refuses_over_budget():
+    X = _binary_data()
+    acc = BudgetAccountant(epsilon=1.5)
+    SmoothMWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN).fit(X)
+    assert acc.spent.epsilon == pytest.approx(1.0)
+    m = SmoothMWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN)
+    with pytest.raises(BudgetError):
+        m.fit(X)
+    assert not hasattr(m, "distribution_")
+    assert acc.spent.epsilon == pytest.approx(1.0)
+    # clone keeps the same ledger
+    SubsampledNetMechanism(epsilon=0.5, accountant=acc, n_universe=20, synthetic_size=5,
+                           n_candidates=50, random_state=0, **_BIN).fit(X)
+    assert clone(m).accountant is acc
+    assert acc.spent.epsilon == pytest.approx(1.5)
+
+
+def test_sample_universe_halfspaces_and_pickle():
+    rng = np.random.default_rng(0)
+    X = rng.normal(0.5, 0.1, size=(300, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    m = SmoothMWEM(epsilon=1.0, queries="halfspaces", n_queries=60, universe="sample",
+                   n_universe=500, bounds=(0, 1), classes=[0, 1], random_state=0).fit(X, y)
+    assert m.distribution_.shape == (500,)
+    Xs, ys = m.sample(10, random_state=1)
+    assert Xs.shape == (10, 2) and set(ys) <= {0, 1}
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.answer(), m.answer())
+
+
+def test_delta_uses_gaussian_and_zcdp():
+    X = _binary_data()
+    m = SmoothMWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
+    assert m.privacy_spent_ == (1.0, 1e-6)
+    assert m.noise_scale_ > 0 and np.isfinite(m.selection_epsilon_)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(epsilon=0), "epsilon"),
+        (dict(epsilon="a"), "epsilon"),
+        (dict(delta=1.0), "delta"),
+        (dict(sigma=0.0), "sigma"),
+        (dict(projection=True), "sigma"),
+        (dict(measurement="cells"), "measurement"),
+        (dict(output="median"), "output"),
+        (dict(universe="cube"), "universe"),
+        (dict(queries="circles"), "queries"),
+        (dict(n_iter=0), "n_iter"),
+        (dict(learning_rate=-1.0), "learning_rate"),
+        (dict(selection_fraction=1.5), "selection_fraction"),
+        (dict(update="sgd"), "update"),
+        (dict(n_bins=16, max_universe_size=10), "max_universe_size"),
+        (dict(bounds=(1, 0)), "bounds"),
+        (dict(accountant="ledger"), "accountant"),
+        (dict(categorical_features=[7]), "categorical_features"),
+        (dict(queries="marginals", universe="sample"), "marginals"),
+    ],
+)
+def test_bad_input_names_the_parameter(params, match):
+    X = _binary_data()
+    base = dict(bounds=(0, 1), random_state=0)
+    base.update(params)
+    with pytest.raises((ValueError, TypeError), match=match):
+        SmoothMWEM(**base).fit(X)
+
+
+def test_bad_data():
+    m = SmoothMWEM(bounds=(0, 1), random_state=0)
+    with pytest.raises(ValueError):
+        m.fit(np.array([[0.0, np.nan]]))
+    with pytest.raises(ValueError, match="y"):
+        m.fit(np.zeros((3, 2)), np.zeros(4))
+    with pytest.raises(ValueError, match="classes"):
+        SmoothMWEM(bounds=(0, 1), classes=[0, 1]).fit(np.zeros((3, 2)), [0, 1, 2])
+    with pytest.raises(ValueError, match="answers only"):
+        LaplacePerQuery(bounds=(0, 1)).fit(np.zeros((3, 2))).answer(lambda Z: Z > 0)
+    with pytest.raises(ValueError, match="delta"):
+        LaplacePerQuery(bounds=(0, 1), delta=0.1).fit(np.zeros((3, 2)))
+
+
+def test_sigma_warns_that_smoothness_is_assumed():
+    X = _binary_data()
+    with pytest.warns(PrivacyWarning, match="sigma-smooth"):
+        m = SmoothMWEM(epsilon=1.0, sigma=0.5, random_state=0, **_BIN).fit(X)
+    assert not m.guarantee_.certified
+    assert any("smooth" in a for a in m.guarantee_.assumptions_not_certified)
+
+
+def test_subsampled_net_enumerates_small_candidate_sets():
+    X = _binary_data()
+    s = SubsampledNetMechanism(epsilon=1.0, universe="grid", n_universe=4, synthetic_size=3,
+                               n_candidates=1000, random_state=0, **_BIN).fit(X)
+    assert s.candidates_enumerated_ and s.n_candidates_ == 20  # C(4 + 3 - 1, 3)
+    s = SubsampledNetMechanism(epsilon=1.0, n_universe=100, synthetic_size=30,
+                               n_candidates=100, random_state=0, **_BIN).fit(X)
+    assert not s.candidates_enumerated_
+    assert any("sampled data-independently" in a
+               for a in s.guarantee_.assumptions_not_certified)
+    assert s.distribution_.sum() == pytest.approx(1.0)
+    assert s.sample(5).shape == (5, 4)

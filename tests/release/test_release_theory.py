@@ -1,0 +1,76 @@
+"""Theory checks: 000 Thm 4.2 / 4.3 error bounds (their constants) and smoothness.
+
+Data: n points evenly spread on [0, sigma] (1-D, bounds [0, 1]); the grid
+universe has N bins, so every one of the first sigma N bins holds exactly
+n / (sigma N) points: the empirical distribution on the universe is exactly
+sigma-smooth (density <= 1/sigma w.r.t. uniform). Workload: all grid
+thresholds (CDF queries). The theorems' algorithm is used (single-query
+measurement, budget split 1/2, MW step 1/2, no extra passes, re-selection
+allowed, average of iterates) with the T that ``n_iter='auto'`` chooses.
+"""
+
+import numpy as np
+import pytest
+
+from sksmooth.exceptions import PrivacyWarning
+from sksmooth.release import SmoothMWEM
+
+SIGMA = 0.25
+N_BINS = 64
+N = 64_000
+EPSILON = 1.0
+
+
+def _smooth_data():
+    return ((np.arange(N) + 0.5) / N * SIGMA)[:, None]
+
+
+def _fit(projection, seed):
+    est = SmoothMWEM(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", measurement="query",
+                     n_bins=N_BINS, projection=projection, bounds=(0, 1), random_state=seed)
+    with pytest.warns(PrivacyWarning):
+        return est.fit(_smooth_data())
+
+
+@pytest.mark.parametrize("projection", [False, True])
+def test_max_workload_error_within_theorem_bound(projection):
+    X = _smooth_data()
+    for seed in range(3):
+        est = _fit(projection, seed)
+        # the bound is computed for the theorems' algorithm and is not vacuous here
+        assert est.error_bound_ is not None and est.error_bound_ < 0.5
+        assert not est.exclude_measured_ and est.output_ == "average"
+        true = est.workload_.answers_data(est._universe.encode(X))
+        err = np.abs(est.answer() - true).max()
+        assert err <= est.error_bound_, (seed, err, est.error_bound_, est.n_iter_)
+
+
+def test_projected_output_is_sigma_smooth_and_answers_the_whole_class():
+    X = _smooth_data()[:, 0]
+    est = _fit(True, 0)
+    cap = 1.0 / (SIGMA * N_BINS)
+    assert est.distribution_.max() <= cap * (1 + 1e-9)
+    assert est.distribution_last_.max() <= cap * (1 + 1e-9)
+    # Thm 4.3: any threshold of the continuous class, not only the grid ones,
+    # within the workload bound + 4 gamma / sigma (gamma = cover radius)
+    gamma = est.cover_gamma_
+    assert gamma == pytest.approx(1 / (2 * N_BINS))
+    t = np.random.default_rng(0).uniform(0, 1, size=200)
+    synthetic = est.answer(lambda Z: Z[:, :1] <= t[None, :])
+    true = (X[:, None] <= t[None, :]).mean(axis=0)
+    assert np.abs(synthetic - true).max() <= est.error_bound_ + 4 * gamma / SIGMA
+
+
+def test_projection_enforces_smoothness_even_on_non_smooth_data():
+    # all records in one bin: MW alone concentrates mass far beyond 1/(sigma N);
+    # the KL projection keeps every iterate (hence the average) sigma-smooth
+    X = np.full((2000, 1), 0.01)
+    cap = 1.0 / (SIGMA * N_BINS)
+    common = dict(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", n_bins=N_BINS,
+                  bounds=(0, 1), random_state=0)
+    with pytest.warns(PrivacyWarning):
+        plain = SmoothMWEM(**common).fit(X)
+        projected = SmoothMWEM(projection=True, **common).fit(X)
+    assert plain.distribution_.max() > 3 * cap
+    assert projected.distribution_.max() <= cap * (1 + 1e-9)
+    assert projected.distribution_average_.max() <= cap * (1 + 1e-9)
