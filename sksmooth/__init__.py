@@ -28,6 +28,7 @@ from .proper import (
     littlestone_dimension,
     soa,
 )
+from .release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM, SubsampledNetMechanism
 
 __version__ = "0.1.0.dev0"
 
@@ -38,10 +39,12 @@ __all__ = [
     "Conjunctions",
     "FiniteClass",
     "FiniteConcepts",
+    "GaussianPerQuery",
     "Guarantee",
     "Halfspaces",
     "irreducibility_order",
     "is_k_irreducible",
+    "LaplacePerQuery",
     "littlestone_dimension",
     "Marginals",
     "Parities",
@@ -51,8 +54,10 @@ __all__ = [
     "PrivacyWarning",
     "PrivateProperClassifier",
     "SmoothHedgeClassifier",
+    "SmoothMWEM",
     "soa",
     "Stumps",
+    "SubsampledNetMechanism",
     "Thresholds",
     "__version__",
 ]
