@@ -35,7 +35,10 @@ class Guarantee:
         Theorem and seed file it comes from, e.g.
         ``"seeds/004_97dac565ce402d2d.txt, Lemma 2"``.
     certified : bool
-        True when every assumption of the theorem was verified by the code.
+        True when every assumption the *claim* needs was verified by the
+        code. For a private estimator the claim is its privacy guarantee;
+        assumptions that only its accuracy needs (e.g. sigma-smooth data)
+        are reported in ``notes``.
     assumptions_certified : tuple of str
         Assumptions the code verified (e.g. "oracle is an exact ERM").
     assumptions_not_certified : tuple of str

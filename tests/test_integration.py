@@ -179,3 +179,53 @@ def test_online_joblib_round_trip_continues_partial_fit(name, data, tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), uninterrupted.predict(X))
     assert loaded.n_rounds_ == uninterrupted.n_rounds_ == 300
     np.testing.assert_allclose(loaded.cumulative_loss_, uninterrupted.cumulative_loss_)
+
+
+# ----------------------------------------------------- query release transformers
+def _smooth_mwem(accountant=None, **params):
+    from sksmooth import SmoothMWEM
+
+    return SmoothMWEM(epsilon=1.0, n_bins=4, bounds=(0, 1), accountant=accountant,
+                      random_state=0, **params)
+
+
+def _subsampled_net(accountant=None, **params):
+    from sksmooth import SubsampledNetMechanism
+
+    return SubsampledNetMechanism(epsilon=1.0, n_universe=50, synthetic_size=20,
+                                  n_candidates=200, n_queries=50, bounds=(0, 1),
+                                  accountant=accountant, random_state=0, **params)
+
+
+RELEASES = {"SmoothMWEM": _smooth_mwem, "SubsampledNetMechanism": _subsampled_net}
+
+
+def _fit_release(make, accountant, epsilon, X):
+    return make(accountant=accountant).set_params(epsilon=epsilon).fit(X).privacy_spent_
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_release_parallel_fits_share_one_ledger(name, data, tmp_path):
+    X = data[0][:, :3]
+    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    epsilons = [0.25, 0.5, 1.0, 2.0]
+    spent = joblib.Parallel(n_jobs=2)(
+        joblib.delayed(_fit_release)(RELEASES[name], acc, e, X) for e in epsilons
+    )
+    assert len(acc) == len(epsilons)
+    assert acc.spent.epsilon == pytest.approx(sum(s.epsilon for s in spent))
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_release_clone_and_joblib_round_trip(name, data, tmp_path):
+    X = data[0][:, :3]
+    est = RELEASES[name]().fit(X)
+    twin = clone(est)
+    assert not hasattr(twin, "distribution_")
+    joblib.dump(est, tmp_path / "release.joblib")
+    loaded = joblib.load(tmp_path / "release.joblib")
+    np.testing.assert_array_equal(loaded.distribution_, est.distribution_)
+    np.testing.assert_array_equal(loaded.sample(30, random_state=1), est.sample(30, random_state=1))
+    np.testing.assert_allclose(loaded.answer(), est.answer())
+    # refitting the clone with the same seed releases the same distribution
+    np.testing.assert_array_equal(twin.fit(X).distribution_, est.distribution_)

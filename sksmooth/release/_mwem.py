@@ -562,7 +562,8 @@ class SmoothMWEM(ReleaseMixin):
         if uni.has_labels and self.classes is None:
             not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         if sigma is not None:
-            not_certified.append(f"data are (sigma={sigma}, 0)-smooth (accuracy only)")
+            notes.append(f"accuracy (not privacy) assumes the data are (sigma={sigma}, 0)-smooth, "
+                         "which cannot be certified privately")
         if self.error_bound_ is not None:
             notes.append(
                 f"max workload error <= {self.error_bound_:.4g} w.p. >= 1 - 2T/|Q| "

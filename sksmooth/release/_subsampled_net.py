@@ -180,10 +180,12 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.bounds_ = (lower, upper)
         self.classes_ = classes
         self.privacy_spent_ = PrivacySpent(epsilon, 0.0)
-        notes = [f"|V| = {M} universe points, candidates of size {s}"]
-        not_cert = ["data are (sigma, chi)-smooth (accuracy only, Thm G.4)"]
+        notes = [f"|V| = {M} universe points, candidates of size {s}",
+                 "accuracy (not privacy, Thm G.4) assumes the data are (sigma, chi)-smooth, "
+                 "which cannot be certified privately"]
+        not_cert = []
         if not enumerated:
-            not_cert.append(
+            notes.append(
                 f"candidate set: {len(cands)} datasets sampled data-independently out of "
                 f"{n_multisets:.3g}; Thm G.4's accuracy needs the best dataset on V in the "
                 "candidate set, which is not guaranteed (privacy unaffected)"
@@ -193,7 +195,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, 0)-differential privacy (substitution neighbours, n={n} public)",
             source=_SOURCE,
-            certified=False,
+            certified=not not_cert,
             assumptions_certified=(
                 "V and the candidates are drawn independently of the data",
                 "score = max workload error, sensitivity 1/n",
