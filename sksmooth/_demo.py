@@ -235,9 +235,9 @@ def _query_release(out_dir, fast, progress):
     yield (f"Projected Smooth MWEM on make_moons: {len(Xs)} synthetic rows, "
            f"{release.privacy_spent_}, max cell mass x N = "
            f"{release.distribution_.max() * release.distribution_.size:.2f} (<= 1/sigma = 5)")
-    yield ("accuracy guarantee: "
-           + ("CERTIFIED" if release.guarantee_.certified else
-              "NOT certified (assumes sigma-smooth data); privacy holds regardless"))
+    status = "CERTIFIED" if release.guarantee_.certified else "NOT certified"
+    yield f"guarantee: {release.guarantee_.claim} [{status}]"
+    yield from (f"  {note}" for note in release.guarantee_.notes if note.startswith("accuracy"))
     plt = _pyplot()
     if plt is not None:
         fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), sharex=True, sharey=True)
