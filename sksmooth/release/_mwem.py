@@ -213,7 +213,7 @@ class SmoothMWEM(ReleaseMixin):
         the uniform measure (thresholds on a grid: ``1/(2 n_bins)``).
     error_bound_ : float or None
         Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T
-        (probability >= 1 - 2T/|Q|); ``None`` when not applicable.
+        (probability ``>= 1 - 2T/|Q|``); ``None`` when not applicable.
     n_clipped_ : int
         Rows clipped to the bounds.
     privacy_spent_ : PrivacySpent
