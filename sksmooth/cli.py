@@ -39,6 +39,10 @@ def run_demo(out_dir, fast):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"sksmooth demo{' (fast)' if fast else ''}: figures go to {out_dir.resolve()}")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("matplotlib is not installed: no figures (pip install 'sksmooth[plot]')")
     started = time.perf_counter()
     for title, section in _demo_sections():
         print(f"\n== {title}", flush=True)
