@@ -118,9 +118,11 @@ def main(quick=False):
 
     out = {"quick": quick, "repeats": repeats, "machine": platform.platform(),
            "numpy": np.__version__, "timings": rows, "audits": audits}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"\nwrote {RESULTS}")
+    # a quick run never overwrites the committed result of a full run
+    path = RESULTS.with_name(RESULTS.stem + "_quick.json") if quick else RESULTS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"\nwrote {path}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ table002
     large, i.e. below the crossover n* ~ k / sqrt(log m) (constants
     dropped): the theory predicts n* to grow ~linearly in k.
 
-Writes ``benchmarks/results/query_release.json``.
+Writes ``benchmarks/results/query_release.json`` (``query_release_quick.json``
+with ``--quick``).
 """
 
 import argparse
@@ -311,8 +312,11 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--sections", default="compare,scale,table002")
-    parser.add_argument("--out", default=OUT)
+    parser.add_argument("--out", default=None,
+                        help="JSON path (default: results/query_release[_quick].json)")
     args = parser.parse_args(argv)
+    if args.out is None:  # a quick run never overwrites the result of a full run
+        args.out = OUT.replace(".json", "_quick.json") if args.quick else OUT
     sections = args.sections.split(",")
     result = dict(
         benchmark="query_release", quick=args.quick,
