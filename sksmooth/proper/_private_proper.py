@@ -419,7 +419,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 f"classes={classes!r} differs from classes_={self.classes_.tolist()} "
                 "set by an earlier call."
             )
-        state = self._accumulate(X, y, classes=classes, reset=first, params=params)
+        # validate_data(reset=True) sets n_features_in_ (and feature_names_in_)
+        # before y is checked: put them back if the first call fails
+        saved = {k: self.__dict__[k] for k in ("n_features_in_", "feature_names_in_")
+                 if k in self.__dict__}
+        try:
+            state = self._accumulate(X, y, classes=classes, reset=first, params=params)
+        except Exception:
+            if first:
+                for name in ("n_features_in_", "feature_names_in_"):
+                    self.__dict__.pop(name, None)
+                self.__dict__.update(saved)
+            raise
         self._commit(state)
         return self
 
