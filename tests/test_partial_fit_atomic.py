@@ -59,20 +59,6 @@ def _diff(a, b, path="self", seen=None):
     return [] if a == b else [f"{path}: {a!r} -> {b!r}"]
 
 
-def _state(clf):
-    """``vars(clf)`` with growth buffers cut to their used rows.
-
-    PerturbedERMClassifier keeps its history in an amortised-doubling buffer
-    whose rows past ``_online_n`` are uninitialised scratch space: two equal
-    estimators may differ there after a reallocation.
-    """
-    state = dict(vars(clf))
-    if "_online_n" in state:
-        n = state["_online_n"]
-        state["_online_X"], state["_online_y"] = state["_online_X"][:n], state["_online_y"][:n]
-    return state
-
-
 def _data(n=120, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))
@@ -146,7 +132,7 @@ def test_failed_partial_fit_changes_nothing(name, bad):
     # and it carries on exactly like the untouched copy
     _silent(clf.partial_fit, X[60:], y[60:])
     _silent(twin.partial_fit, X[60:], y[60:])
-    assert _diff(_state(twin), _state(clf)) == []
+    assert _diff(vars(twin), vars(clf)) == []
     np.testing.assert_array_equal(_silent(clf.predict, X), _silent(twin.predict, X))
 
 
@@ -196,3 +182,33 @@ def test_bad_parameter_between_calls_changes_nothing(name):
     clf.set_params(**{k: good[k] for k in BAD_PARAMS[name]})
     assert _diff(before, vars(clf)) == []
 
+
+class _FailingOracle(StumpERMClassifier):
+    """An exact oracle whose fit fails while the class attribute ``armed`` is set."""
+
+    armed = False
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        if _FailingOracle.armed:
+            raise ValueError("oracle failure")
+        return super()._fit_pm1(X, y_pm1, weights)
+
+
+@pytest.mark.parametrize("second_batch", [20, 60], ids=["in-place", "regrow"])
+@pytest.mark.parametrize("perturbation", ["hallucinated", "labels"])
+def test_perturbed_erm_oracle_failure_mid_call_changes_nothing(perturbation, second_batch):
+    # the failure happens after validation, inside the leader's refit (the
+    # history buffer has room for the batch in the first case, not the second)
+    X, y = _data()
+    clf = PerturbedERMClassifier(_FailingOracle(n_thresholds=4), noise=1.0,
+                                 online_perturbation=perturbation, bounds=(0.0, 1.0),
+                                 random_state=0)
+    _silent(clf.partial_fit, X[:30], y[:30], classes=["no", "yes"])
+    before = copy.deepcopy(vars(clf))
+    _FailingOracle.armed = True
+    try:
+        with pytest.raises(ValueError, match="oracle failure"):
+            _silent(clf.partial_fit, X[30:30 + second_batch], y[30:30 + second_batch])
+    finally:
+        _FailingOracle.armed = False
+    assert _diff(before, vars(clf)) == []
