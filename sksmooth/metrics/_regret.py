@@ -76,7 +76,8 @@ def _encode(y_true, y_pred):
             f"{labels.tolist()[:10]}.")
     # {-1, +1} and {0, 1} keep their meaning even when one label is absent;
     # otherwise the larger label is +1 (as classes_[1] in scikit-learn)
-    if labels.dtype.kind in "iufb" and np.all(np.isin(labels, (-1, 0, 1))):
+    if labels.dtype.kind in "iufb" and (np.all(np.isin(labels, (-1, 1)))
+                                        or np.all(np.isin(labels, (0, 1)))):
         positive = 1
     else:
         positive = labels[-1]

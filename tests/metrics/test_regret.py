@@ -84,3 +84,16 @@ def test_bad_input(call, match):
     y = np.array([1, -1, 1])
     with pytest.raises(ValueError, match=match):
         call(X, y)
+
+
+def test_labels_minus_one_and_zero_are_two_classes():
+    # {-1, 0} is neither {-1, +1} nor {0, 1}: the larger label is +1, as for
+    # any other pair (it used to read both labels as negative: best loss 0)
+    X = np.array([[0.1], [0.4], [0.6], [0.9]])
+    assert best_loss_in_hindsight(X, np.array([0, -1, 0, -1]))[0] == 1
+    assert best_loss_in_hindsight(X, np.array([0, -1, 0, -1]))[0] == \
+        best_loss_in_hindsight(X, np.array([1, 0, 1, 0]))[0]
+    assert regret(np.array([0, -1, 0, -1]), np.array([0, 0, 0, 0]), X) == 2 - 1
+    # one label only keeps the {-1, +1} / {0, 1} meaning
+    assert best_loss_in_hindsight(X, np.array([0, 0, 0, 0]))[0] == 0
+    assert best_loss_in_hindsight(X, np.array([-1, -1, -1, -1]))[0] == 0
