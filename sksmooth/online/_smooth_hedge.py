@@ -494,12 +494,16 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate_ = engine.learning_rate
         total_hedge, total_approx, class_level = 0.0, 0.0, True
         for epoch in self._epochs:
-            epoch["hedge_bound"] = hedge_regret_bound(
-                epoch["n_experts"], epoch["n_rounds"], epoch["learning_rate"])
-            lemma = epoch["_lemma"]
-            approx = None if lemma is None else lemma_3_2_bound(lemma[0], epoch["n_rounds"],
-                                                                lemma[1])
-            epoch["approximation_bound"] = approx
+            if epoch.get("_bounds_at") != epoch["n_rounds"]:
+                # only epochs that received rounds change (one numerical
+                # minimisation each): finished epochs keep their bounds
+                epoch["hedge_bound"] = hedge_regret_bound(
+                    epoch["n_experts"], epoch["n_rounds"], epoch["learning_rate"])
+                lemma = epoch["_lemma"]
+                epoch["approximation_bound"] = None if lemma is None else lemma_3_2_bound(
+                    lemma[0], epoch["n_rounds"], lemma[1])
+                epoch["_bounds_at"] = epoch["n_rounds"]
+            approx = epoch["approximation_bound"]
             total_hedge += min(epoch["hedge_bound"], epoch["n_rounds"])
             if approx is None:
                 class_level = False

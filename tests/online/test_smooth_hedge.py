@@ -319,3 +319,31 @@ def test_failed_first_partial_fit_sets_nothing():
     with pytest.raises(ValueError, match="stumps"):
         clf.partial_fit(X, y, classes=["no", "yes"])
     assert not [k for k in vars(clf) if k.endswith("_") or k.startswith("_")]
+
+
+def test_finished_epochs_are_not_re_bounded_on_every_call(monkeypatch):
+    # regret_bound_ sums per-epoch bounds; an epoch's bound (a numerical
+    # minimisation, 000 Lemma 3.2) only changes while it receives rounds
+    import sksmooth.online._smooth_hedge as module
+
+    calls = []
+
+    def counting(*args):
+        calls.append(args)
+        return lemma_3_2_bound(*args)
+
+    X, y = stream_data(1000, d=1)
+    reference = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    monkeypatch.setattr(module, "lemma_3_2_bound", counting)
+    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0))
+    n_calls = 0
+    for start in range(0, 1000, 10):
+        clf.partial_fit(X[start:start + 10], y[start:start + 10], classes=["no", "yes"])
+        n_calls += 1
+    n_epochs = len(clf.epochs_)
+    assert n_epochs == 10
+    # at most the epochs touched by each call (<= 2 here, plus the epochs of
+    # the first calls) instead of every epoch on every call
+    assert len(calls) <= 2 * n_calls + n_epochs
+    assert clf.regret_bound_ == pytest.approx(reference.regret_bound_, rel=1e-12)
+    assert clf.epochs_ == reference.epochs_
