@@ -312,7 +312,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__"):
                 delattr(self, name)
-        for name in ("_engine", "_epochs", "_cover_seed", "_horizon_warned"):
+        for name in ("_engine", "_epochs", "_cover_seed", "_horizon_warned", "_bounds_inferred"):
             self.__dict__.pop(name, None)
         return self._partial_fit(X, y, classes=None, first_call_from_fit=True)
 
@@ -397,6 +397,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             self._cover_seed = cover_seed
             self._epochs = []
             self._horizon_warned = False
+            # what the first call did, not the current (settable) parameter
+            self._bounds_inferred = self.bounds is None
             self.classes_ = labels
             self.bounds_ = (lower, upper)
             self.n_rounds_ = 0
@@ -520,8 +522,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         target = ("the best hypothesis of the class" if self.regret_bound_is_class_
                   else "the best hypothesis of the cover (no certified bracketing: "
                        "the approximation term is not bounded)")
-        certified = ["the cover depends on public inputs only (bounds, sigma, T, seed)",
-                     "Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
+        certified = ["Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
+        if not self._bounds_inferred:
+            certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
+                                "seed)")
         if getattr(self._cover, "gamma_certified", False):
             certified.append(f"cover radius gamma={self.gamma_:.4g} is a proven bound")
         not_certified = [
@@ -531,8 +535,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             not_certified.append("the cover radius is a Monte Carlo estimate")
         if self.n_clipped_:
             not_certified.append(f"{self.n_clipped_} rows fell outside bounds_ and were clipped")
-        if self.bounds is None:
-            not_certified.append("bounds_ were taken from the first batch (not public)")
+        if self._bounds_inferred:
+            not_certified.append("bounds_ were taken from the first batch (not public): "
+                                 "the cover depends on the data")
         notes = ["the bound is on the expected regret of the randomised Hedge learner "
                  "(cumulative_loss_); predict() is the weighted vote, whose mistakes are "
                  "at most 2 x cumulative_loss_",

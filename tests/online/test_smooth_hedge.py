@@ -347,3 +347,22 @@ def test_finished_epochs_are_not_re_bounded_on_every_call(monkeypatch):
     assert len(calls) <= 2 * n_calls + n_epochs
     assert clf.regret_bound_ == pytest.approx(reference.regret_bound_, rel=1e-12)
     assert clf.epochs_ == reference.epochs_
+
+
+def test_guarantee_reports_how_the_bounds_were_obtained():
+    # bounds=None takes the box (hence the cover) from the first batch; a
+    # later set_params(bounds=...) does not make that cover public
+    X, y = stream_data(200, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit(X[:100], y[:100], classes=["no", "yes"])
+    assert any("first batch" in a for a in clf.guarantee_.assumptions_not_certified)
+    assert not any("public inputs only" in a for a in clf.guarantee_.assumptions_certified)
+    clf.set_params(bounds=(0.0, 1.0))
+    clf.partial_fit(X[100:], y[100:])
+    assert any("first batch" in a for a in clf.guarantee_.assumptions_not_certified)
+    assert not any("public inputs only" in a for a in clf.guarantee_.assumptions_certified)
+    public = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    assert any("public inputs only" in a for a in public.guarantee_.assumptions_certified)
+    assert not any("first batch" in a for a in public.guarantee_.assumptions_not_certified)
