@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._domain import domain_row_indices
 from .._validation import BinaryLabels, check_bounds, check_positive_int
 
 __all__ = [
@@ -677,13 +678,7 @@ class FiniteClassERMClassifier(_BaseERMOracle):
                 f"domain must have shape (n_domain={n_domain}, n_features={X.shape[1]}), "
                 f"got {domain.shape}."
             )
-        both = np.ascontiguousarray(np.vstack([domain, X]))
-        rows = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
-        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-        owner = np.full(len(first), -1)
-        owner_ok = first < n_domain
-        owner[owner_ok] = first[owner_ok]
-        idx = owner[inverse[n_domain:]]
+        idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
             raise ValueError(
                 f"{int(np.sum(idx < 0))} rows of X are not points of `domain`."

@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._domain import domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import (
     BinaryLabels,
@@ -603,13 +604,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _domain_indices(domain, X):
-        both = np.vstack([domain, X])
-        both = np.where(both == 0.0, 0.0, both)  # -0.0 == 0.0
-        _, inverse = np.unique(both, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        lookup = np.full(inverse.max() + 1, -1, dtype=np.int64)
-        lookup[inverse[: len(domain)]] = np.arange(len(domain))
-        idx = lookup[inverse[len(domain):]]
+        idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
             bad = np.flatnonzero(idx < 0)
             raise ValueError(

@@ -206,3 +206,14 @@ def test_predict_uses_the_fitted_grid_not_the_current_parameters(make, new_param
     expected = clf.predict(X)
     clf.set_params(**new_params)  # takes effect at the next fit only
     np.testing.assert_array_equal(clf.predict(X), expected)
+
+
+def test_finite_class_domain_points_compare_by_value():
+    # -0.0 is the domain point 0.0 (rows used to be compared byte by byte)
+    F = np.array([[1, -1], [1, 1], [-1, 1]])
+    domain = np.array([[0.0, 0.5], [1.0, 0.5], [2.0, 0.5]])
+    clf = FiniteClassERMClassifier(F, domain=domain).fit(
+        np.array([[-0.0, 0.5], [2.0, 0.5]]), [-1, 1])
+    np.testing.assert_array_equal(clf.predict(np.array([[-0.0, 0.5], [0.0, 0.5]])), [-1, -1])
+    with pytest.raises(ValueError, match="domain"):
+        clf.predict(np.array([[0.5, 0.5]]))
