@@ -363,12 +363,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                         "Classifier can't train when only one class is present: got "
                         f"{labels.tolist()}.")
             else:
-                X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-                y = np.asarray(y)
-                if y.ndim != 1 or y.shape[0] != X.shape[0]:
-                    raise ValueError(
-                        f"y must be 1-D with {X.shape[0]} labels (one per row of X), got shape "
-                        f"{y.shape}.")
+                # same X / y rules as the first call (a column y is raveled with a
+                # DataConversionWarning; other 2-D y and length mismatches fail)
+                X, y = validate_data(self, X, y, reset=False, dtype=np.float64,
+                                     ensure_all_finite=True, y_numeric=False)
                 if classes is not None:
                     given = np.unique(np.asarray(classes))
                     if not np.array_equal(given, self.classes_):

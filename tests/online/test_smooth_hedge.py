@@ -366,3 +366,19 @@ def test_guarantee_reports_how_the_bounds_were_obtained():
     public = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
     assert any("public inputs only" in a for a in public.guarantee_.assumptions_certified)
     assert not any("first batch" in a for a in public.guarantee_.assumptions_not_certified)
+
+
+def test_later_partial_fit_accepts_y_like_the_first():
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y = stream_data(200)
+    column = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    flat = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    for start in (0, 100):
+        with pytest.warns(DataConversionWarning):
+            column.partial_fit(X[start:start + 100], y[start:start + 100, None],
+                               classes=["no", "yes"])
+        flat.partial_fit(X[start:start + 100], y[start:start + 100], classes=["no", "yes"])
+    assert column.cumulative_loss_ == flat.cumulative_loss_
+    with pytest.raises(ValueError):
+        flat.partial_fit(X[:10], np.column_stack([y[:10], y[:10]]))
