@@ -265,12 +265,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         """Build the cover and Hedge engine of an epoch (no mutation of self)."""
         sigma, horizon, gamma, learning_rate, max_experts, concepts = params
         target_gamma = sigma / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
+        _check_hypotheses_fit_features(concepts, n_features)
         if isinstance(concepts, ConceptClass):
             cls = concepts
-            if isinstance(cls, Thresholds) and n_features != 1:
-                raise ValueError(
-                    f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
-                    "use hypotheses='stumps' for several features.")
             kwargs = {}
             if "n_features" in inspect.signature(cls.cover).parameters:
                 kwargs["n_features"] = n_features
@@ -278,10 +275,6 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                               max_size=max_experts, random_state=seed, **kwargs)
         else:
             cover = concepts
-            if getattr(cover, "n_features", n_features) != n_features:
-                raise ValueError(
-                    f"the finite hypotheses are defined on {cover.n_features} features, "
-                    f"X has {n_features}.")
         n_experts = int(cover.n_concepts)
         eta = _learning_rate_auto(n_experts, length) if learning_rate == "auto" else learning_rate
         if _is_stump_cover(cover):
@@ -376,6 +369,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 labels = self.classes_
                 y_pm = BinaryLabels.encode(y, labels)
                 lower, upper = self.bounds_
+                # later epochs build their cover from the current parameters:
+                # check now that it fits X, before any round is played
+                _check_hypotheses_fit_features(params[-1], X.shape[1])
             X, n_clipped = clip_to_bounds(X, lower, upper)
             if first:
                 # the first epoch's cover is built before any attribute is set, so
@@ -623,6 +619,19 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         j = self._engine.sample_expert(check_generator(rng))
         positive = self._cover.subset([j]).evaluate(X)[:, 0]
         return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
+
+
+def _check_hypotheses_fit_features(concepts, n_features):
+    """Raise if the class (or finite set) cannot be used on ``n_features`` features."""
+    if isinstance(concepts, Thresholds) and n_features != 1:
+        raise ValueError(
+            f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
+            "use hypotheses='stumps' for several features.")
+    if not isinstance(concepts, ConceptClass) and \
+            getattr(concepts, "n_features", n_features) != n_features:
+        raise ValueError(
+            f"the finite hypotheses are defined on {concepts.n_features} features, "
+            f"X has {n_features}.")
 
 
 def _is_stump_cover(cover):

@@ -382,3 +382,23 @@ def test_later_partial_fit_accepts_y_like_the_first():
     assert column.cumulative_loss_ == flat.cumulative_loss_
     with pytest.raises(ValueError):
         flat.partial_fit(X[:10], np.column_stack([y[:10], y[:10]]))
+
+
+def test_hypotheses_changed_mid_stream_to_unusable_class_fails_before_playing():
+    # horizon=None builds each epoch's cover from the current parameters; a
+    # class that cannot take X must fail before any round of the call is played
+    import copy
+
+    from sksmooth.classes import Stumps
+
+    X, y = stream_data(10, d=2)
+    for bad in ("thresholds", Stumps().cover(bounds=([0] * 3, [1] * 3), gamma=0.1)):
+        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+        clf.partial_fit(X[:2], y[:2], classes=["no", "yes"])  # epoch 1 half played
+        before = pickle.dumps(clf)
+        clf.set_params(hypotheses=bad)
+        with pytest.raises(ValueError, match="features|feature"):
+            clf.partial_fit(X[2:5], y[2:5])
+        clf.set_params(hypotheses="stumps")
+        assert pickle.dumps(clf) == before
+        copy.deepcopy(clf).partial_fit(X[2:5], y[2:5])
