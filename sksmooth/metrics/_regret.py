@@ -76,7 +76,8 @@ def _encode(y_true, y_pred):
             f"{labels.tolist()[:10]}.")
     # {-1, +1} and {0, 1} keep their meaning even when one label is absent;
     # otherwise the larger label is +1 (as classes_[1] in scikit-learn)
-    if labels.dtype.kind in "iufb" and np.all(np.isin(labels, (-1, 0, 1))):
+    if labels.dtype.kind in "iufb" and (np.all(np.isin(labels, (-1, 1)))
+                                        or np.all(np.isin(labels, (0, 1)))):
         positive = 1
     else:
         positive = labels[-1]
@@ -194,6 +195,22 @@ def regret(y_true, y_pred, X, hypotheses="thresholds", *, learner_loss=None,
                 f"y_pred has shape {y_pred.shape} but y_true has {y_positive.shape}.")
         learner = float(np.count_nonzero(y_pred != np.asarray(y_true)))
     else:
+        try:
+            learner_loss = np.asarray(learner_loss, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "learner_loss must be a number or an array of per-round losses, got "
+                f"{type(learner_loss).__name__}.") from None
+        if learner_loss.ndim > 1:
+            raise ValueError(
+                "learner_loss must be a number or a 1-D array of per-round losses, got "
+                f"shape {learner_loss.shape}.")
+        if not np.all(np.isfinite(learner_loss)):
+            raise ValueError("learner_loss contains NaN or inf; pass finite losses.")
+        if learner_loss.ndim == 1 and len(learner_loss) != len(y_positive):
+            raise ValueError(
+                f"learner_loss has {len(learner_loss)} per-round losses but y_true has "
+                f"{len(y_positive)} rounds; pass one loss per round or their sum.")
         learner = float(np.sum(learner_loss))
     best_loss, best = _best(X, y_positive, hypotheses)
     value = learner - best_loss

@@ -265,12 +265,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         """Build the cover and Hedge engine of an epoch (no mutation of self)."""
         sigma, horizon, gamma, learning_rate, max_experts, concepts = params
         target_gamma = sigma / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
+        _check_hypotheses_fit_features(concepts, n_features)
         if isinstance(concepts, ConceptClass):
             cls = concepts
-            if isinstance(cls, Thresholds) and n_features != 1:
-                raise ValueError(
-                    f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
-                    "use hypotheses='stumps' for several features.")
             kwargs = {}
             if "n_features" in inspect.signature(cls.cover).parameters:
                 kwargs["n_features"] = n_features
@@ -278,10 +275,6 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                               max_size=max_experts, random_state=seed, **kwargs)
         else:
             cover = concepts
-            if getattr(cover, "n_features", n_features) != n_features:
-                raise ValueError(
-                    f"the finite hypotheses are defined on {cover.n_features} features, "
-                    f"X has {n_features}.")
         n_experts = int(cover.n_concepts)
         eta = _learning_rate_auto(n_experts, length) if learning_rate == "auto" else learning_rate
         if _is_stump_cover(cover):
@@ -312,7 +305,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__"):
                 delattr(self, name)
-        for name in ("_engine", "_epochs", "_cover_seed", "_horizon_warned"):
+        for name in ("_engine", "_epochs", "_cover_seed", "_horizon_warned", "_bounds_inferred"):
             self.__dict__.pop(name, None)
         return self._partial_fit(X, y, classes=None, first_call_from_fit=True)
 
@@ -363,12 +356,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                         "Classifier can't train when only one class is present: got "
                         f"{labels.tolist()}.")
             else:
-                X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-                y = np.asarray(y)
-                if y.ndim != 1 or y.shape[0] != X.shape[0]:
-                    raise ValueError(
-                        f"y must be 1-D with {X.shape[0]} labels (one per row of X), got shape "
-                        f"{y.shape}.")
+                # same X / y rules as the first call (a column y is raveled with a
+                # DataConversionWarning; other 2-D y and length mismatches fail)
+                X, y = validate_data(self, X, y, reset=False, dtype=np.float64,
+                                     ensure_all_finite=True, y_numeric=False)
                 if classes is not None:
                     given = np.unique(np.asarray(classes))
                     if not np.array_equal(given, self.classes_):
@@ -378,6 +369,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 labels = self.classes_
                 y_pm = BinaryLabels.encode(y, labels)
                 lower, upper = self.bounds_
+                # later epochs build their cover from the current parameters:
+                # check now that it fits X, before any round is played
+                _check_hypotheses_fit_features(params[-1], X.shape[1])
             X, n_clipped = clip_to_bounds(X, lower, upper)
             if first:
                 # the first epoch's cover is built before any attribute is set, so
@@ -397,6 +391,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             self._cover_seed = cover_seed
             self._epochs = []
             self._horizon_warned = False
+            # what the first call did, not the current (settable) parameter
+            self._bounds_inferred = self.bounds is None
             self.classes_ = labels
             self.bounds_ = (lower, upper)
             self.n_rounds_ = 0
@@ -494,12 +490,16 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate_ = engine.learning_rate
         total_hedge, total_approx, class_level = 0.0, 0.0, True
         for epoch in self._epochs:
-            epoch["hedge_bound"] = hedge_regret_bound(
-                epoch["n_experts"], epoch["n_rounds"], epoch["learning_rate"])
-            lemma = epoch["_lemma"]
-            approx = None if lemma is None else lemma_3_2_bound(lemma[0], epoch["n_rounds"],
-                                                                lemma[1])
-            epoch["approximation_bound"] = approx
+            if epoch.get("_bounds_at") != epoch["n_rounds"]:
+                # only epochs that received rounds change (one numerical
+                # minimisation each): finished epochs keep their bounds
+                epoch["hedge_bound"] = hedge_regret_bound(
+                    epoch["n_experts"], epoch["n_rounds"], epoch["learning_rate"])
+                lemma = epoch["_lemma"]
+                epoch["approximation_bound"] = None if lemma is None else lemma_3_2_bound(
+                    lemma[0], epoch["n_rounds"], lemma[1])
+                epoch["_bounds_at"] = epoch["n_rounds"]
+            approx = epoch["approximation_bound"]
             total_hedge += min(epoch["hedge_bound"], epoch["n_rounds"])
             if approx is None:
                 class_level = False
@@ -516,8 +516,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         target = ("the best hypothesis of the class" if self.regret_bound_is_class_
                   else "the best hypothesis of the cover (no certified bracketing: "
                        "the approximation term is not bounded)")
-        certified = ["the cover depends on public inputs only (bounds, sigma, T, seed)",
-                     "Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
+        certified = ["Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
+        if not self._bounds_inferred:
+            certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
+                                "seed)")
         if getattr(self._cover, "gamma_certified", False):
             certified.append(f"cover radius gamma={self.gamma_:.4g} is a proven bound")
         not_certified = [
@@ -527,8 +529,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             not_certified.append("the cover radius is a Monte Carlo estimate")
         if self.n_clipped_:
             not_certified.append(f"{self.n_clipped_} rows fell outside bounds_ and were clipped")
-        if self.bounds is None:
-            not_certified.append("bounds_ were taken from the first batch (not public)")
+        if self._bounds_inferred:
+            not_certified.append("bounds_ were taken from the first batch (not public): "
+                                 "the cover depends on the data")
         notes = ["the bound is on the expected regret of the randomised Hedge learner "
                  "(cumulative_loss_); predict() is the weighted vote, whose mistakes are "
                  "at most 2 x cumulative_loss_",
@@ -616,6 +619,19 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         j = self._engine.sample_expert(check_generator(rng))
         positive = self._cover.subset([j]).evaluate(X)[:, 0]
         return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
+
+
+def _check_hypotheses_fit_features(concepts, n_features):
+    """Raise if the class (or finite set) cannot be used on ``n_features`` features."""
+    if isinstance(concepts, Thresholds) and n_features != 1:
+        raise ValueError(
+            f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
+            "use hypotheses='stumps' for several features.")
+    if not isinstance(concepts, ConceptClass) and \
+            getattr(concepts, "n_features", n_features) != n_features:
+        raise ValueError(
+            f"the finite hypotheses are defined on {concepts.n_features} features, "
+            f"X has {n_features}.")
 
 
 def _is_stump_cover(cover):

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._domain import domain_row_indices
 from .._validation import BinaryLabels, check_bounds, check_positive_int
 
 __all__ = [
@@ -297,7 +298,8 @@ class StumpERMClassifier(_BaseERMOracle):
             # Standalone (non-private) use may take the grid from the data.
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             n_thresholds, lower, upper = self._grid(X.shape[1], X)
-        self.bounds_ = (lower, upper)
+        # predict uses the grid of fit, not the (settable) parameters
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
         n, d = X.shape
         cells = self._cells(X, n_thresholds, lower, upper)
         n_cells = n_thresholds + 1
@@ -333,9 +335,8 @@ class StumpERMClassifier(_BaseERMOracle):
     def _predict_pm1(self, X):
         if self.feature_ < 0:
             return np.full(X.shape[0], float(self.sign_))
-        n_thresholds = self.n_thresholds
         lower, upper = self.bounds_
-        cells = self._cells(X, n_thresholds, lower, upper)[:, self.feature_]
+        cells = self._cells(X, self._n_thresholds, lower, upper)[:, self.feature_]
         return np.where(cells >= self._cell_index, 1.0, -1.0) * self.sign_
 
     def _erm_class_size(self, n_features):
@@ -458,6 +459,7 @@ class ThresholdERMClassifier(StumpERMClassifier):
     def _fit_pm1(self, X, y_pm1, weights):
         if self.n_thresholds is not None:
             return super()._fit_pm1(X, y_pm1, weights)
+        self._n_thresholds = None  # the exact path (read by predict)
         x = X[:, 0]
         order = np.argsort(x, kind="stable")
         xs, signed = x[order], (weights * y_pm1)[order]
@@ -479,7 +481,7 @@ class ThresholdERMClassifier(StumpERMClassifier):
         self.feature_ = 0
 
     def _predict_pm1(self, X):
-        if self.n_thresholds is not None:
+        if self._n_thresholds is not None:
             return super()._predict_pm1(X)
         return np.where(X[:, 0] >= self.threshold_, 1.0, -1.0) * self.sign_
 
@@ -676,13 +678,7 @@ class FiniteClassERMClassifier(_BaseERMOracle):
                 f"domain must have shape (n_domain={n_domain}, n_features={X.shape[1]}), "
                 f"got {domain.shape}."
             )
-        both = np.ascontiguousarray(np.vstack([domain, X]))
-        rows = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
-        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-        owner = np.full(len(first), -1)
-        owner_ok = first < n_domain
-        owner[owner_ok] = first[owner_ok]
-        idx = owner[inverse[n_domain:]]
+        idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
             raise ValueError(
                 f"{int(np.sum(idx < 0))} rows of X are not points of `domain`."

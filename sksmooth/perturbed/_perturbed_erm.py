@@ -598,16 +598,22 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         pred = (current.predict(X) if current is not None else np.ones(len(X)))
         loss = float(np.sum(np.asarray(pred) != y_pm1))
         # history in an amortised-doubling buffer; rows past _online_n are
-        # scratch space, so a failed call never changes the visible history
+        # scratch space (zero-initialised, so that equal runs have equal
+        # state), restored if the refit fails: a failed call changes nothing
         n_old, n_new = state["_online_n"], state["_online_n"] + len(X)
         buf_X, buf_y = state["_online_X"], state["_online_y"]
         if n_new > len(buf_X):
             size = max(n_new, 2 * len(buf_X), 64)
-            buf_X = np.concatenate([buf_X[:n_old], np.empty((size - n_old, n_features))])
-            buf_y = np.concatenate([buf_y[:n_old], np.empty(size - n_old)])
+            buf_X = np.concatenate([buf_X[:n_old], np.zeros((size - n_old, n_features))])
+            buf_y = np.concatenate([buf_y[:n_old], np.zeros(size - n_old)])
+        scratch = buf_X[n_old:n_new].copy(), buf_y[n_old:n_new].copy()
         buf_X[n_old:n_new], buf_y[n_old:n_new] = X, y_pm1
         X_hist, y_hist = buf_X[:n_new], buf_y[:n_new]
-        estimator, eta = leader(X_hist, y_hist, n_rounds)
+        try:
+            estimator, eta = leader(X_hist, y_hist, n_rounds)
+        except BaseException:
+            buf_X[n_old:n_new], buf_y[n_old:n_new] = scratch
+            raise
 
         state.update(_online_X=buf_X, _online_y=buf_y, _online_n=n_new,
                      _online_B=B, n_rounds_=n_rounds,

@@ -68,9 +68,10 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"feature_range must be a pair (min, max), got {self.feature_range!r}."
             ) from None
-        if not low < high:
+        if not (low < high and np.isfinite(low) and np.isfinite(high)):
             raise ValueError(
-                f"feature_range must have min < max, got {self.feature_range!r}."
+                f"feature_range must be finite with min < max, got {self.feature_range!r}; "
+                "pass e.g. feature_range=(0.0, 1.0)."
             )
         return low, high
 

@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._domain import domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import (
     BinaryLabels,
@@ -419,7 +420,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 f"classes={classes!r} differs from classes_={self.classes_.tolist()} "
                 "set by an earlier call."
             )
-        state = self._accumulate(X, y, classes=classes, reset=first, params=params)
+        # validate_data(reset=True) sets n_features_in_ (and feature_names_in_)
+        # before y is checked: put them back if the first call fails
+        saved = {k: self.__dict__[k] for k in ("n_features_in_", "feature_names_in_")
+                 if k in self.__dict__}
+        try:
+            state = self._accumulate(X, y, classes=classes, reset=first, params=params)
+        except Exception:
+            if first:
+                for name in ("n_features_in_", "feature_names_in_"):
+                    self.__dict__.pop(name, None)
+                self.__dict__.update(saved)
+            raise
         self._commit(state)
         return self
 
@@ -592,13 +604,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _domain_indices(domain, X):
-        both = np.vstack([domain, X])
-        both = np.where(both == 0.0, 0.0, both)  # -0.0 == 0.0
-        _, inverse = np.unique(both, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        lookup = np.full(inverse.max() + 1, -1, dtype=np.int64)
-        lookup[inverse[: len(domain)]] = np.arange(len(domain))
-        idx = lookup[inverse[len(domain):]]
+        idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
             bad = np.flatnonzero(idx < 0)
             raise ValueError(

@@ -299,24 +299,35 @@ class SmoothedHalfspaceAdversary:
         n_rounds : int
         batch_size : int, default=1
             Rounds per distribution / per ``partial_fit`` call.
-        classes : tuple, default=(-1, 1)
+        classes : sequence of two labels, default=(-1, 1)
+            The labels the learner is trained on: ``classes[0]`` stands for
+            -1 and ``classes[1]`` for +1 (any two labels, e.g. ``(0, 1)``).
 
         Returns
         -------
         record : StreamRecord
+            Labels and predictions in {-1, +1}, whatever ``classes`` is.
         """
         n_rounds = check_positive_int(n_rounds, "n_rounds")
         batch_size = check_positive_int(batch_size, "batch_size")
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or classes[0] == classes[1]:
+            raise ValueError(
+                f"classes must be two distinct labels (negative, positive), got {classes!r}.")
+
+        def predict_pm1(X):
+            return np.where(np.asarray(learner.predict(X)) == classes[1], 1, -1)
+
         Xs, ys, preds, cleans = [], [], [], []
         fitted = False
         default = -1
         for start in range(0, n_rounds, batch_size):
             b = min(batch_size, n_rounds - start)
-            predict = learner.predict if fitted else None
+            predict = predict_pm1 if fitted else None
             X, y, pred, y_clean = self._sample(b, predict)
             if pred is None:
                 pred = np.full(b, default)
-            learner.partial_fit(X, y, classes=np.asarray(classes))
+            learner.partial_fit(X, np.where(y > 0, classes[1], classes[0]), classes=classes)
             fitted = True
             Xs.append(X)
             ys.append(y)

@@ -78,9 +78,33 @@ def test_sorting_path_is_fast_enough_for_long_streams():
     (lambda X, y: regret(y, y, X, "halfspaces"), "finite"),
     (lambda X, y: regret(y, None, X), "learner_loss"),
     (lambda X, y: regret(y, y, np.array([[np.nan], [1.0], [2.0]])), "NaN"),
+    (lambda X, y: regret(y, None, X, learner_loss=np.nan), "learner_loss .*NaN"),
+    (lambda X, y: regret(y, None, X, learner_loss=[0.5, np.inf, 0.0]), "learner_loss .*NaN"),
+    (lambda X, y: regret(y, None, X, learner_loss=[0.5, 0.5]), "learner_loss has 2"),
+    (lambda X, y: regret(y, None, X, learner_loss=np.ones((3, 1))), "learner_loss must"),
 ])
 def test_bad_input(call, match):
     X = np.array([[0.0], [1.0], [2.0]])
     y = np.array([1, -1, 1])
     with pytest.raises(ValueError, match=match):
         call(X, y)
+
+
+def test_learner_loss_must_be_numeric():
+    X = np.array([[0.0], [1.0], [2.0]])
+    with pytest.raises(TypeError, match="learner_loss"):
+        regret(np.array([1, -1, 1]), None, X, learner_loss="a")
+    assert regret(np.array([1, -1, 1]), None, X, learner_loss=[0.5, 0.5, 1.0]) == 2.0 - 1
+
+
+def test_labels_minus_one_and_zero_are_two_classes():
+    # {-1, 0} is neither {-1, +1} nor {0, 1}: the larger label is +1, as for
+    # any other pair (it used to read both labels as negative: best loss 0)
+    X = np.array([[0.1], [0.4], [0.6], [0.9]])
+    assert best_loss_in_hindsight(X, np.array([0, -1, 0, -1]))[0] == 1
+    assert best_loss_in_hindsight(X, np.array([0, -1, 0, -1]))[0] == \
+        best_loss_in_hindsight(X, np.array([1, 0, 1, 0]))[0]
+    assert regret(np.array([0, -1, 0, -1]), np.array([0, 0, 0, 0]), X) == 2 - 1
+    # one label only keeps the {-1, +1} / {0, 1} meaning
+    assert best_loss_in_hindsight(X, np.array([0, 0, 0, 0]))[0] == 0
+    assert best_loss_in_hindsight(X, np.array([-1, -1, -1, -1]))[0] == 0

@@ -319,3 +319,86 @@ def test_failed_first_partial_fit_sets_nothing():
     with pytest.raises(ValueError, match="stumps"):
         clf.partial_fit(X, y, classes=["no", "yes"])
     assert not [k for k in vars(clf) if k.endswith("_") or k.startswith("_")]
+
+
+def test_finished_epochs_are_not_re_bounded_on_every_call(monkeypatch):
+    # regret_bound_ sums per-epoch bounds; an epoch's bound (a numerical
+    # minimisation, 000 Lemma 3.2) only changes while it receives rounds
+    import sksmooth.online._smooth_hedge as module
+
+    calls = []
+
+    def counting(*args):
+        calls.append(args)
+        return lemma_3_2_bound(*args)
+
+    X, y = stream_data(1000, d=1)
+    reference = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    monkeypatch.setattr(module, "lemma_3_2_bound", counting)
+    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0))
+    n_calls = 0
+    for start in range(0, 1000, 10):
+        clf.partial_fit(X[start:start + 10], y[start:start + 10], classes=["no", "yes"])
+        n_calls += 1
+    n_epochs = len(clf.epochs_)
+    assert n_epochs == 10
+    # at most the epochs touched by each call (<= 2 here, plus the epochs of
+    # the first calls) instead of every epoch on every call
+    assert len(calls) <= 2 * n_calls + n_epochs
+    assert clf.regret_bound_ == pytest.approx(reference.regret_bound_, rel=1e-12)
+    assert clf.epochs_ == reference.epochs_
+
+
+def test_guarantee_reports_how_the_bounds_were_obtained():
+    # bounds=None takes the box (hence the cover) from the first batch; a
+    # later set_params(bounds=...) does not make that cover public
+    X, y = stream_data(200, d=1)
+    clf = SmoothHedgeClassifier(sigma=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit(X[:100], y[:100], classes=["no", "yes"])
+    assert any("first batch" in a for a in clf.guarantee_.assumptions_not_certified)
+    assert not any("public inputs only" in a for a in clf.guarantee_.assumptions_certified)
+    clf.set_params(bounds=(0.0, 1.0))
+    clf.partial_fit(X[100:], y[100:])
+    assert any("first batch" in a for a in clf.guarantee_.assumptions_not_certified)
+    assert not any("public inputs only" in a for a in clf.guarantee_.assumptions_certified)
+    public = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    assert any("public inputs only" in a for a in public.guarantee_.assumptions_certified)
+    assert not any("first batch" in a for a in public.guarantee_.assumptions_not_certified)
+
+
+def test_later_partial_fit_accepts_y_like_the_first():
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y = stream_data(200)
+    column = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    flat = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    for start in (0, 100):
+        with pytest.warns(DataConversionWarning):
+            column.partial_fit(X[start:start + 100], y[start:start + 100, None],
+                               classes=["no", "yes"])
+        flat.partial_fit(X[start:start + 100], y[start:start + 100], classes=["no", "yes"])
+    assert column.cumulative_loss_ == flat.cumulative_loss_
+    with pytest.raises(ValueError):
+        flat.partial_fit(X[:10], np.column_stack([y[:10], y[:10]]))
+
+
+def test_hypotheses_changed_mid_stream_to_unusable_class_fails_before_playing():
+    # horizon=None builds each epoch's cover from the current parameters; a
+    # class that cannot take X must fail before any round of the call is played
+    import copy
+
+    from sksmooth.classes import Stumps
+
+    X, y = stream_data(10, d=2)
+    for bad in ("thresholds", Stumps().cover(bounds=([0] * 3, [1] * 3), gamma=0.1)):
+        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+        clf.partial_fit(X[:2], y[:2], classes=["no", "yes"])  # epoch 1 half played
+        before = pickle.dumps(clf)
+        clf.set_params(hypotheses=bad)
+        with pytest.raises(ValueError, match="features|feature"):
+            clf.partial_fit(X[2:5], y[2:5])
+        clf.set_params(hypotheses="stumps")
+        assert pickle.dumps(clf) == before
+        copy.deepcopy(clf).partial_fit(X[2:5], y[2:5])

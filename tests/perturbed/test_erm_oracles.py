@@ -191,3 +191,29 @@ def test_finite_class_oracle_over_a_cover_object():
     assert np.isclose(chosen_error(oracle, X, y, w), brute.min())
     assert oracle._erm_class_size(2) == cover.n_concepts
     assert oracle._erm_evaluate_class(X).shape == (80, cover.n_concepts)
+
+
+@pytest.mark.parametrize("make, new_params", [
+    (lambda: StumpERMClassifier(n_thresholds=3, bounds=(0, 1)), dict(n_thresholds=1000)),
+    (lambda: StumpERMClassifier(n_thresholds=3, bounds=(0, 1)), dict(bounds=(5, 6))),
+    (lambda: ThresholdERMClassifier(), dict(n_thresholds=3, bounds=(0, 1))),
+    (lambda: ThresholdERMClassifier(n_thresholds=3, bounds=(0, 1)), dict(n_thresholds=None)),
+])
+def test_predict_uses_the_fitted_grid_not_the_current_parameters(make, new_params):
+    X = np.array([[0.1], [0.2], [0.8], [0.9], [0.45], [0.55]])
+    y = [0, 0, 1, 1, 0, 1]
+    clf = make().fit(X, y)
+    expected = clf.predict(X)
+    clf.set_params(**new_params)  # takes effect at the next fit only
+    np.testing.assert_array_equal(clf.predict(X), expected)
+
+
+def test_finite_class_domain_points_compare_by_value():
+    # -0.0 is the domain point 0.0 (rows used to be compared byte by byte)
+    F = np.array([[1, -1], [1, 1], [-1, 1]])
+    domain = np.array([[0.0, 0.5], [1.0, 0.5], [2.0, 0.5]])
+    clf = FiniteClassERMClassifier(F, domain=domain).fit(
+        np.array([[-0.0, 0.5], [2.0, 0.5]]), [-1, 1])
+    np.testing.assert_array_equal(clf.predict(np.array([[-0.0, 0.5], [0.0, 0.5]])), [-1, -1])
+    with pytest.raises(ValueError, match="domain"):
+        clf.predict(np.array([[0.5, 0.5]]))

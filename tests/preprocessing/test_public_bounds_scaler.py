@@ -34,7 +34,8 @@ def test_bounds_from_data_warn():
         PublicBoundsScaler().fit(np.array([[0.0], [1.0]]))
 
 
-@pytest.mark.parametrize("feature_range", [(1, 0), (0,), "ab"])
+@pytest.mark.parametrize("feature_range", [(1, 0), (0,), "ab", (0, np.inf), (-np.inf, 1),
+                                           (np.nan, 1)])
 def test_bad_feature_range(feature_range):
     with pytest.raises(ValueError, match="feature_range"):
         PublicBoundsScaler(bounds=(0, 1), feature_range=feature_range).fit([[0.5]])

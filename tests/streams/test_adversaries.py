@@ -164,3 +164,25 @@ def test_iter_batches_matches_play():
     np.testing.assert_array_equal(np.concatenate(Xs), record.X)
     np.testing.assert_array_equal(np.concatenate(ys), record.y)
     assert clf.mistakes_ == other.mistakes_
+
+
+@pytest.mark.parametrize("classes", [(0, 1), ("neg", "pos"), (1, -1)])
+def test_play_maps_labels_to_the_learner_classes(classes):
+    # the record is in {-1, +1}; the learner sees (and predicts) its own labels
+    reference = SmoothedThresholdAdversary(sigma=0.05, random_state=3).play(
+        Perceptron(random_state=0), 200, batch_size=10)
+    learner = Perceptron(random_state=0)
+    record = SmoothedThresholdAdversary(sigma=0.05, random_state=3).play(
+        learner, 200, batch_size=10, classes=classes)
+    assert set(learner.classes_.tolist()) == set(classes)
+    assert set(np.unique(record.y)) <= {-1, 1} and set(np.unique(record.y_pred)) <= {-1, 1}
+    assert record.mistakes == int(np.count_nonzero(record.y_pred != record.y))
+    if classes != (1, -1):  # same ordering of the labels: the very same game
+        np.testing.assert_array_equal(record.X, reference.X)
+        np.testing.assert_array_equal(record.y, reference.y)
+        np.testing.assert_array_equal(record.y_pred, reference.y_pred)
+
+
+def test_play_rejects_bad_classes():
+    with pytest.raises(ValueError, match="classes"):
+        SmoothedThresholdAdversary(random_state=0).play(Perceptron(), 10, classes=(1, 1))
