@@ -83,7 +83,7 @@ class _PerQueryBase(ReleaseData):
         check_accountant(self.accountant)
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
         n = Xc.shape[0]
         rng = check_generator(self.random_state)
         uni = self._build_universe(lower, upper, categorical, classes, n, None, rng)
@@ -107,7 +107,6 @@ class _PerQueryBase(ReleaseData):
         self.workload_ = workload
         self.n_queries_ = k
         self.noise_scale_ = self._scale(l1, l2, epsilon, delta)
-        self.n_clipped_ = n_clipped
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours)",

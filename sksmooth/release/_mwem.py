@@ -176,7 +176,9 @@ class SmoothMWEM(ReleaseMixin):
         their public bounds.
     bounds : tuple (lower, upper) or None, default=None
         Public domain box. ``None`` takes it from the data
-        (``PrivacyLeakWarning``).
+        (``PrivacyLeakWarning``). Rows outside are clipped to it; how many
+        were clipped is a statistic of the private data, so it is not stored
+        or reported anywhere (no ``n_clipped_``).
     classes : array-like or None, default=None
         Public label set when ``y`` is given (``None``: from ``y``, with a
         ``PrivacyLeakWarning``).
@@ -214,8 +216,6 @@ class SmoothMWEM(ReleaseMixin):
     error_bound_ : float or None
         Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T
         (probability ``>= 1 - 2T/|Q|``); ``None`` when not applicable.
-    n_clipped_ : int
-        Rows clipped to the bounds.
     privacy_spent_ : PrivacySpent
     guarantee_ : Guarantee
     n_features_in_ : int
@@ -374,7 +374,7 @@ class SmoothMWEM(ReleaseMixin):
         epsilon, delta, sigma = self._check_params()
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
         n = Xc.shape[0]
         rng = check_generator(self.random_state)
         uni = self._build_universe(lower, upper, categorical, classes, n, sigma, rng)
@@ -465,15 +465,13 @@ class SmoothMWEM(ReleaseMixin):
         self.selection_fraction_ = float(fraction)
         self.exclude_measured_ = exclude
         self.measurement_ = "table" if by_table else "query"
-        self.n_clipped_ = n_clipped
         self.bounds_ = (lower, upper)
         self.classes_ = classes
         self.cover_gamma_ = self._cover_gamma(uni, workload)
         self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table,
                                               fraction, float(eta), n_passes)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T,
-                                          n_clipped)
+        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T)
         if sigma is not None:
             warnings.warn(
                 "SmoothMWEM: the accuracy guarantee assumes the data are "
@@ -544,7 +542,7 @@ class SmoothMWEM(ReleaseMixin):
         # 2 sqrt(log(1/sigma)/T) + 10 T log|Q'|/(eps n) on the cover queries.
         return 2 * math.sqrt(math.log(1 / sigma) / T) + noise
 
-    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T, n_clipped):
+    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T):
         claim = f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, n={n} public)"
         certified = [
             "universe and workload are data independent"
@@ -574,8 +572,6 @@ class SmoothMWEM(ReleaseMixin):
                    if getattr(workload, "gamma_certified", True) is False else "certified")
             notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
                          f"({how})")
-        if n_clipped:
-            notes.append(f"{n_clipped} rows clipped to the bounds")
         source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM
         return Guarantee(
             claim=claim,

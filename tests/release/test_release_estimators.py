@@ -219,3 +219,24 @@ def test_subsampled_net_enumerates_small_candidate_sets():
     assert s.guarantee_.certified
     assert s.distribution_.sum() == pytest.approx(1.0)
     assert s.sample(5).shape == (5, 4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
+                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+])
+def test_clipping_count_is_not_released(make):
+    # Neighbours (substitution): D1 replaces one in-bounds row by an out-of-bounds
+    # one. The number of clipped rows (0 vs 1) is an exact, noiseless statistic of
+    # the private data: no fitted attribute or guarantee note may expose it.
+    D0 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    D1 = D0.copy()
+    D1[0] = [-5.0, 1.0]  # clipped to [0, 1], same cell as the row it replaces
+    f0, f1 = make().fit(D0), make().fit(D1)
+    for attr in vars(f0):
+        if attr.endswith("_") and not attr.startswith("_"):
+            assert "clip" not in attr, attr
+    assert not hasattr(f1, "n_clipped_")
+    assert f0.guarantee_ == f1.guarantee_
