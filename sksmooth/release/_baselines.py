@@ -108,13 +108,17 @@ class _PerQueryBase(ReleaseData):
         self.n_queries_ = k
         self.noise_scale_ = self._scale(l1, l2, epsilon, delta)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
+        not_certified = []
+        if self.bounds is None:
+            not_certified.append("bounds are public (taken from data)")
+        if uni.has_labels and self.classes is None:
+            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours)",
             source="seeds/002_6ccc6583559482be.txt (per-query answering baseline)",
-            certified=self.bounds is not None,
+            certified=not not_certified,
             assumptions_certified=(f"L1 sensitivity {l1:.3g}, L2 sensitivity {l2:.3g}",),
-            assumptions_not_certified=(() if self.bounds is not None else
-                                       ("bounds are public (taken from data)",)),
+            assumptions_not_certified=tuple(not_certified),
         )
         return self
 

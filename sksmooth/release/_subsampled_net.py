@@ -190,6 +190,8 @@ class SubsampledNetMechanism(ReleaseMixin):
             )
         if self.bounds is None:
             not_cert.append("bounds are public (taken from data: PrivacyLeakWarning)")
+        if uni.has_labels and self.classes is None:
+            not_cert.append("label set is public (taken from y: PrivacyLeakWarning)")
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, 0)-differential privacy (substitution neighbours, n={n} public)",
             source=_SOURCE,

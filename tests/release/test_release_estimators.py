@@ -240,3 +240,23 @@ def test_clipping_count_is_not_released(make):
             assert "clip" not in attr, attr
     assert not hasattr(f1, "n_clipped_")
     assert f0.guarantee_ == f1.guarantee_
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
+                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: GaussianPerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+])
+def test_label_set_from_y_is_not_certified(make):
+    # classes=None reads the label set off the private y (PrivacyLeakWarning): the
+    # guarantee must not be reported as certified even with public bounds
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    y = np.array([0, 1, 1, 0])
+    with pytest.warns(PrivacyLeakWarning):
+        est = make().fit(X, y)
+    assert not est.guarantee_.certified
+    assert any("label" in a for a in est.guarantee_.assumptions_not_certified)
+    est = make().set_params(classes=[0, 1]).fit(X, y)
+    assert est.guarantee_.certified
