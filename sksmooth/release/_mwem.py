@@ -529,9 +529,15 @@ class SmoothMWEM(ReleaseMixin):
         """Theorem bound on the max workload error for the run's T.
 
         Only for the theorems' algorithm: pure DP, single-query measurement,
-        budget split 1/2, MW step 1/2, no extra passes, average of iterates.
+        budget split 1/2, MW step 1/2, no extra passes, average of iterates;
+        and only for a grid workload, whose true answers are those of the
+        data encoded on the universe. A dense workload (sampled universe,
+        halfspaces, user queries) is answered on the raw rows, which no
+        distribution over the universe need match, so the theorems'
+        potential argument (D_B, or its smooth witness, on the universe)
+        does not apply and no bound is reported.
         """
-        if (by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
+        if (not workload.structured or by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
                 or self.output_ != "average" or self.update_ != "mw" or self.exclude_measured_):
             return None
         log_q = math.log(max(workload.n_queries, 2))
