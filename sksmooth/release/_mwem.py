@@ -214,8 +214,14 @@ class SmoothMWEM(ReleaseMixin):
         Cover radius of the workload w.r.t. the continuous query class under
         the uniform measure (thresholds on a grid: ``1/(2 n_bins)``).
     error_bound_ : float or None
-        Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T
-        (probability ``>= 1 - 2T/|Q|``); ``None`` when not applicable.
+        Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T,
+        holding with probability ``>= error_bound_confidence_`` (the proof of
+        Thm 4.2 with Lemma E.4's tails at level ``beta / (2T)`` per event,
+        instead of the papers' ``1 - 2T/|Q|``, which is vacuous once
+        ``2T >= |Q|``); ``None`` when not applicable (not the theorems'
+        algorithm, or a dense workload answered on raw rows).
+    error_bound_confidence_ : float
+        Probability ``1 - beta`` (``beta = 0.05``) of ``error_bound_``.
     privacy_spent_ : PrivacySpent
     guarantee_ : Guarantee
     n_features_in_ : int
@@ -470,6 +476,7 @@ class SmoothMWEM(ReleaseMixin):
         self.cover_gamma_ = self._cover_gamma(uni, workload)
         self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table,
                                               fraction, float(eta), n_passes)
+        self.error_bound_confidence_ = 1 - _ERROR_BOUND_FAILURE
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
         self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T)
         if sigma is not None:
@@ -540,13 +547,27 @@ class SmoothMWEM(ReleaseMixin):
         if (not workload.structured or by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
                 or self.output_ != "average" or self.update_ != "mw" or self.exclude_measured_):
             return None
-        log_q = math.log(max(workload.n_queries, 2))
-        noise = 10 * T * log_q / (epsilon * n)
+        # Proof of Thm 4.2 (000 App. E; Thm 4.1 = Hardt et al.) with the tail level of
+        # Lemma E.4 made explicit. Per round (eps_sel = eps_meas = eps/(2T), sensitivity
+        # 1/n), with probability >= 1 - beta/(2T) each:
+        #   exponential mechanism: chosen error >= max error - A,
+        #       A = 4T (log|Q| + log(2T/beta)) / (eps n);
+        #   Laplace (scale 2T/(eps n)): |m_i - q_i(D_B)| <= B = 2T log(2T/beta) / (eps n).
+        # Union bound over T rounds; Lemma E.3 + Jensen + concavity as in the proof:
+        #   max error of the average <= 2 sqrt(Psi_0 / T) + A + B   w.p. >= 1 - beta,
+        # Psi_0 <= log N (Thm 4.1) or log(1/sigma) (Thm 4.2 / 4.3, smooth data, Fact E.2).
+        # With beta = 2T/|Q| this is the papers' 2 sqrt(Psi_0/T) + 10 T log|Q|/(eps n);
+        # that level is vacuous when 2T >= |Q| (common: T ~ (eps n)^(2/3)), hence fixed beta.
+        beta = _ERROR_BOUND_FAILURE
+        log_q = math.log(max(workload.n_queries, 1))
+        tail = math.log(2 * T / beta)
+        selection = 4 * T * (log_q + tail) / (epsilon * n)
+        measurement = 2 * T * tail / (epsilon * n)
         if sigma is None:
-            return 2 * math.sqrt(math.log(max(uni.size, 2)) / T) + noise  # Thm 4.1
-        # Thm 4.2 / 4.3 with the cover actually used (|Q'| = n_queries):
-        # 2 sqrt(log(1/sigma)/T) + 10 T log|Q'|/(eps n) on the cover queries.
-        return 2 * math.sqrt(math.log(1 / sigma) / T) + noise
+            psi0 = math.log(max(uni.size, 2))  # Thm 4.1
+        else:
+            psi0 = math.log(1 / sigma)  # Thm 4.2 / 4.3 on the cover queries (|Q'| = n_queries)
+        return 2 * math.sqrt(psi0 / T) + selection + measurement
 
     def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T):
         claim = f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, n={n} public)"
@@ -570,7 +591,8 @@ class SmoothMWEM(ReleaseMixin):
                          "which cannot be certified privately")
         if self.error_bound_ is not None:
             notes.append(
-                f"max workload error <= {self.error_bound_:.4g} w.p. >= 1 - 2T/|Q| "
+                f"max workload error <= {self.error_bound_:.4g} w.p. >= "
+                f"{1 - _ERROR_BOUND_FAILURE:g} "
                 f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
             )
         if self.cover_gamma_:
@@ -601,6 +623,7 @@ def _project_simplex(v):
 
 
 _FLOOR = 1e-12
+_ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
 _TINY = 1e-300
 _STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
 

@@ -88,3 +88,21 @@ def test_no_theorem_bound_when_the_data_are_not_on_the_universe():
     assert err > 0.4
     assert est.error_bound_ is None or err <= est.error_bound_
     assert not any("max workload error <=" in note for note in est.guarantee_.notes)
+
+
+def test_error_bound_probability_is_not_vacuous():
+    est = _fit(False, 0)
+    # the papers' level 1 - 2T/|Q| is vacuous for the T that n_iter='auto' picks here
+    assert 2 * est.n_iter_ >= est.n_queries_
+    assert est.error_bound_confidence_ == pytest.approx(0.95)
+    assert any("w.p. >= 0.95" in note for note in est.guarantee_.notes)
+    # where the papers' level is meaningful (|Q| >= 2T/beta) the bound is no looser
+    # than Thm 4.2's 2 sqrt(log(1/sigma)/T) + 10 T log|Q'| / (eps n)
+    short = SmoothMWEM(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", measurement="query",
+                       n_bins=4096, n_iter=5, bounds=(0, 1), random_state=0)
+    with pytest.warns(PrivacyWarning):
+        short.fit(_smooth_data())
+    T, k = short.n_iter_, short.n_queries_
+    assert k >= 2 * T / 0.05
+    paper = 2 * np.sqrt(np.log(1 / SIGMA) / T) + 10 * T * np.log(k) / (EPSILON * N)
+    assert short.error_bound_ <= paper
