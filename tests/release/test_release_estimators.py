@@ -8,7 +8,13 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sksmooth.accounting import BudgetAccountant
+from sksmooth.accounting import (
+    BudgetAccountant,
+    zcdp_exponential,
+    zcdp_from_dp_budget,
+    zcdp_gaussian,
+    zcdp_to_dp,
+)
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.release import (
     GaussianPerQuery,
@@ -151,6 +157,19 @@ def test_delta_uses_gaussian_and_zcdp():
     m = SmoothMWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
     assert m.privacy_spent_ == (1.0, 1e-6)
     assert m.noise_scale_ > 0 and np.isfinite(m.selection_epsilon_)
+    # the per-round mechanisms compose (zCDP, additive) back to exactly the budget:
+    # T x (exponential eps_sel^2/8 + Gaussian Delta^2/(2 s^2)), table L2 Delta = sqrt(2)/n
+    n, T = X.shape[0], m.n_iter_
+    assert m.measurement_ == "table"
+    rho = T * (zcdp_exponential(m.selection_epsilon_)
+               + zcdp_gaussian(np.sqrt(2) / n, m.noise_scale_))
+    assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
+    assert zcdp_to_dp(rho, 1e-6) <= 1.0 + 1e-9
+    # single-query measurement: L2 sensitivity 1/n, selection sensitivity 1/n
+    q = SmoothMWEM(epsilon=1.0, delta=1e-6, measurement="query", n_iter=7, random_state=0,
+                   **_BIN).fit(X)
+    rho = 7 * (zcdp_exponential(q.selection_epsilon_) + zcdp_gaussian(1 / n, q.noise_scale_))
+    assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize(
