@@ -152,6 +152,21 @@ def test_sample_universe_halfspaces_and_pickle():
     np.testing.assert_array_equal(m2.answer(), m.answer())
 
 
+@pytest.mark.parametrize("measurement, l1", [("table", 2.0), ("query", 1.0)])
+def test_pure_dp_rounds_compose_to_epsilon(measurement, l1):
+    # basic composition: T x (selection eps + Laplace eps), Laplace eps = (L1/n) / scale,
+    # L1 = 2 for a table (one cell -1/n, another +1/n), 1 for a query
+    X = _binary_data()
+    n = X.shape[0]
+    m = SmoothMWEM(epsilon=1.5, measurement=measurement, n_iter=5, random_state=0,
+                   **_BIN).fit(X)
+    assert m.measurement_ == measurement and m.n_iter_ == 5
+    eps_meas = (l1 / n) / m.noise_scale_
+    assert 5 * (m.selection_epsilon_ + eps_meas) == pytest.approx(1.5, rel=1e-12)
+    assert m.selection_epsilon_ / (m.selection_epsilon_ + eps_meas) == pytest.approx(
+        m.selection_fraction_)
+
+
 def test_delta_uses_gaussian_and_zcdp():
     X = _binary_data()
     m = SmoothMWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
