@@ -243,7 +243,8 @@ class SmoothMWEM(ReleaseMixin):
     tables measured per round, extra MW passes, no re-selection, zCDP split
     for ``delta > 0``, last iterate for tables, ``'auto'`` T from the noise
     level. With ``measurement='query'`` and the defaults the theorems'
-    algorithm runs unchanged (``error_bound_`` is then reported).
+    algorithm runs unchanged (``error_bound_`` is then reported on grid
+    workloads).
 
     References
     ----------
