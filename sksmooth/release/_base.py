@@ -93,8 +93,10 @@ class ReleaseData(BaseEstimator):
                         f"y contains labels {np.unique(y[unknown]).tolist()[:10]} not "
                         f"in classes={classes.tolist()}; add them to `classes`."
                     )
-        Xc, n_clipped = clip_to_bounds(X, lower, upper)
-        return Xc, y, lower, upper, categorical, classes, n_clipped
+        # The number of clipped rows is a data-dependent count (sensitivity 1 under
+        # substitution): it is deliberately discarded, never stored or reported.
+        Xc, _ = clip_to_bounds(X, lower, upper)
+        return Xc, y, lower, upper, categorical, classes
 
     def _check_universe_params(self):
         if self.universe not in ("grid", "sample"):

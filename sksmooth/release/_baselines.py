@@ -83,7 +83,7 @@ class _PerQueryBase(ReleaseData):
         check_accountant(self.accountant)
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
         n = Xc.shape[0]
         rng = check_generator(self.random_state)
         uni = self._build_universe(lower, upper, categorical, classes, n, None, rng)
@@ -107,15 +107,18 @@ class _PerQueryBase(ReleaseData):
         self.workload_ = workload
         self.n_queries_ = k
         self.noise_scale_ = self._scale(l1, l2, epsilon, delta)
-        self.n_clipped_ = n_clipped
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
+        not_certified = []
+        if self.bounds is None:
+            not_certified.append("bounds are public (taken from data)")
+        if uni.has_labels and self.classes is None:
+            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours)",
             source="seeds/002_6ccc6583559482be.txt (per-query answering baseline)",
-            certified=self.bounds is not None,
+            certified=not not_certified,
             assumptions_certified=(f"L1 sensitivity {l1:.3g}, L2 sensitivity {l2:.3g}",),
-            assumptions_not_certified=(() if self.bounds is not None else
-                                       ("bounds are public (taken from data)",)),
+            assumptions_not_certified=tuple(not_certified),
         )
         return self
 

@@ -176,7 +176,9 @@ class SmoothMWEM(ReleaseMixin):
         their public bounds.
     bounds : tuple (lower, upper) or None, default=None
         Public domain box. ``None`` takes it from the data
-        (``PrivacyLeakWarning``).
+        (``PrivacyLeakWarning``). Rows outside are clipped to it; how many
+        were clipped is a statistic of the private data, so it is not stored
+        or reported anywhere (no ``n_clipped_``).
     classes : array-like or None, default=None
         Public label set when ``y`` is given (``None``: from ``y``, with a
         ``PrivacyLeakWarning``).
@@ -212,10 +214,14 @@ class SmoothMWEM(ReleaseMixin):
         Cover radius of the workload w.r.t. the continuous query class under
         the uniform measure (thresholds on a grid: ``1/(2 n_bins)``).
     error_bound_ : float or None
-        Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T
-        (probability ``>= 1 - 2T/|Q|``); ``None`` when not applicable.
-    n_clipped_ : int
-        Rows clipped to the bounds.
+        Thm 4.1 / 4.2 / 4.3 bound on the max workload error for the run's T,
+        holding with probability ``>= error_bound_confidence_`` (the proof of
+        Thm 4.2 with Lemma E.4's tails at level ``beta / (2T)`` per event,
+        instead of the papers' ``1 - 2T/|Q|``, which is vacuous once
+        ``2T >= |Q|``); ``None`` when not applicable (not the theorems'
+        algorithm, or a dense workload answered on raw rows).
+    error_bound_confidence_ : float
+        Probability ``1 - beta`` (``beta = 0.05``) of ``error_bound_``.
     privacy_spent_ : PrivacySpent
     guarantee_ : Guarantee
     n_features_in_ : int
@@ -237,7 +243,8 @@ class SmoothMWEM(ReleaseMixin):
     tables measured per round, extra MW passes, no re-selection, zCDP split
     for ``delta > 0``, last iterate for tables, ``'auto'`` T from the noise
     level. With ``measurement='query'`` and the defaults the theorems'
-    algorithm runs unchanged (``error_bound_`` is then reported).
+    algorithm runs unchanged (``error_bound_`` is then reported on grid
+    workloads).
 
     References
     ----------
@@ -374,7 +381,7 @@ class SmoothMWEM(ReleaseMixin):
         epsilon, delta, sigma = self._check_params()
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
         n = Xc.shape[0]
         rng = check_generator(self.random_state)
         uni = self._build_universe(lower, upper, categorical, classes, n, sigma, rng)
@@ -465,15 +472,14 @@ class SmoothMWEM(ReleaseMixin):
         self.selection_fraction_ = float(fraction)
         self.exclude_measured_ = exclude
         self.measurement_ = "table" if by_table else "query"
-        self.n_clipped_ = n_clipped
         self.bounds_ = (lower, upper)
         self.classes_ = classes
         self.cover_gamma_ = self._cover_gamma(uni, workload)
         self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table,
                                               fraction, float(eta), n_passes)
+        self.error_bound_confidence_ = 1 - _ERROR_BOUND_FAILURE
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T,
-                                          n_clipped)
+        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T)
         if sigma is not None:
             warnings.warn(
                 "SmoothMWEM: the accuracy guarantee assumes the data are "
@@ -531,20 +537,40 @@ class SmoothMWEM(ReleaseMixin):
         """Theorem bound on the max workload error for the run's T.
 
         Only for the theorems' algorithm: pure DP, single-query measurement,
-        budget split 1/2, MW step 1/2, no extra passes, average of iterates.
+        budget split 1/2, MW step 1/2, no extra passes, average of iterates;
+        and only for a grid workload, whose true answers are those of the
+        data encoded on the universe. A dense workload (sampled universe,
+        halfspaces, user queries) is answered on the raw rows, which no
+        distribution over the universe need match, so the theorems'
+        potential argument (D_B, or its smooth witness, on the universe)
+        does not apply and no bound is reported.
         """
-        if (by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
+        if (not workload.structured or by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
                 or self.output_ != "average" or self.update_ != "mw" or self.exclude_measured_):
             return None
-        log_q = math.log(max(workload.n_queries, 2))
-        noise = 10 * T * log_q / (epsilon * n)
+        # Proof of Thm 4.2 (000 App. E; Thm 4.1 = Hardt et al.) with the tail level of
+        # Lemma E.4 made explicit. Per round (eps_sel = eps_meas = eps/(2T), sensitivity
+        # 1/n), with probability >= 1 - beta/(2T) each:
+        #   exponential mechanism: chosen error >= max error - A,
+        #       A = 4T (log|Q| + log(2T/beta)) / (eps n);
+        #   Laplace (scale 2T/(eps n)): |m_i - q_i(D_B)| <= B = 2T log(2T/beta) / (eps n).
+        # Union bound over T rounds; Lemma E.3 + Jensen + concavity as in the proof:
+        #   max error of the average <= 2 sqrt(Psi_0 / T) + A + B   w.p. >= 1 - beta,
+        # Psi_0 <= log N (Thm 4.1) or log(1/sigma) (Thm 4.2 / 4.3, smooth data, Fact E.2).
+        # With beta = 2T/|Q| this is the papers' 2 sqrt(Psi_0/T) + 10 T log|Q|/(eps n);
+        # that level is vacuous when 2T >= |Q| (common: T ~ (eps n)^(2/3)), hence fixed beta.
+        beta = _ERROR_BOUND_FAILURE
+        log_q = math.log(max(workload.n_queries, 1))
+        tail = math.log(2 * T / beta)
+        selection = 4 * T * (log_q + tail) / (epsilon * n)
+        measurement = 2 * T * tail / (epsilon * n)
         if sigma is None:
-            return 2 * math.sqrt(math.log(max(uni.size, 2)) / T) + noise  # Thm 4.1
-        # Thm 4.2 / 4.3 with the cover actually used (|Q'| = n_queries):
-        # 2 sqrt(log(1/sigma)/T) + 10 T log|Q'|/(eps n) on the cover queries.
-        return 2 * math.sqrt(math.log(1 / sigma) / T) + noise
+            psi0 = math.log(max(uni.size, 2))  # Thm 4.1
+        else:
+            psi0 = math.log(1 / sigma)  # Thm 4.2 / 4.3 on the cover queries (|Q'| = n_queries)
+        return 2 * math.sqrt(psi0 / T) + selection + measurement
 
-    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T, n_clipped):
+    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T):
         claim = f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, n={n} public)"
         certified = [
             "universe and workload are data independent"
@@ -566,7 +592,8 @@ class SmoothMWEM(ReleaseMixin):
                          "which cannot be certified privately")
         if self.error_bound_ is not None:
             notes.append(
-                f"max workload error <= {self.error_bound_:.4g} w.p. >= 1 - 2T/|Q| "
+                f"max workload error <= {self.error_bound_:.4g} w.p. >= "
+                f"{1 - _ERROR_BOUND_FAILURE:g} "
                 f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
             )
         if self.cover_gamma_:
@@ -574,8 +601,6 @@ class SmoothMWEM(ReleaseMixin):
                    if getattr(workload, "gamma_certified", True) is False else "certified")
             notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
                          f"({how})")
-        if n_clipped:
-            notes.append(f"{n_clipped} rows clipped to the bounds")
         source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM
         return Guarantee(
             claim=claim,
@@ -599,6 +624,7 @@ def _project_simplex(v):
 
 
 _FLOOR = 1e-12
+_ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
 _TINY = 1e-300
 _STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
 

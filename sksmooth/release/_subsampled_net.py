@@ -60,8 +60,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         Indices in ``V`` of the released dataset.
     candidates_enumerated_ : bool
     n_candidates_ : int
-    workload_, n_queries_, privacy_spent_, guarantee_, n_clipped_,
-    n_features_in_
+    workload_, n_queries_, privacy_spent_, guarantee_, n_features_in_
     """
 
     def __init__(
@@ -120,7 +119,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         check_accountant(self.accountant)
         if self.accountant is not None:
             self.accountant.check(epsilon, 0.0)
-        Xc, y, lower, upper, categorical, classes, n_clipped = self._validate_common(X, y)
+        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
         n = Xc.shape[0]
         rng = check_generator(self.random_state)
         M = 1000 if self.n_universe == "auto" else check_positive_int(self.n_universe, "n_universe")
@@ -176,7 +175,6 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.synthetic_indices_ = chosen
         self.candidates_enumerated_ = bool(enumerated)
         self.n_candidates_ = int(len(cands))
-        self.n_clipped_ = n_clipped
         self.bounds_ = (lower, upper)
         self.classes_ = classes
         self.privacy_spent_ = PrivacySpent(epsilon, 0.0)
@@ -192,6 +190,8 @@ class SubsampledNetMechanism(ReleaseMixin):
             )
         if self.bounds is None:
             not_cert.append("bounds are public (taken from data: PrivacyLeakWarning)")
+        if uni.has_labels and self.classes is None:
+            not_cert.append("label set is public (taken from y: PrivacyLeakWarning)")
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, 0)-differential privacy (substitution neighbours, n={n} public)",
             source=_SOURCE,

@@ -8,7 +8,13 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sksmooth.accounting import BudgetAccountant
+from sksmooth.accounting import (
+    BudgetAccountant,
+    zcdp_exponential,
+    zcdp_from_dp_budget,
+    zcdp_gaussian,
+    zcdp_to_dp,
+)
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.release import (
     GaussianPerQuery,
@@ -146,11 +152,39 @@ def test_sample_universe_halfspaces_and_pickle():
     np.testing.assert_array_equal(m2.answer(), m.answer())
 
 
+@pytest.mark.parametrize("measurement, l1", [("table", 2.0), ("query", 1.0)])
+def test_pure_dp_rounds_compose_to_epsilon(measurement, l1):
+    # basic composition: T x (selection eps + Laplace eps), Laplace eps = (L1/n) / scale,
+    # L1 = 2 for a table (one cell -1/n, another +1/n), 1 for a query
+    X = _binary_data()
+    n = X.shape[0]
+    m = SmoothMWEM(epsilon=1.5, measurement=measurement, n_iter=5, random_state=0,
+                   **_BIN).fit(X)
+    assert m.measurement_ == measurement and m.n_iter_ == 5
+    eps_meas = (l1 / n) / m.noise_scale_
+    assert 5 * (m.selection_epsilon_ + eps_meas) == pytest.approx(1.5, rel=1e-12)
+    assert m.selection_epsilon_ / (m.selection_epsilon_ + eps_meas) == pytest.approx(
+        m.selection_fraction_)
+
+
 def test_delta_uses_gaussian_and_zcdp():
     X = _binary_data()
     m = SmoothMWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
     assert m.privacy_spent_ == (1.0, 1e-6)
     assert m.noise_scale_ > 0 and np.isfinite(m.selection_epsilon_)
+    # the per-round mechanisms compose (zCDP, additive) back to exactly the budget:
+    # T x (exponential eps_sel^2/8 + Gaussian Delta^2/(2 s^2)), table L2 Delta = sqrt(2)/n
+    n, T = X.shape[0], m.n_iter_
+    assert m.measurement_ == "table"
+    rho = T * (zcdp_exponential(m.selection_epsilon_)
+               + zcdp_gaussian(np.sqrt(2) / n, m.noise_scale_))
+    assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
+    assert zcdp_to_dp(rho, 1e-6) <= 1.0 + 1e-9
+    # single-query measurement: L2 sensitivity 1/n, selection sensitivity 1/n
+    q = SmoothMWEM(epsilon=1.0, delta=1e-6, measurement="query", n_iter=7, random_state=0,
+                   **_BIN).fit(X)
+    rho = 7 * (zcdp_exponential(q.selection_epsilon_) + zcdp_gaussian(1 / n, q.noise_scale_))
+    assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -219,3 +253,44 @@ def test_subsampled_net_enumerates_small_candidate_sets():
     assert s.guarantee_.certified
     assert s.distribution_.sum() == pytest.approx(1.0)
     assert s.sample(5).shape == (5, 4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
+                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+])
+def test_clipping_count_is_not_released(make):
+    # Neighbours (substitution): D1 replaces one in-bounds row by an out-of-bounds
+    # one. The number of clipped rows (0 vs 1) is an exact, noiseless statistic of
+    # the private data: no fitted attribute or guarantee note may expose it.
+    D0 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    D1 = D0.copy()
+    D1[0] = [-5.0, 1.0]  # clipped to [0, 1], same cell as the row it replaces
+    f0, f1 = make().fit(D0), make().fit(D1)
+    for attr in vars(f0):
+        if attr.endswith("_") and not attr.startswith("_"):
+            assert "clip" not in attr, attr
+    assert not hasattr(f1, "n_clipped_")
+    assert f0.guarantee_ == f1.guarantee_
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
+                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: GaussianPerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+])
+def test_label_set_from_y_is_not_certified(make):
+    # classes=None reads the label set off the private y (PrivacyLeakWarning): the
+    # guarantee must not be reported as certified even with public bounds
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    y = np.array([0, 1, 1, 0])
+    with pytest.warns(PrivacyLeakWarning):
+        est = make().fit(X, y)
+    assert not est.guarantee_.certified
+    assert any("label" in a for a in est.guarantee_.assumptions_not_certified)
+    est = make().set_params(classes=[0, 1]).fit(X, y)
+    assert est.guarantee_.certified

@@ -83,19 +83,43 @@ def test_laplace_per_query_audit():
     assert res.epsilon_lower > 0.2  # the shift of 0.5 in the difference is detected
 
 
+# SubsampledNetMechanism design (strong event): one binary attribute, queries = its
+# two cells, candidates = single points of V (synthetic_size=1), V = 40 grid cells
+# (so both values are in V almost surely). D0 = four 0s, D1 replaces one by a 1.
+# Releasing the point 1 costs score gap 1 (D0) vs 1/2 (D1) against point 0, i.e.
+# probability ~1/(1+e^2) vs ~1/(1+e^1): log-ratio ~0.8 of the claimed 1; a version
+# that doubles epsilon reaches ~1.9. (The previous event, "released A = 1" on D0/D1
+# with a random 2-point V, had log-ratio <= 0.3 even at 4x epsilon: it could not fail.)
+X_NET0 = np.zeros((4, 1))
+X_NET1 = np.array([[1.0], [0.0], [0.0], [0.0]])
+
+
+def _net_run(dataset, rng):
+    return SubsampledNetMechanism(epsilon=1.0, queries="marginals", marginal_width=1,
+                                  universe="grid", n_universe=40, synthetic_size=1,
+                                  categorical_features=[0], bounds=(0, 1),
+                                  random_state=rng).fit(dataset)
+
+
+def _released_one(est):
+    return est.sample(1, random_state=0)[0, 0] == 1.0  # point mass: deterministic
+
+
 def test_subsampled_net_audit_below_claim():
-    eps = 1.0
+    res = audit_epsilon(_net_run, X_NET0, X_NET1, _released_one, 2000, random_state=0)
+    assert res.epsilon_lower <= 1.0
+    assert res.epsilon_lower > 0.3  # the event is informative
 
-    def run(dataset, rng):
-        est = SubsampledNetMechanism(epsilon=eps, queries="marginals", marginal_width=1,
-                                     universe="grid", n_universe=2, synthetic_size=1,
-                                     categorical_features=[0, 1], bounds=(0, 1),
-                                     random_state=rng)
-        return est.fit(dataset)
 
-    def event(est):
-        # released point has A = 1
-        return est.sample(1, random_state=0)[0, 0] == 1.0
+def test_audit_catches_subsampled_net_with_doubled_epsilon(monkeypatch):
+    import sksmooth.release._subsampled_net as net
 
-    res = audit_epsilon(run, D0, D1, event, 300, random_state=1)
-    assert res.epsilon_lower <= eps
+    honest_select = net.select
+
+    def doubled(scores, params, rng):
+        return honest_select(scores, params._replace(
+            selection_epsilon=2 * params.selection_epsilon), rng)
+
+    monkeypatch.setattr(net, "select", doubled)
+    res = audit_epsilon(_net_run, X_NET0, X_NET1, _released_one, 2000, random_state=0)
+    assert res.epsilon_lower > 1.0
