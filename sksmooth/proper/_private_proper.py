@@ -454,6 +454,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             self.n_releases_ = 0
             self.privacy_spent_ = PrivacySpent(0.0, 0.0)
             self._hypothesis = None
+            # (epsilon, neighbouring) of every release: the calibration may be
+            # changed by set_params between lazy releases
+            self._release_log = []
         for name, value in state.get("public", {}).items():
             setattr(self, name, value)
         self._pending = True
@@ -703,6 +706,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         else:
             hypothesis, public = self._select_littlestone(rng, params)
         charge(self.accountant, eps, delta, label=type(self).__name__)
+        self._release_log = self._release_log + [(eps, self.neighbouring)]
         for name, value in public.items():
             setattr(self, name, value)
         self._hypothesis = hypothesis
@@ -723,11 +727,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         spent = self.privacy_spent_
         certified, not_certified, notes = [], [], []
         if self.method == "exponential":
-            relation = (
-                "substitution or addition/removal of one example"
-                if self.neighbouring == "substitute"
-                else "addition/removal of one example (2x under substitution)"
-            )
+            # a release calibrated for 'add_remove' is only 2 eps-DP under
+            # substitution; the claim covers every release since the last fit
+            log = self._release_log
+            if all(rel == "substitute" for _, rel in log):
+                relation = "substitution or addition/removal of one example"
+            else:
+                eps_sub = sum(e * (2.0 if rel == "add_remove" else 1.0) for e, rel in log)
+                relation = (
+                    "addition/removal of one example (only "
+                    f"{eps_sub:.6g}-differential privacy under substitution)"
+                )
             source = ("seeds/001_f5510c59108e6780.txt, Lemma 6.3 (generic learner, "
                       "[KLN+08]); exponential mechanism, score -(#errors), sensitivity 1")
             cover = st["cover"]

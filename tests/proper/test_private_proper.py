@@ -384,3 +384,23 @@ def test_littlestone_accepts_a_finite_class_instance():
     np.testing.assert_array_equal(
         clf.predict(domain[:, None]), (matrix[clf.hypothesis_.index] > 0).astype(int)
     )
+
+
+def test_claim_covers_releases_made_under_an_earlier_neighbouring_relation():
+    # a release calibrated for 'add_remove' is 2 eps under substitution; a later
+    # set_params(neighbouring='substitute') must not turn the composed claim
+    # into "eps-DP under substitution" for all releases
+    X, y = _threshold_data(200)
+    clf = PrivateProperClassifier(
+        bounds=(0.0, 1.0), classes=[0, 1], neighbouring="add_remove", random_state=0
+    ).fit(X[:100], y[:100])
+    clf.set_params(neighbouring="substitute")
+    clf.partial_fit(X[100:], y[100:])
+    _ = clf.hypothesis_
+    assert clf.n_releases_ == 2 and clf.privacy_spent_.epsilon == pytest.approx(2.0)
+    claim = clf.guarantee_.claim
+    assert "under substitution or addition/removal" not in claim
+    assert "3-differential privacy under substitution" in claim
+    # all releases under 'substitute': the claim covers both relations
+    clf.fit(X, y)
+    assert "under substitution or addition/removal" in clf.guarantee_.claim
