@@ -410,6 +410,24 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        # a failed call leaves the estimator (and a Generator random_state)
+        # exactly as it was: validate_data(reset=True) sets n_features_in_ and
+        # the first call draws the seed before the rest is validated
+        snapshot = dict(self.__dict__)
+        generator = self.random_state
+        if not isinstance(generator, np.random.Generator):
+            generator = None
+        generator_state = generator.bit_generator.state if generator is not None else None
+        try:
+            return self._partial_fit(X, y, classes)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            if generator is not None:
+                generator.bit_generator.state = generator_state
+            raise
+
+    def _partial_fit(self, X, y, classes):
         params = self._check_params()
         first = not hasattr(self, "_state")
         if not first and classes is not None and not np.array_equal(

@@ -404,3 +404,21 @@ def test_claim_covers_releases_made_under_an_earlier_neighbouring_relation():
     # all releases under 'substitute': the claim covers both relations
     clf.fit(X, y)
     assert "under substitution or addition/removal" in clf.guarantee_.claim
+
+
+def test_failed_first_partial_fit_leaves_estimator_and_generator_unchanged():
+    X, y = _threshold_data(50)
+    clf = PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1], random_state=0)
+    before = dict(clf.__dict__)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, np.where(y == 1, 5, 0))  # validated after validate_data
+    assert clf.__dict__ == before  # no n_features_in_ left behind
+    generator = np.random.default_rng(1)
+    state = copy.deepcopy(generator.bit_generator.state)
+    clf = PrivateProperClassifier(
+        hypotheses="thresholds", bounds=(0.0, 1.0), classes=[0, 1], random_state=generator
+    )
+    with pytest.raises(ValueError, match="one feature"):
+        clf.partial_fit(np.hstack([X, X]), y)  # fails after the seed is drawn
+    assert generator.bit_generator.state == state
+    assert not hasattr(clf, "n_features_in_")
