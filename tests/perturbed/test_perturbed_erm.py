@@ -453,3 +453,30 @@ def test_grid_search_records_every_fit_in_the_shared_ledger():
     # 2 x 3 CV fits + 1 refit, each charged what it spent
     assert len(acc.ledger) == 7
     assert np.isclose(acc.spent.epsilon, 3 * 0.5 + 3 * 1.0 + search.best_params_["epsilon"])
+
+
+def test_online_bound_not_claimed_when_the_noise_changes_across_rounds():
+    # Thm 1 is for one fixed eta: anytime 'auto' noise (eta grows with t) and
+    # growing batches (eta grows with B) must not report its bound as certified
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 1))
+    y = (X[:, 0] > 0.5).astype(int)
+    kw = dict(estimator=StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1], random_state=0)
+    anytime = PerturbedERMClassifier(**kw)
+    for start in range(0, 100, 10):
+        anytime.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert not anytime.guarantee_.certified
+    assert np.isinf(anytime.regret_bound_) and np.isinf(anytime.regret_bound())
+    growing = PerturbedERMClassifier(horizon=50, **kw)
+    growing.partial_fit(X[:1], y[:1])
+    growing.partial_fit(X[1:20], y[1:20])
+    assert not growing.guarantee_.certified and np.isinf(growing.regret_bound_)
+    # fixed horizon and batch size: one eta, the bound is reported
+    fixed = PerturbedERMClassifier(horizon=10, **kw)
+    for start in range(0, 100, 10):
+        fixed.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert fixed.guarantee_.certified and np.isfinite(fixed.regret_bound_)
+    # rounds beyond the horizon: (13) is checked at the real number of rounds
+    fixed.partial_fit(X[100:110], y[100:110])
+    assert fixed.n_rounds_ == 11
+    assert fixed.regret_bound() == fixed.regret_bound(n_rounds=11)
