@@ -684,9 +684,8 @@ class FiniteClassERMClassifier(_BaseERMOracle):
         owner[owner_ok] = first[owner_ok]
         idx = owner[inverse[n_domain:]]
         if np.any(idx < 0):
-            raise ValueError(
-                f"{int(np.sum(idx < 0))} rows of X are not points of `domain`."
-            )
+            # no count or value in the message: X may be private
+            raise ValueError("some rows of X are not points of `domain`.")
         return idx
 
     def _evaluate(self, X):

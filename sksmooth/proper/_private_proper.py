@@ -621,11 +621,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         lookup[inverse[: len(domain)]] = np.arange(len(domain))
         idx = lookup[inverse[len(domain):]]
         if np.any(idx < 0):
-            bad = np.flatnonzero(idx < 0)
+            # no row index, count or value in the message: X may be private
             raise ValueError(
-                f"{len(bad)} row(s) of X are not points of domain (first: row "
-                f"{bad[0]} = {X[bad[0]].tolist()}); method='littlestone' needs every "
-                "row of X to be a domain point."
+                "some rows of X are not points of domain; method='littlestone' "
+                "needs every row of X to be a domain point."
             )
         return idx
 

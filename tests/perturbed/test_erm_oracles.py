@@ -191,3 +191,11 @@ def test_finite_class_oracle_over_a_cover_object():
     assert np.isclose(chosen_error(oracle, X, y, w), brute.min())
     assert oracle._erm_class_size(2) == cover.n_concepts
     assert oracle._erm_evaluate_class(X).shape == (80, cover.n_concepts)
+
+
+def test_finite_class_domain_error_does_not_echo_private_data():
+    M = np.array([[1, -1], [1, 1]])
+    oracle = FiniteClassERMClassifier(M, domain=[[0.0], [1.0]])
+    with pytest.raises(ValueError, match="not points of `domain`") as info:
+        oracle.fit([[0.0], [0.5], [0.7]], [0, 1, 1])
+    assert "2" not in str(info.value)  # no count of offending rows

@@ -422,3 +422,12 @@ def test_failed_first_partial_fit_leaves_estimator_and_generator_unchanged():
         clf.partial_fit(np.hstack([X, X]), y)  # fails after the seed is drawn
     assert generator.bit_generator.state == state
     assert not hasattr(clf, "n_features_in_")
+
+
+def test_domain_error_does_not_echo_private_rows():
+    domain, X, y = _littlestone_data(N=8, n=100)
+    X_bad = np.vstack([X[:5], [[0.123456]]])
+    with pytest.raises(ValueError, match="not points of domain") as info:
+        _littlestone(domain=domain).fit(X_bad, np.r_[y[:5], 1])
+    message = str(info.value)
+    assert "0.123456" not in message and "row 5" not in message and "1 row" not in message
