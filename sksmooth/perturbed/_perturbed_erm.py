@@ -501,16 +501,21 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         snapshot = dict(self.__dict__)
-        rng = snapshot.get("_rng")
-        rng_state = rng.bit_generator.state if rng is not None else None
+        # the run's generator, and a Generator random_state (the first call
+        # draws the separating points from it before validating the labels)
+        generators = [g for g in (snapshot.get("_rng"), self.random_state)
+                      if isinstance(g, np.random.Generator)]
+        if len(generators) == 2 and generators[0] is generators[1]:
+            generators = generators[:1]
+        states = [g.bit_generator.state for g in generators]
         try:
             return self._partial_fit(X, y, classes)
         except BaseException:
             # a failed call leaves the estimator exactly as it was
             self.__dict__.clear()
             self.__dict__.update(snapshot)
-            if rng is not None:
-                rng.bit_generator.state = rng_state
+            for generator, state in zip(generators, states):
+                generator.bit_generator.state = state
             raise
 
     def _partial_fit(self, X, y, classes):

@@ -1,5 +1,6 @@
 """PerturbedERMClassifier: calibration, certification, privacy audit, online regret."""
 
+import copy
 import warnings
 
 import numpy as np
@@ -480,3 +481,20 @@ def test_online_bound_not_claimed_when_the_noise_changes_across_rounds():
     fixed.partial_fit(X[100:110], y[100:110])
     assert fixed.n_rounds_ == 11
     assert fixed.regret_bound() == fixed.regret_bound(n_rounds=11)
+
+
+def test_failed_first_partial_fit_leaves_a_generator_random_state_unchanged():
+    generator = np.random.default_rng(3)
+    state = copy.deepcopy(generator.bit_generator.state)
+    X = np.random.default_rng(0).uniform(size=(10, 2))
+    y = np.array([0, 1] * 5)
+    clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=generator)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, np.where(y == 1, 7, 0))  # labels checked after Z is drawn
+    assert generator.bit_generator.state == state
+    assert not hasattr(clf, "n_features_in_")
+    clf.partial_fit(X, y)  # and the same draws as a fresh run
+    ref = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=np.random.default_rng(3)).partial_fit(X, y)
+    np.testing.assert_array_equal(clf.separating_points_, ref.separating_points_)
