@@ -6,17 +6,26 @@ constants reconstructed and documented here).
 Privacy (Lemma 2, via Lemma 1 / Thm 3 with sensitivity ``tau = 1`` of the
 0-1 loss sum under a change of one row)::
 
-    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(1/delta)))
+    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(2/delta)))
 
-where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
+(``2/delta`` where the paper prints ``1/delta``: see *The additive delta*
+below), where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
 ``w(f)`` is standard normal for ``f`` with values in {-1, +1}, so for a
 finite class ``G <= sqrt(2 ln |F|)``. Lemma 1 holds only when condition (6)
-holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(1/delta)))`` (we take the
+holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(2/delta)))`` (we take the
 larger of the two OCR-ambiguous variants of (6), i.e. the conservative
 one). Substituting, (6) is exactly ``epsilon <= 1``: *Lemma 2 certifies
 only epsilon <= 1*. A larger requested epsilon is served with the noise of
 epsilon = 1 (which is (1, delta)-DP, hence (epsilon, delta)-DP), and
 ``privacy_spent_`` reports the smaller value actually guaranteed.
+
+*The additive delta.* Lemma 4 (App. B) bounds ``P(t* = t)`` by
+``P(t* = t, E^c) + x P(t* = t) + delta`` (eq. (9), (10)) and concludes by
+rearranging with ``(1 - x)^-1 <= 1 + 2 x`` (valid for ``x <= 1/2``): the
+rearrangement multiplies the additive ``delta`` by ``(1 - x)^-1 <= 2`` as
+well, a factor the statements of Lemma 1 and Lemma 2 drop. So Lemma 1 run
+at ``delta`` gives ``(epsilon, 2 delta)``-DP; we run it at ``delta / 2``
+and report ``delta``.
 
 Regret (Thm 1, proof in App. C, with B the per-round loss bound)::
 
@@ -46,6 +55,9 @@ __all__ = [
 ]
 
 _LEMMA2_CONSTANT = 32.0
+# Lemma 1 is run at delta / _DELTA_SLACK: the (1 - x)^-1 <= 2 factor on the
+# additive delta in the proof of Lemma 4 (see the module docstring).
+_DELTA_SLACK = 2.0
 _THM1_CONSTANT = 64.0
 
 
@@ -84,13 +96,14 @@ def _check_rho_g(rho, gaussian_complexity):
 def _lemma2_factor(rho, delta, gaussian_complexity):
     rho, g = _check_rho_g(rho, gaussian_complexity)
     delta = check_delta(delta, allow_zero=False)
-    return _LEMMA2_CONSTANT / rho**2 * (g + np.sqrt(2.0 * np.log(1.0 / delta)))
+    return _LEMMA2_CONSTANT / rho**2 * (g + np.sqrt(2.0 * np.log(_DELTA_SLACK / delta)))
 
 
 def perturbation_epsilon(noise, rho, delta, gaussian_complexity):
     """Epsilon of Alg. 2 at noise level ``eta = noise`` (Lemma 2 of seed 004).
 
-    ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(1/delta)))``. The value is a
+    ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(2/delta)))`` (Lemma 1 at
+    ``delta / 2``, see the module docstring). The value is a
     valid guarantee only when it is ``<= 1`` (condition (6) of Lemma 1).
     """
     noise = float(noise)

@@ -467,8 +467,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             assumptions_certified=tuple(certified),
             assumptions_not_certified=tuple(problems),
             notes=tuple(notes) + (
-                "epsilon = 32/(eta rho^2) (G + sqrt(2 log(1/delta))); Lemma 2 is valid "
-                "only for epsilon <= 1 (condition (6))",
+                "epsilon = 32/(eta rho^2) (G + sqrt(2 log(2/delta))) (Lemma 1 at delta/2: "
+                "its proof doubles the additive delta); Lemma 2 is valid only for "
+                "epsilon <= 1 (condition (6))",
                 "neighbouring datasets: one row replaced, added or removed "
                 "(the 0-1 loss sum moves by at most 1)",
             ),

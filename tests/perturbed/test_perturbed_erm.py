@@ -77,8 +77,8 @@ def test_noise_epsilon_round_trip(eta, rho):
     G = finite_class_gaussian_complexity(1000)
     eps = perturbation_epsilon(eta, rho, 1e-6, G)
     assert np.isclose(perturbation_noise(eps, rho, 1e-6, G), eta)
-    # the formula itself (Lemma 2)
-    assert np.isclose(eps, 32 / (eta * rho**2) * (G + np.sqrt(2 * np.log(1e6))))
+    # the formula itself (Lemma 2, with Lemma 1 run at delta / 2)
+    assert np.isclose(eps, 32 / (eta * rho**2) * (G + np.sqrt(2 * np.log(2e6))))
     # condition (6) of Lemma 1 is exactly epsilon <= 1
     assert np.isclose(perturbation_epsilon(lemma1_min_noise(rho, 1e-6, G), rho, 1e-6, G), 1.0)
 
@@ -515,3 +515,14 @@ def test_ftpl_regret_bound_covers_lemma1_stability_factor(n_functions, horizon):
     lemma1_bound = 2 * eta * G + B + x * (best_loss + 2 * eta * G)
     bound = ftpl_regret_bound(eta, rho, G, log_size, horizon, best_loss, loss_bound=B)
     assert bound >= lemma1_bound * (1 - 1e-12)
+
+
+def test_lemma1_additive_delta_slack_is_paid():
+    # Lemma 4 (App. B) rearranges (9) with (1 - x)^-1 <= 1 + 2x (x <= 1/2): the
+    # additive delta is doubled. So the release must be Lemma 2's formula at
+    # delta / 2, i.e. noise of the paper's formula with 1/delta -> 2/delta.
+    rho, delta = np.sqrt(2), 1e-6
+    G = finite_class_gaussian_complexity(32)
+    paper_at_half_delta = 32 / rho**2 * (G + np.sqrt(2 * np.log(1 / (delta / 2))))
+    assert np.isclose(lemma1_min_noise(rho, delta, G), paper_at_half_delta)
+    assert np.isclose(perturbation_noise(0.5, rho, delta, G), paper_at_half_delta / 0.5)
