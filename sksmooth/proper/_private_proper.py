@@ -501,8 +501,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             )
         max_size = 20000 if self.cover_size == "auto" else int(self.cover_size)
         gamma = 1.0 / 128 if self.gamma == "auto" else float(self.gamma)
+        # a stream of its own: release k draws its noise from [seed, k], and
+        # noise shared with the (public) cover would not be independent of it
+        cover_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
         kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
-                      random_state=np.random.default_rng([seed, 1]))
+                      random_state=cover_rng)
         with warnings.catch_warnings():
             # a radius capped by max_size is reported through guarantee_ notes
             warnings.simplefilter("ignore", UserWarning)

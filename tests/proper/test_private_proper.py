@@ -431,3 +431,34 @@ def test_domain_error_does_not_echo_private_rows():
         _littlestone(domain=domain).fit(X_bad, np.r_[y[:5], 1])
     message = str(info.value)
     assert "0.123456" not in message and "row 5" not in message and "1 row" not in message
+
+
+def test_release_noise_never_reuses_the_cover_stream(monkeypatch):
+    # the cover is public; each release's Gumbel noise must come from a stream
+    # independent of it (release k uses [seed, k]; the cover used [seed, 1])
+    import sksmooth.mechanisms as mechanisms
+    from sksmooth.classes import Halfspaces
+
+    seen = {"cover": [], "release": []}
+    real_cover, real_em = Halfspaces.cover, mechanisms.exponential_mechanism
+
+    def cover(self, *args, random_state=None, **kwargs):
+        seen["cover"].append(copy.deepcopy(random_state.bit_generator.state))
+        return real_cover(self, *args, random_state=random_state, **kwargs)
+
+    def em(scores, epsilon, sensitivity, rng, **kwargs):
+        seen["release"].append(copy.deepcopy(rng.bit_generator.state))
+        return real_em(scores, epsilon, sensitivity, rng, **kwargs)
+
+    monkeypatch.setattr(Halfspaces, "cover", cover)
+    monkeypatch.setattr(mechanisms, "exponential_mechanism", em)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    clf = PrivateProperClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0), classes=[0, 1],
+                                  cover_size=50, random_state=0).fit(X[:30], y[:30])
+    for start in (30, 40, 50):
+        clf.partial_fit(X[start:start + 10], y[start:start + 10])
+        _ = clf.hypothesis_
+    assert len(seen["cover"]) == 1 and len(seen["release"]) == 4
+    assert all(state != seen["cover"][0] for state in seen["release"])
