@@ -34,10 +34,12 @@ Regret (Thm 1, proof in App. C, with B the per-round loss bound)::
 valid when ``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13), where
 ``x`` bounds the per-round stability factor. The paper's (14) prints
 ``x = 64 B / (eta rho**2) sqrt(log(2 T |F|))``, which simplifies Lemma 1's
-factor with ``G <~ sqrt(log |F|)``; Lemma 1 itself (``tau = B``,
-``delta = 1/(T |F|)``, as in the proof) gives
-``x = 32 B / (eta rho**2) (G + sqrt(2 log(T |F|)))``, up to ``sqrt(2)``
-larger when ``G`` is near ``sqrt(2 ln |F|)``. We use the larger of the two.
+factor with ``G <~ sqrt(log |F|)``; Lemma 1 itself (``tau = B``, run at
+``delta = 1/(2 T |F|)`` because its additive delta is doubled, see above, so
+that the additive terms still sum to ``B`` as in the proof) gives
+``x = 32 B / (eta rho**2) (G + sqrt(2 log(2 T |F|)))``, up to ``sqrt(2)``
+larger when ``G`` is near ``sqrt(2 ln |F|)``; (13) implies Lemma 1's
+condition at that delta. We use the larger of the two.
 """
 
 import numpy as np
@@ -142,14 +144,15 @@ def ftpl_regret_bound(noise, rho, gaussian_complexity, log_n_functions, horizon,
 
     ``2 eta G + B + x (L* + 2 eta G)`` with the stability factor ``x`` the
     larger of (14)'s ``64 B / (eta rho^2) sqrt(log(2 T |F|))`` and Lemma 1's
-    ``32 B / (eta rho^2) (G + sqrt(2 log(T |F|)))`` (see the module
+    ``32 B / (eta rho^2) (G + sqrt(2 log(2 T |F|)))`` (see the module
     docstring); ``inf`` when ``eta`` violates condition (13).
     """
     rho, g = _check_rho_g(rho, gaussian_complexity)
     if noise < ftpl_noise(rho, g, log_n_functions, horizon, loss_bound) * (1 - 1e-12):
         return float("inf")
     log_term = np.sqrt(np.log(2.0 * horizon) + log_n_functions)
-    lemma1_term = g + np.sqrt(2.0 * (np.log(horizon) + log_n_functions))
+    # Lemma 1 at delta = 1/(_DELTA_SLACK T |F|): additive terms sum to B
+    lemma1_term = g + np.sqrt(2.0 * (np.log(_DELTA_SLACK * horizon) + log_n_functions))
     stability = loss_bound / (noise * rho**2) * max(
         _THM1_CONSTANT * log_term, _LEMMA2_CONSTANT * lemma1_term)
     return float(2 * noise * g + loss_bound + stability * (best_loss + 2 * noise * g))
