@@ -6,23 +6,40 @@ constants reconstructed and documented here).
 Privacy (Lemma 2, via Lemma 1 / Thm 3 with sensitivity ``tau = 1`` of the
 0-1 loss sum under a change of one row)::
 
-    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(1/delta)))
+    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(2/delta)))
 
-where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
+(``2/delta`` where the paper prints ``1/delta``: see *The additive delta*
+below), where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
 ``w(f)`` is standard normal for ``f`` with values in {-1, +1}, so for a
 finite class ``G <= sqrt(2 ln |F|)``. Lemma 1 holds only when condition (6)
-holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(1/delta)))`` (we take the
+holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(2/delta)))`` (we take the
 larger of the two OCR-ambiguous variants of (6), i.e. the conservative
 one). Substituting, (6) is exactly ``epsilon <= 1``: *Lemma 2 certifies
 only epsilon <= 1*. A larger requested epsilon is served with the noise of
 epsilon = 1 (which is (1, delta)-DP, hence (epsilon, delta)-DP), and
 ``privacy_spent_`` reports the smaller value actually guaranteed.
 
+*The additive delta.* Lemma 4 (App. B) bounds ``P(t* = t)`` by
+``P(t* = t, E^c) + x P(t* = t) + delta`` (eq. (9), (10)) and concludes by
+rearranging with ``(1 - x)^-1 <= 1 + 2 x`` (valid for ``x <= 1/2``): the
+rearrangement multiplies the additive ``delta`` by ``(1 - x)^-1 <= 2`` as
+well, a factor the statements of Lemma 1 and Lemma 2 drop. So Lemma 1 run
+at ``delta`` gives ``(epsilon, 2 delta)``-DP; we run it at ``delta / 2``
+and report ``delta``.
+
 Regret (Thm 1, proof in App. C, with B the per-round loss bound)::
 
-    E Reg_T <= 2 eta G + B + 64 B / (eta rho**2) * sqrt(log(2 T |F|)) * (L* + 2 eta G)
+    E Reg_T <= 2 eta G + B + x * (L* + 2 eta G)
 
-valid when ``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13).
+valid when ``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13), where
+``x`` bounds the per-round stability factor. The paper's (14) prints
+``x = 64 B / (eta rho**2) sqrt(log(2 T |F|))``, which simplifies Lemma 1's
+factor with ``G <~ sqrt(log |F|)``; Lemma 1 itself (``tau = B``, run at
+``delta = 1/(2 T |F|)`` because its additive delta is doubled, see above, so
+that the additive terms still sum to ``B`` as in the proof) gives
+``x = 32 B / (eta rho**2) (G + sqrt(2 log(2 T |F|)))``, up to ``sqrt(2)``
+larger when ``G`` is near ``sqrt(2 ln |F|)``; (13) implies Lemma 1's
+condition at that delta. We use the larger of the two.
 """
 
 import numpy as np
@@ -40,6 +57,9 @@ __all__ = [
 ]
 
 _LEMMA2_CONSTANT = 32.0
+# Lemma 1 is run at delta / _DELTA_SLACK: the (1 - x)^-1 <= 2 factor on the
+# additive delta in the proof of Lemma 4 (see the module docstring).
+_DELTA_SLACK = 2.0
 _THM1_CONSTANT = 64.0
 
 
@@ -78,13 +98,14 @@ def _check_rho_g(rho, gaussian_complexity):
 def _lemma2_factor(rho, delta, gaussian_complexity):
     rho, g = _check_rho_g(rho, gaussian_complexity)
     delta = check_delta(delta, allow_zero=False)
-    return _LEMMA2_CONSTANT / rho**2 * (g + np.sqrt(2.0 * np.log(1.0 / delta)))
+    return _LEMMA2_CONSTANT / rho**2 * (g + np.sqrt(2.0 * np.log(_DELTA_SLACK / delta)))
 
 
 def perturbation_epsilon(noise, rho, delta, gaussian_complexity):
     """Epsilon of Alg. 2 at noise level ``eta = noise`` (Lemma 2 of seed 004).
 
-    ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(1/delta)))``. The value is a
+    ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(2/delta)))`` (Lemma 1 at
+    ``delta / 2``, see the module docstring). The value is a
     valid guarantee only when it is ``<= 1`` (condition (6) of Lemma 1).
     """
     noise = float(noise)
@@ -121,12 +142,17 @@ def ftpl_regret_bound(noise, rho, gaussian_complexity, log_n_functions, horizon,
                       best_loss=0.0, loss_bound=1.0):
     """Expected-regret bound of Gaussian FTPL (Thm 1 of seed 004, App. C).
 
-    ``2 eta G + B + 64 B / (eta rho^2) sqrt(log(2 T |F|)) (L* + 2 eta G)``;
-    ``inf`` when ``eta`` violates condition (13).
+    ``2 eta G + B + x (L* + 2 eta G)`` with the stability factor ``x`` the
+    larger of (14)'s ``64 B / (eta rho^2) sqrt(log(2 T |F|))`` and Lemma 1's
+    ``32 B / (eta rho^2) (G + sqrt(2 log(2 T |F|)))`` (see the module
+    docstring); ``inf`` when ``eta`` violates condition (13).
     """
     rho, g = _check_rho_g(rho, gaussian_complexity)
     if noise < ftpl_noise(rho, g, log_n_functions, horizon, loss_bound) * (1 - 1e-12):
         return float("inf")
     log_term = np.sqrt(np.log(2.0 * horizon) + log_n_functions)
-    stability = _THM1_CONSTANT * loss_bound / (noise * rho**2) * log_term
+    # Lemma 1 at delta = 1/(_DELTA_SLACK T |F|): additive terms sum to B
+    lemma1_term = g + np.sqrt(2.0 * (np.log(_DELTA_SLACK * horizon) + log_n_functions))
+    stability = loss_bound / (noise * rho**2) * max(
+        _THM1_CONSTANT * log_term, _LEMMA2_CONSTANT * lemma1_term)
     return float(2 * noise * g + loss_bound + stability * (best_loss + 2 * noise * g))

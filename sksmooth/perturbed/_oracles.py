@@ -680,9 +680,8 @@ class FiniteClassERMClassifier(_BaseERMOracle):
             )
         idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
-            raise ValueError(
-                f"{int(np.sum(idx < 0))} rows of X are not points of `domain`."
-            )
+            # no count or value in the message: X may be private
+            raise ValueError("some rows of X are not points of `domain`.")
         return idx
 
     def _evaluate(self, X):

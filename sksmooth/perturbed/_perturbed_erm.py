@@ -132,7 +132,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         points; heuristic, no regret bound certified).
     horizon : int or None, default=None
         ``T`` for the online 'auto' noise and the regret bound; ``None`` =
-        anytime (``T`` = current number of rounds + 1).
+        anytime (``T`` = current number of rounds + 1). Thm 1 is for one
+        fixed ``eta``: when the noise changes across rounds (anytime 'auto'
+        noise, or batches of growing size), ``regret_bound_`` is ``inf`` and
+        the online guarantee is not certified.
     bounds : tuple (lower, upper) or None, default=None
         Public box of the features (rows are clipped to it). ``None`` takes
         it from the data with a :class:`~sksmooth.PrivacyLeakWarning` (then
@@ -464,14 +467,15 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             assumptions_certified=tuple(certified),
             assumptions_not_certified=tuple(problems),
             notes=tuple(notes) + (
-                "epsilon = 32/(eta rho^2) (G + sqrt(2 log(1/delta))); Lemma 2 is valid "
-                "only for epsilon <= 1 (condition (6))",
+                "epsilon = 32/(eta rho^2) (G + sqrt(2 log(2/delta))) (Lemma 1 at delta/2: "
+                "its proof doubles the additive delta); Lemma 2 is valid only for "
+                "epsilon <= 1 (condition (6))",
                 "neighbouring datasets: one row replaced, added or removed "
                 "(the 0-1 loss sum moves by at most 1)",
             ),
         )
         for name in ("_online_X", "_online_y", "_online_n", "n_rounds_", "cumulative_loss_",
-                     "regret_bound_", "_online_B"):
+                     "regret_bound_", "_online_B", "_noise_range"):
             self.__dict__.pop(name, None)
         charge(accountant, spent_epsilon, delta, type(self).__name__)
         return self
@@ -498,16 +502,21 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         snapshot = dict(self.__dict__)
-        rng = snapshot.get("_rng")
-        rng_state = rng.bit_generator.state if rng is not None else None
+        # the run's generator, and a Generator random_state (the first call
+        # draws the separating points from it before validating the labels)
+        generators = [g for g in (snapshot.get("_rng"), self.random_state)
+                      if isinstance(g, np.random.Generator)]
+        if len(generators) == 2 and generators[0] is generators[1]:
+            generators = generators[:1]
+        states = [g.bit_generator.state for g in generators]
         try:
             return self._partial_fit(X, y, classes)
         except BaseException:
             # a failed call leaves the estimator exactly as it was
             self.__dict__.clear()
             self.__dict__.update(snapshot)
-            if rng is not None:
-                rng.bit_generator.state = rng_state
+            for generator, state in zip(generators, states):
+                generator.bit_generator.state = state
             raise
 
     def _partial_fit(self, X, y, classes):
@@ -549,7 +558,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                          n_hallucinated_=len(Z), rho_=float(rho), gaussian_complexity_=float(G),
                          _log_size=float(log_size), _oracle=oracle, _rng=rng,
                          _certified=certified, _problems=problems, _online_X=np.empty((0, n_features)), _online_y=np.empty(0), _online_n=0,
-                         _online_B=0, n_rounds_=0, cumulative_loss_=0.0, estimator_=None)
+                         _online_B=0, n_rounds_=0, cumulative_loss_=0.0, estimator_=None,
+                         _noise_range=(np.inf, -np.inf))
         else:
             if classes is not None and not np.array_equal(
                     BinaryLabels.fit_classes(None, classes=classes), self.classes_):
@@ -561,7 +571,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 "classes_", "bounds_", "separating_points_", "n_hallucinated_", "rho_",
                 "gaussian_complexity_", "_log_size", "_oracle", "_rng", "_certified",
                 "_problems", "_online_X", "_online_y", "_online_n", "_online_B", "n_rounds_",
-                "cumulative_loss_", "estimator_")}
+                "cumulative_loss_", "estimator_", "_noise_range")}
         y_pm1 = BinaryLabels.encode(y, state["classes_"])
         if state["bounds_"] is not None:
             X, _ = clip_to_bounds(X, *state["bounds_"])
@@ -592,9 +602,18 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 np.concatenate([np.ones(len(y_hist)), z_weights]),
             ), eta
 
+        # every eta used by a leader that plays (Thm 1 assumes one fixed eta)
+        noise_range = state["_noise_range"]
+
+        def track(eta):
+            if np.isfinite(eta):
+                return (min(noise_range[0], eta), max(noise_range[1], eta))
+            return noise_range
+
         current = state["estimator_"]
         if current is None and n_rounds == 1:
-            current, _ = leader(np.empty((0, n_features)), np.empty(0), 0)
+            current, eta0 = leader(np.empty((0, n_features)), np.empty(0), 0)
+            noise_range = track(eta0)
         pred = (current.predict(X) if current is not None else np.ones(len(X)))
         loss = float(np.sum(np.asarray(pred) != y_pm1))
         # history in an amortised-doubling buffer; rows past _online_n are
@@ -609,26 +628,39 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         scratch = buf_X[n_old:n_new].copy(), buf_y[n_old:n_new].copy()
         buf_X[n_old:n_new], buf_y[n_old:n_new] = X, y_pm1
         X_hist, y_hist = buf_X[:n_new], buf_y[:n_new]
+<<<<<<< HEAD
         try:
             estimator, eta = leader(X_hist, y_hist, n_rounds)
         except BaseException:
             buf_X[n_old:n_new], buf_y[n_old:n_new] = scratch
             raise
+=======
+        estimator, eta = leader(X_hist, y_hist, n_rounds)
+        noise_range = track(eta)
+>>>>>>> review-2
 
         state.update(_online_X=buf_X, _online_y=buf_y, _online_n=n_new,
                      _online_B=B, n_rounds_=n_rounds,
                      cumulative_loss_=state["cumulative_loss_"] + loss, estimator_=estimator,
-                     noise_=float(eta))
+                     noise_=float(eta), _noise_range=noise_range)
         for key, value in state.items():
             setattr(self, key, value)
         self.regret_bound_ = self.regret_bound(best_loss=0.0)
+        problems = list(state["_problems"])
+        if self._noise_varied():
+            problems.append(
+                f"the noise changed across rounds (eta from {noise_range[0]:.4g} to "
+                f"{noise_range[1]:.4g}: anytime horizon=None or growing batch size) but "
+                "Thm 1 assumes one fixed eta; pass horizon=T and equal-size batches, or "
+                "a numeric noise"
+            )
         self.guarantee_ = Guarantee(
             claim=(f"expected regret <= {self.regret_bound_:.4g} over {n_rounds} rounds "
                    "if the best hypothesis has zero loss (L* = 0)"),
             source=_SOURCE_FTPL,
-            certified=not state["_problems"],
+            certified=not problems,
             assumptions_certified=tuple(state["_certified"]),
-            assumptions_not_certified=tuple(state["_problems"]) + (
+            assumptions_not_certified=tuple(problems) + (
                 "L* = 0 (realizable data); use regret_bound(best_loss) otherwise",),
             notes=(f"a round is one partial_fit call; loss per round bounded by B = {B} rows",
                    "partial_fit is not differentially private"),
@@ -650,16 +682,23 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         float
-            ``inf`` if the noise used violates Thm 1's condition (13) or the
-            variant has no bound.
+            ``inf`` if the noise used violates Thm 1's condition (13), the
+            noise changed across rounds (Thm 1 is for one fixed ``eta``), or
+            the variant has no bound.
         """
         check_is_fitted(self, "n_rounds_")
-        if self.online_perturbation == "labels" or not np.isfinite(self.rho_):
+        if (self.online_perturbation == "labels" or not np.isfinite(self.rho_)
+                or self._noise_varied()):
             return float("inf")
-        T = n_rounds or self.horizon or self.n_rounds_
+        # rounds played beyond the horizon count: (13) is checked at the real T
+        T = n_rounds or max(self.horizon or 0, self.n_rounds_)
         B = max(self._online_B, 1)
         return ftpl_regret_bound(self.noise_, self.rho_, self.gaussian_complexity_,
                                  self._log_size, T, best_loss, loss_bound=B)
+
+    def _noise_varied(self):
+        low, high = getattr(self, "_noise_range", (self.noise_, self.noise_))
+        return bool(high > low * (1 + 1e-12))
 
     # ---------------------------------------------------------------- predict
     def predict(self, X):

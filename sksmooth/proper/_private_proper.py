@@ -411,6 +411,24 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        # a failed call leaves the estimator (and a Generator random_state)
+        # exactly as it was: validate_data(reset=True) sets n_features_in_ and
+        # the first call draws the seed before the rest is validated
+        snapshot = dict(self.__dict__)
+        generator = self.random_state
+        if not isinstance(generator, np.random.Generator):
+            generator = None
+        generator_state = generator.bit_generator.state if generator is not None else None
+        try:
+            return self._partial_fit(X, y, classes)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            if generator is not None:
+                generator.bit_generator.state = generator_state
+            raise
+
+    def _partial_fit(self, X, y, classes):
         params = self._check_params()
         first = not hasattr(self, "_state")
         if not first and classes is not None and not np.array_equal(
@@ -466,6 +484,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             self.n_releases_ = 0
             self.privacy_spent_ = PrivacySpent(0.0, 0.0)
             self._hypothesis = None
+            # (epsilon, neighbouring) of every release: the calibration may be
+            # changed by set_params between lazy releases
+            self._release_log = []
         for name, value in state.get("public", {}).items():
             setattr(self, name, value)
         self._pending = True
@@ -492,8 +513,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             )
         max_size = 20000 if self.cover_size == "auto" else int(self.cover_size)
         gamma = 1.0 / 128 if self.gamma == "auto" else float(self.gamma)
+        # a stream of its own: release k draws its noise from [seed, k], and
+        # noise shared with the (public) cover would not be independent of it
+        cover_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
         kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
-                      random_state=np.random.default_rng([seed, 1]))
+                      random_state=cover_rng)
         with warnings.catch_warnings():
             # a radius capped by max_size is reported through guarantee_ notes
             warnings.simplefilter("ignore", UserWarning)
@@ -606,11 +630,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _domain_indices(domain, X):
         idx = domain_row_indices(domain, X)
         if np.any(idx < 0):
-            bad = np.flatnonzero(idx < 0)
+            # no row index, count or value in the message: X may be private
             raise ValueError(
-                f"{len(bad)} row(s) of X are not points of domain (first: row "
-                f"{bad[0]} = {X[bad[0]].tolist()}); method='littlestone' needs every "
-                "row of X to be a domain point."
+                "some rows of X are not points of domain; method='littlestone' "
+                "needs every row of X to be a domain point."
             )
         return idx
 
@@ -709,6 +732,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         else:
             hypothesis, public = self._select_littlestone(rng, params)
         charge(self.accountant, eps, delta, label=type(self).__name__)
+        self._release_log = self._release_log + [(eps, self.neighbouring)]
         for name, value in public.items():
             setattr(self, name, value)
         self._hypothesis = hypothesis
@@ -729,11 +753,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         spent = self.privacy_spent_
         certified, not_certified, notes = [], [], []
         if self.method == "exponential":
-            relation = (
-                "substitution or addition/removal of one example"
-                if self.neighbouring == "substitute"
-                else "addition/removal of one example (2x under substitution)"
-            )
+            # a release calibrated for 'add_remove' is only 2 eps-DP under
+            # substitution; the claim covers every release since the last fit
+            log = self._release_log
+            if all(rel == "substitute" for _, rel in log):
+                relation = "substitution or addition/removal of one example"
+            else:
+                eps_sub = sum(e * (2.0 if rel == "add_remove" else 1.0) for e, rel in log)
+                relation = (
+                    "addition/removal of one example (only "
+                    f"{eps_sub:.6g}-differential privacy under substitution)"
+                )
             source = ("seeds/001_f5510c59108e6780.txt, Lemma 6.3 (generic learner, "
                       "[KLN+08]); exponential mechanism, score -(#errors), sensitivity 1")
             cover = st["cover"]

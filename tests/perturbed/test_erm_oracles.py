@@ -217,3 +217,11 @@ def test_finite_class_domain_points_compare_by_value():
     np.testing.assert_array_equal(clf.predict(np.array([[-0.0, 0.5], [0.0, 0.5]])), [-1, -1])
     with pytest.raises(ValueError, match="domain"):
         clf.predict(np.array([[0.5, 0.5]]))
+
+
+def test_finite_class_domain_error_does_not_echo_private_data():
+    M = np.array([[1, -1], [1, 1]])
+    oracle = FiniteClassERMClassifier(M, domain=[[0.0], [1.0]])
+    with pytest.raises(ValueError, match="not points of `domain`") as info:
+        oracle.fit([[0.0], [0.5], [0.7]], [0, 1, 1])
+    assert "2" not in str(info.value)  # no count of offending rows

@@ -1,5 +1,6 @@
 """PerturbedERMClassifier: calibration, certification, privacy audit, online regret."""
 
+import copy
 import warnings
 
 import numpy as np
@@ -76,8 +77,8 @@ def test_noise_epsilon_round_trip(eta, rho):
     G = finite_class_gaussian_complexity(1000)
     eps = perturbation_epsilon(eta, rho, 1e-6, G)
     assert np.isclose(perturbation_noise(eps, rho, 1e-6, G), eta)
-    # the formula itself (Lemma 2)
-    assert np.isclose(eps, 32 / (eta * rho**2) * (G + np.sqrt(2 * np.log(1e6))))
+    # the formula itself (Lemma 2, with Lemma 1 run at delta / 2)
+    assert np.isclose(eps, 32 / (eta * rho**2) * (G + np.sqrt(2 * np.log(2e6))))
     # condition (6) of Lemma 1 is exactly epsilon <= 1
     assert np.isclose(perturbation_epsilon(lemma1_min_noise(rho, 1e-6, G), rho, 1e-6, G), 1.0)
 
@@ -453,3 +454,77 @@ def test_grid_search_records_every_fit_in_the_shared_ledger():
     # 2 x 3 CV fits + 1 refit, each charged what it spent
     assert len(acc.ledger) == 7
     assert np.isclose(acc.spent.epsilon, 3 * 0.5 + 3 * 1.0 + search.best_params_["epsilon"])
+
+
+def test_online_bound_not_claimed_when_the_noise_changes_across_rounds():
+    # Thm 1 is for one fixed eta: anytime 'auto' noise (eta grows with t) and
+    # growing batches (eta grows with B) must not report its bound as certified
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 1))
+    y = (X[:, 0] > 0.5).astype(int)
+    kw = dict(estimator=StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1], random_state=0)
+    anytime = PerturbedERMClassifier(**kw)
+    for start in range(0, 100, 10):
+        anytime.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert not anytime.guarantee_.certified
+    assert np.isinf(anytime.regret_bound_) and np.isinf(anytime.regret_bound())
+    growing = PerturbedERMClassifier(horizon=50, **kw)
+    growing.partial_fit(X[:1], y[:1])
+    growing.partial_fit(X[1:20], y[1:20])
+    assert not growing.guarantee_.certified and np.isinf(growing.regret_bound_)
+    # fixed horizon and batch size: one eta, the bound is reported
+    fixed = PerturbedERMClassifier(horizon=10, **kw)
+    for start in range(0, 100, 10):
+        fixed.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert fixed.guarantee_.certified and np.isfinite(fixed.regret_bound_)
+    # rounds beyond the horizon: (13) is checked at the real number of rounds
+    fixed.partial_fit(X[100:110], y[100:110])
+    assert fixed.n_rounds_ == 11
+    assert fixed.regret_bound() == fixed.regret_bound(n_rounds=11)
+
+
+def test_failed_first_partial_fit_leaves_a_generator_random_state_unchanged():
+    generator = np.random.default_rng(3)
+    state = copy.deepcopy(generator.bit_generator.state)
+    X = np.random.default_rng(0).uniform(size=(10, 2))
+    y = np.array([0, 1] * 5)
+    clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=generator)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, np.where(y == 1, 7, 0))  # labels checked after Z is drawn
+    assert generator.bit_generator.state == state
+    assert not hasattr(clf, "n_features_in_")
+    clf.partial_fit(X, y)  # and the same draws as a fresh run
+    ref = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
+                                 random_state=np.random.default_rng(3)).partial_fit(X, y)
+    np.testing.assert_array_equal(clf.separating_points_, ref.separating_points_)
+
+
+@pytest.mark.parametrize("n_functions, horizon", [(16, 2000), (2**20, 1), (2**20, 10**4)])
+def test_ftpl_regret_bound_covers_lemma1_stability_factor(n_functions, horizon):
+    # Thm 1's proof bounds each round's stability by Lemma 1 with tau = B and
+    # delta = 1/(2 T |F|) (its additive delta is doubled, so the additive terms
+    # sum to B): x = 32 B/(eta rho^2) (G + sqrt(2 log(2 T |F|))). The reported
+    # bound must be at least what that factor gives.
+    from sksmooth.perturbed import ftpl_noise
+
+    rho, B, best_loss = 1.0, 3.0, 5.0
+    G = finite_class_gaussian_complexity(n_functions)
+    log_size = np.log(n_functions)
+    eta = ftpl_noise(rho, G, log_size, horizon, loss_bound=B)
+    x = 32 * B / (eta * rho**2) * (G + np.sqrt(2 * np.log(2 * horizon * n_functions)))
+    assert eta >= 32 * B / rho**2 * (G + np.sqrt(2 * np.log(2 * horizon * n_functions)))
+    lemma1_bound = 2 * eta * G + B + x * (best_loss + 2 * eta * G)
+    bound = ftpl_regret_bound(eta, rho, G, log_size, horizon, best_loss, loss_bound=B)
+    assert bound >= lemma1_bound * (1 - 1e-12)
+
+
+def test_lemma1_additive_delta_slack_is_paid():
+    # Lemma 4 (App. B) rearranges (9) with (1 - x)^-1 <= 1 + 2x (x <= 1/2): the
+    # additive delta is doubled. So the release must be Lemma 2's formula at
+    # delta / 2, i.e. noise of the paper's formula with 1/delta -> 2/delta.
+    rho, delta = np.sqrt(2), 1e-6
+    G = finite_class_gaussian_complexity(32)
+    paper_at_half_delta = 32 / rho**2 * (G + np.sqrt(2 * np.log(1 / (delta / 2))))
+    assert np.isclose(lemma1_min_noise(rho, delta, G), paper_at_half_delta)
+    assert np.isclose(perturbation_noise(0.5, rho, delta, G), paper_at_half_delta / 0.5)

@@ -384,3 +384,81 @@ def test_littlestone_accepts_a_finite_class_instance():
     np.testing.assert_array_equal(
         clf.predict(domain[:, None]), (matrix[clf.hypothesis_.index] > 0).astype(int)
     )
+
+
+def test_claim_covers_releases_made_under_an_earlier_neighbouring_relation():
+    # a release calibrated for 'add_remove' is 2 eps under substitution; a later
+    # set_params(neighbouring='substitute') must not turn the composed claim
+    # into "eps-DP under substitution" for all releases
+    X, y = _threshold_data(200)
+    clf = PrivateProperClassifier(
+        bounds=(0.0, 1.0), classes=[0, 1], neighbouring="add_remove", random_state=0
+    ).fit(X[:100], y[:100])
+    clf.set_params(neighbouring="substitute")
+    clf.partial_fit(X[100:], y[100:])
+    _ = clf.hypothesis_
+    assert clf.n_releases_ == 2 and clf.privacy_spent_.epsilon == pytest.approx(2.0)
+    claim = clf.guarantee_.claim
+    assert "under substitution or addition/removal" not in claim
+    assert "3-differential privacy under substitution" in claim
+    # all releases under 'substitute': the claim covers both relations
+    clf.fit(X, y)
+    assert "under substitution or addition/removal" in clf.guarantee_.claim
+
+
+def test_failed_first_partial_fit_leaves_estimator_and_generator_unchanged():
+    X, y = _threshold_data(50)
+    clf = PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1], random_state=0)
+    before = dict(clf.__dict__)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, np.where(y == 1, 5, 0))  # validated after validate_data
+    assert clf.__dict__ == before  # no n_features_in_ left behind
+    generator = np.random.default_rng(1)
+    state = copy.deepcopy(generator.bit_generator.state)
+    clf = PrivateProperClassifier(
+        hypotheses="thresholds", bounds=(0.0, 1.0), classes=[0, 1], random_state=generator
+    )
+    with pytest.raises(ValueError, match="one feature"):
+        clf.partial_fit(np.hstack([X, X]), y)  # fails after the seed is drawn
+    assert generator.bit_generator.state == state
+    assert not hasattr(clf, "n_features_in_")
+
+
+def test_domain_error_does_not_echo_private_rows():
+    domain, X, y = _littlestone_data(N=8, n=100)
+    X_bad = np.vstack([X[:5], [[0.123456]]])
+    with pytest.raises(ValueError, match="not points of domain") as info:
+        _littlestone(domain=domain).fit(X_bad, np.r_[y[:5], 1])
+    message = str(info.value)
+    assert "0.123456" not in message and "row 5" not in message and "1 row" not in message
+
+
+def test_release_noise_never_reuses_the_cover_stream(monkeypatch):
+    # the cover is public; each release's Gumbel noise must come from a stream
+    # independent of it (release k uses [seed, k]; the cover used [seed, 1])
+    import sksmooth.mechanisms as mechanisms
+    from sksmooth.classes import Halfspaces
+
+    seen = {"cover": [], "release": []}
+    real_cover, real_em = Halfspaces.cover, mechanisms.exponential_mechanism
+
+    def cover(self, *args, random_state=None, **kwargs):
+        seen["cover"].append(copy.deepcopy(random_state.bit_generator.state))
+        return real_cover(self, *args, random_state=random_state, **kwargs)
+
+    def em(scores, epsilon, sensitivity, rng, **kwargs):
+        seen["release"].append(copy.deepcopy(rng.bit_generator.state))
+        return real_em(scores, epsilon, sensitivity, rng, **kwargs)
+
+    monkeypatch.setattr(Halfspaces, "cover", cover)
+    monkeypatch.setattr(mechanisms, "exponential_mechanism", em)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    clf = PrivateProperClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0), classes=[0, 1],
+                                  cover_size=50, random_state=0).fit(X[:30], y[:30])
+    for start in (30, 40, 50):
+        clf.partial_fit(X[start:start + 10], y[start:start + 10])
+        _ = clf.hypothesis_
+    assert len(seen["cover"]) == 1 and len(seen["release"]) == 4
+    assert all(state != seen["cover"][0] for state in seen["release"])
