@@ -628,16 +628,12 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         scratch = buf_X[n_old:n_new].copy(), buf_y[n_old:n_new].copy()
         buf_X[n_old:n_new], buf_y[n_old:n_new] = X, y_pm1
         X_hist, y_hist = buf_X[:n_new], buf_y[:n_new]
-<<<<<<< HEAD
         try:
             estimator, eta = leader(X_hist, y_hist, n_rounds)
         except BaseException:
             buf_X[n_old:n_new], buf_y[n_old:n_new] = scratch
             raise
-=======
-        estimator, eta = leader(X_hist, y_hist, n_rounds)
         noise_range = track(eta)
->>>>>>> review-2
 
         state.update(_online_X=buf_X, _online_y=buf_y, _online_n=n_new,
                      _online_B=B, n_rounds_=n_rounds,
