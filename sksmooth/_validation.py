@@ -240,10 +240,11 @@ class BinaryLabels:
         y = np.asarray(y)
         known = np.isin(y, classes_)
         if not np.all(known):
-            unknown = np.unique(y[~known]).tolist()[:10]
+            # the offending values are not echoed: y may be private data
             raise ValueError(
-                f"y contains labels {unknown} not in classes_={classes_.tolist()}; "
-                "pass all labels through `classes=` in the first partial_fit."
+                f"y contains labels outside classes_={classes_.tolist()}; pass all "
+                "labels through `classes=` (in the first partial_fit, or the "
+                "estimator's public `classes` parameter)."
             )
         if len(classes_) == 1:
             return np.ones(len(y))

@@ -490,7 +490,7 @@ def test_failed_first_partial_fit_leaves_a_generator_random_state_unchanged():
     y = np.array([0, 1] * 5)
     clf = PerturbedERMClassifier(StumpERMClassifier(4), bounds=(0, 1), classes=[0, 1],
                                  random_state=generator)
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match="outside classes_"):
         clf.partial_fit(X, np.where(y == 1, 7, 0))  # labels checked after Z is drawn
     assert generator.bit_generator.state == state
     assert not hasattr(clf, "n_features_in_")

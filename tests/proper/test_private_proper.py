@@ -410,7 +410,7 @@ def test_failed_first_partial_fit_leaves_estimator_and_generator_unchanged():
     X, y = _threshold_data(50)
     clf = PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1], random_state=0)
     before = dict(clf.__dict__)
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match="outside classes_"):
         clf.partial_fit(X, np.where(y == 1, 5, 0))  # validated after validate_data
     assert clf.__dict__ == before  # no n_features_in_ left behind
     generator = np.random.default_rng(1)
