@@ -235,6 +235,19 @@ class BinaryLabels:
         return labels
 
     @staticmethod
+    def check_same_classes(classes, classes_):
+        """Error unless a later call's ``classes`` (if given) equals ``classes_``."""
+        if classes is None:
+            return
+        given = np.unique(np.asarray(classes))
+        if not np.array_equal(given, classes_):
+            raise ValueError(
+                f"classes={given.tolist()} differs from classes_={classes_.tolist()} "
+                "set by the first partial_fit call; pass the same labels, or call fit "
+                "to start over."
+            )
+
+    @staticmethod
     def encode(y, classes_):
         """Return ``y`` as a float array in ``{-1, +1}``; error on unknown labels."""
         y = np.asarray(y)

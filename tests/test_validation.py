@@ -118,3 +118,11 @@ def test_binary_labels_round_trip_and_errors():
         BinaryLabels.fit_classes([0, 1, 2])
     with pytest.raises(ValueError, match="exactly two"):
         BinaryLabels.fit_classes([0], classes=[0])
+
+
+def test_later_classes_must_match_the_first_call():
+    classes_ = np.array([0, 1])
+    BinaryLabels.check_same_classes(None, classes_)
+    BinaryLabels.check_same_classes([1, 0], classes_)  # order does not matter
+    with pytest.raises(ValueError, match=r"classes=\[0, 2\] differs from classes_=\[0, 1\]"):
+        BinaryLabels.check_same_classes([0, 2], classes_)

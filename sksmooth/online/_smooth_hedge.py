@@ -360,12 +360,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 # DataConversionWarning; other 2-D y and length mismatches fail)
                 X, y = validate_data(self, X, y, reset=False, dtype=np.float64,
                                      ensure_all_finite=True, y_numeric=False)
-                if classes is not None:
-                    given = np.unique(np.asarray(classes))
-                    if not np.array_equal(given, self.classes_):
-                        raise ValueError(
-                            f"classes={given.tolist()} differs from classes_="
-                            f"{self.classes_.tolist()} of the first call.")
+                BinaryLabels.check_same_classes(classes, self.classes_)
                 labels = self.classes_
                 y_pm = BinaryLabels.encode(y, labels)
                 lower, upper = self.bounds_

@@ -561,12 +561,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                          _online_B=0, n_rounds_=0, cumulative_loss_=0.0, estimator_=None,
                          _noise_range=(np.inf, -np.inf))
         else:
-            if classes is not None and not np.array_equal(
-                    BinaryLabels.fit_classes(None, classes=classes), self.classes_):
-                raise ValueError(
-                    f"classes={classes!r} differs from classes_={self.classes_.tolist()} "
-                    "of the first partial_fit call."
-                )
+            BinaryLabels.check_same_classes(classes, self.classes_)
             state = {k: getattr(self, k) for k in (
                 "classes_", "bounds_", "separating_points_", "n_hallucinated_", "rho_",
                 "gaussian_complexity_", "_log_size", "_oracle", "_rng", "_certified",

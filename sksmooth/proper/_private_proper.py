@@ -431,13 +431,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _partial_fit(self, X, y, classes):
         params = self._check_params()
         first = not hasattr(self, "_state")
-        if not first and classes is not None and not np.array_equal(
-            np.unique(np.asarray(classes)), self.classes_
-        ):
-            raise ValueError(
-                f"classes={classes!r} differs from classes_={self.classes_.tolist()} "
-                "set by an earlier call."
-            )
+        if not first:
+            BinaryLabels.check_same_classes(classes, self.classes_)
         # validate_data(reset=True) sets n_features_in_ (and feature_names_in_)
         # before y is checked: put them back if the first call fails
         saved = {k: self.__dict__[k] for k in ("n_features_in_", "feature_names_in_")
