@@ -22,6 +22,7 @@ __all__ = [
     "clip_to_bounds",
     "check_generator",
     "BinaryLabels",
+    "resolve_public_classes",
 ]
 
 
@@ -269,3 +270,31 @@ class BinaryLabels:
         if len(classes_) == 1:
             return np.full(len(y_pm1), classes_[0])
         return classes_[(np.asarray(y_pm1) > 0).astype(int)]
+
+
+def resolve_public_classes(y, classes, stacklevel=3):
+    """Label set of a private binary estimator, and whether it came from ``y``.
+
+    The label set is part of what a fitted classifier releases. It is public
+    when given as ``classes``; ``classes=None`` reads it from ``y``, a
+    data-dependent choice not covered by the privacy guarantee, flagged with
+    a :class:`PrivacyLeakWarning` (callers then mark their guarantee as not
+    certified).
+
+    Returns
+    -------
+    classes_ : ndarray
+        Sorted labels (two when ``classes`` is given).
+    inferred : bool
+        True when the labels were read from ``y``.
+    """
+    if classes is None:
+        warnings.warn(
+            "classes=None: the label set is read from y, a data-dependent choice "
+            "not covered by the privacy guarantee. Pass the public labels, e.g. "
+            "classes=[0, 1].",
+            PrivacyLeakWarning,
+            stacklevel=stacklevel,
+        )
+        return BinaryLabels.fit_classes(y), True
+    return BinaryLabels.fit_classes(y, classes=classes), False

@@ -126,3 +126,16 @@ def test_later_classes_must_match_the_first_call():
     BinaryLabels.check_same_classes([1, 0], classes_)  # order does not matter
     with pytest.raises(ValueError, match=r"classes=\[0, 2\] differs from classes_=\[0, 1\]"):
         BinaryLabels.check_same_classes([0, 2], classes_)
+
+
+def test_resolve_public_classes():
+    from sksmooth._validation import resolve_public_classes
+
+    classes, inferred = resolve_public_classes([0, 0], [0, 1])
+    np.testing.assert_array_equal(classes, [0, 1])
+    assert not inferred
+    with pytest.warns(PrivacyLeakWarning, match="classes=None"):
+        classes, inferred = resolve_public_classes(["b", "a"], None)
+    assert inferred and classes.tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="exactly two"):
+        resolve_public_classes([0], [0])

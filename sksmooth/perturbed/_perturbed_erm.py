@@ -48,6 +48,7 @@ from .._validation import (
     check_generator,
     check_positive_int,
     clip_to_bounds,
+    resolve_public_classes,
 )
 from ..accounting import charge, check_accountant
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
@@ -379,18 +380,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=float)
         _check_binary_target(y)
         n_features = X.shape[1]
-        if self.classes is None:
-            classes = BinaryLabels.fit_classes(y)
-            warnings.warn(
-                "classes=None: the label set is read from y, which is not covered by "
-                "the privacy guarantee. Pass the public labels, e.g. classes=[0, 1].",
-                PrivacyLeakWarning,
-                stacklevel=2,
-            )
-        else:
-            classes = BinaryLabels.fit_classes(y, classes=self.classes)
-            if len(classes) != 2:
-                raise ValueError(f"classes must list two labels, got {self.classes!r}.")
+        classes, _ = resolve_public_classes(y, self.classes)
         y_pm1 = BinaryLabels.encode(y, classes)
         rng = check_generator(self.random_state)
         oracle = self._make_oracle()

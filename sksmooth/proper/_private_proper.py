@@ -34,8 +34,9 @@ from .._validation import (
     check_positive_int,
     check_probability,
     clip_to_bounds,
+    resolve_public_classes,
 )
-from ..exceptions import PrivacyLeakWarning, PrivacyWarning
+from ..exceptions import PrivacyWarning
 from .littlestone._ldim import LittlestoneOracle, as_class_matrix
 from .littlestone._polypri import (
     poly_pri_prop_learn,
@@ -352,19 +353,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             )
         if classes is None:
             classes = self.classes
-        if classes is None:
-            warnings.warn(
-                "classes=None: the label set is inferred from y, a data-dependent "
-                "choice not covered by the privacy guarantee. Pass the public "
-                "labels, e.g. classes=[0, 1].",
-                PrivacyLeakWarning,
-                stacklevel=4,
-            )
-            labels = BinaryLabels.fit_classes(y)
-            inferred = True
-        else:
-            labels = BinaryLabels.fit_classes(y, classes=classes)
-            inferred = False
+        labels, inferred = resolve_public_classes(y, classes, stacklevel=5)
         if len(labels) < 2:
             raise ValueError(
                 "y contains only one class; this binary classifier needs two. Pass "
