@@ -23,6 +23,7 @@ __all__ = [
     "check_generator",
     "BinaryLabels",
     "resolve_public_classes",
+    "check_binary_target",
 ]
 
 
@@ -208,6 +209,27 @@ def check_generator(random_state):
         "random_state must be None, an int, a numpy.random.Generator or a "
         f"numpy.random.RandomState, got {type(random_state).__name__}."
     )
+
+
+def check_binary_target(y):
+    """Reject regression and multiclass targets, scikit-learn style.
+
+    The messages follow scikit-learn's ("Unknown label type", "Only binary
+    classification is supported") so that its estimator checks recognise them.
+    """
+    from sklearn.utils.multiclass import type_of_target
+
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {y_type}. Maybe you are trying to fit a "
+            "classifier, which expects discrete classes on a regression target."
+        )
+    if y_type != "binary":
+        raise ValueError(
+            "Only binary classification is supported. The type of the target "
+            f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
+        )
 
 
 class BinaryLabels:

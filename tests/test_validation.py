@@ -139,3 +139,14 @@ def test_resolve_public_classes():
     assert inferred and classes.tolist() == ["a", "b"]
     with pytest.raises(ValueError, match="exactly two"):
         resolve_public_classes([0], [0])
+
+
+def test_check_binary_target():
+    from sksmooth._validation import check_binary_target
+
+    check_binary_target([0, 1, 1])
+    check_binary_target(["a", "a"])  # one class is binary-compatible
+    with pytest.raises(ValueError, match="Only binary classification"):
+        check_binary_target([0, 1, 2])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_binary_target([0.5, 1.7, 2.2])

@@ -25,11 +25,10 @@ training data, so that releasing a fitted oracle releases only ``f_hat``.
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._domain import domain_row_indices
-from .._validation import BinaryLabels, check_bounds, check_positive_int
+from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
 
 __all__ = [
     "FiniteClassERMClassifier",
@@ -114,21 +113,6 @@ def spectral_separation(values):
     return float(sigma_min * np.sqrt(2.0 / m))
 
 
-def _check_binary_target(y):
-    """sklearn's binary-only pattern (also rejects regression targets)."""
-    y_type = type_of_target(y, input_name="y", raise_unknown=True)
-    if y_type not in ("binary", "multiclass"):
-        raise ValueError(
-            f"Unknown label type: {y_type}. Maybe you are trying to fit a "
-            "classifier, which expects discrete classes on a regression target."
-        )
-    if y_type != "binary":
-        raise ValueError(
-            "Only binary classification is supported. The type of the target "
-            f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
-        )
-
-
 class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     """Shared fit / predict logic of the exact 0-1 ERM oracles.
 
@@ -160,7 +144,7 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, dtype=float)
-        _check_binary_target(y)
+        check_binary_target(y)
         self.classes_ = BinaryLabels.fit_classes(y)
         weights = _check_sample_weight(sample_weight, X, dtype=float)
         if np.any(weights < 0):

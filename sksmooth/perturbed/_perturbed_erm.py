@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import (
     BinaryLabels,
+    check_binary_target,
     check_bounds,
     check_delta,
     check_epsilon,
@@ -61,7 +62,7 @@ from ._calibration import (
     perturbation_epsilon,
     perturbation_noise,
 )
-from ._oracles import StumpERMClassifier, _check_binary_target, _is_exact_oracle
+from ._oracles import StumpERMClassifier, _is_exact_oracle
 
 __all__ = ["PerturbedERMClassifier"]
 
@@ -378,7 +379,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         noise = self._check_noise()
         accountant = check_accountant(self.accountant)
         X, y = validate_data(self, X, y, dtype=float)
-        _check_binary_target(y)
+        check_binary_target(y)
         n_features = X.shape[1]
         classes, _ = resolve_public_classes(y, self.classes)
         y_pm1 = BinaryLabels.encode(y, classes)
@@ -522,7 +523,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(self, X, y, dtype=float, reset=False)
         if first:  # later calls: labels are checked against classes_ by encode
-            _check_binary_target(y)
+            check_binary_target(y)
         n_features = X.shape[1]
         if first:
             given = classes if classes is not None else self.classes

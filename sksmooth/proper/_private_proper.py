@@ -27,6 +27,7 @@ from .._domain import domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
 from .._validation import (
     BinaryLabels,
+    check_binary_target,
     check_bounds,
     check_delta,
     check_epsilon,
@@ -345,12 +346,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         return params
 
     def _check_classes(self, y, classes):
-        if len(np.unique(y)) > 2:
-            raise ValueError(
-                "Only binary classification is supported. y has "
-                f"{len(np.unique(y))} classes; use "
-                "sklearn.multiclass.OneVsRestClassifier for more."
-            )
+        check_binary_target(y)
         if classes is None:
             classes = self.classes
         labels, inferred = resolve_public_classes(y, classes, stacklevel=5)
