@@ -209,7 +209,7 @@ class BudgetAccountant:
         epsilon, delta = self._check_request(epsilon, delta)
         self._refuse_if_over(tuple(self.spent), epsilon, delta)
 
-    def spend(self, epsilon, delta=0.0, label=None):
+    def spend(self, epsilon, delta=0.0, label=None, certified=True):
         """Record a release of ``(epsilon, delta)``; atomic and durable.
 
         Raises :class:`BudgetError` (and records nothing) if the budget would
@@ -346,13 +346,15 @@ def check_accountant(accountant):
     return accountant
 
 
-def charge(accountant, epsilon, delta, label):
+def charge(accountant, epsilon, delta, label, certified=True):
     """Spend ``(epsilon, delta)`` on ``accountant`` (no-op when it is ``None``).
 
-    Call it right before returning a private output: it raises
-    :class:`BudgetError` if the release does not fit, so nothing leaks.
+    Call it before the private output becomes visible (charge, then
+    publish): it raises :class:`BudgetError` if the release does not fit,
+    so nothing leaks. ``certified=False`` records a release whose claim the
+    estimator could not certify (seeded noise, heuristic oracle, ...).
     """
     if check_accountant(accountant) is not None:
-        accountant.spend(epsilon, delta, label=label)
+        accountant.spend(epsilon, delta, label=label, certified=certified)
 
 

@@ -1,0 +1,37 @@
+"""Atomic ``partial_fit``: a failed call leaves the estimator exactly as it was.
+
+One home for the rule (SPEC §1.6). Decorate a method with
+:func:`atomic_update`: the estimator's non-parameter state is snapshotted
+before the call and restored if it raises. The snapshot is a deep copy, so
+in-place updates of fitted arrays are rolled back too; shared handles that
+define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
+a ledger charge is never rolled back: charged is charged.
+"""
+
+import copy
+import functools
+
+__all__ = ["atomic_update"]
+
+
+def _state(estimator):
+    params = estimator.get_params(deep=False)
+    return {k: v for k, v in vars(estimator).items() if k not in params}
+
+
+def atomic_update(method):
+    """Decorator: restore the estimator's fitted state if ``method`` raises."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        saved = copy.deepcopy(_state(self))
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            for key in list(_state(self)):
+                if key not in saved:
+                    delattr(self, key)
+            vars(self).update(saved)
+            raise
+
+    return wrapper

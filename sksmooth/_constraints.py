@@ -1,0 +1,343 @@
+"""Declarative parameter constraints (SPEC §1.6).
+
+Every public estimator declares one table, ``_parameter_constraints``,
+mapping each constructor parameter to what it accepts, and calls
+:func:`validate_params` at the start of ``fit`` / ``partial_fit``, before any
+data is touched. This is scikit-learn's ``_parameter_constraints`` idea
+without its private API, built from the package's own ``check_*`` helpers,
+so that every message has one form: it names the parameter, what it
+accepts, and how to fix it — and never prints a large value in full.
+
+A table entry is a :class:`Constraint` (or a tuple of them: any may accept),
+optionally wrapped in :class:`Param` to make it conditional on another
+parameter (e.g. Littlestone-only parameters) or to give a fix hint.
+
+Resource caps are part of the table: an :class:`Integer` with a ``high``
+refuses values whose memory or run time would exceed a stated budget, naming
+the cap.
+"""
+
+import numbers
+import reprlib
+import inspect
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+__all__ = [
+    "Constraint",
+    "Real",
+    "Integer",
+    "Options",
+    "Boolean",
+    "NoneValue",
+    "InstanceOf",
+    "CallableValue",
+    "ArrayLike",
+    "Check",
+    "Param",
+    "validate_params",
+    "short_repr",
+]
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = 40
+_REPR.maxother = 40
+_REPR.maxlist = _REPR.maxtuple = 6
+
+
+def short_repr(value):
+    """A repr that never prints a large array or string in full."""
+    if isinstance(value, np.ndarray):
+        return f"ndarray of shape {value.shape}"
+    return _REPR.repr(value)
+
+
+class _Rejected(Exception):
+    """A constraint refused a value; ``kind`` is TypeError or ValueError."""
+
+    def __init__(self, kind, reason=""):
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+class Constraint:
+    """One kind of accepted value. ``check`` returns the normalised value."""
+
+    def check(self, value):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def describe(self):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Real(Constraint):
+    """A real number in an interval (``closed`` in 'both', 'left', 'right', 'neither')."""
+
+    low: float = -np.inf
+    high: float = np.inf
+    closed: str = "both"
+    allow_inf: bool = False
+
+    def describe(self):
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return f"a real number in {left}{self.low:g}, {self.high:g}{right}"
+
+    def check(self, value):
+        if not _is_real(value):
+            raise _Rejected(TypeError)
+        value = float(value)
+        if np.isnan(value):
+            raise _Rejected(ValueError, "NaN is not a number")
+        if np.isinf(value) and not self.allow_inf and value not in (self.low, self.high):
+            raise _Rejected(ValueError, "it must be finite")
+        lo_ok = value >= self.low if self.closed in ("both", "left") else value > self.low
+        hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
+        if not (lo_ok and hi_ok):
+            raise _Rejected(ValueError)
+        return value
+
+
+@dataclass(frozen=True)
+class Integer(Constraint):
+    """An int ``>= low``; ``high`` is a resource cap and ``cap_reason`` says why."""
+
+    low: int = 1
+    high: int = None
+    cap_reason: str = ""
+
+    def describe(self):
+        if self.high is None:
+            return f"an int >= {self.low}"
+        return f"an int in [{self.low}, {self.high}]"
+
+    def check(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise _Rejected(TypeError)
+        value = int(value)
+        if value < self.low:
+            raise _Rejected(ValueError)
+        if self.high is not None and value > self.high:
+            reason = f"the cap is {self.high}"
+            if self.cap_reason:
+                reason += f" ({self.cap_reason})"
+            raise _Rejected(ValueError, reason)
+        return value
+
+
+class Options(Constraint):
+    """One of a fixed set of strings (or other hashable scalars)."""
+
+    def __init__(self, *options):
+        self.options = tuple(options)
+
+    def describe(self):
+        return "one of " + ", ".join(repr(o) for o in self.options)
+
+    def check(self, value):
+        if not isinstance(value, (str, numbers.Number)) or isinstance(value, (bool, np.bool_)):
+            raise _Rejected(TypeError)
+        if isinstance(value, str) != isinstance(self.options[0], str):
+            raise _Rejected(TypeError)
+        if value not in self.options:
+            raise _Rejected(ValueError)
+        return value
+
+
+class Boolean(Constraint):
+    def describe(self):
+        return "True or False"
+
+    def check(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise _Rejected(TypeError)
+        return bool(value)
+
+
+class NoneValue(Constraint):
+    def describe(self):
+        return "None"
+
+    def check(self, value):
+        if value is not None:
+            raise _Rejected(TypeError)
+        return None
+
+
+class InstanceOf(Constraint):
+    """An instance of ``types``, described in words by ``description``."""
+
+    def __init__(self, types, description):
+        self.types = types
+        self.description = description
+
+    def describe(self):
+        return self.description
+
+    def check(self, value):
+        if not isinstance(value, self.types):
+            raise _Rejected(TypeError)
+        return value
+
+
+class CallableValue(Constraint):
+    def describe(self):
+        return "a callable"
+
+    def check(self, value):
+        if not callable(value) or isinstance(value, type):
+            raise _Rejected(TypeError)
+        return value
+
+
+class ArrayLike(Constraint):
+    """An array-like of finite reals with the given ``ndim`` (None: any)."""
+
+    def __init__(self, ndim=None, description=None):
+        self.ndim = ndim
+        self.description = description
+
+    def describe(self):
+        if self.description:
+            return self.description
+        return "an array of finite real numbers" + (
+            f" with {self.ndim} dimension(s)" if self.ndim is not None else ""
+        )
+
+    def check(self, value):
+        if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) == 0:
+            raise _Rejected(TypeError)
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise _Rejected(TypeError) from None
+        if self.ndim is not None and arr.ndim != self.ndim:
+            raise _Rejected(ValueError, f"it has {arr.ndim} dimension(s)")
+        if arr.size == 0 or not np.all(np.isfinite(arr)):
+            raise _Rejected(ValueError, "it must be non-empty and finite")
+        return value
+
+
+class Check(Constraint):
+    """Adapter for an existing ``check_*(value, name)`` helper of the package.
+
+    The helper raises ``TypeError``/``ValueError`` with its own message (which
+    already names the parameter); that message is kept as is.
+    """
+
+    def __init__(self, function, description, **kwargs):
+        self.function = function
+        self.description = description
+        self.kwargs = kwargs
+
+    def describe(self):
+        return self.description
+
+    def check(self, value, name=None):
+        try:
+            return self.function(value, name, **self.kwargs)
+        except (TypeError, ValueError) as exc:
+            raise _Rejected(type(exc), str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Param:
+    """A table entry with a condition and/or a fix hint.
+
+    Parameters
+    ----------
+    accepts : Constraint or tuple of Constraint
+    only_when : tuple (other_name, allowed_values), optional
+        The parameter applies only when ``other_name`` is one of
+        ``allowed_values``; otherwise a non-default value is refused.
+    hint : str
+        Appended to every rejection message, e.g. "pass e.g. n_iter=10."
+    """
+
+    accepts: object
+    only_when: tuple = None
+    hint: str = ""
+
+
+def _as_param(entry):
+    return entry if isinstance(entry, Param) else Param(entry)
+
+
+def _constraints(param):
+    return param.accepts if isinstance(param.accepts, tuple) else (param.accepts,)
+
+
+def _is_default(value, default):
+    if value is default:
+        return True
+    try:
+        return bool(isinstance(value, (str, numbers.Number)) and value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_one(name, value, param):
+    rejections = []
+    for constraint in _constraints(param):
+        try:
+            if isinstance(constraint, Check):
+                return constraint.check(value, name)
+            return constraint.check(value)
+        except _Rejected as rejected:
+            rejections.append((constraint, rejected))
+    # A helper's own message is kept when it is the only constraint that
+    # accepted the value's type; otherwise one message lists every option.
+    value_errors = [(c, r) for c, r in rejections if r.kind is ValueError]
+    kind = ValueError if value_errors else TypeError
+    if len(value_errors) == 1 and isinstance(value_errors[0][0], Check):
+        message = value_errors[0][1].reason
+    elif len(rejections) == 1 and isinstance(rejections[0][0], Check):
+        message = rejections[0][1].reason
+    else:
+        accepted = " or ".join(c.describe() for c in _constraints(param))
+        reasons = "; ".join(r.reason for _, r in value_errors if r.reason)
+        message = f"{name} must be {accepted}, got {short_repr(value)}"
+        message += f" ({reasons})." if reasons else "."
+    if param.hint:
+        message = f"{message} {param.hint}"
+    raise kind(message)
+
+
+def validate_params(estimator, table=None):
+    """Check every constructor parameter of ``estimator`` against its table.
+
+    Returns a read-only mapping ``name -> normalised value`` (for example
+    ``epsilon`` as a float). Parameters missing from the table are returned
+    unchecked; a table entry for a non-parameter is a programming error.
+    """
+    table = type(estimator)._parameter_constraints if table is None else table
+    params = estimator.get_params(deep=False)
+    defaults = {
+        name: p.default for name, p in inspect.signature(type(estimator).__init__).parameters.items()
+    }
+    checked = dict(params)
+    entries = [(name, _as_param(entry)) for name, entry in table.items()]
+    # unconditional entries first, so that a condition reads a checked value
+    for name, param in sorted(entries, key=lambda item: item[1].only_when is not None):
+        value = params[name]
+        if param.only_when is not None:
+            other, allowed = param.only_when
+            if not any(_is_default(checked[other], a) for a in allowed):
+                if not _is_default(value, defaults.get(name)):
+                    choices = " or ".join(repr(a) for a in allowed)
+                    raise ValueError(
+                        f"{name} applies only when {other}={choices}, but "
+                        f"{other}={short_repr(checked[other])}; leave {name} at its "
+                        f"default {defaults.get(name)!r} or set {other}={choices}."
+                    )
+                continue
+        checked[name] = _check_one(name, value, param)
+    return MappingProxyType(checked)

@@ -1,0 +1,88 @@
+"""Data-independent handling of private rows (SPEC §1.1, §3.1).
+
+After the public-parameter checks, nothing a user sees — exception, message,
+warning or fitted attribute — may depend on the values of private rows: an
+error raised only when some row is NaN or carries an unknown label is itself
+a release (with infinite privacy loss). So the private estimators never
+refuse a row for its *values*; they map it, row by row, with a fixed public
+rule. A fixed row-wise map sends neighbouring datasets to neighbouring
+datasets (substitution and add/remove alike), so it costs no privacy, and
+how many rows it touched is never reported.
+
+The rule, the same in every private estimator:
+
+- a non-finite or out-of-box coordinate is replaced: ``+inf`` by the upper
+  bound, ``-inf`` by the lower bound, ``NaN`` by the centre of the box, then
+  every coordinate is clipped to the public box;
+- a label outside the public label set ``classes_`` becomes ``classes_[0]``.
+
+What stays an error is the *structure* of the input, which is public: its
+shape, its number of columns, a non-numeric dtype. Those messages name the
+problem and the fix, never a value (scikit-learn's own messages print the
+offending value or the whole array; they are replaced here).
+"""
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+__all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
+
+
+def _structural_message(exc, what):
+    text = str(exc)
+    if "Expected 2D array" in text or "Expected a 2-dimensional" in text:
+        return (f"{what} must be 2-D (n_samples, n_features); reshape a single "
+                "feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    if "n_features" in text or "features, but" in text:
+        return text  # counts of columns only: public structure, no values
+    if "0 sample" in text or "minimum of" in text:
+        return text  # counts only
+    if "sparse" in text:
+        return text
+    if "could not convert" in text or "dtype" in text or "convert" in text:
+        return (f"{what} must hold numbers only; at least one entry could not be "
+                "converted to float (the value is not shown: it may be private). "
+                "Encode non-numeric columns first, e.g. with OrdinalEncoder.")
+    return (f"{what} was refused by input validation ({type(exc).__name__}); the "
+            "detail is not shown because it may contain private values.")
+
+
+def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwargs):
+    """scikit-learn's ``validate_data`` without value-bearing messages.
+
+    Non-finite entries pass through (``ensure_all_finite=False``) for
+    :func:`sanitize_rows` to map; structural errors are re-raised with a
+    message free of data values.
+    """
+    kwargs.setdefault("ensure_all_finite", False)
+    try:
+        return validate_data(estimator, X, y, reset=reset, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(_structural_message(exc, "X")) from None
+
+
+def sanitize_rows(X, lower, upper):
+    """Map every coordinate into the public box ``[lower, upper]`` (module rule)."""
+    X = np.array(X, dtype=float, copy=True)
+    lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
+    nan = np.isnan(X)
+    if nan.any():
+        X[nan] = np.broadcast_to((lower + upper) / 2, X.shape)[nan]
+    return np.clip(X, lower, upper)
+
+
+def encode_private_labels(y, classes_):
+    """Index of each label in ``classes_``; labels outside it map to 0 (module rule)."""
+    y = np.asarray(y)
+    classes_ = np.asarray(classes_)
+    order = np.argsort(classes_, kind="stable")
+    sorted_classes = classes_[order]
+    try:
+        pos = np.searchsorted(sorted_classes, y)
+    except TypeError:  # labels of a type not comparable with classes_
+        return np.zeros(len(y), dtype=np.intp)
+    pos = np.clip(pos, 0, len(sorted_classes) - 1)
+    known = sorted_classes[pos] == y
+    codes = np.where(known, order[pos], 0)
+    return codes.astype(np.intp)

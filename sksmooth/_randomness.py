@@ -1,0 +1,116 @@
+"""Where the randomness of a private release comes from (SPEC §1.4).
+
+One rule, one place. A release draws from three independent streams:
+
+``public``
+    data-independent public choices (a sampled cover, a sampled universe,
+    separating points). Seeding it only makes those public choices
+    reproducible.
+``noise``
+    the privacy noise of the mechanism. It must be unpredictable: with
+    ``random_state=None`` (the default) it comes from fresh OS entropy at
+    every release, so neither ``clone``, ``copy``, pickling nor a repeated
+    ``fit`` can make two releases share noise.
+``sampling``
+    the draws of synthetic rows from a released model. It is independent of
+    ``noise``, so emitted rows never reveal the noise (and through it the
+    private data).
+
+A user-given ``random_state`` (int, ``Generator`` or ``RandomState``) still
+works — reproducible runs, scikit-learn's estimator checks — but anyone who
+knows the seed can subtract the noise, and a ``Generator`` is deep-copied by
+``clone`` so copies replay the same noise. Such a release is *seeded*: the
+estimator marks it "not certified" in ``guarantee_`` and in the ledger, and
+a :class:`~sksmooth.exceptions.PrivacyLeakWarning` says so.
+"""
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .exceptions import PrivacyLeakWarning
+
+__all__ = ["ReleaseRandomness", "release_randomness", "SEEDED_NOISE_NOTE"]
+
+SEEDED_NOISE_NOTE = (
+    "seeded noise: random_state was given, so whoever knows it can replay the "
+    "privacy noise (and so can every clone or copy of a Generator); leave "
+    "random_state=None for a certified release"
+)
+
+
+@dataclass(frozen=True)
+class ReleaseRandomness:
+    """The three independent streams of one release (see module docstring)."""
+
+    public: np.random.Generator
+    noise: np.random.Generator
+    sampling: np.random.Generator
+    seeded: bool
+
+
+def _seed_sequence(random_state, name):
+    """``(SeedSequence, seeded)`` for ``random_state``; clear errors otherwise."""
+    if random_state is None:
+        return np.random.SeedSequence(), False  # fresh OS entropy
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be None, an int >= 0, a numpy.random.Generator or a "
+            f"numpy.random.RandomState, got bool; leave {name}=None for fresh noise."
+        )
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {random_state}.")
+        return np.random.SeedSequence(int(random_state)), True
+    if isinstance(random_state, np.random.Generator):
+        # Draw the child entropy from the Generator: reproducible from its
+        # state, and it advances the Generator like any other use would.
+        entropy = random_state.integers(0, 2**63, size=4, dtype=np.int64)
+        return np.random.SeedSequence([int(e) for e in entropy]), True
+    if isinstance(random_state, np.random.RandomState):
+        entropy = random_state.randint(0, 2**31 - 1, size=4)
+        return np.random.SeedSequence([int(e) for e in entropy]), True
+    raise TypeError(
+        f"{name} must be None, an int >= 0, a numpy.random.Generator or a "
+        f"numpy.random.RandomState, got {type(random_state).__name__}."
+    )
+
+
+def release_randomness(random_state, *, warn=True, name="random_state", stacklevel=3):
+    """Split ``random_state`` into the public, noise and sampling streams.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        ``None`` (default everywhere in sksmooth): fresh OS entropy.
+        Anything else makes the release *seeded* (not certified).
+    warn : bool, default=True
+        Emit a :class:`PrivacyLeakWarning` for a seeded release.
+
+    Returns
+    -------
+    ReleaseRandomness
+    """
+    sequence, seeded = _seed_sequence(random_state, name)
+    public, noise, sampling = (np.random.default_rng(s) for s in sequence.spawn(3))
+    if seeded and warn:
+        warnings.warn(
+            f"{name} is set: the privacy noise of this release is reproducible "
+            "from it, so the release is marked not certified. Leave "
+            f"{name}=None (fresh OS entropy) for a certified release.",
+            PrivacyLeakWarning,
+            stacklevel=stacklevel,
+        )
+    return ReleaseRandomness(public=public, noise=noise, sampling=sampling, seeded=seeded)
+
+
+def sampling_generator(random_state, name="random_state"):
+    """Generator for drawing rows from an already released model.
+
+    Sampling from a release is post-processing, so a seed here costs no
+    privacy; ``None`` is fresh OS entropy.
+    """
+    sequence, _ = _seed_sequence(random_state, name)
+    return np.random.default_rng(sequence)
