@@ -27,12 +27,21 @@ __all__ = [
 ]
 
 
+# The epsilon a single release may ask for: outside this range the noise
+# scales (sensitivity / epsilon, exp(epsilon * score)) leave floating point.
+EPSILON_RANGE = (1e-9, 1e6)
+
+
 def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def check_epsilon(epsilon, name="epsilon", allow_inf=False):
-    """Return ``epsilon`` as a float, checking ``0 < epsilon`` (finite unless allowed)."""
+def check_epsilon(epsilon, name="epsilon", allow_inf=False, bounded=False):
+    """Return ``epsilon`` as a float, checking ``0 < epsilon`` (finite unless allowed).
+
+    ``bounded=True`` (the estimators' parameter tables) also requires
+    ``epsilon`` in :data:`EPSILON_RANGE`.
+    """
     if not _is_real(epsilon) or np.isnan(epsilon):
         raise TypeError(
             f"{name} must be a real number > 0, got {epsilon!r} "
@@ -48,6 +57,12 @@ def check_epsilon(epsilon, name="epsilon", allow_inf=False):
         raise ValueError(
             f"{name} must be finite, got {epsilon!r}; a non-private run is "
             "obtained with the non-private estimator, not with epsilon=inf."
+        )
+    if bounded and not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
+        raise ValueError(
+            f"{name} must lie in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}], got "
+            f"{epsilon!r}: below, the noise overflows floating point; above, there is "
+            "no noise left to speak of (use the non-private estimator)."
         )
     return epsilon
 
