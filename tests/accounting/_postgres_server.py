@@ -19,12 +19,17 @@ import subprocess
 import tempfile
 import time
 
+try:
+    import psycopg
+except ImportError:  # optional: the servers' users check for it
+    psycopg = None
+
 __all__ = ["INSTALL_HINT", "ThrowawayPostgres", "find_postgres_bin"]
 
 INSTALL_HINT = (
-    "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found; install "
-    "them with `sudo .ci/install-services.sh` (apt-get install -y postgresql) "
-    "and psycopg with `pip install 'psycopg[binary]'`."
+    "Install the PostgreSQL server binaries (initdb, postgres) as root with "
+    "`.ci/install-services.sh` (apt-get install -y postgresql) and the test "
+    "extra with `pip install -e '.[test]'` (psycopg[binary], dask[distributed])."
 )
 
 
@@ -89,16 +94,14 @@ class ThrowawayPostgres:
         argv = [os.path.join(self.bin_dir, "postgres"), "-D", data]
         for key, value in settings.items():
             argv += ["-c", f"{key}={value}"]
-        self.process = subprocess.Popen(
-            self._as_server_user(argv), stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(self.directory, "server.log"), "wb"),
-        )
+        with open(os.path.join(self.directory, "server.log"), "wb") as log:
+            self.process = subprocess.Popen(
+                self._as_server_user(argv), stdout=subprocess.DEVNULL, stderr=log
+            )
         self._wait_ready(timeout)
         return self
 
     def _wait_ready(self, timeout):
-        import psycopg
-
         deadline = time.monotonic() + timeout
         while True:
             try:

@@ -2,15 +2,21 @@
 
 The PostgreSQL server is started once per session (see ``_postgres_server``);
 each test gets a schema of its own through the URL's ``search_path``. If
-the server binaries or psycopg are missing, the PostgreSQL variants are
+the server binaries, psycopg or dask are missing, the PostgreSQL variants are
 skipped, except when the ``CI`` environment variable is set: then they fail
 with the install hint (CI must exercise every backend).
 """
 
 import os
 import uuid
+import warnings
 
 import pytest
+
+try:
+    import psycopg
+except ImportError:  # the postgres extra is optional outside CI
+    psycopg = None
 
 from sksmooth.accounting import BudgetAccountant
 
@@ -29,9 +35,7 @@ def _unavailable(reason):
 @pytest.fixture(scope="session")
 def postgres_server():
     """Base URL of a throwaway PostgreSQL server for the whole session."""
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
+    if psycopg is None:
         _unavailable("psycopg is not installed")
     bin_dir = find_postgres_bin()
     if bin_dir is None:
@@ -46,8 +50,6 @@ def postgres_server():
 @pytest.fixture
 def postgres_url(postgres_server):
     """URL of an empty schema of its own on the session's server."""
-    import psycopg
-
     schema = f"t_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(postgres_server, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
@@ -84,3 +86,26 @@ def make_accountant(backend):
         return BudgetAccountant(epsilon, delta, **location)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def dask_client(tmp_path_factory):
+    """A client of a 2-process Dask ``LocalCluster`` (needs the ``dask`` extra)."""
+    try:
+        import dask
+        import dask.distributed as distributed
+    except ImportError:
+        _unavailable("dask[distributed] is not installed")
+    scratch = tmp_path_factory.mktemp("dask-scratch")
+    with dask.config.set({"temporary-directory": str(scratch)}), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cluster start-up chatter (ports, memory)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True,
+            dashboard_address="127.0.0.1:0", scheduler_port=0,
+        )
+        client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
