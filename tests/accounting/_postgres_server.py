@@ -6,7 +6,8 @@ same directory), tied to this process: when run as root the server tools
 run as the ``postgres`` system user (``initdb`` refuses root) under
 ``setpriv --pdeathsig``, so a killed test run does not leave a server
 behind. Throwaway settings (``fsync=off``) make it fast; durability of a
-*committed* spend against a killed client does not depend on them.
+*committed* spend against a killed client does not depend on them
+(``durable=True`` keeps PostgreSQL's defaults, for benchmarks).
 """
 
 import glob
@@ -61,8 +62,9 @@ def _free_port():
 class ThrowawayPostgres:
     """Start with :meth:`start`, connect with :attr:`url`, stop with :meth:`stop`."""
 
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, durable=False):
         self.bin_dir = bin_dir
+        self.durable = durable  # fsync and synchronous commit on (benchmarks)
         self.as_root = os.geteuid() == 0
         self.directory = tempfile.mkdtemp(prefix="sksmooth-pg-", dir="/tmp")
         self.port = _free_port()
@@ -88,9 +90,9 @@ class ThrowawayPostgres:
             check=True, capture_output=True, timeout=timeout,
         )
         settings = {"listen_addresses": "127.0.0.1", "port": str(self.port),
-                    "unix_socket_directories": self.directory, "fsync": "off",
-                    "synchronous_commit": "off", "full_page_writes": "off",
-                    "max_connections": "100"}
+                    "unix_socket_directories": self.directory, "max_connections": "100"}
+        if not self.durable:
+            settings.update(fsync="off", synchronous_commit="off", full_page_writes="off")
         argv = [os.path.join(self.bin_dir, "postgres"), "-D", data]
         for key, value in settings.items():
             argv += ["-c", f"{key}={value}"]

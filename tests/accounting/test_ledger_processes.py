@@ -145,7 +145,9 @@ def _widen_race_window(monkeypatch, seconds=0.002):
     monkeypatch.setattr(_postgres, "refuse_if_over", check_then_sleep)
 
 
-@pytest.mark.parametrize("race_window", [False, True], ids=["plain", "widened"])
+@pytest.mark.parametrize(
+    "race_window", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["plain", "widened"]
+)
 def test_concurrent_writers_commit_exactly_the_budget(shared_backend, monkeypatch, race_window):
     _, location = shared_backend
     if race_window:

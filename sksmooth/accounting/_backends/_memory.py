@@ -3,7 +3,7 @@
 import os
 import threading
 
-from ._protocol import CrossProcessLedgerError, Spend, refuse_if_over, totals_of
+from ._protocol import CrossProcessLedgerError, Spend, add_spend, refuse_if_over, totals_of
 
 __all__ = ["MemoryStorage"]
 
@@ -20,6 +20,7 @@ class MemoryStorage:
 
     def __init__(self, records=(), owner_pid=None):
         self._records = [Spend(*r) for r in records]
+        self._totals = totals_of(self._records)  # kept up to date: O(1) appends
         self._owner_pid = os.getpid() if owner_pid is None else owner_pid
         self._lock = threading.Lock()
 
@@ -44,13 +45,14 @@ class MemoryStorage:
         """Check and append under one lock."""
         self.check_writable()
         with self._lock:
-            refuse_if_over(totals_of(self._records), record.epsilon, record.delta, budget)
+            refuse_if_over(self._totals, record.epsilon, record.delta, budget)
             self._records.append(record)
+            self._totals = add_spend(self._totals, record)
 
     def totals(self):
         """Totals of the records held here."""
         with self._lock:
-            return totals_of(self._records)
+            return self._totals
 
     def records(self):
         """A copy of the records held here."""

@@ -8,7 +8,7 @@ budget and appends the record in one atomic step, so concurrent writers can
 never jointly overrun the budget. Everything else is a read.
 """
 
-import math
+import functools
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from ..._guarantee import PrivacySpent
@@ -17,9 +17,11 @@ from ...exceptions import BudgetError
 __all__ = [
     "Budget",
     "CrossProcessLedgerError",
+    "EMPTY_TOTALS",
     "LedgerStorage",
     "LedgerTotals",
     "Spend",
+    "add_spend",
     "refuse_if_over",
     "totals_of",
 ]
@@ -107,18 +109,25 @@ class LedgerTotals(NamedTuple):
         )
 
 
+EMPTY_TOTALS = LedgerTotals(0.0, 0.0, 0.0, 0.0, 0, 0)
+
+
+def add_spend(totals, record):
+    """``totals`` plus one :class:`Spend` (plain float sums, like SQL ``SUM``)."""
+    uncertified = not record.certified
+    return LedgerTotals(
+        totals.epsilon + record.epsilon,
+        totals.delta + record.delta,
+        totals.not_certified_epsilon + (record.epsilon if uncertified else 0.0),
+        totals.not_certified_delta + (record.delta if uncertified else 0.0),
+        totals.n_spends + 1,
+        totals.n_not_certified + int(uncertified),
+    )
+
+
 def totals_of(records):
     """:class:`LedgerTotals` of an iterable of :class:`Spend` records."""
-    records = list(records)
-    uncertified = [r for r in records if not r.certified]
-    return LedgerTotals(
-        float(math.fsum(r.epsilon for r in records)),
-        float(math.fsum(r.delta for r in records)),
-        float(math.fsum(r.epsilon for r in uncertified)),
-        float(math.fsum(r.delta for r in uncertified)),
-        len(records),
-        len(uncertified),
-    )
+    return functools.reduce(add_spend, records, EMPTY_TOTALS)
 
 
 def _exceeds(total, limit):

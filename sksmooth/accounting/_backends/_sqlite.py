@@ -3,13 +3,16 @@
 Standard library ``sqlite3``; WAL journal, ``synchronous=FULL``, one
 ``BEGIN IMMEDIATE`` transaction per spend (the write lock is taken before the
 budget is read, so check and append are atomic across processes). A spend is
-on disk before :meth:`SQLiteStorage.append_if_within_budget` returns. Not
+on disk before :meth:`SQLiteStorage.append_if_within_budget` returns. Each
+process keeps one connection per ledger (threads share it under a lock). Not
 safe on network file systems (their locking is unreliable): use the
 PostgreSQL driver across hosts.
 """
 
 import os
 import sqlite3
+import threading
+import weakref
 
 from ._protocol import refuse_if_over
 from ._sql import (
@@ -33,6 +36,24 @@ _CREATE_SPENDS = (
 _REQUIRED_SPEND_COLUMNS = {"id", "label", "epsilon", "delta", "time", "pid"}
 _INSERT = insert_spend_sql("?")
 _TIMEOUT_SECONDS = 60.0
+
+# SQLite forbids using (even closing) a connection inherited through fork():
+# in a forked child, every storage's inherited connection is parked here, kept
+# open and never touched again, and the child opens its own.
+_LIVE_STORAGES = weakref.WeakSet()
+_INHERITED_CONNECTIONS = []
+
+
+def _park_inherited_connections():
+    for storage in list(_LIVE_STORAGES):
+        if storage._connection is not None:
+            _INHERITED_CONNECTIONS.append(storage._connection)
+            storage._connection = None
+        storage._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_park_inherited_connections)
 
 
 def check_ledger_path(path, name="path"):
@@ -76,9 +97,22 @@ class SQLiteStorage:
 
     def __init__(self, path):
         self.path = path
+        self._connection = None  # this process's connection, opened on first use
+        self._lock = threading.Lock()
+        _LIVE_STORAGES.add(self)
+
+    def __getstate__(self):
+        return {"path": self.path}
+
+    def __setstate__(self, state):
+        self.__init__(state["path"])
 
     def _connect(self):
-        connection = sqlite3.connect(self.path, timeout=_TIMEOUT_SECONDS, isolation_level=None)
+        """A new connection (WAL, ``synchronous=FULL``)."""
+        connection = sqlite3.connect(
+            self.path, timeout=_TIMEOUT_SECONDS, isolation_level=None,
+            check_same_thread=False,
+        )
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
@@ -131,10 +165,16 @@ class SQLiteStorage:
     def check_writable(self):
         """Every process on this host reaches the file: nothing to refuse."""
 
+    def _shared_connection(self):
+        """This process's connection (call with ``self._lock`` held)."""
+        if self._connection is None:
+            self._connection = self._connect()
+        return self._connection
+
     def append_if_within_budget(self, record, budget):
         """One ``BEGIN IMMEDIATE`` transaction: read totals, check, insert, commit."""
-        connection = self._connect()
-        try:
+        with self._lock:
+            connection = self._shared_connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
                 totals = totals_from_row(connection.execute(TOTALS_SQL).fetchone())
@@ -144,24 +184,18 @@ class SQLiteStorage:
                 connection.execute("ROLLBACK")
                 raise
             connection.execute("COMMIT")
-        finally:
-            connection.close()
 
     def totals(self):
         """Totals read in one statement."""
-        connection = self._connect()
-        try:
-            return totals_from_row(connection.execute(TOTALS_SQL).fetchone())
-        finally:
-            connection.close()
+        with self._lock:
+            row = self._shared_connection().execute(TOTALS_SQL).fetchone()
+        return totals_from_row(row)
 
     def records(self):
         """All records, oldest first."""
-        connection = self._connect()
-        try:
-            return records_from_rows(connection.execute(RECORDS_SQL).fetchall())
-        finally:
-            connection.close()
+        with self._lock:
+            rows = self._shared_connection().execute(RECORDS_SQL).fetchall()
+        return records_from_rows(rows)
 
     def describe(self):
         """``path='...'`` for the repr."""
