@@ -9,7 +9,9 @@ import warnings
 import joblib
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
+from sklearn.utils.validation import check_is_fitted
 
 from sksmooth import BudgetError, PrivateProperClassifier
 from sksmooth.accounting import BudgetAccountant, CrossProcessLedgerError
@@ -251,3 +253,31 @@ def test_kill_audit_catches_a_driver_that_acknowledges_before_commit(tmp_path, m
     acknowledged = _kill_writer_mid_loop(location, tmp_path / "committed.log")
     recorded = [r.label for r in BudgetAccountant(**location).ledger]
     assert len(recorded) < len(acknowledged)  # acknowledged spends were lost
+
+
+def test_plain_gridsearch_when_the_budget_runs_out_matches_the_docs():
+    # docs/privacy_ledger.rst: refused fold fits score NaN, the search goes on
+    # and refits the best surviving candidate ...
+    acc = BudgetAccountant(epsilon=1.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # FitFailedWarning, non-finite scores
+        search = _private_search(acc, n_jobs=1)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.isfinite(scores[0]) and np.isnan(scores[1])
+    assert search.best_params_ == {"epsilon": 0.5} and hasattr(search, "best_estimator_")
+    assert [r.epsilon for r in acc.ledger] == [0.5, 0.5, 0.5]
+    # ... and a refit that does not fit raises after every fold fit was charged
+    acc = BudgetAccountant(epsilon=3.0)
+    search = GridSearchCV(
+        PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1], accountant=acc),
+        {"epsilon": [0.5, 1.0]}, cv=2,
+    )
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.raises(BudgetError), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    assert [r.epsilon for r in acc.ledger] == [0.5, 0.5, 1.0, 1.0]
+    with pytest.raises(NotFittedError):  # sklearn sets it before the refused refit
+        check_is_fitted(search.best_estimator_)
