@@ -281,3 +281,22 @@ def test_plain_gridsearch_when_the_budget_runs_out_matches_the_docs():
     assert [r.epsilon for r in acc.ledger] == [0.5, 0.5, 1.0, 1.0]
     with pytest.raises(NotFittedError):  # sklearn sets it before the refused refit
         check_is_fitted(search.best_estimator_)
+
+
+def _spend_inherited(accountant):
+    accountant.spend(0.5, label="child")
+    os._exit(0)
+
+
+def test_ledger_inherited_through_fork_is_shared_and_leaves_the_parent_working(
+    shared_backend,
+):
+    _, location = shared_backend
+    acc = BudgetAccountant(10.0, **location)
+    acc.spend(0.5, label="parent-before")  # the parent's connection is open
+    process = _FORK.Process(target=_spend_inherited, args=(acc,))
+    process.start()
+    process.join(60)
+    assert process.exitcode == 0
+    acc.spend(0.5, label="parent-after")  # the child did not break our session
+    assert [r.label for r in acc.ledger] == ["parent-before", "child", "parent-after"]
