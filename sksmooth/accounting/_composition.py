@@ -120,7 +120,7 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
        Privacy", FOCS 2010, Theorem III.3.
     .. [2] M. Hardt, K. Ligett, F. McSherry, "A Simple and Practical Algorithm
        for Differentially Private Data Release", NeurIPS 2012,
-       arXiv:1012.4763, Theorem 2.2 (privacy of MWEM).
+       arXiv:1012.4763, Section 2 (the privacy of MWEM).
 
     Examples
     --------
