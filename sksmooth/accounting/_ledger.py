@@ -53,6 +53,10 @@ def _check_certified(certified):
     return bool(certified)
 
 
+def _left(limit, spent):
+    return float("inf") if limit == float("inf") else max(limit - spent, 0.0)
+
+
 class BudgetAccountant:
     """A privacy budget and the ledger of every release charged to it.
 
@@ -219,8 +223,8 @@ class BudgetAccountant:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
         spent = self.spent
         return PrivacySpent(
-            max(self.budget.epsilon - spent.epsilon, 0.0) / k,
-            max(self.budget.delta - spent.delta, 0.0) / k,
+            _left(self.budget.epsilon, spent.epsilon) / k,
+            _left(self.budget.delta, spent.delta) / k,
         )
 
     def __len__(self):

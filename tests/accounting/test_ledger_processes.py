@@ -176,7 +176,7 @@ def _postgres_without_row_lock(self, record, budget):
     """Broken: the PostgreSQL transaction without ``FOR UPDATE`` on the budget row."""
 
     def append(connection):
-        totals = _sql.totals_from_row(connection.execute(_sql.TOTALS_SQL).fetchone())
+        totals = _sql.totals_from_row(connection.execute(_postgres._TOTALS).fetchone())
         _protocol.refuse_if_over(totals, record.epsilon, record.delta, budget)
         time.sleep(0.002)
         connection.execute(_postgres._INSERT, (*record[:5], bool(record.certified)))

@@ -33,10 +33,10 @@ from ._protocol import refuse_if_over
 from ._sql import (
     RECORDS_SQL,
     SELECT_BUDGET_SQL,
-    TOTALS_SQL,
     budget_mismatch_message,
     insert_spend_sql,
     records_from_rows,
+    totals_sql,
     totals_from_row,
 )
 
@@ -52,6 +52,7 @@ _CREATE_SPENDS = (
     "time DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, "
     "certified BOOLEAN NOT NULL DEFAULT TRUE)"
 )
+_TOTALS = totals_sql("NUMERIC")
 _INSERT = insert_spend_sql("%s")
 # Serialises concurrent first-time creation of the tables (CREATE TABLE IF
 # NOT EXISTS is not safe against itself in PostgreSQL); an arbitrary key.
@@ -161,7 +162,7 @@ class PostgresStorage:
 
         def append(connection):
             connection.execute(SELECT_BUDGET_SQL + " FOR UPDATE")
-            totals = totals_from_row(connection.execute(TOTALS_SQL).fetchone())
+            totals = totals_from_row(connection.execute(_TOTALS).fetchone())
             refuse_if_over(totals, record.epsilon, record.delta, budget)
             connection.execute(_INSERT, (*record[:5], bool(record.certified)))
 
@@ -169,7 +170,7 @@ class PostgresStorage:
 
     def totals(self):
         """Totals read in one statement."""
-        return self._run(lambda c: totals_from_row(c.execute(TOTALS_SQL).fetchone()))
+        return self._run(lambda c: totals_from_row(c.execute(_TOTALS).fetchone()))
 
     def records(self):
         """All records, oldest first."""

@@ -14,7 +14,7 @@ __all__ = [
     "records_from_rows",
     "RECORDS_SQL",
     "SELECT_BUDGET_SQL",
-    "TOTALS_SQL",
+    "totals_sql",
     "totals_from_row",
 ]
 
@@ -22,13 +22,24 @@ SPEND_COLUMNS = ("label", "epsilon", "delta", "time", "pid", "certified")
 
 SELECT_BUDGET_SQL = "SELECT epsilon, delta FROM budget"
 
-TOTALS_SQL = (
-    "SELECT COALESCE(SUM(epsilon), 0), COALESCE(SUM(delta), 0), "
-    "COALESCE(SUM(CASE WHEN certified THEN 0 ELSE epsilon END), 0), "
-    "COALESCE(SUM(CASE WHEN certified THEN 0 ELSE delta END), 0), "
-    "COUNT(*), COALESCE(SUM(CASE WHEN certified THEN 0 ELSE 1 END), 0) "
-    "FROM spends"
-)
+
+
+def totals_sql(sum_type):
+    """The totals query, summing in ``sum_type``.
+
+    SQLite sums ``REAL`` (an overflowing sum is ``inf``); PostgreSQL raises
+    on a ``DOUBLE PRECISION`` overflow, so it sums in ``NUMERIC`` (exact,
+    unbounded; the driver converts the result to float, ``inf`` if huge).
+    """
+    eps, delta = f"CAST(epsilon AS {sum_type})", f"CAST(delta AS {sum_type})"
+    return (
+        f"SELECT COALESCE(SUM({eps}), 0), COALESCE(SUM({delta}), 0), "
+        f"COALESCE(SUM(CASE WHEN certified THEN 0 ELSE {eps} END), 0), "
+        f"COALESCE(SUM(CASE WHEN certified THEN 0 ELSE {delta} END), 0), "
+        "COUNT(*), COALESCE(SUM(CASE WHEN certified THEN 0 ELSE 1 END), 0) "
+        "FROM spends"
+    )
+
 
 RECORDS_SQL = f"SELECT {', '.join(SPEND_COLUMNS)} FROM spends ORDER BY id"
 

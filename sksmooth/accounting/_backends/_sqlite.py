@@ -18,10 +18,10 @@ from ._protocol import refuse_if_over
 from ._sql import (
     RECORDS_SQL,
     SELECT_BUDGET_SQL,
-    TOTALS_SQL,
     budget_mismatch_message,
     insert_spend_sql,
     records_from_rows,
+    totals_sql,
     totals_from_row,
 )
 
@@ -34,6 +34,7 @@ _CREATE_SPENDS = (
     "certified INTEGER NOT NULL DEFAULT 1)"
 )
 _REQUIRED_SPEND_COLUMNS = {"id", "label", "epsilon", "delta", "time", "pid"}
+_TOTALS = totals_sql("REAL")
 _INSERT = insert_spend_sql("?")
 _TIMEOUT_SECONDS = 60.0
 
@@ -177,7 +178,7 @@ class SQLiteStorage:
             connection = self._shared_connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                totals = totals_from_row(connection.execute(TOTALS_SQL).fetchone())
+                totals = totals_from_row(connection.execute(_TOTALS).fetchone())
                 refuse_if_over(totals, record.epsilon, record.delta, budget)
                 connection.execute(_INSERT, (*record[:5], int(bool(record.certified))))
             except BaseException:
@@ -188,7 +189,7 @@ class SQLiteStorage:
     def totals(self):
         """Totals read in one statement."""
         with self._lock:
-            row = self._shared_connection().execute(TOTALS_SQL).fetchone()
+            row = self._shared_connection().execute(_TOTALS).fetchone()
         return totals_from_row(row)
 
     def records(self):
