@@ -30,7 +30,15 @@ import numpy as np
 
 from .._guarantee import PrivacySpent
 from .._validation import check_delta, check_epsilon, check_probability
-from ._backends import Budget, LedgerTotals, Spend, open_storage, refuse_if_over
+from ._backends import (
+    Budget,
+    LedgerTotals,
+    MemoryStorage,
+    Spend,
+    SQLiteStorage,
+    open_storage,
+    refuse_if_over,
+)
 
 __all__ = ["BudgetAccountant", "LedgerTotals", "Spend", "charge", "check_accountant"]
 
@@ -255,12 +263,17 @@ class BudgetAccountant:
         return (_restore_accountant, (self._id, self.epsilon, self.delta, self._storage))
 
 
-def _restore_accountant(ledger_id, epsilon, delta, storage):
+def _restore_accountant(ledger_id, epsilon, delta, storage, *legacy):
     """Unpickle: the live ledger of this process if any, else a handle on ``storage``.
 
     An unpickled in-memory storage keeps the pid of its owner, so a copy in
-    another process (e.g. a loky worker) refuses to spend.
+    another process (e.g. a loky worker) refuses to spend. ``legacy`` holds
+    ``(records, owner_pid)`` of pickles written before the storage drivers,
+    whose fourth argument was the path (``None`` for memory).
     """
+    if storage is None or isinstance(storage, str):
+        records, owner_pid = (tuple(legacy) + ((), None))[:2]
+        storage = MemoryStorage(records, owner_pid) if storage is None else SQLiteStorage(storage)
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:

@@ -1,6 +1,7 @@
 """Ledger semantics, run on every storage backend (memory, SQLite, PostgreSQL)."""
 
 import copy
+import os
 import pickle
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from sksmooth.accounting import (
     charge,
     check_accountant,
 )
+from sksmooth.accounting._ledger import _restore_accountant
 
 
 class _Holder(BaseEstimator):
@@ -208,3 +210,14 @@ def test_zero_delta_budget_refuses_any_positive_delta(make_accountant):
     assert len(acc) == 0
     acc.spend(0.5, 0.0)
     assert acc.spent == (0.5, 0.0)
+
+
+def test_pickles_written_before_the_storage_drivers_still_load(tmp_path):
+    old_memory = _restore_accountant("legacy-id-1", 5.0, 1.0, None,
+                                     (("a", 0.5, 0.0, 0.0, 1),), os.getpid())
+    assert old_memory.spent == (0.5, 0.0) and old_memory.ledger[0].certified
+    old_memory.spend(0.5)
+    path = str(tmp_path / "old.sqlite")
+    BudgetAccountant(5.0, 1.0, path=path).spend(1.0)
+    old_file = _restore_accountant("legacy-id-2", 5.0, 1.0, path, (), None)
+    assert old_file.path == path and old_file.spent == (1.0, 0.0)
