@@ -72,10 +72,13 @@ class ThrowawayPostgres:
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def _as_server_user(self, argv):
-        if not self.as_root:
+        """``argv`` as the ``postgres`` user when root, dying with this process."""
+        if shutil.which("setpriv") is None:
+            if self.as_root:
+                return ["runuser", "-u", "postgres", "--", *argv]
             return argv
-        return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups",
-                "--pdeathsig=INT", "--", *argv]
+        user = ["--reuid=postgres", "--regid=postgres", "--init-groups"] if self.as_root else []
+        return ["setpriv", *user, "--pdeathsig=INT", "--", *argv]
 
     def start(self, timeout=60.0):
         """``initdb`` and start the server; return once it accepts connections."""
