@@ -20,6 +20,10 @@ from sksmooth.accounting._backends import MemoryStorage, PostgresStorage, SQLite
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 
 N_WRITERS, SPENDS_PER_WRITER, BUDGET = 8, 100, 500
+# Seconds a driver sleeps between its budget check and its insert in the
+# race-window tests: wide enough that, under any machine load, several
+# writers are inside the window when the total reaches the budget.
+RACE_WINDOW = 0.02
 
 _FORK = multiprocessing.get_context("fork")
 
@@ -136,7 +140,7 @@ def _run_concurrent_writers(location):
     return committed, [r.label for r in BudgetAccountant(float(BUDGET), **location).ledger]
 
 
-def _widen_race_window(monkeypatch, seconds=0.002):
+def _widen_race_window(monkeypatch, seconds=RACE_WINDOW):
     """Sleep inside each driver's transaction between the budget check and the insert."""
 
     def check_then_sleep(*args, **kwargs):
@@ -164,7 +168,7 @@ def test_concurrent_writers_commit_exactly_the_budget(shared_backend, monkeypatc
 def _sqlite_check_then_insert_separately(self, record, budget):
     """Broken: check and insert in two transactions."""
     _protocol.refuse_if_over(self.totals(), record.epsilon, record.delta, budget)
-    time.sleep(0.002)
+    time.sleep(RACE_WINDOW)
     connection = self._connect()
     try:
         connection.execute(_sqlite._INSERT, (*record[:5], int(record.certified)))
@@ -178,7 +182,7 @@ def _postgres_without_row_lock(self, record, budget):
     def append(connection):
         totals = _sql.totals_from_row(connection.execute(_postgres._TOTALS).fetchone())
         _protocol.refuse_if_over(totals, record.epsilon, record.delta, budget)
-        time.sleep(0.002)
+        time.sleep(RACE_WINDOW)
         connection.execute(_postgres._INSERT, (*record[:5], bool(record.certified)))
 
     self._run(append)
