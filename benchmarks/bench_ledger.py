@@ -105,6 +105,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="25 spends per writer")
     args = parser.parse_args()
     n_spends = 25 if args.quick else 100
+    load_at_start = os.getloadavg()[0]  # the machine may be shared: say how busy
     results = {"memory (8 threads)": bench_threads(n_spends * 10)}
     with tempfile.TemporaryDirectory() as tmp:
         results["sqlite (8 processes)"] = bench_processes(
@@ -112,7 +113,8 @@ def main():
     results["postgresql (8 processes, fsync on)"] = bench_postgres(n_spends, durable=True)
     results["postgresql (8 processes, fsync off)"] = bench_postgres(n_spends, durable=False)
     report = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                          "platform": platform.platform()},
+                          "platform": platform.platform(),
+                          "load_average_1min_at_start": round(load_at_start, 2)},
               "spends_per_writer": n_spends, "results": results}
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
