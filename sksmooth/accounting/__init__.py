@@ -1,5 +1,10 @@
 """Privacy accounting (SPEC §3.4): composition theorems, zCDP, budget
-splitting, and the privacy ledger."""
+splitting, and the privacy ledger.
+
+The mechanisms say what one release costs; this subpackage adds costs up
+(composition) and keeps the record of what was spent (the ledger, with
+memory, SQLite and PostgreSQL storage drivers in ``_backends``).
+"""
 
 from ._composition import (
     RoundBudget,
@@ -11,10 +16,14 @@ from ._composition import (
     zcdp_gaussian,
     zcdp_to_dp,
 )
-from ._ledger import BudgetAccountant, Spend, charge, check_accountant
+from ._backends import CrossProcessLedgerError, LedgerStorage
+from ._ledger import BudgetAccountant, LedgerTotals, Spend, charge, check_accountant
 
 __all__ = [
     "BudgetAccountant",
+    "CrossProcessLedgerError",
+    "LedgerStorage",
+    "LedgerTotals",
     "RoundBudget",
     "Spend",
     "advanced_composition",

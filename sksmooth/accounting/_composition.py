@@ -90,9 +90,9 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     """Advanced composition of ``T`` adaptive ``(eps0, delta0)``-DP mechanisms.
 
     ``eps = eps0 sqrt(2 T ln(1/delta')) + T eps0 (e^{eps0} - 1)/(e^{eps0} + 1)``,
-    ``delta = T delta0 + delta'`` (seeds/002_6ccc6583559482be.txt, MWEM
-    privacy; the ``tanh(eps0/2)`` term is the bound on the expected privacy
-    loss, Dwork & Rothblum 2016). For ``delta0 > 0`` this form is the third
+    ``delta = T delta0 + delta'`` (advanced composition [1]_, as used in the
+    MWEM privacy analysis [2]_; the ``tanh(eps0/2)`` term is the bound on the
+    expected privacy loss, Dwork & Rothblum 2016). For ``delta0 > 0`` this form is the third
     bound of Kairouz, Oh & Viswanath (ICML 2015; arXiv:1311.0776, Thm 3.5),
     whose delta ``1 - (1 - delta0)^T (1 - delta')`` is at most the one
     returned. The formula is returned as is; it can exceed basic
@@ -113,6 +113,14 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     Returns
     -------
     epsilon, delta : float
+
+    References
+    ----------
+    .. [1] C. Dwork, G. N. Rothblum, S. Vadhan, "Boosting and Differential
+       Privacy", FOCS 2010, Theorem III.3.
+    .. [2] M. Hardt, K. Ligett, F. McSherry, "A Simple and Practical Algorithm
+       for Differentially Private Data Release", NeurIPS 2012,
+       arXiv:1012.4763, Section 2 (the privacy of MWEM).
 
     Examples
     --------

@@ -4,60 +4,65 @@ A ``BudgetAccountant`` is a *shared handle* on one ledger of releases:
 
 * ``copy.copy``, ``copy.deepcopy`` and therefore :func:`sklearn.base.clone`
   return the very same object, so a ``GridSearchCV`` over a private
-  estimator records every fit in the ledger the user passed in (by contrast,
-  a deep-copied accountant silently records into a throw-away copy);
+  estimator records every fit in the ledger the user passed in;
 * unpickling in a process that already holds the ledger returns that ledger;
-* with ``path=...`` the ledger is an SQLite file (standard library
-  ``sqlite3``, WAL journal, ``synchronous=FULL``, one ``BEGIN IMMEDIATE``
-  transaction per spend). Spends made in joblib worker processes (loky) are
-  written to the same file, and a spend is committed to disk before
-  :meth:`BudgetAccountant.spend` returns, i.e. before the caller may return
-  its private output; a process killed afterwards loses nothing.
+* where the ledger lives is a storage driver (:mod:`._backends`): memory
+  (one process), an SQLite file (``path=``, every process of one host) or a
+  PostgreSQL server (``url=``, every host). File and server ledgers are
+  reached again by an unpickled copy in a worker; an in-memory copy in
+  another process refuses to spend (:class:`CrossProcessLedgerError`).
 
 Budgets compose by basic (sequential) composition: the total spent is the
 sum of the epsilons and the sum of the deltas of all releases. Tighter
 composition of *one* algorithm's internal steps is the algorithm's business
 (see :mod:`sksmooth.accounting` for advanced composition and zCDP); the
-ledger records what each release finally claims.
+ledger records what each release finally claims, and whether the releasing
+estimator could certify that claim.
 """
 
 import os
-import sqlite3
 import threading
 import time
 import uuid
-import warnings
 import weakref
-from typing import NamedTuple
+
+import numpy as np
 
 from .._guarantee import PrivacySpent
 from .._validation import check_delta, check_epsilon, check_probability
-from ..exceptions import BudgetError
+from ._backends import (
+    Budget,
+    LedgerTotals,
+    MemoryStorage,
+    Spend,
+    SQLiteStorage,
+    open_storage,
+    refuse_if_over,
+)
 
-__all__ = ["BudgetAccountant", "Spend", "charge", "check_accountant"]
-
-# Relative slack when comparing sums of floats against a budget, so that
-# e.g. ten spends of 0.1 fit a budget of 1.0. It is purely relative: a zero
-# delta budget (pure DP) refuses every spend with delta > 0.
-_RTOL = 1e-9
+__all__ = ["BudgetAccountant", "LedgerTotals", "Spend", "charge", "check_accountant"]
 
 # Ledgers alive in this process, by id: unpickling returns the live object.
 _LIVE_LEDGERS = weakref.WeakValueDictionary()
 _LIVE_LOCK = threading.Lock()
 
 
-class Spend(NamedTuple):
-    """One release recorded in the ledger."""
-
-    label: str
-    epsilon: float
-    delta: float
-    time: float
-    pid: int
+def _check_budget_delta(delta):
+    if delta is None:
+        return float("inf")
+    return check_probability(delta, "delta", closed=True)
 
 
-def _exceeds(total, budget):
-    return total > budget * (1 + _RTOL)
+def _check_certified(certified):
+    if not isinstance(certified, (bool, np.bool_)):
+        raise TypeError(
+            f"certified must be True or False, got {type(certified).__name__}."
+        )
+    return bool(certified)
+
+
+def _left(limit, spent):
+    return float("inf") if limit == float("inf") else max(limit - spent, 0.0)
 
 
 class BudgetAccountant:
@@ -67,207 +72,150 @@ class BudgetAccountant:
     ----------
     epsilon : float, default=inf
         Total epsilon budget (``inf``: record only, never refuse).
-    delta : float, default=1.0
-        Total delta budget, in ``[0, 1]``.
+    delta : float or None, default=None
+        Total delta budget, in ``[0, 1]``; ``None`` leaves delta unlimited
+        (record only). ``0`` admits pure-DP releases only.
     path : str or os.PathLike, default=None
-        ``None`` keeps the ledger in memory (shared by every clone and deep
-        copy in this process, but *not* across processes). A path makes it
-        an SQLite file shared by all processes that open it, e.g. joblib
-        workers with ``n_jobs > 1``. The budget is stored in the file on
-        creation; reopening with a different budget raises ``ValueError``.
+        An SQLite file holding the ledger, shared by every process of this
+        host that opens it (e.g. joblib workers with ``n_jobs > 1``). Its
+        directory must exist; the file is created if absent. Not for
+        network file systems: use ``url`` across hosts.
+    url : str, default=None
+        A database URL: ``"postgresql://user@host:5432/dbname"`` (needs the
+        ``postgres`` extra, ``psycopg`` 3) shares the ledger across hosts,
+        e.g. Dask workers; ``"sqlite:///ledger.sqlite"`` is the same as
+        ``path="ledger.sqlite"``. At most one of ``path`` and ``url``;
+        neither keeps the ledger in this process's memory.
 
     Attributes
     ----------
     spent : PrivacySpent
-        Total (epsilon, delta) spent so far (basic composition).
+        Total (epsilon, delta) of *all* spends, certified or not.
+    spent_not_certified : PrivacySpent
+        Total of the spends recorded with ``certified=False``.
     ledger : list of Spend
-        Every recorded release, in order.
+        Every recorded release, oldest first.
 
     Notes
     -----
     :meth:`spend` is atomic: the check against the budget and the insertion
     happen in one transaction (one lock in memory), so concurrent spends
-    can never jointly overrun the budget. Totals are floating-point sums,
-    compared with the budget up to a relative tolerance of ``1e-9`` (so
-    that e.g. ten spends of 0.1 fit 1.0): the recorded total may exceed the
-    budget by at most that factor, never by an absolute amount (a zero
-    ``delta`` budget admits no ``delta > 0``). In-memory ledgers are shared
-    within one process only; a copy in another process (e.g. a joblib
-    worker) warns when it records a spend. Use ``path=...`` there.
+    can never jointly overrun the budget; not-certified spends count like
+    certified ones. Totals are floating-point sums compared with the budget
+    up to a relative tolerance of ``1e-9`` (ten spends of 0.1 fit 1.0),
+    never an absolute one (a zero ``delta`` budget admits no ``delta > 0``).
+    A file or server ledger stores its budget on creation; reopening it
+    with another budget raises ``ValueError``.
+
+    An in-memory ledger lives in one process. A copy of it in another
+    process (a joblib ``loky`` worker, a Dask worker) raises
+    :class:`CrossProcessLedgerError` when charged, so a parallel search
+    cannot spend without the owner seeing it: pass ``path`` or ``url``.
 
     Examples
     --------
     >>> from sksmooth import BudgetAccountant
     >>> acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
     >>> acc.spend(0.4, 0.0, label="demo")
+    >>> acc.spend(0.1, 0.0, label="seeded demo", certified=False)
     >>> acc.spent
-    PrivacySpent(epsilon=0.4, delta=0.0)
+    PrivacySpent(epsilon=0.5, delta=0.0)
+    >>> acc.spent_not_certified
+    PrivacySpent(epsilon=0.1, delta=0.0)
     >>> acc.remaining()
-    PrivacySpent(epsilon=0.6, delta=1e-05)
+    PrivacySpent(epsilon=0.5, delta=1e-05)
     """
 
-    def __init__(self, epsilon=float("inf"), delta=1.0, path=None):
+    def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None):
         self.epsilon = check_epsilon(epsilon, "epsilon", allow_inf=True)
-        self.delta = check_probability(delta, "delta", closed=True)
-        self.path = None if path is None else os.fspath(path)
+        self.delta = None if delta is None else _check_budget_delta(delta)
+        self.budget = Budget(self.epsilon, _check_budget_delta(self.delta))
+        self._storage = open_storage(path=path, url=url)
+        self._storage.init(self.budget)
         self._id = uuid.uuid4().hex
-        self._init_state()
-        if self.path is not None:
-            self._init_file()
         with _LIVE_LOCK:
             _LIVE_LEDGERS[self._id] = self
 
-    def _init_state(self, records=()):
-        self._lock = threading.Lock()
-        self._records = list(records)
-        self._pid = os.getpid()
-        self._warned_foreign_process = False
+    @property
+    def path(self):
+        """The SQLite file of the ledger, or ``None``."""
+        return getattr(self._storage, "path", None)
 
-    # ------------------------------------------------------------------ file
-    def _connect(self):
-        connection = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=FULL")
-        return connection
-
-    def _init_file(self):
-        connection = self._connect()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS budget (epsilon REAL, delta REAL)"
-            )
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS spends (id INTEGER PRIMARY KEY "
-                "AUTOINCREMENT, label TEXT, epsilon REAL, delta REAL, "
-                "time REAL, pid INTEGER)"
-            )
-            row = connection.execute("SELECT epsilon, delta FROM budget").fetchone()
-            if row is None:
-                connection.execute(
-                    "INSERT INTO budget VALUES (?, ?)", (self.epsilon, self.delta)
-                )
-            elif (float(row[0]), float(row[1])) != (self.epsilon, self.delta):
-                connection.execute("ROLLBACK")
-                raise ValueError(
-                    f"path={self.path!r} holds a ledger with budget "
-                    f"(epsilon={row[0]}, delta={row[1]}), not (epsilon="
-                    f"{self.epsilon}, delta={self.delta}); open it with the same "
-                    "budget or use a new path."
-                )
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
-
-    # ------------------------------------------------------------- internals
-    def _totals(self, connection=None):
-        if connection is not None:
-            eps, delta = connection.execute(
-                "SELECT COALESCE(SUM(epsilon), 0), COALESCE(SUM(delta), 0) FROM spends"
-            ).fetchone()
-            return float(eps), float(delta)
-        eps = sum(record.epsilon for record in self._records)
-        delta = sum(record.delta for record in self._records)
-        return eps, delta
-
-    def _refuse_if_over(self, spent, epsilon, delta):
-        new_eps, new_delta = spent[0] + epsilon, spent[1] + delta
-        if _exceeds(new_eps, self.epsilon) or _exceeds(new_delta, self.delta):
-            raise BudgetError(
-                f"Privacy budget exceeded: spending (epsilon={epsilon:.6g}, "
-                f"delta={delta:.3g}) on top of (epsilon={spent[0]:.6g}, "
-                f"delta={spent[1]:.3g}) would exceed the budget (epsilon="
-                f"{self.epsilon:.6g}, delta={self.delta:.3g}). Lower the "
-                "estimator's epsilon/delta or create a BudgetAccountant with a "
-                "larger budget."
-            )
-
-    def _warn_if_foreign_process(self):
-        if self.path is None and os.getpid() != self._pid and not self._warned_foreign_process:
-            self._warned_foreign_process = True
-            warnings.warn(
-                "An in-memory BudgetAccountant is recording a spend in a process "
-                "other than the one that created it (e.g. a joblib worker); that "
-                "process will not see it, so the budget is not enforced across "
-                "processes. Use BudgetAccountant(path=...) with n_jobs > 1.",
-                UserWarning,
-                stacklevel=3,
-            )
+    @property
+    def url(self):
+        """The database URL of a server ledger, or ``None``."""
+        return getattr(self._storage, "url", None)
 
     @staticmethod
     def _check_request(epsilon, delta):
-        epsilon = check_epsilon(epsilon, "epsilon")
-        delta = check_delta(delta, "delta")
-        return epsilon, delta
+        return check_epsilon(epsilon, "epsilon"), check_delta(delta, "delta")
 
     # ------------------------------------------------------------ public API
     def check(self, epsilon, delta=0.0):
         """Raise :class:`BudgetError` if spending ``(epsilon, delta)`` would exceed the budget.
 
         Records nothing. Private estimators call it before touching data.
+        An in-memory ledger in a process that does not own it raises
+        :class:`CrossProcessLedgerError`.
         """
         epsilon, delta = self._check_request(epsilon, delta)
-        self._refuse_if_over(tuple(self.spent), epsilon, delta)
+        self._storage.check_writable()
+        refuse_if_over(self._storage.totals(), epsilon, delta, self.budget)
 
     def spend(self, epsilon, delta=0.0, label=None, certified=True):
         """Record a release of ``(epsilon, delta)``; atomic and durable.
 
-        Raises :class:`BudgetError` (and records nothing) if the budget would
-        be exceeded. With ``path`` set, the record is committed to disk
-        before this method returns.
+        Parameters
+        ----------
+        epsilon : float
+            The release's epsilon, finite and ``> 0``.
+        delta : float, default=0.0
+            The release's delta, in ``[0, 1)``.
+        label : str, default=None
+            What was released (estimators pass their class name).
+        certified : bool, default=True
+            ``False`` when the releasing code could not certify its claim
+            (seeded noise, heuristic oracle, ...). Counted against the
+            budget all the same; reported in :attr:`spent_not_certified`.
+
+        Raises
+        ------
+        BudgetError
+            If the budget would be exceeded; nothing is recorded.
+        CrossProcessLedgerError
+            If this is a copy of an in-memory ledger in another process.
         """
         epsilon, delta = self._check_request(epsilon, delta)
+        certified = _check_certified(certified)
         label = "" if label is None else str(label)
-        record = Spend(label, epsilon, delta, time.time(), os.getpid())
-        if self.path is None:
-            self._warn_if_foreign_process()
-            with self._lock:
-                self._refuse_if_over(self._totals(), epsilon, delta)
-                self._records.append(record)
-            return
-        connection = self._connect()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                self._refuse_if_over(self._totals(connection), epsilon, delta)
-            except BudgetError:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute(
-                "INSERT INTO spends (label, epsilon, delta, time, pid) "
-                "VALUES (?, ?, ?, ?, ?)",
-                record,
-            )
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
+        record = Spend(label, epsilon, delta, time.time(), os.getpid(), certified)
+        self._storage.append_if_within_budget(record, self.budget)
+
+    def totals(self):
+        """All totals in one consistent read.
+
+        Returns
+        -------
+        LedgerTotals
+            Sums of epsilon and delta over all spends and over the
+            not-certified ones, and the counts of both.
+        """
+        return self._storage.totals()
 
     @property
     def ledger(self):
         """List of :class:`Spend` records, oldest first."""
-        if self.path is None:
-            with self._lock:
-                return list(self._records)
-        connection = self._connect()
-        try:
-            rows = connection.execute(
-                "SELECT label, epsilon, delta, time, pid FROM spends ORDER BY id"
-            ).fetchall()
-        finally:
-            connection.close()
-        return [Spend(*row) for row in rows]
+        return self._storage.records()
 
     @property
     def spent(self):
-        """Total ``PrivacySpent`` so far, by basic composition."""
-        if self.path is None:
-            with self._lock:
-                return PrivacySpent(*self._totals())
-        connection = self._connect()
-        try:
-            return PrivacySpent(*self._totals(connection))
-        finally:
-            connection.close()
+        """Total ``PrivacySpent`` of all spends (certified or not)."""
+        return self.totals().total
+
+    @property
+    def spent_not_certified(self):
+        """Total ``PrivacySpent`` of the spends recorded with ``certified=False``."""
+        return self.totals().not_certified
 
     def remaining(self, k=1):
         """Budget left for each of ``k`` further equal releases.
@@ -275,27 +223,32 @@ class BudgetAccountant:
         Returns
         -------
         PrivacySpent
+            The per-release budget left (not an amount spent):
             ``((epsilon - spent.epsilon) / k, (delta - spent.delta) / k)``,
-            floored at 0.
+            floored at 0; ``inf`` where the budget is unlimited.
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
         spent = self.spent
         return PrivacySpent(
-            max(self.epsilon - spent.epsilon, 0.0) / k,
-            max(self.delta - spent.delta, 0.0) / k,
+            _left(self.budget.epsilon, spent.epsilon) / k,
+            _left(self.budget.delta, spent.delta) / k,
         )
 
     def __len__(self):
-        return len(self.ledger)
+        return self.totals().n_spends
 
     def __repr__(self):
-        where = "memory" if self.path is None else repr(self.path)
-        spent = self.spent
+        params = [f"epsilon={self.epsilon}"]
+        if self.delta is not None:
+            params.append(f"delta={self.delta}")
+        where = self._storage.describe()
+        if where is not None:
+            params.append(where)
+        totals = self.totals()
         return (
-            f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}, "
-            f"path={where}; spent epsilon={spent.epsilon:.6g}, "
-            f"delta={spent.delta:.3g} in {len(self)} releases)"
+            f"BudgetAccountant({', '.join(params)}; spent {totals.total} in "
+            f"{totals.n_spends} releases, {totals.n_not_certified} not certified)"
         )
 
     # ------------------------------------------------- sharing semantics
@@ -307,30 +260,29 @@ class BudgetAccountant:
         return self
 
     def __reduce__(self):
-        records = () if self.path is not None else tuple(self.ledger)
-        return (
-            _restore_accountant,
-            (self._id, self.epsilon, self.delta, self.path, records, self._pid),
-        )
+        return (_restore_accountant, (self._id, self.epsilon, self.delta, self._storage))
 
 
-def _restore_accountant(ledger_id, epsilon, delta, path, records, owner_pid=None):
-    """Unpickle: the live ledger of this process if any, else a copy.
+def _restore_accountant(ledger_id, epsilon, delta, storage, *legacy):
+    """Unpickle: the live ledger of this process if any, else a handle on ``storage``.
 
-    The copy remembers the pid of the process owning the ledger, so that an
-    in-memory copy in another process (e.g. a loky worker) warns when it
-    records a spend the owner will never see.
+    An unpickled in-memory storage keeps the pid of its owner, so a copy in
+    another process (e.g. a loky worker) refuses to spend. ``legacy`` holds
+    ``(records, owner_pid)`` of pickles written before the storage drivers,
+    whose fourth argument was the path (``None`` for memory).
     """
+    if storage is None or isinstance(storage, str):
+        records, owner_pid = (tuple(legacy) + ((), None))[:2]
+        storage = MemoryStorage(records, owner_pid) if storage is None else SQLiteStorage(storage)
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:
             return live
         accountant = BudgetAccountant.__new__(BudgetAccountant)
-        accountant.epsilon, accountant.delta, accountant.path = epsilon, delta, path
+        accountant.epsilon, accountant.delta = epsilon, delta
+        accountant.budget = Budget(epsilon, _check_budget_delta(delta))
+        accountant._storage = storage
         accountant._id = ledger_id
-        accountant._init_state(Spend(*r) for r in records)
-        if owner_pid is not None:
-            accountant._pid = owner_pid
         _LIVE_LEDGERS[ledger_id] = accountant
         return accountant
 
@@ -356,5 +308,3 @@ def charge(accountant, epsilon, delta, label, certified=True):
     """
     if check_accountant(accountant) is not None:
         accountant.spend(epsilon, delta, label=label, certified=certified)
-
-

@@ -1,0 +1,194 @@
+"""PostgreSQL ledger driver (optional extra: ``psycopg`` 3, imported lazily).
+
+The same two tables as the SQLite driver (``budget``, ``spends``; see
+:mod:`._sql`) in the database named by the URL; put them in a schema of
+their own with ``?options=-csearch_path%3Dmy_schema`` in the URL if the
+database is shared. One transaction per spend:
+
+1. ``SELECT epsilon, delta FROM budget FOR UPDATE`` takes the row lock on
+   the budget, so spends on one ledger are serialised across all clients;
+2. the totals are read in a *new statement*, which at PostgreSQL's default
+   ``READ COMMITTED`` isolation takes a snapshot after the lock was granted,
+   hence sees every spend committed before;
+3. the budget rule is applied and the spend inserted; ``COMMIT``.
+
+With ``REPEATABLE READ``/``SERIALIZABLE`` the snapshot of step 2 would date
+from step 1, *before* the wait for the lock, which is why this driver keeps
+``READ COMMITTED`` plus the row lock (the lock makes the spends a serial
+history). A serialisation failure or deadlock (rolled back by the server) is
+retried; any other error is raised and the connection reset. A spend is
+committed (the server's ``synchronous_commit``/``fsync`` settings decide
+its durability) before :meth:`PostgresStorage.append_if_within_budget`
+returns; a client killed at any point leaves either the whole spend or
+nothing, and no lock (the server ends the dead session).
+"""
+
+import os
+import random
+import threading
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+from ._protocol import refuse_if_over
+from ._sql import (
+    RECORDS_SQL,
+    SELECT_BUDGET_SQL,
+    budget_mismatch_message,
+    insert_spend_sql,
+    records_from_rows,
+    totals_sql,
+    totals_from_row,
+)
+
+__all__ = ["PostgresStorage", "redact_url"]
+
+_CREATE_BUDGET = (
+    "CREATE TABLE IF NOT EXISTS budget (epsilon DOUBLE PRECISION NOT NULL, "
+    "delta DOUBLE PRECISION NOT NULL)"
+)
+_CREATE_SPENDS = (
+    "CREATE TABLE IF NOT EXISTS spends (id BIGSERIAL PRIMARY KEY, label TEXT NOT NULL, "
+    "epsilon DOUBLE PRECISION NOT NULL, delta DOUBLE PRECISION NOT NULL, "
+    "time DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, "
+    "certified BOOLEAN NOT NULL DEFAULT TRUE)"
+)
+_TOTALS = totals_sql("NUMERIC")
+_INSERT = insert_spend_sql("%s")
+# Serialises concurrent first-time creation of the tables (CREATE TABLE IF
+# NOT EXISTS is not safe against itself in PostgreSQL); an arbitrary key.
+_INIT_LOCK_KEY = 0x736B736D6F6F7468 & 0x7FFFFFFFFFFFFFFF
+_MAX_ATTEMPTS = 20
+
+
+def redact_url(url):
+    """``url`` with any password replaced by ``***`` (for messages and repr)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[-1]}"))
+
+
+def _import_psycopg():
+    try:
+        import psycopg  # noqa: PLC0415 (optional extra, imported on first use)
+    except ImportError as exc:
+        raise ImportError(
+            "BudgetAccountant(url='postgresql://...') needs psycopg 3: "
+            "pip install 'sksmooth[postgres]' (or pip install 'psycopg[binary]')."
+        ) from exc
+    return psycopg
+
+
+class PostgresStorage:
+    """A ledger in a PostgreSQL database (see the module docstring).
+
+    Parameters
+    ----------
+    url : str
+        A libpq connection URI, ``postgresql://user@host:port/dbname``.
+
+    Notes
+    -----
+    Each process (and each unpickled copy) opens one connection on first
+    use and keeps it; threads of one process share it under a lock.
+    """
+
+    def __init__(self, url):
+        self.url = url
+        self._psycopg = _import_psycopg()
+        self._lock = threading.Lock()
+        self._connection = None
+        self._connection_pid = None
+
+    def _connect(self):
+        if (
+            self._connection is None
+            or self._connection.closed
+            or self._connection_pid != os.getpid()
+        ):
+            try:
+                self._connection = self._psycopg.connect(self.url, autocommit=True)
+            except self._psycopg.OperationalError as exc:
+                raise ConnectionError(
+                    f"url={redact_url(self.url)!r}: cannot connect to the "
+                    f"PostgreSQL ledger ({str(exc).strip()}); check host, port, "
+                    "database name and credentials."
+                ) from None
+            self._connection_pid = os.getpid()
+        return self._connection
+
+    def _run(self, work):
+        """Run ``work(connection)`` in one transaction, retrying rollbacks."""
+        errors = self._psycopg.errors
+        retryable = (errors.SerializationFailure, errors.DeadlockDetected)
+        with self._lock:
+            for attempt in range(_MAX_ATTEMPTS):
+                connection = self._connect()
+                try:
+                    with connection.transaction():
+                        return work(connection)
+                except retryable:
+                    time.sleep(random.uniform(0, 0.002 * 2**min(attempt, 8)))
+                except self._psycopg.OperationalError:
+                    self._connection = None  # broken session: reconnect next time
+                    raise
+            raise RuntimeError(
+                f"url={redact_url(self.url)!r}: the ledger transaction was "
+                f"rolled back by the server {_MAX_ATTEMPTS} times; retry later."
+            )
+
+    def init(self, budget):
+        """Create the tables and store ``budget``, or check the stored one."""
+        self._run(lambda connection: self._create_or_check(connection, budget))
+
+    def _create_or_check(self, connection, budget):
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK_KEY,))
+        connection.execute(_CREATE_BUDGET)
+        connection.execute(_CREATE_SPENDS)
+        row = connection.execute(SELECT_BUDGET_SQL).fetchone()
+        if row is None:
+            connection.execute("INSERT INTO budget VALUES (%s, %s)", tuple(budget))
+        elif (float(row[0]), float(row[1])) != tuple(budget):
+            where = f"url={redact_url(self.url)!r}"
+            raise ValueError(budget_mismatch_message(where, row, budget))
+
+    def check_writable(self):
+        """Every process that can connect reaches the ledger: nothing to refuse."""
+
+    def append_if_within_budget(self, record, budget):
+        """Lock the budget row, read totals, check, insert: one transaction."""
+
+        def append(connection):
+            connection.execute(SELECT_BUDGET_SQL + " FOR UPDATE")
+            totals = totals_from_row(connection.execute(_TOTALS).fetchone())
+            refuse_if_over(totals, record.epsilon, record.delta, budget)
+            connection.execute(_INSERT, (*record[:5], bool(record.certified)))
+
+        self._run(append)
+
+    def totals(self):
+        """Totals read in one statement."""
+        return self._run(lambda c: totals_from_row(c.execute(_TOTALS).fetchone()))
+
+    def records(self):
+        """All records, oldest first."""
+        return self._run(lambda c: records_from_rows(c.execute(RECORDS_SQL).fetchall()))
+
+    def describe(self):
+        """``url='...'`` (password redacted) for the repr."""
+        return f"url={redact_url(self.url)!r}"
+
+    def close(self):
+        """Close this process's connection (reopened on next use)."""
+        with self._lock:
+            if self._connection is not None and self._connection_pid == os.getpid():
+                self._connection.close()
+            self._connection = None
+
+    def __getstate__(self):
+        return {"url": self.url}
+
+    def __setstate__(self, state):
+        self.__init__(state["url"])

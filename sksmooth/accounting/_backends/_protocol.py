@@ -1,0 +1,182 @@
+"""The ledger storage protocol and the one budget rule every driver applies.
+
+A driver stores two tables, whatever the medium: the *budget* (one row,
+``epsilon`` and ``delta``) and the *spends* (one row per release: ``label``,
+``epsilon``, ``delta``, ``time``, ``pid``, ``certified``). It offers one
+write, :meth:`LedgerStorage.append_if_within_budget`, which checks the
+budget and appends the record in one atomic step, so concurrent writers can
+never jointly overrun the budget. Everything else is a read.
+"""
+
+import functools
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from ..._guarantee import PrivacySpent
+from ...exceptions import BudgetError
+
+__all__ = [
+    "Budget",
+    "CrossProcessLedgerError",
+    "EMPTY_TOTALS",
+    "LedgerStorage",
+    "LedgerTotals",
+    "Spend",
+    "add_spend",
+    "refuse_if_over",
+    "totals_of",
+]
+
+# Relative slack when comparing sums of floats against a budget, so that
+# e.g. ten spends of 0.1 fit a budget of 1.0. It is purely relative: a zero
+# delta budget (pure DP) refuses every spend with delta > 0.
+_RTOL = 1e-9
+
+
+class CrossProcessLedgerError(BudgetError, RuntimeError):
+    """An in-memory ledger was charged from a process that does not own it.
+
+    A copy of an in-memory :class:`~sksmooth.accounting.BudgetAccountant`
+    in another process (e.g. a joblib ``loky`` worker with ``n_jobs > 1``,
+    or a Dask worker) cannot record anything its owner will see, so the
+    spend is refused and nothing is released. Use a ledger that every
+    process can reach: ``BudgetAccountant(..., path="ledger.sqlite")`` on
+    one host, ``url="postgresql://..."`` across hosts.
+    """
+
+
+class Budget(NamedTuple):
+    """A total privacy budget; ``inf`` means unlimited."""
+
+    epsilon: float
+    delta: float
+
+
+class Spend(NamedTuple):
+    """One release recorded in the ledger.
+
+    ``certified`` is ``False`` when the releasing estimator could not
+    certify the claimed ``(epsilon, delta)`` (seeded noise, heuristic
+    oracle, data-dependent bounds, ...): the spend is still counted
+    against the budget, and reported separately.
+    """
+
+    label: str
+    epsilon: float
+    delta: float
+    time: float
+    pid: int
+    certified: bool = True
+
+
+class LedgerTotals(NamedTuple):
+    """Totals of a ledger by basic composition, split by certification.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        Sums over *all* spends (certified or not): what the budget counts.
+    not_certified_epsilon, not_certified_delta : float
+        Sums over the spends recorded with ``certified=False``.
+    n_spends : int
+        Number of spends.
+    n_not_certified : int
+        Number of spends recorded with ``certified=False``.
+    """
+
+    epsilon: float
+    delta: float
+    not_certified_epsilon: float
+    not_certified_delta: float
+    n_spends: int
+    n_not_certified: int
+
+    @property
+    def total(self):
+        """All spends, as a :class:`~sksmooth.PrivacySpent`."""
+        return PrivacySpent(self.epsilon, self.delta)
+
+    @property
+    def not_certified(self):
+        """Spends recorded with ``certified=False``, as a ``PrivacySpent``."""
+        return PrivacySpent(self.not_certified_epsilon, self.not_certified_delta)
+
+    @property
+    def certified(self):
+        """Spends whose claim was certified, as a ``PrivacySpent``."""
+        return PrivacySpent(
+            self.epsilon - self.not_certified_epsilon,
+            self.delta - self.not_certified_delta,
+        )
+
+
+EMPTY_TOTALS = LedgerTotals(0.0, 0.0, 0.0, 0.0, 0, 0)
+
+
+def add_spend(totals, record):
+    """``totals`` plus one :class:`Spend` (plain float sums, like SQL ``SUM``)."""
+    uncertified = not record.certified
+    return LedgerTotals(
+        totals.epsilon + record.epsilon,
+        totals.delta + record.delta,
+        totals.not_certified_epsilon + (record.epsilon if uncertified else 0.0),
+        totals.not_certified_delta + (record.delta if uncertified else 0.0),
+        totals.n_spends + 1,
+        totals.n_not_certified + int(uncertified),
+    )
+
+
+def totals_of(records):
+    """:class:`LedgerTotals` of an iterable of :class:`Spend` records."""
+    return functools.reduce(add_spend, records, EMPTY_TOTALS)
+
+
+def _exceeds(total, limit):
+    return total > limit * (1 + _RTOL)
+
+
+def refuse_if_over(totals, epsilon, delta, budget):
+    """Raise :class:`BudgetError` if ``totals`` plus one spend exceed ``budget``.
+
+    The one home of the budget rule: every driver calls it inside its
+    atomic append, and :meth:`BudgetAccountant.check` before a release.
+    Certified and not-certified spends count alike.
+    """
+    new_epsilon, new_delta = totals.epsilon + epsilon, totals.delta + delta
+    if _exceeds(new_epsilon, budget.epsilon) or _exceeds(new_delta, budget.delta):
+        raise BudgetError(
+            f"Privacy budget exceeded: spending (epsilon={epsilon:.6g}, "
+            f"delta={delta:.3g}) on top of (epsilon={totals.epsilon:.6g}, "
+            f"delta={totals.delta:.3g}) would exceed the budget (epsilon="
+            f"{budget.epsilon:.6g}, delta={budget.delta:.3g}). Lower the "
+            "estimator's epsilon/delta or create a BudgetAccountant with a "
+            "larger budget."
+        )
+
+
+@runtime_checkable
+class LedgerStorage(Protocol):
+    """Where a :class:`~sksmooth.accounting.BudgetAccountant` keeps its ledger.
+
+    Drivers: :class:`MemoryStorage` (one process), :class:`SQLiteStorage`
+    (one host), :class:`PostgresStorage` (a database server). A driver must
+    be picklable; an unpickled file or server driver reaches the same
+    ledger from another process.
+    """
+
+    def init(self, budget):
+        """Create the ledger if absent; raise ``ValueError`` if it holds another budget."""
+
+    def append_if_within_budget(self, record, budget):
+        """Atomically append ``record`` unless it would exceed ``budget`` (then raise)."""
+
+    def check_writable(self):
+        """Raise :class:`CrossProcessLedgerError` if a spend here would be lost."""
+
+    def totals(self):
+        """Current :class:`LedgerTotals`."""
+
+    def records(self):
+        """All :class:`Spend` records, oldest first."""
+
+    def describe(self):
+        """Short public description for ``repr`` (never a password)."""

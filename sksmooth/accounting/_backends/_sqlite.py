@@ -1,0 +1,203 @@
+"""SQLite ledger driver: one file, shared by every process on one host.
+
+Standard library ``sqlite3``; WAL journal, ``synchronous=FULL``, one
+``BEGIN IMMEDIATE`` transaction per spend (the write lock is taken before the
+budget is read, so check and append are atomic across processes). A spend is
+on disk before :meth:`SQLiteStorage.append_if_within_budget` returns. Each
+process keeps one connection per ledger (threads share it under a lock). Not
+safe on network file systems (their locking is unreliable): use the
+PostgreSQL driver across hosts.
+"""
+
+import os
+import sqlite3
+import threading
+import weakref
+
+from ._protocol import refuse_if_over
+from ._sql import (
+    RECORDS_SQL,
+    SELECT_BUDGET_SQL,
+    budget_mismatch_message,
+    insert_spend_sql,
+    records_from_rows,
+    totals_sql,
+    totals_from_row,
+)
+
+__all__ = ["SQLiteStorage", "check_ledger_path"]
+
+_CREATE_BUDGET = "CREATE TABLE IF NOT EXISTS budget (epsilon REAL, delta REAL)"
+_CREATE_SPENDS = (
+    "CREATE TABLE IF NOT EXISTS spends (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "label TEXT, epsilon REAL, delta REAL, time REAL, pid INTEGER, "
+    "certified INTEGER NOT NULL DEFAULT 1)"
+)
+_REQUIRED_SPEND_COLUMNS = {"id", "label", "epsilon", "delta", "time", "pid"}
+_TOTALS = totals_sql("REAL")
+_INSERT = insert_spend_sql("?")
+_TIMEOUT_SECONDS = 60.0
+
+# SQLite forbids using (even closing) a connection inherited through fork():
+# in a forked child, every storage's inherited connection is parked here, kept
+# open and never touched again, and the child opens its own.
+_LIVE_STORAGES = weakref.WeakSet()
+_INHERITED_CONNECTIONS = []
+
+
+def _park_inherited_connections():
+    for storage in list(_LIVE_STORAGES):
+        if storage._connection is not None:
+            _INHERITED_CONNECTIONS.append(storage._connection)
+            storage._connection = None
+        storage._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_park_inherited_connections)
+
+
+def check_ledger_path(path, name="path"):
+    """Return ``path`` as a ``str`` naming a file that SQLite can create or open.
+
+    Raises ``TypeError`` for a non path-like value and ``ValueError`` for an
+    empty path, a directory, or a file in a missing directory.
+    """
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"{name} must be None or a file path (str or os.PathLike), got "
+            f"{type(path).__name__}; pass e.g. {name}='ledger.sqlite'."
+        )
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TypeError(f"{name} must be a text path, got {type(path).__name__}.")
+    if path == "" or path == ":memory:":
+        raise ValueError(
+            f"{name}={path!r} is not a file; pass a file name such as "
+            f"{name}='ledger.sqlite', or {name}=None for an in-memory ledger."
+        )
+    if os.path.isdir(path):
+        raise ValueError(f"{name}={path!r} is a directory; pass a file inside it.")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(
+            f"{name}={path!r}: the directory {directory!r} does not exist; "
+            "create it first or choose a path in an existing directory."
+        )
+    return path
+
+
+class SQLiteStorage:
+    """A ledger in an SQLite file (see the module docstring for guarantees).
+
+    Parameters
+    ----------
+    path : str
+        The ledger file, already checked by :func:`check_ledger_path`.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self._connection = None  # this process's connection, opened on first use
+        self._lock = threading.Lock()
+        _LIVE_STORAGES.add(self)
+
+    def __getstate__(self):
+        return {"path": self.path}
+
+    def __setstate__(self, state):
+        self.__init__(state["path"])
+
+    def _connect(self):
+        """A new connection (WAL, ``synchronous=FULL``)."""
+        connection = sqlite3.connect(
+            self.path, timeout=_TIMEOUT_SECONDS, isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _not_a_ledger(self, reason):
+        return ValueError(
+            f"path={self.path!r} is not a sksmooth ledger ({reason}); pass the "
+            "path of a new file or of an existing BudgetAccountant ledger."
+        )
+
+    def init(self, budget):
+        """Create the tables and store ``budget``, or check the stored one."""
+        try:
+            connection = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise self._not_a_ledger(exc) from None
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                self._create_or_check(connection, budget)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            raise self._not_a_ledger(exc) from None
+        finally:
+            connection.close()
+
+    def _create_or_check(self, connection, budget):
+        connection.execute(_CREATE_BUDGET)
+        connection.execute(_CREATE_SPENDS)
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(spends)")}
+        if not _REQUIRED_SPEND_COLUMNS <= columns:
+            raise self._not_a_ledger(f"table 'spends' lacks {_REQUIRED_SPEND_COLUMNS - columns}")
+        if "certified" not in columns:  # a ledger written before certification was recorded
+            connection.execute(
+                "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
+            )
+        row = connection.execute(SELECT_BUDGET_SQL).fetchone()
+        if row is None:
+            connection.execute("INSERT INTO budget VALUES (?, ?)", tuple(budget))
+        elif (float(row[0]), float(row[1])) != tuple(budget):
+            raise ValueError(budget_mismatch_message(f"path={self.path!r}", row, budget))
+
+    def check_writable(self):
+        """Every process on this host reaches the file: nothing to refuse."""
+
+    def _shared_connection(self):
+        """This process's connection (call with ``self._lock`` held)."""
+        if self._connection is None:
+            self._connection = self._connect()
+        return self._connection
+
+    def append_if_within_budget(self, record, budget):
+        """One ``BEGIN IMMEDIATE`` transaction: read totals, check, insert, commit."""
+        with self._lock:
+            connection = self._shared_connection()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                totals = totals_from_row(connection.execute(_TOTALS).fetchone())
+                refuse_if_over(totals, record.epsilon, record.delta, budget)
+                connection.execute(_INSERT, (*record[:5], int(bool(record.certified))))
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def totals(self):
+        """Totals read in one statement."""
+        with self._lock:
+            row = self._shared_connection().execute(_TOTALS).fetchone()
+        return totals_from_row(row)
+
+    def records(self):
+        """All records, oldest first."""
+        with self._lock:
+            rows = self._shared_connection().execute(RECORDS_SQL).fetchall()
+        return records_from_rows(rows)
+
+    def describe(self):
+        """``path='...'`` for the repr."""
+        return f"path={self.path!r}"

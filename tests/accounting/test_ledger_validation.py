@@ -1,0 +1,160 @@
+"""BudgetAccountant parameters: every bad value gets a TypeError/ValueError naming it."""
+
+import sqlite3
+import sys
+
+import numpy as np
+import pytest
+
+from sksmooth.accounting import BudgetAccountant
+
+BAD_NUMBERS = [np.nan, "1", [1.0], {}, object(), True, np.array([1.0]), None]
+
+
+@pytest.mark.parametrize("value", [v for v in BAD_NUMBERS if v is not None])
+def test_bad_epsilon_type(value):
+    with pytest.raises(TypeError, match="epsilon"):
+        BudgetAccountant(epsilon=value)
+
+
+@pytest.mark.parametrize("value", [v for v in BAD_NUMBERS if v is not None])
+def test_bad_delta_type(value):
+    with pytest.raises(TypeError, match="delta"):
+        BudgetAccountant(delta=value)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"epsilon": 0}, "epsilon"), ({"epsilon": -1}, "epsilon"),
+     ({"epsilon": -np.inf}, "epsilon"), ({"delta": 1.5}, "delta"),
+     ({"delta": -0.1}, "delta"), ({"delta": np.inf}, "delta"),
+     ({"delta": 1e300}, "delta")],
+)
+def test_bad_budget_value(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        BudgetAccountant(**kwargs)
+
+
+def test_none_epsilon_is_refused_and_none_delta_is_unlimited():
+    with pytest.raises(TypeError, match="epsilon"):
+        BudgetAccountant(epsilon=None)
+    assert BudgetAccountant(delta=None).budget.delta == np.inf
+
+
+@pytest.mark.parametrize("epsilon", [1e300, 1e-300, np.inf, 10**12])
+@pytest.mark.parametrize("delta", [0.0, 1e-300, 1.0, None])
+def test_extreme_legal_budgets_work(epsilon, delta, recwarn):
+    acc = BudgetAccountant(epsilon, delta)
+    acc.check(min(epsilon, 1.0) if np.isfinite(epsilon) else 1.0)
+    acc.remaining(3)
+    repr(acc)
+    assert not recwarn.list  # no numpy floating-point warning
+
+
+@pytest.mark.parametrize("path", [123, 1.5, b"ledger.sqlite", ["a"], object(), True])
+def test_path_of_wrong_type(path):
+    with pytest.raises(TypeError, match="path must be None or a file path"):
+        BudgetAccountant(path=path)
+
+
+@pytest.mark.parametrize("path", ["", ":memory:"])
+def test_path_that_is_not_a_file(path):
+    with pytest.raises(ValueError, match="path=.*not a file"):
+        BudgetAccountant(path=path)
+
+
+def test_path_in_missing_directory(tmp_path):
+    missing = tmp_path / "no" / "such" / "ledger.sqlite"
+    with pytest.raises(ValueError, match="does not exist; create it first"):
+        BudgetAccountant(path=missing)
+    assert not missing.parent.exists()
+
+
+def test_path_that_is_a_directory(tmp_path):
+    with pytest.raises(ValueError, match="is a directory"):
+        BudgetAccountant(path=tmp_path)
+
+
+def test_path_to_a_file_that_is_not_a_database(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not an SQLite database, just some text\n" * 100)
+    with pytest.raises(ValueError, match="is not a sksmooth ledger"):
+        BudgetAccountant(path=path)
+    assert path.read_text().startswith("not an SQLite")  # left untouched
+
+
+def test_path_to_another_sqlite_database(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE spends (amount REAL)")
+    with pytest.raises(ValueError, match="is not a sksmooth ledger.*spends"):
+        BudgetAccountant(path=path)
+
+
+def test_old_ledger_without_certified_column_is_upgraded(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE budget (epsilon REAL, delta REAL)")
+        connection.execute(
+            "CREATE TABLE spends (id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT, "
+            "epsilon REAL, delta REAL, time REAL, pid INTEGER)"
+        )
+        connection.execute("INSERT INTO budget VALUES (1.0, 1.0)")
+        connection.execute("INSERT INTO spends (label, epsilon, delta, time, pid) "
+                           "VALUES ('old', 0.5, 0.0, 0.0, 1)")
+    acc = BudgetAccountant(1.0, 1.0, path=path)
+    assert [(r.label, r.certified) for r in acc.ledger] == [("old", True)]
+    acc.spend(0.25, certified=False)
+    assert acc.spent_not_certified.epsilon == 0.25
+
+
+def test_budget_mismatch_names_path_and_fix(tmp_path):
+    path = tmp_path / "ledger.sqlite"
+    BudgetAccountant(1.0, path=path)
+    with pytest.raises(ValueError, match=r"path=.*same budget.*new ledger"):
+        BudgetAccountant(1.0, 1e-5, path=path)
+
+
+def test_path_and_url_are_exclusive(tmp_path):
+    with pytest.raises(ValueError, match="at most one of path= .* and url="):
+        BudgetAccountant(path=tmp_path / "a.sqlite", url="sqlite:///b.sqlite")
+
+
+@pytest.mark.parametrize("url", [123, b"postgresql://x", ["postgresql://"]])
+def test_url_of_wrong_type(url):
+    with pytest.raises(TypeError, match="url must be None or a str"):
+        BudgetAccountant(url=url)
+
+
+@pytest.mark.parametrize("url", ["", "mysql://host/db", "ledger.sqlite", "sqlite://rel"])
+def test_url_with_unsupported_scheme(url):
+    with pytest.raises(ValueError, match="url must start with 'postgresql://'"):
+        BudgetAccountant(url=url)
+
+
+def test_sqlite_url_is_a_path(tmp_path):
+    file = tmp_path / "ledger.sqlite"
+    acc = BudgetAccountant(1.0, url=f"sqlite:///{file}")
+    acc.spend(0.5)
+    assert acc.path == str(file)
+    assert BudgetAccountant(1.0, path=file).spent.epsilon == 0.5
+
+
+def test_postgres_url_without_psycopg_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    with pytest.raises(ImportError, match=r"sksmooth\[postgres\]"):
+        BudgetAccountant(url="postgresql://user@localhost/ledger")
+
+
+def test_unreachable_postgres_server_is_a_clear_error_without_password():
+    pytest.importorskip("psycopg")
+    url = "postgresql://alice:s3cret@127.0.0.1:1/ledger?connect_timeout=2"
+    with pytest.raises(ConnectionError, match="cannot connect") as info:
+        BudgetAccountant(url=url)
+    assert "s3cret" not in str(info.value) and "alice:***@" in str(info.value)
+
+
+def test_postgres_repr_hides_the_password(postgres_server):
+    url = postgres_server.replace("postgres@", "postgres:hunter2@")
+    acc = BudgetAccountant(url=url)
+    assert "hunter2" not in repr(acc) and "url=" in repr(acc)
