@@ -344,3 +344,12 @@ def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
     assert search.best_index_ == 0
     assert _search._row_utility(lambda e, X, y: np.array([-3.0, 0.5, 7.0, np.nan]),
                                 None, None, np.zeros(4)).tolist() == [0.0, 0.5, 1.0, 0.0]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from sksmooth.model_selection import _permute_and_flip
+
+    results = [doctest.testmod(module) for module in (_search, _permute_and_flip)]
+    assert all(r.failed == 0 for r in results) and results[0].attempted > 0
