@@ -36,3 +36,17 @@ def test_readme_names_the_ci_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     command = re.search(r"^python -m pytest.*$", ci, flags=re.M).group(0)
     assert command in text
+
+
+def test_user_facing_text_cites_papers_not_internal_files():
+    files = [ROOT / "README.md", ROOT / "sksmooth" / "_demo.py"]
+    files += sorted((ROOT / "docs").rglob("*.rst")) + sorted((ROOT / "examples").glob("*.py"))
+    files += sorted((ROOT / "sksmooth" / "datasets").glob("*.py"))
+    files += sorted((ROOT / "sksmooth" / "model_selection").glob("*.py"))
+    offenders = [str(f.relative_to(ROOT)) for f in files
+                 if re.search(r"seeds/|seed 00\d", f.read_text(encoding="utf-8"))]
+    assert offenders == []
+    references = (ROOT / "docs" / "references.rst").read_text(encoding="utf-8")
+    for arxiv in ("2006.10129", "2012.03893", "2502.10292", "2004.00010", "2201.12677",
+                  "2108.04978", "1811.07971"):
+        assert f"arXiv:{arxiv}" in references

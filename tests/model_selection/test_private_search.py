@@ -124,6 +124,19 @@ def test_budget_error_publishes_no_selection(cancer):
     assert ledger.spent.epsilon == pytest.approx(3.0)
 
 
+def test_refused_refit_publishes_nothing(cancer):
+    X, y = cancer
+    # room for the 3 fold fits and the selection (2.0), not for the refit
+    ledger = BudgetAccountant(epsilon=2.2)
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3,
+                             accountant=ledger)
+    with pytest.raises(BudgetError):
+        search.fit(X, y)
+    assert not any(hasattr(search, a) for a in
+                   ("best_index_", "best_params_", "best_estimator_", "cv_results_"))
+    assert ledger.spent.epsilon == pytest.approx(2.0)
+
+
 def test_parallel_search_charges_a_file_ledger(cancer, tmp_path):
     X, y = cancer
     ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
