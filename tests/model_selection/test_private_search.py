@@ -18,28 +18,12 @@ from sksmooth.datasets import load_breast_cancer_public
 from sksmooth.metrics import audit_epsilon
 from sksmooth.model_selection import PrivateSearchCV
 from sksmooth.model_selection import _search
+from sksmooth.model_selection._audit_cases import private_search_audit_cases, selection_audit
 from sksmooth.model_selection._permute_and_flip import bernoulli_exp_neg, permute_and_flip
 from sksmooth.preprocessing import PublicBoundsScaler
 
 
 # ----------------------------------------------------------- toy private models
-class ConstantClassifier(ClassifierMixin, BaseEstimator):
-    """Predicts ``label`` without reading the data: a 0-DP release."""
-
-    def __init__(self, *, label=0, accountant=None):
-        self.label = label
-        self.accountant = accountant
-
-    def fit(self, X, y):
-        self.classes_ = np.array([0, 1])
-        self.privacy_spent_ = PrivacySpent(0.0, 0.0)
-        self.guarantee_ = Guarantee("(0, 0)-DP", "reads no data", True)
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.label)
-
-
 class RandomizedMajority(ClassifierMixin, BaseEstimator):
     """Predicts a constant: the majority label through randomized response.
 
@@ -207,27 +191,9 @@ def test_plain_grid_search_best_score_leaks():
     assert result.epsilon_lower > 10 * charged
 
 
-def _selection_audit(n_trials, epsilon_selection, variant=None):
-    """Audit PrivateSearchCV between two datasets that move the two counts by 1 each.
-
-    Candidates predict 0 or 1 without reading the data (0-DP), so the whole
-    search costs ``epsilon_selection``; held-out counts are ``(#zeros, #ones)``:
-    (10, 11) on D0 and (11, 10) on D1, the tight pair for permute-and-flip.
-    """
-    grid = {"label": [0, 1]}
-
-    def search(data, rng):
-        X, y = data
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            fitted = PrivateSearchCV(ConstantClassifier(), grid, epsilon_selection=epsilon_selection,
-                                     cv=3, refit=False, random_state=rng).fit(X, y)
-        return fitted.best_index_
-
-    if variant is not None:
-        search = variant(search)
-    return audit_epsilon(search, _labels_dataset(11), _labels_dataset(10),
-                         lambda index: index == 1, n_trials=n_trials, random_state=2)
+def _selection_audit(n_trials, epsilon_selection):
+    # tight pair, zero-cost candidates: the search costs exactly epsilon_selection
+    return selection_audit(n_trials, random_state=2, epsilon_selection=epsilon_selection)
 
 
 def _noise_free(scores, epsilon, sensitivity, rng):
@@ -245,6 +211,11 @@ def test_private_search_selection_passes_the_audit_and_noise_free_is_caught(monk
     assert 0.4 < correct.epsilon_lower <= 1.0
     monkeypatch.setattr(_search, "permute_and_flip", _noise_free)
     assert _selection_audit(n_trials, epsilon_selection=1.0).epsilon_lower > 3.0
+
+
+def test_audit_catalog_case_is_the_tested_pair():
+    (case,) = private_search_audit_cases()
+    assert case.epsilon == 1.0 and case.delta == 0.0 and case.min_fraction > 0
 
 
 @pytest.mark.slow
