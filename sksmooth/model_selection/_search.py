@@ -409,6 +409,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
+        self._forget_previous_fit()
         if fit_params:
             raise TypeError(
                 "PrivateSearchCV.fit takes no fit parameters: their effect on the "
@@ -453,6 +454,14 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.privacy_spent_ = total
         self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator)
         return self
+
+    _FITTED = ("n_splits_", "cv_results_", "best_index_", "best_params_", "best_estimator_",
+               "privacy_spent_", "guarantee_")
+
+    def _forget_previous_fit(self):
+        """A refit that fails leaves no half-old, half-new result."""
+        for name in self._FITTED:
+            self.__dict__.pop(name, None)
 
     def _refit(self, estimator, params, X, y, ledger, max_fit, best, total, certified):
         """Charge the worst-case refit padding, then refit the selected candidate.

@@ -110,10 +110,12 @@ def test_budget_error_publishes_no_selection(cancer):
 
 def test_refused_refit_publishes_nothing(cancer):
     X, y = cancer
+    # a previous successful search on another ledger is forgotten, not kept half-updated
+    earlier = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3)
+    earlier.fit(X, y)
     # room for the 3 fold fits and the selection (2.0), not for the refit
     ledger = BudgetAccountant(epsilon=2.2)
-    search = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3,
-                             accountant=ledger)
+    search = earlier.set_params(accountant=ledger)
     with pytest.raises(BudgetError):
         search.fit(X, y)
     assert not any(hasattr(search, a) for a in
