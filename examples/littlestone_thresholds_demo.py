@@ -2,7 +2,7 @@
 
 Thresholds on ``N = 64`` ordered points (``h_t(x) = +1`` iff ``x >= x_t``,
 65 hypotheses) have Littlestone dimension ``floor(log2 65) = 6``
-(seeds/001 §2.4). ``PrivateProperClassifier(method='littlestone')`` runs
+(Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, §2.4). ``PrivateProperClassifier(method='littlestone')`` runs
 PolyPriPropLearn (Alg. 3): ReduceTree on disjoint chunks, sparse selection of
 an SOA hypothesis ((epsilon, delta)-DP), the Lemma 6.2 minimax set ``H``
 (an LP), and the exponential mechanism over ``H`` on a fresh split. The
@@ -39,7 +39,7 @@ print(f"  irreducibility order   = {irreducibility_order(F)}")
 print(f"  SOA_F = threshold at x >= {domain[np.argmax(soa(F).values > 0)]:.4f}")
 print(f"  target: x >= {domain[TARGET]:.4f}, epsilon=1, delta=1e-6\n")
 
-header = (f"{'n':>6s} {'seed':>4s} {'selected hypothesis':>30s} {'error':>6s} "
+header = (f"{'n':>6s} {'run':>4s} {'selected hypothesis':>30s} {'error':>6s} "
           f"{'SOA error':>9s} {'|H|':>4s} {'chunks':>6s} {'sec':>6s}")
 print(header)
 print("-" * len(header))
@@ -48,8 +48,8 @@ for n in (200, 500, 1000, 4000, 16000):
     for seed in range(2):
         x = rng.choice(domain, n)
         clf = PrivateProperClassifier(
-            "thresholds", method="littlestone", domain=domain, epsilon=1.0,
-            delta=1e-6, classes=[0, 1], random_state=seed,
+            hypotheses="thresholds", method="littlestone", domain=domain, epsilon=1.0,
+            delta=1e-6, classes=[0, 1],  # no random_state: fresh noise every run
         )
         t0 = time.perf_counter()
         with warnings.catch_warnings():

@@ -1,9 +1,9 @@
 """Private proper learning on breast cancer: accuracy vs epsilon.
 
 ``PrivateProperClassifier(method='exponential')`` releases one decision stump
-of a data-independent grid cover (seeds/001 Lemma 6.3; SPEC §6), chosen by the
+of a data-independent grid cover (Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, Lemma 6.3), chosen by the
 exponential mechanism with score -(#errors). We compare it with the best
-non-private stump and ``PerturbedERMClassifier`` (seeds/004) wrapping the
+non-private stump and ``PerturbedERMClassifier`` (Block and Shetty, arXiv:2502.10292) wrapping the
 exact stump ERM oracle, when available. Features are scaled with the
 *published* bounds of the dataset (``sksmooth.datasets``), so the box is public.
 
@@ -47,7 +47,7 @@ def main(out):
 
     curves = {"PrivateProperClassifier (stumps, exponential)": [
         run(lambda s, e=eps: PrivateProperClassifier(
-            cover, epsilon=e, bounds=bounds, classes=[0, 1], random_state=s))
+            hypotheses=cover, epsilon=e, bounds=bounds, classes=[0, 1]))  # fresh noise
         for eps in EPSILONS
     ]}
     try:
@@ -61,8 +61,7 @@ def main(out):
             curves["PerturbedERMClassifier (exact stump oracle, delta=1e-5)"] = [
                 run(lambda s, e=eps: PerturbedERMClassifier(
                     StumpERMClassifier(n_thresholds=8), epsilon=e, delta=1e-5,
-                    bounds=bounds, classes=[0, 1], separating_points="oracle",
-                    random_state=s))
+                    bounds=bounds, classes=[0, 1], separating_points="oracle"))
                 for eps in EPSILONS
             ]
     stump = run(lambda s: DecisionTreeClassifier(max_depth=1, random_state=s))
@@ -73,6 +72,9 @@ def main(out):
         ax.errorbar(EPSILONS, mean, yerr=std, marker="o", capsize=3, label=label)
         print(label, " ".join(f"eps={e:g}:{m:.3f}" for e, m in zip(EPSILONS, mean)))
     ax.axhline(stump[0], color="k", ls="--", label=f"non-private stump ({stump[0]:.3f})")
+    majority = np.mean([max(np.mean(y[p[:n_test]]), 1 - np.mean(y[p[:n_test]])) for p in splits])
+    ax.axhline(majority, color="gray", ls=":", label=f"majority class ({majority:.3f})")
+    print(f"majority class {majority:.3f}, non-private stump {stump[0]:.3f}")
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (per release)")
     ax.set_ylabel(f"test accuracy (mean ± sd, {N_SEEDS} splits)")
@@ -85,5 +87,5 @@ def main(out):
 
 
 if __name__ == "__main__":
-    default = Path(__file__).resolve().parent / "figures" / "private_proper_accuracy.png"
+    default = Path(__file__).resolve().parent / "_output" / "private_proper_accuracy.png"
     main(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

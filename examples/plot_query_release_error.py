@@ -2,12 +2,12 @@
 
 All 2-way marginals of 8 pixels of sklearn's digits (4 levels each on the
 public range [0, 16]; 28 tables, 448 cells, universe 4^8 = 65 536 points).
-Compared, at each epsilon (5 seeds, mean of the max / mean absolute error
+Compared, at each epsilon (5 runs, mean of the max / mean absolute error
 over the workload):
 
 * SmoothMWEM, whole-table measurement (the default);
 * SmoothMWEM, single-query measurement (the papers' algorithm);
-* Laplace per-query answering (L1 sensitivity k/n, seeds/002);
+* Laplace per-query answering (L1 sensitivity k/n; Dwork and Roth 2014, §3.3);
 * Laplace on every table (L1 sensitivity 2 G/n, the structure-aware baseline);
 * SmoothMWEM with delta = 1e-5 (zCDP accounting, Gaussian measurements) and
   Gaussian on every table, delta = 1e-5: the approximate-DP pair.
@@ -34,19 +34,19 @@ X = np.minimum((load_digits().data[:, PIXELS] / 16.0 * 4).astype(int), 3).astype
 common = dict(categorical_features=np.arange(X.shape[1]), bounds=(0, 3))
 epsilons = [0.25, 0.5, 1.0, 2.0, 4.0]
 methods = {
-    "SmoothMWEM (tables)": lambda e, s: SmoothMWEM(epsilon=e, random_state=s, **common),
+    "SmoothMWEM (tables)": lambda e, s: SmoothMWEM(epsilon=e, **common),
     "SmoothMWEM (single queries)": lambda e, s: SmoothMWEM(
-        epsilon=e, measurement="query", random_state=s, **common),
+        epsilon=e, measurement="query", **common),
     "SmoothMWEM (tables, delta=1e-5)": lambda e, s: SmoothMWEM(
-        epsilon=e, delta=1e-5, random_state=s, **common),
-    "Laplace per query": lambda e, s: LaplacePerQuery(epsilon=e, random_state=s, **common),
+        epsilon=e, delta=1e-5, **common),
+    "Laplace per query": lambda e, s: LaplacePerQuery(epsilon=e, **common),
     "Laplace per table": lambda e, s: LaplacePerQuery(
-        epsilon=e, sensitivity="structured", random_state=s, **common),
+        epsilon=e, sensitivity="structured", **common),
     "Gaussian per table (delta=1e-5)": lambda e, s: GaussianPerQuery(
-        epsilon=e, sensitivity="structured", random_state=s, **common),
+        epsilon=e, sensitivity="structured", **common),
 }
 results = {name: np.zeros((len(epsilons), 2)) for name in methods}
-reference = SmoothMWEM(epsilon=1.0, n_iter=1, random_state=0, **common).fit(X)
+reference = SmoothMWEM(epsilon=1.0, n_iter=1, **common).fit(X)
 true = reference.workload_.answers_data(reference._universe.encode(X))  # exact answers
 for i, eps in enumerate(epsilons):
     for name, make in methods.items():
@@ -76,10 +76,10 @@ for ax, title in zip(axes, ["max error over the workload", "mean error over the 
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
 axes[0].legend(fontsize=8)
-fig.suptitle("All 2-way marginals, digits (8 pixels x 4 levels), n = 1797; mean of 5 seeds")
+fig.suptitle("All 2-way marginals, digits (8 pixels x 4 levels), n = 1797; mean of 5 runs")
 fig.tight_layout()
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "figures", "query_release_error.png")
+    os.path.dirname(os.path.abspath(__file__)), "_output", "query_release_error.png")
 os.makedirs(os.path.dirname(out), exist_ok=True)
 fig.savefig(out, dpi=120)
 print("saved", out)

@@ -50,7 +50,7 @@ def run(learner, sigma, n_rounds, noise):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
-    out = args[0] if args else os.path.join(os.path.dirname(__file__), "figures",
+    out = args[0] if args else os.path.join(os.path.dirname(__file__), "_output",
                                             "smooth_hedge_regret.png")
     horizons = [500, 1000, 2000] if quick else [1250, 2500, 5000, 10000, 20000]
     sigmas = [0.001, 0.01, 0.1]

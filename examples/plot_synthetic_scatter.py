@@ -32,7 +32,7 @@ from sksmooth.release import SmoothMWEM  # noqa: E402
 
 X, y = make_moons(n_samples=5000, noise=0.1, random_state=0)
 bounds = ([-1.5, -1.0], [2.5, 1.5])
-common = dict(epsilon=1.0, bounds=bounds, classes=[0, 1], random_state=0)
+common = dict(epsilon=1.0, bounds=bounds, classes=[0, 1])  # no seed: fresh noise
 releases = {
     "SmoothMWEM, 16x16 grid": SmoothMWEM(n_bins=16, jitter=True, **common),
     "Projected Smooth MWEM, sigma=0.2": SmoothMWEM(
@@ -57,7 +57,7 @@ for ax in axes:
     ax.set_ylim(bounds[0][1], bounds[1][1])
 fig.tight_layout()
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "figures", "synthetic_scatter.png")
+    os.path.dirname(os.path.abspath(__file__)), "_output", "synthetic_scatter.png")
 os.makedirs(os.path.dirname(out), exist_ok=True)
 fig.savefig(out, dpi=110)
 print("saved", out)

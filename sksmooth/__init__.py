@@ -21,6 +21,7 @@ from .classes import (
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier
+from .model_selection import PrivateSearchCV
 from .proper import (
     PrivateProperClassifier,
     irreducibility_order,
@@ -53,6 +54,7 @@ __all__ = [
     "PrivacySpent",
     "PrivacyWarning",
     "PrivateProperClassifier",
+    "PrivateSearchCV",
     "SmoothHedgeClassifier",
     "SmoothMWEM",
     "soa",

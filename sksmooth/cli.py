@@ -37,12 +37,17 @@ def _demo_sections():
 
 def run_demo(out_dir, fast):
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    print(f"sksmooth demo{' (fast)' if fast else ''}: figures go to {out_dir.resolve()}")
     try:
         import matplotlib  # noqa: F401
+        has_plots = True
     except ImportError:
-        print("matplotlib is not installed: no figures (pip install 'sksmooth[plot]')")
+        has_plots = False
+    if has_plots:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        print(f"sksmooth demo{' (fast)' if fast else ''}: figures go to {out_dir.resolve()}")
+    else:
+        print(f"sksmooth demo{' (fast)' if fast else ''}: figures skipped, matplotlib "
+              "is not installed (pip install 'sksmooth[plot]')")
     started = time.perf_counter()
     for title, section in _demo_sections():
         print(f"\n== {title}", flush=True)
@@ -50,7 +55,8 @@ def run_demo(out_dir, fast):
         for line in section(out_dir=out_dir, fast=fast, progress=_progress):
             print(f"   {line}", flush=True)
         print(f"   ({time.perf_counter() - t0:.1f} s)")
-    print(f"\ndone in {time.perf_counter() - started:.1f} s; figures in {out_dir.resolve()}")
+    where = f"; figures in {out_dir.resolve()}" if has_plots else "; no figures (no matplotlib)"
+    print(f"\ndone in {time.perf_counter() - started:.1f} s{where}")
     return 0
 
 

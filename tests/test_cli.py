@@ -1,3 +1,4 @@
+import importlib.util
 import os
 import subprocess
 import sys
@@ -28,7 +29,33 @@ def test_demo_fast_end_to_end(tmp_path):
     for title, _ in SECTIONS:
         assert f"== {title}" in report
     assert "privacy" in report and "done in" in report
-    assert out.is_dir()
+    # every private accuracy sits next to the majority-class rate
+    accuracy_lines = [line for line in report.splitlines() if "accuracy" in line and "eps=" in line]
+    assert accuracy_lines and all("majority class" in line for line in accuracy_lines)
+    assert "PrivateSearchCV: selected" in report
+    # no private fit is seeded, so nothing is reported as seeded noise
+    assert "PrivacyLeakWarning" not in proc.stderr and "seeded noise" not in report
+    assert "seeds/" not in report
+    if importlib.util.find_spec("matplotlib") is None:
+        assert "figures skipped" in report and "figures in" not in report
+        assert not out.exists()  # no empty folder left behind
+    else:
+        assert sorted(p.suffix for p in out.iterdir()) == [".png"] * 4
+        assert "figures in" in report
+
+
+def test_demo_without_matplotlib_says_figures_are_skipped(tmp_path, monkeypatch, capsys):
+    import sksmooth._demo as demo
+    from sksmooth.cli import run_demo
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
+    calls = []
+    monkeypatch.setattr(demo, "SECTIONS", [("one section", lambda out_dir, fast, progress:
+                                            calls.append(out_dir) or iter(["line"]))])
+    assert run_demo(tmp_path / "figs", fast=True) == 0
+    report = capsys.readouterr().out
+    assert "figures skipped" in report and "figures in" not in report
+    assert calls and not (tmp_path / "figs").exists()
 
 
 def test_audit_fast_reports_every_case_within_its_claim():

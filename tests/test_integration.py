@@ -83,9 +83,12 @@ def test_grid_search_records_every_fit_in_shared_ledger(name, n_jobs, data, tmp_
     n_fits = len(grid["epsilon"]) * 3 + 1  # every candidate on every fold, plus the refit
     assert len(acc) == n_fits
     assert {r.label for r in acc.ledger} == {name}
-    spent_per_fit = sorted(r.epsilon for r in acc.ledger)
-    assert acc.spent.epsilon == pytest.approx(sum(spent_per_fit))
+    # each fit is recorded at its own candidate's epsilon: 3 folds per
+    # candidate, plus the refit at the best candidate's epsilon
+    expected = [e for e in grid["epsilon"] for _ in range(3)] + [search.best_params_["epsilon"]]
+    assert sorted(r.epsilon for r in acc.ledger) == pytest.approx(sorted(expected))
     assert search.best_estimator_.accountant is acc
+    assert search.best_estimator_.privacy_spent_.epsilon == search.best_params_["epsilon"]
 
 
 @pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
@@ -108,8 +111,10 @@ def test_cross_val_score_and_clone(name, data):
     acc = BudgetAccountant()
     est = PRIVATE_CLASSIFIERS[name](accountant=acc)
     scores = cross_val_score(est, X, y, cv=3)
-    assert scores.shape == (3,) and np.all((scores >= 0) & (scores <= 1))
-    assert len(acc) == 3
+    # accuracies on three held-out folds of 100 rows: multiples of 1/100
+    assert scores.shape == (3,)
+    np.testing.assert_allclose(scores * 100, np.round(scores * 100), atol=1e-9)
+    assert [r.epsilon for r in acc.ledger] == [0.5, 0.5, 0.5]
     twin = clone(est)
     assert twin.get_params()["accountant"] is acc
     assert not hasattr(twin, "classes_")
@@ -161,7 +166,13 @@ def test_online_pipeline_cross_val_and_grid_search(name, data):
     assert np.all(scores > 0.6)  # stumps on breast cancer are far above chance
     search = GridSearchCV(ONLINE_CLASSIFIERS[name](), {"sigma": [0.05, 0.2]}, cv=3, n_jobs=2)
     search.fit(X, y)
-    assert search.best_params_["sigma"] in (0.05, 0.2)
+    # the winner is the candidate with the best mean score, and the refit is
+    # that candidate fitted on all rows (SmoothHedge is not private: exact
+    # scores are fine here)
+    best = int(np.argmax(search.cv_results_["mean_test_score"]))
+    assert search.best_params_ == search.cv_results_["params"][best]
+    refit = ONLINE_CLASSIFIERS[name]().set_params(**search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
 
 
 @pytest.mark.parametrize("name", sorted(ONLINE_CLASSIFIERS))
@@ -229,3 +240,24 @@ def test_release_clone_and_joblib_round_trip(name, data, tmp_path):
     np.testing.assert_allclose(loaded.answer(), est.answer())
     # refitting the clone with the same seed releases the same distribution
     np.testing.assert_array_equal(twin.fit(X).distribution_, est.distribution_)
+
+
+# ------------------------------------------------------------ private search
+@pytest.mark.parametrize("name", sorted(PRIVATE_CLASSIFIERS))
+def test_private_search_charges_each_fold_fit_at_its_candidate_epsilon(name, data, tmp_path):
+    from sksmooth.model_selection import PrivateSearchCV
+
+    X, y = data
+    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    grid = {"epsilon": [0.25, 1.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the factories seed their fits (reproducible tests)
+        search = PrivateSearchCV(PRIVATE_CLASSIFIERS[name](), grid, epsilon_selection=0.5,
+                                 cv=3, n_jobs=2, accountant=acc).fit(X, y)
+    fits = sorted(r.epsilon for r in acc.ledger if r.label == name)
+    assert fits == pytest.approx(sorted([0.25] * 3 + [1.0] * 3 + [search.best_params_["epsilon"]]))
+    assert [r.epsilon for r in acc.ledger if r.label == "PrivateSearchCV selection"] == [0.5]
+    # the whole search costs the documented formula whatever was selected
+    assert acc.spent.epsilon == pytest.approx(3 * 1.25 + 0.5 + 1.0)
+    assert search.privacy_spent_.epsilon == pytest.approx(acc.spent.epsilon)
+    assert not hasattr(search, "best_score_")

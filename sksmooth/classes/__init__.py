@@ -1,4 +1,9 @@
-"""Concept classes and data-independent covers (SPEC §3.2).
+"""Concept classes and data-independent covers.
+
+Unlike the estimators, nothing here sees data: a class builds finite covers
+and query workloads from *public* inputs only (bounds, γ, a public random
+stream), which :mod:`sksmooth.online` and :mod:`sksmooth.proper` use as
+hypothesis sets and :mod:`sksmooth.release` as query workloads.
 
 A *concept class* (``Thresholds``, ``Stumps``, ``Boxes``, ``Halfspaces``,
 ``Marginals``/``Conjunctions``, ``Parities``) builds a finite instance with::
@@ -14,8 +19,11 @@ workload; :class:`FiniteClass` is one directly) has ``n_concepts``,
 structured parameters for fast paths (``StumpConcepts.feature/threshold/
 sign``, ``BoxConcepts.lower/upper``, ...). Hypotheses read True as +1.
 
-References: seeds/000_08e60ac76481cbe2.txt App. C.1; seeds/003_a96633f97736c2ff.txt
-Def. 2.1, Thm 3.3, §3.2.
+References
+----------
+N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, Def. 2.1,
+§3.2, Thm 3.3, App. C.1.
 """
 
 from ._axis import BoxConcepts, Boxes, StumpConcepts, Stumps, Thresholds

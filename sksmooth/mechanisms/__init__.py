@@ -1,4 +1,9 @@
-"""Differentially private mechanisms (SPEC §3.3).
+"""Differentially private mechanisms: stateless noise and selection primitives.
+
+Unlike :mod:`sksmooth.accounting` (which only counts what releases cost) and
+the estimators (which decide what to release), the functions here take
+scores or values and a Generator and return one noisy output; they know
+nothing of ledgers or estimators.
 
 All samplers take a :class:`numpy.random.Generator` ``rng`` and validate their
 inputs (a ``TypeError``/``ValueError`` names the parameter at fault).
@@ -9,7 +14,7 @@ inputs (a ``TypeError``/``ValueError`` names the parameter at fault).
 - :func:`laplace_mechanism`, :func:`gaussian_mechanism`,
   :func:`gaussian_noise_std` (classic and analytic calibration).
 - :func:`sparse_selection`: (eps, delta)-DP selection over an unbounded
-  universe (seeds/001_f5510c59108e6780.txt, §5.2), dummies never materialised.
+  universe (Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, arXiv:2012.03893, §5.2), dummies never materialised.
 
 Floating-point caveat (Mironov 2012)
 ------------------------------------

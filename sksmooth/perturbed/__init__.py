@@ -1,6 +1,21 @@
-"""Perturbed ERM: Gaussian FTPL and (epsilon, delta)-DP perturbed ERM with any
-scikit-learn classifier as the ERM oracle, plus exact 0-1 ERM oracles that
-let the privacy guarantee be certified (seeds/004_97dac565ce402d2d.txt)."""
+"""Perturbed ERM: any scikit-learn classifier as the ERM oracle.
+
+Unlike :mod:`sksmooth.proper` (which enumerates a cover and selects with the
+exponential mechanism) and :mod:`sksmooth.online` (Hedge over a cover), this
+subpackage never enumerates the class: it calls an ERM *oracle* on data
+augmented with Gaussian-perturbed labels on separating points.
+``partial_fit`` is Gaussian follow-the-perturbed-leader; ``fit`` is
+(epsilon, delta)-DP perturbed ERM. The exact 0-1 ERM oracles here (stumps,
+thresholds, parities, finite classes) make the privacy claim certified; a
+heuristic oracle (e.g. ``LogisticRegression``) is calibrated the same way
+but reported not certified.
+
+References
+----------
+A. Block and A. Shetty, "Small loss bounds for online learning separated
+function classes: a Gaussian process perspective", 2025, arXiv:2502.10292,
+Alg. 1 and 2, Thm 1 and 2, Lemma 1 and 2, Def. 5, Prop. 1.
+"""
 
 from ._calibration import (
     finite_class_gaussian_complexity,

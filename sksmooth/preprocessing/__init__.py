@@ -1,4 +1,10 @@
-"""Data-independent preprocessing for private pipelines."""
+"""Data-independent preprocessing for private pipelines.
+
+Unlike :mod:`sklearn.preprocessing`, whose scalers learn statistics from the
+rows (a release that no privacy ledger records), the transformers here only
+use a *public* box given by the user (e.g. from :mod:`sksmooth.datasets`), so
+they are safe in front of a private estimator and cost no privacy.
+"""
 
 from ._public_bounds_scaler import PublicBoundsScaler
 

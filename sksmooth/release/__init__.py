@@ -1,8 +1,23 @@
-"""Private query release: MWEM, Smooth MWEM, Projected Smooth MWEM,
-Subsampled Net Mechanism, and per-query baselines (SPEC §7).
+"""Private query release: synthetic data that answers a query workload.
 
-References: seeds/002_6ccc6583559482be.txt; seeds/000_08e60ac76481cbe2.txt,
-§4 and App. E–G.
+Unlike the learners (:mod:`sksmooth.proper`, :mod:`sksmooth.perturbed`), which
+release one hypothesis for prediction, the estimators here release a whole
+*distribution* over the data domain — answers to many counting queries at
+once — and emit synthetic rows from it (``sample``, ``transform``,
+``fit_resample``): MWEM, Smooth MWEM over a γ-cover of an infinite query
+class, Projected Smooth MWEM (σ-smooth output), the Subsampled Net
+Mechanism, and per-query baselines. The released distribution sits behind
+one protocol (``ReleaseModel``: marginal, multiply, sample).
+
+References
+----------
+M. Hardt, K. Ligett and F. McSherry, "A simple and practical algorithm for
+differentially private data release", NeurIPS 2012, arXiv:1012.4763 (MWEM).
+N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §4 and
+App. E-G (Alg. 2-4), Thm 4.1-4.3.
+R. McKenna, D. Sheldon and G. Miklau, "Graphical-model based estimation and
+inference for differential privacy", ICML 2019, arXiv:1901.09136.
 """
 
 from ._baselines import GaussianPerQuery, LaplacePerQuery

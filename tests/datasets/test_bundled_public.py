@@ -32,3 +32,34 @@ def test_digits_binary():
 def test_published_bounds_rejects_text_without_table():
     with pytest.raises(ValueError, match="Summary Statistics"):
         published_bounds("no table here")
+
+
+@pytest.mark.parametrize("loader, n_features, first_name", [
+    (load_breast_cancer_public, 30, "mean radius"),
+    (load_digits_binary_public, 64, "pixel_0_0"),
+])
+@pytest.mark.parametrize("scale", [True, False])
+def test_as_frame_gives_named_columns_and_the_same_values(loader, n_features, first_name, scale):
+    pd = pytest.importorskip("pandas", reason="pandas not installed")
+    X, y, bounds = loader(scale=scale)
+    Xf, yf, bounds_f = loader(scale=scale, as_frame=True)
+    assert isinstance(Xf, pd.DataFrame) and isinstance(yf, pd.Series)
+    assert Xf.shape == (len(y), n_features) and Xf.columns[0] == first_name
+    assert yf.name == "target"
+    np.testing.assert_array_equal(Xf.to_numpy(), X)
+    np.testing.assert_array_equal(yf.to_numpy(), y)
+    np.testing.assert_array_equal(np.asarray(bounds_f, dtype=object)[0], np.asarray(bounds, dtype=object)[0])
+
+
+def test_as_frame_without_pandas_names_the_fix(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="as_frame=False"):
+        load_breast_cancer_public(as_frame=True)
+
+
+@pytest.mark.parametrize("name", ["scale", "as_frame"])
+def test_flags_must_be_booleans(name):
+    with pytest.raises(TypeError, match=name):
+        load_digits_binary_public(**{name: "yes"})

@@ -1,0 +1,570 @@
+"""PrivateSearchCV: hyperparameter search whose every output is private."""
+
+import numbers
+from dataclasses import dataclass
+
+import joblib
+import numpy as np
+from numpy.ma import MaskedArray
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, indexable
+
+from .._constraints import Boolean, CallableValue, Check, Integer, Options, validate_params
+from .._guarantee import Guarantee, PrivacySpent
+from .._randomness import SEEDED_NOISE_NOTE, release_randomness
+from .._validation import check_epsilon
+from ..accounting._ledger import charge, check_accountant
+from ..preprocessing import PublicBoundsScaler
+from ._permute_and_flip import permute_and_flip
+
+__all__ = ["PrivateSearchCV"]
+
+_MAX_CANDIDATES = 10_000
+_MAX_FOLDS = 100
+
+_SELECTION_SOURCE = (
+    "permute-and-flip on held-out counts (McKenna & Sheldon, NeurIPS 2020, "
+    "Thm 1), sampled exactly (Canonne, Kamath & Steinke, NeurIPS 2020, Alg. 1); "
+    "adaptive sequential composition (Dwork & Roth 2014, Thm 3.16)"
+)
+_PUBLIC_STEPS_NOTE = (
+    "pipeline steps before the final estimator learn nothing from the data "
+    "(only PublicBoundsScaler and 'passthrough' are recognised as such)"
+)
+
+
+def _check_estimator(estimator, name):
+    if not isinstance(estimator, BaseEstimator) or not hasattr(estimator, "fit"):
+        raise TypeError(
+            f"{name} must be a scikit-learn estimator (e.g. a sksmooth private "
+            f"classifier or a Pipeline ending in one), got {type(estimator).__name__}."
+        )
+    if not any(k == "accountant" or k.endswith("__accountant")
+               for k in estimator.get_params(deep=True)):
+        raise TypeError(
+            f"{name} must be a private sksmooth estimator (one with an "
+            "'accountant' parameter, possibly the last step of a Pipeline); a "
+            "non-private estimator fitted on private folds would release the data."
+        )
+    return estimator
+
+
+def _check_param_grid(param_grid, name):
+    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
+    if not isinstance(grids, (list, tuple)) or not grids or not all(
+        isinstance(g, dict) for g in grids
+    ):
+        raise TypeError(
+            f"{name} must be a dict (or a non-empty list of dicts) mapping parameter "
+            "names to lists of values, e.g. {'epsilon': [0.5, 1.0]}."
+        )
+    for grid in grids:
+        for key, values in grid.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{name} keys must be parameter names (str), got {key!r}.")
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or (
+                isinstance(values, np.ndarray) and values.ndim != 1
+            ):
+                raise TypeError(
+                    f"{name}[{key!r}] must be a list of candidate values, e.g. [0.5, 1.0]."
+                )
+            if len(values) == 0:
+                raise ValueError(f"{name}[{key!r}] is empty; give at least one value.")
+    size = len(ParameterGrid(grids))
+    if size > _MAX_CANDIDATES:
+        raise ValueError(
+            f"{name} has {size} candidates; the cap is {_MAX_CANDIDATES} (every "
+            "candidate is fitted cv times and charged). Use a smaller grid."
+        )
+    return grids
+
+
+def _check_n_jobs(n_jobs, name):
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"{name} must be None or a non-zero int, got {type(n_jobs).__name__}.")
+    if n_jobs == 0 or abs(n_jobs) > 4096:
+        raise ValueError(f"{name} must be a non-zero int in [-4096, 4096], got {n_jobs}.")
+    return int(n_jobs)
+
+
+def _check_epsilon_selection(value, name):
+    return check_epsilon(value, name)
+
+
+def _check_accountant(value, name):
+    return check_accountant(value)
+
+
+def _check_random_state(value, name):
+    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be None (fresh noise, certified), an int >= 0 or a "
+            f"numpy Generator, got {type(value).__name__}."
+        )
+    if value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value}.")
+    return value
+
+
+@dataclass(frozen=True)
+class _FoldResult:
+    """What one (candidate, fold) fit hands back: no model, no per-row value."""
+
+    candidate: int
+    utility: float
+    spent: PrivacySpent
+    certified: bool
+
+
+def _final_step(estimator):
+    return estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+
+
+def _preprocessing_is_public(estimator):
+    if not isinstance(estimator, Pipeline):
+        return True
+    return all(step == "passthrough" or step is None or isinstance(step, PublicBoundsScaler)
+               for _, step in estimator.steps[:-1])
+
+
+def _release_report(fitted):
+    """``(privacy_spent_, certified)`` of a fitted private estimator or pipeline."""
+    final = _final_step(fitted)
+    spent = getattr(final, "privacy_spent_", None)
+    if not isinstance(spent, tuple) or len(spent) != 2:
+        raise TypeError(
+            f"{type(final).__name__} does not report privacy_spent_ after fit, so the "
+            "search cannot account its fits; use a private sksmooth estimator."
+        )
+    guarantee = getattr(final, "guarantee_", None)
+    certified = bool(getattr(guarantee, "certified", False))
+    return PrivacySpent(float(spent[0]), float(spent[1])), certified
+
+
+def _row_utility(scoring, estimator, X, y):
+    """Per-row utility in ``[0, 1]``: the clipping makes each row's sensitivity 1."""
+    if scoring == "accuracy":
+        values = np.asarray(estimator.predict(X)) == np.asarray(y)
+    else:
+        values = scoring(estimator, X, y)
+    values = np.asarray(values, dtype=float).reshape(-1)
+    if values.shape[0] != len(y):
+        raise ValueError(
+            f"scoring must return one value per held-out row ({len(y)}), got "
+            f"{values.shape[0]}."
+        )
+    return np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+
+
+def _take(data, indices):
+    return data[indices] if isinstance(data, np.ndarray) else _safe_indexing(data, indices)
+
+
+def _fit_and_count(estimator, params, X, y, train, test, scoring, candidate):
+    model = clone(estimator).set_params(**params)
+    model.fit(_take(X, train), _take(y, train))
+    spent, certified = _release_report(model)
+    utility = _row_utility(scoring, model, _take(X, test), _take(y, test))
+    return _FoldResult(candidate, float(utility.sum()), spent, certified)
+
+
+def _estimator_has(attr):
+    def check(self):
+        if hasattr(self, "best_estimator_"):
+            return hasattr(self.best_estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Grid search whose selection, chosen parameters and refitted model are private.
+
+    Like :class:`sklearn.model_selection.GridSearchCV`, every candidate of
+    ``param_grid`` is fitted on ``cv`` training folds and scored on the
+    held-out folds; unlike it, the best candidate is chosen by a private
+    selection on held-out *counts*, the whole search is charged to the
+    ledger before anything is published, and no exact score is ever
+    released (a plain ``GridSearchCV`` over private estimators publishes
+    exact held-out scores in ``cv_results_`` and ``best_score_``, which
+    are not private).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A private sksmooth estimator (it has an ``accountant`` parameter), or
+        a :class:`~sklearn.pipeline.Pipeline` ending in one.
+    param_grid : dict or list of dict
+        Candidate parameters, as for ``GridSearchCV``.
+    epsilon_selection : float
+        Epsilon of the private selection step (> 0).
+    cv : int, default=3
+        Number of folds ``K >= 2``. Folds are a uniformly random partition of
+        the row indices drawn from public randomness (never stratified by the
+        private labels).
+    scoring : "accuracy" or callable, default="accuracy"
+        Per-row utility summed over held-out rows. ``"accuracy"`` counts
+        correct predictions. A callable ``scoring(estimator, X, y)`` must
+        return one value per row; values are clipped to ``[0, 1]`` (NaN -> 0),
+        which is what makes each score's sensitivity 1.
+    refit : bool, default=True
+        Refit the selected candidate on all rows as ``best_estimator_``. The
+        refit is a further release, charged at the largest candidate cost
+        whatever is selected (see Notes). With ``refit=False`` there is no
+        ``best_estimator_`` (as in scikit-learn).
+    n_jobs : int, default=None
+        Parallel (candidate, fold) fits via joblib. With ``n_jobs != 1`` the
+        ledger must be a file (``BudgetAccountant(path=...)``) so worker
+        charges are recorded.
+    accountant : BudgetAccountant, default=None
+        The ledger of the whole search. It is set as the ``accountant`` of
+        every private step of every candidate, so each fit charges it. If
+        ``None``, the estimator's own accountant (if any) is used.
+    random_state : None, int or numpy.random.Generator, default=None
+        ``None`` draws the fold partition and the selection noise from fresh
+        OS entropy (certified). A seed makes the search reproducible but the
+        selection is then marked *not certified* (whoever knows the seed can
+        replay its noise); it does not seed the candidates.
+
+    Attributes
+    ----------
+    best_index_ : int
+        Index (into ``cv_results_["params"]``) of the privately selected candidate.
+    best_params_ : dict
+        Its parameters.
+    best_estimator_ : estimator
+        The selected candidate refitted on all rows (only with ``refit=True``).
+    cv_results_ : dict
+        ``params``, ``param_<name>`` (masked arrays) and the privacy spent per
+        candidate over its fold fits (``epsilon_spent``, ``delta_spent``). It
+        holds **no score**: held-out scores are private and never released.
+    n_splits_ : int
+        Number of folds.
+    privacy_spent_ : PrivacySpent
+        Total (epsilon, delta) of the search, as charged to the ledger.
+    guarantee_ : Guarantee
+        The privacy statement of the search and what it rests on.
+
+    Notes
+    -----
+    **Privacy statement** (neighbouring datasets differ by the substitution of
+    one row; ``n`` is public). Let candidate ``c`` spend ``(eps_c, delta_c)``
+    per fit, ``C`` the number of candidates, ``K = cv``. Then ``fit``
+    releasing ``(best_index_, best_params_, best_estimator_)`` is
+    ``(eps_total, delta_total)``-DP with
+
+    ``eps_total = K * sum_c eps_c + epsilon_selection + refit * max_c eps_c``,
+    ``delta_total = K * sum_c delta_c + refit * max_c delta_c``.
+
+    Proof. (i) The fold partition is public. The ``K C`` fold fits are
+    private releases; by basic composition they are
+    ``(K sum eps_c, K sum delta_c)``-DP (a row lies in only ``K - 1``
+    training folds, so this is conservative). (ii) Given the fitted fold
+    models, candidate ``c``'s score is the sum over all rows of a utility in
+    ``[0, 1]`` computed by the model that did not train on that row; every
+    row is held out exactly once, so substituting one row moves every score
+    by at most 1. Permute-and-flip with ``epsilon_selection / 2`` per unit
+    of score is then ``epsilon_selection``-DP (McKenna & Sheldon 2020,
+    Thm 1), sampled exactly, without floating-point noise. (iii) The refit of
+    whichever candidate is selected is ``(max eps_c, max delta_c)``-DP. By
+    adaptive sequential composition the release is
+    ``(eps_total, delta_total)``-DP. The ledger records exactly these terms:
+    every fit is charged by the candidate estimator itself, then one
+    "selection" record of ``epsilon_selection`` and, when the selected
+    candidate is cheaper than the dearest one, one "refit padding" record of
+    the difference, so that the total charged does not depend on the
+    selection. Both are charged before ``best_*`` attributes exist and before
+    the refit; a ``BudgetError`` leaves no selection published.
+
+    The statement is *certified* when every fit's own ``guarantee_`` is
+    certified, ``random_state`` is ``None`` and the pipeline steps before the
+    final estimator are data-independent (``PublicBoundsScaler``).
+
+    Publish ``best_params_`` and the released hypothesis of
+    ``best_estimator_`` (e.g. its ``to_release()`` object where available),
+    not anything computed from the private data afterwards.
+
+    References
+    ----------
+    .. [1] R. McKenna and D. Sheldon, "Permute-and-Flip: A new mechanism for
+       differentially private selection", NeurIPS 2020, arXiv:2010.12603.
+    .. [2] C. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+       Differential Privacy", NeurIPS 2020, arXiv:2004.00010, Algorithm 1.
+    .. [3] J. Liu and K. Talwar, "Private selection from private candidates",
+       STOC 2019, arXiv:1811.07971 (cheaper random-stopping alternatives).
+    .. [4] C. Dwork and A. Roth, "The Algorithmic Foundations of Differential
+       Privacy", Found. Trends Theor. Comput. Sci. 9(3-4), 2014, Thm 3.16.
+
+    Examples
+    --------
+    >>> from sksmooth import BudgetAccountant, PrivateProperClassifier
+    >>> from sksmooth.datasets import load_breast_cancer_public
+    >>> from sksmooth.model_selection import PrivateSearchCV
+    >>> X, y, bounds = load_breast_cancer_public()
+    >>> ledger = BudgetAccountant(epsilon=10.0)
+    >>> search = PrivateSearchCV(
+    ...     PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
+    ...     {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5, cv=3,
+    ...     accountant=ledger).fit(X, y)
+    >>> round(ledger.spent.epsilon, 6)  # 3 * (0.5 + 1.0) + 0.5 + 1.0
+    6.0
+    """
+
+    _parameter_constraints = {
+        "estimator": Check(_check_estimator, "a private sksmooth estimator"),
+        "param_grid": Check(_check_param_grid, "a dict or list of dicts"),
+        "epsilon_selection": Check(_check_epsilon_selection, "a real number > 0"),
+        "cv": Integer(2, high=_MAX_FOLDS,
+                      cap_reason="every candidate is fitted and charged once per fold"),
+        "scoring": (Options("accuracy"), CallableValue()),
+        "refit": Boolean(),
+        "n_jobs": Check(_check_n_jobs, "None or a non-zero int"),
+        "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
+        "random_state": Check(_check_random_state, "None, an int >= 0 or a Generator"),
+    }
+
+    def __init__(self, estimator, param_grid, *, epsilon_selection, cv=3,
+                 scoring="accuracy", refit=True, n_jobs=None, accountant=None,
+                 random_state=None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon_selection = epsilon_selection
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = self.estimator.__sklearn_tags__()
+        tags.estimator_type = sub.estimator_type
+        tags.classifier_tags = sub.classifier_tags
+        tags.non_deterministic = True
+        return tags
+
+    # ------------------------------------------------------------- helpers
+    def _ledger(self, estimator):
+        """The search's ledger and the estimator with every accountant set to it."""
+        if self.accountant is not None:
+            ledger = self.accountant
+        else:
+            found = {id(v): v for k, v in estimator.get_params(deep=True).items()
+                     if (k == "accountant" or k.endswith("__accountant")) and v is not None}
+            if len(found) > 1:
+                raise ValueError(
+                    "estimator holds several different accountants; pass "
+                    "accountant=... to PrivateSearchCV so one ledger records the search."
+                )
+            ledger = next(iter(found.values()), None)
+        keys = [k for k in estimator.get_params(deep=True)
+                if k == "accountant" or k.endswith("__accountant")]
+        return ledger, clone(estimator).set_params(**{k: ledger for k in keys})
+
+    def _check_ledger_reaches_workers(self, ledger):
+        if (ledger is not None and ledger.path is None
+                and joblib.effective_n_jobs(self.n_jobs) != 1):
+            raise ValueError(
+                "n_jobs != 1 with an in-memory BudgetAccountant: worker processes "
+                "would charge copies of the ledger. Create it with "
+                "BudgetAccountant(path=...) or use n_jobs=1."
+            )
+
+    def _folds(self, n_samples, public_rng):
+        if n_samples < self.cv:
+            raise ValueError(f"cv={self.cv} folds need at least {self.cv} rows, got {n_samples}.")
+        folds = np.array_split(public_rng.permutation(n_samples), self.cv)
+        return [(np.sort(np.concatenate(folds[:j] + folds[j + 1:])), np.sort(folds[j]))
+                for j in range(self.cv)]
+
+    def _fit_folds(self, estimator, candidates, X, y, splits, scoring):
+        tasks = [(estimator, params, X, y, train, test, scoring, c)
+                 for c, params in enumerate(candidates) for train, test in splits]
+        if joblib.effective_n_jobs(self.n_jobs) == 1:
+            return [_fit_and_count(*task) for task in tasks]
+        return joblib.Parallel(n_jobs=self.n_jobs)(
+            joblib.delayed(_fit_and_count)(*task) for task in tasks)
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y, **fit_params):
+        """Run the private search; see the class Notes for what it costs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        **fit_params : not supported (raises if given).
+
+        Returns
+        -------
+        self
+        """
+        params = validate_params(self)
+        self._forget_previous_fit()
+        if fit_params:
+            raise TypeError(
+                "PrivateSearchCV.fit takes no fit parameters: their effect on the "
+                "privacy of each fit could not be accounted."
+            )
+        ledger, estimator = self._ledger(params["estimator"])
+        self._check_ledger_reaches_workers(ledger)
+        if ledger is not None:
+            ledger.check(params["epsilon_selection"])
+        randomness = release_randomness(self.random_state, name="random_state")
+        X, y = indexable(X, y)
+        candidates = list(ParameterGrid(params["param_grid"]))
+        splits = self._folds(len(y), randomness.public)
+        results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"])
+
+        counts = np.zeros(len(candidates))
+        eps = np.zeros(len(candidates))
+        delta = np.zeros(len(candidates))
+        max_fit = np.zeros((len(candidates), 2))
+        certified = all(r.certified for r in results)
+        for r in results:
+            counts[r.candidate] += r.utility
+            eps[r.candidate] += r.spent.epsilon
+            delta[r.candidate] += r.spent.delta
+            max_fit[r.candidate] = np.maximum(max_fit[r.candidate], r.spent)
+
+        best = permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
+        certified = certified and not randomness.seeded and _preprocessing_is_public(estimator)
+        charge(ledger, params["epsilon_selection"], 0.0,
+               label=f"{type(self).__name__} selection", certified=certified)
+        total = PrivacySpent(eps.sum() + params["epsilon_selection"], delta.sum())
+        if params["refit"]:
+            best_estimator, total, certified = self._refit(
+                estimator, candidates[best], X, y, ledger, max_fit, best, total, certified)
+        # publish only now: everything above has been charged
+        self.n_splits_ = self.cv
+        self.cv_results_ = self._results(candidates, eps, delta)
+        self.best_index_ = int(best)
+        self.best_params_ = candidates[best]
+        if params["refit"]:
+            self.best_estimator_ = best_estimator
+        self.privacy_spent_ = total
+        self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator)
+        return self
+
+    _FITTED = ("n_splits_", "cv_results_", "best_index_", "best_params_", "best_estimator_",
+               "privacy_spent_", "guarantee_")
+
+    def _forget_previous_fit(self):
+        """A refit that fails leaves no half-old, half-new result."""
+        for name in self._FITTED:
+            self.__dict__.pop(name, None)
+
+    def _refit(self, estimator, params, X, y, ledger, max_fit, best, total, certified):
+        """Charge the worst-case refit padding, then refit the selected candidate.
+
+        The padding makes the refit's charge ``max_c eps_c`` whatever is
+        selected (class Notes, step iii).
+        """
+        pad_eps, pad_delta = max_fit.max(axis=0) - max_fit[best]
+        if pad_eps > 0 or pad_delta > 0:
+            # the ledger refuses epsilon = 0; a delta-only padding gets the
+            # smallest positive epsilon instead (a negligible overcharge)
+            pad_eps = max(float(pad_eps), np.finfo(float).tiny)
+            charge(ledger, pad_eps, float(pad_delta),
+                   label=f"{type(self).__name__} refit padding", certified=certified)
+        model = clone(estimator).set_params(**params).fit(X, y)
+        spent, refit_certified = _release_report(model)
+        total = PrivacySpent(total.epsilon + float(pad_eps) + spent.epsilon,
+                             total.delta + float(pad_delta) + spent.delta)
+        return model, total, certified and refit_certified
+
+    @staticmethod
+    def _results(candidates, eps, delta):
+        results = {"params": candidates}
+        names = sorted({k for c in candidates for k in c})
+        for name in names:
+            column = MaskedArray(np.empty(len(candidates), dtype=object),
+                                 mask=[name not in c for c in candidates])
+            for i, c in enumerate(candidates):
+                if name in c:
+                    column[i] = c[name]
+            results[f"param_{name}"] = column
+        results["epsilon_spent"] = eps
+        results["delta_spent"] = delta
+        return results
+
+    def _guarantee(self, total, certified, seeded, estimator):
+        not_certified = []
+        if seeded:
+            not_certified.append(SEEDED_NOISE_NOTE)
+        if not _preprocessing_is_public(estimator):
+            not_certified.append(_PUBLIC_STEPS_NOTE)
+        if not certified and not not_certified:
+            not_certified.append("some candidate fit's own guarantee_ is not certified")
+        return Guarantee(
+            claim=f"{total} for the whole search (selection, chosen parameters"
+                  + (", refitted model)" if self.refit else ")"),
+            source=_SELECTION_SOURCE,
+            certified=bool(certified),
+            assumptions_certified=(
+                "fold partition drawn from public randomness (never from labels)",
+                "per-row utility clipped to [0, 1]: each score has sensitivity 1",
+                "no exact held-out score is released",
+            ),
+            assumptions_not_certified=tuple(not_certified),
+            notes=("neighbouring datasets: substitution of one row (n public)",),
+        )
+
+    # -------------------------------------------------------- delegation
+    def _check_refitted(self):
+        check_is_fitted(self, "best_index_")
+        if not hasattr(self, "best_estimator_"):
+            raise AttributeError(
+                "This PrivateSearchCV was fitted with refit=False; refit=True gives a "
+                "best_estimator_ to predict with."
+            )
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        self._check_refitted()
+        return self.best_estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        self._check_refitted()
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        self._check_refitted()
+        return self.best_estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        self._check_refitted()
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("transform"))
+    def transform(self, X):
+        self._check_refitted()
+        return self.best_estimator_.transform(X)
+
+    @available_if(_estimator_has("score"))
+    def score(self, X, y=None):
+        """Score of ``best_estimator_`` on the data you pass (your own call)."""
+        self._check_refitted()
+        return self.best_estimator_.score(X, y)
+
+    @property
+    def classes_(self):
+        self._check_refitted()
+        return self.best_estimator_.classes_
+
+    @property
+    def n_features_in_(self):
+        self._check_refitted()
+        return self.best_estimator_.n_features_in_

@@ -1,0 +1,341 @@
+"""PrivateSearchCV: the ledger formula, privacy audits (with the plain
+GridSearchCV attack it replaces), the exact selection sampler, and
+scikit-learn conventions."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
+
+from sksmooth import BudgetAccountant, BudgetError, PrivacyLeakWarning, PrivateProperClassifier
+from sksmooth._guarantee import Guarantee, PrivacySpent
+from sksmooth.accounting._ledger import charge
+from sksmooth.datasets import load_breast_cancer_public
+from sksmooth.metrics import audit_epsilon
+from sksmooth.model_selection import PrivateSearchCV
+from sksmooth.model_selection import _search
+from sksmooth.model_selection._audit_cases import private_search_audit_cases, selection_audit
+from sksmooth.model_selection._permute_and_flip import bernoulli_exp_neg, permute_and_flip
+from sksmooth.preprocessing import PublicBoundsScaler
+
+
+# ----------------------------------------------------------- toy private models
+class RandomizedMajority(ClassifierMixin, BaseEstimator):
+    """Predicts a constant: the majority label through randomized response.
+
+    Randomized response on the majority bit (sensitivity: one substituted
+    row flips it at most once) is ``epsilon``-DP.
+    """
+
+    def __init__(self, *, epsilon=1.0, accountant=None, random_state=None):
+        self.epsilon = epsilon
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        majority = int(np.mean(y) > 0.5)
+        keep = rng.random() < np.exp(self.epsilon) / (1 + np.exp(self.epsilon))
+        charge(self.accountant, self.epsilon, 0.0, label="RandomizedMajority")
+        self.label_ = majority if keep else 1 - majority
+        self.classes_ = np.array([0, 1])
+        self.privacy_spent_ = PrivacySpent(self.epsilon, 0.0)
+        self.guarantee_ = Guarantee(f"({self.epsilon}, 0)-DP", "randomized response", True)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label_)
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y, _ = load_breast_cancer_public()
+    idx = np.random.default_rng(0).permutation(len(y))[:240]
+    return X[idx], y[idx]
+
+
+def _proper(**params):
+    return PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1], **params)
+
+
+# --------------------------------------------------------- the ledger formula
+@pytest.mark.parametrize("refit", [True, False])
+def test_ledger_total_is_the_documented_formula(cancer, refit):
+    X, y = cancer
+    ledger = BudgetAccountant()
+    grid = {"epsilon": [0.25, 0.5, 2.0]}
+    search = PrivateSearchCV(_proper(), grid, epsilon_selection=0.3, cv=4,
+                             refit=refit, accountant=ledger).fit(X, y)
+    # K * sum_c eps_c + eps_sel + refit * max_c eps_c, whatever is selected
+    expected = 4 * sum(grid["epsilon"]) + 0.3 + (2.0 if refit else 0.0)
+    assert ledger.spent.epsilon == pytest.approx(expected)
+    assert search.privacy_spent_.epsilon == pytest.approx(expected)
+    fold_fits = [r for r in ledger.ledger if r.label == "PrivateProperClassifier"][:12]
+    # each fold fit is charged its own candidate's epsilon, candidate by candidate
+    assert [r.epsilon for r in fold_fits] == [e for e in grid["epsilon"] for _ in range(4)]
+    labels = [r.label for r in ledger.ledger]
+    assert labels.count("PrivateSearchCV selection") == 1
+    chosen = search.best_params_["epsilon"]
+    if refit:
+        assert ledger.ledger[-1].epsilon == chosen  # the refit itself
+        padding = [r.epsilon for r in ledger.ledger if r.label == "PrivateSearchCV refit padding"]
+        assert padding == ([] if chosen == 2.0 else [pytest.approx(2.0 - chosen)])
+    np.testing.assert_allclose(search.cv_results_["epsilon_spent"],
+                               [4 * e for e in grid["epsilon"]])
+
+
+def test_no_exact_score_is_published(cancer):
+    X, y = cancer
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5).fit(X, y)
+    assert not hasattr(search, "best_score_")
+    assert not any("score" in key for key in search.cv_results_)
+    assert search.guarantee_.certified
+
+
+def test_budget_error_publishes_no_selection(cancer):
+    X, y = cancer
+    # room for the 6 fold fits (3.0) but not for the selection
+    ledger = BudgetAccountant(epsilon=3.2)
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=6,
+                             accountant=ledger)
+    with pytest.raises(BudgetError):
+        search.fit(X, y)
+    assert not hasattr(search, "best_index_") and not hasattr(search, "best_params_")
+    assert ledger.spent.epsilon == pytest.approx(3.0)
+
+
+def test_refused_refit_publishes_nothing(cancer):
+    X, y = cancer
+    # a previous successful search on another ledger is forgotten, not kept half-updated
+    earlier = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3)
+    earlier.fit(X, y)
+    # room for the 3 fold fits and the selection (2.0), not for the refit
+    ledger = BudgetAccountant(epsilon=2.2)
+    search = earlier.set_params(accountant=ledger)
+    with pytest.raises(BudgetError):
+        search.fit(X, y)
+    assert not any(hasattr(search, a) for a in
+                   ("best_index_", "best_params_", "best_estimator_", "cv_results_"))
+    assert ledger.spent.epsilon == pytest.approx(2.0)
+
+
+def test_parallel_search_charges_a_file_ledger(cancer, tmp_path):
+    X, y = cancer
+    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    pipe = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), _proper())
+    search = PrivateSearchCV(pipe, {"privateproperclassifier__epsilon": [0.5, 1.0]},
+                             epsilon_selection=0.5, cv=3, n_jobs=2, accountant=ledger)
+    search.fit(X, y)
+    assert len(ledger) == 2 * 3 + 1 + 1 + (search.best_params_[
+        "privateproperclassifier__epsilon"] == 0.5)
+    assert ledger.spent.epsilon == pytest.approx(3 * 1.5 + 0.5 + 1.0)
+    assert {r.pid for r in ledger.ledger} - {__import__("os").getpid()}  # workers charged
+    assert search.guarantee_.certified
+
+
+def test_in_memory_ledger_with_workers_is_refused_before_any_fit(cancer):
+    X, y = cancer
+    ledger = BudgetAccountant()
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5,
+                             n_jobs=2, accountant=ledger)
+    with pytest.raises(ValueError, match="path="):
+        search.fit(X, y)
+    assert len(ledger) == 0
+
+
+def test_non_public_preprocessing_is_not_certified(cancer):
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = cancer
+    pipe = make_pipeline(StandardScaler(), _proper())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = PrivateSearchCV(pipe, {"privateproperclassifier__epsilon": [1.0]},
+                                 epsilon_selection=0.5).fit(X, y)
+    assert not search.guarantee_.certified
+    assert any("PublicBoundsScaler" in a for a in search.guarantee_.assumptions_not_certified)
+
+
+def test_seeded_search_warns_and_is_not_certified(cancer):
+    X, y = cancer
+    with pytest.warns(PrivacyLeakWarning):
+        search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                                 random_state=0).fit(X, y)
+    assert not search.guarantee_.certified
+    assert any("seeded" in a for a in search.guarantee_.assumptions_not_certified)
+
+
+# ------------------------------------------------------------- the attacks
+def _labels_dataset(n_ones, n=21):
+    """Constant features, ``n_ones`` labels 1: every constant model is exact to count."""
+    return np.full((n, 1), 0.5), np.r_[np.ones(n_ones, int), np.zeros(n - n_ones, int)]
+
+
+def test_plain_grid_search_best_score_leaks():
+    # Neighbours: all labels 0 vs one label 1. Each fit is 0.05-DP, so the
+    # 3 fits of the search are charged 0.15; but best_score_ is an exact
+    # held-out accuracy, always in {0, 1/2, 1} on D0 and never on D1.
+    charged = 3 * 0.05
+    d0, d1 = _labels_dataset(0, n=10), _labels_dataset(1, n=10)
+
+    def grid_search(data, rng):
+        X, y = data
+        est = RandomizedMajority(epsilon=0.05, random_state=rng.integers(2**32))
+        search = GridSearchCV(est, {"epsilon": [0.05]}, cv=KFold(2)).fit(X, y)
+        return search.best_score_
+
+    result = audit_epsilon(grid_search, d0, d1, lambda s: s in (0.0, 0.5, 1.0),
+                           n_trials=150, random_state=1)
+    assert result.epsilon_lower > 10 * charged
+
+
+def _selection_audit(n_trials, epsilon_selection):
+    # tight pair, zero-cost candidates: the search costs exactly epsilon_selection
+    return selection_audit(n_trials, random_state=2, epsilon_selection=epsilon_selection)
+
+
+def _noise_free(scores, epsilon, sensitivity, rng):
+    return int(np.argmax(scores))
+
+
+def _half_noise(scores, epsilon, sensitivity, rng):
+    return permute_and_flip(scores, epsilon, sensitivity / 2, rng)
+
+
+def test_private_search_selection_passes_the_audit_and_noise_free_is_caught(monkeypatch):
+    n_trials = 600
+    correct = _selection_audit(n_trials, epsilon_selection=1.0)
+    # tight pair: the true epsilon of this event is ln(2 e^{1/2} - 1) = 0.83
+    assert 0.4 < correct.epsilon_lower <= 1.0
+    monkeypatch.setattr(_search, "permute_and_flip", _noise_free)
+    assert _selection_audit(n_trials, epsilon_selection=1.0).epsilon_lower > 3.0
+
+
+def test_audit_catalog_case_is_the_tested_pair():
+    (case,) = private_search_audit_cases()
+    assert case.epsilon == 1.0 and case.delta == 0.0 and case.min_fraction > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, low, high", [
+    (None, 0.6, 1.0), (_noise_free, 3.0, np.inf), (_half_noise, 1.0, np.inf)])
+def test_private_search_selection_audit_with_power(monkeypatch, variant, low, high):
+    if variant is not None:
+        monkeypatch.setattr(_search, "permute_and_flip", variant)
+    result = _selection_audit(3000, epsilon_selection=1.0)
+    assert low < result.epsilon_lower <= high
+
+
+@pytest.mark.parametrize("sampler, caught", [
+    (permute_and_flip, False), (_half_noise, True), (_noise_free, True)])
+def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
+    # scores (#zeros, #ones) = (10, 11) vs (11, 10): the tight pair of the sampler
+    def mechanism(scores, rng):
+        return sampler(scores, 1.0, 1.0, rng)
+
+    result = audit_epsilon(mechanism, [10.0, 11.0], [11.0, 10.0], lambda i: i == 1,
+                           n_trials=6000, random_state=5)
+    if caught:
+        assert result.epsilon_lower > 1.0
+    else:
+        assert 0.65 < result.epsilon_lower <= 1.0
+
+
+# ------------------------------------------------------- the exact sampler
+def test_bernoulli_exp_neg_is_exact_in_distribution():
+    rng = np.random.default_rng(3)
+    for gamma in (Fraction(0), Fraction(1, 3), Fraction(5, 2), Fraction(1, 2**80)):
+        draws = np.array([bernoulli_exp_neg(gamma, rng) for _ in range(20_000)])
+        p = np.exp(-float(gamma))
+        assert abs(draws.mean() - p) < 5 * np.sqrt(p * (1 - p) / draws.size) + 1e-12
+
+
+def test_permute_and_flip_matches_its_closed_form():
+    # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2 (McKenna & Sheldon, Alg. 1)
+    rng = np.random.default_rng(4)
+    picks = np.array([permute_and_flip([3.0, 5.0], 1.0, 1.0, rng) for _ in range(20_000)])
+    p = 0.5 * np.exp(-1.0)
+    assert abs((picks == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / picks.size)
+
+
+# --------------------------------------------------- scikit-learn conventions
+def test_clone_get_params_and_delegation(cancer):
+    X, y = cancer
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5, cv=3)
+    params = search.get_params()
+    assert params["epsilon_selection"] == 0.5 and params["estimator__epsilon"] == 1.0
+    twin = clone(search)
+    assert twin.get_params()["param_grid"] == {"epsilon": [0.5, 1.0]}
+    search.fit(X, y)
+    assert not hasattr(twin, "best_index_")
+    np.testing.assert_array_equal(search.predict(X), search.best_estimator_.predict(X))
+    assert search.score(X, y) == search.best_estimator_.score(X, y)
+    np.testing.assert_array_equal(search.classes_, [0, 1])
+    assert search.n_features_in_ == X.shape[1]
+    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
+    assert search.best_estimator_.get_params()["epsilon"] == search.best_params_["epsilon"]
+
+
+def test_refit_false_has_no_best_estimator(cancer):
+    X, y = cancer
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                             refit=False).fit(X, y)
+    assert not hasattr(search, "best_estimator_")
+    with pytest.raises(AttributeError, match="refit=True"):
+        search.predict(X)
+
+
+@pytest.mark.parametrize("name, value, error", [
+    ("epsilon_selection", 0.0, ValueError),
+    ("epsilon_selection", "1", TypeError),
+    ("cv", 1, ValueError),
+    ("cv", 10**6, ValueError),
+    ("scoring", "roc_auc", ValueError),
+    ("refit", "yes", TypeError),
+    ("n_jobs", 0, ValueError),
+    ("accountant", object(), TypeError),
+    ("param_grid", {"epsilon": 1.0}, TypeError),
+    ("param_grid", {"epsilon": []}, ValueError),
+    ("estimator", object(), TypeError),
+])
+def test_bad_parameters_are_refused_before_any_fit(cancer, name, value, error):
+    X, y = cancer
+    ledger = BudgetAccountant()
+    search = PrivateSearchCV(_proper(accountant=ledger), {"epsilon": [0.5]},
+                             epsilon_selection=0.5).set_params(**{name: value})
+    with pytest.raises(error, match=name):
+        search.fit(X, y)
+    assert len(ledger) == 0
+
+
+def test_non_private_estimator_is_refused(cancer):
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = cancer
+    with pytest.raises(TypeError, match="private"):
+        PrivateSearchCV(LogisticRegression(), {"C": [1.0]}, epsilon_selection=1.0).fit(X, y)
+
+
+def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
+    X, y = cancer
+    ledger = BudgetAccountant()
+    # a utility far outside [0, 1] is clipped, so the selection stays epsilon-DP
+    search = PrivateSearchCV(_proper(), {"epsilon": [1.0]}, epsilon_selection=0.5,
+                             scoring=lambda est, X, y: 100.0 * (est.predict(X) == y),
+                             accountant=ledger).fit(X, y)
+    assert search.best_index_ == 0
+    assert _search._row_utility(lambda e, X, y: np.array([-3.0, 0.5, 7.0, np.nan]),
+                                None, None, np.zeros(4)).tolist() == [0.0, 0.5, 1.0, 0.0]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from sksmooth.model_selection import _permute_and_flip
+
+    results = [doctest.testmod(module) for module in (_search, _permute_and_flip)]
+    assert all(r.failed == 0 for r in results) and results[0].attempted > 0
