@@ -1,6 +1,19 @@
 """Perturbed ERM: Gaussian FTPL and (epsilon, delta)-DP perturbed ERM with any
 scikit-learn classifier as the ERM oracle, plus exact 0-1 ERM oracles that
-let the privacy guarantee be certified (seeds/004_97dac565ce402d2d.txt)."""
+let the privacy guarantee be certified.
+
+How it differs from its neighbours: :mod:`sksmooth.online` learns online by
+weighting an explicit cover of experts (Hedge); this package never lists the
+class, it calls an ERM oracle once per round/fit with a Gaussian
+perturbation, so any scikit-learn classifier can serve (with a certificate
+only for the exact oracles defined here).
+
+References
+----------
+A. Block, A. Shetty. Small loss bounds for online learning separated function
+classes: a Gaussian process perspective. arXiv:2502.10292, 2025 (Alg. 1,
+Thm 1, Alg. 2, Lemma 1, Lemma 2, Prop. 1).
+"""
 
 from ._calibration import (
     finite_class_gaussian_complexity,

@@ -1,7 +1,8 @@
 """Exact weighted 0-1 ERM oracles, as scikit-learn classifiers.
 
-The privacy guarantee of perturbed ERM (seeds/004_97dac565ce402d2d.txt,
-Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
+The privacy guarantee of perturbed ERM (Block, Shetty, *Small loss bounds
+for online learning separated function classes: a Gaussian process
+perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
 weighted 0-1 loss over a *fixed finite* class ``F``:
 
     f_hat = argmin_{f in F}  sum_i w_i * 1[f(x_i) != y_i],    w_i >= 0.
@@ -17,7 +18,7 @@ that ties are broken data-independently.
 Each oracle also exposes what :class:`~sksmooth.perturbed.PerturbedERMClassifier`
 needs to *certify* the guarantee: the class size ``|F|`` and the matrix of
 the class evaluated on the separating points (to compute the separation
-``rho``, Def. 5 of seed 004), and data-independent separating designs.
+``rho``, Def. 5 of Block and Shetty), and data-independent separating designs.
 Fitted oracles store only the selected hypothesis, never statistics of the
 training data, so that releasing a fitted oracle releases only ``f_hat``.
 """
@@ -79,7 +80,7 @@ def min_pairwise_distance(values):
 
     ``values[i, j] = f_j(z_i)``; the distance is
     ``||f - g||_m = sqrt(mean_i (f(z_i) - g(z_i))**2)`` (Def. 5 of
-    seeds/004_97dac565ce402d2d.txt with the empirical measure on the ``z_i``).
+    Block and Shetty, arXiv:2502.10292, with the empirical measure on the ``z_i``).
     Returns 0.0 if two columns coincide and ``inf`` for fewer than two
     columns. Computed through the Gram matrix in blocks (no loop over pairs).
     """
@@ -99,7 +100,7 @@ def min_pairwise_distance(values):
 
 
 def spectral_separation(values):
-    """Separation certified by Prop. 1 of seeds/004_97dac565ce402d2d.txt.
+    """Separation certified by Prop. 1 of Block and Shetty (arXiv:2502.10292).
 
     ``rho = sigma_min(A) * sqrt(2 / m)`` where ``A[i, j] = f_j(z_i)``.
     A lower bound on :func:`min_pairwise_distance` (0 when the class has
@@ -176,7 +177,22 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     def _check_domain(self, X):
         return X
 
+    def decision_function(self, X):
+        """The selected hypothesis in {-1, +1} coding (+1 = ``classes_[1]``)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return self._predict_pm1(self._check_domain(X))
+
+    def predict_proba(self, X):
+        """0/1 scores of the selected hypothesis (a hard, uncalibrated score)."""
+        h = self.decision_function(X)
+        return np.column_stack([(1 - h) / 2, (1 + h) / 2])
+
     # -- hooks used by PerturbedERMClassifier ------------------------------
+    def _erm_sanitize(self, X):
+        """Map rows into the oracle's own domain by a fixed public rule (no box)."""
+        return X
+
     def _erm_class_size(self, n_features):
         """Number of distinct hypotheses (``None`` if infinite)."""
         raise NotImplementedError
@@ -496,8 +512,8 @@ class ParityERMClassifier(_BaseERMOracle):
     point (``bincount``), takes their fast Walsh-Hadamard transform, whose
     entry ``S`` is the weighted correlation of ``chi_S`` (so ``-`` that of
     ``h_S``), and returns the argmax: ``O(n + k 2^k)``. Parities are orthonormal under the uniform
-    measure, so they are ``rho = sqrt(2)``-separated (seeds/004, Prop. 3 and
-    App. D.1; also with negations).
+    measure, so they are ``rho = sqrt(2)``-separated (Block and Shetty,
+    arXiv:2502.10292, Prop. 3 and App. D.1; also with negations).
 
     Parameters
     ----------
@@ -534,6 +550,10 @@ class ParityERMClassifier(_BaseERMOracle):
         if not np.all((X == 0) | (X == 1)):
             raise ValueError("ParityERMClassifier needs X in {0, 1}^k (binary features).")
         return X
+
+    def _erm_sanitize(self, X):
+        """NaN -> 0, then clip to [0, 1] and round: every row becomes a cube point."""
+        return np.round(np.clip(np.nan_to_num(X, nan=0.0), 0.0, 1.0))
 
     @staticmethod
     def _index(X):
@@ -667,6 +687,20 @@ class FiniteClassERMClassifier(_BaseERMOracle):
             # no count or value in the message: X may be private
             raise ValueError("some rows of X are not points of `domain`.")
         return idx
+
+    def _erm_sanitize(self, X):
+        """Rows outside the finite domain map to its first point (index 0)."""
+        if self._is_object():
+            return X
+        n_domain = self._matrix().shape[0]
+        if self.domain is None:
+            col = np.round(np.clip(np.nan_to_num(X[:, :1], nan=0.0), 0, n_domain - 1))
+            return col if X.shape[1] == 1 else np.hstack([col, X[:, 1:]])
+        domain = np.asarray(self.domain, dtype=float)
+        if domain.ndim != 2 or domain.shape[1] != X.shape[1]:
+            return X  # structural mismatch: the oracle raises its (public) error
+        idx = domain_row_indices(domain, np.nan_to_num(X, nan=np.inf))
+        return np.where((idx >= 0)[:, None], X, domain[0])
 
     def _evaluate(self, X):
         if self._is_object():
