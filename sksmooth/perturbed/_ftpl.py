@@ -25,7 +25,8 @@ rounds, which Thm 1 does not cover: the default learns, the theory choice
 certifies.
 """
 
-from dataclasses import dataclass, field, replace
+import copy
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import clone
@@ -79,6 +80,20 @@ class OnlineRun:
         return bool(self.eta_high > self.eta_low * (1 + 1e-12))
 
 
+def _next_oracle(run):
+    """A fresh clone of the oracle, or -- when the user's oracle has
+    ``warm_start=True`` -- a copy of the current leader, so the refit starts
+    from it (for a convex surrogate the minimiser it converges to is the
+    same; only the oracle's run time changes)."""
+    previous = run.estimator
+    if (run.oracle.get_params().get("warm_start") is True
+            and type(previous) is type(run.oracle)):
+        oracle = copy.deepcopy(previous)
+        oracle.set_params(warm_start=True)
+        return oracle
+    return clone(run.oracle)
+
+
 def _horizon(horizon, n_rounds):
     return int(horizon) if horizon is not None else max(n_rounds, 1)
 
@@ -90,7 +105,7 @@ class _Hallucinated:
 
     def leader(self, run, X_hist, y_hist, eta):
         labels, weights = hallucinate(run.Z, eta, run.rng)
-        return fit_oracle(clone(run.oracle), np.vstack([X_hist, run.Z]),
+        return fit_oracle(_next_oracle(run), np.vstack([X_hist, run.Z]),
                           np.concatenate([y_hist, labels]),
                           np.concatenate([np.ones(len(y_hist)), weights]))
 
@@ -154,7 +169,7 @@ class LabelPerturbation:
         if len(y_hist) == 0:
             return None
         perturbed = y_hist - eta * run.rng.standard_normal(len(y_hist))
-        return fit_oracle(clone(run.oracle), X_hist, np.where(perturbed >= 0, 1.0, -1.0),
+        return fit_oracle(_next_oracle(run), X_hist, np.where(perturbed >= 0, 1.0, -1.0),
                           np.abs(perturbed))
 
 
