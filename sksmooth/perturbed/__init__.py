@@ -26,6 +26,7 @@ from ._calibration import (
 )
 from ._oracles import (
     FiniteClassERMClassifier,
+    MulticlassStumpERMClassifier,
     ParityERMClassifier,
     StumpERMClassifier,
     ThresholdERMClassifier,
@@ -38,6 +39,7 @@ from ._perturbed_erm import PerturbedERMClassifier
 __all__ = [
     "PerturbedERMClassifier",
     "FiniteClassERMClassifier",
+    "MulticlassStumpERMClassifier",
     "ParityERMClassifier",
     "StumpERMClassifier",
     "ThresholdERMClassifier",

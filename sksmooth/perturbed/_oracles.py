@@ -23,16 +23,20 @@ Fitted oracles store only the selected hypothesis, never statistics of the
 training data, so that releasing a fitted oracle releases only ``f_hat``.
 """
 
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._domain import domain_row_indices
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
+from ..exceptions import PrivacyLeakWarning
 
 __all__ = [
     "FiniteClassERMClassifier",
+    "MulticlassStumpERMClassifier",
     "StumpERMClassifier",
     "ThresholdERMClassifier",
     "ParityERMClassifier",
@@ -290,10 +294,6 @@ class StumpERMClassifier(_BaseERMOracle):
         return upper > lower
 
     def _fit_pm1(self, X, y_pm1, weights):
-        import warnings
-
-        from ..exceptions import PrivacyLeakWarning
-
         with warnings.catch_warnings():
             # Standalone (non-private) use may take the grid from the data.
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -352,37 +352,42 @@ class StumpERMClassifier(_BaseERMOracle):
         const = np.ones((len(Z), 1), dtype=np.int8)
         return np.hstack([const, -const, plus, -plus])
 
-    def _erm_separation(self, Z):
-        """Exact minimum distance from joint cell histograms (no Gram matrix).
-
-        Two {-1,+1} functions at empirical distance ``rho`` disagree on
-        ``m rho^2 / 4`` points. With ``A_{j,a} = {i : cell_j(z_i) >= a}``,
-        same-sign stumps disagree on ``|A| + |B| - 2 |A n B|`` points and
-        opposite-sign ones on ``m`` minus that; ``|A n B|`` comes from the
-        joint histogram of cells of every feature pair (suffix sums).
-        ``O(m d^2 + d^2 n_thresholds^2)``.
-        """
+    def _joint_counts(self, Z):
+        """``|A_{j,a} n A_{j',a'}|`` and ``|A_{j,a}|`` for the active features, with
+        ``A_{j,a} = {i : cell_j(z_i) >= a}`` (joint histograms, suffix sums)."""
         Z = np.asarray(Z, dtype=float)
-        m = len(Z)
         n_thresholds, lower, upper = self._grid(Z.shape[1])
-        active = self._active(lower, upper)
-        cells = self._cells(Z, n_thresholds, lower, upper)[:, active]
+        cells = self._cells(Z, n_thresholds, lower, upper)[:, self._active(lower, upper)]
         d, n_cells = cells.shape[1], n_thresholds + 1
         if d == 0:
-            return 2.0  # only the two constants: disagree everywhere
+            return None, None
         pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * n_cells**2
         codes = pair[None] + cells[:, :, None] * n_cells + cells[:, None, :]
         joint = np.bincount(codes.ravel(), minlength=d * d * n_cells**2).reshape(
             d, d, n_cells, n_cells)
         inter = joint[:, :, ::-1, ::-1].cumsum(2).cumsum(3)[:, :, ::-1, ::-1]
-        inter = inter[:, :, 1:, 1:]  # |A_{j,a} n A_{j',a'}|, a, a' = 1..G
-        sizes = np.einsum("jjaa->ja", inter)  # |A_{j,a}|
+        inter = inter[:, :, 1:, 1:].astype(float)  # a, a' = 1..n_thresholds
+        return inter, np.einsum("jjaa->ja", inter)
+
+    def _erm_separation(self, Z):
+        """Exact minimum distance from joint cell histograms (no Gram matrix).
+
+        Two {-1,+1} functions at empirical distance ``rho`` disagree on
+        ``m rho^2 / 4`` points. Same-sign stumps disagree on
+        ``|A| + |B| - 2 |A n B|`` points and opposite-sign ones on ``m``
+        minus that. ``O(m d^2 + d^2 n_thresholds^2)``.
+        """
+        m = len(Z)
+        inter, sizes = self._joint_counts(Z)
+        if inter is None:
+            return 2.0  # only the two constants: disagree everywhere
+        d, n_thresholds = sizes.shape
         same = sizes[:, None, :, None] + sizes[None, :, None, :] - 2 * inter
-        same = same.astype(float)
-        idx = np.arange(n_thresholds)
-        same[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = np.inf  # f vs itself
+        diag = np.arange(d)[:, None], np.arange(d)[:, None], np.arange(n_thresholds), \
+            np.arange(n_thresholds)
         opposite = m - same
-        opposite[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = m
+        same[diag] = np.inf  # f vs itself
+        opposite[diag] = m
         with_const = np.minimum(sizes, m - sizes)
         disagree = min(same.min(), opposite.min(), with_const.min(), m)
         return float(2.0 * np.sqrt(max(disagree, 0) / m))
@@ -768,3 +773,149 @@ class FiniteClassERMClassifier(_BaseERMOracle):
 def _is_exact_oracle(estimator):
     return isinstance(estimator, _BaseERMOracle)
 
+
+
+class MulticlassStumpERMClassifier(StumpERMClassifier):
+    """Exact weighted multiclass 0-1 ERM over stumps with a label per leaf.
+
+    The class holds the ``k`` constants and, for every feature ``j`` of
+    non-zero width, grid index ``a = 1..n_thresholds`` and ordered pair of
+    *distinct* labels ``(c_below, c_above)``, the stump predicting
+    ``c_above`` when ``cell_j(x) >= a`` and ``c_below`` otherwise (same grid
+    as :class:`StumpERMClassifier`); ``|F| = k + d n_thresholds k (k - 1)``.
+    ERM: one per-feature, per-cell, per-class weight histogram, cumulative
+    sums, and for each split the best label on each side:
+    ``O(n d + d n_thresholds k)``. Ties go to the first maximiser in a fixed
+    order (constants first), independently of the data.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+    bounds : tuple (lower, upper) or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (k,)
+    feature_ : int
+        -1 for a constant.
+    threshold_ : float
+    labels_ : tuple (index below, index above) into ``classes_``
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Select an exact minimiser of the weighted multiclass 0-1 loss."""
+        X, y = validate_data(self, X, y, dtype=float)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        weights = _check_sample_weight(sample_weight, X, dtype=float)
+        if np.any(weights < 0):
+            raise ValueError("MulticlassStumpERMClassifier: sample_weight must be >= 0.")
+        self._n_classes = len(self.classes_)
+        self._fit_codes(X, codes, weights)
+        return self
+
+    def _fit_validated(self, X, codes, weights, n_classes=None):
+        """PerturbedERMClassifier's fast path: labels are indices ``0..k-1``."""
+        self.n_features_in_ = X.shape[1]
+        self._n_classes = int(n_classes or (codes.max() + 1))
+        self.classes_ = np.arange(self._n_classes)
+        self._fit_codes(X, np.asarray(codes, dtype=np.int64), weights)
+        return self
+
+    def _fit_codes(self, X, codes, weights):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            n_thresholds, lower, upper = self._grid(X.shape[1], X)
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
+        k, d, n_cells = self._n_classes, X.shape[1], n_thresholds + 1
+        cells = self._cells(X, n_thresholds, lower, upper)
+        offsets = ((np.arange(d) * n_cells + cells) * k + codes[:, None]).ravel()
+        hist = np.bincount(offsets, weights=np.repeat(weights, d),
+                           minlength=d * n_cells * k).reshape(d, n_cells, k)
+        total = hist[0].sum(axis=0) if d else np.bincount(codes, weights, minlength=k)
+        below = np.cumsum(hist, axis=1)[:, :n_thresholds]  # (d, n_thresholds, k)
+        above = total - below
+        # correct weight of (c_below, c_above): below[c_below] + above[c_above], c_below != c_above
+        pair = below[..., :, None] + above[..., None, :]
+        pair[..., np.arange(k), np.arange(k)] = -np.inf
+        pair[~self._active(lower, upper)] = -np.inf
+        scores = np.concatenate([total, pair.ravel()])
+        self._set_multiclass(int(np.argmax(scores)), d, n_thresholds, k, lower, upper)
+
+    def _set_multiclass(self, best, d, n_thresholds, k, lower, upper):
+        if best < k:
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.labels_ = (best, best)
+            return
+        feature, a, c_below, c_above = np.unravel_index(best - k, (d, n_thresholds, k, k))
+        self.feature_, self._cell_index = int(feature), int(a + 1)
+        step = (upper[feature] - lower[feature]) / (n_thresholds + 1)
+        self.threshold_ = float(lower[feature] + (a + 1) * step)
+        self.labels_ = (int(c_below), int(c_above))
+
+    def _predict_codes(self, X):
+        if self.feature_ < 0:
+            return np.full(X.shape[0], self.labels_[0])
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)[:, self.feature_]
+        return np.where(cells >= self._cell_index, self.labels_[1], self.labels_[0])
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return self.classes_[self._predict_codes(X)]
+
+    def decision_function(self, X):
+        """One-hot scores of the selected hypothesis (hard, uncalibrated)."""
+        return self.predict_proba(X)
+
+    def predict_proba(self, X):
+        """0/1 scores of the selected hypothesis (hard, uncalibrated)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return np.eye(len(self.classes_))[self._predict_codes(X)]
+
+    def _erm_class_size(self, n_features, n_classes=2):
+        n_thresholds = check_positive_int(self.n_thresholds, "n_thresholds")
+        return n_classes + n_features * n_thresholds * n_classes * (n_classes - 1)
+
+    def _erm_separation(self, Z, n_classes=2):
+        """Exact separation in the metric of the one-hot process,
+        ``rho = sqrt(2 D / m)`` with ``D`` the fewest of the ``m`` points on
+        which two distinct hypotheses disagree.
+
+        Two split stumps ``(A, c1, c2)`` and ``(B, c3, c4)`` (``A``, ``B``
+        the "above" sets) disagree on ``BB [c1!=c3] + BA [c1!=c4] +
+        AB [c2!=c3] + AA [c2!=c4]`` points, the four region sizes coming
+        from the joint histograms; the minimum runs over every achievable
+        mismatch pattern of the labels. A stump and a constant disagree on at
+        least the smaller side; two constants everywhere.
+        """
+        m, k = len(Z), int(n_classes)
+        inter, sizes = self._joint_counts(Z)
+        if inter is None:
+            return float(np.sqrt(2.0))
+        d, n_thresholds = sizes.shape
+        size_a, size_b = sizes[:, None, :, None], sizes[None, :, None, :]
+        regions = np.stack([m - size_a - size_b + inter, size_b - inter,
+                            size_a - inter, inter])  # BB, BA, AB, AA
+        labels = np.array([(c1, c2, c3, c4) for c1 in range(k) for c2 in range(k)
+                           for c3 in range(k) for c4 in range(k) if c1 != c2 and c3 != c4])
+        patterns = np.unique(np.stack([labels[:, 0] != labels[:, 2], labels[:, 0] != labels[:, 3],
+                                       labels[:, 1] != labels[:, 2], labels[:, 1] != labels[:, 3]],
+                                      axis=1), axis=0).astype(float)
+        diag = (np.arange(d)[:, None], np.arange(d)[:, None], np.arange(n_thresholds),
+                np.arange(n_thresholds))
+        best = float(m)
+        for pattern in patterns:  # at most 16 mismatch patterns
+            disagree = np.tensordot(pattern, regions, axes=1)
+            if pattern[0] == 0 and pattern[3] == 0:
+                disagree[diag] = np.inf  # same split, same labels: the same hypothesis
+            best = min(best, float(disagree.min()))
+        best = min(best, float(np.minimum(sizes, m - sizes).min()))
+        return float(np.sqrt(2.0 * max(best, 0.0) / m))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags

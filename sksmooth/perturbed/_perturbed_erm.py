@@ -51,7 +51,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
-from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
+from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BinaryLabels,
@@ -59,18 +59,17 @@ from .._validation import (
     check_bounds,
     check_generator,
     clip_to_bounds,
-    resolve_public_classes,
 )
 from ..accounting import charge, check_accountant
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import OnlineRun, online_strategy, regret_report
+from ._labels import MULTICLASS_NOTE, label_codec
 from ._oracles import _is_exact_oracle
 from ._setup import (
     calibrate,
     check_estimator_param,
     fit_oracle,
-    hallucinate,
     make_oracle,
     resolve_box,
     separating_points,
@@ -85,16 +84,20 @@ _SOURCE_FTPL = f"{_PAPER}, Alg. 1, Thm 1 (proof in App. C)"
 # Largest number of separating points: every round refits on n + m rows and
 # the separation needs the whole class evaluated on the m points.
 _MAX_HALLUCINATED = 200_000
+_MAX_CLASSES = 1000
 
 
 def _check_classes(value, name="classes"):
     if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1:
-        raise TypeError(f"{name} must be None or a 1-D list of two labels, e.g. "
+        raise TypeError(f"{name} must be None or a 1-D list of labels, e.g. "
                         f"{name}=[0, 1]; got {type(value).__name__}.")
     labels = np.asarray(value)
-    if len(np.unique(labels)) != len(labels) or len(labels) != 2:
-        raise ValueError(f"{name} must list exactly two distinct labels, e.g. {name}=[0, 1] "
-                         "(this estimator is binary: multiclass is not supported yet).")
+    if len(np.unique(labels)) != len(labels) or len(labels) < 2:
+        raise ValueError(f"{name} must list at least two distinct labels, e.g. "
+                         f"{name}=[0, 1] or {name}=[0, 1, 2].")
+    if len(labels) > _MAX_CLASSES:
+        raise ValueError(f"{name} lists {len(labels)} labels; the cap is {_MAX_CLASSES} "
+                         "(the multiclass oracle's memory grows like k^2).")
     return value
 
 
@@ -292,7 +295,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "horizon": (NoneValue(), Integer(1, high=10**9, cap_reason="rounds")),
         "refit_every": Integer(1, high=10**9, cap_reason="rounds"),
         "bounds": (NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
-        "classes": (NoneValue(), Check(_check_classes, "a list of two labels")),
+        "classes": (NoneValue(), Check(_check_classes, "a list of labels")),
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),
         "random_state": (NoneValue(), Integer(0, high=2**63),
@@ -356,21 +359,23 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self._forget_fit()  # a refused or failed fit leaves no usable model
         randomness = release_randomness(params["random_state"])
         X, y = validate_private_data(self, X, y, dtype=float)
-        classes, y_pm1 = self._private_labels(y, params["classes"])
-        plan = self._plan(params, X, randomness)
+        codec = label_codec(y, params["classes"])
+        y_coded = codec.encode(y)
+        plan = self._plan(params, X, randomness, codec)
         if plan.box is not None:
             X = sanitize_rows(X, *plan.box)
         elif _is_exact_oracle(plan.oracle):
             X = plan.oracle._erm_sanitize(X)
         # ---- the private computation: one oracle call on data + hallucinated rows
-        z_labels, z_weights = hallucinate(plan.Z, plan.eta, randomness.noise)
-        estimator = fit_oracle(plan.oracle, np.vstack([X, plan.Z]),
-                               np.concatenate([y_pm1, z_labels]),
-                               np.concatenate([np.ones(len(X)), z_weights]))
+        Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
+        estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
+                               np.concatenate([y_coded, z_labels]),
+                               np.concatenate([np.ones(len(X)), z_weights]),
+                               n_classes=codec.n_classes)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
         charge(params["accountant"], plan.epsilon, plan.delta, type(self).__name__,
                certified=not problems)
-        self._publish_fit(plan, estimator, classes, problems, n_rows=len(X))
+        self._publish_fit(plan, estimator, codec.classes_, problems, n_rows=len(X))
         return self
 
     def _forget_fit(self):
@@ -378,25 +383,18 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             delattr(self, name)
         vars(self).pop("_run", None)
 
-    def _private_labels(self, y, classes):
-        """``classes_`` and ``y`` in {-1, +1}; unknown labels map to ``classes_[0]``."""
-        if classes is None:
-            check_binary_target(y)  # the label set is read from y: not certified
-            classes_, _ = resolve_public_classes(y, None, stacklevel=4)
-            return classes_, BinaryLabels.encode(y, classes_)
-        classes_ = np.unique(np.asarray(classes))
-        return classes_, np.where(encode_private_labels(y, classes_) == 1, 1.0, -1.0)
-
-    def _plan(self, params, X, randomness):
+    def _plan(self, params, X, randomness, codec):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""
-        n_features = X.shape[1]
-        oracle = make_oracle(params["estimator"], "fit")
+        n_features, n_classes = X.shape[1], codec.n_classes
+        oracle = make_oracle(params["estimator"], "fit", n_classes)
         box, box_public = resolve_box(params["bounds"], oracle, _finite_rows(X), n_features)
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)
-        cal = calibrate(oracle, Z, n_features)
-        eta, epsilon, notes, noise_problems = self._calibrate_noise(params, cal)
+        cal = calibrate(oracle, Z, n_features, n_classes)
+        eta, epsilon, notes, noise_problems = self._calibrate_noise(params, cal, codec)
         problems = list(cal.problems) + noise_problems
+        if codec.multiclass:
+            problems.append(MULTICLASS_NOTE)
         certified = list(cal.certified)
         if not box_public:
             problems.append("bounds=None: the domain box was read from the data")
@@ -418,10 +416,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                             tuple(certified), tuple(problems), tuple(notes))
 
     @staticmethod
-    def _calibrate_noise(params, cal):
+    def _calibrate_noise(params, cal, codec):
         """``eta``, the epsilon it guarantees, notes and problems (Lemma 2)."""
         noise, epsilon, delta = params["noise"], params["epsilon"], params["delta"]
-        rho, G = cal.rho, cal.gaussian_complexity
+        rho, G = cal.rho, codec.lemma2_complexity(cal.gaussian_complexity, delta)
         min_noise = lemma1_min_noise(rho, delta, G)
         notes, problems = [], []
         if isinstance(noise, str):
@@ -547,6 +545,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     def _start_run(self, params, X, y, classes):
         given = classes if classes is not None else params["classes"]
+        if given is not None and len(np.unique(np.asarray(given))) > 2:
+            raise ValueError("partial_fit (Gaussian FTPL) is binary: classes must list two "
+                             "labels. Use fit for multiclass.")
         labels = (BinaryLabels.fit_classes(y) if given is None
                   else BinaryLabels.fit_classes(None, classes=given))
         BinaryLabels.encode(y, labels)  # unknown labels: refuse before any draw
@@ -671,7 +672,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X = self._transform_query(X)
         if self.estimator_ is None:
             return BinaryLabels.decode(np.ones(len(X)), self.classes_)
-        return BinaryLabels.decode(np.asarray(self.estimator_.predict(X)), self.classes_)
+        return label_codec(None, self.classes_).decode(self.estimator_.predict(X))
 
     @available_if(_oracle_has("decision_function"))
     def decision_function(self, X):
@@ -719,7 +720,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         return tags
 
 

@@ -18,7 +18,7 @@ from sklearn.utils.validation import has_fit_parameter
 from .._validation import check_bounds
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
-from ._oracles import StumpERMClassifier, _is_exact_oracle
+from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
 
 __all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
            "calibrate", "hallucinate", "fit_oracle", "check_estimator_param",
@@ -58,11 +58,21 @@ def check_estimator_param(value, name="estimator"):
     return value
 
 
-def make_oracle(estimator, mode):
+def make_oracle(estimator, mode, n_classes=2):
     """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default)."""
     if estimator is None:
-        return StumpERMClassifier(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
+        default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
+        return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
+    if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
+        raise ValueError(
+            f"estimator {type(estimator).__name__} is a binary exact oracle, but classes has "
+            f"{n_classes} labels; use MulticlassStumpERMClassifier() or a multiclass "
+            "scikit-learn classifier (DecisionTreeClassifier, LogisticRegression, ...).")
     return clone(estimator)
+
+
+def _is_multiclass_oracle(oracle):
+    return isinstance(oracle, MulticlassStumpERMClassifier)
 
 
 def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
@@ -138,14 +148,23 @@ class Calibration:
         return not self.problems
 
 
-def calibrate(oracle, Z, n_features):
+def _separation(oracle, Z, n_features, n_classes):
+    """``(|F|, rho)``; rho in the metric of the process used (binary or one-hot)."""
+    if not _is_multiclass_oracle(oracle):
+        size = oracle._erm_class_size(n_features)
+        return (size, oracle._erm_separation(Z)) if size is not None else (None, 0.0)
+    rho = oracle._erm_separation(Z, n_classes)  # one-hot metric: rho^2 = 2 D / m
+    # binary process: rho^2 = 4 D / m
+    return (oracle._erm_class_size(n_features, n_classes),
+            rho * np.sqrt(2.0) if n_classes == 2 else rho)
+
+
+def calibrate(oracle, Z, n_features, n_classes=2):
     """``rho``, ``G`` and ``ln |F|`` of the oracle's class on ``Z`` (public inputs only)."""
     m, name = len(Z), type(oracle).__name__
     exact = _is_exact_oracle(oracle)
-    size = oracle._erm_class_size(n_features) if exact else None
-    rho = 0.0
+    size, rho = _separation(oracle, Z, n_features, n_classes) if exact else (None, 0.0)
     if size is not None:
-        rho = oracle._erm_separation(Z)
         rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
     if size is not None and rho > 0:
         certified = (
@@ -170,6 +189,9 @@ def calibrate(oracle, Z, n_features):
         problem = ("the class is not separated by the separating points (rho = 0: two "
                    "hypotheses agree on all of them); calibrated as a heuristic. Use "
                    "separating_points='oracle' or a larger n_hallucinated.")
+    if n_classes > 2:  # all k-labelings of the m points, one-hot process
+        return Calibration(np.sqrt(2.0 / m), np.sqrt(m) * np.sqrt(2 * np.log(n_classes)),
+                           m * np.log(n_classes), (), (problem,))
     return Calibration(2.0 / np.sqrt(m), labelings_gaussian_complexity(m), m * np.log(2.0),
                        (), (problem,))
 
@@ -186,24 +208,29 @@ def hallucinate(Z, noise, rng):
     return labels, weights
 
 
-def fit_oracle(oracle, X, y_pm1, weights):
-    """One weighted 0-1 ERM call on rows with labels in {-1, +1} and weights >= 0."""
+def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
+    """One weighted 0-1 ERM call (labels in {-1, +1}, or indices ``0..k-1`` for
+    ``k = n_classes > 2``; weights >= 0)."""
     weights = np.asarray(weights, dtype=float)
     if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
         raise RuntimeError("internal error: a non-finite or negative weight was produced.")
     keep = weights > 0
     if not keep.all():
         X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
+    if _is_multiclass_oracle(oracle):
+        codes = (y_pm1 > 0).astype(int) if n_classes == 2 else y_pm1.astype(int)
+        return oracle._fit_validated(X, codes, weights, n_classes=n_classes)
     if _is_exact_oracle(oracle):
         return oracle._fit_validated(X, y_pm1, weights)
     y_pm1 = y_pm1.astype(int)
     if len(np.unique(y_pm1)) < 2:
         # heuristic oracles refuse one class; the ERM is then that constant
         constant = int(y_pm1[0]) if len(y_pm1) else 1
+        other = -constant if n_classes == 2 else (constant + 1) % n_classes
         oracle = DummyClassifier(strategy="constant", constant=constant)
         X = X if len(X) else np.zeros((1, X.shape[1]))
         y_pm1 = y_pm1 if len(y_pm1) else np.array([1])
         weights = weights if len(weights) else np.ones(1)
-        oracle.fit(X, np.r_[y_pm1, -constant], sample_weight=np.r_[weights, 0.0])
+        oracle.fit(X, np.r_[y_pm1, other], sample_weight=np.r_[weights, 0.0])
         return oracle
     return oracle.fit(X, y_pm1, sample_weight=weights)

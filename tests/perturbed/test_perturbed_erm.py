@@ -508,7 +508,6 @@ def test_failed_partial_fit_leaves_state_unchanged():
         (dict(separating_points="grid"), "separating_points"),
         (dict(separating_points=np.zeros((3, 5))), "separating_points"),
         (dict(bounds=(1, 0)), "bounds"),
-        (dict(classes=[0, 1, 2]), "binary"),
         (dict(estimator=Perceptron(), separating_points="oracle"), "exact oracle"),
     ],
 )

@@ -13,15 +13,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-import sksmooth.perturbed._perturbed_erm as perturbed_module
 from sksmooth.datasets import load_breast_cancer_public
-from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
+from sksmooth.exceptions import PrivacyWarning
 from sksmooth.perturbed import (
     FiniteClassERMClassifier,
     ParityERMClassifier,
     PerturbedERMClassifier,
     StumpERMClassifier,
 )
+from sksmooth.perturbed._labels import BinaryCodec
 from sksmooth.perturbed._setup import hallucinate
 
 
@@ -90,7 +90,8 @@ def test_perturbation_component_has_exactly_the_claimed_scale(monkeypatch):
         labels, weights = hallucinate(Z, noise, rng)
         return labels, weights / 2
 
-    monkeypatch.setattr(perturbed_module, "hallucinate", half_noise)
+    monkeypatch.setattr(BinaryCodec, "hallucinate",
+                        lambda self, Z, noise, rng: (Z, *half_noise(Z, noise, rng)))
     broken = _frequency_of_f2(eta, n_trials)
     assert abs(broken - p_claimed) > 4.5 * sd
     # and the calibrated fit's release is far below its claim, as argued above
@@ -210,6 +211,7 @@ def test_to_release_holds_only_released_values():
     (dict(online_perturbation="weights"), ValueError, "online_perturbation"),
     (dict(refit_every=0), ValueError, "refit_every"),
     (dict(classes="ab"), TypeError, "classes"),
+    (dict(classes=[1]), ValueError, "classes"),
     (dict(classes=5), TypeError, "classes"),
     (dict(epsilon=np.nan), ValueError, "epsilon"),
     (dict(noise=np.array([1.0])), TypeError, "noise"),
@@ -264,3 +266,60 @@ def test_lazy_refit_divides_oracle_calls_and_drops_the_bound(monkeypatch):
         clf.partial_fit(X[start:start + 10], y[start:start + 10])
     assert len(calls) == 1 + 20 // 5  # the empty-history leader, then every 5 rounds
     assert np.isnan(clf.regret_bound_) and "lazy" in clf.regret_report_.reason
+
+
+# ------------------------------------------------------------ multiclass
+def test_multiclass_hallucination_realises_the_one_hot_perturbation():
+    """Weighted hallucinated multiclass 0-1 loss = eta w(f) + constant for every
+    f, with w(f) = m^-1/2 sum_j xi_{j, f(z_j)} (derivation in _labels)."""
+    from sksmooth.perturbed._labels import MulticlassCodec
+
+    m, k, K, eta = 9, 4, 50, 3.7
+    F_on_Z = np.random.default_rng(2).integers(0, k, size=(m, K))
+    codec = MulticlassCodec(np.arange(k))
+    Z = np.arange(m, dtype=float)[:, None]
+    rows, labels, weights = codec.hallucinate(Z, eta, np.random.default_rng(7))
+    xi = np.random.default_rng(7).standard_normal((m, k))
+    point = rows[:, 0].astype(int)
+    loss = (weights[:, None] * (F_on_Z[point] != labels[:, None])).sum(axis=0)
+    w_f = xi[np.arange(m)[:, None], F_on_Z].sum(axis=0) / np.sqrt(m)
+    assert np.all(weights >= 0)
+    assert np.allclose(loss - eta * w_f, (loss - eta * w_f)[0])
+
+
+def test_multiclass_fit_exact_stumps_and_heuristic_oracles():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    lower, upper = X.min(axis=0) - 1, X.max(axis=0) + 1  # stand-in for a public box
+    for oracle in (None, DecisionTreeClassifier(max_depth=3)):
+        with pytest.warns(PrivacyWarning, match="multiclass"):
+            clf = PerturbedERMClassifier(oracle, bounds=(lower, upper), classes=[0, 1, 2],
+                                         noise=1.0).fit(X, y)
+        assert not clf.guarantee_.certified  # the one-hot extension is ours
+        assert set(clf.predict(X)) <= {0, 1, 2}
+        assert clf.predict_proba(X).shape == (len(X), 3)
+        assert clf.score(X, y) > 0.6  # small noise: the ERM itself (majority 0.40)
+    with pytest.raises(ValueError, match="binary exact oracle"):
+        PerturbedERMClassifier(StumpERMClassifier(), bounds=(lower, upper),
+                               classes=[0, 1, 2]).fit(X, y)
+    with pytest.raises(ValueError, match="binary"):
+        PerturbedERMClassifier(bounds=(lower, upper), classes=[0, 1, 2]).partial_fit(X, y)
+
+
+def test_multiclass_stump_oracle_is_the_exact_erm():
+    from sksmooth.perturbed import MulticlassStumpERMClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(60, 2)), rng.integers(0, 3, size=60)
+    w = rng.exponential(size=60)
+    oracle = MulticlassStumpERMClassifier(n_thresholds=3, bounds=(0, 1)).fit(X, y, w)
+    cells = oracle._cells(X, 3, np.zeros(2), np.ones(2))
+    best = max(w[y == c].sum() for c in range(3))
+    for j in range(2):
+        for a in range(1, 4):
+            for c1 in range(3):
+                for c2 in range(3):
+                    if c1 != c2:
+                        best = max(best, w[np.where(cells[:, j] >= a, c2, c1) == y].sum())
+    assert np.isclose(w[oracle.predict(X) == y].sum(), best)
