@@ -323,3 +323,20 @@ def test_multiclass_stump_oracle_is_the_exact_erm():
                     if c1 != c2:
                         best = max(best, w[np.where(cells[:, j] >= a, c2, c1) == y].sum())
     assert np.isclose(w[oracle.predict(X) == y].sum(), best)
+
+
+def test_one_vs_rest_wrapper_predicts_and_scores():
+    """Issue 12: OvR used to fit and then fail in predict (no scores)."""
+    from sklearn.datasets import load_wine
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = load_wine(return_X_y=True)
+    lower, upper = X.min(axis=0) - 1, X.max(axis=0) + 1
+    ovr = OneVsRestClassifier(PerturbedERMClassifier(DecisionTreeClassifier(max_depth=2),
+                                                     bounds=(lower, upper), classes=[0, 1],
+                                                     noise=1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ovr.fit(X, y)
+    assert ovr.predict(X).shape == (len(X),) and ovr.score(X, y) > 0.6  # majority 0.40
+    assert ovr.predict_proba(X).shape == (len(X), 3)
