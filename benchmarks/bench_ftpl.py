@@ -28,6 +28,7 @@ Run: ``python benchmarks/bench_ftpl.py [--quick]`` (results in
 """
 
 import argparse
+import importlib.util
 import json
 import time
 import warnings
@@ -274,12 +275,19 @@ def figure(rows):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", action="append", default=None,
+                        help="re-run only these learners and update results/ftpl.json")
     args = parser.parse_args()
-    try:
-        import river  # noqa: F401
-        include_river = True
-    except ImportError:
-        include_river = False
+    if args.only:
+        path = RESULTS / "ftpl.json"
+        out = json.loads(path.read_text())
+        table = bench_streams(out["n_seeds"], out["T"], args.only, True)
+        for stream, rows in table.items():
+            out["streams"][stream].update(rows)
+        out["timing"] = bench_time(batch_sizes=(10,))
+        path.write_text(json.dumps(out, indent=1))
+        return
+    include_river = importlib.util.find_spec("river") is not None
     n_seeds, T = (2, 600) if args.quick else (5, 1500)
     learners = list(LEARNERS)
     out = {"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T, "batch": BATCH}

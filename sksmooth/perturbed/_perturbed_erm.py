@@ -171,7 +171,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     estimator : classifier or None, default=None
         The ERM oracle; its ``fit`` must accept ``sample_weight``. Cloned,
         never modified. ``None``: ``StumpERMClassifier(n_thresholds=8)`` for
-        ``fit`` (exact, certifiable) and ``n_thresholds=32`` online (the grid
+        ``fit`` (exact, certifiable) and ``n_thresholds=128`` online (the grid
         error is paid every round there, the privacy noise is not).
     epsilon : float in [1e-6, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:

@@ -29,7 +29,7 @@ HEURISTIC_N_POINTS = 16
 # Default exact oracle: a coarse grid for the private fit (the noise of
 # Lemma 2 grows like 1/rho^2 = n_thresholds + 1 on the Latin design) and a
 # finer one online, where the grid's approximation error is paid every round.
-DEFAULT_N_THRESHOLDS = {"fit": 8, "online": 32}
+DEFAULT_N_THRESHOLDS = {"fit": 8, "online": 128}
 
 
 def check_estimator_param(value, name="estimator"):
