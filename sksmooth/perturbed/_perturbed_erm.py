@@ -212,7 +212,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``k = refit_every`` each leader is used for ``k`` rounds, which adds
         at most ``(k - 1) B`` per change of leader to the regret (and Thm 1's
         bound is not certified for ``k > 1``); it divides the oracle work by
-        ``k``. An oracle given with ``warm_start=True`` (e.g.
+        ``k``. Measured (2 shared cores, default stump oracle, 3 features):
+        10^4 rows in batches of 10 take 15 s; row by row about 150 s (60 s
+        with ``refit_every=10``), dominated by per-call validation and the
+        atomic snapshot. An oracle given with ``warm_start=True`` (e.g.
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
         previous leader (same minimiser for convex losses; for
         ``LogisticRegression`` with lbfgs we measured no speed-up).
