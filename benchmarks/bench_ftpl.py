@@ -1,0 +1,305 @@
+"""Benchmark: Gaussian FTPL (PerturbedERMClassifier.partial_fit) against online baselines.
+
+Block, Shetty, *Small loss bounds for online learning separated function
+classes: a Gaussian process perspective*, arXiv:2502.10292 (2025), Alg. 1 and
+Thm 1.
+
+Prequential protocol: each batch of rows is predicted by the learner's
+current model, then given to ``partial_fit`` (one FTPL round per batch).
+Reported per stream and learner, over >= 5 seeds: mistakes (mean +- sd) and
+regret against the best decision stump in hindsight (exact ERM over a
+256-threshold grid on the whole stream; one reference class for every
+learner, so a learner of another class can have negative regret).
+
+Streams: the package's sigma-smooth threshold adversaries
+(:class:`sksmooth.streams.SmoothedThresholdAdversary`, non-adaptive and
+adaptive, sigma in {0.1, 0.5}, 5 % label noise), a ``make_classification``
+stream (10 features) and, when ``river`` is installed, its bundled Phishing
+and Bananas data sets (no download). Learners: FTPL with the practical
+default noise / the theory noise / label perturbation, with stump, depth-2
+tree and logistic-regression oracles; SmoothHedgeClassifier (stumps);
+SGDClassifier; Perceptron; river's LogisticRegression.
+
+Also: wall time of the default FTPL on T = 10^4 rows, and the realizable
+regret-vs-T figure next to Thm 1's bound where it is non-vacuous.
+
+Run: ``python benchmarks/bench_ftpl.py [--quick]`` (results in
+``benchmarks/results/ftpl.json``; figure in ``benchmarks/figures/``).
+"""
+
+import argparse
+import importlib.util
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from sksmooth.online import SmoothHedgeClassifier
+from sksmooth.perturbed import ParityERMClassifier, PerturbedERMClassifier, StumpERMClassifier
+from sksmooth.perturbed._ftpl import _theory_bound
+from sksmooth.streams import SmoothedThresholdAdversary
+
+RESULTS = Path(__file__).parent / "results"
+FIGURES = Path(__file__).parent / "figures"
+BATCH = 10
+
+
+# ---------------------------------------------------------------- learners
+def ftpl(oracle=None, **kw):
+    return lambda box, T: PerturbedERMClassifier(oracle, bounds=box, classes=[0, 1], **kw)
+
+
+LEARNERS = {
+    "FTPL default (stumps)": ftpl(),
+    "FTPL default (tree d=2)": ftpl(DecisionTreeClassifier(max_depth=2)),
+    "FTPL default (logistic)": ftpl(LogisticRegression()),
+    "FTPL theory (stumps)": lambda box, T: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1], noise="theory", horizon=-(-T // BATCH)),
+    "FTPL labels (stumps)": ftpl(online_perturbation="labels"),
+    "SmoothHedge (stumps)": lambda box, T: SmoothHedgeClassifier(
+        hypotheses="stumps", horizon=T, bounds=box),
+    "SGDClassifier": lambda box, T: SGDClassifier(random_state=0),
+    "Perceptron": lambda box, T: Perceptron(random_state=0),
+    "river LogisticRegression": "river",
+}
+
+
+class RiverLogistic:
+    """river's LogisticRegression behind partial_fit / predict (row by row)."""
+
+    def __init__(self):
+        from river import linear_model
+
+        self.model = linear_model.LogisticRegression()
+
+    def predict(self, X):
+        return np.array([int(self.model.predict_one(dict(enumerate(x))) or 0) for x in X])
+
+    def partial_fit(self, X, y, classes=None):
+        for x, label in zip(X, y):
+            self.model.learn_one(dict(enumerate(x)), bool(label))
+        return self
+
+
+def make_learner(name, box, T):
+    if LEARNERS[name] == "river":
+        return RiverLogistic()
+    return LEARNERS[name](box, T)
+
+
+# ----------------------------------------------------------------- streams
+def best_stump_loss(X, y, box):
+    erm = StumpERMClassifier(n_thresholds=256, bounds=box).fit(X, y)
+    return int(np.sum(erm.predict(X) != y))
+
+
+def prequential(learner, X, y):
+    mistakes, fitted = 0, False
+    for start in range(0, len(X), BATCH):
+        Xb, yb = X[start:start + BATCH], y[start:start + BATCH]
+        pred = learner.predict(Xb) if fitted else np.zeros(len(Xb), dtype=int)
+        mistakes += int(np.sum(np.asarray(pred) != yb))
+        learner.partial_fit(Xb, yb, classes=np.array([0, 1]))
+        fitted = True
+    return mistakes
+
+
+def adversary_stream(sigma, adaptive):
+    def run(learner, seed, T):
+        adv = SmoothedThresholdAdversary(sigma=sigma, adaptive=adaptive, label_noise=0.05,
+                                         random_state=seed)
+        record = adv.play(learner, T, batch_size=BATCH, classes=(0, 1))
+        y01 = (record.y > 0).astype(int)
+        return record.mistakes, best_stump_loss(record.X, y01, (0.0, 1.0))
+    return run, (0.0, 1.0)
+
+
+def data_stream(loader):
+    def run(learner, seed, T):
+        X, y, box = loader(seed)
+        X, y = X[:T], y[:T]
+        return prequential(learner, X, y), best_stump_loss(X, y, box)
+    return run
+
+
+def classification(seed):
+    X, y = make_classification(n_samples=3000, n_features=10, n_informative=4,
+                               random_state=seed)
+    lower, upper = np.full(10, -6.0), np.full(10, 6.0)  # public box of the generator
+    return np.clip(X, lower, upper), y, (lower, upper)
+
+
+def river_stream(name):
+    def load(seed):
+        from river import datasets
+
+        rows = list(getattr(datasets, name)())
+        X = np.array([[float(v) for v in x.values()] for x, _ in rows])
+        y = np.array([int(bool(label)) for _, label in rows])
+        order = np.random.default_rng(seed).permutation(len(X))  # a shuffled stream
+        lower, upper = X.min(axis=0), X.max(axis=0)  # public: the data set's documented range
+        return X[order], y[order], (lower, upper)
+    return load
+
+
+def streams(include_river):
+    out = {}
+    for sigma in (0.1, 0.5):
+        for adaptive in (False, True):
+            run, _ = adversary_stream(sigma, adaptive)
+            out[f"smooth thresholds sigma={sigma} {'adaptive' if adaptive else 'non-adaptive'}"] = (
+                run, (0.0, 1.0))
+    out["make_classification d=10"] = (data_stream(classification), None)
+    if include_river:
+        out["river Phishing"] = (data_stream(river_stream("Phishing")), None)
+        out["river Bananas"] = (data_stream(river_stream("Bananas")), None)
+    return out
+
+
+def box_of(name, seed):
+    if name.startswith("smooth"):
+        return (0.0, 1.0)
+    if name.startswith("make_classification"):
+        return classification(seed)[2]
+    return river_stream(name.split()[1])(seed)[2]
+
+
+# ----------------------------------------------------------- experiments
+def bench_streams(n_seeds, T, learners, include_river):
+    table = {}
+    for stream_name, (run, _) in streams(include_river).items():
+        table[stream_name] = {}
+        for name in learners:
+            if name == "river LogisticRegression" and not include_river:
+                continue
+            mistakes, regrets, seconds = [], [], []
+            for seed in range(n_seeds):
+                box = box_of(stream_name, seed)
+                learner = make_learner(name, box, T)
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    m, best = run(learner, seed, T)
+                seconds.append(time.perf_counter() - t0)
+                mistakes.append(m)
+                regrets.append(m - best)
+            table[stream_name][name] = {
+                "mistakes_mean": float(np.mean(mistakes)), "mistakes_sd": float(np.std(mistakes)),
+                "regret_mean": float(np.mean(regrets)), "seconds_mean": float(np.mean(seconds)),
+                "mistakes": mistakes,
+            }
+            print(f"{stream_name:45s} {name:28s} mistakes {np.mean(mistakes):7.1f} "
+                  f"+- {np.std(mistakes):5.1f}  regret {np.mean(regrets):7.1f}  "
+                  f"{np.mean(seconds):5.2f}s", flush=True)
+    return table
+
+
+def bench_time(T=10_000, batch_sizes=(10, 1)):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(T, 3))
+    y = (X[:, 0] > 0.37).astype(int) ^ (rng.random(T) < 0.05)
+    out = {}
+    for batch in batch_sizes:
+        for refit_every in ((1,) if batch > 1 else (1, 10)):
+            clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], refit_every=refit_every)
+            t0 = time.perf_counter()
+            for start in range(0, T, batch):
+                clf.partial_fit(X[start:start + batch], y[start:start + batch])
+            key = f"T={T} batch={batch} refit_every={refit_every}"
+            out[key] = {"seconds": time.perf_counter() - t0, "mistakes": clf.cumulative_loss_}
+            print(key, out[key], flush=True)
+    return out
+
+
+def bench_realizable(horizons, n_seeds):
+    """Realizable sigma = 1/2 parity stream (k = 4, |F| = 16, rho = sqrt 2):
+    mistakes of FTPL default and theory (horizon = T) vs Thm 1's bound."""
+    k, target = 4, 0b0110
+    rows = []
+    cal = None
+    for T in horizons:
+        res = {"default": [], "theory": []}
+        for seed in range(n_seeds):
+            rng = np.random.default_rng(seed)
+            X = rng.integers(0, 2, size=(T, k))
+            X[:, 0] = (np.arange(T) // 50) % 2  # uniform on a half-cube: sigma = 1/2
+            y = np.bitwise_count(X @ (1 << np.arange(k)) & target) % 2
+            for variant, kw in (("default", {}), ("theory", {"noise": "theory", "horizon": T})):
+                clf = PerturbedERMClassifier(ParityERMClassifier(), classes=[0, 1], **kw)
+                for t in range(T):
+                    clf.partial_fit(X[t:t + 1], y[t:t + 1])
+                res[variant].append(clf.cumulative_loss_)
+                if variant == "theory":
+                    cal = clf._run.calibration
+        bound = _theory_bound(cal, T, 1, 0.0)
+        rows.append({"T": T, "default": float(np.mean(res["default"])),
+                     "theory": float(np.mean(res["theory"])), "thm1_bound": bound,
+                     "vacuous": bool(bound > T)})
+        print(rows[-1], flush=True)
+    return rows
+
+
+def figure(rows):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no figure")
+        return None
+    FIGURES.mkdir(exist_ok=True)
+    T = [r["T"] for r in rows]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(T, [r["default"] for r in rows], "o-", label="FTPL default (regret = mistakes)")
+    ax.plot(T, [r["theory"] for r in rows], "s-", label="FTPL theory eta")
+    ok = [r for r in rows if not r["vacuous"]]
+    ax.plot([r["T"] for r in ok], [r["thm1_bound"] for r in ok], "k--",
+            label="Thm 1 bound (L* = 0), where < T")
+    ax.plot(T, T, ":", color="grey", label="trivial bound T")
+    ax.set_xscale("log"), ax.set_yscale("log")
+    ax.set_xlabel("T (rounds)"), ax.set_ylabel("regret")
+    ax.set_title("Realizable sigma=1/2 parity stream, |F| = 16")
+    ax.legend(fontsize=7)
+    path = FIGURES / "ftpl_regret_vs_T.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return str(path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", action="append", default=None,
+                        help="re-run only these learners and update results/ftpl.json")
+    args = parser.parse_args()
+    if args.only:
+        path = RESULTS / "ftpl.json"
+        out = json.loads(path.read_text())
+        table = bench_streams(out["n_seeds"], out["T"], args.only, True)
+        for stream, rows in table.items():
+            out["streams"][stream].update(rows)
+        out["timing"] = bench_time(batch_sizes=(10,))
+        path.write_text(json.dumps(out, indent=1))
+        return
+    include_river = importlib.util.find_spec("river") is not None
+    n_seeds, T = (2, 600) if args.quick else (5, 1500)
+    learners = list(LEARNERS)
+    out = {"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T, "batch": BATCH}
+    out["timing"] = bench_time() if not args.quick else bench_time(2000)
+    out["streams"] = bench_streams(n_seeds, T, learners, include_river)
+    horizons = [250, 500, 1000, 2000, 4000] if not args.quick else [250, 500]
+    out["realizable"] = bench_realizable(horizons, 3 if not args.quick else 1)
+    out["figure"] = figure(out["realizable"])
+    RESULTS.mkdir(exist_ok=True)
+    name = "ftpl_quick.json" if args.quick else "ftpl.json"
+    (RESULTS / name).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""What ``fit`` and ``partial_fit`` of PerturbedERMClassifier share: the
+oracle, the public box, the separating points, the calibration of ``rho`` and
+``G``, the hallucinated examples, and one weighted oracle call.
+
+Everything here uses only public inputs (parameters, the public box, the
+public random stream), except :func:`fit_oracle`, which is the one place the
+private rows meet the oracle.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.dummy import DummyClassifier
+from sklearn.utils.validation import has_fit_parameter
+
+from .._validation import check_bounds
+from ..exceptions import PrivacyLeakWarning
+from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
+from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
+
+__all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
+           "calibrate", "hallucinate", "fit_oracle", "check_estimator_param",
+           "DEFAULT_N_THRESHOLDS"]
+
+# Number of separating points for heuristic oracles when n_hallucinated='auto'.
+HEURISTIC_N_POINTS = 16
+# Default exact oracle: a coarse grid for the private fit (the noise of
+# Lemma 2 grows like 1/rho^2 = n_thresholds + 1 on the Latin design) and a
+# finer one online, where the grid's approximation error is paid every round.
+DEFAULT_N_THRESHOLDS = {"fit": 8, "online": 128}
+
+
+def check_estimator_param(value, name="estimator"):
+    """Constraint-table check: ``None`` or a classifier whose fit takes sample_weight."""
+    if value is None:
+        return None
+    if isinstance(value, type) or not hasattr(value, "get_params") or not hasattr(value, "fit"):
+        raise TypeError(
+            f"{name} must be None or a scikit-learn classifier instance (e.g. "
+            f"StumpERMClassifier() or LogisticRegression()), got {type(value).__name__}."
+        )
+    cls = type(value).__name__
+    if not is_classifier(value):
+        raise TypeError(
+            f"{name} must be a scikit-learn classifier, got {cls}; pass e.g. "
+            f"{name}=StumpERMClassifier() or LogisticRegression()."
+        )
+    if not has_fit_parameter(value, "sample_weight"):
+        raise TypeError(
+            f"{name} {cls} does not accept sample_weight in fit, but "
+            "PerturbedERMClassifier realises the Gaussian perturbation as weighted "
+            "hallucinated examples. Use a classifier whose fit takes sample_weight "
+            "(StumpERMClassifier, DecisionTreeClassifier, LogisticRegression, "
+            "LinearSVC, ...), or wrap yours so that it does."
+        )
+    return value
+
+
+def make_oracle(estimator, mode, n_classes=2):
+    """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default)."""
+    if estimator is None:
+        default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
+        return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
+    if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
+        raise ValueError(
+            f"estimator {type(estimator).__name__} is a binary exact oracle, but classes has "
+            f"{n_classes} labels; use MulticlassStumpERMClassifier() or a multiclass "
+            "scikit-learn classifier (DecisionTreeClassifier, LogisticRegression, ...).")
+    return clone(estimator)
+
+
+def _is_multiclass_oracle(oracle):
+    return isinstance(oracle, MulticlassStumpERMClassifier)
+
+
+def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
+    """Return ``((lower, upper) or None, public)`` and set the oracle's grid box."""
+    own_domain = _is_exact_oracle(oracle) and getattr(oracle, "_erm_own_domain", False)
+    if bounds is None and own_domain:
+        return None, True
+    with warnings.catch_warnings():
+        if quiet:  # online use makes no privacy claim: a data-derived box is fine
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+        box = check_bounds(bounds, n_features, X)
+    if _is_exact_oracle(oracle) and oracle._erm_uses_bounds and \
+            oracle.get_params().get("bounds") is None:
+        oracle.set_params(bounds=box)
+    return box, bounds is not None
+
+
+def _n_points(n_hallucinated, oracle, exact, n_features):
+    if n_hallucinated != "auto":
+        return int(n_hallucinated)
+    return oracle._erm_default_n_points(n_features) if exact else HEURISTIC_N_POINTS
+
+
+def separating_points(spec, n_hallucinated, oracle, n_features, box, rng):
+    """The data-independent separating points ``Z`` (from the public stream ``rng``)."""
+    exact = _is_exact_oracle(oracle)
+    m = _n_points(n_hallucinated, oracle, exact, n_features)
+    lower, upper = box if box is not None else (np.zeros(n_features), np.ones(n_features))
+    if isinstance(spec, str):
+        if spec == "auto":  # the design needs a finite class
+            spec = ("oracle" if exact and oracle._erm_class_size(n_features) is not None
+                    else "uniform")
+        if spec == "oracle" and not exact:
+            raise ValueError(
+                "separating_points='oracle' needs an exact oracle from "
+                "sksmooth.perturbed; use 'uniform' or pass points."
+            )
+        if spec == "oracle":
+            Z = oracle._erm_design(m, rng, lower, upper)
+        elif exact:
+            Z = oracle._erm_sample_domain(m, rng, lower, upper)
+        else:
+            Z = rng.uniform(lower, upper, size=(m, n_features))
+    else:
+        Z = spec(m, rng) if callable(spec) else spec
+    try:
+        Z = np.asarray(Z, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("separating_points must give an array of numbers of shape "
+                         f"(m, {n_features}).") from None
+    if Z.ndim != 2 or Z.shape[1] != n_features or len(Z) == 0 or not np.all(np.isfinite(Z)):
+        raise ValueError(
+            f"separating_points must give a finite array of shape (m, {n_features}), "
+            f"got shape {Z.shape}."
+        )
+    if box is not None and np.any((Z < lower) | (Z > upper)):
+        raise ValueError("separating_points must lie inside bounds; clip them to the box.")
+    return Z
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Separation ``rho``, ``G >= E sup_f w(f)``, ``ln |F|`` and why they hold."""
+
+    rho: float
+    gaussian_complexity: float
+    log_n_functions: float
+    certified: tuple
+    problems: tuple
+
+    @property
+    def exact(self):
+        return not self.problems
+
+
+def _separation(oracle, Z, n_features, n_classes):
+    """``(|F|, rho)``; rho in the metric of the process used (binary or one-hot)."""
+    if not _is_multiclass_oracle(oracle):
+        size = oracle._erm_class_size(n_features)
+        return (size, oracle._erm_separation(Z)) if size is not None else (None, 0.0)
+    rho = oracle._erm_separation(Z, n_classes)  # one-hot metric: rho^2 = 2 D / m
+    # binary process: rho^2 = 4 D / m
+    return (oracle._erm_class_size(n_features, n_classes),
+            rho * np.sqrt(2.0) if n_classes == 2 else rho)
+
+
+def calibrate(oracle, Z, n_features, n_classes=2):
+    """``rho``, ``G`` and ``ln |F|`` of the oracle's class on ``Z`` (public inputs only)."""
+    m, name = len(Z), type(oracle).__name__
+    exact = _is_exact_oracle(oracle)
+    size, rho = _separation(oracle, Z, n_features, n_classes) if exact else (None, 0.0)
+    if size is not None:
+        rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
+    if size is not None and rho > 0:
+        certified = (
+            f"oracle {name} is an exact weighted 0-1 ERM over a fixed finite class, "
+            f"|F| = {size}",
+            f"rho = {rho:.4g}: the minimum pairwise empirical L2 distance of F on the "
+            f"m = {m} separating points (Def. 5)",
+            "G <= sqrt(2 ln |F|) (each w(f) ~ N(0, 1))",
+        )
+        return Calibration(rho, finite_class_gaussian_complexity(size), float(np.log(size)),
+                           certified, ())
+    if not exact:
+        problem = (
+            f"oracle {name} is a heuristic, not an exact 0-1 ERM over a finite class: "
+            f"calibrated as if F were all labelings of the m = {m} separating points "
+            "(|F| = 2^m, rho = 2/sqrt(m), G = sqrt(2m/pi)), which the oracle need not "
+            "respect"
+        )
+    elif size is None:
+        problem = f"{name} has an infinite class (rho = 0); calibrated as a heuristic"
+    else:
+        problem = ("the class is not separated by the separating points (rho = 0: two "
+                   "hypotheses agree on all of them); calibrated as a heuristic. Use "
+                   "separating_points='oracle' or a larger n_hallucinated.")
+    if n_classes > 2:  # all k-labelings of the m points, one-hot process
+        return Calibration(np.sqrt(2.0 / m), np.sqrt(m) * np.sqrt(2 * np.log(n_classes)),
+                           m * np.log(n_classes), (), (problem,))
+    return Calibration(2.0 / np.sqrt(m), labelings_gaussian_complexity(m), m * np.log(2.0),
+                       (), (problem,))
+
+
+def hallucinate(Z, noise, rng):
+    """Hallucinated labels and weights realising ``noise * w(f)`` (module docstring).
+
+    ``xi ~ N(0, I_m)`` from ``rng`` (the privacy-noise stream); label
+    ``-sign(xi_j)``, weight ``2 noise |xi_j| / sqrt(m)``.
+    """
+    xi = rng.standard_normal(len(Z))
+    weights = 2.0 * noise * np.abs(xi) / np.sqrt(len(Z))
+    labels = np.where(xi > 0, -1.0, 1.0)
+    return labels, weights
+
+
+def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
+    """One weighted 0-1 ERM call (labels in {-1, +1}, or indices ``0..k-1`` for
+    ``k = n_classes > 2``; weights >= 0)."""
+    weights = np.asarray(weights, dtype=float)
+    if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
+        raise RuntimeError("internal error: a non-finite or negative weight was produced.")
+    keep = weights > 0
+    if not keep.all():
+        X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
+    if _is_multiclass_oracle(oracle):
+        codes = (y_pm1 > 0).astype(int) if n_classes == 2 else y_pm1.astype(int)
+        return oracle._fit_validated(X, codes, weights, n_classes=n_classes)
+    if _is_exact_oracle(oracle):
+        return oracle._fit_validated(X, y_pm1, weights)
+    y_pm1 = y_pm1.astype(int)
+    if len(np.unique(y_pm1)) < 2:
+        # heuristic oracles refuse one class; the ERM is then that constant
+        constant = int(y_pm1[0]) if len(y_pm1) else 1
+        other = -constant if n_classes == 2 else (constant + 1) % n_classes
+        oracle = DummyClassifier(strategy="constant", constant=constant)
+        X = X if len(X) else np.zeros((1, X.shape[1]))
+        y_pm1 = y_pm1 if len(y_pm1) else np.array([1])
+        weights = weights if len(weights) else np.ones(1)
+        oracle.fit(X, np.r_[y_pm1, other], sample_weight=np.r_[weights, 0.0])
+        return oracle
+    return oracle.fit(X, y_pm1, sample_weight=weights)
