@@ -29,6 +29,12 @@ base-2 exponential mechanism (Ilvento, CCS 2020). Rounding the released value
 to a coarse public grid mitigates but does not remove the issue.
 """
 
+from ._discrete import (
+    discrete_gaussian_mechanism,
+    discrete_laplace_mechanism,
+    sample_discrete_gaussian,
+    sample_discrete_laplace,
+)
 from ._exponential import (
     exponential_mechanism,
     exponential_mechanism_log_probabilities,
@@ -39,11 +45,15 @@ from ._laplace import laplace_mechanism
 from ._sparse_selection import sparse_selection
 
 __all__ = [
+    "discrete_gaussian_mechanism",
+    "discrete_laplace_mechanism",
     "exponential_mechanism",
     "exponential_mechanism_log_probabilities",
     "gaussian_mechanism",
     "gaussian_noise_std",
     "laplace_mechanism",
     "report_noisy_max",
+    "sample_discrete_gaussian",
+    "sample_discrete_laplace",
     "sparse_selection",
 ]
