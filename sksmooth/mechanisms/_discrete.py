@@ -18,6 +18,7 @@ so exactness never depends on a range assumption.
 
 import math
 import numbers
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -172,40 +173,69 @@ def _bernoulli_fraction_lookup(index, first_digits, remainders, denominator, rng
     return success
 
 
-def _bernoulli_exp_minus_lookup(index, numerators, denominator, rng):
-    """Bernoulli(exp(-N_j/d)) for ``j = index[i]``, ``N_j >= 0`` Python ints.
+@dataclass(frozen=True)
+class ExpMinusTable:
+    """Exact Bernoulli(exp(-N_j/d)) draws for a table of rationals ``N_j/d >= 0``.
 
     CKS Algorithm 1: ``exp(-N/d) = exp(-1)^floor(N/d) exp(-(N mod d)/d)``;
     the first factor is "``floor(N/d)`` Bernoulli(exp(-1)) trials all
     succeed" (a geometric count reaching ``floor(N/d)``), the second the
     ``K``-loop with Bernoulli((N mod d)/(d K)) = Bernoulli((N mod d)/d) and
-    Bernoulli(1/K). The exact quantities are computed once per distinct
-    ``j`` (object arrays of Python ints), the draws per element in int64.
-    A ``floor(N/d)`` above ``2^62`` is capped there: reaching it would take
-    ``2^62`` successive successes (probability ``e^{-2^62}``, and as many
-    loop rounds), so the cap never changes an output that can be computed.
+    Bernoulli(1/K). The exact quantities are computed once per table entry
+    (Python integers), the draws are vectorised in int64. A ``floor(N/d)``
+    above ``2^62`` is capped there: reaching it would take ``2^62`` successive
+    successes (probability ``e^{-2^62}``, and as many loop rounds), so the cap
+    never changes an output that can be computed.
+
+    Attributes
+    ----------
+    whole : ndarray of int64
+        ``floor(N_j/d)`` (capped at ``2^62``).
+    first_digits : ndarray of int64
+        First base-``2^62`` digit of ``(N_j mod d)/d``.
+    remainders : ndarray of object
+        ``(N_j mod d) 2^62 - first_digits[j] d``, for the rare ties.
+    denominator : int
     """
-    whole = numerators // denominator
-    fraction = numerators - whole * denominator
-    scaled = fraction * (1 << _WORD_BITS)
-    first_digits = (scaled // denominator).astype(np.int64)
-    remainders = scaled - first_digits.astype(object) * denominator
-    whole = np.minimum(whole, _INT64_SAFE).astype(np.int64)
-    cap = whole[index]
-    passed = _geometric_exp_minus_one(index.size, rng, cap=cap) >= cap
-    stop_k = np.zeros(index.size, dtype=np.int64)
-    active = np.flatnonzero(passed)
-    k = 1
-    while active.size:
-        success = _bernoulli_fraction_lookup(
-            index[active], first_digits, remainders, denominator, rng
-        )
-        if k > 1:
-            success &= rng.integers(0, k, size=active.size) == 0
-        stop_k[active[~success]] = k
-        active = active[success]
-        k += 1
-    return stop_k % 2 == 1
+
+    whole: np.ndarray
+    first_digits: np.ndarray
+    remainders: np.ndarray
+    denominator: int
+
+    @classmethod
+    def from_rationals(cls, numerators, denominator):
+        """Table of ``numerators[j] / denominator`` (Python ints, ``>= 0``)."""
+        numerators = np.asarray(numerators, dtype=object)
+        whole = numerators // denominator
+        scaled = (numerators - whole * denominator) * (1 << _WORD_BITS)
+        first_digits = (scaled // denominator).astype(np.int64)
+        remainders = scaled - first_digits.astype(object) * denominator
+        whole = np.minimum(whole, _INT64_SAFE).astype(np.int64)
+        return cls(whole, first_digits, remainders, denominator)
+
+    def bernoulli(self, index, rng):
+        """One Bernoulli(exp(-N_j/d)) draw per ``j`` in the int array ``index``."""
+        cap = self.whole[index]
+        passed = _geometric_exp_minus_one(index.size, rng, cap=cap) >= cap
+        stop_k = np.zeros(index.size, dtype=np.int64)
+        active = np.flatnonzero(passed)
+        k = 1
+        while active.size:
+            success = _bernoulli_fraction_lookup(
+                index[active], self.first_digits, self.remainders, self.denominator, rng
+            )
+            if k > 1:
+                success &= rng.integers(0, k, size=active.size) == 0
+            stop_k[active[~success]] = k
+            active = active[success]
+            k += 1
+        return stop_k % 2 == 1
+
+
+def _bernoulli_exp_minus_lookup(index, numerators, denominator, rng):
+    """Bernoulli(exp(-N_j/d)) for ``j = index[i]`` (see :class:`ExpMinusTable`)."""
+    return ExpMinusTable.from_rationals(numerators, denominator).bernoulli(index, rng)
 
 
 def _discrete_laplace_rational(numerator, denominator, size, rng):
