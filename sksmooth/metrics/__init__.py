@@ -6,7 +6,8 @@ hypothesis in hindsight (exactly, by sweeping the class); :func:`audit_epsilon`
 and :func:`audit_epsilon_search` turn repeated runs of any mechanism on two
 neighbouring datasets into a statistically valid lower bound on its epsilon.
 Estimator-specific audit cases live with their estimators; this subpackage
-holds only the plumbing (``AuditCase``, ``AuditResult``).
+holds only the plumbing (``AuditCase``, ``AuditResult``); the catalog
+:mod:`sksmooth.audits` collects the cases.
 
 References
 ----------
@@ -16,13 +17,25 @@ Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer, "Detecting violations of
 differential privacy", CCS 2018, arXiv:1805.10277.
 """
 
-from ._audit import AuditResult, audit_epsilon, audit_epsilon_search
+from ._audit import (
+    AuditCase,
+    AuditResult,
+    DeltaAuditResult,
+    audit_delta,
+    audit_epsilon,
+    audit_epsilon_search,
+    audit_epsilon_select,
+)
 from ._regret import best_loss_in_hindsight, regret
 
 __all__ = [
+    "AuditCase",
     "AuditResult",
+    "DeltaAuditResult",
+    "audit_delta",
     "audit_epsilon",
     "audit_epsilon_search",
+    "audit_epsilon_select",
     "best_loss_in_hindsight",
     "regret",
 ]

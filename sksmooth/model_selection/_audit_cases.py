@@ -15,8 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._guarantee import Guarantee, PrivacySpent
 from ..exceptions import PrivacyLeakWarning
-from ..metrics import audit_epsilon
-from ..metrics._audit_suite import AuditCase
+from ..metrics import AuditCase, audit_epsilon
 from ._search import PrivateSearchCV
 
 __all__ = ["ConstantCandidate", "private_search_audit_cases", "selection_audit"]
@@ -66,4 +65,7 @@ def private_search_audit_cases():
         "PrivateSearchCV selection, 2 zero-cost candidates, counts 10/11 vs 11/10 (eps=1)",
         1.0, 0.0, lambda n_trials, random_state: selection_audit(n_trials, random_state),
         3_000, min_fraction=0.6,
+        run_broken=lambda n_trials, random_state: selection_audit(
+            n_trials, random_state, epsilon_selection=2.0),
+        broken="selection run at twice the claimed epsilon_selection",
     )]
