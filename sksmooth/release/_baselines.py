@@ -32,9 +32,9 @@ from .._constraints import Check, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._randomness import release_randomness
 from .._validation import check_delta
-from ..accounting import charge, zcdp_from_dp_budget
+from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, ReleaseData
-from ._privacy import RoundParameters, measure_counts
+from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
 
@@ -238,7 +238,7 @@ class GaussianPerQuery(_PerQueryBase):
                              "(or use LaplacePerQuery for pure DP).")
 
     def _noise_parameters(self, l1, l2, epsilon, delta):
-        rho = zcdp_from_dp_budget(epsilon, delta)
+        rho = zcdp_budget(epsilon, delta)
         return RoundParameters(float("nan"), float("nan"), "gaussian", l2 / math.sqrt(2 * rho),
                                l2, float("nan"), rho)
 

@@ -10,7 +10,8 @@ floats — the right choice for small universes (up to ~2^24 points).
 """
 
 import numpy as np
-from scipy.special import logsumexp
+
+from ._mw import log_sum_exp
 
 __all__ = ["DenseModel"]
 
@@ -31,7 +32,7 @@ class DenseModel:
         if log_p is None:
             log_p = np.full(self.shape, -np.log(float(np.prod(self.shape, dtype=float))))
         log_p = np.asarray(log_p, dtype=float).reshape(self.shape)
-        self.log_p = log_p - logsumexp(log_p)
+        self.log_p = log_p - log_sum_exp(log_p)
         self._p = np.exp(self.log_p)
 
     @classmethod

@@ -38,6 +38,7 @@ Mironov, "On significance of the least significant bits for differential
 privacy", CCS 2012.
 """
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -50,7 +51,7 @@ from ..mechanisms import (
     exponential_mechanism,
 )
 
-__all__ = ["RoundParameters", "round_parameters", "select", "measure_counts"]
+__all__ = ["RoundParameters", "round_parameters", "select", "measure_counts", "zcdp_budget"]
 
 
 class RoundParameters(NamedTuple):
@@ -61,6 +62,12 @@ class RoundParameters(NamedTuple):
     measurement_sensitivity: float  # L1 (Laplace) or L2 (Gaussian), count units
     measurement_epsilon: float  # Laplace: per-round epsilon; Gaussian: nan
     rho_per_round: float  # zCDP per round (nan for pure DP)
+
+
+@functools.lru_cache(maxsize=256)
+def zcdp_budget(epsilon, delta):
+    """``rho`` whose zCDP-to-DP conversion is ``epsilon`` at ``delta`` (memoised: a bisection)."""
+    return zcdp_from_dp_budget(epsilon, delta)
 
 
 def round_parameters(epsilon, delta, n_rounds, selection_fraction, n, by_table):
@@ -74,7 +81,7 @@ def round_parameters(epsilon, delta, n_rounds, selection_fraction, n, by_table):
         l1 = 2 if by_table else 1  # integer: the discrete Laplace needs it
         return RoundParameters(eps_sel, sel_sens, "laplace", l1 / eps_meas, l1, eps_meas,
                                float("nan"))
-    rho = zcdp_from_dp_budget(epsilon, delta)
+    rho = zcdp_budget(epsilon, delta)
     rho_round = rho / n_rounds
     eps_sel = math.sqrt(8 * f * rho_round)
     l2 = math.sqrt(2.0) if by_table else 1.0
