@@ -1,4 +1,8 @@
-"""Exponential mechanism (Gumbel-max) and report-noisy-max."""
+"""Exponential mechanism (Gumbel-max) and report-noisy-max, floating-point samplers.
+
+Exact integer-arithmetic samplers for integer scores are in
+:mod:`sksmooth.mechanisms._exact_selection`.
+"""
 
 import numpy as np
 from scipy.special import logsumexp
@@ -13,10 +17,33 @@ from ._common import (
 )
 
 __all__ = [
+    "FLOAT_SELECTION_NOTE",
+    "GUMBEL_NOISE_RANGE",
     "exponential_mechanism",
     "exponential_mechanism_log_probabilities",
     "report_noisy_max",
 ]
+
+# numpy's Gumbel sampler returns -log(-log(U)) with U = 1 - k 2^-53,
+# k in {1, ..., 2^53 - 1}: its noise lies in this interval.
+GUMBEL_NOISE_RANGE = (
+    float(-np.log(-np.log(1.0 - 2.0 ** -53))),  # -3.6038
+    float(-np.log(-np.log(2.0 ** -53))),  # 36.7368
+)
+
+# Quote in ``guarantee_`` (assumptions not certified) of a release that
+# selects with the floating-point samplers of this module.
+FLOAT_SELECTION_NOTE = (
+    "selection sampled with floating-point Gumbel/Laplace/exponential noise: the "
+    "epsilon-DP guarantee is that of the idealised real-valued mechanism; the "
+    "float sampler's law differs (e.g. its Gumbel noise lies in [-3.60, 36.74], so "
+    "a candidate more than 40.34 below the best in scaled log-weight is never "
+    "drawn although the ideal mechanism draws it with probability up to "
+    "e^-40.34 = 3.0e-18: pure epsilon-DP fails at delta >= 3e-18 per candidate) "
+    "and no complete bound on the difference is certified; use "
+    "exact_exponential_mechanism or permute_and_flip on integer scores for a "
+    "certified guarantee"
+)
 
 # Largest number of noise draws held in memory at once when size > 1.
 _CHUNK_ELEMENTS = 1 << 22
@@ -67,8 +94,9 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng, monotonic=False, si
     in the same direction between neighbours, e.g. counts under add/remove)
     the exponent is ``eps * u_r / Delta``, which is still ``epsilon``-DP.
 
-    Sampling is exact Gumbel-max: ``argmax_r (log w_r + G_r)`` with i.i.d.
-    standard Gumbel ``G_r`` has exactly the law ``w_r / sum w``. Log-weights
+    Sampling is Gumbel-max: ``argmax_r (log w_r + G_r)`` with i.i.d.
+    real-valued standard Gumbel ``G_r`` has exactly the law ``w_r / sum w``
+    (in floating point only approximately, see Notes). Log-weights
     are shifted by their maximum, so there is no overflow for any number of
     candidates or size of scores (e.g. 10^6 candidates with scores ~ 10^6).
 
@@ -100,9 +128,19 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng, monotonic=False, si
     The exponential mechanism is also ``eps^2/8``-zCDP (Cesar & Rogers 2021),
     see :func:`sksmooth.accounting.zcdp_exponential`.
 
-    Floating-point caveat: the Gumbel/Laplace/exponential noise is drawn in
-    IEEE doubles and is not hardened against Mironov's (2012) attack; see
-    :mod:`sksmooth.mechanisms` for which samplers are safe.
+    Floating-point guarantee (honest statement): ``epsilon``-DP is proved
+    for the idealised sampler with real-valued Gumbel noise. numpy's Gumbel
+    noise is a double in ``GUMBEL_NOISE_RANGE = [-3.60, 36.74]`` on a grid,
+    so the implementation's law differs from the exponential mechanism: a
+    candidate whose scaled log-weight is more than 40.34 below the best is
+    never drawn, while the ideal mechanism gives it up to ``e^-40.34 =
+    3.0e-18``; on neighbouring inputs this breaks pure DP (a ``delta`` of at
+    least ``3e-18`` per such candidate), and the rounding of ``log w + G``
+    is not analysed, so no ``(epsilon, delta)`` is certified for the float
+    sampler (:data:`FLOAT_SELECTION_NOTE` says so in a ``guarantee_``). For
+    integer scores (counts), :func:`exact_exponential_mechanism` samples
+    this exact law with integer arithmetic only, and
+    :func:`permute_and_flip` is an exact ``epsilon``-DP alternative.
 
     References
     ----------
@@ -199,8 +237,9 @@ def report_noisy_max(
     Notes
     -----
     Floating-point caveat: the Laplace/exponential noise is drawn in IEEE
-    doubles and is not hardened against Mironov's (2012) attack; see
-    :mod:`sksmooth.mechanisms` for which samplers are safe.
+    doubles, so the guarantee is that of the idealised real-valued mechanism
+    (see :data:`FLOAT_SELECTION_NOTE`); for integer scores
+    :func:`permute_and_flip` samples the ``noise="exponential"`` law exactly.
 
     References
     ----------

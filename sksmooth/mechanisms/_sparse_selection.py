@@ -1,7 +1,9 @@
 """(epsilon, delta)-DP sparse selection over an unbounded universe.
 
-seeds/001_f5510c59108e6780.txt, §5.2 (Definition 5.1, Proposition 5.6,
-after [GKM20, Lemma 36]).
+Ghazi, Golowich, Kumar & Manurangsi, "Sample-efficient proper PAC learning
+with approximate differential privacy", STOC 2021, arXiv:2012.03893, §5.2
+(Definition 5.1, Proposition 5.6), after Ghazi, Kumar & Manurangsi,
+NeurIPS 2020, Lemma 36.
 """
 
 import itertools
@@ -142,8 +144,8 @@ def sparse_selection(
 
     The dummies are never materialised: they enter the Gumbel-max draw as
     one entry of log-weight ``log K`` (exact, see below), so ``K ~ 10^12``
-    costs nothing. This is the algorithm behind seeds/001_f5510c59108e6780.txt,
-    §5.2, Proposition 5.6 ([GKM20], Lemma 36); its error is
+    costs nothing. This is the algorithm of Ghazi, Golowich, Kumar &
+    Manurangsi (STOC 2021), §5.2, Proposition 5.6 ([GKM20], Lemma 36); its error is
     ``O(log(m l / (eps delta beta)) / eps)`` w.p. ``1 - beta``.
 
     **Padding, derived from the privacy proof.** Let ``D, D'`` differ in user
@@ -206,13 +208,15 @@ def sparse_selection(
 
     Notes
     -----
-    Floating-point caveat: Gumbel-max in doubles is not hardened against
-    Mironov-style (2012) attacks; see :mod:`sksmooth.mechanisms`.
+    Floating-point caveat: Gumbel-max in doubles samples the stated law only
+    approximately (see :data:`sksmooth.mechanisms.FLOAT_SELECTION_NOTE`);
+    the guarantee is that of the idealised real-valued mechanism.
 
     References
     ----------
     Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC
-    learning with approximate differential privacy", STOC 2021, §5.2.
+    learning with approximate differential privacy", STOC 2021,
+    arXiv:2012.03893, §5.2.
     [GKM20] Ghazi, Kumar, Manurangsi, "Differentially private clustering:
     tight approximation ratios", NeurIPS 2020, Lemma 36.
 

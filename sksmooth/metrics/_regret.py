@@ -1,7 +1,8 @@
 """Regret of an online learner against the best hypothesis in hindsight.
 
 ``regret = sum_t loss_t(learner) - min_{h in H} sum_t 1[h(x_t) != y_t]``
-(seeds/003_a96633f97736c2ff.txt, §2; seeds/000_08e60ac76481cbe2.txt, §3).
+(Haghtalab, Roughgarden & Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §2–§3).
 
 For 1-D thresholds and decision stumps the minimum over the *infinite*
 class is exact: sort each feature once and scan every cut between distinct

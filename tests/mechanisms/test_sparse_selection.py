@@ -1,4 +1,5 @@
-"""Sparse selection (seeds/001 §5.2): padding, exact law, (eps, delta)-DP exactly, bad input."""
+"""Sparse selection (Ghazi, Golowich, Kumar & Manurangsi, STOC 2021, §5.2):
+padding, exact law, (eps, delta)-DP exactly, bad input."""
 
 import numpy as np
 import pytest
