@@ -613,8 +613,8 @@ class SmoothMWEM(ReleaseMixin):
             f"measurement: {'whole tables' if plan.by_table else 'single queries'}, "
             f"T={plan.n_rounds}",
             f"output: {'average of iterates' if plan.output == 'average' else 'last iterate'}",
-            "selection: exponential mechanism by Gumbel-max in floating point "
-            "(sksmooth.mechanisms.exponential_mechanism); its float caveat is stated there",
+            "selection: exponential mechanism on integer scores (public model answers "
+            "rounded to 1/(n 2^16)), sampled exactly (exact_exponential_mechanism)",
             "measurements_ = noisy counts / n: a deterministic post-processing",
         ]
         if sigma is not None:

@@ -12,9 +12,15 @@ of an exact discrete release, so there is no floating-point noise to attack
 * one table (the cells of a marginal, disjoint): L1 2, L2 sqrt(2) — the
   replaced record leaves one cell and enters another.
 
-Selection scores stay in fraction units (the exponential mechanism's
-output is an index, not a number): a table's score ``||M(D_t) - M(D)||_1``
-has sensitivity 2/n, a query's ``|q(D_t) - q(D)|`` 1/n.
+Selection scores are exact integers in units of ``1/(n 2^16)``: the
+public model's answers are rounded to that grid (post-processing of past
+releases) and the data enter as integer counts, so a table's score
+``sum_c |round(2^16 n M_t(c)) - 2^16 count_c|`` has sensitivity ``2 * 2^16``
+and a query's ``|round(2^16 n q(D_t)) - 2^16 count|`` has ``2^16`` — the
+same mechanism as on the fractions (sensitivities 2/n and 1/n) up to the
+public rounding. Selection is then the exponential mechanism sampled
+exactly (:func:`sksmooth.mechanisms.exact_exponential_mechanism`), so no
+part of the release relies on floating-point noise.
 
 Pure DP (``delta = 0``): T rounds, each ``f eps/T`` for the exponential
 mechanism and ``(1-f) eps/T`` for a discrete Laplace measurement with scale
@@ -48,15 +54,18 @@ from ..accounting import zcdp_from_dp_budget
 from ..mechanisms import (
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,
-    exponential_mechanism,
+    exact_exponential_mechanism,
 )
 
-__all__ = ["RoundParameters", "round_parameters", "select", "measure_counts", "zcdp_budget"]
+__all__ = ["RoundParameters", "round_parameters", "select", "measure_counts", "zcdp_budget",
+           "integer_scores", "SCORE_SCALE"]
+
+SCORE_SCALE = 2**16  # selection scores are integers in units of 1 / (n SCORE_SCALE)
 
 
 class RoundParameters(NamedTuple):
     selection_epsilon: float
-    selection_sensitivity: float  # of the selection score, fraction units
+    selection_sensitivity: int  # of the integer selection score (units 1/(n SCORE_SCALE))
     noise: str  # 'laplace' (discrete) or 'gaussian' (discrete)
     noise_scale: float  # discrete Laplace scale or discrete Gaussian sigma, COUNT units
     measurement_sensitivity: float  # L1 (Laplace) or L2 (Gaussian), count units
@@ -73,7 +82,7 @@ def zcdp_budget(epsilon, delta):
 def round_parameters(epsilon, delta, n_rounds, selection_fraction, n, by_table):
     """Per-round mechanism parameters for a total ``(epsilon, delta)`` budget."""
     f = float(selection_fraction)
-    sel_sens = (2.0 if by_table else 1.0) / n
+    sel_sens = (2 if by_table else 1) * SCORE_SCALE
     if delta == 0:
         eps_round = epsilon / n_rounds
         eps_sel = f * eps_round
@@ -89,10 +98,21 @@ def round_parameters(epsilon, delta, n_rounds, selection_fraction, n, by_table):
     return RoundParameters(eps_sel, sel_sens, "gaussian", sigma, l2, float("nan"), rho_round)
 
 
+def integer_scores(model_answers, counts, n):
+    """``|round(SCORE_SCALE n a) - SCORE_SCALE k|`` elementwise, exact int64.
+
+    ``model_answers`` are public (fractions answered by the current model),
+    ``counts`` the private integer counts.
+    """
+    public = np.rint(np.asarray(model_answers, dtype=float) * (n * SCORE_SCALE)).astype(np.int64)
+    return np.abs(public - SCORE_SCALE * np.asarray(counts, dtype=np.int64))
+
+
 def select(scores, params, rng):
-    """Exponential mechanism over ``scores`` (higher is better)."""
-    return int(exponential_mechanism(np.asarray(scores, dtype=float), params.selection_epsilon,
-                                     params.selection_sensitivity, rng))
+    """Exponential mechanism over integer ``scores`` (higher is better), sampled exactly."""
+    return int(exact_exponential_mechanism(np.asarray(scores, dtype=np.int64),
+                                           params.selection_epsilon,
+                                           params.selection_sensitivity, rng))
 
 
 def measure_counts(counts, params, rng):

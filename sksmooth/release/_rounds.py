@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._dense_model import DenseModel
-from ._privacy import measure_counts, select
+from ._privacy import integer_scores, measure_counts, select
 from ._projection import kl_project_smooth
 
 __all__ = ["make_model", "TableRounds", "QueryRounds", "MWRun", "run_mw"]
@@ -76,7 +76,6 @@ class TableRounds:
         self.workload = workload
         self.tables = workload.tables
         self.counts = counts
-        self.fractions = [c / n for c in counts]
         self.n = n
         self.update_rule = update
         self.eta = eta
@@ -86,9 +85,9 @@ class TableRounds:
         return model.marginal(self.tables[idx])
 
     def scores(self, model):
-        """L1 error of each table (sensitivity 2/n)."""
-        return np.array([np.abs(model.marginal(t) - f).sum()
-                         for t, f in zip(self.tables, self.fractions)])
+        """Integer L1 error of each table (units 1/(n 2^16), sensitivity 2^17)."""
+        return np.array([integer_scores(model.marginal(t), c, self.n).sum()
+                         for t, c in zip(self.tables, self.counts)], dtype=np.int64)
 
     def measure(self, idx, params, rng):
         return measure_counts(self.counts[idx], params, rng)
@@ -114,7 +113,6 @@ class QueryRounds:
     def __init__(self, workload, counts, n, update, eta):
         self.workload = workload
         self.counts = np.asarray(counts, dtype=np.int64)
-        self.fractions = self.counts / n
         self.n = n
         self.update_rule = update
         self.eta = eta
@@ -136,8 +134,8 @@ class QueryRounds:
         return float(wl.query_values(idx) @ model.marginal(self._attrs(model)).reshape(-1))
 
     def scores(self, model):
-        """Absolute error of each query (sensitivity 1/n)."""
-        return np.abs(self._answers(model) - self.fractions)
+        """Integer absolute error of each query (units 1/(n 2^16), sensitivity 2^16)."""
+        return integer_scores(self._answers(model), self.counts, self.n)
 
     def measure(self, idx, params, rng):
         return measure_counts(self.counts[idx:idx + 1], params, rng)

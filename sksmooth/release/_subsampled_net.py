@@ -11,7 +11,7 @@ from .._randomness import release_randomness
 from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseMixin
 from ._dense_model import DenseModel
-from ._privacy import RoundParameters, select
+from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
 
@@ -156,11 +156,12 @@ class SubsampledNetMechanism(ReleaseMixin):
         data = self._validate_common(X, y)
         M = 1000 if params["n_universe"] == "auto" else params["n_universe"]
         uni, workload, Q, full = self._points(data, M, randomness.public)
-        true = self._true_counts(workload, full, data) / data.n
+        counts = self._true_counts(workload, full, data)
         cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
-        errors = _max_errors(Q, cands, true)
-        # exponential mechanism, score -max error (sensitivity 1/n), on the noise stream
-        select_params = RoundParameters(epsilon, 1.0 / data.n, "none", 0.0, 0.0,
+        errors = _max_errors(Q, cands, counts, data.n)
+        # exponential mechanism on the noise stream, integer score -max error in units
+        # 1/(n SCORE_SCALE): sensitivity SCORE_SCALE (a count moves by 1)
+        select_params = RoundParameters(epsilon, SCORE_SCALE, "none", 0.0, 0.0,
                                         float("nan"), float("nan"))
         chosen = np.sort(cands[self._select(-errors, select_params, randomness.noise)])
         not_certified = self._not_certified(data, randomness)
@@ -206,8 +207,8 @@ class SubsampledNetMechanism(ReleaseMixin):
         notes = [f"|V| = {M} universe points, candidates of size {s}",
                  "accuracy (not privacy, Thm G.4) assumes the data are (sigma, chi)-smooth, "
                  "which cannot be certified privately",
-                 "selection: exponential mechanism by Gumbel-max in floating point "
-                 "(sksmooth.mechanisms.exponential_mechanism); its float caveat is stated there"]
+                 "selection: exponential mechanism on integer scores, sampled exactly "
+                 "(sksmooth.mechanisms.exact_exponential_mechanism)"]
         if not enumerated:
             notes.append(
                 f"candidate set: {n_cands} datasets sampled data-independently out of "
@@ -220,7 +221,7 @@ class SubsampledNetMechanism(ReleaseMixin):
             certified=not not_certified,
             assumptions_certified=(
                 "V and the candidates are drawn independently of the data (public stream)",
-                "score = max workload error, sensitivity 1/n",
+                "score = max workload error, sensitivity 1/n (exact integer units)",
                 "bad rows mapped by a fixed public rule, never refused",
             ),
             assumptions_not_certified=tuple(not_certified),
@@ -248,14 +249,14 @@ def _candidates(M, s, K, rng):
     return cands, False, n_multisets
 
 
-def _max_errors(Q, cands, true):
-    """Max workload error of every candidate dataset (chunked)."""
+def _max_errors(Q, cands, counts, n):
+    """Integer max workload error of every candidate dataset (chunked, units 1/(n 2^16))."""
     s = cands.shape[1]
-    errors = np.empty(len(cands))
+    errors = np.empty(len(cands), dtype=np.int64)
     chunk = max(1, int(2e7 // (s * max(Q.shape[1], 1))))
     for start in range(0, len(cands), chunk):
-        block = Q[cands[start:start + chunk]].mean(axis=1)  # (b, k)
-        errors[start:start + chunk] = np.abs(block - true).max(axis=1)
+        block = Q[cands[start:start + chunk]].astype(float).mean(axis=1)  # (b, k), public
+        errors[start:start + chunk] = integer_scores(block, counts[None, :], n).max(axis=1)
     return errors
 
 
