@@ -40,6 +40,7 @@ from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
     check_delta,
+    check_positive_int,
     check_epsilon,
     check_sigma,
     resolve_public_classes,
@@ -54,6 +55,7 @@ __all__ = ["ReleaseData", "ReleaseMixin", "PrivateTable", "COMMON_CONSTRAINTS"]
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 MAX_UNIVERSE_CAP = 2**28
 _MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts
+_MAX_SAMPLES = 10**8  # synthetic rows per sample() call (memory)
 
 
 # ------------------------------------------------------------ parameter checks
@@ -443,8 +445,10 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
             Only when labels were fitted: returned as ``(X_syn, y_syn)``.
         """
         check_is_fitted(self, "model_")
-        n_samples = Integer(0, high=10**8, cap_reason="memory").check(n_samples) \
-            if isinstance(n_samples, numbers.Integral) else _bad_n_samples(n_samples)
+        n_samples = check_positive_int(n_samples, "n_samples", minimum=0)
+        if n_samples > _MAX_SAMPLES:
+            raise ValueError(f"n_samples must be <= {_MAX_SAMPLES} per call (memory); draw "
+                             "in several calls.")
         return self._emit(n_samples, sampling_generator(random_state))
 
     def _emit(self, n_samples, rng):
@@ -564,6 +568,3 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         self._y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
                         else False)
 
-
-def _bad_n_samples(value):
-    raise TypeError(f"n_samples must be an int >= 0, got {type(value).__name__}.")

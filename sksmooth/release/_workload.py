@@ -26,7 +26,6 @@ in L2 (one cell loses a record, another gains it).
 """
 
 import itertools
-import math
 
 import numpy as np
 
