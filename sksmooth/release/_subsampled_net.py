@@ -255,7 +255,7 @@ def _max_errors(Q, cands, counts, n):
     errors = np.empty(len(cands), dtype=np.int64)
     chunk = max(1, int(2e7 // (s * max(Q.shape[1], 1))))
     for start in range(0, len(cands), chunk):
-        block = Q[cands[start:start + chunk]].astype(float).mean(axis=1)  # (b, k), public
+        block = Q[cands[start:start + chunk]].mean(axis=1, dtype=np.float64)  # (b, k), public
         errors[start:start + chunk] = integer_scores(block, counts[None, :], n).max(axis=1)
     return errors
 

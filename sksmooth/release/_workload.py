@@ -101,6 +101,10 @@ class GridWorkload:
         """Integer count of every query on the (encoded) data."""
         return self.answers_from_marginals(self.data_counts(codes))
 
+    def answers_data(self, codes):
+        """Exact fractions answered by the (encoded) data: ``counts_data / n``."""
+        return self.counts_data(codes) / codes.shape[0]
+
     def table_query_answers(self, marginal, g):
         """Answers of the queries of table ``g`` from its marginal table.
 
@@ -306,6 +310,10 @@ class DenseWorkload:
     def counts_data(self, X, y=None):
         """Integer count of every query on the private rows."""
         return self.evaluate(X, y).sum(axis=0, dtype=np.int64)
+
+    def answers_data(self, X, y=None):
+        """Exact fractions answered by the private rows: ``counts_data / n``."""
+        return self.counts_data(X, y) / len(X)
 
     def describe(self, j):
         return f"query {j} of {self.description}"
