@@ -14,7 +14,7 @@ from sklearn.model_selection import train_test_split
 from .accounting import BudgetAccountant
 from .datasets import load_breast_cancer_public
 from .exceptions import PrivacyWarning
-from .metrics._audit_suite import audit_cases
+from .audits import audit_cases
 
 
 def _pyplot():

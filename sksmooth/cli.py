@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from .audits import audit_cases
+
 __all__ = ["main"]
 
 
@@ -56,8 +58,6 @@ def run_demo(out_dir, fast):
 
 # -------------------------------------------------------------------- audit
 def run_audit(fast, seed):
-    from .metrics._audit_suite import audit_cases
-
     cases = audit_cases()
     width = max(len(case.name) for case in cases)
     print(f"{'audit':<{width}} {'claimed eps':>11} {'lower bound':>11} {'trials':>9}  ok")

@@ -54,6 +54,7 @@ privacy", CCS 2020).
 """
 
 from ._discrete import (
+    discrete_gaussian_delta,
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,
     sample_discrete_gaussian,
@@ -74,6 +75,7 @@ from ._sparse_selection import sparse_selection
 __all__ = [
     "FLOAT_SELECTION_NOTE",
     "GUMBEL_NOISE_RANGE",
+    "discrete_gaussian_delta",
     "discrete_gaussian_mechanism",
     "discrete_laplace_mechanism",
     "exact_exponential_mechanism",

@@ -157,8 +157,9 @@ def gaussian_mechanism(
     Notes
     -----
     Floating-point caveat: numpy's floating-point Gaussian sampler is not
-    hardened against Mironov-style (2012) attacks; see
-    :mod:`sksmooth.mechanisms` (use a discrete Gaussian for that threat model).
+    hardened against Mironov-style (2012) attacks; for integer statistics
+    use :func:`discrete_gaussian_mechanism`, which is exact (see
+    :mod:`sksmooth.mechanisms`).
 
     Examples
     --------

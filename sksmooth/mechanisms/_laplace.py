@@ -38,8 +38,9 @@ def laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     Notes
     -----
     Floating-point caveat: the noise is numpy's floating-point Laplace,
-    which is vulnerable to Mironov's (2012) attack; see
-    :mod:`sksmooth.mechanisms` for safe samplers.
+    which is vulnerable to Mironov's (2012) attack on the released bits; for
+    integer statistics (counts) use :func:`discrete_laplace_mechanism`,
+    which is exact (see :mod:`sksmooth.mechanisms`).
 
     Examples
     --------

@@ -14,14 +14,22 @@ event does not depend on the trials it is evaluated on.
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
 from .._validation import check_delta, check_generator, check_positive_int, check_probability
 
-__all__ = ["AuditResult", "audit_epsilon", "audit_epsilon_search"]
+__all__ = [
+    "AuditCase",
+    "AuditResult",
+    "DeltaAuditResult",
+    "audit_delta",
+    "audit_epsilon",
+    "audit_epsilon_search",
+    "audit_epsilon_select",
+]
 
 _DIRECTIONS = (
     "event: dataset0 over dataset1",
@@ -66,6 +74,48 @@ class AuditResult:
     delta: float
     direction: str
     threshold: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """A named privacy audit, with the power check that makes it meaningful.
+
+    Each subpackage lists its cases in its own ``_audit_cases.py``; the
+    catalog :mod:`sksmooth.audits` collects them for ``sksmooth audit``, the
+    demo and the tests.
+
+    Attributes
+    ----------
+    name : str
+        What is audited, on which neighbouring pair and event.
+    epsilon, delta : float
+        The claimed privacy parameters.
+    run : callable
+        ``run(n_trials, random_state) -> AuditResult``.
+    n_trials : int
+        Trials per dataset for the full audit.
+    min_fraction : float
+        The fraction of the claimed epsilon the audit is expected to reach
+        with ``n_trials``: how tight the analysis is on this neighbouring
+        pair. 0 only where the analysis is known to be loose (then the case
+        says why in its source).
+    run_broken : callable or None
+        ``run_broken(n_trials, random_state) -> AuditResult`` for a
+        deliberately broken variant (twice the epsilon, half the noise, or too
+        little padding); its lower bound must exceed ``epsilon`` at the same
+        ``n_trials``, which shows the audit has the power to see a violation.
+    broken : str
+        What the broken variant gets wrong.
+    """
+
+    name: str
+    epsilon: float
+    delta: float
+    run: Callable
+    n_trials: int
+    min_fraction: float = 0.3
+    run_broken: Optional[Callable] = None
+    broken: str = ""
 
 
 def _clopper_pearson(count, n, tail):
@@ -313,3 +363,180 @@ def audit_epsilon_search(
         random_state=rng_eval, confidence=confidence, batch=batch, delta=delta,
     )
     return replace(result, threshold=threshold)
+
+
+def _check_events(events, batch):
+    if not isinstance(events, dict) or not events:
+        raise TypeError(
+            "events must be a non-empty dict {name: event} of candidate events, "
+            f"got {type(events).__name__}."
+        )
+    for name, event in events.items():
+        if not callable(event):
+            raise TypeError(f"events[{name!r}] must be callable, got {type(event).__name__}.")
+    return events
+
+
+def audit_epsilon_select(
+    mechanism,
+    dataset0,
+    dataset1,
+    events,
+    n_trials,
+    random_state=None,
+    confidence=0.95,
+    batch=False,
+    delta=0.0,
+):
+    """Audit with the best of several candidate events, chosen on held-out runs.
+
+    The first ``n_trials // 2`` runs per dataset only choose the event of
+    ``events`` with the largest audit bound on them; :func:`audit_epsilon`
+    then evaluates that event on ``n_trials - n_trials // 2`` fresh runs per
+    dataset. The event is independent of the evaluation runs, so the bound
+    keeps its confidence guarantee whatever the number of candidates (as in
+    DP-Auditorium / StatDP; with the event chosen on the same runs it would
+    not). Use it when the tight event is not known in advance, e.g. every
+    ``output == k`` of a selection mechanism.
+
+    Parameters
+    ----------
+    mechanism, dataset0, dataset1, random_state, confidence, batch, delta
+        As in :func:`audit_epsilon`.
+    events : dict
+        ``{name: event}``; each ``event`` as in :func:`audit_epsilon`.
+    n_trials : int
+        Total runs per dataset (selection + evaluation), >= 2.
+
+    Returns
+    -------
+    AuditResult
+        ``direction`` is prefixed by the chosen event's name; ``n_trials``
+        is the evaluation size.
+
+    References
+    ----------
+    Ding, Wang, Wang, Zhang, Kifer, "Detecting violations of differential
+    privacy", CCS 2018 (StatDP: event selection on separate runs). Kong,
+    Medina, Ribero et al., "DP-Auditorium: a large scale library for auditing
+    differential privacy", IEEE S&P 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.mechanisms import exponential_mechanism
+    >>> mech = lambda s, rng, n: exponential_mechanism(s, 1.0, 1.0, rng, size=n)
+    >>> events = {f"out=={k}": (lambda o, k=k: o == k) for k in range(3)}
+    >>> res = audit_epsilon_select(mech, np.array([1.0, 0, 0]), np.array([0.0, 1, 1]),
+    ...                            events, 100_000, random_state=0, batch=True)
+    >>> res.direction.startswith("out==0") and res.epsilon_lower <= 1.0
+    True
+    """
+    n_trials, confidence, delta, batch = _check_common(
+        mechanism, n_trials, confidence, delta, batch
+    )
+    n_trials = check_positive_int(n_trials, "n_trials", minimum=2)
+    events = _check_events(events, batch)
+    rng_select, rng_eval = _spawn(check_generator(random_state), 2)
+    n_select = n_trials // 2
+    r0, r1 = _spawn(rng_select, 2)
+    outs0 = _outputs(mechanism, dataset0, r0, n_select, batch)
+    outs1 = _outputs(mechanism, dataset1, r1, n_select, batch)
+    names = list(events)
+    k0 = np.array([_count_event(outs0, events[name], batch, n_select) for name in names])
+    k1 = np.array([_count_event(outs1, events[name], batch, n_select) for name in names])
+    scores = _epsilon_lower(k0, k1, n_select, confidence, delta).max(axis=0)
+    name = names[int(np.argmax(scores))]
+    result = audit_epsilon(
+        mechanism, dataset0, dataset1, events[name], n_trials - n_select,
+        random_state=rng_eval, confidence=confidence, batch=batch, delta=delta,
+    )
+    return replace(result, direction=f"{name}; {result.direction}")
+
+
+@dataclass(frozen=True)
+class DeltaAuditResult:
+    """Outcome of :func:`audit_delta`.
+
+    Attributes
+    ----------
+    delta_lower : float
+        Lower confidence bound on the mechanism's delta at ``epsilon``
+        (>= 0): if the mechanism is ``(epsilon, delta)``-DP then
+        ``delta_lower <= delta`` with probability at least ``confidence``.
+    count0, count1, n_trials, confidence
+        As in :class:`AuditResult`.
+    epsilon : float
+        The epsilon at which delta is bounded.
+    direction : str
+    """
+
+    delta_lower: float
+    count0: int
+    count1: int
+    n_trials: int
+    confidence: float
+    epsilon: float
+    direction: str
+
+
+def audit_delta(
+    mechanism,
+    dataset0,
+    dataset1,
+    event,
+    n_trials,
+    epsilon,
+    random_state=None,
+    confidence=0.95,
+    batch=False,
+):
+    """Lower-bound a mechanism's delta at a given epsilon.
+
+    ``(epsilon, delta)``-DP implies ``delta >= P[M(D0) in E] - e^eps
+    P[M(D1) in E]`` for every event (and with the datasets swapped, and for
+    the complement); with the same four one-sided Clopper–Pearson bounds as
+    :func:`audit_epsilon` this gives ``max(L0 - e^eps U1, L1 - e^eps U0,
+    (1 - U0) - e^eps (1 - L1), (1 - U1) - e^eps (1 - L0))``, valid jointly with
+    probability ``>= confidence``. Use it for mechanisms whose delta is
+    tight on some pair (e.g. the padding of sparse selection), where the
+    epsilon audit sees nothing.
+
+    Parameters
+    ----------
+    mechanism, dataset0, dataset1, event, n_trials, random_state, confidence, batch
+        As in :func:`audit_epsilon`.
+    epsilon : float
+        The claimed epsilon, >= 0.
+
+    Returns
+    -------
+    DeltaAuditResult
+    """
+    n_trials, confidence, _, batch = _check_common(mechanism, n_trials, confidence, 0.0, batch)
+    if not callable(event):
+        raise TypeError(f"event must be callable, got {type(event).__name__}.")
+    epsilon = _check_audit_epsilon(epsilon)
+    rng0, rng1 = _spawn(check_generator(random_state), 2)
+    count0 = _count_event(_outputs(mechanism, dataset0, rng0, n_trials, batch), event, batch, n_trials)
+    count1 = _count_event(_outputs(mechanism, dataset1, rng1, n_trials, batch), event, batch, n_trials)
+    tail = (1.0 - confidence) / 4.0
+    l0, u0 = _clopper_pearson(count0, n_trials, tail)
+    l1, u1 = _clopper_pearson(count1, n_trials, tail)
+    factor = np.exp(epsilon)
+    bounds = np.array([
+        l0 - factor * u1, l1 - factor * u0,
+        (1 - u0) - factor * (1 - l1), (1 - u1) - factor * (1 - l0),
+    ], dtype=float)
+    best = int(np.argmax(bounds))
+    return DeltaAuditResult(float(max(0.0, bounds[best])), count0, count1, n_trials,
+                            confidence, epsilon, _DIRECTIONS[best])
+
+
+def _check_audit_epsilon(epsilon):
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, (int, float, np.number)):
+        raise TypeError(f"epsilon must be a real number >= 0, got {epsilon!r}.")
+    epsilon = float(epsilon)
+    if not 0.0 <= epsilon < np.inf:
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}.")
+    return epsilon

@@ -1,15 +1,16 @@
-"""Audit cases of PrivateProperClassifier for the ``sksmooth audit`` suite.
+"""Audit cases of PrivateProperClassifier for the catalog :mod:`sksmooth.audits`.
 
-``sksmooth.metrics._audit_suite.audit_cases()`` can append
-``private_proper_audit_cases()``; the same neighbouring pairs are audited in
-tests/proper/test_private_proper.py.
+The same neighbouring pairs are audited in tests/proper/test_private_proper.py.
 """
 
 import warnings
 
 import numpy as np
 
+from ..classes import FiniteClass
 from ..exceptions import PrivacyWarning
+from ..metrics import AuditCase, audit_epsilon
+from ._private_proper import PrivateProperClassifier
 
 __all__ = ["private_proper_audit_cases"]
 
@@ -18,11 +19,6 @@ def _exponential_case(epsilon=1.0):
     # One domain point; h_0 = +1 against five copies of -1. Substituting one
     # label flips which side makes one error fewer; the normaliser barely
     # moves, so the event {h_0} has true loss ~0.83 epsilon (near worst case).
-    from ..classes import FiniteClass
-    from ..metrics import audit_epsilon
-    from ..metrics._audit_suite import AuditCase
-    from ._private_proper import PrivateProperClassifier
-
     concepts = FiniteClass(matrix=np.array([[1]] + [[-1]] * 5), domain=[[0.0]])
     X = np.zeros((21, 1))
     y0 = np.array([1] * 11 + [0] * 10)
@@ -48,10 +44,6 @@ def _exponential_case(epsilon=1.0):
 
 def _littlestone_case(epsilon=1.0, delta=1e-3):
     # Thresholds on 4 points, 40 examples; one label substituted.
-    from ..metrics import audit_epsilon
-    from ..metrics._audit_suite import AuditCase
-    from ._private_proper import PrivateProperClassifier
-
     domain = np.arange(4.0)
     x = np.repeat(domain, 10)[:, None]
     y0 = (x[:, 0] >= 2).astype(int)

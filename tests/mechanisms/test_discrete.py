@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
+from sksmooth.accounting import zcdp_to_dp
 from sksmooth.mechanisms import (
+    discrete_gaussian_delta,
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,
     sample_discrete_gaussian,
@@ -209,3 +211,17 @@ def test_audit_discrete_laplace_mechanism(epsilon):
 
     broken = audit_epsilon(half_noise, 1, 0, above_zero, 200_000, random_state=0, batch=True)
     assert broken.epsilon_lower > epsilon
+
+
+@pytest.mark.parametrize("sigma, epsilon, sensitivity", [(2.5, 1.0, 1), (1.3, 0.5, 2), (6.0, 2.0, 3)])
+def test_discrete_gaussian_delta_is_the_hockey_stick_divergence(sigma, epsilon, sensitivity):
+    # Recomputed from the definition: delta = sum_x max(0, P[Y + Delta = x] - e^eps P[Y = x]).
+    support = np.arange(-400, 401)
+    pmf = discrete_gaussian_pmf(support, sigma ** 2)
+    shifted = np.roll(pmf, sensitivity)  # P[Y + Delta = x]
+    expected = np.maximum(0.0, shifted - np.exp(epsilon) * pmf).sum()
+    assert discrete_gaussian_delta(epsilon, sigma, sensitivity) == pytest.approx(expected, rel=1e-9)
+    # and never above the zCDP conversion's delta at the same epsilon (CKS Thm 4 + Cor 13)
+    rho = sensitivity ** 2 / (2 * sigma ** 2)
+    assert zcdp_to_dp(rho, discrete_gaussian_delta(epsilon, sigma, sensitivity)) >= epsilon
+

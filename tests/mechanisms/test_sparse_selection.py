@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 from scipy.special import logsumexp
 
+from sksmooth.mechanisms._audit_cases import sparse_selection_padding_audit
 from sksmooth.mechanisms import exponential_mechanism_log_probabilities, sparse_selection
 from sksmooth.mechanisms._sparse_selection import (
     _count_candidates,
@@ -168,3 +169,12 @@ def test_log_padding_never_below_exact_log_k():
             k = D(l) * a * max((1 - D(delta)) / D(delta), 1 / (a - 1))
             exact = k.to_integral_value(rounding=decimal.ROUND_CEILING).ln()
             assert D(sparse_selection_log_padding(l, eps, delta)) >= exact
+
+
+def test_sparse_selection_padding_delta_audit():
+    # The padding is tight in delta: the delta audit of the correct padding
+    # reaches most of delta; the padding short by e^{eps/4} exceeds it.
+    ok = sparse_selection_padding_audit(400_000, 0)
+    assert 0.9 * 1e-2 < ok.delta_lower <= 1e-2
+    broken = sparse_selection_padding_audit(400_000, 0, broken=True)
+    assert broken.delta_lower > 1e-2

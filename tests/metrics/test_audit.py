@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from sksmooth.mechanisms import exponential_mechanism
+from sksmooth.metrics import audit_delta, audit_epsilon_select
 from sksmooth.metrics._audit import (
     AuditResult,
     _clopper_pearson,
@@ -137,3 +139,65 @@ def test_search_bad_input():
         audit_epsilon_search(mech, 0, 1, 10, statistic=3, batch=True)
     with pytest.raises(ValueError, match="statistic"):
         audit_epsilon_search(lambda d, rng, n: rng.random((n, 2)), 0, 1, 10, batch=True)
+
+
+# ----------------------------------------------------- held-out event selection
+SEL0 = np.r_[1.0, np.zeros(10)]
+SEL1 = np.r_[0.0, np.ones(10)]
+OUTPUT_EVENTS = {f"out=={k}": (lambda o, k=k: o == k) for k in range(11)}
+
+
+def _selection(eps):
+    return lambda s, rng, n: exponential_mechanism(s, eps, 1.0, rng, size=n)
+
+
+def test_audit_epsilon_select_finds_the_tight_event_and_stays_valid():
+    res = audit_epsilon_select(_selection(1.0), SEL0, SEL1, OUTPUT_EVENTS, 400_000,
+                               random_state=0, batch=True)
+    assert res.direction.startswith("out==0;")
+    assert 0.7 < res.epsilon_lower <= 1.0
+    assert res.n_trials == 200_000
+    broken = audit_epsilon_select(_selection(2.0), SEL0, SEL1, OUTPUT_EVENTS, 400_000,
+                                  random_state=0, batch=True)
+    assert broken.epsilon_lower > 1.0
+
+
+def test_audit_epsilon_select_coverage_with_many_null_events():
+    # 200 events that carry no information (a fair coin ignoring the data):
+    # choosing the best on the same runs would overstate epsilon; choosing on
+    # held-out runs keeps the bound at 0 in (almost) every seed.
+    def coin(_, rng, n):
+        return rng.integers(0, 200, size=n)
+
+    events = {f"bin{k}": (lambda o, k=k: o == k) for k in range(200)}
+    bounds = [audit_epsilon_select(coin, 0, 1, events, 20_000, random_state=seed,
+                                   batch=True).epsilon_lower for seed in range(10)]
+    assert sum(b > 0 for b in bounds) <= 2
+
+
+def test_audit_epsilon_select_rejects_bad_events():
+    with pytest.raises(TypeError, match="events"):
+        audit_epsilon_select(_selection(1.0), SEL0, SEL1, [lambda o: o == 0], 100,
+                             batch=True)
+    with pytest.raises(TypeError, match="events\\['a'\\]"):
+        audit_epsilon_select(_selection(1.0), SEL0, SEL1, {"a": 3}, 100, batch=True)
+
+
+# ------------------------------------------------------------------ delta audit
+def test_audit_delta_of_pure_dp_mechanism_is_zero_at_its_epsilon():
+    mech = randomized_response(1.0)
+    at_claim = audit_delta(mech, 1, 0, lambda o: o == 1, 200_000, 1.0, random_state=0,
+                           batch=True)
+    assert at_claim.delta_lower == 0.0
+    # at half the epsilon the same mechanism needs delta = p - e^{1/2} (1 - p)
+    half = audit_delta(mech, 1, 0, lambda o: o == 1, 200_000, 0.5, random_state=0,
+                       batch=True)
+    p = np.exp(1) / (1 + np.exp(1))
+    assert 0.8 * (p - np.exp(0.5) * (1 - p)) < half.delta_lower <= p - np.exp(0.5) * (1 - p)
+
+
+def test_audit_delta_rejects_bad_epsilon():
+    with pytest.raises(ValueError, match="epsilon"):
+        audit_delta(randomized_response(1.0), 1, 0, lambda o: o == 1, 10, -1.0, batch=True)
+    with pytest.raises(TypeError, match="epsilon"):
+        audit_delta(randomized_response(1.0), 1, 0, lambda o: o == 1, 10, "1", batch=True)
