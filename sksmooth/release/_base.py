@@ -27,14 +27,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import (
-    Boolean,
-    Check,
-    Integer,
-    NoneValue,
-    Options,
-    Real,
-)
+from .._constraints import Boolean, Check, Integer, NoneValue, Options
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
@@ -136,7 +129,6 @@ COMMON_CONSTRAINTS = {
 DELTA_CONSTRAINT = Check(check_delta, "a real number in [0, 1)")
 SIGMA_CONSTRAINT = (NoneValue(), Check(check_sigma, "a real number in (0, 1]"))
 JITTER_CONSTRAINT = Boolean()
-EPSILON_CAP = Real(0, 1e3, closed="right")
 
 
 @dataclass
