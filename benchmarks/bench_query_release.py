@@ -1,4 +1,4 @@
-"""Benchmark: private query release (SmoothMWEM) vs peers, scale, and the 002 table.
+"""Benchmark: private query release (SmoothMWEM) vs peers, scale, and the MWEM-vs-Gaussian table.
 
 Run::
 
@@ -23,10 +23,12 @@ scale
     sampled universe (dense, ~500 halfspaces); time per MW iteration vs
     universe size.
 table002
-    seeds/002_6ccc6583559482be.txt's comparison: for k = 2 d (d-1) 2-way
+    the comparison of Hardt, Ligett, McSherry ("A simple and practical
+    algorithm for differentially private data release", NeurIPS 2012) as
+    taught in lecture notes on MWEM: for k = 2 d (d-1) 2-way
     marginal queries on the domain {0,1}^d (m = 2^d), the n (on a grid)
     up to which MWEM's max error beats Gaussian per-query answering, both
-    (1, 1e-5)-DP. 002: n_Gauss = C sqrt(k log k)/alpha and n_MWEM = C' log k
+    (1, 1e-5)-DP. n_Gauss = C sqrt(k log k)/alpha and n_MWEM = C' log k
     sqrt(log m)/alpha^2, so MWEM needs fewer records exactly when alpha is
     large, i.e. below the crossover n* ~ k / sqrt(log m) (constants
     dropped): the theory predicts n* to grow ~linearly in k.
@@ -278,7 +280,7 @@ def run_table002(quick, n_seeds=3):
                     m = SmoothMWEM(epsilon=eps, delta=delta, **common).fit(X)
                     q = SmoothMWEM(epsilon=eps, delta=delta, measurement="query", **common).fit(X)
                     g = GaussianPerQuery(epsilon=eps, delta=delta, **common).fit(X)
-                true = m.workload_.answers_data(m._universe.encode(X))
+                true = m.workload_.counts_data(m._universe.encode(X)) / len(X)
                 e_m.append(np.abs(m.answer() - true).max())
                 e_q.append(np.abs(q.answer() - true).max())
                 e_g.append(np.abs(g.answers_ - true).max())
@@ -286,7 +288,7 @@ def run_table002(quick, n_seeds=3):
                                mwem_single_query_max_error=float(np.mean(e_q)),
                                gaussian_max_error=float(np.mean(e_g))))
         # MWEM's error decays like n^{-1/2}, per-query Gaussian like sqrt(k)/n: MWEM wins
-        # below the crossover n* (002: n_MWEM < n_Gauss iff alpha is large).
+        # below the crossover n* (n_MWEM < n_Gauss iff alpha is large).
         wins = [r["n"] for r in detail if r["mwem_max_error"] < r["gaussian_max_error"]]
         crossover = max(wins) if wins else None
         wins_q = [r["n"] for r in detail
@@ -296,7 +298,7 @@ def run_table002(quick, n_seeds=3):
         rows.append(dict(d=d, m=2 ** d, k=k, mwem_wins_up_to_n=crossover,
                          mwem_single_query_wins_up_to_n=crossover_q,
                          theory_crossover_n_up_to_constants=theory, detail=detail))
-        print(f"002 table d={d} m=2^{d} k={k}: beats Gaussian per-query answering for n <= "
+        print(f"MWEM-vs-Gaussian table d={d} m=2^{d} k={k}: beats Gaussian per-query answering for n <= "
               f"{crossover_q} (MWEM, single queries: the lecture's algorithm) / n <= "
               f"{crossover} (SmoothMWEM default, tables); theory: crossover ~ k/sqrt(log m)"
               f" = {theory:.0f} x constant", flush=True)

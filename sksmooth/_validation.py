@@ -309,8 +309,8 @@ class BinaryLabels:
         return classes_[(np.asarray(y_pm1) > 0).astype(int)]
 
 
-def resolve_public_classes(y, classes, stacklevel=3):
-    """Label set of a private binary estimator, and whether it came from ``y``.
+def resolve_public_classes(y, classes, stacklevel=3, binary=True):
+    """Label set of a private estimator, and whether it came from ``y``.
 
     The label set is part of what a fitted classifier releases. It is public
     when given as ``classes``; ``classes=None`` reads it from ``y``, a
@@ -318,13 +318,17 @@ def resolve_public_classes(y, classes, stacklevel=3):
     a :class:`PrivacyLeakWarning` (callers then mark their guarantee as not
     certified).
 
+    ``binary=False`` (the release estimators, whose labels are one more
+    categorical attribute) accepts any number of public labels.
+
     Returns
     -------
     classes_ : ndarray
-        Sorted labels (two when ``classes`` is given).
+        Sorted labels (two when ``classes`` is given and ``binary``).
     inferred : bool
         True when the labels were read from ``y``.
     """
+    fit_classes = BinaryLabels.fit_classes if binary else _fit_any_classes
     if classes is None:
         warnings.warn(
             "classes=None: the label set is read from y, a data-dependent choice "
@@ -333,5 +337,15 @@ def resolve_public_classes(y, classes, stacklevel=3):
             PrivacyLeakWarning,
             stacklevel=stacklevel,
         )
-        return BinaryLabels.fit_classes(y), True
-    return BinaryLabels.fit_classes(y, classes=classes), False
+        return fit_classes(y), True
+    return fit_classes(y, classes=classes), False
+
+
+def _fit_any_classes(y, classes=None):
+    """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
+    labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+    if classes is not None and len(labels) != len(np.asarray(classes)):
+        raise ValueError("classes contains duplicate labels; list each public label once.")
+    if len(labels) == 0:
+        raise ValueError("classes must list at least one label.")
+    return labels

@@ -4,7 +4,9 @@ Unlike the learners (:mod:`sksmooth.proper`, :mod:`sksmooth.perturbed`), which
 release one hypothesis for prediction, the estimators here release a whole
 *distribution* over the data domain — answers to many counting queries at
 once — and emit synthetic rows from it (``sample``, ``transform``,
-``fit_resample``): MWEM, Smooth MWEM over a γ-cover of an infinite query
+``fit_resample``; ``as_sampler()`` for imbalanced-learn pipelines). Unlike
+:mod:`sksmooth.mechanisms` (single-shot noise), they compose mechanisms into
+whole releases: MWEM, Smooth MWEM over a γ-cover of an infinite query
 class, Projected Smooth MWEM (σ-smooth output), the Subsampled Net
 Mechanism, and per-query baselines. The released distribution sits behind
 one protocol (``ReleaseModel``: marginal, multiply, sample).
@@ -23,6 +25,7 @@ inference for differential privacy", ICML 2019, arXiv:1901.09136.
 from ._baselines import GaussianPerQuery, LaplacePerQuery
 from ._mwem import SmoothMWEM
 from ._projection import kl_project_smooth
+from ._sampler import SyntheticSampler
 from ._subsampled_net import SubsampledNetMechanism
 
 __all__ = [
@@ -30,5 +33,6 @@ __all__ = [
     "LaplacePerQuery",
     "SmoothMWEM",
     "SubsampledNetMechanism",
+    "SyntheticSampler",
     "kl_project_smooth",
 ]

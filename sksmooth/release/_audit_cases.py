@@ -1,41 +1,104 @@
-"""Audit cases of the release estimators for the catalog :mod:`sksmooth.audits`."""
+"""Audit cases of the release estimators for the catalog :mod:`sksmooth.audits`.
+
+Each case runs the real estimator on a neighbouring pair (substitution)
+with an event on which the analysis is tight, and a deliberately broken
+variant (twice the budget it accounts for) that the audit must catch at the
+same number of trials. The full set of release audits (every step and
+configuration) is in ``tests/release/test_release_privacy_audit.py``.
+"""
+
+import warnings
 
 import numpy as np
 
+from ..exceptions import PrivacyLeakWarning
 from ..metrics import AuditCase, audit_epsilon
 from ._mwem import SmoothMWEM
 
 __all__ = ["release_audit_cases"]
 
 
-def _smooth_mwem_case(epsilon=2.0):
-    # Two binary attributes, the two 1-way marginals as tables, one round,
-    # 90% of the budget on selection: the released selection distinguishes
-    # the neighbours with a ratio close to e^{1.8} (see
-    # tests/release/test_release_privacy_audit.py for the derivation).
-    dataset0 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 3)
-    dataset1 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 2 + [[1.0, 0.0]])
+class _DoubledSelection(SmoothMWEM):
+    """Broken on purpose: spends 2x the selection budget it accounts for."""
 
+    def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
+        params = super()._round_parameters(epsilon, delta, T, fraction, n, by_table)
+        return params._replace(selection_epsilon=2 * params.selection_epsilon)
+
+
+class _DoubledMeasurement(SmoothMWEM):
+    """Broken on purpose: measures with twice the epsilon it accounts for."""
+
+    def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
+        params = super()._round_parameters(epsilon, delta, T, fraction, n, by_table)
+        return params._replace(measurement_epsilon=2 * params.measurement_epsilon,
+                               noise_scale=params.noise_scale / 2)
+
+
+def _runner(cls, params, dataset0, dataset1, output, event):
     def mechanism(dataset, rng):
-        est = SmoothMWEM(
-            epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
-            selection_fraction=0.9, categorical_features=[0, 1], bounds=(0, 1),
-            random_state=rng,
-        )
-        return est.fit(dataset).selected_[0]
+        with warnings.catch_warnings():  # audits seed every run (not certified, warned)
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return output(cls(random_state=rng, **params).fit(dataset))
 
     def run(n_trials, random_state):
-        return audit_epsilon(
-            mechanism, dataset0, dataset1, lambda table: table == 0, n_trials,
-            random_state=random_state,
-        )
+        return audit_epsilon(mechanism, dataset0, dataset1, event, n_trials,
+                             random_state=random_state)
+
+    return run
+
+
+def _smooth_mwem_selection_case(epsilon=2.0):
+    # Two binary attributes, the two 1-way marginals as tables, one round,
+    # 90% of the budget on selection: the released selection distinguishes
+    # the neighbours with a ratio close to e^{1.8} (derivation in
+    # tests/release/test_release_privacy_audit.py).
+    dataset0 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 3)
+    dataset1 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 2 + [[1.0, 0.0]])
+    params = dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
+                  selection_fraction=0.9, n_passes=0, categorical_features=[0, 1],
+                  bounds=(0, 1))
+
+    def output(est):
+        return est.selected_[0]
+
+    def event(table):
+        return table == 0
 
     return AuditCase(
         f"SmoothMWEM (table measurement, eps={epsilon}), selection event",
-        epsilon, 0.0, run, 1_500, min_fraction=0.4,
+        epsilon, 0.0, _runner(SmoothMWEM, params, dataset0, dataset1, output, event), 1_000,
+        min_fraction=0.4,
+        run_broken=_runner(_DoubledSelection, params, dataset0, dataset1, output, event),
+        broken="exponential mechanism run at twice the selection epsilon it accounts for",
+    )
+
+
+def _smooth_mwem_measurement_case(epsilon=3.0):
+    # One binary attribute, n = 4: counts (4, 0) vs (3, 1). The event "noisy
+    # cell 1 >= 1 and noisy cell 0 <= 3" has probability ratio exactly
+    # e^{eps_meas} under discrete Laplace noise of scale 2 / eps_meas.
+    dataset0 = np.zeros((4, 1))
+    dataset1 = np.array([[0.0], [0.0], [0.0], [1.0]])
+    params = dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
+                  selection_fraction=0.01, n_passes=0, categorical_features=[0],
+                  bounds=(0, 1))
+
+    def output(est):
+        return est.noisy_counts_[0].ravel()
+
+    def event(counts):
+        return counts[1] >= 1 and counts[0] <= 3
+
+    return AuditCase(
+        f"SmoothMWEM (eps={epsilon}), discrete Laplace measurement of a table, tail event",
+        epsilon, 0.0, _runner(SmoothMWEM, params, dataset0, dataset1, output, event), 500,
+        min_fraction=0.6,
+        run_broken=_runner(_DoubledMeasurement, params, dataset0, dataset1, output, event),
+        broken="counts measured with twice the epsilon the release accounts for",
     )
 
 
 def release_audit_cases():
     """The audit cases of the release estimators."""
-    return [_smooth_mwem_case()]
+    return [_smooth_mwem_selection_case(), _smooth_mwem_measurement_case()]

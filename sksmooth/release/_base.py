@@ -1,122 +1,220 @@
-"""Shared preprocessing of the release transformers: data, bounds, universe, workload.
+"""Shared preprocessing and outputs of the release estimators.
 
 Every choice made here is a function of public inputs (bounds, categorical
-features, classes, bin counts, n, random_state) — never of the private data —
-except where a ``PrivacyLeakWarning`` says otherwise (``bounds=None``,
-``classes=None`` with labels).
+features and their levels, classes, bin counts, n, the public random
+stream) — never of the private data — except where a
+``PrivacyLeakWarning`` says otherwise (``bounds=None``, ``classes=None``
+with labels); those releases are then marked not certified.
+
+Bad rows are never refused for their values (an error raised only when a
+row is NaN is itself a release): non-finite and out-of-box coordinates are
+mapped into the public box, unknown labels and categorical values to the
+first level (:mod:`sksmooth._private_data`), and how many rows were mapped
+is never stored.
+
+Pipeline contract (SPEC §7): ``fit_transform(X)`` / ``transform(X)`` emit
+synthetic rows (the release as the last step of an unsupervised
+preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
+``ColumnTransformer`` passes — they raise and point to ``fit_resample`` /
+:meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
 """
 
 import numbers
-import warnings
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._constraints import Boolean, Check, Integer, NoneValue, Options
+from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
+from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
-    check_generator,
+    check_delta,
     check_positive_int,
-    clip_to_bounds,
+    check_epsilon,
+    check_sigma,
+    resolve_public_classes,
 )
-from ..exceptions import PrivacyLeakWarning
+from ..accounting import check_accountant
+from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["ReleaseData", "ReleaseMixin"]
+__all__ = ["ReleaseData", "ReleaseMixin", "PrivateTable", "COMMON_CONSTRAINTS"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
+MAX_UNIVERSE_CAP = 2**28
+_MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts
+_MAX_SAMPLES = 10**8  # synthetic rows per sample() call (memory)
 
 
-def _categorical_mask(categorical_features, n_features):
-    if categorical_features is None:
-        return np.zeros(n_features, dtype=bool)
-    arr = np.asarray(categorical_features)
-    if arr.dtype == bool:
-        if arr.shape != (n_features,):
-            raise ValueError(
-                f"categorical_features as a boolean mask must have length "
-                f"n_features={n_features}, got shape {arr.shape}."
-            )
-        return arr.copy()
-    if arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < -n_features
-                     or arr.max() >= n_features):
-        raise ValueError(
-            "categorical_features must be None, a boolean mask or integer "
-            f"indices in [0, {n_features}), got {categorical_features!r}."
-        )
-    mask = np.zeros(n_features, dtype=bool)
-    mask[arr.astype(int)] = True
-    return mask
+# ------------------------------------------------------------ parameter checks
+def _check_queries(value, name):
+    if isinstance(value, str):
+        if value not in _QUERY_NAMES:
+            raise ValueError(f"{name} must be one of {_QUERY_NAMES}, an object with "
+                             f"evaluate(X), or a concept class with cover(...); got {value!r}.")
+        return value
+    if hasattr(value, "evaluate") or hasattr(value, "cover") or (
+            callable(value) and not isinstance(value, type)):
+        return value
+    raise TypeError(f"{name} must be one of {_QUERY_NAMES}, an object with evaluate(X), a "
+                    f"concept class with cover(...), or a callable; got {type(value).__name__}.")
+
+
+def _check_bounds_param(value, name):
+    try:
+        lower, upper = value
+        lower = np.asarray(lower, dtype=float)
+        upper = np.asarray(upper, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be None or a pair (lower, upper) of numbers or 1-D "
+                        "arrays of numbers, e.g. bounds=(0.0, 1.0).") from None
+    if isinstance(value, (str, bytes, dict)) or lower.ndim > 1 or upper.ndim > 1:
+        raise TypeError(f"{name} must be a pair (lower, upper) of numbers or 1-D arrays.")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"{name} must be finite (no NaN or inf).")
+    return value
+
+
+def _check_classes(value, name):
+    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1 or len(value) == 0:
+        raise TypeError(f"{name} must be None or a non-empty 1-D list of the public labels, "
+                        "e.g. classes=[0, 1].")
+    return value
+
+
+def _check_random_state(value, name):
+    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        if value < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {value}.")
+        return value
+    raise TypeError(f"{name} must be None (fresh noise: certified), an int >= 0, a "
+                    f"numpy Generator or RandomState, got {type(value).__name__}.")
+
+
+def _check_accountant(value, name):
+    return check_accountant(value)
+
+
+#: constraints shared by the four release estimators (SPEC §1.6)
+COMMON_CONSTRAINTS = {
+    "epsilon": Check(check_epsilon, "a real number > 0"),
+    "queries": Check(_check_queries, "a workload name, object or callable"),
+    "marginal_width": Integer(1, high=8, cap_reason=(
+        "a k-way table has prod(levels) cells and there are C(d, k) tables; "
+        "k > 8 is never cheaper than the full joint")),
+    "n_queries": (NoneValue(), Integer(1, high=10**7, cap_reason=(
+        "memory: the workload stores a row per query"))),
+    "universe": Options("grid", "sample"),
+    "n_bins": (Options("auto"), Integer(1, high=2**16, cap_reason=(
+        "bins per continuous feature; the grid is also capped by max_universe_size"))),
+    "n_universe": (Options("auto"), Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
+        "memory: 16 bytes per universe point"))),
+    "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
+        "memory: 16 bytes per universe point (4 GiB at the cap)")),
+    "categorical_features": Check(check_categorical_features,
+                                  "None, 'from_dtype', a mask, indices or names"),
+    "categories": Check(check_categories, "None or a dict {column: [levels]}"),
+    "bounds": (NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
+    "classes": (NoneValue(), Check(_check_classes, "a 1-D list of labels")),
+    "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
+    "random_state": Check(_check_random_state, "None, an int >= 0 or a Generator"),
+}
+DELTA_CONSTRAINT = Check(check_delta, "a real number in [0, 1)")
+SIGMA_CONSTRAINT = (NoneValue(), Check(check_sigma, "a real number in (0, 1]"))
+JITTER_CONSTRAINT = Boolean()
+
+
+@dataclass
+class PrivateTable:
+    """The private data after the public, data-independent mapping."""
+
+    X: np.ndarray  # sanitised numeric rows (categorical columns as level codes)
+    y: np.ndarray  # labels mapped into classes_ (or None)
+    lower: np.ndarray
+    upper: np.ndarray
+    categorical: np.ndarray
+    classes: np.ndarray  # public label set (or None)
+    classes_inferred: bool
+    schema: TableSchema
+
+    @property
+    def n(self):
+        return self.X.shape[0]
 
 
 class ReleaseData(BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
-    # ----------------------------------------------------------- sklearn
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None
         tags.requires_fit = True
         tags.target_tags.required = False
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True  # mapped by the public rule, never refused
         return tags
 
-    # ------------------------------------------------------------ checks
+    # ------------------------------------------------------------ data
     def _validate_common(self, X, y):
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-        n, d = X.shape
-        lower, upper = check_bounds(self.bounds, d, X=X)
-        categorical = _categorical_mask(self.categorical_features, d)
-        classes = None
+        """Public mapping of the private rows (structure errors only, no values)."""
+        schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+        X_num = self._numeric(X, schema, reset=True)
+        if schema.n_features == 0:  # input of an unusual structure, validated above
+            schema = TableSchema.from_input(X_num, self.categorical_features, self.categories)
+        n, d = X_num.shape
+        finite = np.where(np.isfinite(X_num), X_num, np.nan)
+        lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
+                                    np.nan_to_num(finite, nan=0.0))
+        lower, upper = schema.public_bounds(lower, upper)
+        classes, inferred = None, False
         if y is not None:
             y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y.ravel()
             if y.ndim != 1 or len(y) != n:
-                raise ValueError(
-                    f"y must be 1-D with len(X)={n} entries (labels are one more "
-                    f"attribute), got shape {y.shape}."
-                )
-            if self.classes is None:
-                warnings.warn(
-                    "classes=None: the label values are taken from y, which leaks "
-                    "which labels occur in the private data. Pass the public label "
-                    "set, e.g. classes=[0, 1].",
-                    PrivacyLeakWarning,
-                    stacklevel=3,
-                )
-                classes = np.unique(y)
-            else:
-                classes = np.unique(np.asarray(self.classes))
-                unknown = ~np.isin(y, classes)
-                if np.any(unknown):
-                    raise ValueError(
-                        f"y contains labels {np.unique(y[unknown]).tolist()[:10]} not "
-                        f"in classes={classes.tolist()}; add them to `classes`."
-                    )
-        # The number of clipped rows is a data-dependent count (sensitivity 1 under
-        # substitution): it is deliberately discarded, never stored or reported.
-        Xc, _ = clip_to_bounds(X, lower, upper)
-        return Xc, y, lower, upper, categorical, classes
+                raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
+                                 f"more attribute), got shape {y.shape}.")
+            classes, inferred = resolve_public_classes(y, self.classes, stacklevel=4,
+                                                       binary=False)
+            y = classes[encode_private_labels(y, classes)]
+        return PrivateTable(sanitize_rows(X_num, lower, upper), y, lower, upper,
+                            schema.categorical.copy(), classes, inferred, schema)
 
-    def _check_universe_params(self):
-        if self.universe not in ("grid", "sample"):
-            raise ValueError(
-                f"universe must be 'grid' or 'sample', got {self.universe!r}."
-            )
-        if isinstance(self.queries, str) and self.queries not in _QUERY_NAMES:
-            raise ValueError(
-                f"queries must be one of {_QUERY_NAMES}, an object with an "
-                f"`evaluate(X)` method, or a concept class with `cover`; got {self.queries!r}."
-            )
-        check_positive_int(self.marginal_width, "marginal_width")
-        check_positive_int(self.max_universe_size, "max_universe_size")
-        if self.n_queries is not None:
-            check_positive_int(self.n_queries, "n_queries")
+    def _numeric(self, X, schema, reset):
+        """The input as a float matrix (level codes), validated without echoing values."""
+        if sparse.issparse(X):
+            raise TypeError("X is sparse, but the release estimators need dense input; "
+                            "convert it with X.toarray().")
+        if np.iscomplexobj(X):
+            raise ValueError("Complex data not supported: X must be real-valued.")
+        X_num = schema.encode(X)
+        if is_dataframe(X):
+            import pandas as pd  # a DataFrame came in, so pandas is installed
 
+            X_num = pd.DataFrame(X_num, columns=X.columns)
+        return validate_private_data(self, X_num, reset=reset, dtype=np.float64,
+                                     ensure_min_samples=1)
+
+    def _not_certified(self, data, randomness):
+        """Assumptions of the privacy claim the code could not certify."""
+        out = []
+        if randomness.seeded:
+            out.append(SEEDED_NOISE_NOTE)
+        if self.bounds is None:
+            out.append("bounds are public (taken from data: PrivacyLeakWarning)")
+        if data.classes_inferred:
+            out.append("label set is public (taken from y: PrivacyLeakWarning)")
+        return out
+
+    # -------------------------------------------------------- universe
     def _grid_bins(self, n, sigma, n_continuous, other_levels=1):
-        if isinstance(self.n_bins, str):
-            if self.n_bins != "auto":
-                raise ValueError(f"n_bins must be an int >= 1 or 'auto', got {self.n_bins!r}.")
+        if isinstance(self.n_bins, str):  # 'auto'
             if sigma is None:
                 # 16 bins per continuous feature, fewer if the grid would exceed
                 # 2^16 points (public inputs only: d, categorical levels, classes)
@@ -124,68 +222,78 @@ class ReleaseData(BaseEstimator):
                 fit = int(np.floor(budget ** (1.0 / max(n_continuous, 1)) + 1e-9))
                 return max(2, min(16, fit))
             # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
-            # (000 App. E, Alg. 2), capped so that the grid fits in memory.
+            # (Haghtalab et al. 2020, App. E, Alg. 2), capped so the grid fits in memory
             want = int(np.ceil(n / sigma))
             cap = int(np.floor((self.max_universe_size / max(other_levels, 1))
                                ** (1.0 / max(n_continuous, 1)) + 1e-9))
             return max(2, min(want, cap))
-        return check_positive_int(self.n_bins, "n_bins")
+        return int(self.n_bins)
 
-    def _build_universe(self, lower, upper, categorical, classes, n, sigma, rng, n_points=None):
+    def _grid(self, data, sigma, *, check_size=True):
+        lower, upper, categorical = data.lower, data.upper, data.categorical
         n_cont = int(np.sum(~categorical & (upper > lower)))
+        other = float(np.prod([np.floor(hi) - np.ceil(lo) + 1 for lo, hi, c
+                               in zip(lower, upper, categorical) if c] or [1.0]))
+        other *= 1 if data.classes is None else len(data.classes)
+        n_bins = self._grid_bins(data.n, sigma, n_cont, other)
+        uni = GridUniverse(lower, upper, categorical, n_bins, data.classes)
+        if check_size and uni.size > self.max_universe_size:
+            raise ValueError(
+                f"the grid universe has {uni.size:.3g} points > max_universe_size="
+                f"{self.max_universe_size}; lower n_bins (now {n_bins}), raise "
+                "max_universe_size, or use universe='sample'."
+            )
+        return uni
+
+    def _build_universe(self, data, sigma, rng, n_points=None):
         if self.universe == "grid":
-            other = float(np.prod([np.floor(hi) - np.ceil(lo) + 1 for lo, hi, c
-                                   in zip(lower, upper, categorical) if c] or [1.0]))
-            other *= 1 if classes is None else len(classes)
-            n_bins = self._grid_bins(n, sigma, n_cont, other)
-            uni = GridUniverse(lower, upper, categorical, n_bins, classes)
-            if uni.size > self.max_universe_size:
-                raise ValueError(
-                    f"the grid universe has {uni.size:.3g} points > max_universe_size="
-                    f"{self.max_universe_size}; lower n_bins (now {n_bins}), raise "
-                    "max_universe_size, or use universe='sample'."
-                )
-            return uni
+            return self._grid(data, sigma)
         if n_points is None:
             n_points = self.n_universe
         if n_points == "auto":
             n_points = min(self.max_universe_size, 10_000)
-        n_points = check_positive_int(n_points, "n_universe")
         if n_points > self.max_universe_size:
-            raise ValueError(
-                f"n_universe={n_points} > max_universe_size={self.max_universe_size}."
-            )
-        return SampleUniverse(lower, upper, categorical, n_points, rng, classes)
+            raise ValueError(f"n_universe={n_points} > max_universe_size="
+                             f"{self.max_universe_size}; lower n_universe.")
+        return SampleUniverse(data.lower, data.upper, data.categorical, n_points, rng,
+                              data.classes)
 
-    def _build_workload(self, uni, rng, n):
+    # -------------------------------------------------------- workload
+    def _check_width(self, uni):
+        if self.marginal_width > uni.n_attributes:
+            raise ValueError(
+                f"marginal_width={self.marginal_width} exceeds the number of attributes "
+                f"({uni.n_attributes}, labels included); lower marginal_width.")
+
+    def _build_workload(self, uni, rng):
         queries = self.queries
         if isinstance(queries, str):
             if queries == "auto":
                 queries = "marginals" if uni.kind == "grid" else "thresholds"
             if uni.kind == "grid" and queries != "halfspaces":
+                if queries in ("marginals", "ranges"):
+                    self._check_width(uni)
                 if queries == "marginals":
                     wl = GridWorkload.marginals_workload(uni, self.marginal_width)
                 elif queries == "thresholds":
                     wl = GridWorkload.ranges_workload(uni, 1, prefix_only=True)
                 else:
                     wl = GridWorkload.ranges_workload(uni, self.marginal_width)
+                if max(wl.table_sizes, default=0) > _MAX_TABLE_CELLS:
+                    raise ValueError(
+                        f"a {self.marginal_width}-way table has more than {_MAX_TABLE_CELLS} "
+                        "cells; lower marginal_width or n_bins.")
                 if self.n_queries is not None:
                     wl = wl.subsample(self.n_queries, rng)
                 return wl
-            return self._dense_named_workload(queries, uni, rng, n)
+            return self._dense_named_workload(queries, uni, rng)
         if hasattr(queries, "evaluate"):
             concepts = queries
         elif hasattr(queries, "cover"):
             concepts = queries.cover(bounds=(uni.lower, uni.upper),
                                      max_size=self.n_queries or 2000, random_state=rng)
-        elif callable(queries):
-            return self._wrap_concepts(uni, queries, None, "callable workload")
         else:
-            raise TypeError(
-                "queries must be a name in "
-                f"{_QUERY_NAMES}, an object with evaluate(X), a concept class with "
-                f"cover(...), or a callable X -> bool matrix; got {type(queries).__name__}."
-            )
+            return self._wrap_concepts(uni, queries, None, "callable workload")
         wl = self._wrap_concepts(uni, concepts.evaluate, getattr(concepts, "n_concepts", None),
                                  type(concepts).__name__)
         wl.gamma = getattr(concepts, "gamma", None)
@@ -201,52 +309,38 @@ class ReleaseData(BaseEstimator):
                                  n_concepts * len(uni.classes), description=f"{name} x label")
         return DenseWorkload(uni, _FeaturesOnly(evaluate), n_concepts, description=name)
 
-    def _dense_named_workload(self, name, uni, rng, n):
+    def _dense_named_workload(self, name, uni, rng):
         """Thresholds/ranges/halfspaces as dense queries (sampled universe)."""
         lower, upper = uni.lower, uni.upper
         budget = self.n_queries or 1000
         if name == "halfspaces":
-            from .. import classes as _classes  # foundation: data-independent covers
-
-            cover = _classes.Halfspaces().cover(
-                bounds=(lower, upper), max_size=budget, random_state=rng
-            )
+            cover = _halfspace_cover(lower, upper, budget, rng)
             wl = self._wrap_concepts(uni, cover.evaluate, cover.n_concepts, "halfspaces cover")
             wl.gamma = getattr(cover, "gamma", None)
             wl.gamma_certified = getattr(cover, "gamma_certified", None)
             return wl
-        d = uni.n_features
         if name == "marginals":
             raise ValueError(
                 "queries='marginals' needs universe='grid' (cells of a product grid); "
                 "on a sampled universe use 'thresholds', 'ranges' or 'halfspaces'."
             )
-        per_feature = max(1, budget // max(d, 1))
-        feats, lo_t, hi_t = [], [], []
-        for j in range(d):
-            if name == "thresholds":
-                t = np.linspace(lower[j], upper[j], per_feature + 2)[1:-1]
-                feats.append(np.full(len(t), j))
-                lo_t.append(np.full(len(t), -np.inf))
-                hi_t.append(t)
-            else:
-                m = max(2, int(np.sqrt(2 * per_feature)))
-                edges = np.linspace(lower[j], upper[j], m + 1)
-                a, b = np.triu_indices(m)
-                feats.append(np.full(len(a), j))
-                lo_t.append(edges[a])
-                hi_t.append(edges[b + 1])
-        evaluate = _IntervalQueries(np.concatenate(feats), np.concatenate(lo_t),
-                                    np.concatenate(hi_t))
+        evaluate = _IntervalQueries.on_grid(name, lower, upper, budget)
         return self._wrap_concepts(uni, evaluate, len(evaluate.features),
                                    f"{name} on a grid of the bounds")
 
-    # ------------------------------------------------------- data answers
-    def _true_answers(self, workload, uni, X, y):
+    # ------------------------------------------------------- data counts
+    @staticmethod
+    def _true_counts(workload, uni, data):
+        """Integer count of every workload query on the private rows."""
         if workload.structured:
-            return workload.answers_data(uni.encode(X, y))
-        return workload.answers_data(X, y)
+            return workload.counts_data(uni.encode(data.X, data.y))
+        return workload.counts_data(data.X, data.y)
 
+
+def _halfspace_cover(lower, upper, budget, rng):
+    from ..classes import Halfspaces  # classes/ sits below release/; lazy: heavy import
+
+    return Halfspaces().cover(bounds=(lower, upper), max_size=budget, random_state=rng)
 
 
 class _FeaturesOnly:
@@ -280,68 +374,138 @@ class _IntervalQueries:
         self.lo = lo
         self.hi = hi
 
+    @classmethod
+    def on_grid(cls, name, lower, upper, budget):
+        d = len(lower)
+        per_feature = max(1, budget // max(d, 1))
+        feats, lo_t, hi_t = [], [], []
+        for j in range(d):
+            if name == "thresholds":
+                t = np.linspace(lower[j], upper[j], per_feature + 2)[1:-1]
+                lo_j, hi_j = np.full(len(t), -np.inf), t
+            else:
+                m = max(2, int(np.sqrt(2 * per_feature)))
+                edges = np.linspace(lower[j], upper[j], m + 1)
+                a, b = np.triu_indices(m)
+                lo_j, hi_j = edges[a], edges[b + 1]
+            feats.append(np.full(len(lo_j), j))
+            lo_t.append(lo_j)
+            hi_t.append(hi_j)
+        return cls(np.concatenate(feats), np.concatenate(lo_t), np.concatenate(hi_t))
+
     def __call__(self, X):
         V = np.asarray(X, dtype=float)[:, self.features]
         return (V > self.lo) & (V <= self.hi)
 
 
+_SUPERVISED_MISUSE = (
+    "{name}.{method} was called with a y: the release emits synthetic rows, and a "
+    "supervised Pipeline or a ColumnTransformer would pair them with the REAL y (or "
+    "swap real columns for synthetic ones). Use fit_resample(X, y), which returns "
+    "synthetic (X, y) together, and inside an imblearn.pipeline.Pipeline use "
+    "{name}(...).as_sampler()."
+)
+
+
 class ReleaseMixin(TransformerMixin, ReleaseData):
-    """Synthetic-data outputs shared by :class:`SmoothMWEM` and :class:`SubsampledNetMechanism`."""
+    """Synthetic-data outputs shared by :class:`SmoothMWEM` and :class:`SubsampledNetMechanism`.
 
-    # ------------------------------------------------------------- outputs
+    The fitted release is ``model_`` (a
+    :class:`~sksmooth.release._model.ReleaseModel` over ``_universe``);
+    everything here is post-processing of it with the *sampling* stream,
+    independent of the mechanism's noise.
+    """
+
     def sample(self, n_samples, random_state=None):
-        """Draw synthetic rows from the released distribution.
-
-        Post-processing of the private output: costs no privacy.
+        """Draw synthetic rows from the released distribution (post-processing, free).
 
         Parameters
         ----------
         n_samples : int
-            Number of synthetic rows.
         random_state : None, int or Generator
-            Randomness of the draw (independent of the fit's).
+            Randomness of the draw only (never the fit's noise stream);
+            ``None`` is fresh OS entropy. Seeding a draw costs no privacy.
 
         Returns
         -------
-        X_syn : ndarray of shape (n_samples, n_features)
-            Synthetic rows (bin centres of a grid universe, universe points of
-            a sampled one).
+        X_syn : ndarray or DataFrame of shape (n_samples, n_features)
+            Synthetic rows in the input's format (a DataFrame with the
+            original names and dtypes when a DataFrame was fitted).
+            Continuous coordinates are drawn uniformly inside their grid bin
+            (``jitter=True``) or at its centre.
         y_syn : ndarray of shape (n_samples,)
             Only when labels were fitted: returned as ``(X_syn, y_syn)``.
         """
-        check_is_fitted(self, "distribution_")
+        check_is_fitted(self, "model_")
         n_samples = check_positive_int(n_samples, "n_samples", minimum=0)
-        rng = check_generator(random_state)
-        p = self.distribution_
-        # inverse-CDF sampling (exact, vectorised)
-        cdf = np.cumsum(p)
-        idx = np.searchsorted(cdf, rng.uniform(0.0, cdf[-1], size=n_samples), side="right")
-        idx = np.minimum(idx, len(p) - 1)
-        X_syn, y_syn = self._universe.decode(idx, rng=rng, jitter=getattr(self, "jitter", False))
+        if n_samples > _MAX_SAMPLES:
+            raise ValueError(f"n_samples must be <= {_MAX_SAMPLES} per call (memory); draw "
+                             "in several calls.")
+        return self._emit(n_samples, sampling_generator(random_state))
+
+    def _emit(self, n_samples, rng):
+        codes = self.model_.sample(n_samples, rng)
+        X_num, y_syn = self._universe.decode_codes(codes, rng=rng,
+                                                   jitter=getattr(self, "jitter", False))
+        X_syn = self._schema.decode(X_num)
         if y_syn is None:
             return X_syn
-        return X_syn, y_syn
+        return X_syn, self._format_labels(y_syn)
+
+    def _format_labels(self, y_syn):
+        name = getattr(self, "_y_name", None)
+        if name is False:
+            return y_syn
+        import pandas as pd  # a Series was fitted, so pandas is installed
+
+        return pd.Series(y_syn, name=name)
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then emit ``len(X)`` synthetic rows; refuses a ``y`` (see class doc)."""
+        if y is not None:
+            raise ValueError(_SUPERVISED_MISUSE.format(name=type(self).__name__,
+                                                       method="fit_transform"))
+        return self.fit(X, **fit_params).transform(X)
 
     def transform(self, X):
-        """Return ``len(X)`` synthetic rows (the input values are not used).
+        """``len(X)`` fresh synthetic rows (the values of ``X`` are not used).
 
-        The rows are drawn with the estimator's ``random_state`` so that
-        seeded pipelines are reproducible.
+        Drawn from fresh OS entropy (post-processing). When labels were
+        fitted, the synthetic labels are dropped: use :meth:`sample` or
+        :meth:`fit_resample` to get rows and labels drawn together.
         """
-        check_is_fitted(self, "distribution_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        seed = self.random_state if isinstance(self.random_state, numbers.Integral) else None
-        out = self.sample(X.shape[0], random_state=seed)
+        check_is_fitted(self, "model_")
+        n = self._numeric(X, self._schema, reset=False).shape[0]
+        out = self._emit(n, sampling_generator(None))
         return out[0] if isinstance(out, tuple) else out
 
     def fit_resample(self, X, y):
-        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of the same size.
+        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows.
 
-        imbalanced-learn sampler convention; ``y`` is one more attribute.
+        imbalanced-learn's sampler contract; ``y`` is one more attribute. The
+        rows are drawn from the release's sampling stream (independent of its
+        noise). Inside ``imblearn.pipeline.Pipeline`` use :meth:`as_sampler`
+        (imbalanced-learn refuses steps that also have ``transform``).
         """
         self.fit(X, y)
-        seed = self.random_state if isinstance(self.random_state, numbers.Integral) else None
-        return self.sample(len(X), random_state=seed)
+        n = X.shape[0] if is_dataframe(X) else np.shape(X)[0]
+        return self._emit(n, self._sampling_rng)
+
+    def as_sampler(self):
+        """This release as an imbalanced-learn sampler (``fit_resample`` only).
+
+        Returns
+        -------
+        SyntheticSampler
+        """
+        from ._sampler import SyntheticSampler  # _sampler imports this module
+
+        return SyntheticSampler(self)
+
+    def get_feature_names_out(self, input_features=None):
+        """Column names of the synthetic rows (those of the fitted input)."""
+        check_is_fitted(self, "model_")
+        return self._schema.feature_names()
 
     def answer(self, queries=None):
         """Answer queries from the released distribution (post-processing).
@@ -349,48 +513,50 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         Parameters
         ----------
         queries : None, object with ``evaluate(X)``, or callable
-            ``None``: the fitted workload (``n_queries_`` answers, in the
-            order of ``workload_``). Otherwise any finite query set,
-            evaluated on the universe points: ``queries.evaluate(X)`` or
-            ``queries(X)`` returning a boolean matrix ``(n_points, k)``
-            (callables receive ``(X, y)`` when labels were fitted).
+            ``None``: the fitted workload (``n_queries_`` answers). Otherwise
+            any finite query set evaluated on the universe points (in the
+            internal numeric coding): ``queries.evaluate(X)`` or
+            ``queries(X)`` (``queries(X, y)`` when labels were fitted)
+            returning a boolean matrix ``(n_points, k)``.
 
         Returns
         -------
         answers : ndarray of shape (k,)
-            ``q(D) = sum_x D(x) q(x)`` for each query.
         """
-        check_is_fitted(self, "distribution_")
+        check_is_fitted(self, "model_")
         p = self.distribution_
         if queries is None:
             return self.workload_.answers(p)
+        if not (hasattr(queries, "evaluate") or callable(queries)):
+            raise TypeError("queries must be None, an object with evaluate(X) or a callable.")
         uni = self._universe
         total = None
-        chunk = 200_000
-        for start in range(0, uni.size, chunk):
-            flat = np.arange(start, min(start + chunk, uni.size))
-            w = p[flat]
-            keep = w > 0
+        for start in range(0, uni.size, 200_000):
+            flat = np.arange(start, min(start + 200_000, uni.size))
+            keep = p[flat] > 0
             if not np.any(keep):
                 continue
             Xs, ys = uni.points(flat[keep])
             if hasattr(queries, "evaluate"):
                 vals = queries.evaluate(Xs)
-            elif callable(queries):
-                vals = queries(Xs) if ys is None else queries(Xs, ys)
             else:
-                raise TypeError(
-                    "queries must be None, an object with evaluate(X) or a callable."
-                )
+                vals = queries(Xs) if ys is None else queries(Xs, ys)
             vals = np.asarray(vals, dtype=float)
-            if vals.ndim == 1:
-                vals = vals[:, None]
-            part = w[keep] @ vals
+            vals = vals[:, None] if vals.ndim == 1 else vals
+            part = p[flat[keep]] @ vals
             total = part if total is None else total + part
         return total
 
     @property
     def universe_(self):
         """Universe points ``(X_points, y_points)``; for a grid, bin centres."""
-        check_is_fitted(self, "distribution_")
+        check_is_fitted(self, "model_")
         return self._universe.points()
+
+    def _remember_input(self, X, y, data, randomness):
+        """Public facts about the input needed to format outputs."""
+        self._schema = data.schema
+        self._sampling_rng = randomness.sampling
+        self._y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
+                        else False)
+

@@ -1,16 +1,26 @@
 """Per-query answering baselines: Laplace and Gaussian (answers only).
 
-seeds/002_6ccc6583559482be.txt compares synthetic-data release (MWEM) with
-answering the k queries directly with noise: the Gaussian mechanism needs
-``n_Gauss ~ sqrt(k log k) / alpha`` records for max error ``alpha``, MWEM
-``n_MWEM ~ log(k) sqrt(log m) / alpha^2``.
+Hardt, Ligett, McSherry (NeurIPS 2012) compare synthetic-data release
+(MWEM) with answering the k queries directly with noise: the Gaussian
+mechanism needs ``n_Gauss ~ sqrt(k log k) / alpha`` records for max error
+``alpha``, MWEM ``n_MWEM ~ log(k) sqrt(log m) / alpha^2``.
 
-Neighbouring relation: substitution (same n, one record replaced), so each
-query's answer has sensitivity 1/n and the vector of k answers has L1
-sensitivity k/n and L2 sensitivity sqrt(k)/n (``sensitivity='per_query'``,
-the baseline of 002). With ``sensitivity='structured'`` a structured
-workload is answered from noisy tables instead (every table's cells, L1
-``2 G/n``, L2 ``sqrt(2 G)/n`` for G tables), which is never worse.
+Neighbouring relation: substitution (same n, one record replaced). The
+answers are integer **counts** released with exact discrete noise
+(discrete Laplace, or discrete Gaussian; Canonne, Kamath, Steinke,
+NeurIPS 2020, arXiv:2004.00010); ``answers_`` is ``noisy_counts_ / n``, a
+post-processing with no floating-point noise to attack (Mironov 2012).
+Each query's count has sensitivity 1 and the vector of k counts has L1
+sensitivity k and L2 sensitivity sqrt(k) (``sensitivity='per_query'``, the
+baseline of the comparison). With ``sensitivity='structured'`` a
+structured workload is answered from noisy count tables instead (every
+table's cells, L1 ``2 G``, L2 ``sqrt(2 G)`` for G tables), which is never
+worse.
+
+Marginal, threshold and range workloads are answered from count tables
+computed straight from the rows (``np.bincount`` of ravelled codes): no
+grid is built, so ``max_universe_size`` does not limit them (only the size
+of each table is capped).
 """
 
 import math
@@ -18,20 +28,33 @@ import math
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._constraints import Check, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
-from .._validation import check_delta, check_epsilon, check_generator
-from ..accounting import charge, check_accountant
-from ..mechanisms import gaussian_mechanism, gaussian_noise_std, laplace_mechanism
-from ._base import ReleaseData
+from .._randomness import release_randomness
+from .._validation import check_delta
+from ..accounting import charge
+from ._base import COMMON_CONSTRAINTS, ReleaseData
+from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
 
+_SOURCE = ("per-query answering baseline of Hardt, Ligett, McSherry, NeurIPS 2012; "
+           "discrete mechanisms of Canonne, Kamath, Steinke, NeurIPS 2020")
+_STRUCTURED_NAMES = ("auto", "marginals", "thresholds", "ranges")
+
 
 class _PerQueryBase(ReleaseData):
-    _noise = None
+    """Shared fit of the per-query baselines; subclasses choose the noise."""
+
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "delta": Check(check_delta, "a real number in [0, 1)"),
+        "sensitivity": Options("per_query", "structured"),
+    }
 
     def __init__(
         self,
+        *,
         epsilon=1.0,
         delta=0.0,
         queries="auto",
@@ -43,6 +66,7 @@ class _PerQueryBase(ReleaseData):
         n_universe="auto",
         max_universe_size=2**24,
         categorical_features=None,
+        categories=None,
         bounds=None,
         classes=None,
         accountant=None,
@@ -59,66 +83,69 @@ class _PerQueryBase(ReleaseData):
         self.n_universe = n_universe
         self.max_universe_size = max_universe_size
         self.categorical_features = categorical_features
+        self.categories = categories
         self.bounds = bounds
         self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
 
-    def _check_privacy(self):
-        raise NotImplementedError
-
     def fit(self, X, y=None):
-        """Answer the workload on ``X`` (and ``y``) with independent noise.
+        """Answer the workload on ``X`` (and ``y``) with independent discrete noise.
 
         Returns
         -------
         self
         """
-        epsilon, delta = self._check_privacy()
-        if self.sensitivity not in ("per_query", "structured"):
-            raise ValueError(
-                f"sensitivity must be 'per_query' or 'structured', got {self.sensitivity!r}."
-            )
-        self._check_universe_params()
-        check_accountant(self.accountant)
+        params = validate_params(self)
+        epsilon, delta = params["epsilon"], params["delta"]
+        self._check_delta(delta)
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
-        n = Xc.shape[0]
-        rng = check_generator(self.random_state)
-        uni = self._build_universe(lower, upper, categorical, classes, n, None, rng)
-        workload = self._build_workload(uni, rng, n)
-        k = workload.n_queries
-        if self.sensitivity == "structured" and workload.structured:
-            G = workload.n_groups
-            l1, l2 = 2.0 * G / n, math.sqrt(2.0 * G) / n
-            marginals = workload.data_marginals(uni.encode(Xc, y))
-            flat = np.concatenate([m.ravel() for m in marginals])
-            noisy_flat = self._release(flat, l1, l2, epsilon, delta, rng)
-            splits = np.cumsum([m.size for m in marginals])[:-1]
-            noisy = [v.reshape(m.shape) for v, m in zip(np.split(noisy_flat, splits), marginals)]
-            answers = workload.answers_from_marginals(noisy)
+        randomness = release_randomness(self.random_state)
+        data = self._validate_common(X, y)
+        structured_only = (self.universe == "grid" and isinstance(self.queries, str)
+                           and self.queries in _STRUCTURED_NAMES)
+        if structured_only:  # count tables from the rows: the grid is never built
+            uni = self._grid(data, None, check_size=False)
         else:
-            l1, l2 = k / n, math.sqrt(k) / n
-            true = self._true_answers(workload, uni, Xc, y)
-            answers = self._release(true, l1, l2, epsilon, delta, rng)
-        charge(self.accountant, epsilon, delta, type(self).__name__)
-        self.answers_ = answers
+            uni = self._build_universe(data, None, randomness.public)
+        workload = self._build_workload(uni, randomness.public)
+        n, k = data.n, workload.n_queries
+        if self.sensitivity == "structured" and workload.structured:
+            tables = workload.data_counts(uni.encode(data.X, data.y))
+            G = workload.n_groups
+            noise = self._noise_parameters(2 * G, math.sqrt(2.0 * G), epsilon, delta)
+            flat = np.concatenate([t.ravel() for t in tables])
+            noisy_flat = measure_counts(flat, noise, randomness.noise)
+            splits = np.cumsum([t.size for t in tables])[:-1]
+            noisy_tables = [v.reshape(t.shape) for v, t in
+                            zip(np.split(noisy_flat, splits), tables)]
+            noisy = workload.answers_from_marginals(noisy_tables)  # exact integer sums
+        else:
+            noise = self._noise_parameters(int(k), math.sqrt(k), epsilon, delta)
+            noisy = measure_counts(self._true_counts(workload, uni, data), noise,
+                                   randomness.noise)
+        not_certified = self._not_certified(data, randomness)
+        charge(self.accountant, epsilon, delta, type(self).__name__,
+               certified=not not_certified)
+        self.noisy_counts_ = np.asarray(noisy, dtype=np.int64)
+        self.answers_ = self.noisy_counts_ / n
         self.workload_ = workload
         self.n_queries_ = k
-        self.noise_scale_ = self._scale(l1, l2, epsilon, delta)
+        self.noise_scale_ = noise.noise_scale / n
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        not_certified = []
-        if self.bounds is None:
-            not_certified.append("bounds are public (taken from data)")
-        if uni.has_labels and self.classes is None:
-            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         self.guarantee_ = Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours)",
-            source="seeds/002_6ccc6583559482be.txt (per-query answering baseline)",
+            source=_SOURCE,
             certified=not not_certified,
-            assumptions_certified=(f"L1 sensitivity {l1:.3g}, L2 sensitivity {l2:.3g}",),
+            assumptions_certified=(
+                f"count sensitivity {'L1' if noise.noise == 'laplace' else 'L2'} = "
+                f"{noise.measurement_sensitivity:.4g}",
+                self._noise_note(),
+                "bad rows mapped by a fixed public rule, never refused",
+            ),
             assumptions_not_certified=tuple(not_certified),
+            notes=("answers_ = noisy_counts_ / n: a deterministic post-processing",),
         )
         return self
 
@@ -132,87 +159,89 @@ class _PerQueryBase(ReleaseData):
             )
         return self.answers_
 
-    def _release(self, values, l1, l2, epsilon, delta, rng):
-        """One Laplace / Gaussian mechanism on the whole answer vector."""
-        if self._noise == "laplace":
-            return np.asarray(laplace_mechanism(values, epsilon, l1, rng), dtype=float)
-        return np.asarray(gaussian_mechanism(values, epsilon, delta, l2, rng), dtype=float)
-
-
 
 class LaplacePerQuery(_PerQueryBase):
-    """Answer every query of the workload with Laplace noise (pure DP).
+    """Answer every query of the workload with discrete Laplace noise (pure DP).
 
-    Noise scale ``L1 / epsilon`` with ``L1 = k/n`` (``'per_query'``) or
-    ``2 G/n`` (``'structured'``). See the module docstring for parameters
-    (shared with :class:`SmoothMWEM`: queries, universe, bounds, ...).
+    Integer counts plus discrete Laplace noise of scale ``L1 / epsilon``
+    (``L1 = k``, ``'per_query'``; ``2 G``, ``'structured'``), sampled
+    exactly. Parameters as in :class:`SmoothMWEM` (queries, universe, bounds,
+    categories, ...); ``delta`` must be 0.
 
     Attributes
     ----------
     answers_ : ndarray of shape (n_queries,)
+        ``noisy_counts_ / n``.
+    noisy_counts_ : int64 ndarray of shape (n_queries,)
     noise_scale_ : float
+        Discrete Laplace scale in fraction units.
     workload_, n_queries_, privacy_spent_, guarantee_
+
+    References
+    ----------
+    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
+    Privacy", NeurIPS 2020, arXiv:2004.00010 (discrete Laplace, §2).
     """
 
-    _noise = "laplace"
-
-    def _check_privacy(self):
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
+    def _check_delta(self, delta):
         if delta != 0:
             raise ValueError("LaplacePerQuery is pure DP: pass delta=0 (or use GaussianPerQuery).")
-        return epsilon, delta
 
-    def _scale(self, l1, l2, epsilon, delta):
-        return l1 / epsilon
+    def _noise_parameters(self, l1, l2, epsilon, delta):
+        return RoundParameters(float("nan"), float("nan"), "laplace", l1 / epsilon, l1, epsilon,
+                               float("nan"))
+
+    def _noise_note(self):
+        return "discrete Laplace on integer counts, sampled exactly (integer arithmetic)"
 
 
 class GaussianPerQuery(_PerQueryBase):
-    """Answer every query of the workload with Gaussian noise ((eps, delta)-DP).
+    """Answer every query of the workload with discrete Gaussian noise ((eps, delta)-DP).
 
-    Noise std from the foundation's analytic Gaussian calibration with L2
-    sensitivity ``sqrt(k)/n`` (``'per_query'``) or ``sqrt(2 G)/n``
-    (``'structured'``).
+    Integer counts plus discrete Gaussian noise with ``sigma = L2 /
+    sqrt(2 rho)``, ``rho = zcdp_from_dp_budget(epsilon, delta)`` (exactly
+    ``rho``-zCDP for an integer query of L2 sensitivity ``L2 = sqrt(k)`` or
+    ``sqrt(2 G)``, Canonne, Kamath, Steinke 2020, Thm 4; converted to
+    ``(epsilon, delta)``). The zCDP route is a little more noise than an
+    analytic continuous calibration: the price of exact sampling.
 
     Attributes
     ----------
     answers_ : ndarray of shape (n_queries,)
+    noisy_counts_ : int64 ndarray of shape (n_queries,)
     noise_scale_ : float
+        Discrete Gaussian sigma in fraction units.
     workload_, n_queries_, privacy_spent_, guarantee_
+
+    References
+    ----------
+    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
+    Privacy", NeurIPS 2020, arXiv:2004.00010.
     """
 
-    _noise = "gaussian"
-
-    def __init__(
-        self,
-        epsilon=1.0,
-        delta=1e-5,
-        queries="auto",
-        marginal_width=2,
-        n_queries=None,
-        sensitivity="per_query",
-        universe="grid",
-        n_bins="auto",
-        n_universe="auto",
-        max_universe_size=2**24,
-        categorical_features=None,
-        bounds=None,
-        classes=None,
-        accountant=None,
-        random_state=None,
-    ):
+    def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", marginal_width=2,
+                 n_queries=None, sensitivity="per_query", universe="grid", n_bins="auto",
+                 n_universe="auto", max_universe_size=2**24, categorical_features=None,
+                 categories=None, bounds=None, classes=None, accountant=None,
+                 random_state=None):
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, marginal_width=marginal_width,
             n_queries=n_queries, sensitivity=sensitivity, universe=universe, n_bins=n_bins,
             n_universe=n_universe, max_universe_size=max_universe_size,
-            categorical_features=categorical_features, bounds=bounds, classes=classes,
-            accountant=accountant, random_state=random_state,
+            categorical_features=categorical_features, categories=categories, bounds=bounds,
+            classes=classes, accountant=accountant, random_state=random_state,
         )
 
-    def _check_privacy(self):
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        return epsilon, delta
+    def _check_delta(self, delta):
+        if delta == 0:
+            raise ValueError("GaussianPerQuery needs delta in (0, 1), e.g. delta=1e-5 "
+                             "(or use LaplacePerQuery for pure DP).")
 
-    def _scale(self, l1, l2, epsilon, delta):
-        return float(gaussian_noise_std(epsilon, delta, l2))
+    def _noise_parameters(self, l1, l2, epsilon, delta):
+        rho = zcdp_budget(epsilon, delta)
+        return RoundParameters(float("nan"), float("nan"), "gaussian", l2 / math.sqrt(2 * rho),
+                               l2, float("nan"), rho)
+
+    def _noise_note(self):
+        return ("discrete Gaussian on integer counts (rho-zCDP, converted to (eps, delta)), "
+                "sampled exactly (integer arithmetic)")

@@ -1,37 +1,61 @@
-"""MWEM, Smooth MWEM and Projected Smooth MWEM as a scikit-learn transformer.
+"""MWEM, Smooth MWEM and Projected Smooth MWEM as a scikit-learn estimator.
 
-References: seeds/002_6ccc6583559482be.txt (MWEM, lecture notes);
-seeds/000_08e60ac76481cbe2.txt, §4, App. E (Alg. 2, Thm 4.2), App. F
-(Alg. 3, Claim F.1, Thm 4.3), App. G (Lemma G.3); conference version
-seeds/003_a96633f97736c2ff.txt, Theorems 4.1–4.3.
+References
+----------
+Hardt, Ligett, McSherry, "A simple and practical algorithm for
+differentially private data release", NeurIPS 2012 (MWEM).
+Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129: §4,
+App. E (Alg. 2, Thm 4.2), App. F (Alg. 3, Claim F.1, Thm 4.3), App. G
+(Lemma G.3).
 """
 
 import math
-import numbers
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
+from .._constraints import Boolean, Integer, Options, Real, validate_params
 from .._guarantee import Guarantee, PrivacySpent
-from .._validation import (
-    check_delta,
-    check_epsilon,
-    check_generator,
-    check_positive_int,
-    check_probability,
-    check_sigma,
-)
-from ..accounting import charge, check_accountant
+from .._randomness import release_randomness
+from ..accounting import charge
 from ..exceptions import PrivacyWarning
-from ._base import ReleaseMixin
-from ._projection import kl_project_smooth
-from ._privacy import round_parameters, select, add_noise
+from ._base import (
+    COMMON_CONSTRAINTS,
+    DELTA_CONSTRAINT,
+    JITTER_CONSTRAINT,
+    SIGMA_CONSTRAINT,
+    ReleaseMixin,
+)
+from ._dense_model import DenseModel
+from ._privacy import RoundParameters, round_parameters
+from ._rounds import QueryRounds, TableRounds, make_model, run_mw
 
 __all__ = ["SmoothMWEM"]
 
-_SOURCE_MWEM = "seeds/002_6ccc6583559482be.txt (MWEM); seeds/000_08e60ac76481cbe2.txt Thm 4.1"
-_SOURCE_SMOOTH = "seeds/000_08e60ac76481cbe2.txt, App. E, Alg. 2, Thm 4.2"
-_SOURCE_PROJ = "seeds/000_08e60ac76481cbe2.txt, App. F, Alg. 3, Thm 4.3"
+_PAPER = ("Haghtalab, Roughgarden, Shetty, Smoothed Analysis of Online and Differentially "
+          "Private Learning, NeurIPS 2020, arXiv:2006.10129")
+_SOURCE_MWEM = ("Hardt, Ligett, McSherry, NeurIPS 2012 (MWEM); " + _PAPER + ", Thm 4.1")
+_SOURCE_SMOOTH = _PAPER + ", App. E, Alg. 2, Thm 4.2"
+_SOURCE_PROJ = _PAPER + ", App. F, Alg. 3, Thm 4.3"
+_ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
+_MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2) point updates (about a day)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Every choice of a fit that depends on public inputs only."""
+
+    by_table: bool
+    exclude: bool
+    n_rounds: int
+    fraction: float
+    update: str
+    eta: float
+    n_passes: int
+    output: str
+    params: RoundParameters
 
 
 class SmoothMWEM(ReleaseMixin):
@@ -43,10 +67,9 @@ class SmoothMWEM(ReleaseMixin):
     releases a distribution over the universe from which synthetic rows are
     drawn.
 
-    * ``sigma=None, projection=False`` — classic MWEM (Hardt et al. 2012;
-      seeds/002_6ccc6583559482be.txt), Thm 4.1 of seeds/000.
-    * ``sigma`` set — Smooth MWEM (seeds/000_08e60ac76481cbe2.txt, App. E,
-      Alg. 2): the workload is a data-independent gamma-cover of the query
+    * ``sigma=None, projection=False`` — classic MWEM (Hardt, Ligett,
+      McSherry 2012), Thm 4.1 of Haghtalab, Roughgarden, Shetty (2020).
+    * ``sigma`` set — Smooth MWEM (Haghtalab et al. 2020, App. E, Alg. 2): the workload is a data-independent gamma-cover of the query
       class; with ``n_bins='auto'`` the grid gives gamma = sigma / (2n)
       (thresholds), capped by ``max_universe_size`` (achieved gamma in
       ``cover_gamma_``). Error bound Thm 4.2 (``error_bound_``).
@@ -65,18 +88,37 @@ class SmoothMWEM(ReleaseMixin):
 
     **Privacy.** With ``delta=0``: pure ``epsilon``-DP by basic composition
     over ``n_iter`` rounds, each spending ``selection_fraction * epsilon /
-    n_iter`` on the exponential mechanism and the rest on a Laplace
-    measurement. With ``delta>0``: the budget is converted to zCDP
-    (``rho`` with ``zcdp_to_dp(rho, delta) = epsilon``), split equally across
-    rounds; selection is the exponential mechanism (``eps0^2/8``-zCDP),
-    measurement Gaussian. Sensitivities (substitution):
+    n_iter`` on the exponential mechanism and the rest on a measurement of
+    **integer counts with discrete Laplace noise**. With ``delta>0``: the
+    budget is converted to zCDP (``rho`` with ``zcdp_to_dp(rho, delta) =
+    epsilon``), split equally across rounds; selection is the exponential
+    mechanism (``eps0^2/8``-zCDP), measurement **discrete Gaussian** on the
+    counts (exactly ``Delta^2/(2 s^2)``-zCDP, Canonne, Kamath, Steinke
+    2020). Both discrete samplers are exact (integer arithmetic), so the
+    released measurements carry no floating-point artefact (Mironov 2012);
+    ``measurements_`` are the noisy counts divided by the public ``n``
+    (post-processing). Sensitivities (substitution):
 
-    ====================  ===================  ===================
-    object                score / L1           L2
-    ====================  ===================  ===================
-    one query             1/n                  1/n
-    one table (cells)     2/n                  sqrt(2)/n
-    ====================  ===================  ===================
+    ====================  ======================  ===================
+    object                score (fractions)       counts L1 / L2
+    ====================  ======================  ===================
+    one query             1/n                     1 / 1
+    one table (cells)     2/n                     2 / sqrt(2)
+    ====================  ======================  ===================
+
+    **Randomness.** ``random_state=None`` (default): the noise comes from
+    fresh OS entropy at every fit (certified). A given ``random_state`` makes
+    the run reproducible but the release *not certified* (``guarantee_``
+    and the ledger say so; ``PrivacyLeakWarning``). The public choices
+    (sampled universe, workload subset), the noise, and the synthetic rows
+    use three independent streams, so emitted rows never reveal the noise.
+
+    **Tables and pipelines.** ``X`` may be a pandas DataFrame with numeric,
+    boolean, string and ``Categorical`` columns (levels are public: see
+    ``categories``); ``sample``/``fit_resample``/``transform`` then return a
+    DataFrame with the same names and dtypes. ``fit_transform(X)`` emits
+    synthetic rows; with a ``y`` it raises (a supervised pipeline would pair
+    synthetic X with real y): use ``fit_resample`` or :meth:`as_sampler`.
 
     A table's selection score is the L1 distance between its current and its
     true marginal (sensitivity 2/n). Excluding already-measured queries,
@@ -109,7 +151,7 @@ class SmoothMWEM(ReleaseMixin):
         Rounds T. ``'auto'``: with ``measurement='query'`` the minimiser of
         the theorem's bound ``2 sqrt(L/T) + 10 T log|Q| / (eps n)``, i.e.
         ``T = (eps n sqrt(L) / (10 log|Q|))^{2/3}`` with ``L = log(1/sigma)``
-        (Thm 4.2/4.3; the order of seeds/000 App. E's T) or ``L = log N``
+        (Thm 4.2/4.3; the order of App. E's T) or ``L = log N``
         (classic MWEM, Thm 4.1);
         with ``measurement='table'``: as many tables as keep the per-cell noise
         std below a quarter of the average cell mass,
@@ -126,8 +168,8 @@ class SmoothMWEM(ReleaseMixin):
     exclude_measured : bool or 'auto', default='auto'
         Never re-select a measured table/query (post-processing of past
         selections, privacy unaffected). ``'auto'``: True for tables; False
-        for ``measurement='query'``, because the theorems' analysis (000
-        Lemma E.4) needs the selection to range over the whole cover. With
+        for ``measurement='query'``, because the theorems' analysis (Lemma
+        E.4) needs the selection to range over the whole cover. With
         exclusion, T is capped at the number of candidates.
     selection_fraction : float in (0, 1) or 'auto', default='auto'
         Share of each round's budget spent on selection. ``'auto'``: 1/2 for
@@ -153,7 +195,8 @@ class SmoothMWEM(ReleaseMixin):
         noisy cells). Both chosen by measurement.
     n_passes : int or 'auto', default='auto'
         Extra MW passes over all past measurements after each round
-        (post-processing). ``'auto'``: 0 for ``measurement='query'`` (the
+        (post-processing; at most 1000, and ``N T^2 n_passes`` is capped so a
+        fit cannot run for days). ``'auto'``: 0 for ``measurement='query'`` (the
         theorems' algorithm); for tables ``10``, reduced to
         ``max(1, 5e8 / (N T^2))`` on large universes (N points, T rounds)
         to bound the running time.
@@ -171,9 +214,16 @@ class SmoothMWEM(ReleaseMixin):
         Refuse universes larger than this (memory: 8 bytes per point).
     projection : bool, default=False
         Projected Smooth MWEM (requires ``sigma``).
-    categorical_features : None, bool mask or int indices, default=None
-        Categorical/binary features: their levels are the integers between
-        their public bounds.
+    categorical_features : None, 'from_dtype', bool mask, int indices or names, default=None
+        Categorical features. Levels: ``categories``, a pandas
+        ``Categorical`` dtype's categories, ``[False, True]`` for booleans, or
+        the integers between the public bounds of a numeric column.
+        ``None``: only the DataFrame columns whose dtype carries levels
+        (Categorical, boolean). ``'from_dtype'``: every non-numeric column.
+    categories : None or dict, default=None
+        Public levels ``{column name or index: [levels]}``. Never read from
+        the data: a string column without declared levels is an error. A
+        value outside the levels is mapped to the first level.
     bounds : tuple (lower, upper) or None, default=None
         Public domain box. ``None`` takes it from the data
         (``PrivacyLeakWarning``). Rows outside are clipped to it; how many
@@ -182,12 +232,13 @@ class SmoothMWEM(ReleaseMixin):
     classes : array-like or None, default=None
         Public label set when ``y`` is given (``None``: from ``y``, with a
         ``PrivacyLeakWarning``).
-    jitter : bool, default=False
-        Sample continuous coordinates uniformly inside their bin instead of
-        at the bin centre.
+    jitter : bool, default=True
+        Draw continuous synthetic coordinates uniformly inside their grid
+        bin (from the sampling stream); ``False``: the bin centre.
     accountant : BudgetAccountant or None, default=None
         Ledger charged ``(epsilon, delta)`` when ``fit`` releases.
     random_state : None, int or Generator, default=None
+        ``None`` for a certified release (see **Randomness**).
 
     Attributes
     ----------
@@ -202,12 +253,18 @@ class SmoothMWEM(ReleaseMixin):
     n_queries_ : int
     n_iter_ : int
         Rounds run.
+    model_ : ReleaseModel
+        The released distribution behind the model protocol
+        (``marginal``, ``multiply``, ``sample``).
     selected_ : list of int
         Selected tables (``measurement='table'``) or queries, in order.
+    noisy_counts_ : list of int64 ndarray
+        The released noisy counts (exact discrete mechanisms).
     measurements_ : list of ndarray
-        Noisy measurements (private outputs; releasing them is free).
+        ``noisy_counts_ / n`` (fractions; post-processing).
     noise_scale_ : float
-        Laplace scale or Gaussian std of each measurement (fraction units).
+        Discrete Laplace scale or discrete Gaussian sigma of each
+        measurement, in fraction units (count units / n).
     selection_epsilon_ : float
         Per-round exponential-mechanism epsilon.
     cover_gamma_ : float or None
@@ -248,10 +305,13 @@ class SmoothMWEM(ReleaseMixin):
 
     References
     ----------
-    Hardt, Ligett, McSherry (2012), A simple and practical algorithm for
-    differentially private data release. Haghtalab, Roughgarden, Shetty,
-    Smoothed analysis of online and differentially private learning
-    (seeds/000_08e60ac76481cbe2.txt, seeds/003_a96633f97736c2ff.txt).
+    Hardt, Ligett, McSherry, "A simple and practical algorithm for
+    differentially private data release", NeurIPS 2012.
+    Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
+    Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129:
+    App. E Alg. 2, App. F Alg. 3, Thm 4.1–4.3.
+    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
+    Privacy", NeurIPS 2020, arXiv:2004.00010.
 
     Examples
     --------
@@ -260,13 +320,32 @@ class SmoothMWEM(ReleaseMixin):
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 4)) < [0.2, 0.5, 0.7, 0.9]).astype(float)
     >>> mwem = SmoothMWEM(epsilon=1.0, categorical_features=[0, 1, 2, 3],
-    ...                   bounds=(0, 1), random_state=0).fit(X)
+    ...                   bounds=(0, 1)).fit(X)
     >>> mwem.sample(3).shape
     (3, 4)
     """
 
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "delta": DELTA_CONSTRAINT,
+        "sigma": SIGMA_CONSTRAINT,
+        "n_iter": (Options("auto"), Integer(1, high=10**5, cap_reason=(
+            "run time: every round is one O(N) update of the model"))),
+        "measurement": Options("table", "query"),
+        "exclude_measured": (Options("auto"), Boolean()),
+        "selection_fraction": (Options("auto"), Real(0, 1, closed="neither")),
+        "update": Options("auto", "mw", "ipf"),
+        "learning_rate": (Options("auto"), Real(0, 1e3, closed="right")),
+        "n_passes": (Options("auto"), Integer(0, high=1000, cap_reason=(
+            "run time: every pass re-applies all past measurements"))),
+        "output": Options("auto", "average", "last"),
+        "projection": Boolean(),
+        "jitter": JITTER_CONSTRAINT,
+    }
+
     def __init__(
         self,
+        *,
         epsilon=1.0,
         delta=0.0,
         sigma=None,
@@ -287,9 +366,10 @@ class SmoothMWEM(ReleaseMixin):
         max_universe_size=2**24,
         projection=False,
         categorical_features=None,
+        categories=None,
         bounds=None,
         classes=None,
-        jitter=False,
+        jitter=True,
         accountant=None,
         random_state=None,
     ):
@@ -313,56 +393,12 @@ class SmoothMWEM(ReleaseMixin):
         self.max_universe_size = max_universe_size
         self.projection = projection
         self.categorical_features = categorical_features
+        self.categories = categories
         self.bounds = bounds
         self.classes = classes
         self.jitter = jitter
         self.accountant = accountant
         self.random_state = random_state
-
-    # ------------------------------------------------------------- checks
-    def _check_params(self):
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        sigma = None if self.sigma is None else check_sigma(self.sigma)
-        if self.measurement not in ("table", "query"):
-            raise ValueError(
-                f"measurement must be 'table' or 'query', got {self.measurement!r}."
-            )
-        if self.output not in ("auto", "average", "last"):
-            raise ValueError(
-                f"output must be 'auto', 'average' or 'last', got {self.output!r}."
-            )
-        if not (isinstance(self.exclude_measured, str) and self.exclude_measured == "auto"):
-            if not isinstance(self.exclude_measured, (bool, np.bool_)):
-                raise TypeError(
-                    f"exclude_measured must be True, False or 'auto', got {self.exclude_measured!r}."
-                )
-        if not (isinstance(self.selection_fraction, str) and self.selection_fraction == "auto"):
-            check_probability(self.selection_fraction, "selection_fraction")
-        if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
-            if (not isinstance(self.learning_rate, numbers.Real)
-                    or isinstance(self.learning_rate, bool)
-                    or not np.isfinite(self.learning_rate) or self.learning_rate <= 0):
-                raise ValueError(
-                    f"learning_rate must be a finite float > 0 or 'auto', got "
-                    f"{self.learning_rate!r}."
-                )
-        if self.update not in ("auto", "mw", "ipf"):
-            raise ValueError(f"update must be 'auto', 'mw' or 'ipf', got {self.update!r}.")
-        if not (isinstance(self.n_passes, str) and self.n_passes == "auto"):
-            check_positive_int(self.n_passes, "n_passes", minimum=0)
-        if not (isinstance(self.n_iter, str) and self.n_iter == "auto"):
-            check_positive_int(self.n_iter, "n_iter")
-        if not isinstance(self.projection, (bool, np.bool_)):
-            raise TypeError(f"projection must be True or False, got {self.projection!r}.")
-        if self.projection and sigma is None:
-            raise ValueError(
-                "projection=True (Projected Smooth MWEM) projects onto sigma-smooth "
-                "distributions and needs sigma; pass e.g. sigma=0.1."
-            )
-        self._check_universe_params()
-        check_accountant(self.accountant)
-        return epsilon, delta, sigma
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None):
@@ -370,7 +406,7 @@ class SmoothMWEM(ReleaseMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), optional
             Labels, treated as one more (categorical) attribute.
 
@@ -378,126 +414,116 @@ class SmoothMWEM(ReleaseMixin):
         -------
         self
         """
-        epsilon, delta, sigma = self._check_params()
+        params = validate_params(self)
+        epsilon, delta, sigma = params["epsilon"], params["delta"], params["sigma"]
+        if self.projection and sigma is None:
+            raise ValueError("projection=True (Projected Smooth MWEM) projects onto sigma-smooth "
+                             "distributions and needs sigma; pass e.g. sigma=0.1.")
         if self.accountant is not None:
             self.accountant.check(epsilon, delta)
-        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
-        n = Xc.shape[0]
-        rng = check_generator(self.random_state)
-        uni = self._build_universe(lower, upper, categorical, classes, n, sigma, rng)
-        workload = self._build_workload(uni, rng, n)
+        randomness = release_randomness(self.random_state)
+        data = self._validate_common(X, y)
+        uni = self._build_universe(data, sigma, randomness.public)
+        workload = self._build_workload(uni, randomness.public)
         if workload.n_queries == 0:
             raise ValueError("The query workload is empty; check queries and n_queries.")
-        by_table = self.measurement == "table" and workload.structured
-        n_candidates = workload.n_groups if by_table else workload.n_queries
-        exclude = by_table if self.exclude_measured == "auto" else bool(self.exclude_measured)
-        T = self._n_rounds(epsilon, delta, sigma, n, uni, workload,
-                           n_candidates if exclude else None, by_table)
-        fraction = self.selection_fraction
-        if fraction == "auto":
-            fraction = 0.3 if by_table else 0.5
-        params = self._round_parameters(epsilon, delta, T, fraction, n, by_table)
-        update = "mw" if self.update == "auto" else self.update
-        eta = self.learning_rate
-        if eta == "auto":
-            eta = 0.125 if by_table else 0.5
-        step = _Updater(workload, by_table, update, float(eta))
-        if self.n_passes != "auto":
-            n_passes = int(self.n_passes)
-        elif by_table:
-            n_passes = int(np.clip(5e8 / (uni.size * T * T), 1, 10))
-        else:
-            n_passes = 0
+        plan = self._plan(params, data.n, uni, workload)
+        counts = self._true_counts(workload, uni, data) if not plan.by_table else \
+            workload.data_counts(uni.encode(data.X, data.y))
+        strategy = (TableRounds if plan.by_table else QueryRounds)(
+            workload, counts, data.n, plan.update, plan.eta)
+        run = run_mw(strategy, make_model(uni.shape), plan.n_rounds, plan.params,
+                     randomness.noise, exclude=plan.exclude, n_passes=plan.n_passes,
+                     sigma=sigma if self.projection else None)
+        not_certified = self._not_certified(data, randomness)
+        # charge, then publish: nothing of the release is visible before the ledger agreed
+        charge(self.accountant, epsilon, delta, type(self).__name__,
+               certified=not not_certified)
+        self._publish(run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
+                      not_certified)
+        self._remember_input(X, y, data, randomness)
+        return self
 
-        true = self._true_answers(workload, uni, Xc, y)
-        data_marginals = workload.data_marginals(uni.encode(Xc, y)) if by_table else None
-
-        N = uni.size
-        p = np.full(N, 1.0 / N)
-        average = np.zeros(N)
-        available = np.ones(n_candidates, dtype=bool)
-        measured = []  # (index, noisy values)
-        selected = []
-        for _ in range(T):
-            if by_table:
-                current = workload.marginals(p)
-                scores = np.array([np.abs(c - d).sum() for c, d in zip(current, data_marginals)])
-            else:
-                current = workload.answers(p)
-                scores = np.abs(current - true)
-            cand = np.flatnonzero(available)
-            choice = int(cand[select(scores[cand], params, rng)])
-            if exclude:
-                available[choice] = False
-            selected.append(choice)
-            if by_table:
-                m = add_noise(data_marginals[choice], params, rng)
-            else:
-                m = float(add_noise(np.array([true[choice]]), params, rng)[0])
-            measured.append((choice, m))
-            p = step(p, choice, m, current[choice])
-            for _pass in range(n_passes):
-                for idx, meas in measured:
-                    p = step(p, idx, meas)
-            np.maximum(p, _TINY, out=p)  # keep the support (underflow guard)
-            p /= p.sum()
-            if self.projection:
-                p = np.exp(kl_project_smooth(np.log(p), sigma))
-            average += p
-        average /= T
-        last = p
-        output = self.output
-        if output == "auto":
-            output = "last" if by_table else "average"
-
-        # ---- release: charge the ledger before exposing anything
-        charge(self.accountant, epsilon, delta, type(self).__name__)
+    def _publish(self, run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
+                 not_certified):
+        n = data.n
         self._universe = uni
         self.workload_ = workload
         self.n_queries_ = workload.n_queries
-        self.n_iter_ = T
-        self.selected_ = selected
-        self.measurements_ = [m for _, m in measured]
-        self.noise_scale_ = params.noise_scale
-        self.selection_epsilon_ = params.selection_epsilon
-        self.distribution_average_ = average / average.sum()
-        self.distribution_last_ = last / last.sum()
-        self.distribution_ = (
-            self.distribution_average_ if output == "average" else self.distribution_last_
-        )
-        self.output_ = output
-        self.update_ = update
-        self.learning_rate_ = float(eta)
-        self.n_passes_ = n_passes
-        self.selection_fraction_ = float(fraction)
-        self.exclude_measured_ = exclude
-        self.measurement_ = "table" if by_table else "query"
-        self.bounds_ = (lower, upper)
-        self.classes_ = classes
+        self.n_iter_ = plan.n_rounds
+        self.selected_ = run.selected
+        self.noisy_counts_ = run.noisy_counts
+        self.measurements_ = [c / n for c in run.noisy_counts]
+        self.noise_scale_ = plan.params.noise_scale / n
+        self.selection_epsilon_ = plan.params.selection_epsilon
+        self.distribution_average_ = run.average / run.average.sum()
+        self.distribution_last_ = run.last.marginal(tuple(range(len(uni.shape)))).reshape(-1)
+        if plan.output == "average":
+            self.model_ = DenseModel.from_probabilities(self.distribution_average_, uni.shape)
+        else:
+            self.model_ = run.last
+        self.distribution_ = (self.distribution_average_ if plan.output == "average"
+                              else self.distribution_last_)
+        self.output_ = plan.output
+        self.update_ = plan.update
+        self.learning_rate_ = plan.eta
+        self.n_passes_ = plan.n_passes
+        self.selection_fraction_ = plan.fraction
+        self.exclude_measured_ = plan.exclude
+        self.measurement_ = "table" if plan.by_table else "query"
+        self.bounds_ = (data.lower, data.upper)
+        self.classes_ = data.classes
         self.cover_gamma_ = self._cover_gamma(uni, workload)
-        self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, T, by_table,
-                                              fraction, float(eta), n_passes)
+        self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, plan)
         self.error_bound_confidence_ = 1 - _ERROR_BOUND_FAILURE
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, by_table, T)
+        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, plan,
+                                          not_certified)
         if sigma is not None:
             warnings.warn(
                 "SmoothMWEM: the accuracy guarantee assumes the data are "
                 f"sigma-smooth (sigma={sigma}), which cannot be certified privately; "
                 "privacy holds regardless. See guarantee_.",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        return self
+
+    def _plan(self, params, n, uni, workload):
+        """Rounds, budget split and update rule: functions of public inputs only."""
+        by_table = params["measurement"] == "table" and workload.structured
+        n_candidates = workload.n_groups if by_table else workload.n_queries
+        exclude = by_table if params["exclude_measured"] == "auto" else params["exclude_measured"]
+        T = self._n_rounds(params, n, uni, workload, n_candidates if exclude else None,
+                           by_table)
+        fraction = params["selection_fraction"]
+        fraction = (0.3 if by_table else 0.5) if fraction == "auto" else fraction
+        eta = params["learning_rate"]
+        eta = (0.125 if by_table else 0.5) if eta == "auto" else eta
+        if params["n_passes"] != "auto":
+            n_passes = params["n_passes"]
+        else:
+            n_passes = int(np.clip(5e8 / (uni.size * T * T), 1, 10)) if by_table else 0
+        if uni.size * T * (1 + n_passes * T / 2) > _MAX_WORK:
+            raise ValueError(
+                f"n_iter={T} rounds with n_passes={n_passes} over a universe of {uni.size:.3g} "
+                f"points is more than {_MAX_WORK:.0e} point updates (days of run time); "
+                "lower n_passes, n_iter or the universe size.")
+        output = params["output"]
+        output = ("last" if by_table else "average") if output == "auto" else output
+        update = "mw" if params["update"] == "auto" else params["update"]
+        return _Plan(by_table, bool(exclude), T, float(fraction), update, float(eta),
+                     int(n_passes), output, self._round_parameters(
+                         params["epsilon"], params["delta"], T, fraction, n, by_table))
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
         """Per-round mechanism parameters (a method so that audits can test a broken one)."""
         return round_parameters(epsilon, delta, T, fraction, n, by_table)
 
     # ------------------------------------------------------------- theory
-    def _n_rounds(self, epsilon, delta, sigma, n, uni, workload, n_candidates, by_table):
-        if not isinstance(self.n_iter, str):
-            T = int(self.n_iter)
+    def _n_rounds(self, params, n, uni, workload, n_candidates, by_table):
+        epsilon, sigma = params["epsilon"], params["sigma"]
+        if params["n_iter"] != "auto":
+            T = params["n_iter"]
         elif by_table:
             # as many tables as keep the per-cell noise std of a measurement below a
             # quarter of the average cell mass 1/L (Laplace: sqrt(2) * 2T / (n eps (1-f)),
@@ -512,7 +538,7 @@ class SmoothMWEM(ReleaseMixin):
             # or L = log(1/sigma) (Thm 4.2/4.3, smooth data; same order as App. E's T).
             L = math.log(max(uni.size, 2)) if sigma is None or sigma >= 1 else math.log(1 / sigma)
             T = (epsilon * n * math.sqrt(L) / (10 * log_q)) ** (2 / 3)
-            T = max(1, int(round(T)))
+            T = int(min(max(1, round(T)), 10**5))
         return max(1, T if n_candidates is None else min(T, n_candidates))
 
     def _cover_gamma(self, uni, workload):
@@ -532,8 +558,7 @@ class SmoothMWEM(ReleaseMixin):
             return min(1.0, width * max(1.0 / uni.shape[j] for j in cont))
         return 0.0  # marginal cells of the grid are the workload itself
 
-    def _error_bound(self, epsilon, delta, sigma, n, uni, workload, T, by_table, fraction, eta,
-                     n_passes):
+    def _error_bound(self, epsilon, delta, sigma, n, uni, workload, plan):
         """Theorem bound on the max workload error for the run's T.
 
         Only for the theorems' algorithm: pure DP, single-query measurement,
@@ -545,48 +570,53 @@ class SmoothMWEM(ReleaseMixin):
         potential argument (D_B, or its smooth witness, on the universe)
         does not apply and no bound is reported.
         """
-        if (not workload.structured or by_table or delta > 0 or fraction != 0.5 or eta != 0.5 or n_passes
-                or self.output_ != "average" or self.update_ != "mw" or self.exclude_measured_):
+        if (not workload.structured or plan.by_table or delta > 0 or plan.fraction != 0.5
+                or plan.eta != 0.5 or plan.n_passes or plan.output != "average"
+                or plan.update != "mw" or plan.exclude):
             return None
-        # Proof of Thm 4.2 (000 App. E; Thm 4.1 = Hardt et al.) with the tail level of
+        # Proof of Thm 4.2 (App. E; Thm 4.1 = Hardt et al.) with the tail level of
         # Lemma E.4 made explicit. Per round (eps_sel = eps_meas = eps/(2T), sensitivity
         # 1/n), with probability >= 1 - beta/(2T) each:
         #   exponential mechanism: chosen error >= max error - A,
         #       A = 4T (log|Q| + log(2T/beta)) / (eps n);
-        #   Laplace (scale 2T/(eps n)): |m_i - q_i(D_B)| <= B = 2T log(2T/beta) / (eps n).
+        #   discrete Laplace on the count (scale b = 2T/eps): P(|Z| > x) <= 2 exp(-x/b),
+        #       so |m_i - q_i(D_B)| <= B = 2T log(4T/beta) / (eps n)
+        #       (the continuous Laplace of the paper has 1 in place of 2: log(2T/beta)).
         # Union bound over T rounds; Lemma E.3 + Jensen + concavity as in the proof:
         #   max error of the average <= 2 sqrt(Psi_0 / T) + A + B   w.p. >= 1 - beta,
         # Psi_0 <= log N (Thm 4.1) or log(1/sigma) (Thm 4.2 / 4.3, smooth data, Fact E.2).
-        # With beta = 2T/|Q| this is the papers' 2 sqrt(Psi_0/T) + 10 T log|Q|/(eps n);
-        # that level is vacuous when 2T >= |Q| (common: T ~ (eps n)^(2/3)), hence fixed beta.
+        # With beta = 2T/|Q| this is the papers' 2 sqrt(Psi_0/T) + 10 T log|Q|/(eps n)
+        # up to the discrete tail; that level is vacuous when 2T >= |Q|, hence fixed beta.
+        T = plan.n_rounds
         beta = _ERROR_BOUND_FAILURE
         log_q = math.log(max(workload.n_queries, 1))
-        tail = math.log(2 * T / beta)
-        selection = 4 * T * (log_q + tail) / (epsilon * n)
-        measurement = 2 * T * tail / (epsilon * n)
-        if sigma is None:
-            psi0 = math.log(max(uni.size, 2))  # Thm 4.1
-        else:
-            psi0 = math.log(1 / sigma)  # Thm 4.2 / 4.3 on the cover queries (|Q'| = n_queries)
+        selection = 4 * T * (log_q + math.log(2 * T / beta)) / (epsilon * n)
+        measurement = 2 * T * math.log(4 * T / beta) / (epsilon * n)
+        psi0 = math.log(max(uni.size, 2)) if sigma is None else math.log(1 / sigma)
         return 2 * math.sqrt(psi0 / T) + selection + measurement
 
-    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, by_table, T):
-        claim = f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, n={n} public)"
+    def _guarantee(self, epsilon, delta, sigma, n, uni, workload, plan, not_certified):
+        claim = (f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, "
+                 f"n={n} public)")
+        noise = ("discrete Laplace on integer counts (pure DP)" if delta == 0 else
+                 "discrete Gaussian on integer counts (zCDP, converted to (eps, delta))")
         certified = [
             "universe and workload are data independent"
             + ("" if self.bounds is not None else " (except bounds taken from data)"),
-            "sensitivities: query 1/n, table L1 2/n, L2 sqrt(2)/n",
+            "sensitivities: query count 1, table counts L1 2 / L2 sqrt(2), scores 1/n, 2/n",
+            f"measurements: {noise}, sampled exactly with integer arithmetic",
+            "bad rows (NaN, inf, off-domain, unknown labels or levels) mapped by a fixed "
+            "public rule, never refused; how many is not released",
         ]
-        not_certified = []
         notes = [
             f"variant: {'Projected Smooth MWEM' if self.projection else 'Smooth MWEM' if sigma else 'MWEM'}",
-            f"measurement: {'whole tables' if by_table else 'single queries'}, T={T}",
-            f"output: {'average of iterates' if self.output_ == 'average' else 'last iterate'}",
+            f"measurement: {'whole tables' if plan.by_table else 'single queries'}, "
+            f"T={plan.n_rounds}",
+            f"output: {'average of iterates' if plan.output == 'average' else 'last iterate'}",
+            "selection: exponential mechanism on integer scores (public model answers "
+            "rounded to 1/(n 2^16)), sampled exactly (exact_exponential_mechanism)",
+            "measurements_ = noisy counts / n: a deterministic post-processing",
         ]
-        if self.bounds is None:
-            not_certified.append("bounds are public (taken from data: PrivacyLeakWarning)")
-        if uni.has_labels and self.classes is None:
-            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         if sigma is not None:
             notes.append(f"accuracy (not privacy) assumes the data are (sigma={sigma}, 0)-smooth, "
                          "which cannot be certified privately")
@@ -610,68 +640,3 @@ class SmoothMWEM(ReleaseMixin):
             assumptions_not_certified=tuple(not_certified),
             notes=tuple(notes),
         )
-
-
-def _project_simplex(v):
-    """Euclidean projection of ``v`` onto the probability simplex (sort-based)."""
-    flat = np.ravel(v)
-    u = np.sort(flat)[::-1]
-    css = np.cumsum(u) - 1.0
-    ind = np.arange(1, len(u) + 1)
-    rho = np.nonzero(u - css / ind > 0)[0][-1]
-    theta = css[rho] / (rho + 1.0)
-    return np.maximum(v - theta, 0.0)
-
-
-_FLOOR = 1e-12
-_ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
-_TINY = 1e-300
-_STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
-
-
-class _Updater:
-    """One measurement's update of the distribution (post-processing).
-
-    The state is the normalised distribution ``p`` in linear space; every
-    update multiplies it by ``exp(.)`` of log-factors computed on the table
-    (or query), shifted so that the largest factor is 1, then renormalises.
-    The factors of one update are bounded (``|eta (m - a)| <= eta``, IPF
-    floors at 1e-12), and points are floored at ``_TINY`` so the support is
-    never lost to underflow.
-    """
-
-    def __init__(self, workload, by_table, update, eta):
-        self.workload = workload
-        self.by_table = by_table
-        self.update = update
-        self.eta = eta
-
-    def current(self, p, idx):
-        wl = self.workload
-        if self.by_table:
-            return wl.marginal(p, idx)
-        return wl.query_answer(p, idx)
-
-    def __call__(self, p, idx, measured, current=None):
-        if current is None:
-            current = self.current(p, idx)
-        wl = self.workload
-        if self.by_table:
-            if self.update == "mw":
-                # step scaled by the number of cells L (a cell of average mass 1/L moves
-                # by ~exp(eta x relative error)), clipped to a trust region: unclipped
-                # steps overshoot and collapse the distribution when n is small
-                step = self.eta * wl.table_sizes[idx] * (measured - current)
-                wl.scale_table(p, idx, np.clip(step, -_STEP_CLIP, _STEP_CLIP))
-            else:
-                target = np.maximum(_project_simplex(measured), _FLOOR)
-                wl.scale_table(p, idx, np.log(target) - np.log(np.maximum(current, _FLOOR)))
-        else:
-            if self.update == "mw":
-                wl.scale_query(p, idx, self.eta * (measured - current))
-            else:
-                m = min(max(measured, 1e-6), 1 - 1e-6)
-                a = min(max(current, _FLOOR), 1 - _FLOOR)
-                wl.scale_query(p, idx, math.log(m / (1 - m)) - math.log(a / (1 - a)))
-        p /= p.sum()
-        return p

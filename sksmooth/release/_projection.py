@@ -1,6 +1,7 @@
 """KL projection onto the polytope of sigma-smooth distributions.
 
-Projected Smooth MWEM (seeds/000_08e60ac76481cbe2.txt, App. F, Alg. 3)
+Projected Smooth MWEM (Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. F, Alg. 3)
 projects every multiplicative-weights iterate onto
 
     K = {z in R^N : z_i >= 0, sum_i z_i = 1, z_i <= 1 / (sigma N)},
@@ -44,7 +45,7 @@ def kl_project_smooth(log_weights, sigma):
     -------
     log_z : ndarray of shape (N,)
         Logarithm of the projection ``argmin_{z in K} KL(z || p)`` where ``p``
-        is the normalised input (seeds/000_08e60ac76481cbe2.txt, App. F,
+        is the normalised input (Haghtalab et al., NeurIPS 2020, App. F,
         Alg. 3, "KL Projection").
 
     Notes

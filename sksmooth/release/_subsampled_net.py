@@ -1,22 +1,28 @@
-"""Subsampled Net Mechanism (seeds/000_08e60ac76481cbe2.txt, App. G, Alg. 4)."""
+"""Subsampled Net Mechanism (Haghtalab, Roughgarden, Shetty, NeurIPS 2020, App. G, Alg. 4)."""
 
+import itertools
 import math
 
 import numpy as np
 
+from .._constraints import Integer, validate_params
 from .._guarantee import Guarantee, PrivacySpent
-from .._validation import check_epsilon, check_generator, check_positive_int
-from ..accounting import charge, check_accountant
-from ._base import ReleaseMixin
-from ._privacy import RoundParameters, select
+from .._randomness import release_randomness
+from ..accounting import charge
+from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseMixin
+from ._dense_model import DenseModel
+from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
 
-_SOURCE = "seeds/000_08e60ac76481cbe2.txt, App. G, Alg. 4, Thm G.1 (privacy), Thm G.4 (accuracy)"
+_SOURCE = ("Haghtalab, Roughgarden, Shetty, Smoothed Analysis of Online and Differentially "
+           "Private Learning, NeurIPS 2020, arXiv:2006.10129, App. G, Alg. 4, Thm G.1 "
+           "(privacy), Thm G.4 (accuracy)")
+_MAX_CANDIDATE_ENTRIES = 5 * 10**7
 
 
 class SubsampledNetMechanism(ReleaseMixin):
-    """Private data release over a random subsample of the universe (000 Alg. 4).
+    """Private data release over a random subsample of the universe (App. G, Alg. 4).
 
     1. Sample ``V``: ``n_universe`` points uniform on the public bounds
        (``universe='sample'``), or uniform cells of the grid
@@ -27,33 +33,41 @@ class SubsampledNetMechanism(ReleaseMixin):
        **data-independently** (each: weights ``w ~ Dirichlet(alpha 1)`` on
        ``V`` with ``alpha`` log-uniform in ``[0.01, 1]``, then
        ``synthetic_size`` points from ``w``), and ``guarantee_`` says so.
-    3. Release one candidate ``B'`` by the exponential mechanism with
+    3. Release one candidate ``B'`` by the exponential mechanism (on the
+       release's noise stream; steps 1–2 use the public stream) with
        probability ``∝ exp(-eps n s(B', B) / 2)``, where ``s`` is the max
        workload error, of sensitivity 1/n under substitution (Thm G.1:
        ``(eps, 0)``-DP).
 
     Neighbouring relation: substitution (same ``n``, one record replaced);
-    ``n`` is public.
+    ``n`` is public. ``random_state=None`` (default) draws fresh OS entropy
+    (certified); a given ``random_state`` marks the release not certified.
+    DataFrames, pipelines and :meth:`as_sampler` work as in
+    :class:`SmoothMWEM`.
 
     Parameters
     ----------
     epsilon : float, default=1.0
     queries, marginal_width, n_queries : see :class:`SmoothMWEM`.
     synthetic_size : int, default=100
-        Size of the candidate datasets (Alg. 4: ``O(d/gamma^2)``).
+        Size of the candidate datasets (Alg. 4: ``O(d/gamma^2)``); at most
+        10 000.
     n_candidates : int, default=5000
         Maximum number of candidates (enumerated if the exact set is not
-        larger, sampled otherwise).
+        larger, sampled otherwise); at most 10^6, and
+        ``synthetic_size * n_candidates <= 5e7``.
     universe : {'sample', 'grid'}, default='sample'
     n_universe : int or 'auto', default='auto'
         ``M = |V|`` (``'auto'``: 1000).
-    n_bins, max_universe_size, categorical_features, bounds, classes, jitter :
+    n_bins, max_universe_size, categorical_features, categories, bounds, classes, jitter :
         as in :class:`SmoothMWEM` (the grid is the space ``V`` is drawn from).
     accountant : BudgetAccountant or None
     random_state : None, int or Generator
 
     Attributes
     ----------
+    model_ : ReleaseModel
+        The released distribution over V.
     distribution_ : ndarray of shape (M,)
         Empirical distribution of the released dataset on ``V``.
     synthetic_indices_ : ndarray of shape (synthetic_size,)
@@ -61,10 +75,26 @@ class SubsampledNetMechanism(ReleaseMixin):
     candidates_enumerated_ : bool
     n_candidates_ : int
     workload_, n_queries_, privacy_spent_, guarantee_, n_features_in_
+
+    References
+    ----------
+    Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
+    Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. G,
+    Alg. 4, Thm G.1 (privacy), Lemma G.3, Thm G.4 (accuracy).
     """
+
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "synthetic_size": Integer(1, high=10_000, cap_reason=(
+            "memory: every candidate stores synthetic_size indices")),
+        "n_candidates": Integer(1, high=10**6, cap_reason=(
+            "memory and run time: every candidate's error is computed")),
+        "jitter": JITTER_CONSTRAINT,
+    }
 
     def __init__(
         self,
+        *,
         epsilon=1.0,
         queries="auto",
         marginal_width=2,
@@ -76,9 +106,10 @@ class SubsampledNetMechanism(ReleaseMixin):
         n_bins=8,
         max_universe_size=2**24,
         categorical_features=None,
+        categories=None,
         bounds=None,
         classes=None,
-        jitter=False,
+        jitter=True,
         accountant=None,
         random_state=None,
     ):
@@ -93,6 +124,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.n_bins = n_bins
         self.max_universe_size = max_universe_size
         self.categorical_features = categorical_features
+        self.categories = categories
         self.bounds = bounds
         self.classes = classes
         self.jitter = jitter
@@ -104,7 +136,7 @@ class SubsampledNetMechanism(ReleaseMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), optional
             Labels (one more attribute).
 
@@ -112,62 +144,31 @@ class SubsampledNetMechanism(ReleaseMixin):
         -------
         self
         """
-        epsilon = check_epsilon(self.epsilon)
-        s = check_positive_int(self.synthetic_size, "synthetic_size")
-        K = check_positive_int(self.n_candidates, "n_candidates")
-        self._check_universe_params()
-        check_accountant(self.accountant)
+        params = validate_params(self)
+        epsilon, s, K = params["epsilon"], params["synthetic_size"], params["n_candidates"]
+        if s * K > _MAX_CANDIDATE_ENTRIES:
+            raise ValueError(
+                f"synthetic_size * n_candidates = {s * K:.3g} > {_MAX_CANDIDATE_ENTRIES:.0e} "
+                "stored indices (memory); lower n_candidates or synthetic_size.")
         if self.accountant is not None:
             self.accountant.check(epsilon, 0.0)
-        Xc, y, lower, upper, categorical, classes = self._validate_common(X, y)
-        n = Xc.shape[0]
-        rng = check_generator(self.random_state)
-        M = 1000 if self.n_universe == "auto" else check_positive_int(self.n_universe, "n_universe")
-        if self.universe == "grid":
-            full = self._build_universe(lower, upper, categorical, classes, n, None, rng)
-            flat = rng.integers(0, full.size, size=M)  # with replacement (Alg. 4)
-            workload = self._build_workload(full, rng, n)
-            if workload.structured:
-                Q = workload.evaluate_codes(np.stack(np.unravel_index(flat, full.shape), axis=1))
-            else:
-                Q = workload.evaluate(*full.points(flat))
-            uni = _SubUniverse(full, flat)
-        else:
-            uni = self._build_universe(lower, upper, categorical, classes, n, None, rng,
-                                       n_points=M)
-            workload = self._build_workload(uni, rng, n)
-            Q = workload.evaluate(*uni.points())
-        Q = np.asarray(Q, dtype=np.float32)  # (M, k)
-        true = self._true_answers(workload, getattr(uni, "full", uni), Xc, y)
-
-        n_multisets = math.comb(M + s - 1, s)
-        enumerated = n_multisets <= K
-        if enumerated:
-            cands = _all_multisets(M, s)
-        else:
-            alpha = 10 ** rng.uniform(-2, 0, size=K)
-            cands = np.empty((K, s), dtype=np.int64)
-            for start in range(0, K, 512):
-                stop = min(K, start + 512)
-                w = rng.gamma(alpha[start:stop, None], size=(stop - start, M))
-                w /= w.sum(axis=1, keepdims=True)
-                cdf = np.cumsum(w, axis=1)
-                u = rng.uniform(size=(stop - start, s)) * cdf[:, -1:]
-                cands[start:stop] = np.minimum(
-                    np.stack([np.searchsorted(c, uu) for c, uu in zip(cdf, u)]), M - 1
-                )
-        errors = np.empty(len(cands))
-        chunk = max(1, int(2e7 // (s * max(Q.shape[1], 1))))
-        for start in range(0, len(cands), chunk):
-            block = Q[cands[start:start + chunk]].mean(axis=1)  # (b, k)
-            errors[start:start + chunk] = np.abs(block - true).max(axis=1)
-        params = RoundParameters(epsilon, 1.0 / n, "none", 0.0, 0.0, float("nan"), float("nan"))
-        choice = select(-errors, params, rng)
-        chosen = np.sort(cands[choice])
-
-        charge(self.accountant, epsilon, 0.0, type(self).__name__)
+        randomness = release_randomness(self.random_state)
+        data = self._validate_common(X, y)
+        M = 1000 if params["n_universe"] == "auto" else params["n_universe"]
+        uni, workload, Q, full = self._points(data, M, randomness.public)
+        counts = self._true_counts(workload, full, data)
+        cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
+        errors = _max_errors(Q, cands, counts, data.n)
+        # exponential mechanism on the noise stream, integer score -max error in units
+        # 1/(n SCORE_SCALE): sensitivity SCORE_SCALE (a count moves by 1)
+        select_params = RoundParameters(epsilon, SCORE_SCALE, "none", 0.0, 0.0,
+                                        float("nan"), float("nan"))
+        chosen = np.sort(cands[self._select(-errors, select_params, randomness.noise)])
+        not_certified = self._not_certified(data, randomness)
+        charge(self.accountant, epsilon, 0.0, type(self).__name__, certified=not not_certified)
         dist = np.bincount(chosen, minlength=M) / s
         self._universe = uni
+        self.model_ = DenseModel.from_probabilities(dist, (M,))
         self.workload_ = _SubWorkload(Q)
         self.full_workload_ = workload
         self.n_queries_ = workload.n_queries
@@ -175,42 +176,88 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.synthetic_indices_ = chosen
         self.candidates_enumerated_ = bool(enumerated)
         self.n_candidates_ = int(len(cands))
-        self.bounds_ = (lower, upper)
-        self.classes_ = classes
+        self.bounds_ = (data.lower, data.upper)
+        self.classes_ = data.classes
         self.privacy_spent_ = PrivacySpent(epsilon, 0.0)
+        self.guarantee_ = self._guarantee(epsilon, data.n, M, s, len(cands), n_multisets,
+                                          enumerated, not_certified)
+        self._remember_input(X, y, data, randomness)
+        return self
+
+    def _select(self, scores, params, rng):
+        """The exponential mechanism (a method so that audits can test a broken one)."""
+        return select(scores, params, rng)
+
+    def _points(self, data, M, rng):
+        """V, the workload and its values on V (public stream only)."""
+        if self.universe == "grid":
+            full = self._grid(data, None)
+            flat = rng.integers(0, full.size, size=M)  # with replacement (Alg. 4)
+            workload = self._build_workload(full, rng)
+            if workload.structured:
+                Q = workload.evaluate_codes(np.stack(np.unravel_index(flat, full.shape), axis=1))
+            else:
+                Q = workload.evaluate(*full.points(flat))
+            return _SubUniverse(full, flat), workload, np.asarray(Q, dtype=np.float32), full
+        uni = self._build_universe(data, None, rng, n_points=M)
+        workload = self._build_workload(uni, rng)
+        return uni, workload, np.asarray(workload.evaluate(*uni.points()), dtype=np.float32), uni
+
+    def _guarantee(self, epsilon, n, M, s, n_cands, n_multisets, enumerated, not_certified):
         notes = [f"|V| = {M} universe points, candidates of size {s}",
                  "accuracy (not privacy, Thm G.4) assumes the data are (sigma, chi)-smooth, "
-                 "which cannot be certified privately"]
-        not_cert = []
+                 "which cannot be certified privately",
+                 "selection: exponential mechanism on integer scores, sampled exactly "
+                 "(sksmooth.mechanisms.exact_exponential_mechanism)"]
         if not enumerated:
             notes.append(
-                f"candidate set: {len(cands)} datasets sampled data-independently out of "
+                f"candidate set: {n_cands} datasets sampled data-independently out of "
                 f"{n_multisets:.3g}; Thm G.4's accuracy needs the best dataset on V in the "
                 "candidate set, which is not guaranteed (privacy unaffected)"
             )
-        if self.bounds is None:
-            not_cert.append("bounds are public (taken from data: PrivacyLeakWarning)")
-        if uni.has_labels and self.classes is None:
-            not_cert.append("label set is public (taken from y: PrivacyLeakWarning)")
-        self.guarantee_ = Guarantee(
+        return Guarantee(
             claim=f"({epsilon:g}, 0)-differential privacy (substitution neighbours, n={n} public)",
             source=_SOURCE,
-            certified=not not_cert,
+            certified=not not_certified,
             assumptions_certified=(
-                "V and the candidates are drawn independently of the data",
-                "score = max workload error, sensitivity 1/n",
+                "V and the candidates are drawn independently of the data (public stream)",
+                "score = max workload error, sensitivity 1/n (exact integer units)",
+                "bad rows mapped by a fixed public rule, never refused",
             ),
-            assumptions_not_certified=tuple(not_cert),
+            assumptions_not_certified=tuple(not_certified),
             notes=tuple(notes),
         )
-        return self
 
 
-def _all_multisets(M, s):
-    """All non-decreasing index tuples of length ``s`` over ``range(M)``."""
-    import itertools
+def _candidates(M, s, K, rng):
+    """All multisets of size s over V when at most K, else K sampled data-independently."""
+    n_multisets = math.comb(M + s - 1, s)
+    if n_multisets <= K:
+        cands = np.array(list(itertools.combinations_with_replacement(range(M), s)),
+                         dtype=np.int64).reshape(-1, s)
+        return cands, True, n_multisets
+    alpha = 10 ** rng.uniform(-2, 0, size=K)
+    cands = np.empty((K, s), dtype=np.int64)
+    for start in range(0, K, 512):
+        stop = min(K, start + 512)
+        w = rng.gamma(alpha[start:stop, None], size=(stop - start, M))
+        w /= w.sum(axis=1, keepdims=True)
+        cdf = np.cumsum(w, axis=1)
+        u = rng.uniform(size=(stop - start, s)) * cdf[:, -1:]
+        cands[start:stop] = np.minimum(
+            np.stack([np.searchsorted(c, uu) for c, uu in zip(cdf, u)]), M - 1)
+    return cands, False, n_multisets
 
-    return np.array(list(itertools.combinations_with_replacement(range(M), s)), dtype=np.int64)
+
+def _max_errors(Q, cands, counts, n):
+    """Integer max workload error of every candidate dataset (chunked, units 1/(n 2^16))."""
+    s = cands.shape[1]
+    errors = np.empty(len(cands), dtype=np.int64)
+    chunk = max(1, int(2e7 // (s * max(Q.shape[1], 1))))
+    for start in range(0, len(cands), chunk):
+        block = Q[cands[start:start + chunk]].mean(axis=1, dtype=np.float64)  # (b, k), public
+        errors[start:start + chunk] = integer_scores(block, counts[None, :], n).max(axis=1)
+    return errors
 
 
 class _SubUniverse:
@@ -222,10 +269,14 @@ class _SubUniverse:
         self.full = full
         self.flat = np.asarray(flat)
         self.size = len(self.flat)
+        self.shape = (self.size,)
         self.has_labels = full.has_labels
 
     def decode(self, idx, rng=None, jitter=False):
         return self.full.decode(self.flat[np.asarray(idx)], rng=rng, jitter=jitter)
+
+    def decode_codes(self, codes, rng=None, jitter=False):
+        return self.decode(np.asarray(codes, dtype=np.int64).reshape(-1), rng, jitter)
 
     def points(self, idx=None):
         idx = np.arange(self.size) if idx is None else idx

@@ -9,10 +9,13 @@ categorical levels, label classes, random_state):
   ``ceil(lower) .. floor(upper)`` natively; labels (if any) are one more
   categorical attribute. Points are stored implicitly (a flat index into the
   product shape), so universes of 10^6–10^7 points cost one float array.
+  Continuous synthetic values are drawn uniformly inside their bin (with the
+  release's sampling stream) or placed at its centre.
 * :class:`SampleUniverse` — ``M`` points drawn uniformly on the bounds
   (categorical features uniformly on their levels, labels uniformly on the
-  classes), independently of the data: the domain reduction of
-  seeds/000_08e60ac76481cbe2.txt, App. G, Lemma G.3 (if the data are
+  classes), independently of the data: the domain reduction of Haghtalab,
+  Roughgarden, Shetty, "Smoothed Analysis of Online and Differentially
+  Private Learning", NeurIPS 2020, arXiv:2006.10129, App. G, Lemma G.3 (if the data are
   sigma-smooth, with M = O((d + log 1/eta)/(sigma gamma^2)) a distribution
   on the sample answers every query of VC dimension d within gamma).
 
@@ -146,6 +149,11 @@ class GridUniverse(_AttributeSchema):
         y = self.classes[codes[-1]] if self.has_labels else None
         return X, y
 
+    def decode_codes(self, codes, rng=None, jitter=False):
+        """Rows of level codes ``(n, n_attributes)`` (a model's sample) to features."""
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(self.shape))
+        return self.decode(np.ravel_multi_index(tuple(codes.T), self.shape), rng, jitter)
+
     def points(self, flat=None):
         """Decoded feature rows of all (or the given) universe points."""
         if flat is None:
@@ -154,7 +162,7 @@ class GridUniverse(_AttributeSchema):
 
 
 class SampleUniverse(_AttributeSchema):
-    """``n_points`` points uniform on the public bounds (000 Lemma G.3).
+    """``n_points`` points uniform on the public bounds (Haghtalab et al. 2020, Lemma G.3).
 
     Drawn once from ``rng`` at construction, independently of the data.
     """
@@ -180,6 +188,10 @@ class SampleUniverse(_AttributeSchema):
     def decode(self, flat, rng=None, jitter=False):
         flat = np.asarray(flat)
         return self.X[flat], (None if self.y is None else self.y[flat])
+
+    def decode_codes(self, codes, rng=None, jitter=False):
+        """Rows of point indices ``(n, 1)`` (a model's sample) to features."""
+        return self.decode(np.asarray(codes, dtype=np.int64).reshape(-1), rng, jitter)
 
     def points(self, flat=None):
         if flat is None:

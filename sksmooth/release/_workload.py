@@ -10,23 +10,22 @@ Two representations, one interface used by the release mechanisms:
   marginal cells: ``lo = hi``; thresholds/CDF: ``lo = 0``; range queries:
   any interval per attribute). The marginal of a distribution on ``S`` is a
   reshape + sum over the other axes (O(N)); all box queries of the table are
-  read from its summed-area table (cumulative sums, O(2^|S|) lookups each);
-  a multiplicative-weights update for a table broadcasts a ``|S|``-way array
-  onto the grid (O(N)).
+  read from its summed-area table (cumulative sums, O(2^|S|) lookups each).
+  The data's count tables come straight from the rows (``np.bincount`` of
+  ravelled codes), so answering a marginal workload never builds the grid.
 * :class:`DenseWorkload` — any finite set of queries given by their values
   on the universe points (halfspaces, user-given finite classes, queries on a
   sampled universe); kept as a float32 matrix when it fits in memory and
   recomputed in chunks otherwise. Every query is its own group.
 
-Answers and measurements are fractions (``q(D) = mean_x q(x)``). Under the
-substitution neighbouring relation (same n, one record replaced) a single
-query's answer moves by at most ``1/n``, and a table's cell vector moves by
-at most ``2/n`` in L1 and ``sqrt(2)/n`` in L2 (one cell loses ``1/n``, another
-gains ``1/n``).
+Data answers are integer counts (``counts_data``); answers of a model are
+fractions (``q(D) = sum_x D(x) q(x)``). Under the substitution neighbouring
+relation (same n, one record replaced) a single query's count moves by at
+most 1, and a table's cell counts move by at most 2 in L1 and ``sqrt(2)``
+in L2 (one cell loses a record, another gains it).
 """
 
 import itertools
-import math
 
 import numpy as np
 
@@ -76,10 +75,6 @@ class GridWorkload:
         self._other_axes = [
             tuple(a for a in range(len(universe.shape)) if a not in t) for t in self.tables
         ]
-        self._broadcast_shapes = [
-            tuple(universe.shape[a] if a in t else 1 for a in range(len(universe.shape)))
-            for t in self.tables
-        ]
 
     # ------------------------------------------------------------ marginals
     def marginal(self, p, g):
@@ -90,21 +85,35 @@ class GridWorkload:
         # einsum reduces many small axes several times faster than sum(axis=...)
         return np.einsum(grid, range(grid.ndim), list(self.tables[g]))
 
-    def data_marginals(self, codes):
-        """Marginal tables of the (encoded) data, as fractions."""
-        n = codes.shape[0]
+    def data_counts(self, codes):
+        """Integer count tables of the (encoded) data, one per table.
+
+        Straight from the rows (``np.bincount`` of the ravelled codes of the
+        table's attributes): no grid is built, whatever the universe size.
+        """
         out = []
         for t, shape in zip(self.tables, self.table_shapes):
             flat = np.ravel_multi_index(tuple(codes[:, list(t)].T), shape)
-            out.append(np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape) / n)
+            out.append(np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape))
         return out
 
+    def counts_data(self, codes):
+        """Integer count of every query on the (encoded) data."""
+        return self.answers_from_marginals(self.data_counts(codes))
+
+    def answers_data(self, codes):
+        """Exact fractions answered by the (encoded) data: ``counts_data / n``."""
+        return self.counts_data(codes) / codes.shape[0]
+
     def table_query_answers(self, marginal, g):
-        """Answers of the queries of table ``g`` from its marginal table."""
+        """Answers of the queries of table ``g`` from its marginal table.
+
+        Exact integer arithmetic when ``marginal`` holds integer counts.
+        """
         sat = _summed_area(marginal)
         lo, hi = self.lows[g], self.highs[g]
         s = marginal.ndim
-        total = np.zeros(len(lo))
+        total = np.zeros(len(lo), dtype=sat.dtype)
         for corner in itertools.product((0, 1), repeat=s):
             idx = tuple(np.where(c, hi[:, a] + 1, lo[:, a]) for a, c in enumerate(corner))
             sign = (-1) ** (s - sum(corner))
@@ -114,7 +123,7 @@ class GridWorkload:
     def answers_from_marginals(self, marginals):
         """All query answers given the list of marginal tables."""
         if self.n_queries == 0:
-            return np.zeros(0)
+            return np.zeros(0, dtype=marginals[0].dtype if marginals else float)
         return np.concatenate(
             [self.table_query_answers(m, g) for g, m in enumerate(marginals)]
         )
@@ -126,40 +135,25 @@ class GridWorkload:
         """Answers of all queries on the distribution ``p`` over the universe."""
         return self.answers_from_marginals(self.marginals(p))
 
-    def answers_data(self, codes):
-        return self.answers_from_marginals(self.data_marginals(codes))
 
-    # ------------------------------------------------------------- updates
-    def scale_table(self, p, g, log_factors):
-        """``p[x] *= exp(log_factors[x_S])`` for every universe point (in place).
+    def query_table(self, j):
+        """Attributes (sorted tuple) of the table query ``j`` belongs to."""
+        return self.tables[self.group_of_query[j]]
 
-        The factors are exponentiated on the table (``prod L_a`` cells), not on
-        the universe, then broadcast: one multiply per point.
-        """
-        grid = p.reshape(self.universe.shape)
-        lf = np.asarray(log_factors, dtype=float)
-        grid *= np.reshape(np.exp(lf - lf.max()), self._broadcast_shapes[g])
-
-    def scale_query(self, p, j, log_factor):
-        """``p[x] *= exp(log_factor * q_j(x))`` (in place)."""
+    def _query_box(self, j):
         g = self.group_of_query[j]
         r = j - self.offsets[g]
-        grid = p.reshape(self.universe.shape)
-        index = [slice(None)] * grid.ndim
-        for a, attr in enumerate(self.tables[g]):
-            index[attr] = slice(self.lows[g][r, a], self.highs[g][r, a] + 1)
-        if log_factor > 0:
-            grid *= math.exp(-log_factor)
-            grid[tuple(index)] *= math.exp(log_factor)
-        else:
-            grid[tuple(index)] *= math.exp(log_factor)
+        return tuple(slice(a, b + 1) for a, b in zip(self.lows[g][r], self.highs[g][r]))
 
-    def query_answer(self, p, j):
-        g = self.group_of_query[j]
-        r = j - self.offsets[g]
-        marg = self.marginal(p, g)
-        lo, hi = self.lows[g][r], self.highs[g][r]
-        return float(marg[tuple(slice(a, b + 1) for a, b in zip(lo, hi))].sum())
+    def query_answer_from_marginal(self, marginal, j):
+        """Answer of query ``j`` from the marginal table of its table."""
+        return float(marginal[self._query_box(j)].sum())
+
+    def query_indicator(self, j):
+        """0/1 array over the cells of query ``j``'s table: 1 inside its box."""
+        out = np.zeros(self.table_shapes[self.group_of_query[j]])
+        out[self._query_box(j)] = 1.0
+        return out
 
     # ------------------------------------------------------- dense access
     def evaluate_codes(self, codes, queries=None):
@@ -313,16 +307,13 @@ class DenseWorkload:
             out[flat] = block[:, j]
         return out
 
+    def counts_data(self, X, y=None):
+        """Integer count of every query on the private rows."""
+        return self.evaluate(X, y).sum(axis=0, dtype=np.int64)
+
     def answers_data(self, X, y=None):
-        return self.evaluate(X, y).mean(axis=0)
-
-    def scale_query(self, p, j, log_factor):
-        """``p[x] *= exp(log_factor * q_j(x))`` (in place; factors <= 1)."""
-        q = self.query_values(j)
-        p *= np.exp(log_factor * q - max(log_factor, 0.0))
-
-    def query_answer(self, p, j):
-        return float(self.query_values(j) @ p)
+        """Exact fractions answered by the private rows: ``counts_data / n``."""
+        return self.counts_data(X, y) / len(X)
 
     def describe(self, j):
         return f"query {j} of {self.description}"

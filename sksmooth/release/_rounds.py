@@ -1,0 +1,197 @@
+"""The MWEM loop over a release model: select, measure, update (SPEC §7).
+
+One round (Hardt, Ligett, McSherry 2012; Haghtalab, Roughgarden, Shetty
+2020, App. E, Alg. 2): the exponential mechanism selects the candidate (a
+table or a query) the current model answers worst, its integer counts are
+measured with discrete noise (:func:`._privacy.measure_counts`), and the
+model is multiplied by a factor over the candidate's attributes. Everything
+after the measurement is post-processing.
+
+Two strategies share the loop:
+
+* :class:`TableRounds` — candidates are whole tables (all cells of a
+  marginal, or the cells behind a family of thresholds/boxes); the model is
+  only ever touched through the :class:`~._model.ReleaseModel` protocol
+  (``marginal(attrs)``, ``multiply(attrs, log_factor)``), so a factored
+  model can replace the dense one.
+* :class:`QueryRounds` — candidates are single queries (the papers'
+  algorithm); box queries of a grid workload also use the protocol, dense
+  workloads (halfspaces, user queries, sampled universes) a factor over all
+  attributes.
+
+The model is created by :func:`make_model`, the one place where a
+representation is chosen.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._dense_model import DenseModel
+from ._privacy import integer_scores, measure_counts, select
+from ._projection import kl_project_smooth
+
+__all__ = ["make_model", "TableRounds", "QueryRounds", "MWRun", "run_mw"]
+
+_FLOOR = 1e-12
+_STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
+
+
+def make_model(shape):
+    """The released model for a product domain of ``shape`` (dense for now).
+
+    The seam where the factored graphical model plugs in: one rule chooses
+    the representation from the domain size (and later the measured cliques).
+    """
+    return DenseModel(shape)
+
+
+def _project_simplex(v):
+    """Euclidean projection of ``v`` onto the probability simplex (sort-based)."""
+    flat = np.ravel(v)
+    u = np.sort(flat)[::-1]
+    css = np.cumsum(u) - 1.0
+    ind = np.arange(1, len(u) + 1)
+    rho = np.nonzero(u - css / ind > 0)[0][-1]
+    theta = css[rho] / (rho + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+class TableRounds:
+    """Select and measure whole tables (see module docstring).
+
+    Parameters
+    ----------
+    workload : GridWorkload
+    counts : list of int ndarray
+        The data's count table of every candidate (private).
+    n : int
+        Public number of records (counts / n are fractions).
+    update : {'mw', 'ipf'}
+    eta : float
+    """
+
+    def __init__(self, workload, counts, n, update, eta):
+        self.workload = workload
+        self.tables = workload.tables
+        self.counts = counts
+        self.n = n
+        self.update_rule = update
+        self.eta = eta
+        self.n_candidates = workload.n_groups
+
+    def current(self, model, idx):
+        return model.marginal(self.tables[idx])
+
+    def scores(self, model):
+        """Integer L1 error of each table (units 1/(n 2^16), sensitivity 2^17)."""
+        return np.array([integer_scores(model.marginal(t), c, self.n).sum()
+                         for t, c in zip(self.tables, self.counts)], dtype=np.int64)
+
+    def measure(self, idx, params, rng):
+        return measure_counts(self.counts[idx], params, rng)
+
+    def update(self, model, idx, noisy_counts, current=None):
+        current = self.current(model, idx) if current is None else current
+        measured = noisy_counts / self.n
+        if self.update_rule == "mw":
+            # step scaled by the number of cells L (a cell of average mass 1/L moves
+            # by ~exp(eta x relative error)), clipped to a trust region: unclipped
+            # steps overshoot and collapse the distribution when n is small
+            step = self.eta * current.size * (measured - current)
+            log_factor = np.clip(step, -_STEP_CLIP, _STEP_CLIP)
+        else:  # KL projection onto the measured table (IPF) after a simplex projection
+            target = np.maximum(_project_simplex(measured), _FLOOR)
+            log_factor = np.log(target) - np.log(np.maximum(current, _FLOOR))
+        return model.multiply(self.tables[idx], log_factor)
+
+
+class QueryRounds:
+    """Select and measure single queries (the papers' algorithm)."""
+
+    def __init__(self, workload, counts, n, update, eta):
+        self.workload = workload
+        self.counts = np.asarray(counts, dtype=np.int64)
+        self.n = n
+        self.update_rule = update
+        self.eta = eta
+        self.n_candidates = workload.n_queries
+
+    def _answers(self, model):
+        wl = self.workload
+        if wl.structured:
+            return wl.answers_from_marginals([model.marginal(t) for t in wl.tables])
+        return wl.answers(model.marginal(self._attrs(model)).reshape(-1))
+
+    def _attrs(self, model):
+        return tuple(range(len(model.shape)))
+
+    def current(self, model, idx):
+        wl = self.workload
+        if wl.structured:
+            return wl.query_answer_from_marginal(model.marginal(wl.query_table(idx)), idx)
+        return float(wl.query_values(idx) @ model.marginal(self._attrs(model)).reshape(-1))
+
+    def scores(self, model):
+        """Integer absolute error of each query (units 1/(n 2^16), sensitivity 2^16)."""
+        return integer_scores(self._answers(model), self.counts, self.n)
+
+    def measure(self, idx, params, rng):
+        return measure_counts(self.counts[idx:idx + 1], params, rng)
+
+    def update(self, model, idx, noisy_counts, current=None):
+        current = self.current(model, idx) if current is None else current
+        measured = float(noisy_counts[0]) / self.n
+        if self.update_rule == "mw":
+            log_step = self.eta * (measured - current)
+        else:
+            m = min(max(measured, 1e-6), 1 - 1e-6)
+            a = min(max(current, _FLOOR), 1 - _FLOOR)
+            log_step = math.log(m / (1 - m)) - math.log(a / (1 - a))
+        wl = self.workload
+        if wl.structured:
+            attrs = wl.query_table(idx)
+            return model.multiply(attrs, log_step * wl.query_indicator(idx))
+        attrs = self._attrs(model)
+        return model.multiply(attrs, log_step * wl.query_values(idx).astype(float))
+
+
+@dataclass
+class MWRun:
+    """What the loop produced (private until published)."""
+
+    selected: list = field(default_factory=list)
+    noisy_counts: list = field(default_factory=list)  # int64 arrays, one per round
+    last: object = None  # the last model
+    average: np.ndarray = None  # flat average of the iterates' distributions
+
+
+def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=None):
+    """The MWEM loop; ``sigma`` set = KL projection onto sigma-smooth distributions.
+
+    ``rng`` is the release's noise stream (selection and measurement).
+    """
+    run = MWRun()
+    all_attrs = tuple(range(len(model.shape)))
+    average = np.zeros(model.size)
+    available = np.ones(rounds.n_candidates, dtype=bool)
+    for _ in range(n_rounds):
+        scores = rounds.scores(model)
+        candidates = np.flatnonzero(available)
+        choice = int(candidates[select(scores[candidates], params, rng)])
+        if exclude:
+            available[choice] = False
+        noisy = rounds.measure(choice, params, rng)
+        run.selected.append(choice)
+        run.noisy_counts.append(noisy)
+        model = rounds.update(model, choice, noisy)
+        for _pass in range(n_passes):  # extra passes: post-processing of past measurements
+            for idx, past in zip(run.selected, run.noisy_counts):
+                model = rounds.update(model, idx, past)
+        if sigma is not None:  # Projected Smooth MWEM (App. F, Alg. 3): dense only
+            model = DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
+        average += model.marginal(all_attrs).reshape(-1)
+    run.last = model
+    run.average = average / n_rounds
+    return run

@@ -1,0 +1,213 @@
+"""Tables in, tables out; pipeline safety; the model protocol (SPEC §7)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sksmooth.exceptions import PrivacyLeakWarning
+from sksmooth.release import (
+    GaussianPerQuery,
+    LaplacePerQuery,
+    SmoothMWEM,
+    SubsampledNetMechanism,
+    SyntheticSampler,
+)
+from sksmooth.release._dense_model import DenseModel
+from sksmooth.release._model import ReleaseModel
+
+pd = pytest.importorskip("pandas")
+
+
+def _frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "age": rng.uniform(18, 90, n),
+        "visits": rng.integers(0, 10, n).astype(np.int64),
+        "smoker": rng.random(n) < 0.3,
+        "city": rng.choice(["paris", "lyon", "nice"], n),
+        "grade": pd.Categorical(rng.choice(["a", "b", "c"], n), categories=["a", "b", "c"]),
+    })
+
+
+_FRAME_PARAMS = dict(
+    categorical_features=["smoker", "city", "grade"],
+    categories={"city": ["lyon", "nice", "paris"]},
+    bounds=([18, 0, 0, 0, 0], [90, 9, 1, 1, 1]),
+    n_bins=4,
+)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(**_FRAME_PARAMS),
+    lambda: SubsampledNetMechanism(n_universe=60, n_candidates=100, synthetic_size=10,
+                                   n_queries=30, **_FRAME_PARAMS),
+])
+def test_dataframe_round_trip_every_dtype(make):
+    df = _frame()
+    est = make().fit(df)
+    out = est.sample(50)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(df.columns)
+    assert (out.dtypes == df.dtypes).all(), (out.dtypes, df.dtypes)
+    assert set(out["city"]) <= {"lyon", "nice", "paris"}
+    assert set(out["grade"].cat.categories) == {"a", "b", "c"}
+    assert out["age"].between(18, 90).all()
+    # continuous values are drawn inside their bin, not only at bin centres
+    assert out["age"].nunique() > 4
+    np.testing.assert_array_equal(est.get_feature_names_out(), df.columns.astype(str))
+    assert isinstance(est.transform(df.iloc[:7]), pd.DataFrame)
+    # ndarray in -> ndarray out
+    arr = make().set_params(categorical_features=None, categories=None,
+                            bounds=(0, 1)).fit(np.random.default_rng(0).random((80, 2)))
+    assert isinstance(arr.sample(3), np.ndarray)
+
+
+def test_levels_are_public_never_read_from_data():
+    df = _frame()
+    with pytest.raises(ValueError, match="categories=.*city"):
+        SmoothMWEM(categorical_features=["city"], bounds=(0, 100)).fit(df[["city", "age"]])
+    with pytest.raises(ValueError, match="not numeric"):
+        SmoothMWEM(bounds=(0, 100)).fit(df[["city", "age"]])
+    # a value outside the declared levels is mapped to the first level, never refused
+    # and never echoed
+    est = SmoothMWEM(categorical_features=["city"], categories={"city": ["lyon", "paris"]},
+                     bounds=([0, 18], [1, 90])).fit(df[["city", "age"]])
+    assert set(est.sample(200)["city"]) <= {"lyon", "paris"}
+
+
+def test_categorical_features_by_mask_index_and_dtype():
+    df = _frame()[["age", "smoker", "grade"]]
+    bounds = ([18, 0, 0], [90, 1, 2])
+    for spec in (["smoker", "grade"], [1, 2], [False, True, True], "from_dtype", None):
+        est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
+        assert est._universe.shape[:3] == (4, 2, 3), spec
+
+
+def test_y_series_round_trip_and_fit_resample():
+    df = _frame()
+    y = pd.Series(np.where(df["smoker"], "yes", "no"), name="target")
+    est = SmoothMWEM(classes=["no", "yes"], **_FRAME_PARAMS)
+    Xs, ys = est.fit_resample(df, y)
+    assert isinstance(Xs, pd.DataFrame) and isinstance(ys, pd.Series)
+    assert ys.name == "target" and len(Xs) == len(df) and set(ys) <= {"no", "yes"}
+
+
+def test_set_output_does_not_raise_oddly():
+    df = _frame()[["age", "visits"]]
+    est = SmoothMWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
+    out = est.fit_transform(df)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["age", "visits"]
+
+
+# ------------------------------------------------------------------ pipelines
+def _supervised(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] >= 1).astype(int)
+    return X, y
+
+
+_BIN = dict(categorical_features=[0, 1, 2, 3], bounds=(0, 1), classes=[0, 1])
+
+
+def test_supervised_sklearn_pipeline_misuse_raises():
+    X, y = _supervised()
+    pipe = make_pipeline(SmoothMWEM(**_BIN), LogisticRegression())
+    with pytest.raises(ValueError, match="fit_resample"):
+        pipe.fit(X, y)
+    ct = ColumnTransformer([("release", SmoothMWEM(**_BIN), [0, 1, 2, 3])])
+    with pytest.raises(ValueError, match="fit_resample"):
+        ct.fit_transform(X, y)
+    with pytest.raises(ValueError, match="fit_resample"):
+        SmoothMWEM(**_BIN).fit_transform(X, y)
+
+
+def test_unsupervised_pipeline_emits_synthetic_rows():
+    X, _ = _supervised()
+    pipe = Pipeline([("release", SmoothMWEM(categorical_features=[0, 1, 2, 3], bounds=(0, 1))),
+                     ("scale", StandardScaler())])
+    assert pipe.fit_transform(X).shape == X.shape
+
+
+def test_imblearn_pipeline_trains_on_synthetic_pairs():
+    imblearn_pipeline = pytest.importorskip("imblearn.pipeline")
+    X, y = _supervised(n=2000)
+    with pytest.raises((TypeError, ValueError)):  # imblearn refuses transform + fit_resample
+        imblearn_pipeline.Pipeline([("release", SmoothMWEM(**_BIN)),
+                                    ("clf", LogisticRegression())]).fit(X, y)
+    pipe = imblearn_pipeline.Pipeline([("release", SmoothMWEM(epsilon=2.0, **_BIN).as_sampler()),
+                                       ("clf", LogisticRegression())])
+    pipe.fit(X, y)
+    assert pipe.predict(X).shape == y.shape
+    # y is the OR of two attributes: synthetic (X, y) drawn together keep it learnable
+    assert pipe.score(X, y) > 0.85
+    assert isinstance(pipe.named_steps["release"], SyntheticSampler)
+    assert pipe.named_steps["release"].estimator_.guarantee_.certified
+    assert not hasattr(pipe.named_steps["release"], "transform")
+
+
+# ------------------------------------------------------------- model protocol
+def test_dense_model_implements_the_protocol():
+    rng = np.random.default_rng(0)
+    shape = (2, 3, 4)
+    p = rng.random(shape)
+    p /= p.sum()
+    model = DenseModel.from_probabilities(p, shape)
+    assert isinstance(model, ReleaseModel) and model.size == 24
+    np.testing.assert_allclose(model.marginal((0, 2)), p.sum(axis=1))
+    factor = rng.normal(size=(2, 4))
+    new = model.multiply((0, 2), factor)
+    expected = p * np.exp(factor)[:, None, :]
+    np.testing.assert_allclose(new.marginal((0, 1, 2)), expected / expected.sum())
+    codes = new.sample(20000, rng)
+    freq = np.bincount(np.ravel_multi_index(codes.T, shape), minlength=24) / 20000
+    assert np.abs(freq - new.probabilities).max() < 0.02
+
+
+# ------------------------------------------------------------ parameter caps
+@pytest.mark.parametrize("make, name", [
+    (lambda: SmoothMWEM(n_passes=10**12), "n_passes"),
+    (lambda: SmoothMWEM(n_iter=10**12), "n_iter"),
+    (lambda: SmoothMWEM(n_queries=10**12), "n_queries"),
+    (lambda: SubsampledNetMechanism(synthetic_size=10**12), "synthetic_size"),
+    (lambda: SubsampledNetMechanism(n_candidates=10**12), "n_candidates"),
+    (lambda: LaplacePerQuery(n_queries=10**12), "n_queries"),
+    (lambda: GaussianPerQuery(marginal_width=10**12), "marginal_width"),
+    (lambda: SmoothMWEM(epsilon=np.array([1.0])), "epsilon"),
+    (lambda: SmoothMWEM(sigma=float("nan")), "sigma"),
+])
+def test_resource_caps_refuse_before_data(make, name):
+    X = np.zeros((5, 2))
+    with pytest.raises((TypeError, ValueError), match=name):
+        make().set_params(bounds=(0, 1)).fit(X)
+
+
+def test_constructor_is_keyword_only():
+    for cls in (SmoothMWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery):
+        with pytest.raises(TypeError):
+            cls(1.0)
+
+
+def test_clone_keeps_parameters():
+    est = SmoothMWEM(epsilon=0.5, **_BIN)
+    assert clone(est).get_params() == est.get_params()
+
+
+def test_per_query_baselines_do_not_build_a_grid():
+    # 30 ten-level attributes: the grid would have 1e30 points; the 2-way marginals
+    # are 435 tables of 100 cells, counted straight from the rows
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 10, size=(200, 30)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # nothing data-dependent
+        est = LaplacePerQuery(sensitivity="structured", categorical_features=np.arange(30),
+                              bounds=(0, 9)).fit(X)
+    assert est.n_queries_ == 435 * 100
+    with pytest.raises(ValueError, match="max_universe_size"):
+        SmoothMWEM(categorical_features=np.arange(30), bounds=(0, 9)).fit(X)
