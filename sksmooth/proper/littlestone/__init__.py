@@ -1,4 +1,5 @@
-"""Littlestone-dimension tools for finite classes (seeds/001_f5510c59108e6780.txt).
+"""Littlestone-dimension tools for finite classes (Ghazi, Golowich, Kumar,
+Manurangsi, STOC 2021, arXiv:2012.03893).
 
 Public functions: :func:`littlestone_dimension`, :func:`soa`,
 :func:`irreducibility_order`, :func:`is_k_irreducible` and

@@ -2,7 +2,8 @@
 
 References
 ----------
-seeds/001_f5510c59108e6780.txt, §5.1 (Algorithm 1 ReduceTree, Lemma 5.1,
+Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning with
+approximate differential privacy", STOC 2021, arXiv:2012.03893, §5.1 (Algorithm 1 ReduceTree, Lemma 5.1,
 Lemma 5.5), §5.3 (Algorithm 2 PolyPriLearn, Theorem 5.7).
 """
 
@@ -30,7 +31,7 @@ def empirical_errors(oracle, x_idx, y):
 
 
 def reduce_tree(oracle, x_idx, y, alpha_delta, k_prime, d=None):
-    """Algorithm 1 (ReduceTree) of seeds/001, §5.1, on one user's sample.
+    """Algorithm 1 (ReduceTree) of Ghazi et al. 2021, §5.1, on one user's sample.
 
     Parameters
     ----------
