@@ -492,7 +492,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.hypothesis_.predict(self._released_input(X))
+        X = self._released_input(X)
+        return self.hypothesis_.predict(X)
 
     def decision_function(self, X):
         """Uncalibrated scores of the released hypothesis.
@@ -501,7 +502,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``classes_[1]``), else ``(n_samples, n_classes)``; argmax is the
         prediction. See :meth:`SelectedHypothesis.class_scores`.
         """
-        return self.hypothesis_.decision_function(self._released_input(X))
+        X = self._released_input(X)
+        return self.hypothesis_.decision_function(X)
 
     def predict_proba(self, X):
         """Softmax of the released hypothesis's scores (uncalibrated).
@@ -510,7 +512,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        return self.hypothesis_.predict_proba(self._released_input(X))
+        X = self._released_input(X)
+        return self.hypothesis_.predict_proba(X)
 
     def to_release(self):
         """The publishable release: hypothesis, classes, guarantee, privacy spent.

@@ -225,8 +225,10 @@ def theoretical_sample_size(d_littlestone, d_vc, epsilon, delta, alpha, beta, co
     d_v = max(int(d_vc), 1)
     # in log space: the product epsilon * delta * alpha * beta may underflow
     log_term = math.log(d_l) - math.log(epsilon) - math.log(delta) - math.log(alpha) - math.log(beta)
-    log_n = (math.log(constant) + 5 * math.log(d_l) + math.log(d_v) + 2 * math.log(log_term)
-             - math.log(epsilon) - 2 * math.log(alpha))
+    if log_term == 0.0:
+        return 0
+    log_n = (math.log(constant) + 5 * math.log(d_l) + math.log(d_v)
+             + 2 * math.log(abs(log_term)) - math.log(epsilon) - 2 * math.log(alpha))
     if log_n > 700:
         return math.inf
     return int(math.ceil(math.exp(log_n) * (1 - 1e-12)))
