@@ -53,7 +53,8 @@ from .._private_data import sanitize_rows
 from .._validation import check_bounds
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..mechanisms import exponential_mechanism
-from ._hypothesis import ConceptRule, SelectedHypothesis
+from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
+from ._intervals import IntervalStrategy
 
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
@@ -159,6 +160,9 @@ class ExponentialStrategy:
         the data, flagged and not certified).
         """
         lower, upper = _public_box(params["bounds"], X)
+        if isinstance(params["hypotheses"], str) and params["hypotheses"] == "intervals":
+            return IntervalStrategy.build(params, lower, upper, n_classes,
+                                          params["bounds"] is None)
         cover = _build_cover(params, lower, upper, public_rng)
         if cover.n_features != len(lower):
             raise ValueError(
@@ -197,8 +201,8 @@ class ExponentialStrategy:
     def release(self, index, classes, feature_names):
         concept, pair = divmod(index, len(self.pairs))
         inside, outside = self.pairs[pair]
-        rule = ConceptRule(self.concepts.subset([concept]))
-        return SelectedHypothesis(index, rule, inside, outside, classes, feature_names)
+        rule = TwoLabelRule(ConceptRule(self.concepts.subset([concept])), inside, outside)
+        return SelectedHypothesis(index, rule, classes, feature_names)
 
     def epsilon_under_substitution(self, epsilon):
         """The add/remove calibration is ``2 epsilon``-DP under substitution."""

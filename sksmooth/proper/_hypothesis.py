@@ -11,8 +11,8 @@ use ``a = classes_[1]``, ``b = classes_[0]``; multiclass ones any ordered
 pair (``a == b`` gives the constants).
 
 Scores (``decision_function``, ``predict_proba``) are functions of the
-released rule only: ``s(x) = +-(1 + |m(x)|)``, with the sign saying which
-side of ``c`` the point lies on and ``m(x)`` the concept's own margin (the
+released rule only: the predicted label scores ``1 + m(x)`` and the others
+``-(1 + m(x))``, with ``m(x)`` the rule's own margin (the
 feature's distance to a stump's threshold in units of the public box width,
 the Euclidean distance to a halfspace's boundary; ``0`` for concepts
 without geometry). They rank points by how far they are from the decision
@@ -30,7 +30,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._private_data import sanitize_rows
 from ..classes import HalfspaceConcepts, StumpConcepts
 
-__all__ = ["ConceptRule", "DomainRule", "SelectedHypothesis", "ProperRelease"]
+__all__ = ["ConceptRule", "DomainRule", "TwoLabelRule", "SelectedHypothesis", "ProperRelease"]
 
 _FEATURE = re.compile(r"x\[(\d+)\]")
 
@@ -104,11 +104,30 @@ def nearest_domain_index(domain, X, block=1024):
     return idx
 
 
+@dataclass(frozen=True)
+class TwoLabelRule:
+    """``h(x) = inside if concept(x) else outside`` (label codes)."""
+
+    concept: object  # ConceptRule or DomainRule
+    inside: int
+    outside: int
+
+    def codes(self, X):
+        return np.where(self.concept.inside(X), self.inside, self.outside)
+
+    def margin(self, X):
+        return self.concept.margin(X)
+
+    def describe(self, classes):
+        a, b = classes[self.inside], classes[self.outside]
+        return f"{self.concept.describe()} -> {a} (else {b})"
+
+
 class SelectedHypothesis:
     """The hypothesis released by :class:`PrivateProperClassifier`.
 
-    ``h(x) = inside_label if rule(x) else outside_label``; a member of the
-    estimator's class.
+    A member of the estimator's class; ``predict`` applies it and
+    ``description`` reads it.
 
     Attributes
     ----------
@@ -117,25 +136,19 @@ class SelectedHypothesis:
     description : str
         E.g. ``"mean radius >= 0.42 -> 1 (else 0)"``; uses the feature names
         when the estimator was fitted on a DataFrame.
-    inside_label, outside_label :
-        The two labels of the rule (equal for a constant hypothesis).
     classes : ndarray
         The public label set.
     """
 
-    def __init__(self, index, rule, inside_code, outside_code, classes, feature_names=None):
+    def __init__(self, index, rule, classes, feature_names=None):
         self.index = int(index)
         self._rule = rule
         self.classes = np.asarray(classes)
-        self._codes = (int(inside_code), int(outside_code))
-        self.inside_label = self.classes[self._codes[0]]
-        self.outside_label = self.classes[self._codes[1]]
-        rule_text = name_features(rule.describe(), feature_names)
-        self.description = f"{rule_text} -> {self.inside_label} (else {self.outside_label})"
+        self.description = name_features(rule.describe(self.classes), feature_names)
 
     def predict_codes(self, X):
         """Index in ``classes`` of the label of every row."""
-        return np.where(self._rule.inside(X), self._codes[0], self._codes[1])
+        return self._rule.codes(X)
 
     def predict(self, X):
         """Labels (from ``classes``) predicted by the hypothesis."""
@@ -148,21 +161,13 @@ class SelectedHypothesis:
     def class_scores(self, X):
         """Uncalibrated per-class scores, shape ``(n_samples, n_classes)``.
 
-        The predicted label scores ``1 + |m(x)|``, the rule's other label
-        ``-(1 + |m(x)|)``, every other label ``-(2 + |m(x)|)``; so the argmax
-        is the prediction and the scores grow with the distance to the
-        boundary (module docstring).
+        The predicted label scores ``1 + m(x)``, every other label
+        ``-(1 + m(x))``, with ``m(x) >= 0`` the distance to the decision
+        boundary (module docstring): the argmax is the prediction.
         """
-        inside = self._rule.inside(X)
         strength = 1.0 + self._rule.margin(X)
-        k = len(self.classes)
-        scores = np.repeat((-1.0 - strength)[:, None], k, axis=1)
-        a, b = self._codes
-        predicted = np.where(inside, a, b)
-        other = np.where(inside, b, a)
-        rows = np.arange(X.shape[0])
-        scores[rows, other] = -strength
-        scores[rows, predicted] = strength  # a == b: the constant wins
+        scores = np.repeat(-strength[:, None], len(self.classes), axis=1)
+        scores[np.arange(X.shape[0]), self.predict_codes(X)] = strength
         return scores
 
     def decision_function(self, X):

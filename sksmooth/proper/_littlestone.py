@@ -34,7 +34,7 @@ from .littlestone._polypri import (
     resolve_parameters,
     theoretical_sample_size,
 )
-from ._hypothesis import DomainRule, SelectedHypothesis, nearest_domain_index
+from ._hypothesis import DomainRule, SelectedHypothesis, TwoLabelRule, nearest_domain_index
 
 __all__ = ["LittlestoneStrategy", "DomainSample", "LittlestoneDetails"]
 
@@ -165,7 +165,7 @@ class LittlestoneStrategy:
     def release(self, index, classes, feature_names):
         rule = DomainRule(self.domain, self.oracle.matrix[index].astype(bool).copy(),
                           self.descriptions[index])
-        return SelectedHypothesis(index, rule, 1, 0, classes, feature_names)
+        return SelectedHypothesis(index, TwoLabelRule(rule, 1, 0), classes, feature_names)
 
     def epsilon_under_substitution(self, epsilon):
         return epsilon

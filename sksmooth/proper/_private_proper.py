@@ -105,7 +105,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         :class:`sksmooth.classes.ConceptClass`, or a finite instance used as
         is. With ``k > 2`` labels the class is the two-label extension (one
         concept, one label on each side: multiclass stumps for ``'stumps'``;
-        see :mod:`sksmooth.proper._exponential`). For
+        see :mod:`sksmooth.proper._exponential`). ``'intervals'``: partitions
+        of one feature into at most ``max(2, k)`` grid intervals with any
+        label per piece, sampled exactly (see :mod:`sksmooth.proper._intervals`);
+        the most accurate choice for several labels. For
         ``method='littlestone'``: a ``(n_hypotheses, n_domain_points)``
         matrix of ``{-1, +1}`` over ``domain``, a finite instance, or
         ``'thresholds'`` (one-dimensional ``domain``).
