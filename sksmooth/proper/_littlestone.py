@@ -81,6 +81,7 @@ class LittlestoneStrategy:
 
     name = "littlestone"
     spends_delta = True
+    bounds_inferred = False  # the domain is the public box
 
     @classmethod
     def build(cls, params, X, n_classes, public_rng):
@@ -169,6 +170,15 @@ class LittlestoneStrategy:
 
     def epsilon_under_substitution(self, epsilon):
         return epsilon
+
+    def with_neighbouring(self, neighbouring):
+        """Substitution only (checked in :meth:`build`)."""
+        if neighbouring != "substitute":
+            raise ValueError(
+                "method='littlestone' is private under substitution only; pass "
+                "neighbouring='substitute'."
+            )
+        return self
 
     def public_attributes(self, details, params, n):
         """Fitted attributes published with a release (functions of private outputs)."""

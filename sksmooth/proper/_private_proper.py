@@ -376,8 +376,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         else:
             strategy, statistics = self._current_strategy(params), self._statistics
         statistics = strategy.accumulate(statistics, X, encode_private_labels(y, classes_))
-        if hasattr(strategy, "with_neighbouring"):
-            strategy = strategy.with_neighbouring(params["neighbouring"])
+        strategy = strategy.with_neighbouring(params["neighbouring"])
         self._release(strategy, statistics, params, randomness, classes_, inferred, first)
         return self
 
@@ -425,7 +424,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """Select, charge, then publish (nothing is visible before the charge)."""
         index, details = strategy.select(statistics, params, randomness)
         spent = strategy.spent(params)
-        certified = not (randomness.seeded or inferred or getattr(strategy, "bounds_inferred", False))
+        certified = not (randomness.seeded or inferred or strategy.bounds_inferred)
         charge(self.accountant, spent.epsilon, spent.delta,
                label=type(self).__name__, certified=certified)
         # ---- published from here on
