@@ -369,7 +369,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                                   params["delta"] if strategy_cls.spends_delta else 0.0)
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
-        randomness = release_randomness(self.random_state, stacklevel=4)
+        randomness = release_randomness(self.random_state, stacklevel=5)
         if first:
             strategy = strategy_cls.build(params, X, len(classes_), randomness.public)
             statistics = strategy.empty_statistics()
