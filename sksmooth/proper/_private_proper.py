@@ -244,7 +244,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "delta": Real(0.0, 1.0, closed="left"),
         "alpha": Real(0.0, 1.0, closed="neither"),
         "beta": Real(0.0, 1.0, closed="neither"),
-        "bounds": (NoneValue(), InstanceOf((tuple, list), "a pair (lower, upper)")),
+        "bounds": Param((NoneValue(), InstanceOf((tuple, list), "a pair (lower, upper)")),
+                        only_when=_EXPONENTIAL),  # 'littlestone': the domain is the box
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
         "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
             "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
