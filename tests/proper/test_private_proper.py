@@ -339,8 +339,18 @@ def test_failed_partial_fit_leaves_state_unchanged():
 )
 def test_bad_parameters(params, match):
     X, y = _threshold_data(30)
+    clf = _public(**params)
+    if params.get("method") == "littlestone":
+        clf.set_params(bounds=None)  # 'bounds' applies to 'exponential' only
     with pytest.raises((ValueError, TypeError), match=match):
-        _public(**params).fit(X, y)
+        clf.fit(X, y)
+
+
+def test_bounds_with_littlestone_is_refused():
+    X = np.arange(3.0)[:, None]
+    with pytest.raises(ValueError, match="bounds applies only when method='exponential'"):
+        PrivateProperClassifier(method="littlestone", domain=np.arange(3.0), delta=1e-6,
+                                bounds=(0.0, 2.0), classes=[0, 1]).fit(X, [0, 1, 1])
 
 
 def test_exponential_spends_no_delta_and_says_so():
