@@ -22,6 +22,7 @@ Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
 Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §4.
 """
 
+import copy
 import warnings
 from dataclasses import dataclass
 
@@ -312,9 +313,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     def __getstate__(self):
         # the private running statistics are never pickled (Notes)
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # object.__getstate__ returns __dict__ itself
         state.pop("_statistics", None)
         return state
+
+    def __deepcopy__(self, memo):
+        # an in-process copy keeps everything (it can continue partial_fit);
+        # only pickling, which is how objects leave the process, drops them
+        twin = type(self).__new__(type(self))
+        memo[id(self)] = twin
+        for name, value in vars(self).items():
+            setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
 
     # --------------------------------------------------------------- fitting
     @atomic_update

@@ -4,6 +4,7 @@ Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, arXiv:2012.03893 (Lemma 6.3,
 Alg. 3); Kasiviswanathan et al., FOCS 2008.
 """
 
+import copy
 import math
 import pickle
 import warnings
@@ -276,6 +277,8 @@ def test_pickled_estimator_holds_released_values_only():
     np.testing.assert_array_equal(twin.predict(X), clf.predict(X))
     with pytest.raises(ValueError, match="call fit"):
         twin.partial_fit(X, y0)
+    copy.deepcopy(clf).partial_fit(X[:5], y0[:5])  # an in-process copy may continue
+    clf.partial_fit(X[:5], y0[:5])  # and pickling did not strip the live estimator
     assert isinstance(clf.to_release(), ProperRelease)
 
 
