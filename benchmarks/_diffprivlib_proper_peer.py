@@ -1,9 +1,9 @@
 """diffprivlib peers for bench_private_proper.py, run in their own environment.
 
 diffprivlib needs scikit-learn < 1.6, so this script runs in a separate venv
-(e.g. ``/work/venv-dpl6``: ``pip install diffprivlib "scikit-learn<1.6"``)::
+(e.g. ``/work/dplvenv``: ``pip install diffprivlib "scikit-learn<1.6"``)::
 
-    /work/venv-dpl6/bin/python benchmarks/_diffprivlib_proper_peer.py [--quick]
+    /work/dplvenv/bin/python benchmarks/_diffprivlib_proper_peer.py [--quick]
 
 It writes ``benchmarks/results/diffprivlib_proper.json`` (``_quick.json``
 with ``--quick``), loaded by
@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 DATASETS = ("breast_cancer", "digits_ge5")
+MULTICLASS_DATASETS = ("wine", "iris", "digits")
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 
 
@@ -36,8 +37,30 @@ def _bundled():
     return module
 
 
+def _summary_bounds(descr):
+    """Per-feature (min, max): the first two numbers of each 'Summary Statistics' row."""
+    import re
+
+    table = descr.split("Summary Statistics")[1].split(":Missing")[0]
+    rows = re.findall(r"^[A-Za-z][^:\n]*:\s+(-?[\d.]+)\s+(-?[\d.]+)", table, flags=re.M)
+    bounds = np.array(rows, dtype=float)
+    return bounds[:, 0], bounds[:, 1]
+
+
 def load(name):
-    """Data scaled to [0, 1]^d with *published* bounds (sksmooth.datasets)."""
+    """Data scaled to [0, 1]^d with *published* bounds (DESCR tables, pixel range)."""
+    if name in ("wine", "iris"):
+        from sklearn.datasets import load_iris, load_wine
+
+        data = (load_wine if name == "wine" else load_iris)()
+        lower, upper = _summary_bounds(data.DESCR)
+        assert len(lower) == data.data.shape[1]
+        return np.clip((data.data - lower) / (upper - lower), 0.0, 1.0), data.target
+    if name == "digits":
+        from sklearn.datasets import load_digits
+
+        data = load_digits()
+        return data.data / 16.0, data.target
     bundled = _bundled()
     if name == "breast_cancer":
         X, y, _ = bundled.load_breast_cancer_public()
@@ -52,30 +75,37 @@ def split(n, seed, test_fraction=0.25):
     return perm[n_test:], perm[:n_test]
 
 
+def _diffprivlib_model(model, eps, d, classes, seed):
+    from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+
+    bounds = (np.zeros(d), np.ones(d))
+    if model == "LogisticRegression":
+        return LogisticRegression(epsilon=eps, data_norm=float(np.sqrt(d)), random_state=seed)
+    if model == "GaussianNB":
+        return GaussianNB(epsilon=eps, bounds=bounds, random_state=seed)
+    return RandomForestClassifier(epsilon=eps, bounds=bounds, classes=classes,
+                                  random_state=seed)
+
+
 def main(quick=False):
     import diffprivlib
-    from diffprivlib.models import GaussianNB, LogisticRegression
 
     seeds = range(5 if quick else 20)
     out = {"diffprivlib_version": diffprivlib.__version__, "results": []}
-    for name in DATASETS:
+    for name in DATASETS + MULTICLASS_DATASETS:
         X, y = load(name)
         d = X.shape[1]
+        classes = sorted(set(y.tolist()))
+        models = ("LogisticRegression", "GaussianNB") + (
+            ("RandomForestClassifier",) if name in MULTICLASS_DATASETS else ())
         for eps in EPSILONS:
-            for model in ("LogisticRegression", "GaussianNB"):
+            for model in models:
                 accs, t0 = [], time.perf_counter()
                 for seed in seeds:
                     tr, te = split(len(X), seed)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        if model == "LogisticRegression":
-                            clf = LogisticRegression(
-                                epsilon=eps, data_norm=float(np.sqrt(d)), random_state=seed
-                            )
-                        else:
-                            clf = GaussianNB(
-                                epsilon=eps, bounds=(np.zeros(d), np.ones(d)), random_state=seed
-                            )
+                        clf = _diffprivlib_model(model, eps, d, classes, seed)
                         clf.fit(X[tr], y[tr])
                     accs.append(float(clf.score(X[te], y[te])))
                 out["results"].append({
@@ -83,7 +113,7 @@ def main(quick=False):
                     "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
                     "accuracies": accs, "seconds": time.perf_counter() - t0,
                 })
-                print(f"{name:14s} {model:20s} eps={eps:<4} acc={np.mean(accs):.3f}")
+                print(f"{name:14s} {model:24s} eps={eps:<4} acc={np.mean(accs):.3f}")
     suffix = "_quick" if quick else ""
     path = Path(__file__).resolve().parent / "results" / f"diffprivlib_proper{suffix}.json"
     path.write_text(json.dumps(out, indent=1))

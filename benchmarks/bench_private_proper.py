@@ -1,29 +1,32 @@
-"""Benchmark: PrivateProperClassifier (SPEC §6; seeds/001 Lemma 6.3, Alg. 3).
+"""Benchmark: PrivateProperClassifier (SPEC §6).
 
-Part A ('exponential'): accuracy over >= 20 random 75/25 splits at
-epsilon in {0.5, 1, 2, 5} on breast cancer and on digits (label: digit >= 5),
-stumps (and halfspaces when ``sksmooth.classes.Halfspaces`` exists), next to
-a non-private decision stump and diffprivlib's LogisticRegression and
-GaussianNB. Features are scaled to [0, 1] with the published bounds of
-``sksmooth.datasets`` (breast cancer: DESCR summary table; digits: pixel
-range), so ``bounds=(0, 1)`` is public for every method. diffprivlib needs scikit-learn < 1.6, so its numbers come from
-``_diffprivlib_proper_peer.py`` run in its own venv (``--peer-python``,
-default ``/work/venv-dpl6/bin/python``; the stored JSON is loaded when the
-venv is missing). Splits, min-max scaling and bounds are identical.
+Part A (binary, 'exponential'): accuracy over 20 random 75/25 splits of
+breast cancer at epsilon in {0.5, 1, 2} for stumps and halfspaces, BEFORE
+(``results/private_proper_binary_before.json``, measured from the code
+before the strategy/privacy-by-default rewrite with ``PYTHONPATH`` on the old
+tree) and AFTER (this tree). Both use fresh noise (``random_state=None``).
+
+Part M (multiclass, 'exponential'): wine, iris, digits (10 classes) at
+epsilon in {0.5, 1, 2, 5}, 20 splits: private multiclass stumps and two-label
+halfspaces, the non-private model *of the same class* (exact ERM over the
+same hypothesis class, i.e. the argmin of the error counts), and
+diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier
+(``_diffprivlib_proper_peer.py`` in its own venv, default
+``/work/dplvenv/bin/python``; the stored JSON is loaded when the venv is
+missing). Features are scaled to [0, 1] with published bounds (DESCR
+summary tables; pixel range), so ``bounds=(0, 1)`` is public for every method.
 
 Part B ('littlestone'): PolyPriPropLearn on thresholds over N in {16, 32, 64}
-domain points as n grows: error of the released hypothesis (uniform
-distribution on the domain, random target), error of PolyPriLearn's SOA
-output, fallback rate, runtime; then the largest threshold domain handled in
-<= 60 s at fixed n.
+domain points as n grows (error, SOA error, fallback rate, runtime).
+
+References: Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, arXiv:2012.03893
+(Lemma 6.3, Alg. 3); Kasiviswanathan et al., FOCS 2008.
 
 Usage::
 
-    python benchmarks/bench_private_proper.py [--quick] [--peer-python PATH]
+    python benchmarks/bench_private_proper.py [--quick] [--peer-python PATH] [--skip-littlestone]
 
-Writes ``benchmarks/results/private_proper.json`` (``private_proper_quick.json``
-with ``--quick``, so a quick run never overwrites the committed real run) and
-prints tables.
+Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
 
 import argparse
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import time
 import warnings
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
@@ -40,60 +44,88 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
-from _diffprivlib_proper_peer import DATASETS, EPSILONS, load, split  # noqa: E402
+from _diffprivlib_proper_peer import MULTICLASS_DATASETS, EPSILONS, load, split  # noqa: E402
+from sksmooth._private_data import sanitize_rows  # noqa: E402
 from sksmooth.exceptions import PrivacyWarning  # noqa: E402
 from sksmooth.proper import PrivateProperClassifier  # noqa: E402
+from sksmooth.proper._exponential import hypothesis_errors, label_counts  # noqa: E402
+from sksmooth.proper._intervals import IntervalStrategy  # noqa: E402
 
 
-def part_a(seeds, peer):
-    import sksmooth.classes as concept_classes
+def _private_fit(hyp, eps, X, y, classes):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return PrivateProperClassifier(hypotheses=hyp, epsilon=eps, bounds=(0.0, 1.0),
+                                       classes=classes).fit(X, y)
 
-    classes = ["stumps"] + (["halfspaces"] if hasattr(concept_classes, "Halfspaces") else [])
+
+def _same_class_erm(clf, X, y):
+    """Exact (non-private) ERM over the fitted estimator's own hypothesis class."""
+    strategy = clf._strategy
+    codes = np.searchsorted(clf.classes_, y)
+    if isinstance(strategy, IntervalStrategy):
+        # epsilon = 1e300: the law is uniform on the minimisers, i.e. exact ERM
+        stats = strategy.accumulate(strategy.empty_statistics(), X, codes)
+        choice, _ = strategy.select(stats, {"epsilon": 1e300},
+                                    SimpleNamespace(noise=np.random.default_rng(0)))
+        return strategy.release(choice, clf.classes_, None)
+    counts = label_counts(strategy.concepts, sanitize_rows(X, strategy.lower, strategy.upper),
+                          codes, len(clf.classes_))
+    index = int(np.argmin(hypothesis_errors(counts, strategy.pairs)))
+    return strategy.release(index, clf.classes_, None)
+
+
+def _row(dataset, method, eps, accs, **extra):
+    return dict({"dataset": dataset, "method": method, "epsilon": eps,
+                 "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
+                 "n_seeds": len(accs)}, **extra)
+
+
+def part_a(seeds):
+    """Binary breast cancer, stumps and halfspaces, eps in {0.5, 1, 2} (AFTER)."""
+    X, y = load("breast_cancer")
     rows = []
-    for name in DATASETS:
+    for hyp in ("stumps", "halfspaces", "intervals"):
+        for eps in (0.5, 1.0, 2.0):
+            accs, t0 = [], time.perf_counter()
+            for seed in seeds:
+                tr, te = split(len(X), seed)
+                accs.append(_private_fit(hyp, eps, X[tr], y[tr], [0, 1]).score(X[te], y[te]))
+            rows.append(_row("breast_cancer", f"sksmooth {hyp}", eps, accs,
+                             seconds_per_fit=(time.perf_counter() - t0) / len(seeds)))
+    return rows
+
+
+def part_m(seeds, peer):
+    """Multiclass: private stumps/halfspaces vs same-class ERM vs diffprivlib."""
+    rows = []
+    for name in MULTICLASS_DATASETS:
         X, y = load(name)
-        d = X.shape[1]
-        bounds = (np.zeros(d), np.ones(d))
-        accs = []
-        for seed in seeds:
-            tr, te = split(len(X), seed)
-            stump = DecisionTreeClassifier(max_depth=1, random_state=seed).fit(X[tr], y[tr])
-            accs.append(stump.score(X[te], y[te]))
-        rows.append({"dataset": name, "method": "non-private stump", "epsilon": None,
-                     "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs))})
-        for hyp in classes:
-            # the cover is data independent (public bounds + seed): build it once
-            cls = {"stumps": concept_classes.Stumps, "halfspaces": getattr(concept_classes, "Halfspaces", None)}[hyp]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                t_cover = time.perf_counter()
-                cover = cls().cover(bounds=bounds, gamma=1.0 / 128, max_size=20000, random_state=0)
-                t_cover = time.perf_counter() - t_cover
+        classes = np.unique(y).tolist()
+        for hyp in ("intervals", "stumps", "halfspaces"):
+            erm = []
             for eps in EPSILONS:
                 accs, t0 = [], time.perf_counter()
                 for seed in seeds:
                     tr, te = split(len(X), seed)
-                    clf = PrivateProperClassifier(
-                        cover, epsilon=eps, bounds=bounds, classes=[0, 1], random_state=seed
-                    ).fit(X[tr], y[tr])
+                    clf = _private_fit(hyp, eps, X[tr], y[tr], classes)
                     accs.append(clf.score(X[te], y[te]))
-                rows.append({
-                    "dataset": name, "method": f"sksmooth exponential {hyp}", "epsilon": eps,
-                    "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
-                    "cover_size": int(clf.cover_size_),
-                    "cover_gamma": cover.gamma, "cover_gamma_certified": bool(cover.gamma_certified),
-                    "cover_seconds": t_cover,
-                    "seconds_per_fit": (time.perf_counter() - t0) / len(seeds),
-                })
-    rows += [dict(r, accuracies=None) for r in peer.get("results", [])]
+                    if eps == EPSILONS[0]:
+                        best = _same_class_erm(clf, X[tr], y[tr])
+                        erm.append(float(np.mean(best.predict(X[te]) == y[te])))
+                rows.append(_row(name, f"sksmooth {hyp}", eps, accs, cover_size=clf.cover_size_,
+                                 seconds_per_fit=(time.perf_counter() - t0) / len(seeds)))
+                print(f"{name:8s} {hyp:10s} eps={eps:<4} acc={np.mean(accs):.3f}", flush=True)
+            rows.append(_row(name, f"non-private ERM, same class ({hyp})", None, erm))
+    rows += [dict(r, accuracies=None) for r in peer.get("results", [])
+             if r["dataset"] in MULTICLASS_DATASETS]
     return rows
 
 
 def run_peer(peer_python, quick):
     path = ROOT / "results" / f"diffprivlib_proper{'_quick' if quick else ''}.json"
-    if peer_python and Path(peer_python).exists():
+    if peer_python and Path(peer_python).exists() and not path.exists():
         cmd = [peer_python, str(ROOT / "_diffprivlib_proper_peer.py")] + (["--quick"] if quick else [])
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     if path.exists():
@@ -113,21 +145,20 @@ def _threshold_task(N, n, seed):
 
 def _fit_littlestone(domain, X, y, seed, epsilon=1.0, delta=1e-6):
     clf = PrivateProperClassifier(
-        "thresholds", method="littlestone", domain=domain, epsilon=epsilon, delta=delta,
-        classes=[0, 1], random_state=seed,
+        hypotheses="thresholds", method="littlestone", domain=domain, epsilon=epsilon, delta=delta,
+        classes=[0, 1],
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         t0 = time.perf_counter()
         clf.fit(X, y)
-        _ = clf.hypothesis_
         return clf, time.perf_counter() - t0
 
 
 def part_b(quick):
     Ns = (16, 32, 64)
-    ns = (250, 1000, 4000) if quick else (250, 1000, 4000, 16000, 64000)
-    seeds = range(3 if quick else 10)
+    ns = (250, 1000, 4000) if quick else (250, 1000, 4000, 16000)
+    seeds = range(3 if quick else 5)
     rows = []
     for N in Ns:
         for n in ns:
@@ -151,60 +182,43 @@ def part_b(quick):
     return rows
 
 
-def largest_domain(quick, budget=60.0):
-    n = 4000 if quick else 20000
-    N, rows = 64, []
-    while True:
-        domain, X, y, truth = _threshold_task(N, n, 0)
-        clf, sec = _fit_littlestone(domain, X, y, 0)
-        err = float(np.mean(clf.predict(domain[:, None]) != truth))
-        rows.append({"N": N, "n_hypotheses": N + 1, "n": n, "seconds": sec, "error": err,
-                     "ldim": int(clf.littlestone_dimension_)})
-        print(f"  N={N:6d} |F|={N + 1:6d} Ldim={clf.littlestone_dimension_:2d} "
-              f"n={n} {sec:7.2f}s error={err:.3f}")
-        if sec > budget or (quick and N >= 512):
-            break
-        if sec * 4.5 > budget:  # the next doubling would certainly exceed the budget
-            break
-        N *= 2
-    ok = [r for r in rows if r["seconds"] <= budget]
-    return {"n": n, "budget_seconds": budget, "runs": rows,
-            "largest_N_within_budget": ok[-1]["N"] if ok else None}
+def _print_rows(title, rows):
+    print(f"\n{title}")
+    print(f"{'dataset':14s} {'method':44s} {'eps':>5s} {'mean':>6s} {'std':>6s}")
+    for r in rows:
+        eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
+        print(f"{r['dataset']:14s} {r['method']:44s} {eps:>5s} "
+              f"{r['accuracy_mean']:6.3f} {r['accuracy_std']:6.3f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--peer-python", default="/work/venv-dpl6/bin/python")
+    parser.add_argument("--peer-python", default="/work/dplvenv/bin/python")
+    parser.add_argument("--skip-littlestone", action="store_true")
     args = parser.parse_args()
     seeds = range(5 if args.quick else 20)
 
+    before_path = ROOT / "results" / "private_proper_binary_before.json"
+    before = json.loads(before_path.read_text()) if before_path.exists() else []
+    a = part_a(seeds)
+    _print_rows(f"Part A: breast cancer, {len(seeds)} splits (AFTER)", a)
+    for r in before:
+        print(f"  BEFORE {r['hypotheses']:10s} eps={r['epsilon']:<4} {r['accuracy_mean']:.3f}")
     peer = run_peer(args.peer_python, args.quick)
-    a = part_a(seeds, peer)
-    print(f"\nPart A: accuracy over {len(seeds)} splits (test 25%)")
-    print(f"{'dataset':14s} {'method':38s} {'eps':>5s} {'mean':>6s} {'std':>6s}")
-    for r in a:
-        eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
-        print(f"{r['dataset']:14s} {r['method']:38s} {eps:>5s} "
-              f"{r['accuracy_mean']:6.3f} {r['accuracy_std']:6.3f}")
-
-    print("\nPart B: littlestone on thresholds (epsilon=1, delta=1e-6)")
-    b = part_b(args.quick)
-    print(f"{'N':>4s} {'Ldim':>4s} {'n':>6s} {'err':>6s} {'errmax':>6s} {'soa_err':>7s} "
-          f"{'fallbk':>6s} {'sec':>6s} {'n_thm6.4':>10s}")
-    for r in b:
-        print(f"{r['N']:4d} {r['ldim']:4d} {r['n']:6d} {r['error_mean']:6.3f} {r['error_max']:6.3f} "
-              f"{r['soa_error_mean']:7.3f} {r['soa_fallback_rate']:6.2f} "
-              f"{r['seconds_mean']:6.2f} {r['theoretical_sample_size']:10.3g}")
-    print("\nLargest threshold domain within 60 s:")
-    big = largest_domain(args.quick)
-    print(f"  -> N = {big['largest_N_within_budget']} at n = {big['n']}")
-
+    m = part_m(seeds, peer)
+    _print_rows(f"Part M: multiclass, {len(seeds)} splits", m)
     out = {"quick": args.quick, "n_seeds": len(seeds),
            "diffprivlib_version": peer.get("diffprivlib_version"),
-           "part_a": a, "part_b": b, "largest_domain": big}
+           "part_a_before": before, "part_a": a, "part_m": m}
+    if not args.skip_littlestone:
+        print("\nPart B: littlestone on thresholds (epsilon=1, delta=1e-6)")
+        out["part_b"] = part_b(args.quick)
+        for r in out["part_b"]:
+            print(f"{r['N']:4d} {r['ldim']:4d} {r['n']:6d} {r['error_mean']:6.3f} "
+                  f"{r['soa_fallback_rate']:6.2f} {r['seconds_mean']:6.2f}")
     path = ROOT / "results" / f"private_proper{'_quick' if args.quick else ''}.json"
-    path.write_text(json.dumps(out, indent=1))
+    path.write_text(json.dumps(out, indent=1, default=float))
     print("wrote", path)
 
 

@@ -31,8 +31,17 @@ __all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
 def _structural_message(exc, what):
     text = str(exc)
     if "Expected 2D array" in text or "Expected a 2-dimensional" in text:
-        return (f"{what} must be 2-D (n_samples, n_features); reshape a single "
-                "feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+        return (f"{what} must be 2-D (n_samples, n_features). Reshape your data either "
+                "using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a "
+                "single sample.")
+    if "Complex data not supported" in text:
+        return f"Complex data not supported: {what} must hold real numbers."
+    if "requires y to be passed" in text:
+        return text.splitlines()[0]  # names the estimator only
+    if "argument must be a string or a" in text:
+        return f"{what}: " + text.splitlines()[0]  # names a type, never a value
+    if "sparse" in text.lower():
+        return text.splitlines()[0]  # about the container type, not values
     if "n_features" in text or "features, but" in text:
         return text  # counts of columns only: public structure, no values
     if "0 sample" in text or "minimum of" in text:
@@ -41,7 +50,8 @@ def _structural_message(exc, what):
         return text
     if "could not convert" in text or "dtype" in text or "convert" in text:
         return (f"{what} must hold numbers only; at least one entry could not be "
-                "converted to float (the value is not shown: it may be private). "
+                "converted to float (argument must be a string or a real number; the "
+                "value is not shown: it may be private). "
                 "Encode non-numeric columns first, e.g. with OrdinalEncoder.")
     return (f"{what} was refused by input validation ({type(exc).__name__}); the "
             "detail is not shown because it may contain private values.")

@@ -19,7 +19,7 @@ S. P. Kasiviswanathan, H. K. Lee, K. Nissim, S. Raskhodnikova and A. Smith,
 "What Can We Learn Privately?", FOCS 2008, arXiv:0803.0924.
 """
 
-from ._private_proper import PrivateProperClassifier, SelectedHypothesis
+from ._private_proper import PrivateProperClassifier, ProperRelease, SelectedHypothesis
 from .littlestone import (
     LittlestoneOracle,
     irreducibility_order,
@@ -32,6 +32,7 @@ from .littlestone import (
 __all__ = [
     "PrivateProperClassifier",
     "SelectedHypothesis",
+    "ProperRelease",
     "LittlestoneOracle",
     "irreducibility_order",
     "is_k_irreducible",

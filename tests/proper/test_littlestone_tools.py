@@ -1,4 +1,4 @@
-"""Littlestone dimension, SOA, irreducibility and ReduceTree (seeds/001 §2.4, §4, §5.1)."""
+"""Littlestone dimension, SOA, irreducibility and ReduceTree (Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, arXiv:2012.03893, §2.4, §4, §5.1)."""
 
 import math
 

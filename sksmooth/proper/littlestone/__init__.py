@@ -1,4 +1,5 @@
-"""Littlestone-dimension tools for finite classes.
+"""Littlestone-dimension tools for finite classes (Ghazi, Golowich, Kumar,
+Manurangsi, STOC 2021, arXiv:2012.03893).
 
 Unlike the estimators around it, nothing here touches private data: these are
 exact combinatorial computations on a finite class given as a sign matrix.

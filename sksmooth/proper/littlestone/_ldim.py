@@ -9,7 +9,7 @@ are hashable keys for memoisation.
 
 References
 ----------
-seeds/001_f5510c59108e6780.txt: §2.4 (Def. 2.5, Littlestone dimension),
+Ghazi et al., STOC 2021, arXiv:2012.03893: §2.4 (Def. 2.5, Littlestone dimension),
 §4 (Def. 4.1 irreducibility, Lemma 4.1, Lemma 4.5 reducing arrays,
 Def. 4.2 SOA classifier).
 """
@@ -97,7 +97,7 @@ class LittlestoneOracle:
 
     Notes
     -----
-    ``ldim(mask)`` uses the recursion of Def. 2.5 (seeds/001, §2.4):
+    ``ldim(mask)`` uses the recursion of Def. 2.5 (Ghazi et al. 2021, §2.4):
     ``Ldim(G) = max_x 1 + min(Ldim(G|(x,+1)), Ldim(G|(x,-1)))`` over points
     that split ``G``, with ``Ldim(empty) = -1`` and ``Ldim({f}) = 0``, memoised
     on the subclass bitmask and pruned with ``Ldim(G) <= floor(log2 |G|)``.
@@ -122,7 +122,7 @@ class LittlestoneOracle:
         return np.flatnonzero(_mask_to_bool(mask, self.n_hypotheses))
 
     def restrict(self, mask, x, b):
-        """``G|_(x, b)`` (seeds/001, §4): hypotheses of ``mask`` with ``f(x) = b``."""
+        """``G|_(x, b)`` (Ghazi et al. 2021, §4): hypotheses of ``mask`` with ``f(x) = b``."""
         pos = self._pos[x]
         return mask & pos if b > 0 else mask & ~pos & self.full
 
@@ -221,7 +221,7 @@ class LittlestoneOracle:
         """``SOA_G`` on every domain point, as an int8 array in ``{-1, +1}``.
 
         ``SOA_G(x) = +1`` iff ``Ldim(G|(x,+1)) >= Ldim(G|(x,-1))``
-        (seeds/001, Def. 4.2).
+        (Ghazi et al. 2021, Def. 4.2).
         """
         if mask is None:
             mask = self.full
@@ -310,7 +310,7 @@ class LittlestoneOracle:
         return self.reduction_path(mask, max_order)[0]
 
     def is_k_irreducible(self, k, mask=None):
-        """Whether the subclass is ``k``-irreducible (seeds/001, Def. 4.1)."""
+        """Whether the subclass is ``k``-irreducible (Ghazi et al. 2021, Def. 4.1)."""
         return self.reduction_path(mask, max_order=k)[0] >= k
 
     def reducing_array(self, mask=None, max_order=None):
@@ -354,7 +354,8 @@ def littlestone_dimension(F):
     -------
     int
         The depth of the deepest mistake tree shattered by ``F``
-        (seeds/001_f5510c59108e6780.txt, §2.4, Def. 2.5).
+        (Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning with
+approximate differential privacy", STOC 2021, arXiv:2012.03893, §2.4, Def. 2.5).
 
     Examples
     --------
@@ -369,7 +370,7 @@ def littlestone_dimension(F):
 
 
 def soa(F):
-    """The SOA classifier of a finite class (seeds/001, Def. 4.2).
+    """The SOA classifier of a finite class (Ghazi et al. 2021, Def. 4.2).
 
     Parameters
     ----------
@@ -411,7 +412,7 @@ def soa(F):
 def irreducibility_order(F, max_order=None):
     """Largest ``k`` such that the finite class ``F`` is ``k``-irreducible.
 
-    ``F`` is ``k``-irreducible (seeds/001, Def. 4.1) if every depth-``k``
+    ``F`` is ``k``-irreducible (Ghazi et al. 2021, Def. 4.1) if every depth-``k``
     tree has a root-to-leaf path along which the restriction keeps the
     Littlestone dimension of ``F``. Returns ``math.inf`` when ``F`` is
     ``k``-irreducible for every ``k`` (e.g. a single hypothesis) and ``0``
@@ -432,7 +433,7 @@ def irreducibility_order(F, max_order=None):
 
 
 def is_k_irreducible(F, k):
-    """Whether the finite class ``F`` is ``k``-irreducible (seeds/001, Def. 4.1)."""
+    """Whether the finite class ``F`` is ``k``-irreducible (Ghazi et al. 2021, Def. 4.1)."""
     return _oracle(F).is_k_irreducible(_check_order(k))
 
 

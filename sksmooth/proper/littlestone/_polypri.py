@@ -2,7 +2,7 @@
 PolyPriPropLearn (Alg. 3) for finite classes on finite domains.
 
 Privacy is stated for *substitution* neighbours (datasets of the same size
-``n`` differing in one example), as in seeds/001, Def. 2.2. The algorithm
+``n`` differing in one example), as in Ghazi et al. 2021, Def. 2.2. The algorithm
 splits the sample (after a data-independent random permutation) into
 disjoint parts: ``n_chunks`` users of PolyPriLearn and a fresh part for
 GenericLearner. One example lies in exactly one part, so the release is
@@ -14,7 +14,8 @@ only on the privately selected ``SOA`` vector and the public class
 
 References
 ----------
-seeds/001_f5510c59108e6780.txt, §5.2 (Def. 5.1, Prop. 5.6), §5.3 (Alg. 2,
+Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning with
+approximate differential privacy", STOC 2021, arXiv:2012.03893, §5.2 (Def. 5.1, Prop. 5.6), §5.3 (Alg. 2,
 Thm 5.7), §6 (Lemma 6.1, Lemma 6.2), §6.1 (Lemma 6.3, Alg. 3, Thm 6.4).
 """
 
@@ -23,6 +24,7 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
+from ...mechanisms import exponential_mechanism, sparse_selection
 from ._reduce_tree import reduce_tree
 
 __all__ = [
@@ -92,8 +94,6 @@ def generic_learner(oracle, candidates, x_idx, y, epsilon, rng):
 
     Returns the selected row index of the class.
     """
-    from ...mechanisms import exponential_mechanism
-
     candidates = np.asarray(candidates)
     if len(x_idx):
         wrong = oracle.matrix[np.ix_(candidates, x_idx)] != (np.asarray(y) > 0)[None, :]
@@ -108,7 +108,7 @@ def poly_pri_learn(
     oracle, x_idx, y, *, epsilon, delta, n_chunks, alpha_delta, k_prime,
     max_set_size, rng, d=None,
 ):
-    """PolyPriLearn (Alg. 2, seeds/001 §5.3) on disjoint chunks.
+    """PolyPriLearn (Alg. 2, Ghazi et al. 2021 §5.3) on disjoint chunks.
 
     Runs ReduceTree on ``n_chunks`` disjoint chunks of the sample (the users
     of sparse selection) and selects, with sparse selection (§5.2), an SOA
@@ -127,8 +127,6 @@ def poly_pri_learn(
         Whether the fallback was returned (a private output: it is a function
         of the mechanism's output only).
     """
-    from ...mechanisms import sparse_selection
-
     if d is None:
         d = oracle.ldim()
     chunks = np.array_split(np.arange(len(x_idx)), n_chunks)
@@ -157,7 +155,7 @@ def poly_pri_prop_learn(
     oracle, x_idx, y, *, epsilon, delta, n_generic, n_chunks, alpha_delta,
     k_prime, max_set_size, h_size, rng, d=None,
 ):
-    """PolyPriPropLearn (Alg. 3, seeds/001 §6.1): a proper private learner.
+    """PolyPriPropLearn (Alg. 3, Ghazi et al. 2021 §6.1): a proper private learner.
 
     The first ``n - n_generic`` examples (in the given order; callers permute
     them with a data-independent permutation) feed PolyPriLearn, the last
@@ -194,7 +192,7 @@ def poly_pri_prop_learn(
 
 
 def theoretical_sample_size(d_littlestone, d_vc, epsilon, delta, alpha, beta, constant=1.0):
-    """Sample size of Theorem 6.4 (seeds/001, eq. (30)).
+    """Sample size of Theorem 6.4 (Ghazi et al. 2021, eq. (30)).
 
     ``n = C * d_L^5 * d_V * log^2(d_L / (epsilon delta alpha beta)) /
     (epsilon alpha^2)`` where ``alpha`` is the target error (``eta`` in the
@@ -216,7 +214,7 @@ def theoretical_sample_size(d_littlestone, d_vc, epsilon, delta, alpha, beta, co
 
     Returns
     -------
-    int
+    int, or ``math.inf`` when the rate exceeds ``e^700`` (extreme parameters)
     """
     for name, value in (("delta", delta), ("alpha", alpha), ("beta", beta)):
         if not 0 < value < 1:
@@ -225,8 +223,20 @@ def theoretical_sample_size(d_littlestone, d_vc, epsilon, delta, alpha, beta, co
         raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
     d_l = max(int(d_littlestone), 1)
     d_v = max(int(d_vc), 1)
-    log_term = math.log(d_l / (epsilon * delta * alpha * beta))
-    return int(math.ceil(constant * d_l**5 * d_v * log_term**2 / (epsilon * alpha**2)))
+    # in log space: the product epsilon * delta * alpha * beta may underflow
+    log_term = math.log(d_l) - math.log(epsilon) - math.log(delta) - math.log(alpha) - math.log(beta)
+    if log_term == 0.0:
+        return 0
+    log_n = (math.log(constant) + 5 * math.log(d_l) + math.log(d_v)
+             + 2 * math.log(abs(log_term)) - math.log(epsilon) - 2 * math.log(alpha))
+    if log_n > 700:
+        return math.inf
+    return int(math.ceil(math.exp(log_n) * (1 - 1e-12)))
+
+
+def _ceil_capped(value, cap):
+    """``ceil(value)`` capped at ``cap`` (``value`` may be ``inf``)."""
+    return int(cap) if not value < cap else int(math.ceil(value))
 
 
 def resolve_parameters(
@@ -261,34 +271,52 @@ def resolve_parameters(
     out["alpha_delta"] = alpha / (4.0 * (d + 3)) if alpha_delta == "auto" else float(alpha_delta)
     out["max_set_size"] = 2 * (d + 1) if max_set_size == "auto" else int(max_set_size)
     dual_vc = max(1, int(math.floor(math.log2(max(n_points, 2)))))
+    # (8 / alpha)^2 and 1 / (alpha epsilon) are formed as quotients of
+    # quotients: inf (then capped) instead of an underflow to 0 and a
+    # ZeroDivisionError for extreme alpha, epsilon
     out["h_size"] = (
-        int(min(1e6, math.ceil(dual_vc / (alpha / 8.0) ** 2))) if h_size == "auto" else int(h_size)
+        _ceil_capped(dual_vc * (8.0 / alpha) * (8.0 / alpha), H_SIZE_CAP)
+        if h_size == "auto" else int(h_size)
     )
     if n_generic == "auto":
         h_card = max(2, min(out["h_size"], n_hypotheses))
-        need = math.ceil(4.0 * (math.log(h_card) + math.log(2.0 / beta)) / (alpha * epsilon))
-        out["n_generic"] = int(min(n // 2, need))
+        need = 4.0 * (math.log(h_card) + math.log(2.0 / beta)) / alpha / epsilon
+        out["n_generic"] = _ceil_capped(need, n // 2)
     else:
         out["n_generic"] = int(n_generic)
     n_learn = n - out["n_generic"]
     if n_chunks == "auto":
-        m = 1
-        while True:
-            tau = (2.0 / epsilon) * math.log(out["max_set_size"] * m * math.exp(epsilon) / delta)
-            if m >= 4.0 * tau or m >= max(n_learn, 1):
-                break
-            m += 1
-        out["n_chunks"] = int(max(1, min(m, max(n_learn, 1))))
+        out["n_chunks"] = _auto_chunks(out["max_set_size"], epsilon, delta, max(n_learn, 1))
     else:
         out["n_chunks"] = int(n_chunks)
     n0 = max(n_learn // max(out["n_chunks"], 1), 1)
     if k_prime == "auto":
-        out["k_prime"] = int(
-            max(
-                math.ceil(n0 * (d + 3) * out["alpha_delta"]),
-                math.ceil(64.0 * max(d, 1) / (alpha / 4.0) ** 2),
-            )
+        out["k_prime"] = max(
+            _ceil_capped(n0 * (d + 3) * out["alpha_delta"], K_PRIME_CAP),
+            _ceil_capped(64.0 * max(d, 1) * (4.0 / alpha) * (4.0 / alpha), K_PRIME_CAP),
         )
     else:
         out["k_prime"] = int(k_prime)
     return out
+
+
+H_SIZE_CAP = 10**6  # draws from the Lemma 6.2 distribution
+K_PRIME_CAP = 10**12  # irreducibility parameter (compared with path counts only)
+
+
+def _auto_chunks(max_set_size, epsilon, delta, cap):
+    """Smallest ``m >= 4 tau(m)``, ``tau(m) = (2/eps) ln(l m e^eps / delta)``, capped.
+
+    ``4 tau`` increases with ``m``, so the fixed-point iteration
+    ``m <- ceil(4 tau(m))`` from ``m = 1`` climbs to the least such ``m``
+    in a few steps (``tau`` grows like ``log m``). ``ln(e^eps)`` is written
+    ``eps``: no overflow for large ``epsilon``.
+    """
+    m = 1
+    for _ in range(200):
+        tau = (2.0 / epsilon) * (math.log(max_set_size * m / delta) + epsilon)
+        target = 4.0 * tau
+        if m >= target or m >= cap:
+            break
+        m = _ceil_capped(target, cap)
+    return int(max(1, min(m, cap)))

@@ -2,7 +2,8 @@
 
 References
 ----------
-seeds/001_f5510c59108e6780.txt, §5.1 (Algorithm 1 ReduceTree, Lemma 5.1,
+Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning with
+approximate differential privacy", STOC 2021, arXiv:2012.03893, §5.1 (Algorithm 1 ReduceTree, Lemma 5.1,
 Lemma 5.5), §5.3 (Algorithm 2 PolyPriLearn, Theorem 5.7).
 """
 
@@ -29,8 +30,29 @@ def empirical_errors(oracle, x_idx, y):
     return np.mean(predictions != (np.asarray(y) > 0)[None, :], axis=1)
 
 
+def _split_leaves(oracle, leaves, chosen, stable, e_low, k_t):
+    """Step 6d: replace every stable chosen leaf by the children of a reducing array."""
+    new_leaves = []
+    for leaf in leaves:
+        if leaf not in chosen or not stable[chosen.index(leaf)]:
+            new_leaves.append(leaf)  # not chosen, or step 6d-i: the dimension dropped
+            continue
+        g_low = e_low & leaf.restriction
+        found = oracle.reducing_array(g_low, max_order=k_t)  # step 6d-ii
+        if found is None:  # pragma: no cover - excluded by step 6c
+            new_leaves.append(leaf)
+            continue
+        points, array = found
+        for bits in array:  # step 6d-iii: k_v + 1 children
+            pairs = tuple(zip(points[: len(bits)], bits))
+            new_leaves.append(
+                _Leaf(leaf.ancestors + pairs, oracle.restrict_many(leaf.restriction, pairs))
+            )
+    return new_leaves
+
+
 def reduce_tree(oracle, x_idx, y, alpha_delta, k_prime, d=None):
-    """Algorithm 1 (ReduceTree) of seeds/001, §5.1, on one user's sample.
+    """Algorithm 1 (ReduceTree) of Ghazi et al. 2021, §5.1, on one user's sample.
 
     Parameters
     ----------
@@ -89,30 +111,7 @@ def reduce_tree(oracle, x_idx, y, alpha_delta, k_prime, d=None):
                 t_final = t - 1
                 break
         else:
-            new_leaves = []
-            for leaf in leaves:
-                if leaf not in chosen:
-                    new_leaves.append(leaf)
-                    continue
-                idx = chosen.index(leaf)
-                if not stable[idx]:  # step 6d-i: the dimension dropped
-                    new_leaves.append(leaf)
-                    continue
-                g_low = e_low & leaf.restriction
-                found = oracle.reducing_array(g_low, max_order=k_t)  # step 6d-ii
-                if found is None:  # pragma: no cover - excluded by step 6c
-                    new_leaves.append(leaf)
-                    continue
-                points, array = found
-                for bits in array:  # step 6d-iii: k_v + 1 children
-                    pairs = tuple(zip(points[: len(bits)], bits))
-                    new_leaves.append(
-                        _Leaf(
-                            leaf.ancestors + pairs,
-                            oracle.restrict_many(leaf.restriction, pairs),
-                        )
-                    )
-            leaves = new_leaves
+            leaves = _split_leaves(oracle, leaves, chosen, stable, e_low, k_t)
             continue
         break
 

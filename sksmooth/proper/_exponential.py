@@ -1,0 +1,287 @@
+"""The ``'exponential'`` strategy: the generic private learner over a cover.
+
+Hypothesis class (proper, multiclass). For a data-independent cover ``C``
+of binary concepts (built from the public ``bounds`` only) and the public
+label set ``classes_`` of size ``k``, the class is the *two-label
+extension*::
+
+    H(C) = { x -> a if c(x) else b  :  c in C, (a, b) in P }
+
+with ``P = {(classes_[1], classes_[0])}`` for ``k = 2`` (exactly the binary
+class ``C``, as a user-given finite class must stay proper) and all ordered
+pairs of labels for ``k > 2`` (constants come from the cover's constant
+concepts). For ``hypotheses='stumps'`` this is the class of *multiclass
+decision stumps* ``(feature, threshold, label if x_f >= t, label if
+x_f < t)``; the stump cover is closed under complement, so one orientation
+is kept. For halfspaces it is "one halfspace, one label on each side";
+one-vs-rest tuples of ``k`` halfspaces with an argmax are a different class
+whose covers grow as ``|C|^k`` and are not supported.
+
+Selection. The exponential mechanism with score ``-(#errors)`` (sensitivity
+1) over ``H(C)``: ``epsilon``-DP under substitution with the calibration
+``exp(epsilon * score / 2)``, and under addition/removal with
+``exp(epsilon * score)`` (adding a row raises every error count by 0 or 1,
+so all scores move one way). Error counts come from the per-concept label
+counts ``inside[c, l] = #{i : c(x_i), y_i = l}`` and the totals
+``total[l]``::
+
+    errors(c, a, b) = (n_c - inside[c, a]) + ((n - n_c) - (total[b] - inside[c, b]))
+
+with ``n_c = sum_l inside[c, l]``; both are exact sufficient statistics kept
+between ``partial_fit`` calls.
+
+References
+----------
+Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, "What can we learn
+privately?", FOCS 2008 (the generic learner).
+Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning
+with approximate differential privacy", STOC 2021, arXiv:2012.03893,
+Lemma 6.3 (GenericLearner).
+Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §4 (a
+cover of the class under the uniform measure suffices for smoothed data).
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._guarantee import PrivacySpent
+from .._private_data import sanitize_rows
+from .._validation import check_bounds
+from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
+from ..mechanisms import exponential_mechanism
+from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
+from ._intervals import IntervalStrategy
+
+__all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
+
+_ROW_BLOCK = 2048  # rows per block in the generic count update
+GENERIC_SOURCE = (
+    "Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, 'What can we learn "
+    "privately?', FOCS 2008 (generic learner); Ghazi, Golowich, Kumar, Manurangsi, "
+    "STOC 2021, arXiv:2012.03893, Lemma 6.3: exponential mechanism, score "
+    "-(#errors), sensitivity 1"
+)
+
+
+@dataclass(frozen=True)
+class LabelCounts:
+    """Private running statistics: per-concept label counts (see module docstring)."""
+
+    inside: np.ndarray  # (n_concepts, n_classes) int64
+    total: np.ndarray  # (n_classes,) int64
+
+    @property
+    def n(self):
+        return int(self.total.sum())
+
+    def __add__(self, other):
+        return LabelCounts(self.inside + other.inside, self.total + other.total)
+
+
+def label_counts(concepts, X, y_codes, n_classes):
+    """:class:`LabelCounts` of ``(X, y)`` for every concept (vectorised)."""
+    onehot = np.zeros((X.shape[0], n_classes))
+    onehot[np.arange(X.shape[0]), y_codes] = 1.0
+    total = onehot.sum(axis=0).astype(np.int64)
+    if isinstance(concepts, StumpConcepts):
+        inside = _stump_counts(concepts, X, onehot)
+    else:
+        inside = np.zeros((concepts.n_concepts, n_classes))
+        for start in range(0, X.shape[0], _ROW_BLOCK):
+            values = concepts.evaluate(X[start:start + _ROW_BLOCK]).astype(float)
+            inside += values.T @ onehot[start:start + _ROW_BLOCK]
+    return LabelCounts(np.rint(inside).astype(np.int64), total)
+
+
+def _stump_counts(stumps, X, onehot):
+    """Sort/cumsum counts for ``c_j(x) = (x_f >= t) == (sign > 0)`` (loop over features)."""
+    n, k = onehot.shape
+    total = onehot.sum(axis=0)
+    inside = np.empty((stumps.n_concepts, k))
+    for f in np.unique(stumps.feature):
+        js = np.flatnonzero(stumps.feature == f)
+        order = np.argsort(X[:, f], kind="stable")
+        cum = np.vstack([np.zeros(k), np.cumsum(onehot[order], axis=0)])
+        below = np.searchsorted(X[order, f], stumps.threshold[js], side="left")
+        ge = total - cum[below]  # label counts of rows with x_f >= t
+        inside[js] = np.where((stumps.sign[js] > 0)[:, None], ge, total - ge)
+    return inside
+
+
+def label_pairs(n_classes):
+    """The pairs ``P`` of the module docstring, as label codes ``(inside, outside)``."""
+    if n_classes == 2:
+        return np.array([[1, 0]])
+    a, b = np.meshgrid(np.arange(n_classes), np.arange(n_classes), indexing="ij")
+    keep = a != b
+    return np.column_stack([a[keep], b[keep]])
+
+
+def hypothesis_errors(counts, pairs):
+    """Errors of every hypothesis ``(c, pair)``, flattened as ``c * len(P) + p``."""
+    inside, total = counts.inside, counts.total
+    n_c = inside.sum(axis=1)[:, None]
+    a, b = pairs[:, 0], pairs[:, 1]
+    errors = (n_c - inside[:, a]) + ((counts.n - n_c) - (total[b] - inside[:, b]))
+    return errors.ravel().astype(float)
+
+
+@dataclass(frozen=True)
+class ExponentialStrategy:
+    """The generic learner over a cover (public structure only; no private data).
+
+    Build with :meth:`build` on the first batch; then ``accumulate`` /
+    ``select`` / ``release`` / ``guarantee_facts``.
+    """
+
+    concepts: FiniteConcepts
+    pairs: np.ndarray
+    n_classes: int
+    lower: np.ndarray
+    upper: np.ndarray
+    cover_gamma: object
+    gamma_certified: bool
+    add_remove: bool
+    bounds_inferred: bool
+
+    name = "exponential"
+    spends_delta = False
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def build(cls, params, X, n_classes, public_rng):
+        """The data-independent hypothesis class: public bounds and stream only.
+
+        ``X`` is read only when ``bounds=None`` (the box is then taken from
+        the data, flagged and not certified).
+        """
+        lower, upper = _public_box(params["bounds"], X)
+        if isinstance(params["hypotheses"], str) and params["hypotheses"] == "intervals":
+            return IntervalStrategy.build(params, lower, upper, n_classes,
+                                          params["bounds"] is None)
+        cover = _build_cover(params, lower, upper, public_rng)
+        if cover.n_features != len(lower):
+            raise ValueError(
+                f"hypotheses has n_features={cover.n_features} but X has {len(lower)} "
+                "features."
+            )
+        gamma, certified = cover.gamma, bool(cover.gamma_certified)
+        if n_classes > 2 and isinstance(cover, StumpConcepts):
+            cover = cover.subset(np.flatnonzero(cover.sign > 0))  # closed under complement
+        return cls(cover, label_pairs(n_classes), n_classes, lower, upper, gamma, certified,
+                   params["neighbouring"] == "add_remove", params["bounds"] is None)
+
+    @property
+    def n_hypotheses(self):
+        return self.concepts.n_concepts * len(self.pairs)
+
+    def empty_statistics(self):
+        k = self.n_classes
+        return LabelCounts(np.zeros((self.concepts.n_concepts, k), np.int64),
+                           np.zeros(k, np.int64))
+
+    # ---------------------------------------------------------- interface
+    def accumulate(self, statistics, X, y_codes):
+        """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
+        X = sanitize_rows(X, self.lower, self.upper)
+        k = statistics.total.shape[0]
+        return statistics + label_counts(self.concepts, X, y_codes, k)
+
+    def select(self, statistics, params, randomness):
+        """``(index, None)``: the exponential mechanism on the noise stream only."""
+        scores = -hypothesis_errors(statistics, self.pairs)
+        index = exponential_mechanism(scores, params["epsilon"], 1.0, randomness.noise,
+                                      monotonic=self.add_remove)
+        return int(index), None
+
+    def release(self, index, classes, feature_names):
+        concept, pair = divmod(index, len(self.pairs))
+        inside, outside = self.pairs[pair]
+        rule = TwoLabelRule(ConceptRule(self.concepts.subset([concept])), inside, outside)
+        return SelectedHypothesis(index, rule, classes, feature_names)
+
+    def epsilon_under_substitution(self, epsilon):
+        """The add/remove calibration is ``2 epsilon``-DP under substitution."""
+        return 2.0 * epsilon if self.add_remove else epsilon
+
+    def excess_error_bound(self, epsilon, beta, n):
+        """``c ln(|H| / beta) / (epsilon n)``, ``c = 2`` (substitution) or 1."""
+        c = 1.0 if self.add_remove else 2.0
+        if n == 0:
+            return 1.0
+        with np.errstate(over="ignore"):
+            value = c * math.log(self.n_hypotheses / beta) / epsilon / n
+        return float(min(1.0, value))
+
+    def public_attributes(self, details, params, n):
+        """Fitted attributes published with a release (public values only)."""
+        return {
+            "bounds_": (self.lower, self.upper),
+            "excess_error_bound_": self.excess_error_bound(params["epsilon"], params["beta"], n),
+        }
+
+    def guarantee_facts(self, params, n, details):
+        """``(source, certified, not_certified, notes)`` for the guarantee."""
+        certified, not_certified = [], []
+        if self.bounds_inferred:
+            not_certified.append("cover is data independent (bounds taken from data)")
+        else:
+            certified.append("cover built from public bounds only")
+        bound = self.excess_error_bound(params["epsilon"], params["beta"], n)
+        notes = [
+            f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
+            f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
+            f"{self.cover_gamma} ({'certified' if self.gamma_certified else 'not certified'})"
+            " under the uniform measure on bounds_",
+            f"w.p. >= 1 - beta the empirical error is within {bound:.4g} of the best "
+            "hypothesis of the class (agnostic)",
+            "pure epsilon-DP: this method spends delta = 0 whatever delta is set to",
+        ]
+        return GENERIC_SOURCE, certified, not_certified, notes
+
+    def spent(self, params):
+        return PrivacySpent(params["epsilon"], 0.0)
+
+    def with_neighbouring(self, neighbouring):
+        return replace(self, add_remove=neighbouring == "add_remove")
+
+
+def _public_box(bounds, X):
+    """``(lower, upper)`` from the public ``bounds``; from the finite rows if None."""
+    if bounds is None:
+        finite = X[np.all(np.isfinite(X), axis=1)]
+        if len(finite) == 0:
+            finite = np.zeros((1, X.shape[1]))
+        return check_bounds(None, X.shape[1], X=finite)
+    return check_bounds(bounds, X.shape[1])
+
+
+def _build_cover(params, lower, upper, public_rng):
+    hyp = params["hypotheses"]
+    if not isinstance(hyp, (str, ConceptClass, FiniteConcepts)):
+        raise TypeError(
+            "hypotheses must be a class name, a sksmooth.classes.ConceptClass or a "
+            "FiniteConcepts instance for method='exponential' (a matrix needs "
+            f"method='littlestone' or FiniteClass(matrix=...)); got {type(hyp).__name__}."
+        )
+    hyp = check_concept_class(hyp, "hypotheses")
+    if isinstance(hyp, FiniteConcepts):
+        return hyp
+    if isinstance(hyp, Thresholds) and len(lower) != 1:
+        raise ValueError(
+            f"hypotheses='thresholds' needs one feature, X has {len(lower)}; use 'stumps'."
+        )
+    max_size = 20000 if params["cover_size"] == "auto" else int(params["cover_size"])
+    gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
+    kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
+                  random_state=public_rng)
+    with warnings.catch_warnings():
+        # a radius capped by max_size is reported in guarantee_ notes
+        warnings.simplefilter("ignore", UserWarning)
+        if isinstance(hyp, Thresholds):
+            return hyp.cover(**kwargs)
+        return hyp.cover(n_features=len(lower), **kwargs)

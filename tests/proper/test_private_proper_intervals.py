@@ -1,0 +1,102 @@
+"""hypotheses='intervals': exact exponential-mechanism sampling over interval partitions."""
+
+import itertools
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper._intervals import IntervalStrategy
+
+PARAMS = {"gamma": 1 / 8, "cover_size": "auto", "neighbouring": "substitute"}
+
+
+def _strategy(n_classes=2, neighbouring="substitute"):
+    params = dict(PARAMS, neighbouring=neighbouring)
+    return IntervalStrategy.build(params, np.zeros(1), np.ones(1), n_classes, False)
+
+
+def _enumerate(strategy, counts, scale):
+    """Every representation (cuts, labels) with its exact exponential-mechanism weight."""
+    n_cells, k, law = strategy.n_cells, strategy.n_classes, {}
+    for p in range(1, strategy.max_pieces + 1):
+        for interior in itertools.combinations(range(1, n_cells), p - 1):
+            edges = (0,) + interior + (n_cells,)
+            for labels in itertools.product(range(k), repeat=p):
+                errors = sum(counts[a:b].sum() - counts[a:b, l].sum()
+                             for a, b, l in zip(edges[:-1], edges[1:], labels))
+                law[(interior, labels)] = math.exp(-scale * errors)
+    total = sum(law.values())
+    return {key: w / total for key, w in law.items()}
+
+
+def test_size_of_the_class_matches_enumeration():
+    strategy = _strategy(3)
+    counts = np.zeros((strategy.n_cells, 3))
+    assert strategy.n_hypotheses == len(_enumerate(strategy, counts, 1.0))
+    assert strategy.log_n_hypotheses() == pytest.approx(math.log(strategy.n_hypotheses))
+
+
+@pytest.mark.parametrize("neighbouring, scale", [
+    ("substitute", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
+def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale):
+    strategy = _strategy(2, neighbouring)
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 6, size=(strategy.n_cells, 2))
+    law = _enumerate(strategy, counts, scale)
+    stats = strategy.empty_statistics()
+    stats = type(stats)(counts[None].astype(np.int64))
+    n_draws = 4000
+    randomness = SimpleNamespace(noise=rng)
+
+    def frequencies(epsilon):
+        draws = {}
+        for _ in range(n_draws):
+            (_, interior, labels), _ = strategy.select(stats, {"epsilon": epsilon}, randomness)
+            draws[(interior, labels)] = draws.get((interior, labels), 0) + 1
+        return draws
+
+    def within_tolerance(draws):
+        return set(draws) <= set(law) and all(
+            abs(draws.get(key, 0) / n_draws - p) <= 5 * math.sqrt(p * (1 - p) / n_draws) + 1e-4
+            for key, p in law.items())
+
+    stats = strategy.empty_statistics()
+    stats = type(stats)(counts[None].astype(np.int64))
+    assert within_tolerance(frequencies(1.0))
+    assert not within_tolerance(frequencies(2.0))  # a doubled epsilon is caught
+
+
+def test_iris_multiclass_intervals_are_accurate_and_proper():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    bounds = (X.min(0), X.max(0))
+    accs = []
+    for seed in range(3):
+        perm = np.random.default_rng(seed).permutation(len(X))
+        tr, te = perm[:110], perm[110:]
+        clf = PrivateProperClassifier(hypotheses="intervals", epsilon=1.0, bounds=bounds,
+                                      classes=[0, 1, 2]).fit(X[tr], y[tr])
+        accs.append(clf.score(X[te], y[te]))
+    assert np.mean(accs) > 0.85
+    hyp = clf.hypothesis_
+    assert hyp.description.count("->") <= 3  # at most n_classes pieces
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(1)], clf.predict(X))
+    assert clf.excess_error_bound_ == pytest.approx(
+        min(1.0, 2 * (math.log(clf.cover_size_) - math.log(0.1)) / (1.0 * 110)))
+
+
+def test_intervals_partial_fit_counts_and_extreme_epsilon():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(90, 2))
+    y = (X[:, 0] * 3).astype(int)
+    clf = PrivateProperClassifier(hypotheses="intervals", epsilon=1e300, bounds=(0.0, 1.0),
+                                  classes=[0, 1, 2])
+    for chunk in np.array_split(np.arange(90), 3):
+        clf.partial_fit(X[chunk], y[chunk])
+    assert clf.n_releases_ == 3 and clf.n_samples_seen_ == 90
+    assert clf.score(X, y) > 0.9  # epsilon = 1e300: the best partition
