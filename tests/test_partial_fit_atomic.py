@@ -110,14 +110,25 @@ BAD_BATCHES = {
 }
 
 
+# A private release maps rows by their values instead of refusing them (an
+# error would depend on private values: sksmooth._private_data), so these
+# batches are not failures for it; tests/proper checks they are mapped.
+MAPPED_BY_PRIVATE = {"NaN in X", "inf in X", "unknown label", "three labels", "continuous y"}
+PRIVATE_RELEASES = {"PrivateProper"}
+
+
+def _refused(names, bads):
+    return [pytest.param(name, bad, id=f"{name}-{bad}") for name in names for bad in bads
+            if not (name in PRIVATE_RELEASES and bad in MAPPED_BY_PRIVATE)]
+
+
 def _silent(func, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return func(*args, **kwargs)
 
 
-@pytest.mark.parametrize("bad", list(BAD_BATCHES), ids=list(BAD_BATCHES))
-@pytest.mark.parametrize("name", list(ESTIMATORS), ids=list(ESTIMATORS))
+@pytest.mark.parametrize("name,bad", _refused(ESTIMATORS, BAD_BATCHES))
 def test_failed_partial_fit_changes_nothing(name, bad):
     X, y = _data()
     clf = ESTIMATORS[name]()
@@ -136,8 +147,8 @@ def test_failed_partial_fit_changes_nothing(name, bad):
     np.testing.assert_array_equal(_silent(clf.predict, X), _silent(twin.predict, X))
 
 
-@pytest.mark.parametrize("bad", [b for b in BAD_BATCHES if b != "wrong n_features"])
-@pytest.mark.parametrize("name", list(ESTIMATORS), ids=list(ESTIMATORS))
+@pytest.mark.parametrize(
+    "name,bad", _refused(ESTIMATORS, [b for b in BAD_BATCHES if b != "wrong n_features"]))
 def test_failed_first_partial_fit_sets_nothing(name, bad):
     X, y = _data()
     clf = ESTIMATORS[name]()

@@ -1,77 +1,114 @@
 """Audit cases of PrivateProperClassifier for the catalog :mod:`sksmooth.audits`.
 
-The same neighbouring pairs are audited in tests/proper/test_private_proper.py.
+Exponential method: the whole estimator is audited on a pair where the
+analysis is near tight. Littlestone method: one substituted example almost
+never changes ReduceTree's output set, so the end-to-end release is far
+from its worst case on every small pair (an end-to-end audit measured 0.000
+even at 20x epsilon); its two private components — sparse selection
+(Ghazi et al. 2021 §5.2) and GenericLearner (Lemma 6.3) — are audited
+separately where each is tight, and tests/proper checks the composition
+arithmetic exactly (the parts read disjoint examples). Each case has a 2x
+epsilon variant the audit must catch at the same trial count.
 """
 
+import math
 import warnings
 
 import numpy as np
 
 from ..classes import FiniteClass
-from ..exceptions import PrivacyWarning
+from ..exceptions import PrivacyLeakWarning
+from ..mechanisms import sparse_selection
 from ..metrics import AuditCase, audit_epsilon
 from ._private_proper import PrivateProperClassifier
+from .littlestone import LittlestoneOracle
+from .littlestone._polypri import generic_learner
 
 __all__ = ["private_proper_audit_cases"]
 
+# One domain point; h_0 = +1 against five copies of -1. Substituting one label
+# moves h_0's score up by one and the others' down by one: the event {h_0}
+# has true loss ln((5 + w) / (w (1 + 5 w))), w = e^{-eps/2} (0.83 at eps = 1).
+_CLASS = FiniteClass(matrix=np.array([[1]] + [[-1]] * 5), domain=[[0.0]])
+_X = np.zeros((21, 1))
+_Y0 = np.array([1] * 11 + [0] * 10)
+_Y1 = np.r_[0, _Y0[1:]]
 
-def _exponential_case(epsilon=1.0):
-    # One domain point; h_0 = +1 against five copies of -1. Substituting one
-    # label flips which side makes one error fewer; the normaliser barely
-    # moves, so the event {h_0} has true loss ~0.83 epsilon (near worst case).
-    concepts = FiniteClass(matrix=np.array([[1]] + [[-1]] * 5), domain=[[0.0]])
-    X = np.zeros((21, 1))
-    y0 = np.array([1] * 11 + [0] * 10)
-    y1 = y0.copy()
-    y1[0] = 0
 
+def _exponential_run(true_epsilon):
     def mechanism(y, rng):
         clf = PrivateProperClassifier(
-            concepts, epsilon=epsilon, bounds=(0.0, 1.0), classes=[0, 1],
-            random_state=int(rng.integers(2**31)),
-        )
-        return clf.fit(X, y).hypothesis_.index
-
-    def run(n_trials, random_state):
-        return audit_epsilon(mechanism, y0, y1, lambda index: index == 0, n_trials,
-                             random_state=random_state)
-
-    return AuditCase(
-        f"PrivateProperClassifier(method='exponential'), 1 vs 5 concepts (eps={epsilon})",
-        epsilon, 0.0, run, 3_000, min_fraction=0.4,
-    )
-
-
-def _littlestone_case(epsilon=1.0, delta=1e-3):
-    # Thresholds on 4 points, 40 examples; one label substituted.
-    domain = np.arange(4.0)
-    x = np.repeat(domain, 10)[:, None]
-    y0 = (x[:, 0] >= 2).astype(int)
-    y1 = y0.copy()
-    y1[np.flatnonzero(x[:, 0] == 2)[0]] = 0
-
-    def mechanism(y, rng):
-        clf = PrivateProperClassifier(
-            "thresholds", method="littlestone", domain=domain, epsilon=epsilon,
-            delta=delta, classes=[0, 1], random_state=int(rng.integers(2**31)),
+            hypotheses=_CLASS, epsilon=true_epsilon, bounds=(0.0, 1.0), classes=[0, 1],
+            random_state=int(rng.integers(2**31)),  # reproducible audit only
         )
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyWarning)
-            return clf.fit(x, y).hypothesis_.index
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return clf.fit(_X, y).hypothesis_.index
 
     def run(n_trials, random_state):
-        return audit_epsilon(mechanism, y0, y1, lambda index: index == 2, n_trials,
-                             random_state=random_state, delta=delta)
+        return audit_epsilon(mechanism, _Y0, _Y1, lambda index: index == 0, n_trials,
+                             random_state=random_state)
 
-    return AuditCase(
-        f"PrivateProperClassifier(method='littlestone'), thresholds on 4 points (eps={epsilon})",
-        epsilon, delta, run, 500,
-        # the composed analysis (sparse selection + GenericLearner on disjoint
-        # parts) is loose on this pair: the bound only shows no violation
-        min_fraction=0.0,
-    )
+    return run
 
 
-def private_proper_audit_cases():
+def _generic_learner_run(true_epsilon):
+    # six hypotheses on six points; the data sit on point 0, where h_0 says +1
+    matrix = -np.ones((6, 6), dtype=int)
+    matrix[0, 0] = 1
+    matrix[np.arange(1, 6), np.arange(1, 6)] = 1
+    oracle = LittlestoneOracle(matrix)
+    x_idx = np.zeros(21, dtype=np.int64)
+
+    def mechanism(y, rng):
+        y_pm1 = np.where(y == 1, 1.0, -1.0)
+        return generic_learner(oracle, np.arange(6), x_idx, y_pm1, true_epsilon, rng)
+
+    def run(n_trials, random_state):
+        return audit_epsilon(mechanism, _Y0, _Y1, lambda index: index == 0, n_trials,
+                             random_state=random_state)
+
+    return run
+
+
+# 60 users, 30 hold {u} and 30 hold {v}; the neighbour moves one user from u
+# to v: P0(u) ~ 1/2, P1(u) ~ 1/(1 + e^eps), loss ln((1 + e^eps)/2) (0.62 at 1).
+_SETS0 = [["u"]] * 30 + [["v"]] * 30
+_SETS1 = [["u"]] * 29 + [["v"]] * 31
+_SPARSE_DELTA = 1e-6
+
+
+def _sparse_selection_run(true_epsilon):
+    def mechanism(sets, rng):
+        return sparse_selection(sets, 1, true_epsilon, _SPARSE_DELTA, rng, fallback="dummy")
+
+    def run(n_trials, random_state):
+        return audit_epsilon(mechanism, _SETS0, _SETS1, lambda out: out == "u", n_trials,
+                             random_state=random_state, delta=_SPARSE_DELTA)
+
+    return run
+
+
+def private_proper_audit_cases(epsilon=1.0):
     """The audit cases of :class:`PrivateProperClassifier` (both methods)."""
-    return [_exponential_case(), _littlestone_case()]
+    w = math.exp(-epsilon / 2)
+    exponential_loss = math.log((5 + w) / (w * (1 + 5 * w)))
+    return [
+        AuditCase(
+            f"PrivateProperClassifier(method='exponential'), 1 vs 5 concepts (eps={epsilon}; "
+            f"true loss {exponential_loss:.2f})",
+            epsilon, 0.0, _exponential_run(epsilon), 1_000, min_fraction=0.35,
+            run_broken=_exponential_run(2 * epsilon), broken="selection run at 2x epsilon",
+        ),
+        AuditCase(
+            f"PrivateProperClassifier(method='littlestone'): GenericLearner step (eps={epsilon})",
+            epsilon, 0.0, _generic_learner_run(epsilon), 3_000, min_fraction=0.5,
+            run_broken=_generic_learner_run(2 * epsilon), broken="step run at 2x epsilon",
+        ),
+        AuditCase(
+            f"PrivateProperClassifier(method='littlestone'): sparse-selection step "
+            f"(eps={epsilon}, delta={_SPARSE_DELTA:g})",
+            epsilon, _SPARSE_DELTA, _sparse_selection_run(epsilon), 3_000, min_fraction=0.4,
+            run_broken=_sparse_selection_run(2 * epsilon), broken="step run at 2x epsilon",
+        ),
+    ]
