@@ -25,7 +25,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ._validation import EPSILON_RANGE, check_epsilon
+
 __all__ = [
+    "EPSILON",
     "Constraint",
     "Real",
     "Integer",
@@ -341,3 +344,11 @@ def validate_params(estimator, table=None):
                 continue
         checked[name] = _check_one(name, value, param)
     return MappingProxyType(checked)
+
+
+#: The one constraint for a release's ``epsilon`` (every private estimator).
+EPSILON = Check(
+    check_epsilon,
+    f"a real number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}]",
+    bounded=True,
+)

@@ -13,10 +13,9 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from .._constraints import Boolean, CallableValue, Check, Integer, Options, validate_params
+from .._constraints import EPSILON, Boolean, CallableValue, Check, Integer, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import check_epsilon
 from ..accounting._ledger import charge, check_accountant
 from ..preprocessing import PublicBoundsScaler
 from ._permute_and_flip import permute_and_flip
@@ -91,10 +90,6 @@ def _check_n_jobs(n_jobs, name):
     if n_jobs == 0 or abs(n_jobs) > 4096:
         raise ValueError(f"{name} must be a non-zero int in [-4096, 4096], got {n_jobs}.")
     return int(n_jobs)
-
-
-def _check_epsilon_selection(value, name):
-    return check_epsilon(value, name)
 
 
 def _check_accountant(value, name):
@@ -321,7 +316,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": Check(_check_estimator, "a private sksmooth estimator"),
         "param_grid": Check(_check_param_grid, "a dict or list of dicts"),
-        "epsilon_selection": Check(_check_epsilon_selection, "a real number > 0"),
+        "epsilon_selection": EPSILON,
         "cv": Integer(2, high=_MAX_FOLDS,
                       cap_reason="every candidate is fitted and charged once per fold"),
         "scoring": (Options("accuracy"), CallableValue()),

@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update
 from .._constraints import (
+    EPSILON,
     ArrayLike,
     Boolean,
     CallableValue,
@@ -287,7 +288,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "estimator": Check(check_estimator_param, "None or a classifier taking sample_weight"),
-        "epsilon": Real(1e-6, 1e6),
+        "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="neither"),
         "noise": (Options("auto", "theory"), Real(0.0, 1e12, closed="right")),
         "n_hallucinated": (Options("auto"), Integer(1, high=_MAX_HALLUCINATED,

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update
 from .._constraints import (
+    EPSILON,
     Check,
     InstanceOf,
     Integer,
@@ -241,7 +242,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "a class name, a ConceptClass, a FiniteConcepts or a {-1,+1} matrix",
         ),
         "method": Options("exponential", "littlestone"),
-        "epsilon": Real(0.0, np.inf, closed="neither"),
+        "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
         "alpha": Real(0.0, 1.0, closed="neither"),
         "beta": Real(0.0, 1.0, closed="neither"),

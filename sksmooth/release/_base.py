@@ -27,14 +27,13 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import Boolean, Check, Integer, NoneValue, Options
+from .._constraints import EPSILON, Boolean, Check, Integer, NoneValue, Options
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
     check_delta,
     check_positive_int,
-    check_epsilon,
     check_sigma,
     resolve_public_classes,
 )
@@ -104,7 +103,7 @@ def _check_accountant(value, name):
 
 #: constraints shared by the four release estimators (SPEC §1.6)
 COMMON_CONSTRAINTS = {
-    "epsilon": Check(check_epsilon, "a real number > 0"),
+    "epsilon": EPSILON,
     "queries": Check(_check_queries, "a workload name, object or callable"),
     "marginal_width": Integer(1, high=8, cap_reason=(
         "a k-way table has prod(levels) cells and there are C(d, k) tables; "

@@ -213,7 +213,7 @@ def test_to_release_holds_only_released_values():
     (dict(classes="ab"), TypeError, "classes"),
     (dict(classes=[1]), ValueError, "classes"),
     (dict(classes=5), TypeError, "classes"),
-    (dict(epsilon=np.nan), ValueError, "epsilon"),
+    (dict(epsilon=np.nan), TypeError, "epsilon"),
     (dict(noise=np.array([1.0])), TypeError, "noise"),
     (dict(verbose="yes"), TypeError, "verbose"),
 ])

@@ -376,7 +376,7 @@ def test_multiclass_littlestone_error_recommends_what_works():
     PrivateProperClassifier(bounds=(0.0, 2.0), **params).fit(X, y).predict(X)
 
 
-@pytest.mark.parametrize("epsilon, alpha", [(1e300, 0.1), (1e-300, 0.1), (1.0, 1e-300)])
+@pytest.mark.parametrize("epsilon, alpha", [(1e6, 0.1), (1e-9, 0.1), (1.0, 1e-300)])
 def test_littlestone_extreme_legal_values_work_without_fp_warnings(epsilon, alpha):
     domain = np.arange(8.0)
     X = np.repeat(domain, 5)[:, None]
@@ -392,6 +392,13 @@ def test_littlestone_extreme_legal_values_work_without_fp_warnings(epsilon, alph
 
 
 @pytest.mark.parametrize("epsilon", [1e300, 1e-300])
+def test_epsilon_outside_the_release_range_gets_a_clear_error(epsilon):
+    X, y = _threshold_data(50)
+    with pytest.raises(ValueError, match=r"epsilon must lie in \[1e-09, 1e\+06\]"):
+        _public(epsilon=epsilon).fit(X, y)
+
+
+@pytest.mark.parametrize("epsilon", [1e6, 1e-9])
 def test_exponential_extreme_epsilon_works(epsilon):
     X, y = _threshold_data(50)
     with warnings.catch_warnings():
