@@ -63,6 +63,9 @@ CONFIGS = {
                                    n_queries=10, synthetic_size=10),
     "LaplacePerQuery": dict(bounds=(0, 1), n_bins=4),
     "GaussianPerQuery": dict(bounds=(0, 1), n_bins=4),
+    "PrivateSearchCV": dict(
+        estimator=sksmooth.PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
+        param_grid={"epsilon": [0.5, 1.0]}, epsilon_selection=1.0, cv=2),
 }
 # Parameters that are not scalars a user types (objects, handles).
 NOT_FUZZED = {"accountant", "estimator"}
@@ -99,7 +102,7 @@ def _time_limit(seconds):
 
 
 def _make(cls, **overrides):
-    params = dict(CONFIGS[cls.__name__])
+    params = dict(CONFIGS.get(cls.__name__, {}))
     params.update(overrides)
     return cls(**params)
 
@@ -117,7 +120,7 @@ def test_every_parameter_has_a_constraint(cls):
     assert cls.__name__ in CONFIGS, f"add a small valid configuration for {cls.__name__}"
     table = getattr(cls, "_parameter_constraints", None)
     assert table is not None, f"{cls.__name__} has no _parameter_constraints table"
-    params = set(cls().get_params(deep=False))
+    params = set(_make(cls).get_params(deep=False))
     assert set(table) == params, (
         f"{cls.__name__}: parameters without a constraint: {sorted(params - set(table))}; "
         f"entries for non-parameters: {sorted(set(table) - params)}"
@@ -126,7 +129,7 @@ def test_every_parameter_has_a_constraint(cls):
 
 def _cases():
     for cls in ESTIMATORS:
-        for name in sorted(cls().get_params(deep=False)):
+        for name in sorted(_make(cls).get_params(deep=False)):
             if name in NOT_FUZZED:
                 continue
             for label in BAD_VALUES:
@@ -162,7 +165,7 @@ def test_bad_parameter_value_gets_a_clear_answer(cls, name, label):
 
 # ------------------------------------------------------------------ data inputs
 def _private(cls):
-    return "epsilon" in cls().get_params(deep=False)
+    return "epsilon" in _make(cls).get_params(deep=False)
 
 
 STRUCTURAL_X = {
