@@ -108,7 +108,13 @@ class _Objective:
 
 def _marginals(tree, hosts, factors, shape):
     beliefs = FactoredModel(shape, factors, tree).beliefs
-    return [beliefs[h].marginalize(f.attrs).probabilities() for f, h in zip(factors, hosts)]
+    dense = {h: np.exp(beliefs[h].values) for h in set(hosts)}  # normalised: no overflow
+    out = []
+    for f, h in zip(factors, hosts):
+        clique = tree.cliques[h]
+        axes = tuple(i for i, a in enumerate(clique) if a not in f.attrs)
+        out.append(dense[h].sum(axis=axes) if axes else dense[h])
+    return out
 
 
 def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-7):
