@@ -101,7 +101,7 @@ class FactoredModel:
         host = containing_clique(self.tree.cliques, attrs)
         if host is not None:
             return beliefs[host].marginalize(attrs).probabilities()
-        return _eliminate(self.tree, beliefs, attrs, self.shape)
+        return _eliminate(self._index, beliefs, attrs)
 
     def sample(self, n_samples, rng):
         """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
@@ -115,6 +115,10 @@ class FactoredModel:
             i = containing_clique(self.tree.cliques, f.attrs)
             potentials[i] = Factor(potentials[i].attrs, potentials[i].values + f.expand(potentials[i].attrs))
         return potentials
+
+    @cached_property
+    def _index(self):
+        return _TreeIndex(self.tree, len(self.shape))
 
     @cached_property
     def beliefs(self):
@@ -170,49 +174,60 @@ def _combine(potential, messages):
     return Factor(potential.attrs, values)
 
 
-def _steiner_subtree(tree, targets):
-    """Clique indices of the smallest subtree containing the ``targets``."""
-    keep = set(targets)
-    # prune leaves not in targets repeatedly
-    nodes = set(range(len(tree.cliques)))
-    links = {i: set() for i in nodes}
-    for c, p in tree.edges:
-        links[c].add(p)
-        links[p].add(c)
-    changed = True
-    while changed:
-        changed = False
-        for i in list(nodes):
-            if i not in keep and len(links[i] & nodes) <= 1:
-                nodes.remove(i)
-                changed = True
-    return nodes
+class _TreeIndex:
+    """Parent, separator and depth of every clique; the smallest clique of each attribute."""
+
+    def __init__(self, tree, n_attrs):
+        n = len(tree.cliques)
+        self.parent = [-1] * n
+        self.separator = [()] * n
+        self.depth = [0] * n
+        for clique, edge in tree.parent_order():  # parents before children
+            if edge is not None:
+                self.parent[clique] = tree.edges[edge][1]
+                self.separator[clique] = tree.separators[edge]
+                self.depth[clique] = self.depth[self.parent[clique]] + 1
+        self.host = [None] * n_attrs
+        for i, c in enumerate(tree.cliques):
+            for a in c:
+                if self.host[a] is None or len(c) < len(tree.cliques[self.host[a]]):
+                    self.host[a] = i
+
+    def chain(self, node):
+        out = [node]
+        while self.parent[out[-1]] >= 0:
+            out.append(self.parent[out[-1]])
+        return out
 
 
-def _eliminate(tree, beliefs, attrs, shape):
+def _eliminate(index, beliefs, attrs):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
-    On a subtree of a calibrated junction tree the joint of its cliques is
-    ``prod beliefs / prod separator beliefs``; the einsum contracts that
-    product down to ``attrs`` (its path optimiser chooses the elimination
-    order). Each table is exponentiated after a max-shift; the result is
-    renormalised, so the shifts cancel.
+    On the smallest subtree whose cliques cover ``attrs`` (the paths from
+    each covering clique up to their lowest common ancestor), the joint of
+    the subtree's attributes is ``prod beliefs / prod separator beliefs``
+    (calibrated junction tree). Eliminating deepest-first, each clique sends
+    its parent the sum over everything but the separator and the target
+    attributes found below it, divided by the separator belief; the common
+    ancestor keeps ``attrs``. Log space throughout.
     """
-    covering = []
-    for a in attrs:
-        options = [i for i, c in enumerate(tree.cliques) if a in c]
-        covering.append(min(options, key=lambda i: len(tree.cliques[i])))
-    nodes = _steiner_subtree(tree, covering)
-    operands = []
-    for i in nodes:
-        operands.append((beliefs[i].attrs, beliefs[i].values))
-    for k, (c, p) in enumerate(tree.edges):
-        if c in nodes and p in nodes and tree.separators[k]:
-            sep = beliefs[c].marginalize(tree.separators[k])
-            operands.append((sep.attrs, -sep.values))
-    label = {a: i for i, a in enumerate(sorted({a for a, _ in operands for a in a}))}
-    args = []
-    for a, v in operands:
-        args += [np.exp(v - v.max()), [label[x] for x in a]]
-    out = np.einsum(*args, [label[x] for x in attrs], optimize="greedy")
-    return out / out.sum()
+    chains = [index.chain(index.host[a]) for a in attrs]
+    common = set(chains[0]).intersection(*chains[1:])
+    top = max(common, key=lambda i: index.depth[i])
+    nodes = set()
+    for chain in chains:
+        nodes.update(chain[:chain.index(top)])
+    targets = set(attrs)
+    inbox = {}
+    for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
+        f = beliefs[node]
+        for message in inbox.pop(node, ()):
+            f = f.product(message)
+        if node == top:
+            return f.marginalize(attrs).probabilities()
+        sep = index.separator[node]
+        kept = f.marginalize(set(sep) | (targets & set(f.attrs)))
+        sep_belief = beliefs[node].marginalize(sep)
+        inbox.setdefault(index.parent[node], []).append(
+            Factor(kept.attrs, kept.values - sep_belief.expand(kept.attrs)))
+    raise AssertionError("unreachable: the common ancestor ends the loop")
