@@ -117,7 +117,7 @@ def _marginals(tree, hosts, factors, shape):
     return out
 
 
-def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-7):
+def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3, window=10):
     """Mirror descent on the log-factors of the measured attribute sets.
 
     Parameters
@@ -131,9 +131,12 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-7)
         Warm start: its factors over measured attribute sets are reused.
     max_iter : int
         Iteration cap (each iteration = one or a few calibrations).
-    tol : float
-        Stop when the loss decreased by less than ``tol`` (relative to the
-        loss plus the number of measured cells) over one iteration.
+    tol, window : float, int
+        Stop when the loss decreased by less than ``tol`` times the number
+        of measured cells over the last ``window`` iterations. At the
+        optimum each measured cell contributes about 1/2 to the loss and the
+        loss fluctuates by about ``sqrt(cells / 2)`` between noise draws, so
+        smaller improvements are statistically irrelevant.
 
     Returns
     -------
@@ -153,6 +156,7 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-7)
     safe = 1.0 / objective.smoothness
     step = 4.0 * safe
     scale = sum(t.size for t in objective.targets)
+    history = [loss]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         while True:
@@ -164,10 +168,10 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-7)
             if trial_loss <= loss - 0.5 * predicted or step <= safe:
                 break
             step = max(step / 2.0, safe)
-        improvement = loss - trial_loss
         theta, mu, loss, grads = trial, trial_mu, trial_loss, trial_grads
+        history.append(loss)
         step *= 2.0
-        if improvement <= tol * (abs(loss) + scale):
+        if len(history) > window and history[-1 - window] - loss <= tol * scale:
             break
     model = FactoredModel(shape, theta, tree)
     return EstimationResult(model, float(loss), n_iter)
