@@ -159,6 +159,7 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
     history = [loss]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
+        proposed = step
         while True:
             trial = [Factor(t.attrs, t.values - step * g) for t, g in zip(theta, grads)]
             trial_mu = _marginals(tree, hosts, trial, shape)
@@ -168,9 +169,11 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
             if trial_loss <= loss - 0.5 * predicted or step <= safe:
                 break
             step = max(step / 2.0, safe)
+        first_try = step == proposed
         theta, mu, loss, grads = trial, trial_mu, trial_loss, trial_grads
         history.append(loss)
-        step *= 2.0
+        if first_try:  # grow only after a step that needed no backtracking
+            step *= 2.0
         if len(history) > window and history[-1 - window] - loss <= tol * scale:
             break
     model = FactoredModel(shape, theta, tree)

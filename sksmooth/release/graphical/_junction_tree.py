@@ -21,6 +21,7 @@ Koller & Friedman, "Probabilistic Graphical Models", MIT Press 2009, §9.4
 (min-fill), §10.4 (clique trees from chordal graphs, Thm. 10.4).
 """
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -182,9 +183,14 @@ def tree_size(cliques, shape):
 
 def containing_clique(cliques, attrs):
     """Index of the smallest clique containing ``attrs``, or ``None``."""
+    return _containing_clique(tuple(tuple(c) for c in cliques), tuple(attrs))
+
+
+@lru_cache(maxsize=2**16)
+def _containing_clique(cliques, attrs):
     best, best_size = None, np.inf
     attrs = set(attrs)
     for i, c in enumerate(cliques):
-        if attrs <= set(c) and len(c) < best_size:
+        if len(c) < best_size and attrs <= set(c):
             best, best_size = i, len(c)
     return best

@@ -97,11 +97,11 @@ class FactoredModel:
         subtree whose cliques cover ``attrs``.
         """
         attrs = as_attrs(attrs)
-        beliefs = self.beliefs
+        tables = self.clique_probabilities
         host = containing_clique(self.tree.cliques, attrs)
         if host is not None:
-            return beliefs[host].marginalize(attrs).probabilities()
-        return _eliminate(self._index, beliefs, attrs)
+            return _sum_to(tables[host], self.tree.cliques[host], attrs)
+        return _eliminate(self._index, self.tree.cliques, tables, attrs)
 
     def sample(self, n_samples, rng):
         """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
@@ -115,6 +115,11 @@ class FactoredModel:
             i = containing_clique(self.tree.cliques, f.attrs)
             potentials[i] = Factor(potentials[i].attrs, potentials[i].values + f.expand(potentials[i].attrs))
         return potentials
+
+    @cached_property
+    def clique_probabilities(self):
+        """``exp`` of every normalised clique belief (the clique marginals)."""
+        return [np.exp(b.values) for b in self.beliefs]
 
     @cached_property
     def _index(self):
@@ -200,16 +205,25 @@ class _TreeIndex:
         return out
 
 
-def _eliminate(index, beliefs, attrs):
+def _sum_to(table, attrs, keep):
+    """Sum ``table`` (axes ``attrs``) over the attributes not in ``keep``, renormalised."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    out = table.sum(axis=axes) if axes else table
+    return out / out.sum()
+
+
+def _eliminate(index, cliques, tables, attrs):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
     each covering clique up to their lowest common ancestor), the joint of
-    the subtree's attributes is ``prod beliefs / prod separator beliefs``
-    (calibrated junction tree). Eliminating deepest-first, each clique sends
-    its parent the sum over everything but the separator and the target
-    attributes found below it, divided by the separator belief; the common
-    ancestor keeps ``attrs``. Log space throughout.
+    the subtree's attributes is ``prod clique marginals / prod separator
+    marginals`` (calibrated junction tree). Eliminating deepest-first, each
+    clique sends its parent the sum over everything but the separator and
+    the target attributes found below it, divided by the separator
+    marginal; the common ancestor keeps ``attrs``. The contractions are
+    ``einsum`` calls on the (normalised, hence overflow-free) clique
+    marginals.
     """
     chains = [index.chain(index.host[a]) for a in attrs]
     common = set(chains[0]).intersection(*chains[1:])
@@ -218,16 +232,24 @@ def _eliminate(index, beliefs, attrs):
     for chain in chains:
         nodes.update(chain[:chain.index(top)])
     targets = set(attrs)
+    # einsum takes at most 52 axis labels: relabel the attributes involved
+    label = {a: i for i, a in enumerate(sorted({a for n in nodes | {top} for a in cliques[n]}))}
     inbox = {}
     for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
-        f = beliefs[node]
-        for message in inbox.pop(node, ()):
-            f = f.product(message)
+        operands = [tables[node], [label[a] for a in cliques[node]]]
+        present = set(cliques[node])
+        for m_attrs, m_table in inbox.pop(node, ()):
+            operands += [m_table, [label[a] for a in m_attrs]]
+            present |= set(m_attrs)
         if node == top:
-            return f.marginalize(attrs).probabilities()
+            out = np.einsum(*operands, [label[a] for a in attrs])
+            return out / out.sum()
         sep = index.separator[node]
-        kept = f.marginalize(set(sep) | (targets & set(f.attrs)))
-        sep_belief = beliefs[node].marginalize(sep)
-        inbox.setdefault(index.parent[node], []).append(
-            Factor(kept.attrs, kept.values - sep_belief.expand(kept.attrs)))
+        keep = tuple(sorted(set(sep) | (targets & present)))
+        message = np.einsum(*operands, [label[a] for a in keep])
+        sep_table = _sum_to(tables[node], cliques[node], sep) if sep else np.ones(())
+        view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            message = np.where(sep_table.reshape(view) > 0, message / sep_table.reshape(view), 0.0)
+        inbox.setdefault(index.parent[node], []).append((keep, message))
     raise AssertionError("unreachable: the common ancestor ends the loop")
