@@ -216,9 +216,14 @@ def one(name, eps, seed):
 def ours(n_seeds, timeout_s, names):
     log = os.path.join(WORK, "ours.jsonl")
     env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+    done = set()
+    if os.path.exists(log):
+        done = {(r["workload"], r["epsilon"], r["seed"]) for r in map(json.loads, open(log))}
     for seed in range(n_seeds):
         for name in names:
             for eps in EPSILONS:
+                if (name, eps, seed) in done:
+                    continue
                 cmd = [sys.executable, os.path.abspath(__file__), "one", "--name", name,
                        "--epsilon", str(eps), "--seed", str(seed)]
                 try:
