@@ -16,6 +16,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -28,6 +29,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
+from .._private_data import validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness, sampling_generator
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
@@ -254,9 +256,15 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
             columns = [X[c] for c in X.columns]
             dtypes = list(X.dtypes)
         else:
-            arr = np.asarray(X)
-            if arr.ndim != 2:
-                raise ValueError(f"X must be 2-D (rows x columns), got {arr.ndim} dimension(s).")
+            if sp.issparse(X):
+                raise TypeError("Sparse data was passed for X, but dense data is required: "
+                                "sparse input is not supported; use X.toarray().")
+            if np.asarray(X).dtype.kind == "c":
+                raise ValueError("Complex data not supported: X must hold level codes or "
+                                 "category values.")
+            # sklearn's structural checks (2-D, non-empty); messages carry no
+            # data values, non-finite entries pass through
+            arr = validate_private_data(self, X, dtype=None, accept_sparse=False)
             names = [f"x{j}" for j in range(arr.shape[1])]
             columns = [arr[:, j] for j in range(arr.shape[1])]
             dtypes = [arr.dtype] * arr.shape[1]

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
@@ -118,3 +119,10 @@ def test_bad_parameters_name_themselves(name, value):
     synth = AdaptiveMarginalSynthesizer(**{name: value})
     with pytest.raises((TypeError, ValueError), match=name):
         synth.fit(codes())
+
+
+@parametrize_with_checks([AdaptiveMarginalSynthesizer(epsilon=1.0)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # levels read from the test data
+        check(estimator)
