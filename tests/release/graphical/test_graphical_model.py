@@ -1,0 +1,67 @@
+"""FactoredModel against a dense reference; the ReleaseModel protocol."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sksmooth.release._model import ReleaseModel
+from sksmooth.release.graphical import FactoredModel
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_factored_equals_dense_after_multiplies(seed):
+    rng = np.random.default_rng(seed)
+    shape = (3, 2, 4, 2, 3)
+    model = FactoredModel.uniform(shape)
+    log_dense = np.zeros(shape)
+    sequence = [(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (1,), (0, 1), (2, 3, 4), (0, 4)]
+    for attrs in sequence:
+        values = rng.normal(scale=2.0, size=[shape[a] for a in attrs])
+        model = model.multiply(attrs, values)
+        log_dense = log_dense + values.reshape([shape[a] if a in attrs else 1 for a in range(5)])
+        p = np.exp(log_dense - log_dense.max())
+        p /= p.sum()
+        np.testing.assert_allclose(model.dense(), p, atol=1e-10, rtol=0)
+        for k in (1, 2):
+            for m in itertools.combinations(range(5), k):
+                other = tuple(a for a in range(5) if a not in m)
+                np.testing.assert_allclose(model.marginal(m), p.sum(axis=other), atol=1e-10, rtol=0)
+
+
+def test_uniform_and_protocol():
+    model = FactoredModel.uniform((2, 3, 4))
+    assert isinstance(model, ReleaseModel)
+    np.testing.assert_allclose(model.marginal((1, 2)), np.full((3, 4), 1 / 12))
+    assert model.size == 2 + 3 + 4
+    rows = model.sample(10, np.random.default_rng(0))
+    assert rows.shape == (10, 3) and rows.dtype.kind == "i"
+
+
+def test_multiply_is_pure_and_absorbs_subsets():
+    model = FactoredModel.uniform((2, 2, 2)).multiply((0, 1), np.zeros((2, 2)))
+    tree = model.tree
+    again = model.multiply((1,), np.array([0.0, 1.0]))
+    assert again.tree is tree  # covered: no re-triangulation
+    assert len(again.factors) == 1  # absorbed into the (0, 1) factor
+    np.testing.assert_allclose(model.marginal((1,)), [0.5, 0.5])  # original unchanged
+    np.testing.assert_allclose(again.marginal((1,)), [1 / (1 + np.e), np.e / (1 + np.e)])
+
+
+def test_multiply_rejects_wrong_shape():
+    with pytest.raises(ValueError, match="log_factor"):
+        FactoredModel.uniform((2, 3)).multiply((0, 1), np.zeros((3, 2)))
+
+
+def test_size_counts_clique_tables():
+    model = FactoredModel.uniform((5, 5, 5, 5)).multiply((0, 1), np.zeros((5, 5)))
+    model = model.multiply((1, 2), np.zeros((5, 5)))
+    assert model.size == 25 + 25 + 5
+
+
+def test_extreme_factors_stay_finite():
+    model = FactoredModel.uniform((3, 3)).multiply((0, 1), np.array(
+        [[800.0, -800.0, 0.0], [0.0, 0.0, 0.0], [-800.0, 800.0, 1.0]]))
+    m = model.marginal((0,))
+    assert np.all(np.isfinite(m)) and abs(m.sum() - 1) < 1e-12
+    np.testing.assert_allclose(m, [0.5, 0.0, 0.5], atol=1e-12)

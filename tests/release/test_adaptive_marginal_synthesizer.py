@@ -1,0 +1,128 @@
+"""AdaptiveMarginalSynthesizer: tables in, tables out; accounting; no transform."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget
+from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+
+
+def codes(n=300, d=3, levels=3, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, levels, size=n)
+    return np.stack([(z + (rng.random(n) < 0.2 * j)) % levels for j in range(d)], axis=1)
+
+
+def frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n),
+                                 categories=["red", "green", "blue", "violet"]),
+        "flag": rng.random(n) < 0.3,
+        "city": rng.choice(["Oslo", "Lima"], n).astype(object),
+        "size": rng.integers(0, 4, n),
+    })
+
+
+def test_ndarray_in_ndarray_out():
+    X = codes()
+    synth = AdaptiveMarginalSynthesizer(levels=3).fit(X)
+    rows = synth.sample(50, random_state=0)
+    assert isinstance(rows, np.ndarray) and rows.shape == (50, 3)
+    assert rows.min() >= 0 and rows.max() <= 2
+    assert synth.privacy_spent_ == (1.0, 1e-9)
+
+
+def test_dataframe_round_trip_keeps_names_dtypes_levels():
+    df = frame()
+    synth = AdaptiveMarginalSynthesizer(levels={"city": ["Oslo", "Lima"], "size": 4}).fit(df)
+    out = synth.sample(200, random_state=1)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(df.columns)
+    assert isinstance(out["colour"].dtype, pd.CategoricalDtype)
+    assert list(out["colour"].cat.categories) == ["red", "green", "blue", "violet"]
+    assert out["flag"].dtype == bool
+    assert set(out["city"]) <= {"Oslo", "Lima"}
+    assert out["size"].dtype == df["size"].dtype and set(out["size"]) <= {0, 1, 2, 3}
+    assert list(synth.get_feature_names_out()) == list(df.columns)
+
+
+def test_undeclared_levels_warn_and_are_not_certified():
+    with pytest.warns(PrivacyLeakWarning, match="levels"):
+        synth = AdaptiveMarginalSynthesizer().fit(codes())
+    assert not synth.guarantee_.certified
+
+
+def test_declared_levels_certified_and_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = AdaptiveMarginalSynthesizer(levels=3).fit(codes())
+    assert synth.guarantee_.certified
+
+
+def test_seeded_release_is_not_certified():
+    with pytest.warns(PrivacyLeakWarning):
+        synth = AdaptiveMarginalSynthesizer(levels=3, random_state=0).fit(codes())
+    assert not synth.guarantee_.certified
+
+
+def test_rho_spent_matches_the_budget():
+    synth = AdaptiveMarginalSynthesizer(epsilon=0.7, delta=1e-7, levels=3).fit(codes())
+    rho = zcdp_from_dp_budget(0.7, 1e-7)
+    recomputed = math.fsum(
+        r.scale**2 / 8 if r.kind == "select" else 1 / (2 * r.scale**2)
+        for r in synth.privacy_records_)
+    assert recomputed == pytest.approx(rho, rel=1e-12)
+    assert synth.rho_ == pytest.approx(rho, rel=1e-12)
+
+
+def test_charge_before_publish():
+    ledger = BudgetAccountant(epsilon=1.5)
+    synth = AdaptiveMarginalSynthesizer(levels=3, accountant=ledger).fit(codes())
+    assert ledger.spent[0] == pytest.approx(1.0)
+    fresh = AdaptiveMarginalSynthesizer(levels=3, accountant=ledger)
+    with pytest.raises(BudgetError):
+        fresh.fit(codes())
+    assert not hasattr(fresh, "model_")
+    assert synth.model_ is not None
+
+
+def test_is_a_sampler_not_a_transformer():
+    synth = AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1])
+    assert not hasattr(synth, "transform") and not hasattr(synth, "fit_transform")
+    X = codes()
+    y = X[:, 0] % 2
+    X_syn, y_syn = synth.fit_resample(X, y)
+    assert X_syn.shape == X.shape and y_syn.shape == y.shape
+    assert set(np.unique(y_syn)) <= {0, 1}
+
+
+def test_out_of_level_values_are_mapped_not_refused():
+    X = codes().astype(float)
+    X[0, 0] = np.nan
+    X[1, 1] = 17.0
+    X[2, 2] = -3.0
+    synth = AdaptiveMarginalSynthesizer(levels=3).fit(X)
+    assert synth.sample(10).max() <= 2
+
+
+@pytest.mark.parametrize("name, value", [("epsilon", 0.0), ("delta", 0.0), ("levels", "x"),
+                                         ("workload", 0), ("neighbouring", "swap"),
+                                         ("max_model_size", 10**12)])
+def test_bad_parameters_name_themselves(name, value):
+    synth = AdaptiveMarginalSynthesizer(**{name: value})
+    with pytest.raises((TypeError, ValueError), match=name):
+        synth.fit(codes())
+
+
+@parametrize_with_checks([AdaptiveMarginalSynthesizer(epsilon=1.0)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # levels read from the test data
+        check(estimator)
