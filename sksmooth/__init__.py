@@ -6,7 +6,7 @@ of the subpackages.
 """
 
 from ._guarantee import Guarantee, PrivacySpent
-from .accounting import BudgetAccountant
+from .accounting import BudgetAccountant, CrossProcessLedgerError
 from .classes import (
     Boxes,
     Conjunctions,
@@ -19,21 +19,33 @@ from .classes import (
     Thresholds,
 )
 from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from .model_selection import PrivateSearchCV
 from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier
-from .model_selection import PrivateSearchCV
 from .proper import (
     PrivateProperClassifier,
+    ProperRelease,
     irreducibility_order,
     is_k_irreducible,
     littlestone_dimension,
     soa,
 )
-from .release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM, SubsampledNetMechanism
+from .release import (
+    AdaptiveMarginalSynthesizer,
+    GaussianPerQuery,
+    LaplacePerQuery,
+    SmoothMWEM,
+    SubsampledNetMechanism,
+    SyntheticSampler,
+)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AdaptiveMarginalSynthesizer",
+    "CrossProcessLedgerError",
+    "ProperRelease",
+    "SyntheticSampler",
     "Boxes",
     "BudgetAccountant",
     "BudgetError",

@@ -22,6 +22,7 @@ R. McKenna, D. Sheldon and G. Miklau, "Graphical-model based estimation and
 inference for differential privacy", ICML 2019, arXiv:1901.09136.
 """
 
+from ._aim import AdaptiveMarginalSynthesizer
 from ._baselines import GaussianPerQuery, LaplacePerQuery
 from ._mwem import SmoothMWEM
 from ._projection import kl_project_smooth
@@ -29,6 +30,7 @@ from ._sampler import SyntheticSampler
 from ._subsampled_net import SubsampledNetMechanism
 
 __all__ = [
+    "AdaptiveMarginalSynthesizer",
     "GaussianPerQuery",
     "LaplacePerQuery",
     "SmoothMWEM",

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import (
+    EPSILON,
     InstanceOf,
     Integer,
     NoneValue,
@@ -209,7 +210,7 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
     """
 
     _parameter_constraints = {
-        "epsilon": Real(0, np.inf, closed="neither"),
+        "epsilon": EPSILON,
         "delta": Real(0, 1, closed="neither"),
         "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
                    InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),

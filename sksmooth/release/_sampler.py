@@ -16,6 +16,8 @@ build or use it.
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._constraints import InstanceOf, validate_params
+
 __all__ = ["SyntheticSampler"]
 
 
@@ -46,11 +48,16 @@ class SyntheticSampler(BaseEstimator):
     ((200, 3), (200,))
     """
 
+    _parameter_constraints = {
+        "estimator": InstanceOf(BaseEstimator, "a release estimator, e.g. SmoothMWEM()"),
+    }
+
     def __init__(self, estimator):
         self.estimator = estimator
 
     def fit_resample(self, X, y):
         """Release privately on ``(X, y)`` and return synthetic ``(X_syn, y_syn)``."""
+        validate_params(self)
         if not hasattr(self.estimator, "fit_resample"):
             raise TypeError("estimator must be a release estimator with fit_resample, e.g. "
                             f"SmoothMWEM(); got {type(self.estimator).__name__}.")
