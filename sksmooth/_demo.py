@@ -15,13 +15,22 @@ split, so a private model that learned nothing is visible at a glance.
 import warnings
 
 import numpy as np
+from sklearn.datasets import load_digits, make_moons
+from sklearn.linear_model import LogisticRegression, Perceptron
 from sklearn.model_selection import train_test_split
 
 from .accounting import BudgetAccountant
-from .datasets import load_breast_cancer_public
 from .audits import audit_cases
+from .datasets import load_breast_cancer_public
 from .exceptions import PrivacyWarning
+from .mechanisms import laplace_mechanism
+from .metrics import regret
 from .model_selection import PrivateSearchCV
+from .online import SmoothHedgeClassifier
+from .perturbed import PerturbedERMClassifier, StumpERMClassifier
+from .proper import PrivateProperClassifier, littlestone_dimension
+from .release import LaplacePerQuery, SmoothMWEM
+from .streams import SmoothedThresholdAdversary
 
 
 def _pyplot():
@@ -52,7 +61,6 @@ def _save(fig, out_dir, name):
 
 def _mechanisms(out_dir, fast, progress):
     acc = BudgetAccountant(epsilon=10.0)
-    from .mechanisms import laplace_mechanism
 
     rng = np.random.default_rng()  # fresh noise: this is a release
     true = 42.0
@@ -69,9 +77,7 @@ def _mechanisms(out_dir, fast, progress):
 
 
 def _perturbed_erm(out_dir, fast, progress):
-    from sklearn.linear_model import LogisticRegression
 
-    from .perturbed import PerturbedERMClassifier, StumpERMClassifier
 
     X, y, bounds = load_breast_cancer_public()
     acc = BudgetAccountant()
@@ -123,11 +129,7 @@ def _perturbed_erm(out_dir, fast, progress):
 
 
 def _smooth_hedge(out_dir, fast, progress):
-    from sklearn.linear_model import Perceptron
 
-    from .metrics import regret
-    from .online import SmoothHedgeClassifier
-    from .streams import SmoothedThresholdAdversary
 
     sigma, n_rounds = 0.01, (2000 if fast else 10000)
     results = {}
@@ -169,8 +171,6 @@ def _smooth_hedge(out_dir, fast, progress):
 
 
 def _private_proper(out_dir, fast, progress):
-    from .proper import PrivateProperClassifier, littlestone_dimension
-    from .perturbed import StumpERMClassifier
 
     X, y, bounds = load_breast_cancer_public()
     acc = BudgetAccountant()
@@ -229,9 +229,7 @@ def _private_proper(out_dir, fast, progress):
 
 
 def _query_release(out_dir, fast, progress):
-    from sklearn.datasets import load_digits, make_moons
 
-    from .release import LaplacePerQuery, SmoothMWEM
 
     # 8 pixels of digits, 4 public levels each on [0, 16]: all 2-way marginals
     pixels = [20, 28, 36, 42, 44, 52, 53, 26]

@@ -9,6 +9,7 @@ import numbers
 import warnings
 
 import numpy as np
+from sklearn.utils.multiclass import type_of_target
 
 from .exceptions import PrivacyLeakWarning
 
@@ -232,8 +233,6 @@ def check_binary_target(y):
     The messages follow scikit-learn's ("Unknown label type", "Only binary
     classification is supported") so that its estimator checks recognise them.
     """
-    from sklearn.utils.multiclass import type_of_target
-
     y_type = type_of_target(y, input_name="y", raise_unknown=True)
     if y_type not in ("binary", "multiclass"):
         raise ValueError(

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import _demo
 from .audits import audit_cases
 
 __all__ = ["main"]
@@ -32,8 +33,6 @@ def _progress(message):
 
 # --------------------------------------------------------------------- demo
 def _demo_sections():
-    from . import _demo
-
     return _demo.SECTIONS
 
 

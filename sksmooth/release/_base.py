@@ -38,6 +38,8 @@ from .._validation import (
     resolve_public_classes,
 )
 from ..accounting import check_accountant
+from ..classes import Halfspaces
+from ._sampler import SyntheticSampler
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
@@ -337,7 +339,6 @@ class ReleaseData(BaseEstimator):
 
 
 def _halfspace_cover(lower, upper, budget, rng):
-    from ..classes import Halfspaces  # classes/ sits below release/; lazy: heavy import
 
     return Halfspaces().cover(bounds=(lower, upper), max_size=budget, random_state=rng)
 
@@ -497,7 +498,6 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         -------
         SyntheticSampler
         """
-        from ._sampler import SyntheticSampler  # _sampler imports this module
 
         return SyntheticSampler(self)
 
