@@ -651,15 +651,98 @@ class FiniteClassERMClassifier(_BaseERMOracle):
         self.concepts = concepts
         self.domain = domain
 
-    def _is_object(self):
-        return hasattr(self.concepts, "evaluate")
+    def _view(self):
+        """The class as a strategy: a matrix over a finite domain, or a concept object."""
+        if hasattr(self.concepts, "evaluate"):
+            return _ConceptObjectView(self.concepts)
+        return _MatrixView(self.concepts, self.domain)
 
     @property
     def _erm_own_domain(self):
-        return not self._is_object()
+        return self._view().own_domain
 
-    def _matrix(self):
-        M = np.asarray(self.concepts)
+    def _erm_sanitize(self, X):
+        """Rows outside the finite domain map to its first point (index 0)."""
+        return self._view().sanitize(X)
+
+    def _evaluate(self, X):
+        return self._view().evaluate(X)
+
+    def _fit_pm1(self, X, y_pm1, weights):
+        self.concept_ = int(np.argmax(self._view().scores(X, weights * y_pm1)))
+
+    def _predict_pm1(self, X):
+        return self._view().evaluate(X)[:, self.concept_].astype(float)
+
+    def _erm_class_size(self, n_features):
+        return self._view().class_size(n_features)
+
+    def _erm_evaluate_class(self, Z):
+        return self._view().evaluate_class(np.asarray(Z, dtype=float))
+
+    def _erm_sample_domain(self, n_points, rng, lower, upper):
+        points = self._view().sample_domain(n_points, rng)
+        if points is None:
+            return super()._erm_sample_domain(n_points, rng, lower, upper)
+        return points
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The whole domain (repeated ``max(1, n_points // n_domain)`` times)."""
+        points = self._view().design(n_points)
+        if points is None:
+            return super()._erm_design(n_points, rng, lower, upper)
+        return points
+
+    def _erm_default_n_points(self, n_features):
+        return self._view().default_n_points
+
+
+class _ConceptObjectView:
+    """A finite concept object with ``evaluate(X) -> bool (n_points, n_concepts)``."""
+
+    own_domain = False
+    default_n_points = 1000
+
+    def __init__(self, concepts):
+        self.concepts = concepts
+
+    def sanitize(self, X):
+        return X
+
+    def evaluate(self, X):
+        return np.where(np.asarray(self.concepts.evaluate(X), dtype=bool), 1, -1).astype(np.int8)
+
+    def scores(self, X, signed):
+        return signed @ self.evaluate(X).astype(float)
+
+    def class_size(self, n_features):
+        return int(getattr(self.concepts, "n_concepts", None) or
+                   self.concepts.evaluate(np.zeros((1, n_features))).shape[1])
+
+    def evaluate_class(self, Z):
+        return self.evaluate(Z)
+
+    def sample_domain(self, n_points, rng):
+        return None  # the oracle's uniform points on the bounds
+
+    def design(self, n_points):
+        return None
+
+
+class _MatrixView:
+    """The class as a {-1, +1} matrix over a finite domain (rows: domain points)."""
+
+    own_domain = True
+
+    def __init__(self, concepts, domain):
+        self.matrix = self._check_matrix(concepts)
+        self.domain = domain
+        self.n_domain = self.matrix.shape[0]
+        self.default_n_points = self.n_domain
+
+    @staticmethod
+    def _check_matrix(concepts):
+        M = np.asarray(concepts)
         if M.ndim != 2 or M.size == 0:
             raise ValueError(
                 "concepts must be a non-empty (n_domain, n_concepts) matrix or an "
@@ -671,20 +754,25 @@ class FiniteClassERMClassifier(_BaseERMOracle):
             raise ValueError("concepts must have values in {-1, +1} (or be boolean).")
         return M.astype(np.int8)
 
-    def _domain_index(self, X, n_domain):
+    def _points(self):
+        if self.domain is None:
+            return np.arange(self.n_domain)[:, None].astype(float)
+        return np.asarray(self.domain, dtype=float)
+
+    def domain_index(self, X):
         if self.domain is None:
             if X.shape[1] != 1 or not np.all(X == np.round(X)):
                 raise ValueError(
                     "With domain=None, X must be one column of integer domain indices."
                 )
             idx = X[:, 0].astype(np.int64)
-            if idx.size and (idx.min() < 0 or idx.max() >= n_domain):
-                raise ValueError(f"domain indices must lie in [0, {n_domain}).")
+            if idx.size and (idx.min() < 0 or idx.max() >= self.n_domain):
+                raise ValueError(f"domain indices must lie in [0, {self.n_domain}).")
             return idx
         domain = np.asarray(self.domain, dtype=float)
-        if domain.ndim != 2 or domain.shape[0] != n_domain or domain.shape[1] != X.shape[1]:
+        if domain.ndim != 2 or domain.shape[0] != self.n_domain or domain.shape[1] != X.shape[1]:
             raise ValueError(
-                f"domain must have shape (n_domain={n_domain}, n_features={X.shape[1]}), "
+                f"domain must have shape (n_domain={self.n_domain}, n_features={X.shape[1]}), "
                 f"got {domain.shape}."
             )
         idx = domain_row_indices(domain, X)
@@ -693,13 +781,9 @@ class FiniteClassERMClassifier(_BaseERMOracle):
             raise ValueError("some rows of X are not points of `domain`.")
         return idx
 
-    def _erm_sanitize(self, X):
-        """Rows outside the finite domain map to its first point (index 0)."""
-        if self._is_object():
-            return X
-        n_domain = self._matrix().shape[0]
+    def sanitize(self, X):
         if self.domain is None:
-            col = np.round(np.clip(np.nan_to_num(X[:, :1], nan=0.0), 0, n_domain - 1))
+            col = np.round(np.clip(np.nan_to_num(X[:, :1], nan=0.0), 0, self.n_domain - 1))
             return col if X.shape[1] == 1 else np.hstack([col, X[:, 1:]])
         domain = np.asarray(self.domain, dtype=float)
         if domain.ndim != 2 or domain.shape[1] != X.shape[1]:
@@ -707,67 +791,26 @@ class FiniteClassERMClassifier(_BaseERMOracle):
         idx = domain_row_indices(domain, np.nan_to_num(X, nan=np.inf))
         return np.where((idx >= 0)[:, None], X, domain[0])
 
-    def _evaluate(self, X):
-        if self._is_object():
-            return np.where(np.asarray(self.concepts.evaluate(X), dtype=bool), 1, -1).astype(
-                np.int8
-            )
-        M = self._matrix()
-        return M[self._domain_index(X, M.shape[0])]
+    def evaluate(self, X):
+        return self.matrix[self.domain_index(X)]
 
-    def _fit_pm1(self, X, y_pm1, weights):
-        signed = weights * y_pm1
-        if self._is_object():
-            scores = signed @ self._evaluate(X).astype(float)
-        else:
-            M = self._matrix()
-            agg = np.bincount(self._domain_index(X, M.shape[0]), weights=signed,
-                              minlength=M.shape[0])
-            scores = agg @ M.astype(float)
-        self.concept_ = int(np.argmax(scores))
+    def scores(self, X, signed):
+        agg = np.bincount(self.domain_index(X), weights=signed, minlength=self.n_domain)
+        return agg @ self.matrix.astype(float)
 
-    def _predict_pm1(self, X):
-        if self._is_object():
-            return self._evaluate(X)[:, self.concept_].astype(float)
-        M = self._matrix()
-        return M[self._domain_index(X, M.shape[0]), self.concept_].astype(float)
+    def class_size(self, n_features):
+        return int(np.unique(self.matrix, axis=1).shape[1])
 
-    def _erm_class_size(self, n_features):
-        if self._is_object():
-            return int(getattr(self.concepts, "n_concepts", None) or
-                       self.concepts.evaluate(np.zeros((1, n_features))).shape[1])
-        return int(np.unique(self._matrix(), axis=1).shape[1])
+    def evaluate_class(self, Z):
+        # identical columns are one function (over the whole domain)
+        _, keep = np.unique(self.matrix, axis=1, return_index=True)
+        return self.evaluate(Z)[:, np.sort(keep)]
 
-    def _erm_evaluate_class(self, Z):
-        values = self._evaluate(np.asarray(Z, dtype=float))
-        if not self._is_object():
-            # identical columns are one function (over the whole domain)
-            _, keep = np.unique(self._matrix(), axis=1, return_index=True)
-            values = values[:, np.sort(keep)]
-        return values
+    def sample_domain(self, n_points, rng):
+        return self._points()[rng.integers(0, self.n_domain, size=n_points)]
 
-    def _erm_sample_domain(self, n_points, rng, lower, upper):
-        if self._is_object():
-            return super()._erm_sample_domain(n_points, rng, lower, upper)
-        n_domain = self._matrix().shape[0]
-        idx = rng.integers(0, n_domain, size=n_points)
-        if self.domain is None:
-            return idx[:, None].astype(float)
-        return np.asarray(self.domain, dtype=float)[idx]
-
-    def _erm_design(self, n_points, rng, lower, upper):
-        """The whole domain (repeated ``max(1, n_points // n_domain)`` times)."""
-        if self._is_object():
-            return super()._erm_design(n_points, rng, lower, upper)
-        n_domain = self._matrix().shape[0]
-        pts = (np.arange(n_domain)[:, None].astype(float) if self.domain is None
-               else np.asarray(self.domain, dtype=float))
-        return np.tile(pts, (max(1, n_points // n_domain), 1))
-
-    def _erm_default_n_points(self, n_features):
-        if self._is_object():
-            return 1000
-        return self._matrix().shape[0]
+    def design(self, n_points):
+        return np.tile(self._points(), (max(1, n_points // self.n_domain), 1))
 
 
 def _is_exact_oracle(estimator):
