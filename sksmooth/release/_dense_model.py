@@ -15,7 +15,7 @@ choice for small universes (up to ~2^24 points).
 
 import numpy as np
 
-from ._mw import log_sum_exp
+from .._logsumexp import logsumexp
 
 __all__ = ["DenseModel"]
 
@@ -39,7 +39,7 @@ class DenseModel:
             self._p = np.full(self.shape, 1.0 / self.size)
         else:
             log_p = np.asarray(log_p, dtype=float).reshape(self.shape)
-            self._p = np.exp(log_p - log_sum_exp(log_p.reshape(-1)))
+            self._p = np.exp(log_p - logsumexp(log_p.reshape(-1)))
 
     @classmethod
     def from_probabilities(cls, p, shape):

@@ -25,7 +25,7 @@ O(N log N) for the sort, O(N) for the rest.
 """
 
 import numpy as np
-from ._mw import log_sum_exp
+from .._logsumexp import logsumexp
 
 __all__ = ["kl_project_smooth", "kl_divergence"]
 
@@ -62,7 +62,7 @@ def kl_project_smooth(log_weights, sigma):
         raise ValueError("log_weights must not contain NaN or +inf.")
     n = lw.size
     log_cap = -np.log(sigma) - np.log(n)
-    lw = lw - log_sum_exp(lw)
+    lw = lw - logsumexp(lw)
     if np.max(lw) <= log_cap:
         return lw
     support = np.count_nonzero(np.isfinite(lw))

@@ -10,22 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Factor", "logsumexp"]
+from ..._logsumexp import logsumexp
 
-
-def logsumexp(values, axis=None):
-    """``log(sum(exp(values), axis))`` shifted by the maximum (no overflow).
-
-    A lean replacement for :func:`scipy.special.logsumexp`, whose per-call
-    overhead dominates message passing on small cliques.
-    """
-    shift = np.max(values, axis=axis, keepdims=True)
-    shift = np.where(np.isfinite(shift), shift, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(values - shift), axis=axis, keepdims=True)) + shift
-    if axis is None:
-        return out.reshape(())
-    return np.squeeze(out, axis=axis)
+__all__ = ["Factor"]
 
 
 @dataclass(frozen=True)
