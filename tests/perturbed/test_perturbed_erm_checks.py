@@ -28,14 +28,6 @@ def _expected(estimator):
     if not isinstance(estimator, PerturbedERMClassifier):
         return {}
     failures = {"check_estimators_nan_inf": _PRIVATE_ROWS}
-    # The shared seam sksmooth._private_data.validate_private_data rewords
-    # scikit-learn's structural messages (they may quote private values); the
-    # input is still refused with a TypeError/ValueError, but these checks
-    # match sklearn's exact wording. To be fixed once, in that seam.
-    for check in ("check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
-                  "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-                  "check_requires_y_none"):
-        failures[check] = ("validate_private_data rewords sklearn's message: " + _PRIVATE_ROWS)
     # multi_class tag: fit is multiclass, partial_fit (online FTPL) binary only
     for check in ("check_fit_score_takes_y", "check_n_features_in_after_fitting",
                   "check_estimators_partial_fit_n_features"):

@@ -5,7 +5,6 @@ Alg. 3); Kasiviswanathan et al., FOCS 2008.
 """
 
 import copy
-import math
 import pickle
 import warnings
 
