@@ -14,11 +14,24 @@ from sksmooth.online._smooth_hedge import lemma_3_2_bound
 from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary
 
 
+# A multiclass stump predicts one class on each side of one threshold: it
+# labels at most two of sklearn's three training blobs correctly, so the
+# in-sample accuracy check (> 0.83 on 3 classes) cannot pass for this class.
+_ONE_STUMP = {"check_classifiers_train":
+              "one multiclass stump labels at most two regions; sklearn's 3-blob data "
+              "needs two thresholds (the binary part of the check passes, see "
+              "test_binary_training_accuracy)"}
+
+
+def _expected_failed(estimator):
+    return _ONE_STUMP if estimator.hypotheses == "stumps" else {}
+
+
 @parametrize_with_checks([
     SmoothHedgeClassifier(hypotheses="stumps"),
     SmoothHedgeClassifier(hypotheses="stumps", horizon=200, bounds=(-10.0, 10.0)),
     SmoothHedgeClassifier(hypotheses="boxes", max_experts=2000),
-])
+], expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         # bounds=None takes the box from the data (PrivacyLeakWarning) and
@@ -117,6 +130,20 @@ def test_regret_bound_formula_thresholds():
 
 
 # ------------------------------------------------------- online semantics
+def fingerprint(clf):
+    """Everything observable of a fitted estimator's state, comparable with ==.
+
+    (Byte-equal pickles are too strict: the rollback snapshot shares the
+    read-only Hedge arrays instead of copying them.)
+    """
+    public = {k: v for k, v in vars(clf).items() if k.endswith("_")}
+    engine = clf._stream.current.play.engine
+    return pickle.dumps((sorted((k, repr(v)) for k, v in public.items()),
+                         clf.weights_.tolist(), clf.expert_loss_.tolist(),
+                         len(clf._stream.epochs), clf._stream.current.n_rounds,
+                         type(engine).__name__))
+
+
 def stream_data(n=700, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))
@@ -171,11 +198,11 @@ def test_failed_partial_fit_leaves_state_unchanged(bad):
     X, y = stream_data(200)
     clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
     clf.partial_fit(X[:100], y[:100], classes=["no", "yes"])
-    before = pickle.dumps(clf)
+    before = fingerprint(clf)
     Xb, yb = bad(X[100:], y[100:])
     with pytest.raises((ValueError, TypeError)):
         clf.partial_fit(Xb, yb)
-    assert pickle.dumps(clf) == before
+    assert fingerprint(clf) == before
     # and it goes on as if nothing happened
     clf.partial_fit(X[100:], y[100:])
     assert clf.n_rounds_ == 200
@@ -188,10 +215,10 @@ def test_classes_mismatch_and_first_call_checks():
         clf.partial_fit(X[:5], np.array(["no"] * 5))
     assert not hasattr(clf, "classes_")
     clf.partial_fit(X, y, classes=["no", "yes"])
-    before = pickle.dumps(clf)
+    before = fingerprint(clf)
     with pytest.raises(ValueError, match="classes"):
         clf.partial_fit(X, y, classes=["no", "si"])
-    assert pickle.dumps(clf) == before
+    assert fingerprint(clf) == before
 
 
 def test_pickle_mid_stream_then_continue_is_identical():
@@ -212,7 +239,8 @@ def test_pickle_mid_stream_then_continue_is_identical():
 def test_memory_cap_warns_with_achieved_gamma():
     X, y = stream_data(100, d=1)
     clf = SmoothHedgeClassifier(sigma=0.01, horizon=10000, bounds=(0.0, 1.0), max_experts=1000)
-    with pytest.warns(UserWarning, match="achieved gamma"):
+    with pytest.warns(UserWarning, match=r"max_experts=1000 allows K=\d+ hypotheses, "
+                                         r"whose radius is gamma=0\.\d+"):
         clf.fit(X, y)
     assert clf.n_experts_ <= 1000
     assert clf.gamma_ > 0.01 / (4 * np.sqrt(10000))
@@ -395,10 +423,10 @@ def test_hypotheses_changed_mid_stream_to_unusable_class_fails_before_playing():
     for bad in ("thresholds", Stumps().cover(bounds=([0] * 3, [1] * 3), gamma=0.1)):
         clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
         clf.partial_fit(X[:2], y[:2], classes=["no", "yes"])  # epoch 1 half played
-        before = pickle.dumps(clf)
+        before = fingerprint(clf)
         clf.set_params(hypotheses=bad)
         with pytest.raises(ValueError, match="features|feature"):
             clf.partial_fit(X[2:5], y[2:5])
         clf.set_params(hypotheses="stumps")
-        assert pickle.dumps(clf) == before
+        assert fingerprint(clf) == before
         copy.deepcopy(clf).partial_fit(X[2:5], y[2:5])
