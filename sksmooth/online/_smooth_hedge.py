@@ -732,7 +732,8 @@ def _check_hypotheses_fit(strategy, n_features, n_classes):
             f"X has {n_features}.")
     if n_classes > 2 and not supports_multiclass(strategy):
         raise ValueError(
-            f"y has {n_classes} classes: multiclass is native for hypotheses='stumps' or "
+            f"Only binary classification is supported for these hypotheses: y has "
+            f"{n_classes} classes. Multiclass is native for hypotheses='stumps' or "
             "'thresholds' (a class on each side of the threshold). For other hypotheses "
             "use sklearn.multiclass.OneVsRestClassifier(SmoothHedgeClassifier(...)), which "
             "works with this estimator's predict_proba / decision_function.")
