@@ -1,6 +1,7 @@
 """Halfspaces (affine and through the origin) and their data-independent covers.
 
-Two constructions (SPEC §3.2; 000 App. C.1):
+Two constructions (Haghtalab, Roughgarden, Shetty, NeurIPS 2020,
+arXiv:2006.10129, App. C.1):
 
 * ``method='pairs'`` (2-D affine): draw ``m`` points uniformly on the box and
   take every line through two of them, rotated by a tiny angle about the
@@ -9,7 +10,7 @@ Two constructions (SPEC §3.2; 000 App. C.1):
   linearly separable labelling of the ``m`` points exactly once
   (``m (m - 1) + 2`` = the Cover / Sauer bound for VC dimension 3), so the
   cover is the set of distinct labellings of ``m`` uniform points, an
-  ``epsilon``-net argument of 000 App. C.1.
+  ``epsilon``-net argument of App. C.1 of that paper.
 * ``method='sample'`` (any dimension, affine or through the origin): random
   halfspaces, normals uniform on the sphere (in box-normalised coordinates)
   and, if affine, through a uniform point of the box. The cover grows in

@@ -196,7 +196,7 @@ class GivenCover:
 
 # Construction cost of a dense cover, in expert-round units per concept (the
 # unit of max_expert_rounds): measured, rounded up.
-_BUILD_COST = {"pairs": lambda k: 4.0 * math.sqrt(k), "sample": lambda k: 2000.0}
+_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0}
 _HALFSPACE_MC = dict(n_mc_targets=100, n_mc_points=1000)
 
 
@@ -219,15 +219,12 @@ class DenseCovers:
         def fits(k):
             return k * (req.length + build(k)) <= req.max_expert_rounds
 
-        lo, hi = 4, req.max_experts
-        if fits(hi):
-            return hi
-        if not fits(lo):
-            return lo
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-        return lo
+        # powers of two only: successive epochs often get the same size and
+        # then reuse the cover instead of rebuilding it
+        size = 4
+        while 2 * size <= req.max_experts and fits(2 * size):
+            size *= 2
+        return size
 
     def build(self, req):
         size = self._budget_size(req)

@@ -178,11 +178,13 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         the regret bound's assumptions are not met.
     max_experts : int, default=2**21
         Memory cap on the cover size ``K`` (one log-weight per hypothesis).
-    max_expert_rounds : int, default=10**9
+    max_expert_rounds : int, default=10**8
         Time cap for covers played expert by expert (halfspaces, boxes,
-        given finite sets): each epoch's cover has at most ``K`` hypotheses
-        with ``K * (T + construction cost per hypothesis) <= max_expert_rounds``
-        (about 10^8 expert-rounds per second on one core). Grid covers of
+        given finite sets): each epoch's cover has ``K`` hypotheses, the
+        largest power of two with ``K * (T + construction cost per
+        hypothesis) <= max_expert_rounds`` (about 10^8 expert-rounds per
+        second on one core; with the doubling trick the total is at most
+        this budget times the number of epochs). Grid covers of
         thresholds and stumps do not pay per hypothesis and ignore it.
     random_state : None, int or Generator, default=None
         Seeds randomised covers (halfspaces); grid covers are deterministic.
@@ -317,7 +319,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, hypotheses="thresholds", sigma=0.1, horizon=None, gamma="auto",
                  learning_rate="auto", bounds=None, max_experts=2 ** 21,
-                 max_expert_rounds=10 ** 9, random_state=None, verbose=0):
+                 max_expert_rounds=10 ** 8, random_state=None, verbose=0):
         self.hypotheses = hypotheses
         self.sigma = sigma
         self.horizon = horizon

@@ -1,6 +1,10 @@
 """Seeded sigma-smooth adversaries (stream generators) for online learning.
 
-See SPEC §8 and seeds/000_08e60ac76481cbe2.txt, App. B.
+References
+----------
+N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129,
+§2 (sigma-smooth distributions), App. B (adaptive adversaries).
 """
 
 from ._adversaries import (SmoothedHalfspaceAdversary, SmoothedThresholdAdversary,

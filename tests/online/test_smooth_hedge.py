@@ -63,7 +63,8 @@ def fitted_exponent(sigma, noise, batch_size=25, horizons=(2500, 5000, 10000, 20
 
 @pytest.mark.parametrize("noise", [0.0, 0.1])
 def test_regret_within_bound_adaptive_thresholds(noise):
-    """003 Thm 3.3 on the adaptive binary-search adversary (000 App. B), T = 20 000."""
+    """Thm 3.3 on the adaptive binary-search adversary (App. B), T = 20 000
+    (Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129)."""
     regrets = {}
     for sigma in (0.001, 0.01, 0.1):
         clf, record, hedge_regret = play(sigma, 20000, noise)
@@ -351,7 +352,7 @@ def test_failed_first_partial_fit_sets_nothing():
 
 def test_finished_epochs_are_not_re_bounded_on_every_call(monkeypatch):
     # regret_bound_ sums per-epoch bounds; an epoch's bound (a numerical
-    # minimisation, 000 Lemma 3.2) only changes while it receives rounds
+    # minimisation, Lemma 3.2) only changes while it receives rounds
     import sksmooth.online._smooth_hedge as module
 
     calls = []

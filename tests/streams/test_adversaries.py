@@ -100,7 +100,7 @@ def test_clean_labels_are_realizable(adaptive, n_features):
 
 def test_adaptive_adversary_attacks_the_learner_boundary():
     # without (almost any) smoothing the binary search forces a consistent
-    # deterministic learner to err on every round (000 App. B: thresholds have
+    # deterministic learner to err on every round (Haghtalab et al. 2020, App. B: thresholds have
     # infinite Littlestone dimension); 40 rounds stay above float resolution
     stream = SmoothedThresholdAdversary(sigma=1e-15, random_state=0)
     learner = ConsistentLearner()
