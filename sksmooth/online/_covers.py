@@ -245,7 +245,8 @@ class DenseCovers:
         gamma = float(cover.gamma)
         capped = ""
         if gamma > req.gamma_target * (1 + 1e-9):
-            capped = "max_experts" if size == req.max_experts else "max_expert_rounds"
+            # the next power of two would have broken this limit
+            capped = "max_experts" if 2 * size > req.max_experts else "max_expert_rounds"
         eta = _rate(req, cover.n_concepts)
         return EpochCover(cover, DenseHedge(cover.n_concepts, eta), gamma, req.gamma_target,
                           eta, capped)
