@@ -109,17 +109,28 @@ class RiverAdapter:
     def __init__(self, model):
         self.model = model
 
+    binary_only = False  # river's linear models take bool labels (binary only)
+
     def partial_fit(self, X, y, classes=None):
+        self.classes = np.asarray(classes)
         for x, label in zip(X, y):
-            self.model.learn_one(dict(enumerate(x)), label)
+            target = bool(label == self.classes[-1]) if self.binary_only else label
+            self.model.learn_one(dict(enumerate(x)), target)
         return self
 
     def predict(self, X):
         out = [self.model.predict_one(dict(enumerate(x))) for x in X]
-        return np.array([o if o is not None else -1 for o in out])
+        if self.binary_only:
+            return np.where(np.array(out, dtype=bool), self.classes[-1], self.classes[0])
+        return np.array([o if o is not None else self.classes[0] for o in out])
 
 
-def peers():
+def _binary(adapter):
+    adapter.binary_only = True
+    return adapter
+
+
+def peers(n_classes=2):
     out = {"sklearn Perceptron": lambda: Perceptron(random_state=0),
            "sklearn SGD(hinge)": lambda: SGDClassifier(loss="hinge", random_state=0),
            "sklearn SGD(log_loss)": lambda: SGDClassifier(loss="log_loss", random_state=0)}
@@ -127,9 +138,12 @@ def peers():
         from river import linear_model, tree
     except ImportError:
         return out
-    out["river Perceptron"] = lambda: RiverAdapter(linear_model.Perceptron())
-    out["river LogisticRegression"] = lambda: RiverAdapter(linear_model.LogisticRegression())
+    out["river Perceptron"] = lambda: _binary(RiverAdapter(linear_model.Perceptron()))
+    out["river LogisticRegression"] = lambda: _binary(
+        RiverAdapter(linear_model.LogisticRegression()))
     out["river HoeffdingTree"] = lambda: RiverAdapter(tree.HoeffdingTreeClassifier())
+    if n_classes > 2:  # river's linear models are binary
+        out = {k: v for k, v in out.items() if "HoeffdingTree" in k or k.startswith("sklearn")}
     return out
 
 
@@ -167,7 +181,7 @@ def accuracy_table(quick):
         classes = np.unique(y)
         learners = {"SmoothHedge(" + hyp + ")": lambda hyp=hyp: SmoothHedgeClassifier(
             hypotheses=hyp, sigma=0.05, bounds=(0.0, 1.0), random_state=0)}
-        learners.update(peers())
+        learners.update(peers(len(classes)))
         for lname, make in learners.items():
             t0 = time.perf_counter()
             with warnings.catch_warnings():
