@@ -1,242 +1,231 @@
-"""Benchmark SmoothHedgeClassifier: Hedge throughput and online mistakes vs peers.
+"""Benchmark SmoothHedgeClassifier: scaling and prequential accuracy vs peers.
 
 Run::
 
-    python benchmarks/bench_smooth_hedge.py [--quick]
+    python benchmarks/bench_smooth_hedge.py [--quick] [--before before.json]
 
-Part 1 (throughput): expert-round updates per second of the dense Hedge
-kernel (one log-weight per expert; the path every finite cover uses) for
-K in {1e3, 1e4, 1e5}, kernel only (prediction matrix given) and end to end
-(cover evaluation + update). The segment engine used for thresholds/stumps
-does not touch every expert each round; its "effective" rate (K x rounds /
-time) is reported separately and is not comparable.
+1. Scaling (issue 12 item 3): wall time and operation count of
+   ``hypotheses='halfspaces'`` on 2-D data, T = 10^4 rounds (doubling trick
+   and known horizon; target <= 30 s); ``hypotheses='stumps'`` ``fit`` on
+   10^6 rows x 10 features (target <= 60 s); and the n-scaling of stumps
+   ``fit`` (25k / 50k / 100k rows x 10 features). ``--before`` merges the
+   numbers measured with the previous code (same script part, run against
+   that checkout) into the table.
+2. Prequential accuracy (every row predicted before its label is seen) of
+   SmoothHedge against scikit-learn's ``SGDClassifier`` and ``Perceptron``
+   (``partial_fit``) and, when installed, river's ``Perceptron``,
+   ``LogisticRegression`` and ``HoeffdingTreeClassifier``, on a
+   ``make_classification`` stream (features min-max scaled with the
+   *generator's* public range, clipped) and on the package's sigma-smooth
+   streams (adaptive threshold adversary, non-adaptive 2-D halfspace stream).
 
-Part 2 (online mistakes, side by side in one process, each learner facing
-its own copy of the same seeded stream; every round is predict-then-update,
-one ``partial_fit`` call per round):
-
-(a) adaptive sigma-smooth threshold adversary (000 App. B style), sigma=0.01;
-(b) adaptive sigma-smooth 2-D halfspace adversary, sigma=0.01;
-(c) breast cancer (569 rows, 30 features), shuffled (5 seeds), stumps.
-    Public bounds: the per-feature [min, max] of the dataset's published
-    summary table (``sksmooth.datasets.load_breast_cancer_public``); every
-    learner sees the features scaled to [0, 1] with these bounds.
-
-Peers: sklearn Perceptron and SGDClassifier (hinge, log-loss) ``partial_fit``;
-river's Perceptron / LogisticRegression when river is importable.
+Machine note: 2 cores shared with other jobs; wall times are upper bounds,
+the operation counts (``n_operations_``) are machine independent.
 
 Writes benchmarks/results/smooth_hedge.json.
 """
 
 import argparse
-import os
-
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # 2-core shared machine: no BLAS thread stalls
 import json
+import os
 import platform
 import sys
 import time
 import warnings
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import sklearn  # noqa: E402
+from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.linear_model import Perceptron, SGDClassifier  # noqa: E402
 
-from sksmooth.classes import Thresholds  # noqa: E402
-from sksmooth.datasets import load_breast_cancer_public  # noqa: E402
-from sksmooth.metrics._regret import regret  # noqa: E402
 from sksmooth.online import SmoothHedgeClassifier  # noqa: E402
-from sksmooth.online._hedge import DenseHedge, StumpHedge  # noqa: E402
 from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary  # noqa: E402
-
-try:  # optional peer
-    import river  # noqa: F401
-    from river import linear_model as river_linear
-    HAVE_RIVER = True
-except ImportError:  # pragma: no cover
-    HAVE_RIVER = False
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "smooth_hedge.json")
 
 
-# ------------------------------------------------------------- throughput
-def throughput(quick):
+def timed_fit(clf, X, y):
+    """Wall time and CPU time of this process (the machine is shared: CPU time
+    is the better measure of the code; wall time is an upper bound)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf.fit(X, y)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def stump_data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 10))
+    y = (X[:, 3] >= 0.4).astype(int)
+    flip = rng.random(n) < 0.1
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def scaling(quick):
     rows = []
     rng = np.random.default_rng(0)
-    budget = 2e7 if quick else 2e8  # expert-rounds per measurement
-    for K in (10 ** 3, 10 ** 4, 10 ** 5):
-        n_rounds = int(budget // K)
-        cover = Thresholds().cover(bounds=(0.0, 1.0), max_size=K)
-        K_real = cover.n_concepts
-        X = rng.random((n_rounds, 1))
-        y = X[:, 0] > 0.37
-        eta = float(np.sqrt(8 * np.log(K_real) / n_rounds))
-        # kernel only: prediction matrices computed beforehand (chunked)
-        chunk = max(1, (1 << 22) // K_real)
-        mats = [cover.evaluate(X[a:a + chunk]) for a in range(0, n_rounds, chunk)]
-        hedge = DenseHedge(K_real, eta)
-        t0 = time.perf_counter()
-        for i, a in enumerate(range(0, n_rounds, chunk)):
-            hedge.update(mats[i], y[a:a + chunk])
-        kernel = time.perf_counter() - t0
-        del mats
-        # end to end: evaluate the cover + update
-        hedge = DenseHedge(K_real, eta)
-        t0 = time.perf_counter()
-        for a in range(0, n_rounds, chunk):
-            hedge.update(cover.evaluate(X[a:a + chunk]), y[a:a + chunk])
-        e2e = time.perf_counter() - t0
-        # segment engine (thresholds): effective rate
-        seg = StumpHedge(cover.feature, cover.threshold, cover.sign, 1, eta)
-        t0 = time.perf_counter()
-        for a in range(0, n_rounds, 512):
-            seg.update(X[a:a + 512], y[a:a + 512])
-        segment = time.perf_counter() - t0
-        rows.append({
-            "K": K_real, "rounds": n_rounds,
-            "dense_kernel_updates_per_s": K_real * n_rounds / kernel,
-            "dense_end_to_end_updates_per_s": K_real * n_rounds / e2e,
-            "segment_engine_effective_updates_per_s": K_real * n_rounds / segment,
-            "segment_engine_segments": seg.n_segments,
-        })
-        print(f"K={K_real:>7d} rounds={n_rounds:>7d}  dense kernel {rows[-1]['dense_kernel_updates_per_s']:.3g}/s"
-              f"  end-to-end {rows[-1]['dense_end_to_end_updates_per_s']:.3g}/s"
-              f"  segment (effective) {rows[-1]['segment_engine_effective_updates_per_s']:.3g}/s")
+    X = rng.random((10 ** 4, 2))
+    y = (X @ [1.0, -0.7] + 0.1 >= 0).astype(int)
+    for horizon in (None, 10 ** 4):
+        clf = SmoothHedgeClassifier(hypotheses="halfspaces", sigma=0.1, horizon=horizon,
+                                    bounds=(0.0, 1.0), random_state=0)
+        wall, cpu = timed_fit(clf, X, y)
+        rows.append({"case": f"halfspaces 2-D T=1e4 horizon={horizon}", "wall_s": wall,
+                     "cpu_s": cpu,
+                     "n_operations": clf.n_operations_, "n_experts": clf.n_experts_,
+                     "gamma": clf.gamma_, "gamma_target": clf.gamma_target_,
+                     "mistakes": clf.mistakes_, "target_s": 30})
+        print(rows[-1], flush=True)
+    sizes = (25_000, 50_000, 100_000)
+    for n in sizes:
+        X, y = stump_data(n)
+        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+        wall, cpu = timed_fit(clf, X, y)
+        rows.append({"case": f"stumps fit n={n}", "n": n, "wall_s": wall, "cpu_s": cpu,
+                     "n_operations": clf.n_operations_, "mistakes": clf.mistakes_})
+        print(rows[-1], flush=True)
+    if not quick:
+        X, y = stump_data(10 ** 6)
+        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+        wall, cpu = timed_fit(clf, X, y)
+        rows.append({"case": "stumps fit n=1000000", "n": 10 ** 6, "wall_s": wall, "cpu_s": cpu,
+                     "n_operations": clf.n_operations_, "n_experts": clf.n_experts_,
+                     "mistakes": clf.mistakes_, "target_s": 60})
+        print(rows[-1], flush=True)
     return rows
 
 
-# ---------------------------------------------------------------- learners
+# ----------------------------------------------------------- prequential
 class RiverAdapter:
-    """river model behind partial_fit/predict (labels -1/+1)."""
+    """river model behind partial_fit / predict."""
 
     def __init__(self, model):
         self.model = model
 
+    binary_only = False  # river's linear models take bool labels (binary only)
+
     def partial_fit(self, X, y, classes=None):
+        self.classes = np.asarray(classes)
         for x, label in zip(X, y):
-            self.model.learn_one(dict(enumerate(x)), bool(label > 0))
+            target = bool(label == self.classes[-1]) if self.binary_only else label
+            self.model.learn_one(dict(enumerate(x)), target)
         return self
 
     def predict(self, X):
-        return np.array([1 if self.model.predict_one(dict(enumerate(x))) else -1 for x in X])
+        out = [self.model.predict_one(dict(enumerate(x))) for x in X]
+        if self.binary_only:
+            return np.where(np.array(out, dtype=bool), self.classes[-1], self.classes[0])
+        return np.array([o if o is not None else self.classes[0] for o in out])
 
 
-def peers():
-    out = {
-        "Perceptron": lambda: Perceptron(random_state=0),
-        "SGD(hinge)": lambda: SGDClassifier(loss="hinge", random_state=0),
-        "SGD(log_loss)": lambda: SGDClassifier(loss="log_loss", random_state=0),
-    }
-    if HAVE_RIVER:
-        out["river.Perceptron"] = lambda: RiverAdapter(river_linear.Perceptron())
-        out["river.LogisticRegression"] = lambda: RiverAdapter(river_linear.LogisticRegression())
+def _binary(adapter):
+    adapter.binary_only = True
+    return adapter
+
+
+def peers(n_classes=2):
+    out = {"sklearn Perceptron": lambda: Perceptron(random_state=0),
+           "sklearn SGD(hinge)": lambda: SGDClassifier(loss="hinge", random_state=0),
+           "sklearn SGD(log_loss)": lambda: SGDClassifier(loss="log_loss", random_state=0)}
+    try:
+        from river import linear_model, tree
+    except ImportError:
+        return out
+    out["river Perceptron"] = lambda: _binary(RiverAdapter(linear_model.Perceptron()))
+    out["river LogisticRegression"] = lambda: _binary(
+        RiverAdapter(linear_model.LogisticRegression()))
+    out["river HoeffdingTree"] = lambda: RiverAdapter(tree.HoeffdingTreeClassifier())
+    if n_classes > 2:  # river's linear models are binary
+        out = {k: v for k, v in out.items() if "HoeffdingTree" in k or k.startswith("sklearn")}
     return out
 
 
-def run_stream(make_stream, learners, n_rounds, comparator):
+def prequential(learner, X, y, classes, batch):
+    """Accuracy of predictions made before each batch's labels are seen."""
+    correct, fitted = 0, False
+    for a in range(0, len(X), batch):
+        Xb, yb = X[a:a + batch], y[a:a + batch]
+        if fitted:
+            correct += int(np.sum(learner.predict(Xb) == yb))
+        learner.partial_fit(Xb, yb, classes=classes)
+        fitted = True
+    return correct / (len(X) - batch)
+
+
+def classification_stream(n, n_classes, seed=0):
+    X, y = make_classification(n_samples=n, n_features=10, n_informative=5,
+                               n_classes=n_classes, n_clusters_per_class=1, random_state=seed)
+    lo, hi = -6.0, 6.0  # public range of the generator's features (clip outside)
+    return np.clip((X - lo) / (hi - lo), 0, 1), y
+
+
+def accuracy_table(quick):
+    n = 5000 if quick else 20000
+    streams = {}
+    for k in (2, 3):
+        X, y = classification_stream(n, k)
+        streams[f"make_classification k={k}"] = (X, y, "stumps", 20)
+    rec = SmoothedHalfspaceAdversary(sigma=0.05, n_features=2, adaptive=False,
+                                     label_noise=0.05, random_state=0)
+    X, y = rec.sample(n)
+    streams["smooth halfspace 2-D, sigma=0.05, 5% noise"] = (X, y, "halfspaces", 20)
     rows = []
-    for name, make in learners.items():
-        learner = make()
-        stream = make_stream()
+    for name, (X, y, hyp, batch) in streams.items():
+        classes = np.unique(y)
+        learners = {"SmoothHedge(" + hyp + ")": lambda hyp=hyp: SmoothHedgeClassifier(
+            hypotheses=hyp, sigma=0.05, bounds=(0.0, 1.0), random_state=0)}
+        learners.update(peers(len(classes)))
+        for lname, make in learners.items():
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                acc = prequential(make(), X, y, classes, batch)
+            rows.append({"stream": name, "learner": lname, "prequential_accuracy": acc,
+                         "rounds": len(X), "wall_s": time.perf_counter() - t0})
+            print(rows[-1], flush=True)
+    # the adaptive threshold adversary: mistakes of the deterministic vote
+    n_adv = 5000 if quick else 20000
+    learners = {"SmoothHedge(thresholds)": lambda: SmoothHedgeClassifier(
+        sigma=0.01, horizon=n_adv, bounds=(0.0, 1.0))}
+    learners.update({k: v for k, v in peers().items() if k.startswith("sklearn")})
+    for lname, make in learners.items():
+        stream = SmoothedThresholdAdversary(sigma=0.01, random_state=0)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            record = stream.play(learner, n_rounds, batch_size=1)
-        wall = time.perf_counter() - t0
-        row = {"learner": name, "rounds": n_rounds, "mistakes": record.mistakes,
-               "wall_s": wall}
-        if isinstance(learner, SmoothHedgeClassifier):
-            row["expected_loss"] = learner.cumulative_loss_
-            row["regret_bound"] = learner.regret_bound_
-            row["regret_bound_is_class"] = learner.regret_bound_is_class_
-            row["n_experts"] = learner.n_experts_
-        if comparator is not None:
-            best = regret(record.y, record.y_pred, record.X, comparator, return_best=True)[1]
-            row["best_in_class_loss"] = best
-            row["regret_of_mistakes"] = record.mistakes - best
-            if "expected_loss" in row:
-                row["regret_expected"] = row["expected_loss"] - best
-        rows.append(row)
-        print(f"  {name:<26s} mistakes {record.mistakes:>6d}  wall {wall:7.2f}s"
-              + (f"  E[loss] {row['expected_loss']:.1f}  bound {row['regret_bound']:.1f}"
-                 if "expected_loss" in row else ""))
-    return rows
-
-
-def breast_cancer(n_seeds):
-    X01, target, bounds = load_breast_cancer_public(scale=True)  # published bounds
-    y = np.where(target == 1, 1, -1)
-    learners = {"SmoothHedge(stumps)": lambda: SmoothHedgeClassifier(
-        hypotheses="stumps", sigma=0.1, horizon=len(y), bounds=bounds)}
-    learners.update(peers())
-    rows = []
-    for name, make in learners.items():
-        mistakes, walls = [], []
-        for seed in range(n_seeds):
-            order = np.random.default_rng(seed).permutation(len(y))
-            Xs, ys = X01[order], y[order]
-            learner = make()
-            t0 = time.perf_counter()
-            n_wrong = 0
-            for t in range(len(ys)):
-                if t > 0:
-                    n_wrong += int(learner.predict(Xs[t:t + 1])[0] != ys[t])
-                else:
-                    n_wrong += int(ys[0] != -1)
-                learner.partial_fit(Xs[t:t + 1], ys[t:t + 1], classes=np.array([-1, 1]))
-            walls.append(time.perf_counter() - t0)
-            mistakes.append(n_wrong)
-        rows.append({"learner": name, "rounds": len(y), "seeds": n_seeds,
-                     "mistakes_mean": float(np.mean(mistakes)),
-                     "mistakes_std": float(np.std(mistakes)), "wall_s_mean": float(np.mean(walls))})
-        print(f"  {name:<26s} mistakes {np.mean(mistakes):7.1f} ± {np.std(mistakes):5.1f}"
-              f"  wall {np.mean(walls):6.2f}s")
+            warnings.simplefilter("ignore")
+            record = stream.play(make(), n_adv, batch_size=25)
+        rows.append({"stream": "adaptive threshold adversary sigma=0.01", "learner": lname,
+                     "prequential_accuracy": 1 - record.mistakes / n_adv, "rounds": n_adv,
+                     "wall_s": time.perf_counter() - t0})
+        print(rows[-1], flush=True)
     return rows
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--before", help="json of the previous code's stumps n-scaling")
+    parser.add_argument("--only", choices=["scaling", "accuracy"])
     args = parser.parse_args()
-    quick = args.quick
-    results = {"machine": {"python": platform.python_version(), "numpy": np.__version__,
-                           "sklearn": sklearn.__version__, "cpus": os.cpu_count(),
-                           "river": HAVE_RIVER},
-               "quick": quick}
-    print("== Hedge throughput (expert-round updates per second)")
-    results["throughput"] = throughput(quick)
-
-    sigma = 0.01
-    T = 2000 if quick else 20000
-    print(f"== (a) adaptive smoothed thresholds, sigma={sigma}, T={T}")
-    learners = {"SmoothHedge(thresholds)": lambda: SmoothHedgeClassifier(
-        sigma=sigma, horizon=T, bounds=(0.0, 1.0))}
-    learners.update(peers())
-    results["thresholds"] = run_stream(
-        lambda: SmoothedThresholdAdversary(sigma=sigma, random_state=0), learners, T,
-        "thresholds")
-
-    T2 = 1000 if quick else 5000
-    print(f"== (b) adaptive smoothed 2-D halfspaces, sigma={sigma}, T={T2}")
-    learners = {"SmoothHedge(halfspaces)": lambda: SmoothHedgeClassifier(
-        hypotheses="halfspaces", sigma=sigma, horizon=T2, bounds=(0.0, 1.0),
-        max_experts=20000, random_state=0)}
-    learners.update(peers())
-    results["halfspaces"] = run_stream(
-        lambda: SmoothedHalfspaceAdversary(sigma=sigma, n_features=2, random_state=0),
-        learners, T2, None)
-
-    print("== (c) breast cancer, shuffled, one pass (stumps; published bounds)")
-    results["breast_cancer"] = breast_cancer(2 if quick else 5)
-
+    out = {"machine": platform.platform(), "python": sys.version.split()[0],
+           "sklearn": sklearn.__version__, "quick": args.quick}
+    if args.before:
+        out["before"] = json.load(open(args.before))
+    if args.only in (None, "scaling"):
+        out["scaling"] = scaling(args.quick)
+    if args.only in (None, "accuracy"):
+        out["accuracy"] = accuracy_table(args.quick)
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
-    if not quick:
-        with open(RESULTS, "w") as fh:
-            json.dump(results, fh, indent=2)
-        print(f"wrote {RESULTS}")
+    with open(RESULTS, "w") as f:
+        json.dump(out, f, indent=1)
+    print("wrote", RESULTS)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,15 @@
 
 Grid covers are data independent (they depend on the public bounds only),
 their radius under the uniform measure on the bounds is computed exactly
-(certified), and they are bracketing covers (003 Def. 2.1, Thm 3.3).
+(certified), and they are bracketing covers (Haghtalab et al. 2020, Def. 2.1,
+Thm 3.3).
 
 References
 ----------
-seeds/000_08e60ac76481cbe2.txt, App. C.1, Alg. 1 (gamma-cover, uniform measure).
-seeds/003_a96633f97736c2ff.txt, Def. 2.1 and Thm 3.3 (bracketing covers for
-adaptive sigma-smooth adversaries).
+N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129:
+App. C.1, Alg. 1 (gamma-cover, uniform measure); Def. 2.1 and Thm 3.3
+(bracketing covers for adaptive sigma-smooth adversaries).
 """
 
 import math
@@ -202,7 +204,7 @@ class Thresholds(_StumpLike):
     """One-dimensional thresholds ``x >= b`` and ``x < b`` (both orientations).
 
     VC dimension 2 (1 per orientation); infinite Littlestone dimension, the
-    showcase of smoothed online learning (000 §3, App. B).
+    showcase of smoothed online learning (Haghtalab et al. 2020, §3, App. B).
 
     Examples
     --------

@@ -1,6 +1,7 @@
 """Halfspaces (affine and through the origin) and their data-independent covers.
 
-Two constructions (SPEC §3.2; 000 App. C.1):
+Two constructions (Haghtalab, Roughgarden, Shetty, NeurIPS 2020,
+arXiv:2006.10129, App. C.1):
 
 * ``method='pairs'`` (2-D affine): draw ``m`` points uniformly on the box and
   take every line through two of them, rotated by a tiny angle about the
@@ -9,7 +10,7 @@ Two constructions (SPEC §3.2; 000 App. C.1):
   linearly separable labelling of the ``m`` points exactly once
   (``m (m - 1) + 2`` = the Cover / Sauer bound for VC dimension 3), so the
   cover is the set of distinct labellings of ``m`` uniform points, an
-  ``epsilon``-net argument of 000 App. C.1.
+  ``epsilon``-net argument of App. C.1 of that paper.
 * ``method='sample'`` (any dimension, affine or through the origin): random
   halfspaces, normals uniform on the sphere (in box-normalised coordinates)
   and, if affine, through a uniform point of the box. The cover grows in
@@ -172,65 +173,11 @@ class Halfspaces(ConceptClass):
         meta = dict(bounds=(lower, upper), gamma_certified=False, vc_dim=self.vc_dim(d))
 
         if method == "pairs":
-            if n_points is not None:
-                m = check_positive_int(n_points, "n_points", minimum=2)
-            elif gamma is not None:
-                m = max(2, math.ceil(8.0 / gamma))
-            else:
-                m = 2
-            cap = max_size
-            if cap is None and n_points is None:
-                cap = _DEFAULT_PAIRS_CAP
-            m_cap = None
-            if cap is not None:
-                if cap < 4:
-                    raise ValueError(f"max_size={cap} is too small; pass max_size >= 4.")
-                m_cap = int((1 + math.isqrt(1 + 4 * (cap - 2))) // 2)
-                while m_cap * (m_cap - 1) + 2 > cap:
-                    m_cap -= 1
-                if n_points is not None and m > m_cap:
-                    warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
-                                  f"concepts > max_size={cap}; using n_points={m_cap}.",
-                                  UserWarning, stacklevel=2)
-                m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
-            while True:
-                unit_points = rng.uniform(size=(m, 2))
-                coef_n, icpt_n = _pair_lines(unit_points)
-                coef, icpt = sampler.to_original(coef_n, icpt_n)
-                cover = HalfspaceConcepts(coef, icpt, **meta)
-                cover.points_ = lower + unit_points * (upper - lower)
-                gamma_hat, _ = estimate_cover_radius(
-                    cover, targets, n_points=n_mc_points, random_state=rng,
-                    selection_points=cover.points_, exact_lookup=True)
-                # gamma only (no n_points): grow m by 1.5x until the estimate reaches gamma
-                if n_points is not None or gamma is None or gamma_hat <= gamma or m == m_cap:
-                    break
-                m = math.ceil(1.5 * m) if m_cap is None else min(math.ceil(1.5 * m), m_cap)
+            cover, gamma_hat = self._pairs_cover(gamma, max_size, n_points, sampler, targets,
+                                                 meta, n_mc_points, rng, lower, upper)
         else:
-            cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
-            if cap < 3:
-                raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
-            if gamma is None:
-                sizes = [cap]
-            else:
-                sizes, k = [], 64
-                while k < cap:
-                    sizes.append(k)
-                    k *= 4
-                sizes.append(cap)
-            coef_n, icpt_n = _constants(d) if self.fit_intercept else (np.zeros((0, d)), np.zeros(0))
-            sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
-            fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
-            est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
-            for size in sizes:
-                c_new, i_new = sampler.sample_unit(size - len(coef_n), rng)
-                coef_n, icpt_n = np.vstack([coef_n, c_new]), np.concatenate([icpt_n, i_new])
-                coef, icpt = sampler.to_original(coef_n, icpt_n)
-                cover = HalfspaceConcepts(coef, icpt, **meta)
-                est.update(cover)
-                gamma_hat, _ = est.estimate(cover)
-                if gamma is not None and gamma_hat <= gamma:
-                    break
+            cover, gamma_hat = self._sampled_cover(gamma, max_size, sampler, targets, meta,
+                                                   n_mc_points, rng, lower, upper, d)
         cover.gamma = float(gamma_hat)
         cover.method = method
         if gamma is not None and gamma_hat > gamma:
@@ -241,6 +188,74 @@ class Halfspaces(ConceptClass):
                 "max_size (or n_points) or accept the larger gamma.",
                 UserWarning, stacklevel=2)
         return cover
+
+    def _pairs_cover(self, gamma, max_size, n_points, sampler, targets, meta, n_mc_points,
+                     rng, lower, upper):
+        """The 'pairs' construction (2-D affine); returns ``(cover, gamma_hat)``."""
+        if n_points is not None:
+            m = check_positive_int(n_points, "n_points", minimum=2)
+        elif gamma is not None:
+            m = max(2, math.ceil(8.0 / gamma))
+        else:
+            m = 2
+        cap = max_size
+        if cap is None and n_points is None:
+            cap = _DEFAULT_PAIRS_CAP
+        m_cap = None
+        if cap is not None:
+            if cap < 4:
+                raise ValueError(f"max_size={cap} is too small; pass max_size >= 4.")
+            m_cap = int((1 + math.isqrt(1 + 4 * (cap - 2))) // 2)
+            while m_cap * (m_cap - 1) + 2 > cap:
+                m_cap -= 1
+            if n_points is not None and m > m_cap:
+                warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
+                              f"concepts > max_size={cap}; using n_points={m_cap}.",
+                              UserWarning, stacklevel=2)
+            m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
+        while True:
+            unit_points = rng.uniform(size=(m, 2))
+            coef_n, icpt_n = _pair_lines(unit_points)
+            coef, icpt = sampler.to_original(coef_n, icpt_n)
+            cover = HalfspaceConcepts(coef, icpt, **meta)
+            cover.points_ = lower + unit_points * (upper - lower)
+            gamma_hat, _ = estimate_cover_radius(
+                cover, targets, n_points=n_mc_points, random_state=rng,
+                selection_points=cover.points_, exact_lookup=True)
+            # gamma only (no n_points): grow m by 1.5x until the estimate reaches gamma
+            if n_points is not None or gamma is None or gamma_hat <= gamma or m == m_cap:
+                break
+            m = math.ceil(1.5 * m) if m_cap is None else min(math.ceil(1.5 * m), m_cap)
+        return cover, gamma_hat
+
+    def _sampled_cover(self, gamma, max_size, sampler, targets, meta, n_mc_points, rng,
+                       lower, upper, d):
+        """The 'sample' construction (any dimension); returns ``(cover, gamma_hat)``."""
+        cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
+        if cap < 3:
+            raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
+        if gamma is None:
+            sizes = [cap]
+        else:
+            sizes, k = [], 64
+            while k < cap:
+                sizes.append(k)
+                k *= 4
+            sizes.append(cap)
+        coef_n, icpt_n = _constants(d) if self.fit_intercept else (np.zeros((0, d)), np.zeros(0))
+        sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
+        fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
+        est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
+        for size in sizes:
+            c_new, i_new = sampler.sample_unit(size - len(coef_n), rng)
+            coef_n, icpt_n = np.vstack([coef_n, c_new]), np.concatenate([icpt_n, i_new])
+            coef, icpt = sampler.to_original(coef_n, icpt_n)
+            cover = HalfspaceConcepts(coef, icpt, **meta)
+            est.update(cover)
+            gamma_hat, _ = est.estimate(cover)
+            if gamma is not None and gamma_hat <= gamma:
+                break
+        return cover, gamma_hat
 
 
 def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,

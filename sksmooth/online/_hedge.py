@@ -1,55 +1,55 @@
 """Vectorised Hedge (exponential weights) over a finite set of experts.
 
-Two engines share one batch kernel (:func:`hedge_rounds`):
+Two engines:
 
 * :class:`DenseHedge` keeps one log-weight per expert and consumes the
-  boolean prediction matrix ``(n_rounds, n_experts)`` of any finite cover.
-* :class:`StumpHedge` is exact Hedge over a large grid of decision stumps
-  (thresholds are 1-D stumps). The experts of one feature are sorted by
-  threshold, and a round with point ``x`` adds the same loss to every
-  threshold between two consecutive observed values of ``x``; so the
-  weights are piecewise constant over *segments* of the grid and only the
-  segments are stored. Memory and time per round are O(number of segments)
-  = O(min(rounds seen, grid size)) instead of O(grid size); the weights are
-  identical to the dense engine's (tested).
+  boolean prediction matrix ``(n_rounds, n_experts)`` of any finite binary
+  cover (halfspaces, boxes, user-given finite classes); one batch kernel,
+  :func:`hedge_rounds`.
+* :class:`AxisHedge` is exact Hedge over *axis experts*: decision stumps
+  (thresholds are 1-D stumps) that predict label ``left[q]`` below their
+  threshold and ``right[q]`` at or above it, for a list of label pairs ``q``
+  (binary stumps are the pairs (0, 1) and (1, 0); multiclass stumps use
+  every ordered pair of distinct classes). Its cost per round does not grow
+  with the number of rounds played (see :func:`axis_rounds`): ``fit`` is
+  linear in ``n``.
 
-Loss is the 0-1 loss of a {-1, +1} prediction; the learner's loss at round t
-is the *expected* loss of the randomised Hedge draw, sum_j w_tj l_tj
-(000 App. C.1, Alg. 1; Freund & Schapire 1997).
+The loss is the 0-1 loss; the learner's loss at round ``t`` is the
+*expected* loss of the randomised Hedge draw ``sum_j w_tj l_tj``.
 
 References
 ----------
-seeds/000_08e60ac76481cbe2.txt, App. C.1, Alg. 1 (Hedge on a gamma-cover).
+Y. Freund and R. E. Schapire, "A decision-theoretic generalization of
+on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
 N. Cesa-Bianchi and G. Lugosi, *Prediction, Learning, and Games*, 2006,
-Thm 2.2 (regret <= ln K / eta + eta T / 8 for losses in [0, 1]).
+Thm 2.2 (regret ``<= ln K / eta + eta T / 8`` for losses in [0, 1]).
+N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. C.1,
+Alg. 1 (Hedge on a gamma-cover).
 """
 
+from typing import NamedTuple
+
 import numpy as np
+from scipy.special import logsumexp
 
-__all__ = ["hedge_rounds", "DenseHedge", "StumpHedge", "hedge_regret_bound"]
+__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "axis_rounds",
+           "hedge_regret_bound"]
 
-def logsumexp(a):
-    """``log(sum(exp(a)))`` of a 1-D array, stable; ``-inf`` if all are ``-inf``.
-
-    Same value as ``scipy.special.logsumexp`` for 1-D input, without its
-    per-call overhead (this runs once per batch on the hot path).
-    """
-    a = np.asarray(a, dtype=float)
-    if a.size == 0:
-        return -np.inf
-    m = np.max(a)
-    if not np.isfinite(m):
-        return float(m)
-    return float(m + np.log(np.sum(np.exp(a - m))))
-
-
-# Elements of the per-chunk (rounds x experts) work arrays (8 MB float64:
-# cache friendly; larger chunks measured slower).
+# Elements of the per-chunk (rounds x experts) work arrays (8 MB float64).
 _CHUNK_ELEMENTS = 1 << 20
 # Within a chunk, weights are carried in linear scale relative to the chunk's
 # largest starting weight; eta * rounds_per_chunk <= this keeps every factor
 # above exp(-_MAX_DECAY) (no underflow of the leading weight).
 _MAX_DECAY = 40.0
+# AxisHedge (see axis_rounds): blocks of at most _BASE_ROWS rounds, or of at
+# most _DIRECT_ELEMENTS (rounds x positions x label pairs), are played
+# densely; above, a level merges positions into bins and hands about
+# 1 / _BIN_RATIO of its positions (per feature) to the next level. Measured:
+# larger base blocks waste elements, smaller ones Python call overhead.
+_BASE_ROWS = 64
+_DIRECT_ELEMENTS = 1 << 16
+_BIN_RATIO = 8
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -68,7 +68,7 @@ def hedge_regret_bound(n_experts, n_rounds, learning_rate):
 
 def hedge_rounds(log_mass, positive, y_positive, learning_rate,
                  chunk_elements=_CHUNK_ELEMENTS):
-    """Run Hedge on a batch of rounds; return predictions and expert losses.
+    """Run binary Hedge on a batch of rounds; return predictions and expert losses.
 
     Parameters
     ----------
@@ -95,10 +95,9 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
     -----
     Per chunk of ``b`` rounds the weights after each round are the running
     product ``w_0 * prod_{s<=t} r^{l_s}`` with ``r = exp(-eta)``: one
-    ``cumprod`` down the rows and one matrix-vector product (einsum) give every
+    ``cumprod`` down the rows and one matrix-vector product give every
     round's total weight ``Z_t``, and the weight on wrong experts at round t
-    is ``(Z_{t-1} - Z_t) / (1 - r)`` (no exponentials, no loop over experts
-    or rounds inside a chunk).
+    is ``(Z_{t-1} - Z_t) / (1 - r)``.
     """
     n_rounds, n_experts = positive.shape
     proba = np.empty(n_rounds)
@@ -114,22 +113,18 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
     log_mass = np.array(log_mass, dtype=float)
     for start in range(0, n_rounds, rows):
         stop = min(start + rows, n_rounds)
-        pos = positive[start:stop]
-        wrong = pos != y_positive[start:stop, None]
-        shift = np.max(log_mass)
-        w0 = np.exp(log_mass - shift)
+        wrong = positive[start:stop] != y_positive[start:stop, None]
+        w0 = np.exp(log_mass - np.max(log_mass))
         factors = np.where(wrong, decay, 1.0)
         np.cumprod(factors, axis=0, out=factors)
         totals = np.empty(stop - start + 1)
         totals[0] = w0.sum()
         # einsum, not BLAS: multithreaded gemv stalls on a busy machine
         totals[1:] = np.einsum("ij,j->i", factors, w0)
-        # weight on wrong experts at round t = (Z_{t-1} - Z_t) / (1 - r)
         loss = (totals[:-1] - totals[1:]) / (one_minus_decay * totals[:-1])
         np.clip(loss, 0.0, 1.0, out=loss)
         expected_loss[start:stop] = loss
-        y_chunk = y_positive[start:stop]
-        proba[start:stop] = np.where(y_chunk, 1.0 - loss, loss)
+        proba[start:stop] = np.where(y_positive[start:stop], 1.0 - loss, loss)
         chunk_loss = np.count_nonzero(wrong, axis=0)
         expert_loss += chunk_loss
         log_mass -= eta * chunk_loss
@@ -138,7 +133,7 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
 
 
 class DenseHedge:
-    """Hedge with one log-weight per expert (any finite cover).
+    """Binary Hedge with one log-weight per expert (any finite cover).
 
     Parameters
     ----------
@@ -156,21 +151,35 @@ class DenseHedge:
         else:
             log_prior = np.asarray(log_prior, dtype=float)
             self.log_weights = log_prior - logsumexp(log_prior)
-        self.expert_loss = np.zeros(self.n_experts, dtype=np.int64)
+        self.log_weights = _frozen(self.log_weights)
+        self.expert_loss = _frozen(np.zeros(self.n_experts, dtype=np.int64))
+        self.work = 0  # expert x round updates done (operation count)
+
+    def snapshot(self):
+        """A copy sharing the (read-only, replaced-on-update) arrays."""
+        return _shallow(self)
 
     def update(self, positive, y_positive):
-        """Play a batch of rounds (predict, then update); see :func:`hedge_rounds`."""
+        """Play a batch of rounds (predict, then update); see :func:`hedge_rounds`.
+
+        Returns ``(proba, expected_loss)``, ``proba`` of shape (n_rounds, 2).
+        """
         proba, expected_loss, expert_loss = hedge_rounds(
             self.log_weights, positive, y_positive, self.learning_rate)
-        self.expert_loss += expert_loss
+        self.work += positive.size
+        self.expert_loss = _frozen(self.expert_loss + expert_loss)
         log_weights = self.log_weights - self.learning_rate * expert_loss
-        self.log_weights = log_weights - logsumexp(log_weights)
-        return proba, expected_loss
+        self.log_weights = _frozen(log_weights - logsumexp(log_weights))
+        return np.column_stack([1.0 - proba, proba]), expected_loss
 
     def proba_positive(self, positive):
         """Weight of the experts predicting +1 for each row of ``positive``."""
         weights = np.exp(self.log_weights)
         return np.clip(np.einsum("ij,j->i", positive, weights), 0.0, 1.0)
+
+    def predict_proba_from(self, positive):
+        p = self.proba_positive(positive)
+        return np.column_stack([1.0 - p, p])
 
     def sample_expert(self, rng):
         """Draw one expert index with probability equal to its weight (Gumbel-max)."""
@@ -179,185 +188,309 @@ class DenseHedge:
     def weights(self):
         return np.exp(self.log_weights)
 
+    def expert_losses(self):
+        return self.expert_loss.copy()
 
-class StumpHedge:
-    """Exact Hedge over decision stumps, stored as weight segments.
 
-    Expert ``j`` predicts ``sign[j]`` if ``x[feature[j]] >= threshold[j]``
-    and ``-sign[j]`` otherwise (``sksmooth.classes.StumpConcepts``). Any list
-    of stumps is accepted (duplicates, one sign only, uneven grids): the
-    distinct thresholds of every feature are sorted and laid end to end in
-    one global axis (feature ``f`` occupies positions ``offset[f] ...
-    offset[f] + M_f - 1``), with the number of experts of each sign at each
-    position. A segment is a run of positions of one feature whose experts
-    (of a given sign) have equal weights; every operation below is one
-    vectorised numpy call over all features and segments.
+# ------------------------------------------------------------- axis experts
+def _frozen(array):
+    array.flags.writeable = False
+    return array
+
+
+def _shallow(engine):
+    copy = object.__new__(type(engine))
+    copy.__dict__.update(engine.__dict__)
+    return copy
+
+
+class LabelPairs(NamedTuple):
+    """Label indices an axis expert predicts below / at-or-above its threshold."""
+
+    left: np.ndarray
+    right: np.ndarray
+
+    @classmethod
+    def binary(cls):
+        """Binary stumps: pair 0 is ``x >= t -> 1`` (sign +1), pair 1 its complement."""
+        return cls(np.array([0, 1]), np.array([1, 0]))
+
+    @classmethod
+    def all_pairs(cls, n_classes):
+        """Every ordered pair of distinct classes (``k (k - 1)`` pairs)."""
+        left, right = np.nonzero(~np.eye(n_classes, dtype=bool))
+        return cls(left, right)
+
+
+class _RoundLabels(NamedTuple):
+    """Per-round label information shared by every level of :func:`axis_rounds`."""
+
+    wrong_left: np.ndarray   # (rounds, pairs) bool: the left label is wrong
+    wrong_right: np.ndarray  # (rounds, pairs) bool
+    left_onehot: np.ndarray  # (pairs, classes) float
+    right_onehot: np.ndarray
+
+
+def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
+    """Exact Hedge over axis experts for a batch of rounds (predict, then update).
 
     Parameters
     ----------
-    feature, threshold, sign : ndarray of shape (n_experts,)
+    log_mass : ndarray of shape (n_positions, n_pairs)
+        Log of the total weight of the experts in each slot (threshold
+        position, label pair). Positions of one feature are contiguous and
+        sorted by threshold; features follow each other.
+    sizes : ndarray of int, shape (n_features,)
+        Number of positions of each feature (> 0; they sum to n_positions).
+    pos : ndarray of int, shape (n_rounds, n_features)
+        At round ``t``, the experts of feature ``f`` at global positions
+        ``< pos[t, f]`` have their threshold at or below ``x_t`` (predict
+        ``right``), the others predict ``left``.
+    labels : _RoundLabels
+    learning_rate : float
+    counter : list of one int, optional
+        Incremented by the number of array elements processed (operation count).
+
+    Returns
+    -------
+    proba : ndarray of shape (n_rounds, n_classes)
+        Weight on each class at each round, before that round's update.
+    loss : ndarray of int64, shape (n_positions, n_pairs)
+        Mistakes of each slot over the batch (the same for every expert in it).
+
+    Notes
+    -----
+    Within ``b`` rounds, experts of one feature whose thresholds lie between
+    the same two consecutive observed positions make identical predictions
+    in every one of those rounds, so their weights keep their ratios: merge
+    them into one bin (log-sum-exp), play the ``b`` rounds on the bins, and
+    give every expert its bin's loss. Bins of one level are the positions of
+    the next; the recursion stops when the block is small enough to play
+    densely. With ``_BIN_RATIO`` positions per round and feature handed down,
+    each level costs O(n_pairs * n_features * _BIN_RATIO) per round and there
+    are O(log n_positions) levels: the cost per round does not depend on the
+    number of rounds already played.
+    """
+    n_rounds = pos.shape[0]
+    n_positions, n_pairs = log_mass.shape
+    n_features = len(sizes)
+    if n_rounds * n_positions * n_pairs <= _DIRECT_ELEMENTS or n_rounds <= _BASE_ROWS \
+            or n_positions <= 2 * n_features:
+        return _axis_direct(log_mass, sizes, pos, labels, learning_rate, counter)
+    rows = max(_BASE_ROWS, min(n_rounds, n_positions // (_BIN_RATIO * n_features)))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    proba = np.empty((n_rounds, labels.left_onehot.shape[1]))
+    loss = np.zeros((n_positions, n_pairs), dtype=np.int64)
+    log_mass = log_mass.copy()
+    for a in range(0, n_rounds, rows):
+        b = min(a + rows, n_rounds)
+        chunk = pos[a:b]
+        edges = np.unique(np.concatenate([starts, chunk[chunk < n_positions]]))
+        lengths = np.diff(np.append(edges, n_positions))
+        shift = np.max(log_mass)
+        with np.errstate(divide="ignore"):
+            bin_mass = np.log(np.add.reduceat(np.exp(log_mass - shift), edges, axis=0)) + shift
+        bin_sizes = np.diff(np.append(np.searchsorted(edges, starts), len(edges)))
+        sub = _RoundLabels(labels.wrong_left[a:b], labels.wrong_right[a:b],
+                           labels.left_onehot, labels.right_onehot)
+        proba[a:b], bin_loss = axis_rounds(bin_mass, bin_sizes, np.searchsorted(edges, chunk),
+                                           sub, learning_rate, counter)
+        expanded = np.repeat(bin_loss, lengths, axis=0)
+        loss += expanded
+        log_mass -= learning_rate * expanded
+        if counter is not None:
+            counter[0] += 4 * n_positions * n_pairs
+    return proba, loss
+
+
+def _axis_direct(log_mass, sizes, pos, labels, learning_rate, counter):
+    """Play the rounds on every position (the base case of :func:`axis_rounds`)."""
+    n_rounds = pos.shape[0]
+    n_positions, n_pairs = log_mass.shape
+    rows = max(1, min(n_rounds, int(_MAX_DECAY / learning_rate)))
+    if rows < n_rounds:  # a large eta: keep the linear-scale weights above underflow
+        proba = np.empty((n_rounds, labels.left_onehot.shape[1]))
+        loss = np.zeros((n_positions, n_pairs), dtype=np.int64)
+        log_mass = log_mass.copy()
+        for a in range(0, n_rounds, rows):
+            sub = _RoundLabels(labels.wrong_left[a:a + rows], labels.wrong_right[a:a + rows],
+                               labels.left_onehot, labels.right_onehot)
+            proba[a:a + rows], part = _axis_direct(log_mass, sizes, pos[a:a + rows], sub,
+                                                   learning_rate, counter)
+            loss += part
+            log_mass -= learning_rate * part
+        return proba, loss
+    column = np.repeat(np.arange(len(sizes)), sizes)
+    below = np.arange(n_positions)[None, :] < pos[:, column]               # (t, p)
+    wrong = np.where(below[:, :, None], labels.wrong_right[:, None, :],
+                     labels.wrong_left[:, None, :])                        # (t, p, q)
+    w0 = np.exp(log_mass - np.max(log_mass))
+    factors = np.where(wrong, np.exp(-learning_rate), 1.0)
+    np.cumprod(factors, axis=0, out=factors)
+    # weights before round t: w0 times the product of the factors of rounds < t
+    before = np.empty_like(factors)
+    before[0] = w0
+    np.multiply(factors[:-1], w0, out=before[1:])
+    total = before.sum(axis=1)                                             # (t, q)
+    on_right = np.einsum("tpq,tp->tq", before, below)
+    proba = on_right @ labels.right_onehot + (total - on_right) @ labels.left_onehot
+    proba /= proba.sum(axis=1, keepdims=True)
+    if counter is not None:
+        counter[0] += 8 * wrong.size
+    return proba, wrong.sum(axis=0)
+
+
+class AxisHedge:
+    """Exact Hedge over axis experts (stumps with a label on each side).
+
+    Expert ``j`` predicts ``right[pair[j]]`` if ``x[feature[j]] >= threshold[j]``
+    and ``left[pair[j]]`` otherwise. The distinct thresholds of every feature
+    are sorted and laid end to end (feature ``f`` occupies positions
+    ``offset[f] ... offset[f + 1] - 1``); experts sharing (position, pair) form
+    one slot with a multiplicity. Memory O(positions x pairs); time per round
+    independent of the number of rounds played (:func:`axis_rounds`).
+
+    Parameters
+    ----------
+    feature, threshold, pair : ndarray of shape (n_experts,)
     n_features : int
+    pairs : LabelPairs
+    n_classes : int
     learning_rate : float
     """
 
-    def __init__(self, feature, threshold, sign, n_features, learning_rate):
+    def __init__(self, feature, threshold, pair, n_features, pairs, n_classes, learning_rate):
         feature = np.asarray(feature, dtype=np.intp)
         threshold = np.asarray(threshold, dtype=float)
-        plus = np.asarray(sign) > 0
+        pair = np.asarray(pair, dtype=np.intp)
         self.n_experts = len(feature)
-        self.n_features = int(n_features)
+        self.n_classes = int(n_classes)
+        self.pairs = pairs
         self.learning_rate = float(learning_rate)
-        grids, n_plus, n_minus, expert_position = [], [], [], np.empty(self.n_experts, np.intp)
-        offsets = np.zeros(self.n_features + 1, dtype=np.intp)
-        for f in range(self.n_features):  # setup only: one pass per feature
-            mask = np.flatnonzero(feature == f)
-            grid, inverse = np.unique(threshold[mask], return_inverse=True)
-            grids.append(grid)
-            n_plus.append(np.bincount(inverse[plus[mask]], minlength=len(grid)))
-            n_minus.append(np.bincount(inverse[~plus[mask]], minlength=len(grid)))
-            expert_position[mask] = offsets[f] + inverse
-            offsets[f + 1] = offsets[f] + len(grid)
-        self.grids = grids
-        self.offsets = offsets
-        self.active = np.flatnonzero(np.diff(offsets) > 0)  # features with stumps
-        self.cum_plus = np.concatenate([[0], np.cumsum(np.concatenate(n_plus))]).astype(np.int64)
-        self.cum_minus = np.concatenate([[0], np.cumsum(np.concatenate(n_minus))]).astype(np.int64)
-        self.expert_position = expert_position
-        self.expert_plus = plus
-        # one segment per active feature to start with (uniform weights)
-        self.starts = offsets[self.active].copy()
-        self.seg_feature = self.active.copy()
-        uniform = -np.log(max(self.n_experts, 1))
-        self.lw_plus = np.full(len(self.starts), uniform)
-        self.lw_minus = np.full(len(self.starts), uniform)
-        self.loss_plus = np.zeros(len(self.starts), dtype=np.int64)
-        self.loss_minus = np.zeros(len(self.starts), dtype=np.int64)
+        n_pairs = len(pairs.left)
+        # global position of each expert: sort by (feature, threshold)
+        order = np.lexsort((threshold, feature))
+        key_f, key_t = feature[order], threshold[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])
+        slot_of_sorted = np.cumsum(new) - 1
+        self.expert_position = np.empty(self.n_experts, dtype=np.intp)
+        self.expert_position[order] = slot_of_sorted
+        self.expert_pair = pair
+        self.position_feature = key_f[new]
+        self.position_threshold = key_t[new]
+        n_positions = len(self.position_feature)
+        self.features = np.unique(self.position_feature)             # features with experts
+        self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.grids = np.split(self.position_threshold, self.offsets[1:-1])
+        count = np.zeros((n_positions, n_pairs), dtype=np.int64)
+        np.add.at(count, (self.expert_position, pair), 1)
+        # prefix sums of the multiplicities: experts of a position range in O(1)
+        self.count_cumulative = _frozen(np.vstack([np.zeros((1, n_pairs), np.int64),
+                                                   np.cumsum(count, axis=0)]))
+        # segments: runs of positions whose experts have had the same losses so
+        # far (hence, per pair, the same weight); one per feature to start with
+        self.starts = _frozen(self.offsets[:-1].copy())
+        self.log_weight = _frozen(np.full((len(self.starts), n_pairs),
+                                          -np.log(max(self.n_experts, 1))))
+        self.loss = _frozen(np.zeros((len(self.starts), n_pairs), dtype=np.int64))
+        self.left_onehot = np.eye(self.n_classes)[pairs.left]
+        self.right_onehot = np.eye(self.n_classes)[pairs.right]
+        self.work = 0  # array elements processed (operation count)
 
     @property
     def n_segments(self):
         return int(len(self.starts))
 
-    # -------------------------------------------------------------- helpers
-    def _positions(self, X):
-        """Global position of each (row, active feature): offset + #thresholds <= x.
+    def snapshot(self):
+        """A copy sharing the (read-only, replaced-on-update) arrays."""
+        return _shallow(self)
 
-        Plus-stumps of feature f at positions < that value predict +1 at x.
-        """
-        out = np.empty((X.shape[0], len(self.active)), dtype=np.intp)
-        for i, f in enumerate(self.active):  # one searchsorted per feature
-            out[:, i] = self.offsets[f] + np.searchsorted(self.grids[f], X[:, f], side="right")
+    def _positions(self, X):
+        """``offset + #thresholds <= x`` for each (row, feature with experts)."""
+        out = np.empty((X.shape[0], len(self.features)), dtype=np.intp)
+        for i, f in enumerate(self.features):  # one searchsorted per feature
+            out[:, i] = self.offsets[i] + np.searchsorted(self.grids[i], X[:, f], side="right")
         return out
 
-    def _segment_ends(self):
-        ends = np.empty_like(self.starts)
-        ends[:-1] = self.starts[1:]
-        if len(ends):
-            ends[-1] = self.offsets[-1]
-        return ends
-
     def _segment_counts(self):
-        ends = self._segment_ends()
-        return (self.cum_plus[ends] - self.cum_plus[self.starts],
-                self.cum_minus[ends] - self.cum_minus[self.starts])
+        ends = np.append(self.starts[1:], self.offsets[-1])
+        return self.count_cumulative[ends] - self.count_cumulative[self.starts]
 
     def _segment_log_mass(self):
-        n_plus, n_minus = self._segment_counts()
         with np.errstate(divide="ignore"):
-            return self.lw_plus + np.log(n_plus), self.lw_minus + np.log(n_minus)
+            return self.log_weight + np.log(self._segment_counts())
 
     def _split(self, positions):
-        """Add segment boundaries at the global ``positions`` (strictly inside a feature)."""
-        lo = self.offsets[self.active]
-        hi = self.offsets[self.active + 1]
-        inside = (positions > lo) & (positions < hi)
-        new = np.union1d(self.starts, positions[inside]).astype(np.intp)
-        if len(new) == len(self.starts):
+        """Add segment boundaries at ``positions`` (the new segments inherit)."""
+        inside = positions[positions < self.offsets[-1]]
+        starts = np.union1d(self.starts, inside)
+        if len(starts) == len(self.starts):
             return
-        parent = np.searchsorted(self.starts, new, side="right") - 1
-        self.starts = new
-        self.seg_feature = self.seg_feature[parent]
-        self.lw_plus = self.lw_plus[parent]
-        self.lw_minus = self.lw_minus[parent]
-        self.loss_plus = self.loss_plus[parent]
-        self.loss_minus = self.loss_minus[parent]
+        parent = np.searchsorted(self.starts, starts, side="right") - 1
+        self.starts = _frozen(starts)
+        self.log_weight = _frozen(self.log_weight[parent])
+        self.loss = _frozen(self.loss[parent])
 
-    # ----------------------------------------------------------------- API
-    def update(self, X, y_positive):
-        """Play a batch of rounds in order; return ``(proba_positive, expected_loss)``."""
+    def update(self, X, y):
+        """Play a batch of rounds in order; ``y`` holds class indices.
+
+        Returns ``(proba, expected_loss)``: weight per class before each
+        round, and the expected 0-1 loss of the randomised draw. Cost
+        O(segments) per call plus O(log) per round (:func:`axis_rounds`);
+        segments <= min(rounds seen, positions).
+        """
         n_rounds = X.shape[0]
+        if n_rounds == 0:
+            return np.empty((0, self.n_classes)), np.empty(0)
         positions = self._positions(X)
-        self._split(positions)
-        # column of each segment's feature in ``positions``
-        column = np.searchsorted(self.active, self.seg_feature)
-        mass_plus, mass_minus = self._segment_log_mass()
-        log_mass = np.concatenate([mass_plus, mass_minus])
-        keep = np.isfinite(log_mass)
-        n_seg = len(self.starts)
-        rows = max(1, _CHUNK_ELEMENTS // max(2 * n_seg, 1))
-        proba = np.empty(n_rounds)
-        expected_loss = np.empty(n_rounds)
-        batch_loss = np.zeros(2 * n_seg, dtype=np.int64)
-        current = log_mass[keep]
-        for start in range(0, n_rounds, rows):
-            stop = min(start + rows, n_rounds)
-            plus = self.starts[None, :] < positions[start:stop, column]
-            positive = np.concatenate([plus, ~plus], axis=1)[:, keep]
-            p, el, loss = hedge_rounds(current, positive, y_positive[start:stop],
-                                       self.learning_rate)
-            proba[start:stop] = p
-            expected_loss[start:stop] = el
-            batch_loss[keep] += loss
-            current = current - self.learning_rate * loss
-        self.loss_plus = self.loss_plus + batch_loss[:n_seg]
-        self.loss_minus = self.loss_minus + batch_loss[n_seg:]
-        self.lw_plus = self.lw_plus - self.learning_rate * batch_loss[:n_seg]
-        self.lw_minus = self.lw_minus - self.learning_rate * batch_loss[n_seg:]
-        self._normalise()
-        return proba, expected_loss
+        self._split(positions.ravel())
+        labels = _RoundLabels(self.pairs.left[None, :] != y[:, None],
+                              self.pairs.right[None, :] != y[:, None],
+                              self.left_onehot, self.right_onehot)
+        sizes = np.diff(np.append(np.searchsorted(self.starts, self.offsets[:-1]),
+                                  len(self.starts)))
+        counter = [0]
+        proba, loss = axis_rounds(self._segment_log_mass(), sizes,
+                                  np.searchsorted(self.starts, positions), labels,
+                                  self.learning_rate, counter)
+        self.work += counter[0] + self.starts.size * len(self.pairs.left)
+        self.loss = _frozen(self.loss + loss)
+        log_weight = self.log_weight - self.learning_rate * loss
+        self.log_weight = _frozen(log_weight - logsumexp(self._segment_log_mass()
+                                                         - self.learning_rate * loss))
+        return proba, 1.0 - proba[np.arange(n_rounds), y]
 
-    def _normalise(self):
-        mass_plus, mass_minus = self._segment_log_mass()
-        total = logsumexp(np.concatenate([mass_plus, mass_minus]))
-        self.lw_plus = self.lw_plus - total
-        self.lw_minus = self.lw_minus - total
-
-    def proba_positive(self, X):
-        """Weight of the stumps predicting +1 at each row of ``X`` (no update)."""
-        if len(self.starts) == 0:
-            return np.zeros(X.shape[0])
-        mass_plus, mass_minus = self._segment_log_mass()
-        wp, wm = np.exp(mass_plus), np.exp(mass_minus)
-        cum_wp = np.concatenate([[0.0], np.cumsum(wp)])
-        cum_wm = np.concatenate([[0.0], np.cumsum(wm)])
-        n_plus, n_minus = self._segment_counts()
-        positions = self._positions(X)                       # (n, d_active)
-        first = np.searchsorted(self.starts, self.offsets[self.active])   # (d_active,)
-        last = np.append(first[1:], len(self.starts)) - 1
-        seg = np.searchsorted(self.starts, positions, side="right") - 1
-        seg = np.minimum(seg, last)  # x above every threshold of f: last segment of f
-        seg_start = self.starts[seg]
-        # fraction of the segment's experts strictly below the position
-        below_plus = self.cum_plus[positions] - self.cum_plus[seg_start]
-        below_minus = self.cum_minus[positions] - self.cum_minus[seg_start]
-        frac_plus = below_plus / np.maximum(n_plus[seg], 1)
-        frac_minus = below_minus / np.maximum(n_minus[seg], 1)
-        # plus stumps below the position vote +1, minus stumps at or above it do
-        vote = (cum_wp[seg] - cum_wp[first] + frac_plus * wp[seg]
-                + cum_wm[last + 1] - cum_wm[seg + 1] + (1.0 - frac_minus) * wm[seg])
-        return np.clip(vote.sum(axis=1), 0.0, 1.0)
+    def predict_proba_from(self, X):
+        """Weight of the experts voting for each class at each row (no update)."""
+        per_expert = np.exp(self.log_weight)
+        seg_mass = per_expert * self._segment_counts()
+        cumulative = np.vstack([np.zeros((1, seg_mass.shape[1])), np.cumsum(seg_mass, axis=0)])
+        pos = self._positions(X)                                           # (n, F)
+        first = np.searchsorted(self.starts, self.offsets[:-1])            # (F,)
+        last = np.append(first[1:], len(self.starts))
+        # segment holding position pos (the last one of its feature at the end)
+        seg = np.minimum(np.searchsorted(self.starts, pos, side="right") - 1, last - 1)
+        # experts strictly below pos: whole segments before seg, part of seg
+        partial = (self.count_cumulative[pos] - self.count_cumulative[self.starts[seg]]) \
+            * per_expert[seg]
+        below = cumulative[seg] - cumulative[first] + partial              # (n, F, q)
+        total = cumulative[last] - cumulative[first]
+        on_right = below.sum(axis=1)
+        proba = on_right @ self.right_onehot + (total.sum(axis=0) - on_right) @ self.left_onehot
+        return np.clip(proba / proba.sum(axis=1, keepdims=True), 0.0, 1.0)
 
     def _expert_segment(self):
         return np.searchsorted(self.starts, self.expert_position, side="right") - 1
 
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
-        seg = self._expert_segment()
-        return np.where(self.expert_plus, self.lw_plus[seg], self.lw_minus[seg])
+        return self.log_weight[self._expert_segment(), self.expert_pair]
 
-    def expert_loss(self):
+    def expert_losses(self):
         """Per-expert cumulative mistakes in the original expert order."""
-        seg = self._expert_segment()
-        return np.where(self.expert_plus, self.loss_plus[seg], self.loss_minus[seg])
+        return self.loss[self._expert_segment(), self.expert_pair]
 
     def weights(self):
         return np.exp(self.log_weights())

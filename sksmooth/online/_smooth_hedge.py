@@ -1,41 +1,57 @@
-"""SmoothHedgeClassifier: Hedge over a data-independent cover (000 App. C.1).
+"""SmoothHedgeClassifier: Hedge over a data-independent cover.
 
 References
 ----------
-seeds/000_08e60ac76481cbe2.txt, App. C.1, Alg. 1 (Smooth Online Learning:
-Hedge on a gamma-cover, gamma = sigma / (4 sqrt(T))); App. C.2 (Lemma 3.2);
-App. C.3 (proof of Thm 3.3).
-seeds/003_a96633f97736c2ff.txt, §3.1, Thm 3.1 (non-adaptive) and Thm 3.3
-(adaptive adversaries, bracketing numbers).
+N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129: App. C.1,
+Alg. 1 (Hedge on a gamma-cover, gamma = sigma / (4 sqrt(T))); App. C.2
+(Lemma 3.2); App. C.3 (proof of Thm 3.3); §3, Thm 3.1 (non-adaptive) and
+Thm 3.3 (adaptive adversaries, bracketing numbers); App. B (adaptive
+binary-search adversaries).
+Y. Freund and R. E. Schapire, "A decision-theoretic generalization of
+on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
 """
 
-import inspect
-import numbers
+import re
+import sys
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._atomic import atomic_update
+from .._constraints import (Boolean, Check, InstanceOf, Integer, NoneValue, Options, Real,
+                            validate_params)
 from .._guarantee import Guarantee
-from .._validation import (BinaryLabels, check_bounds, check_generator,
-                           check_positive_int, check_sigma, clip_to_bounds)
-from ..classes import ConceptClass, FiniteConcepts, Thresholds, check_concept_class
-from ._hedge import DenseHedge, StumpHedge, hedge_regret_bound
+from .._validation import check_bounds, check_generator, clip_to_bounds
+from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
+from ..classes._registry import _NAMES as _CLASS_NAMES
+from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
+                      cover_strategy, supports_multiclass)
+from ._hedge import AxisHedge, hedge_regret_bound
 
 __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 
 # rows per dense-engine call: (rows x experts) boolean matrix of ~4M entries
 _DENSE_CHUNK_ELEMENTS = 1 << 22
-# the vote is a tie when |p(+1) - 1/2| is within rounding error (the weights
-# are summed in different orders by different code paths); ties -> classes_[0]
+# rows per progress step (the engines are exact for any split of the rows)
+_PROGRESS_ROWS = 1 << 16
+# the vote is a tie when two classes' weights are within rounding error
+# (summed in different orders by different code paths); ties -> first class
 _TIE_TOLERANCE = 1e-12
+
+_REFERENCE = ("Haghtalab, Roughgarden, Shetty, 'Smoothed Analysis of Online and "
+              "Differentially Private Learning', NeurIPS 2020, arXiv:2006.10129, Thm 3.3 "
+              "with the constants of App. C.2-C.3 (Lemma 3.2); Hedge: Freund & Schapire "
+              "1997, bound of Cesa-Bianchi & Lugosi (2006) Thm 2.2")
 
 
 def lemma_3_2_bound(log_n_functions, n_rounds, p):
-    """Explicit form of 000 Lemma 3.2 (App. C.2).
+    """Explicit form of Lemma 3.2 (Haghtalab et al. 2020, App. C.2).
 
     For ``N`` functions ``f`` with ``Pr_{x ~ D_t}[f(x) = 1] <= p`` at every
     round (even for adaptively chosen sigma-smooth ``D_t``; ``p = eps /
@@ -59,10 +75,60 @@ def lemma_3_2_bound(log_n_functions, n_rounds, p):
     return float(min(n_rounds, res.fun, value(0.0)))
 
 
-def _learning_rate_auto(n_experts, n_rounds):
-    # eta = sqrt(8 ln K / T) minimises ln K / eta + eta T / 8 (Cesa-Bianchi &
-    # Lugosi 2006, Cor. 2.2); K = 1 is treated as K = 2
-    return float(np.sqrt(8.0 * np.log(max(n_experts, 2)) / max(n_rounds, 1)))
+def _check_bounds_parameter(value, name):
+    """``bounds``: a pair (lower, upper) of finite scalars or 1-D arrays."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be None or a pair (lower, upper) of scalars or 1-D "
+                        "arrays, e.g. bounds=(0.0, 1.0).")
+    try:
+        lower, upper = (np.asarray(v, dtype=float) for v in value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold numbers, e.g. bounds=(0.0, 1.0).") from None
+    if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
+        raise ValueError(f"{name}: lower and upper must be scalars or non-empty 1-D arrays.")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"{name} must be finite (no NaN or inf).")
+    return value
+
+
+@dataclass
+class _Epoch:
+    """One epoch of the doubling trick (or the single epoch of a given horizon)."""
+
+    start: int
+    length: int
+    play: object            # EpochCover
+    lemma: tuple            # (ln N, p) of the approximation term, or None
+    n_rounds: int = 0
+    hedge_bound: float = 0.0
+    approximation_bound: float = None
+    bounds_at: int = -1     # n_rounds when the bounds were last computed
+
+    def summary(self):
+        play = self.play
+        return {"start": self.start, "length": self.length, "n_rounds": self.n_rounds,
+                "n_experts": play.n_experts, "gamma": play.gamma,
+                "gamma_target": play.gamma_target, "learning_rate": play.learning_rate,
+                "bracket_width": getattr(play.cover, "bracket_width", None),
+                "capped_by": play.capped_by or None, "hedge_bound": self.hedge_bound,
+                "approximation_bound": self.approximation_bound}
+
+
+@dataclass
+class _Stream:
+    """Everything a fit carries from one ``partial_fit`` call to the next."""
+
+    strategy: object
+    hypotheses: object      # the parameter value the strategy was made from
+    cover_seed: int
+    bounds_inferred: bool
+    epochs: list = field(default_factory=list)
+    horizon_warned: bool = False
+    cap_warned: bool = False
+
+    @property
+    def current(self):
+        return self.epochs[-1]
 
 
 class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
@@ -74,22 +140,24 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     by ``exp(-learning_rate)`` (Hedge, full information). The hypotheses are a
     gamma-cover of the class under the uniform measure on ``bounds``, built
     from public inputs only (bounds, sigma, horizon, random_state), with
-    ``gamma = sigma / (4 sqrt(T))`` (000 App. C.1, Alg. 1).
+    ``gamma = sigma / (4 sqrt(T))`` (Haghtalab et al. 2020, App. C.1, Alg. 1).
 
     Against any (even adaptive) sequence of sigma-smooth distributions, the
     expected regret against the best hypothesis of the whole (infinite)
-    class is ``O(sqrt(T ln N_[](H, U, sigma / (4 sqrt T))))`` (003 Thm 3.3);
+    class is ``O(sqrt(T ln N_[](H, U, sigma / (4 sqrt T))))`` (Thm 3.3);
     ``regret_bound_`` evaluates the explicit bound of the proof for the
     realised number of rounds (see Notes).
 
     Parameters
     ----------
     hypotheses : str, ConceptClass or FiniteConcepts, default='thresholds'
-        The class: 'thresholds', 'stumps', 'halfspaces', 'boxes' (or any name
-        accepted by :func:`sksmooth.classes.check_concept_class`), a concept
-        class instance from :mod:`sksmooth.classes` (covered with
-        ``gamma``), or a finite set of hypotheses (a cover or
-        :class:`sksmooth.classes.FiniteClass`) used as is.
+        'thresholds', 'stumps', 'halfspaces', 'boxes' (or any name accepted
+        by :func:`sksmooth.classes.check_concept_class`), a concept class
+        instance from :mod:`sksmooth.classes`, or a finite set of hypotheses
+        used as is. Multiclass ``y`` (more than two labels) is supported
+        natively with 'thresholds' and 'stumps' (a class on each side of the
+        threshold); for other classes wrap the estimator in
+        :class:`sklearn.multiclass.OneVsRestClassifier`.
     sigma : float in (0, 1], default=0.1
         Smoothness of the adversary the cover is tuned for: the rounds'
         distributions have density at most ``1 / sigma`` times the uniform
@@ -97,26 +165,39 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     horizon : int or None, default=None
         Number of rounds ``T``. ``None``: doubling trick (see Notes).
     gamma : 'auto' or float in (0, 1), default='auto'
-        Cover radius; 'auto' is ``sigma / (4 sqrt(T))`` (``T`` = horizon or
-        the epoch length). The cover is capped at ``max_experts`` concepts;
-        when the cap binds, a ``UserWarning`` reports the achieved radius,
-        which is stored in ``gamma_``.
+        Target cover radius; 'auto' is ``sigma / (4 sqrt(T))`` (``T`` =
+        horizon or the epoch length). ``gamma_`` is the radius achieved
+        within ``max_experts`` and ``max_expert_rounds``.
     learning_rate : 'auto' or float > 0, default='auto'
         Hedge's eta; 'auto' is ``sqrt(8 ln K / T)``.
     bounds : tuple (lower, upper) or None, default=None
         Public domain box (scalars or per-feature arrays); the reference
         measure for smoothness and for the cover. Rows outside are clipped
         (counted in ``n_clipped_``). ``None`` takes the box of the first
-        batch with a ``PrivacyLeakWarning`` (data-dependent cover).
+        batch with a ``UserWarning``: the cover then depends on the data and
+        the regret bound's assumptions are not met.
     max_experts : int, default=2**21
-        Memory cap on the cover size ``K``.
+        Memory cap on the cover size ``K`` (one log-weight per hypothesis).
+    max_expert_rounds : int, default=10**8
+        Time cap for covers played expert by expert (halfspaces, boxes,
+        given finite sets): each epoch's cover has ``K`` hypotheses, the
+        largest power of two with ``K * (T + construction cost per
+        hypothesis) <= max_expert_rounds`` (about 10^8 expert-rounds per
+        second on one core; with the doubling trick the total is at most
+        this budget times the number of epochs). Grid covers of
+        thresholds and stumps do not pay per hypothesis and ignore it.
     random_state : None, int or Generator, default=None
         Seeds randomised covers (halfspaces); grid covers are deterministic.
+    verbose : int or bool, default=0
+        ``>= 1``: one line per epoch on stderr and a progress bar (tqdm when
+        installed) for calls with more than 65536 rows.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        When ``X`` has string column names; used by :meth:`describe_hypotheses`.
     bounds_ : tuple (lower, upper) of ndarray
     n_rounds_ : int
         Rounds played.
@@ -126,23 +207,24 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     cumulative_loss_ : float
         Progressive expected 0-1 loss of the randomised Hedge learner (the
         loss the regret bound is about), ``sum_t sum_j w_tj 1[h_j(x_t) != y_t]``.
-    cover_ : FiniteConcepts
+    cover_ : FiniteConcepts or MulticlassStumpConcepts
         The current cover (current epoch under the doubling trick).
     n_experts_ : int
         Its size ``K``.
     gamma_ : float
         Its radius (certified for grid covers, estimated for halfspaces; see
         ``cover_.gamma_certified``).
+    gamma_target_ : float
+        The radius the theory asks for in the current epoch.
     learning_rate_ : float
-        Current eta.
     weights_ : ndarray of shape (n_experts,)
-        Current normalised Hedge weights (computed from log-weights).
+        Current normalised Hedge weights.
     expert_loss_ : ndarray of shape (n_experts,)
         Mistakes of each hypothesis of the current cover in the current epoch.
     epochs_ : list of dict
         One entry per epoch: ``start``, ``length`` (planned), ``n_rounds``,
-        ``n_experts``, ``gamma``, ``learning_rate``, ``hedge_bound``,
-        ``approximation_bound``.
+        ``n_experts``, ``gamma``, ``gamma_target``, ``learning_rate``,
+        ``bracket_width``, ``capped_by``, ``hedge_bound``, ``approximation_bound``.
     regret_bound_ : float
         Bound on the expected regret against the best hypothesis of the class
         after ``n_rounds_`` rounds (sum over epochs), or against the best
@@ -151,49 +233,57 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     regret_bound_is_class_ : bool
     n_clipped_ : int
         Rows clipped to ``bounds_``.
+    n_operations_ : int
+        Array elements the Hedge engines processed (an operation count).
     guarantee_ : sksmooth.Guarantee
         The regret claim, its source, and what could not be certified (that
         the data are sigma-smooth).
 
     Notes
     -----
-    **Regret bound** (adaptive adversaries, 003 Thm 3.3 with the constants of
-    its proof in 000 App. C.3). With ``K`` hypotheses, learning rate
-    ``eta`` and ``T`` rounds, Hedge's expected loss exceeds that of the best
-    cover element by at most ``ln K / eta + eta T / 8`` for every loss
-    sequence (``sqrt(T ln K / 2)`` with the 'auto' rate). The best cover
-    element exceeds the best hypothesis of the class by at most the largest
-    number of rounds falling in one disagreement region; these regions have
-    upper brackets ``b`` of uniform measure ``eps``, so each round hits a
-    fixed ``b`` with probability ``<= eps / sigma`` and 000 Lemma 3.2 bounds
-    the expected maximum by ``min_s (ln N + T (eps / sigma)(e^s - 1)) / s``
-    (:func:`lemma_3_2_bound`). For grid stumps/thresholds the disagreement
-    region of a target and its bracketing neighbour lies in one grid cell of
-    one feature: ``eps`` = cell width (``cover_.bracket_width``) and ``N``
-    = number of cells. For other bracketing covers (boxes) we use 000 eq. (6):
-    ``ln N <= 4 ln K`` and ``eps = 4 bracket_width``. Covers without a
-    certified bracketing (sampled halfspaces, user-given finite sets) give a
-    bound against the best element of the cover only.
+    **Regret bound** (adaptive adversaries, Thm 3.3 with the constants of its
+    proof, App. C.3). With ``K`` hypotheses, learning rate ``eta`` and ``T``
+    rounds, Hedge's expected loss exceeds that of the best cover element by
+    at most ``ln K / eta + eta T / 8`` for every loss sequence
+    (``sqrt(T ln K / 2)`` with the 'auto' rate). The best cover element
+    exceeds the best hypothesis of the class by at most the largest number of
+    rounds falling in one disagreement region; these regions have upper
+    brackets of uniform measure ``eps``, so each round hits one with
+    probability ``<= eps / sigma`` and Lemma 3.2 bounds the expected maximum
+    by ``min_s (ln N + T (eps / sigma)(e^s - 1)) / s`` (:func:`lemma_3_2_bound`).
+    For grid stumps/thresholds (binary or multiclass) the disagreement region
+    of a target and its grid neighbour with the same labels lies in one grid
+    cell of one feature: ``eps`` = cell width and ``N`` = number of cells.
+    For other bracketing covers (boxes) App. C.3 eq. (6) gives ``ln N <= 4 ln
+    K`` and ``eps = 4 bracket_width``. Covers without a certified bracketing
+    (sampled halfspaces, user-given finite sets) give a bound against the
+    best element of the cover only.
 
     **Unknown horizon** (``horizon=None``): restarts in epochs of length
-    ``1, 2, 4, ..., 2^k``; epoch ``k`` builds a fresh cover with
-    ``gamma = sigma / (4 sqrt(2^k))`` and fresh weights with
-    ``eta = sqrt(8 ln K_k / 2^k)``. Restarting (rather than an anytime rate
-    ``eta_t``) is needed because the cover itself depends on ``T``: an
-    anytime rate would keep the first, coarse cover forever. It costs a
-    factor ``sqrt(2) / (sqrt(2) - 1) ~ 3.4`` on the leading term; the bound
-    reported is the exact sum of the epochs' bounds.
+    ``1, 2, 4, ..., 2^k``, each with its own cover (``gamma = sigma / (4
+    sqrt(2^k))``) and fresh weights; the bound reported is the exact sum of
+    the epochs' bounds.
 
-    ``predict`` is the deterministic weighted majority vote (it is what the
+    **Cost.** Thresholds and stumps are played by an exact Hedge engine whose
+    cost per round grows only logarithmically with the cover size and does
+    not grow with the number of rounds: ``fit`` is linear in ``n``. Other
+    covers cost ``K`` per round, hence the ``max_expert_rounds`` budget.
+
+    ``predict`` is the deterministic weighted majority vote (what the
     adaptive adversaries of :mod:`sksmooth.streams` attack); the regret bound
     is about the randomised learner, whose draw :meth:`sample_predict`
-    returns and whose expected loss is ``cumulative_loss_``. The vote makes
-    at most twice the randomised learner's expected mistakes.
+    returns and whose expected loss is ``cumulative_loss_``. In the binary
+    case the vote makes at most twice the randomised learner's expected
+    mistakes.
 
     References
     ----------
-    seeds/000_08e60ac76481cbe2.txt, App. C.1 Alg. 1, App. C.2 (Lemma 3.2),
-    App. C.3 (Thm 3.3). seeds/003_a96633f97736c2ff.txt, §3 Thm 3.1, 3.3.
+    .. [1] N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of
+       Online and Differentially Private Learning", NeurIPS 2020,
+       arXiv:2006.10129. App. C.1 Alg. 1, App. C.2 (Lemma 3.2), App. C.3
+       (Thm 3.3), §3 Thm 3.1 and 3.3, App. B.
+    .. [2] Y. Freund and R. E. Schapire, "A decision-theoretic generalization
+       of on-line learning and an application to boosting", JCSS 55(1), 1997.
 
     Examples
     --------
@@ -206,8 +296,30 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     (500, True)
     """
 
-    def __init__(self, hypotheses="thresholds", sigma=0.1, horizon=None, gamma="auto",
-                 learning_rate="auto", bounds=None, max_experts=2 ** 21, random_state=None):
+    _parameter_constraints = {
+        "hypotheses": (Options(*sorted(_CLASS_NAMES)),
+                       InstanceOf((ConceptClass, FiniteConcepts),
+                                  "a sksmooth.classes concept class or finite cover")),
+        "sigma": Real(0.0, 1.0, closed="right"),
+        "horizon": (NoneValue(), Integer(1, high=10 ** 15,
+                                         cap_reason="T enters gamma = sigma / (4 sqrt(T)) "
+                                                    "as a float")),
+        "gamma": (Options("auto"), Real(0.0, 1.0, closed="neither")),
+        "learning_rate": (Options("auto"), Real(0.0, np.inf, closed="neither")),
+        "bounds": (NoneValue(), Check(_check_bounds_parameter, "a pair (lower, upper)")),
+        "max_experts": Integer(2, high=2 ** 26, cap_reason="memory: a few floats per "
+                                                           "hypothesis, about 2 GB"),
+        "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "
+                                                                   "10^8 expert-rounds/s"),
+        "random_state": (NoneValue(), Integer(0, high=2 ** 63 - 1),
+                         InstanceOf((np.random.Generator, np.random.RandomState),
+                                    "a numpy Generator or RandomState")),
+        "verbose": (Boolean(), Integer(0, high=10)),
+    }
+
+    def __init__(self, *, hypotheses="thresholds", sigma=0.1, horizon=None, gamma="auto",
+                 learning_rate="auto", bounds=None, max_experts=2 ** 21,
+                 max_expert_rounds=10 ** 8, random_state=None, verbose=0):
         self.hypotheses = hypotheses
         self.sigma = sigma
         self.horizon = horizon
@@ -215,78 +327,19 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.bounds = bounds
         self.max_experts = max_experts
+        self.max_expert_rounds = max_expert_rounds
         self.random_state = random_state
+        self.verbose = verbose
 
-    # ------------------------------------------------------------ sklearn
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        # multiclass is native for axis covers only (see hypotheses)
+        hyp = self.hypotheses
+        tags.classifier_tags.multi_class = (
+            (isinstance(hyp, str) and hyp in ("stumps", "thresholds"))
+            or isinstance(hyp, (Stumps, Thresholds)))
         tags.input_tags.allow_nan = False
         return tags
-
-    # --------------------------------------------------------- validation
-    def _check_params(self):
-        sigma = check_sigma(self.sigma)
-        horizon = None if self.horizon is None else check_positive_int(self.horizon, "horizon")
-        if isinstance(self.gamma, str):
-            if self.gamma != "auto":
-                raise ValueError(f"gamma must be 'auto' or a float in (0, 1), got {self.gamma!r}.")
-            gamma = "auto"
-        elif isinstance(self.gamma, numbers.Real) and not isinstance(self.gamma, bool):
-            gamma = float(self.gamma)
-            if not 0 < gamma < 1:
-                raise ValueError(f"gamma must lie in (0, 1), got {self.gamma!r}.")
-        else:
-            raise TypeError(f"gamma must be 'auto' or a float in (0, 1), got {self.gamma!r}.")
-        if isinstance(self.learning_rate, str):
-            if self.learning_rate != "auto":
-                raise ValueError(
-                    f"learning_rate must be 'auto' or a float > 0, got {self.learning_rate!r}.")
-            learning_rate = "auto"
-        elif isinstance(self.learning_rate, numbers.Real) and not isinstance(
-                self.learning_rate, bool):
-            learning_rate = float(self.learning_rate)
-            if not (learning_rate > 0 and np.isfinite(learning_rate)):
-                raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}.")
-        else:
-            raise TypeError(
-                f"learning_rate must be 'auto' or a float > 0, got {self.learning_rate!r}.")
-        max_experts = check_positive_int(self.max_experts, "max_experts", minimum=2)
-        concepts = check_concept_class(self.hypotheses, "hypotheses")
-        return sigma, horizon, gamma, learning_rate, max_experts, concepts
-
-    def _validate_X(self, X, reset):
-        X = validate_data(self, X, reset=reset, dtype=np.float64,
-                          ensure_all_finite=True)
-        return X
-
-    # ---------------------------------------------------------------- epochs
-    def _make_epoch(self, start, length, params, n_features, lower, upper, seed):
-        """Build the cover and Hedge engine of an epoch (no mutation of self)."""
-        sigma, horizon, gamma, learning_rate, max_experts, concepts = params
-        target_gamma = sigma / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
-        _check_hypotheses_fit_features(concepts, n_features)
-        if isinstance(concepts, ConceptClass):
-            cls = concepts
-            kwargs = {}
-            if "n_features" in inspect.signature(cls.cover).parameters:
-                kwargs["n_features"] = n_features
-            cover = cls.cover(bounds=(lower, upper), gamma=min(target_gamma, 0.5),
-                              max_size=max_experts, random_state=seed, **kwargs)
-        else:
-            cover = concepts
-        n_experts = int(cover.n_concepts)
-        eta = _learning_rate_auto(n_experts, length) if learning_rate == "auto" else learning_rate
-        if _is_stump_cover(cover):
-            engine = StumpHedge(cover.feature, cover.threshold, cover.sign,
-                                n_features, eta)
-        else:
-            engine = DenseHedge(n_experts, eta)
-        epoch = {"start": start, "length": length, "n_rounds": 0, "n_experts": n_experts,
-                 "gamma": cover.gamma, "learning_rate": eta,
-                 "bracket_width": getattr(cover, "bracket_width", None),
-                 "_lemma": self._lemma_parameters(cover, sigma)}
-        return cover, engine, epoch
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -296,19 +349,18 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Two labels.
 
         Returns
         -------
         self
         """
-        for name in list(vars(self)):
-            if name.endswith("_") and not name.startswith("__"):
-                delattr(self, name)
-        for name in ("_engine", "_epochs", "_cover_seed", "_horizon_warned", "_bounds_inferred"):
-            self.__dict__.pop(name, None)
-        return self._partial_fit(X, y, classes=None, first_call_from_fit=True)
+        params = validate_params(self)
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        self.__dict__.pop("_stream", None)
+        return self._partial_fit(X, y, None, params, from_fit=True)
 
+    @atomic_update
     def partial_fit(self, X, y, classes=None):
         """Play the rows of ``X`` as online rounds, in order (predict, then update).
 
@@ -316,8 +368,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of shape (2,), optional
-            Both labels; needed on the first call unless ``y`` holds both.
+        classes : array-like of shape (n_classes,), optional
+            Every label; needed on the first call unless ``y`` holds them all.
 
         Returns
         -------
@@ -325,277 +377,269 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
         Notes
         -----
-        Every check (shape, finiteness, labels, parameters) runs before any
-        attribute changes: a failed call leaves the estimator as it was.
+        A failed call leaves the estimator exactly as it was (``@atomic_update``;
+        the snapshot shares the read-only Hedge arrays, so it costs O(1)).
         """
-        return self._partial_fit(X, y, classes=classes, first_call_from_fit=False)
+        params = validate_params(self)
+        return self._partial_fit(X, y, classes, params, from_fit=False)
 
-    def _partial_fit(self, X, y, classes, first_call_from_fit):
+    def _partial_fit(self, X, y, classes, params, from_fit):
         first = not hasattr(self, "classes_")
-        params = self._check_params()
-        had_n_features = hasattr(self, "n_features_in_")
-        try:
-            if first:
-                X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                                     ensure_all_finite=True, y_numeric=False)
-                check_classification_targets(y)
-                if classes is None and type_of_target(y) not in ("binary", "unknown") and \
-                        len(np.unique(y)) > 2:
-                    raise ValueError(
-                        "Only binary classification is supported: y has "
-                        f"{len(np.unique(y))} labels. Use "
-                        "sklearn.multiclass.OneVsRestClassifier.")
-                labels = BinaryLabels.fit_classes(y, classes)
-                if classes is None and len(labels) < 2 and not first_call_from_fit:
-                    raise ValueError(
-                        "partial_fit: the first call needs both labels; pass classes=[neg, pos].")
-                y_pm = BinaryLabels.encode(y, labels)
-                lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
-                if first_call_from_fit and len(labels) < 2:
-                    raise ValueError(
-                        "Classifier can't train when only one class is present: got "
-                        f"{labels.tolist()}.")
-            else:
-                # same X / y rules as the first call (a column y is raveled with a
-                # DataConversionWarning; other 2-D y and length mismatches fail)
-                X, y = validate_data(self, X, y, reset=False, dtype=np.float64,
-                                     ensure_all_finite=True, y_numeric=False)
-                BinaryLabels.check_same_classes(classes, self.classes_)
-                labels = self.classes_
-                y_pm = BinaryLabels.encode(y, labels)
-                lower, upper = self.bounds_
-                # later epochs build their cover from the current parameters:
-                # check now that it fits X, before any round is played
-                _check_hypotheses_fit_features(params[-1], X.shape[1])
-            X, n_clipped = clip_to_bounds(X, lower, upper)
-            if first:
-                # the first epoch's cover is built before any attribute is set, so
-                # that a class / data mismatch fails without side effects
-                cover_seed = int(check_generator(self.random_state).integers(2 ** 31 - 1))
-                horizon = params[1]
-                first_epoch = self._make_epoch(0, horizon if horizon is not None else 1, params,
-                                               X.shape[1], lower, upper, cover_seed)
-        except Exception:
-            if first and not had_n_features:  # validate_data sets it early
-                self.__dict__.pop("n_features_in_", None)
-                self.__dict__.pop("feature_names_in_", None)
-            raise
-
-        # ---- all checks done: commit
+        X, y = validate_data(self, X, y, reset=first, dtype=np.float64,
+                             ensure_all_finite=True, y_numeric=False)
         if first:
-            self._cover_seed = cover_seed
-            self._epochs = []
-            self._horizon_warned = False
-            # what the first call did, not the current (settable) parameter
-            self._bounds_inferred = self.bounds is None
-            self.classes_ = labels
-            self.bounds_ = (lower, upper)
-            self.n_rounds_ = 0
-            self.mistakes_ = 0
-            self.cumulative_loss_ = 0.0
-            self.n_clipped_ = 0
-            self._cover, self._engine, epoch = first_epoch
-            self._epochs.append(epoch)
+            self._start_stream(X, y, classes, params, from_fit)
+        else:
+            _check_same_classes(classes, self.classes_)
+            self._stream_strategy_for(params, X.shape[1])
+        y_index = _encode(y, self.classes_)
+        X, n_clipped = clip_to_bounds(X, *self.bounds_)
         self.n_clipped_ += n_clipped
-        self._play(X, y_pm > 0, params)
+        self._play(X, y_index, params)
         self._refresh_summary(params)
         return self
 
-    def _play(self, X, y_positive, params):
-        sigma, horizon, *_ = params
-        n = X.shape[0]
-        done = 0
+    def _start_stream(self, X, y, classes, params, from_fit):
+        """First call: labels, bounds, strategy and first epoch (errors before any state)."""
+        check_classification_targets(y)
+        labels = _fit_classes(y, classes, from_fit)
+        strategy = cover_strategy(check_concept_class(params["hypotheses"], "hypotheses"))
+        _check_hypotheses_fit(strategy, X.shape[1], len(labels))
+        if params["bounds"] is None:
+            warnings.warn(
+                "SmoothHedgeClassifier: bounds=None takes the domain box from the first "
+                "batch, so the cover depends on the data and the regret bound's "
+                "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
+                "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", UserWarning, stacklevel=4)
+            lower, upper = X.min(axis=0), X.max(axis=0)
+        else:
+            lower, upper = check_bounds(params["bounds"], X.shape[1])
+        stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
+                         bounds_inferred=params["bounds"] is None,
+                         cover_seed=int(check_generator(params["random_state"])
+                                        .integers(2 ** 31 - 1)))
+        self.classes_ = labels
+        self.bounds_ = (lower, upper)
+        self._stream = stream
+        self.n_rounds_, self.mistakes_, self.cumulative_loss_ = 0, 0, 0.0
+        self.n_clipped_ = 0
+        horizon = params["horizon"]
+        self._new_epoch(horizon if horizon is not None else 1, params)
+
+    def _stream_strategy_for(self, params, n_features):
+        """Later calls: the (settable) hypotheses must still fit X before any round.
+
+        Later epochs build their covers from the current parameters; the
+        strategy (and its cover cache) is kept while ``hypotheses`` is unchanged.
+        """
+        stream, value = self._stream, params["hypotheses"]
+        same = value is stream.hypotheses or (isinstance(value, str) and value == stream.hypotheses)
+        strategy = stream.strategy if same else cover_strategy(
+            check_concept_class(value, "hypotheses"))
+        _check_hypotheses_fit(strategy, n_features, len(self.classes_))
+        stream.strategy, stream.hypotheses = strategy, value
+
+    # --------------------------------------------------------------- epochs
+    def _new_epoch(self, length, params):
+        stream = self._stream
+        gamma = params["gamma"]
+        target = params["sigma"] / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
+        request = EpochRequest(
+            length=int(length), gamma_target=float(target),
+            learning_rate=params["learning_rate"], bounds=self.bounds_,
+            n_features=self.n_features_in_, n_classes=len(self.classes_),
+            max_experts=params["max_experts"], max_expert_rounds=params["max_expert_rounds"],
+            seed=stream.cover_seed)
+        play = stream.strategy.build(request)
+        epoch = _Epoch(start=self.n_rounds_, length=int(length), play=play,
+                       lemma=self._lemma_parameters(play, params["sigma"]))
+        stream.epochs.append(epoch)
+        if play.capped_by and not stream.cap_warned:
+            stream.cap_warned = True
+            warnings.warn(_cap_message(play, params, length), UserWarning, stacklevel=5)
+        if params["verbose"]:
+            print(f"[SmoothHedgeClassifier] epoch {len(stream.epochs)}: T={length}, "
+                  f"K={play.n_experts}, gamma={play.gamma:.4g} (target {target:.4g}), "
+                  f"eta={play.learning_rate:.4g}", file=sys.stderr)
+
+    def _play(self, X, y, params):
+        horizon = params["horizon"]
+        n, done = X.shape[0], 0
+        progress = _progress(n, params["verbose"])
         while done < n:
-            if self._engine is None or self._epoch_full(horizon):
-                length = horizon if horizon is not None else 2 ** len(self._epochs)
-                cover, engine, epoch = self._make_epoch(
-                    self.n_rounds_, length, params, X.shape[1], *self.bounds_,
-                    seed=self._cover_seed + len(self._epochs))
-                self._cover, self._engine = cover, engine
-                self._epochs.append(epoch)
-            epoch = self._epochs[-1]
-            if horizon is None:
-                take = min(n - done, epoch["length"] - epoch["n_rounds"])
-            else:
-                take = n - done
-                if self.n_rounds_ + take > horizon and not self._horizon_warned:
-                    warnings.warn(
-                        f"SmoothHedgeClassifier: more than horizon={horizon} rounds; the "
-                        "cover and learning rate stay those tuned for the horizon and "
-                        "regret_bound_ is evaluated for the realised number of rounds.",
-                        UserWarning, stacklevel=4)
-                    self._horizon_warned = True
-            self._play_epoch(X[done:done + take], y_positive[done:done + take])
-            epoch["n_rounds"] += take
+            epoch = self._stream.current
+            if horizon is None and epoch.n_rounds >= epoch.length:
+                self._new_epoch(2 ** len(self._stream.epochs), params)
+                epoch = self._stream.current
+            take = n - done if horizon is not None else min(n - done,
+                                                            epoch.length - epoch.n_rounds)
+            take = min(take, _PROGRESS_ROWS)
+            if horizon is not None and self.n_rounds_ + take > horizon \
+                    and not self._stream.horizon_warned:
+                warnings.warn(
+                    f"SmoothHedgeClassifier: more than horizon={horizon} rounds; the "
+                    "cover and learning rate stay those tuned for the horizon and "
+                    "regret_bound_ is evaluated for the realised number of rounds.",
+                    UserWarning, stacklevel=4)
+                self._stream.horizon_warned = True
+            self._play_epoch(epoch, X[done:done + take], y[done:done + take])
+            epoch.n_rounds += take
             self.n_rounds_ += take
             done += take
+            progress(take)
+        progress(None)
 
-    def _epoch_full(self, horizon):
-        if horizon is not None:
-            return False
-        epoch = self._epochs[-1]
-        return epoch["n_rounds"] >= epoch["length"]
-
-    def _play_epoch(self, X, y_positive):
-        engine = self._engine
-        if isinstance(engine, StumpHedge):
-            proba, loss = engine.update(X, y_positive)
+    def _play_epoch(self, epoch, X, y):
+        play = epoch.play
+        if isinstance(play.engine, AxisHedge):
+            proba, loss = play.engine.update(X, y)
         else:
-            rows = max(1, _DENSE_CHUNK_ELEMENTS // max(engine.n_experts, 1))
-            proba = np.empty(X.shape[0])
-            loss = np.empty(X.shape[0])
-            for start in range(0, X.shape[0], rows):
-                stop = min(start + rows, X.shape[0])
-                positive = self._cover.evaluate(X[start:stop])
-                proba[start:stop], loss[start:stop] = engine.update(
-                    positive, y_positive[start:stop])
-        vote_positive = proba > 0.5 + _TIE_TOLERANCE
-        self.mistakes_ += int(np.count_nonzero(vote_positive != y_positive))
+            rows = max(1, _DENSE_CHUNK_ELEMENTS // max(play.n_experts, 1))
+            proba, loss = np.empty((X.shape[0], 2)), np.empty(X.shape[0])
+            for a in range(0, X.shape[0], rows):
+                proba[a:a + rows], loss[a:a + rows] = play.engine.update(
+                    play.cover.evaluate(X[a:a + rows]), y[a:a + rows] == 1)
+        self.mistakes_ += int(np.count_nonzero(_vote(proba) != y))
         self.cumulative_loss_ += float(loss.sum())
 
     # ------------------------------------------------------------- bounds
-    def _lemma_parameters(self, cover, sigma):
-        """``(ln N, p)`` of the approximation term (000 Lemma 3.2), or None.
+    def _lemma_parameters(self, play, sigma):
+        """``(ln N, p)`` of the approximation term (Lemma 3.2), or None.
 
         None when the cover has no certified bracketing structure (then only
         the regret against the best cover element is bounded).
         """
-        if isinstance(check_concept_class(self.hypotheses), FiniteConcepts):
+        cover = play.cover
+        if isinstance(self._stream.strategy, GivenCover):
             return None  # a given finite set: no class around it to compare with
         width = getattr(cover, "bracket_width", None)
         if not getattr(cover, "is_bracketing", False) or width is None:
             return None
         if width <= 0:
             return (0.0, 0.0)
-        if _is_stump_cover(cover):
-            # disagreement of a target stump and its bracketing grid neighbour
-            # lies in one grid cell (width w) of its feature
-            n_live = len(np.unique(cover.feature)) if cover.n_concepts else 1
-            n_cells = int(np.ceil(1.0 / width - 1e-9)) * max(n_live, 1)
+        if isinstance(self._stream.strategy, AxisCovers):
+            # the disagreement of a target stump and its grid neighbour with the
+            # same labels lies in one grid cell (width w) of its feature
+            n_live = max(int(np.count_nonzero(self.bounds_[1] > self.bounds_[0])), 1)
+            n_cells = int(np.ceil(1.0 / width - 1e-9)) * n_live
             return (float(np.log(n_cells)), width / sigma)
-        # 000 App. C.3 eq. (6): N_[](G, eps/2) <= N_[](H, eps/4)^4 with eps = 4 w
+        # App. C.3 eq. (6): N_[](G, eps/2) <= N_[](H, eps/4)^4 with eps = 4 w
         return (4.0 * float(np.log(max(cover.n_concepts, 2))), 4.0 * width / sigma)
 
     def _refresh_summary(self, params):
-        sigma = params[0]
-        cover, engine = self._cover, self._engine
-        self.cover_ = cover
-        self.n_experts_ = int(cover.n_concepts)
-        self.gamma_ = cover.gamma
-        self.learning_rate_ = engine.learning_rate
+        play = self._stream.current.play
+        self.n_experts_ = play.n_experts
+        self.gamma_ = play.gamma
+        self.gamma_target_ = play.gamma_target
+        self.learning_rate_ = play.learning_rate
+        self.n_operations_ = int(sum(e.play.engine.work for e in self._stream.epochs))
         total_hedge, total_approx, class_level = 0.0, 0.0, True
-        for epoch in self._epochs:
-            if epoch.get("_bounds_at") != epoch["n_rounds"]:
-                # only epochs that received rounds change (one numerical
-                # minimisation each): finished epochs keep their bounds
-                epoch["hedge_bound"] = hedge_regret_bound(
-                    epoch["n_experts"], epoch["n_rounds"], epoch["learning_rate"])
-                lemma = epoch["_lemma"]
-                epoch["approximation_bound"] = None if lemma is None else lemma_3_2_bound(
-                    lemma[0], epoch["n_rounds"], lemma[1])
-                epoch["_bounds_at"] = epoch["n_rounds"]
-            approx = epoch["approximation_bound"]
-            total_hedge += min(epoch["hedge_bound"], epoch["n_rounds"])
-            if approx is None:
+        for epoch in self._stream.epochs:
+            if epoch.bounds_at != epoch.n_rounds:
+                # only epochs that received rounds change (one minimisation each)
+                epoch.hedge_bound = hedge_regret_bound(epoch.play.n_experts, epoch.n_rounds,
+                                                       epoch.play.learning_rate)
+                epoch.approximation_bound = None if epoch.lemma is None else \
+                    lemma_3_2_bound(epoch.lemma[0], epoch.n_rounds, epoch.lemma[1])
+                epoch.bounds_at = epoch.n_rounds
+            total_hedge += min(epoch.hedge_bound, epoch.n_rounds)
+            if epoch.approximation_bound is None:
                 class_level = False
             else:
-                total_approx += approx
-        self.epochs_ = [{k: v for k, v in e.items() if not k.startswith("_")}
-                        for e in self._epochs]
+                total_approx += epoch.approximation_bound
+        self.epochs_ = [epoch.summary() for epoch in self._stream.epochs]
         self.regret_bound_is_class_ = class_level
         self.regret_bound_ = float(
             min(self.n_rounds_, total_hedge + (total_approx if class_level else 0.0)))
-        self.guarantee_ = self._guarantee(sigma)
+        self.guarantee_ = self._guarantee(params["sigma"])
 
     def _guarantee(self, sigma):
+        cover = self._stream.current.play.cover
         target = ("the best hypothesis of the class" if self.regret_bound_is_class_
                   else "the best hypothesis of the cover (no certified bracketing: "
                        "the approximation term is not bounded)")
         certified = ["Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
-        if not self._bounds_inferred:
+        if not self._stream.bounds_inferred:
             certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
                                 "seed)")
-        if getattr(self._cover, "gamma_certified", False):
+        if getattr(cover, "gamma_certified", False):
             certified.append(f"cover radius gamma={self.gamma_:.4g} is a proven bound")
         not_certified = [
             f"the rounds are drawn from sigma-smooth distributions (sigma={sigma:g}) "
             "w.r.t. the uniform measure on bounds_ (adaptive choice allowed)"]
-        if not getattr(self._cover, "gamma_certified", True):
+        if not getattr(cover, "gamma_certified", True):
             not_certified.append("the cover radius is a Monte Carlo estimate")
         if self.n_clipped_:
             not_certified.append(f"{self.n_clipped_} rows fell outside bounds_ and were clipped")
-        if self._bounds_inferred:
+        if self._stream.bounds_inferred:
             not_certified.append("bounds_ were taken from the first batch (not public): "
                                  "the cover depends on the data")
         notes = ["the bound is on the expected regret of the randomised Hedge learner "
-                 "(cumulative_loss_); predict() is the weighted vote, whose mistakes are "
-                 "at most 2 x cumulative_loss_",
-                 "adaptive-adversary bound: 003 Thm 3.3 with the explicit constants of "
-                 "000 App. C.3 / Lemma 3.2"]
-        if len(self._epochs) > 1:
-            notes.append(f"doubling trick: {len(self._epochs)} epochs, bound summed over them")
+                 "(cumulative_loss_); predict() is the weighted vote"]
+        if len(self._stream.epochs) > 1:
+            notes.append(f"doubling trick: {len(self._stream.epochs)} epochs, bound summed "
+                         "over them")
         return Guarantee(
             claim=f"expected regret <= {self.regret_bound_:.6g} against {target} "
                   f"after T={self.n_rounds_} rounds",
-            source="seeds/003_a96633f97736c2ff.txt §3.1 Thm 3.3; proof constants "
-                   "seeds/000_08e60ac76481cbe2.txt App. C.2-C.3; Hedge: Cesa-Bianchi & "
-                   "Lugosi (2006) Thm 2.2",
-            certified=False,
+            source=_REFERENCE, certified=False,
             assumptions_certified=tuple(certified),
-            assumptions_not_certified=tuple(not_certified),
-            notes=tuple(notes),
-        )
+            assumptions_not_certified=tuple(not_certified), notes=tuple(notes))
 
     # ------------------------------------------------------------ predict
     @property
+    def cover_(self):
+        check_is_fitted(self, "classes_")
+        return self._stream.current.play.cover
+
+    @property
     def weights_(self):
         check_is_fitted(self, "classes_")
-        return self._engine.weights()
+        return self._stream.current.play.engine.weights()
 
     @property
     def expert_loss_(self):
         check_is_fitted(self, "classes_")
-        loss = self._engine.expert_loss
-        return loss() if callable(loss) else loss.copy()
+        return np.array(self._stream.current.play.engine.expert_losses())
 
-    def _proba_positive(self, X):
+    def _prepared(self, X):
         check_is_fitted(self, "classes_")
-        X = self._validate_X(X, reset=False)
-        X, _ = clip_to_bounds(X, *self.bounds_)
-        engine = self._engine
-        if isinstance(engine, StumpHedge):
-            return engine.proba_positive(X)
-        rows = max(1, _DENSE_CHUNK_ELEMENTS // max(engine.n_experts, 1))
-        out = np.empty(X.shape[0])
-        for start in range(0, X.shape[0], rows):
-            stop = min(start + rows, X.shape[0])
-            out[start:stop] = engine.proba_positive(self._cover.evaluate(X[start:stop]))
-        return out
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return clip_to_bounds(X, *self.bounds_)[0]
 
     def predict_proba(self, X):
         """Weight of the hypotheses voting for each class.
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, 2)
-            Column 1 is the weight on hypotheses predicting ``classes_[1]``.
+        proba : ndarray of shape (n_samples, n_classes)
+            Column ``c`` is the Hedge weight on hypotheses predicting
+            ``classes_[c]``: the probability that the randomised learner
+            (:meth:`sample_predict`) predicts it. Not calibrated.
         """
-        p = self._proba_positive(X)
-        return np.column_stack([1.0 - p, p])
+        X = self._prepared(X)
+        play = self._stream.current.play
+        if isinstance(play.engine, AxisHedge):
+            return play.engine.predict_proba_from(X)
+        rows = max(1, _DENSE_CHUNK_ELEMENTS // max(play.n_experts, 1))
+        return np.vstack([play.engine.predict_proba_from(play.cover.evaluate(X[a:a + rows]))
+                          for a in range(0, X.shape[0], rows)] or [np.empty((0, 2))])
 
     def decision_function(self, X):
-        """Weighted vote ``2 p - 1`` in [-1, 1]; positive means ``classes_[1]``."""
-        return 2.0 * self._proba_positive(X) - 1.0
+        """Binary: the weighted vote ``2 p - 1`` in [-1, 1] (positive means
+        ``classes_[1]``); multiclass: :meth:`predict_proba`."""
+        proba = self.predict_proba(X)
+        return 2.0 * proba[:, 1] - 1.0 if proba.shape[1] == 2 else proba
 
     def predict(self, X):
-        """Deterministic weighted majority vote (ties go to ``classes_[0]``)."""
-        positive = self._proba_positive(X) > 0.5 + _TIE_TOLERANCE
-        return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
+        """Deterministic weighted majority vote (ties go to the first class)."""
+        proba = self.predict_proba(X)
+        return self.classes_[_vote(proba)]
 
     def sample_predict(self, X, rng=None):
         """Predictions of one hypothesis drawn from the current Hedge weights.
 
-        This is the randomised Hedge learner of 000 Alg. 1: the draw is
+        This is the randomised Hedge learner of Alg. 1 (App. C.1): the draw is
         exact (Gumbel-max on the log-weights).
 
         Parameters
@@ -608,27 +652,134 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         -------
         y : ndarray of shape (n_samples,)
         """
+        X = self._prepared(X)
+        play = self._stream.current.play
+        j = play.engine.sample_expert(check_generator(rng))
+        if isinstance(play.cover, MulticlassStumpConcepts):
+            return self.classes_[play.cover.predict_index(X, j)]
+        return self.classes_[play.cover.subset([j]).evaluate(X)[:, 0].astype(int)]
+
+    def describe_hypotheses(self, n=5):
+        """The ``n`` heaviest hypotheses, with feature names and class labels.
+
+        Returns
+        -------
+        list of (weight, description)
+        """
         check_is_fitted(self, "classes_")
-        X = self._validate_X(X, reset=False)
-        X, _ = clip_to_bounds(X, *self.bounds_)
-        j = self._engine.sample_expert(check_generator(rng))
-        positive = self._cover.subset([j]).evaluate(X)[:, 0]
-        return BinaryLabels.decode(np.where(positive, 1, -1), self.classes_)
+        weights = self.weights_
+        top = np.argsort(-weights, kind="stable")[:n]
+        names = getattr(self, "feature_names_in_", None)
+        return [(float(weights[j]), self._describe(j, names)) for j in top]
+
+    def _describe(self, j, names):
+        text = self.cover_.describe(int(j))
+        if names is not None:
+            text = re.sub(r"x\[(\d+)\]", lambda m: str(names[int(m.group(1))]), text)
+        labels = self.classes_
+        text = re.sub(r"class (\d+)", lambda m: str(labels[int(m.group(1))]), text)
+        if len(labels) == 2 and not isinstance(self.cover_, MulticlassStumpConcepts):
+            text = f"{labels[1]} if {text} else {labels[0]}"
+        return text
 
 
-def _check_hypotheses_fit_features(concepts, n_features):
-    """Raise if the class (or finite set) cannot be used on ``n_features`` features."""
+# ----------------------------------------------------------------- helpers
+def _vote(proba):
+    """Index of the heaviest class per row; near ties go to the first class."""
+    return np.argmax(proba >= proba.max(axis=1, keepdims=True) - _TIE_TOLERANCE, axis=1)
+
+
+def _fit_classes(y, classes, from_fit):
+    labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+    if classes is not None and len(labels) != len(np.asarray(classes)):
+        raise ValueError("classes contains duplicates; pass each label once.")
+    if len(labels) < 2:
+        if from_fit:
+            raise ValueError("Classifier can't train when only one class is present: got "
+                             f"{labels.tolist()}.")
+        raise ValueError("partial_fit: the first call needs every label; pass "
+                         "classes=[...] listing them (at least two).")
+    return labels
+
+
+def _check_same_classes(classes, classes_):
+    if classes is None:
+        return
+    given = np.unique(np.asarray(classes))
+    if not np.array_equal(given, classes_):
+        raise ValueError(
+            f"classes={given.tolist()} differs from classes_={classes_.tolist()} set by the "
+            "first partial_fit call; pass the same labels, or call fit to start over.")
+
+
+def _encode(y, classes_):
+    index = np.searchsorted(classes_, y)
+    index = np.minimum(index, len(classes_) - 1)
+    if not np.all(classes_[index] == y):
+        raise ValueError(f"y contains labels outside classes_={classes_.tolist()}; pass all "
+                         "labels through classes= in the first partial_fit call.")
+    return index
+
+
+def _check_hypotheses_fit(strategy, n_features, n_classes):
+    """Raise if the hypotheses cannot be used on ``n_features`` features / classes."""
+    concepts = getattr(strategy, "concepts", None) or getattr(strategy, "cover", None)
     if isinstance(concepts, Thresholds) and n_features != 1:
         raise ValueError(
             f"hypotheses='thresholds' needs X with one feature, got {n_features}; "
             "use hypotheses='stumps' for several features.")
-    if not isinstance(concepts, ConceptClass) and \
-            getattr(concepts, "n_features", n_features) != n_features:
+    if isinstance(concepts, FiniteConcepts) and concepts.n_features != n_features:
         raise ValueError(
             f"the finite hypotheses are defined on {concepts.n_features} features, "
             f"X has {n_features}.")
+    if n_classes > 2 and not supports_multiclass(strategy):
+        raise ValueError(
+            f"Only binary classification is supported for these hypotheses: y has "
+            f"{n_classes} classes. Multiclass is native for hypotheses='stumps' or "
+            "'thresholds' (a class on each side of the threshold). For other hypotheses "
+            "use sklearn.multiclass.OneVsRestClassifier(SmoothHedgeClassifier(...)), which "
+            "works with this estimator's predict_proba / decision_function.")
 
 
-def _is_stump_cover(cover):
-    return all(hasattr(cover, a) for a in ("feature", "threshold", "sign")) and \
-        type(cover).__name__ == "StumpConcepts"
+def _cap_message(play, params, length):
+    budget = {"max_experts": f"max_experts={params['max_experts']}",
+              "max_expert_rounds": f"max_expert_rounds={params['max_expert_rounds']}"}
+    text = (f"SmoothHedgeClassifier: for T={length} rounds the theory asks for a cover of "
+            f"radius gamma={play.gamma_target:.3g} (sigma / (4 sqrt(T))), but "
+            f"{budget[play.capped_by]} allows K={play.n_experts} hypotheses, whose radius is "
+            f"gamma={play.gamma:.3g} (reported in gamma_ and epochs_; this warning is given "
+            f"once per fit). Raise {play.capped_by}")
+    if play.capped_by == "max_expert_rounds":
+        text += " (fit time grows with it)"
+    text += ", or accept the coarser cover."
+    if play.gamma > 0.25:
+        text += (" A cover this coarse is of little use: with many features prefer "
+                 "hypotheses='stumps', or reduce the number of features.")
+    return text
+
+
+def _progress(n_rows, verbose):
+    """A callable advancing a progress bar by ``rows`` (``None`` closes it)."""
+    if not verbose or n_rows <= _PROGRESS_ROWS:
+        return lambda rows: None
+    try:
+        from tqdm import tqdm  # optional extra, imported lazily
+    except ImportError:
+        state = {"done": 0}
+
+        def plain(rows):
+            if rows is None:
+                print(file=sys.stderr)
+                return
+            state["done"] += rows
+            print(f"\r[SmoothHedgeClassifier] {state['done']}/{n_rows} rows", end="",
+                  file=sys.stderr)
+        return plain
+    bar = tqdm(total=n_rows, unit="rows", file=sys.stderr, desc="SmoothHedgeClassifier")
+
+    def advance(rows):
+        if rows is None:
+            bar.close()
+        else:
+            bar.update(rows)
+    return advance

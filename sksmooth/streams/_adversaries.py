@@ -2,7 +2,7 @@
 
 A distribution D on the box ``[lower, upper]`` is *sigma-smooth* when its
 density is at most ``1 / sigma`` times the uniform density on the box
-(seeds/003_a96633f97736c2ff.txt, §2; seeds/000_08e60ac76481cbe2.txt, §2).
+(Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, §2).
 Every distribution drawn here is uniform on an axis-aligned window that lies
 inside the box and has volume ``sigma * volume(box)`` (side
 ``sigma**(1/d) * (upper_i - lower_i)`` on axis i): its density ratio to the
@@ -17,7 +17,7 @@ the threshold ``x >= m + theta``). The adversary keeps the *version space*
 * ``adaptive=False`` (non-adaptive, a fixed sequence of smooth distributions):
   ``theta`` is drawn at :meth:`reset` and every window is centred on the
   hidden decision boundary, where the labels are hardest to learn.
-* ``adaptive=True`` (adaptive; 000 App. B, 003 §3.1): before each batch the
+* ``adaptive=True`` (adaptive; Haghtalab et al. 2020, App. B and §3.1): before each batch the
   adversary may query the learner's current predictions (an adversary that
   knows the algorithm can). It locates the learner's decision boundary along
   ``u`` inside the version space (one vectorised ``predict`` call on
@@ -347,7 +347,7 @@ class SmoothedThresholdAdversary(SmoothedHalfspaceAdversary):
     The one-feature case of :class:`SmoothedHalfspaceAdversary`: each round's
     distribution is uniform on an interval of length ``sigma * (upper -
     lower)`` inside ``bounds``; the adaptive version runs a binary search on
-    the learner's current decision boundary (000 App. B).
+    the learner's current decision boundary (Haghtalab et al. 2020, App. B).
 
     Parameters
     ----------

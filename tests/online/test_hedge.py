@@ -3,8 +3,11 @@
 import numpy as np
 import pytest
 
-from sksmooth.online._hedge import (DenseHedge, StumpHedge, hedge_regret_bound,
-                                    hedge_rounds, logsumexp)
+from scipy.special import logsumexp
+
+import sksmooth.online._hedge as hedge_module
+from sksmooth.online._hedge import (AxisHedge, DenseHedge, LabelPairs, hedge_regret_bound,
+                                    hedge_rounds)
 
 
 def naive_hedge(log_prior, positive, y_positive, eta):
@@ -58,58 +61,132 @@ def test_hedge_regret_bound_holds_on_adversarial_losses():
     assert regret > 0.2 * hedge_regret_bound(n_experts, n_rounds, eta)  # the test is tight enough to fail
 
 
-def make_stumps(n_features, n_grid, rng, drop=0.0):
+def make_axis_experts(n_features, n_grid, pairs, rng, drop=0.0):
     thr = np.sort(rng.random(n_grid))
-    feature = np.repeat(np.arange(n_features), 2 * n_grid)
-    threshold = np.tile(np.concatenate([thr, thr]), n_features)
-    sign = np.tile(np.concatenate([np.ones(n_grid), -np.ones(n_grid)]), n_features)
+    n_pairs = len(pairs.left)
+    feature = np.repeat(np.arange(n_features), n_grid * n_pairs)
+    threshold = np.tile(np.repeat(thr, n_pairs), n_features)
+    pair = np.tile(np.arange(n_pairs), n_grid * n_features)
     keep = rng.random(len(feature)) >= drop
-    return feature[keep], threshold[keep], sign[keep]
+    return feature[keep], threshold[keep], pair[keep]
 
 
-@pytest.mark.parametrize("drop, skip_feature", [(0.0, None), (0.3, None), (0.0, 1)])
-def test_stump_engine_equals_dense_engine(drop, skip_feature):
-    rng = np.random.default_rng(2)
+def naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, eta):
+    """Textbook Hedge over the listed axis experts, one round at a time."""
+    lw = np.full(len(feature), -np.log(len(feature)))
+    proba = []
+    for t in range(len(X)):
+        pred = np.where(X[t, feature] >= threshold, pairs.right[pair], pairs.left[pair])
+        w = np.exp(lw - logsumexp(lw))
+        proba.append(np.bincount(pred, weights=w, minlength=n_classes))
+        lw = lw - eta * (pred != y[t])
+    return np.array(proba), lw - logsumexp(lw)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("direct_elements", [1 << 16, 40])  # 40: deep bin recursion
+@pytest.mark.parametrize("drop, skip_feature", [(0.0, None), (0.3, 1)])
+def test_axis_engine_equals_textbook_hedge(n_classes, direct_elements, drop, skip_feature,
+                                           monkeypatch):
+    monkeypatch.setattr(hedge_module, "_DIRECT_ELEMENTS", direct_elements)
+    monkeypatch.setattr(hedge_module, "_BASE_ROWS", 4 if direct_elements == 40 else 64)
+    rng = np.random.default_rng(n_classes)
+    pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
     d = 3
-    feature, threshold, sign = make_stumps(d, 40, rng, drop=drop)
-    if skip_feature is not None:  # a feature without any stump
+    feature, threshold, pair = make_axis_experts(d, 40, pairs, rng, drop=drop)
+    if skip_feature is not None:  # a feature without any expert
         keep = feature != skip_feature
-        feature, threshold, sign = feature[keep], threshold[keep], sign[keep]
+        feature, threshold, pair = feature[keep], threshold[keep], pair[keep]
     X = rng.random((400, d))
-    X[::7, 1] = threshold[5]  # ties with grid values
-    y = (X[:, 0] > 0.4) ^ (rng.random(400) < 0.15)
+    X[::7, 2] = threshold[5]  # ties with grid values
+    y = rng.integers(0, n_classes, 400)
+    engine = AxisHedge(feature, threshold, pair, d, pairs, n_classes, 0.2)
+    out = [engine.update(X[a:b], y[a:b]) for a, b in [(0, 1), (1, 250), (250, 251), (251, 400)]]
+    proba_ref, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, 0.2)
+    np.testing.assert_allclose(np.vstack([p for p, _ in out]), proba_ref, atol=1e-10)
+    np.testing.assert_allclose(np.concatenate([l for _, l in out]),
+                               1 - proba_ref[np.arange(400), y], atol=1e-10)
+    np.testing.assert_allclose(engine.log_weights(), lw_ref, atol=1e-9)
+    wrong = np.where(X[:, feature] >= threshold, pairs.right[pair], pairs.left[pair]) != y[:, None]
+    np.testing.assert_array_equal(engine.expert_losses(), wrong.sum(0))
+    X_new = rng.random((50, d))
+    pred = np.where(X_new[:, feature] >= threshold, pairs.right[pair], pairs.left[pair])
+    w = engine.weights()
+    expected = np.stack([(w * (pred == c)).sum(1) for c in range(n_classes)], 1)
+    np.testing.assert_allclose(engine.predict_proba_from(X_new), expected, atol=1e-10)
+
+
+def test_axis_engine_binary_equals_dense_engine():
+    rng = np.random.default_rng(2)
+    pairs = LabelPairs.binary()
+    feature, threshold, pair = make_axis_experts(3, 30, pairs, rng)
+    sign = np.where(pair == 0, 1, -1)  # pair 0: x >= t -> class 1
+    X = rng.random((300, 3))
+    y = (X[:, 0] > 0.4) ^ (rng.random(300) < 0.15)
 
     def positive(Xb):
         return np.where(Xb[:, feature] >= threshold, sign, -sign) > 0
 
     dense = DenseHedge(len(feature), 0.2)
-    stump = StumpHedge(feature, threshold, sign, d, 0.2)
-    for a, b in [(0, 1), (1, 50), (50, 51), (51, 400)]:
+    axis = AxisHedge(feature, threshold, pair, 3, pairs, 2, 0.2)
+    for a, b in [(0, 1), (1, 50), (50, 300)]:
         p1, l1 = dense.update(positive(X[a:b]), y[a:b])
-        p2, l2 = stump.update(X[a:b], y[a:b])
+        p2, l2 = axis.update(X[a:b], y[a:b].astype(int))
         np.testing.assert_allclose(p1, p2, atol=1e-10)
         np.testing.assert_allclose(l1, l2, atol=1e-10)
-    np.testing.assert_allclose(dense.log_weights, stump.log_weights(), atol=1e-9)
-    np.testing.assert_array_equal(dense.expert_loss, stump.expert_loss())
-    X_new = rng.random((100, d))
-    np.testing.assert_allclose(dense.proba_positive(positive(X_new)),
-                               stump.proba_positive(X_new), atol=1e-10)
-    # the draw follows the weights
-    draws = np.bincount([stump.sample_expert(np.random.default_rng(s)) for s in range(3000)],
+    np.testing.assert_allclose(dense.log_weights, axis.log_weights(), atol=1e-9)
+    draws = np.bincount([axis.sample_expert(np.random.default_rng(s)) for s in range(3000)],
                         minlength=len(feature))
-    w = stump.weights()
+    w = axis.weights()
     top = np.argmax(w)
     assert abs(draws[top] / 3000 - w[top]) < 4 * np.sqrt(w[top] / 3000) + 1e-3
 
 
-def test_stump_engine_memory_is_segments_not_grid():
-    rng = np.random.default_rng(3)
-    n_grid = 10 ** 6
-    thr = np.linspace(0, 1, n_grid)
-    stump = StumpHedge(np.zeros(2 * n_grid, dtype=int), np.concatenate([thr, thr]),
-                       np.concatenate([np.ones(n_grid), -np.ones(n_grid)]), 1, 0.05)
-    X = rng.random((500, 1))
-    stump.update(X, X[:, 0] > 0.5)
-    assert stump.n_segments <= 501
-    p = stump.proba_positive(np.array([[0.1], [0.9]]))
-    assert p[0] < 0.5 < p[1]
+def _grid_engine(n_features, n_cells, eta=0.01):
+    inner = np.arange(1, n_cells) / n_cells
+    feature = np.repeat(np.arange(n_features), 2 * len(inner))
+    threshold = np.tile(np.concatenate([inner, inner]), n_features)
+    pair = np.tile(np.repeat([0, 1], len(inner)), n_features)
+    return AxisHedge(feature, threshold, pair, n_features, LabelPairs.binary(), 2, eta)
+
+
+def test_axis_engine_operation_count_is_linear_in_rounds():
+    """Complexity on operation counts (not wall time): the work per round does not
+    grow with the rounds already played (the old segment engine's did: O(min(t, K)))."""
+    rng = np.random.default_rng(0)
+    X = rng.random((16000, 4))
+    y = (X[:, 1] >= 0.3).astype(int)
+    work = {}
+    for n in (4000, 8000, 16000):
+        engine = _grid_engine(4, 2000)
+        for a in range(0, n, 4000):
+            engine.update(X[a:a + 4000], y[a:a + 4000])
+        work[n] = engine.work
+    assert work[8000] / work[4000] < 2.15
+    assert work[16000] / work[8000] < 2.15
+    # and per round it is far below the cover size x pairs (K = 4 * 1999 * 2)
+    assert work[16000] / 16000 < 0.5 * 4 * 1999 * 2 * 8
+
+
+def test_axis_engine_work_per_round_grows_slowly_with_cover_size():
+    rng = np.random.default_rng(1)
+    X = rng.random((3000, 2))
+    y = (X[:, 0] >= 0.5).astype(int)
+    per_round = {}
+    for n_cells in (500, 5000, 50000):
+        engine = _grid_engine(2, n_cells)
+        engine.update(X, y)
+        per_round[n_cells] = engine.work / 3000
+    # 100x more experts: far less than 100x more work per round
+    assert per_round[50000] < 6 * per_round[500]
+
+
+def test_engine_snapshot_is_isolated_from_later_updates():
+    engine = _grid_engine(2, 50)
+    snap = engine.snapshot()
+    before = snap.log_weights().copy()
+    engine.update(np.random.default_rng(0).random((30, 2)), np.ones(30, dtype=int))
+    np.testing.assert_array_equal(snap.log_weights(), before)
+    assert not np.array_equal(engine.log_weights(), before)
+    with pytest.raises(ValueError):
+        engine.log_weight[0, 0] = 0.0  # read-only: copy-on-write state

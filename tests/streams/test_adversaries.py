@@ -100,7 +100,7 @@ def test_clean_labels_are_realizable(adaptive, n_features):
 
 def test_adaptive_adversary_attacks_the_learner_boundary():
     # without (almost any) smoothing the binary search forces a consistent
-    # deterministic learner to err on every round (000 App. B: thresholds have
+    # deterministic learner to err on every round (Haghtalab et al. 2020, App. B: thresholds have
     # infinite Littlestone dimension); 40 rounds stay above float resolution
     stream = SmoothedThresholdAdversary(sigma=1e-15, random_state=0)
     learner = ConsistentLearner()
@@ -186,3 +186,30 @@ def test_play_maps_labels_to_the_learner_classes(classes):
 def test_play_rejects_bad_classes():
     with pytest.raises(ValueError, match="classes"):
         SmoothedThresholdAdversary(random_state=0).play(Perceptron(), 10, classes=(1, 1))
+
+
+def empirical_density_ratio(X, lower, upper, bins):
+    """Largest (cell frequency / cell's uniform mass) over a grid of the box."""
+    hist, _ = np.histogramdd(X, bins=bins, range=list(zip(lower, upper)))
+    return hist.max() / len(X) * hist.size
+
+
+@pytest.mark.parametrize("sigma", [0.25, 0.0625])
+def test_samples_are_sigma_smooth_empirically(sigma):
+    """Density of the samples <= 1 / sigma times the uniform density (Def. of
+    sigma-smoothness, Haghtalab et al. 2020, §2), measured on a grid whose cells
+    tile one window exactly; a generator ignoring sigma (a window half as
+    large) is caught by the same check."""
+    stream = SmoothedHalfspaceAdversary(sigma=sigma, n_features=2, adaptive=False,
+                                        random_state=0)
+    X, _ = stream.sample(40000)
+    low, high = stream.window_
+    cells = int(round(1 / np.sqrt(sigma)))  # window side = box side / cells
+    # a grid aligned with the window: every cell inside it has mass sigma / 4
+    grid_lo = low - np.floor(low * 2 * cells) / (2 * cells)
+    ratio = empirical_density_ratio(X - grid_lo, [0, 0], [1, 1], 2 * cells)
+    assert ratio <= (1 / sigma) * (1 + 5 / np.sqrt(40000 * sigma / 4))
+    assert ratio >= 0.8 / sigma  # the stream does use its smoothness budget
+    narrow = low + (X - low) * np.array([0.5, 1.0])  # window of volume sigma / 2
+    assert empirical_density_ratio(narrow - grid_lo, [0, 0], [1, 1], 2 * cells) > \
+        (1 / sigma) * (1 + 5 / np.sqrt(40000 * sigma / 4))

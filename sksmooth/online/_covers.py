@@ -1,0 +1,278 @@
+"""Covers and Hedge engines for the epochs of :class:`SmoothHedgeClassifier`.
+
+One strategy per kind of cover (:func:`cover_strategy` picks it once):
+
+* :class:`AxisCovers` -- grid covers of thresholds / decision stumps, binary
+  or multiclass (a label on each side of the threshold), played by the exact
+  :class:`~sksmooth.online._hedge.AxisHedge` whose cost per round does not
+  depend on the cover size beyond a logarithm;
+* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary),
+  played by :class:`~sksmooth.online._hedge.DenseHedge` at ``K`` operations
+  per round. Its size is chosen from the epoch length and a work budget
+  (``max_expert_rounds``), so that a fit cannot hang; the epoch reuses the
+  previous epoch's cover when the budget gives the same size, and the random
+  construction points of successive epochs are nested (one seed), so a
+  larger cover extends the smaller one's point set;
+* :class:`GivenCover` -- a finite set of hypotheses given by the user.
+
+Each epoch's cover has radius ``gamma = sigma / (4 sqrt(T))`` in theory
+(Haghtalab, Roughgarden, Shetty 2020, App. C.1, Alg. 1); when the caps do not
+allow it, the achieved radius is reported (``gamma_`` and ``epochs_``) and one
+warning per fit names the parameter to raise.
+
+References
+----------
+N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. C.1
+(Alg. 1, gamma-cover), App. C.3 (bracketing, eq. (6)).
+"""
+
+import inspect
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, Stumps,
+                       Thresholds)
+from ..classes._base import _fmt
+from ._hedge import AxisHedge, DenseHedge, LabelPairs
+
+__all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
+
+
+def learning_rate_auto(n_experts, n_rounds):
+    """``eta = sqrt(8 ln K / T)``: minimises ``ln K / eta + eta T / 8``.
+
+    Cesa-Bianchi & Lugosi 2006, Cor. 2.2; ``K = 1`` is treated as ``K = 2``.
+    """
+    return float(np.sqrt(8.0 * np.log(max(n_experts, 2)) / max(n_rounds, 1)))
+
+
+class MulticlassStumpConcepts:
+    """Finite set of multiclass stumps: class ``right[j]`` if ``x[feature[j]] >=
+    threshold[j]``, else class ``left[j]`` (class indices into ``classes_``).
+
+    Attributes
+    ----------
+    feature, threshold, left, right : ndarray of shape (n_concepts,)
+    n_features, bounds, gamma, gamma_certified, is_bracketing, bracket_width
+        As for :class:`sksmooth.classes.FiniteConcepts`.
+    """
+
+    def __init__(self, feature, threshold, left, right, n_features, *, bounds, gamma,
+                 bracket_width):
+        self.feature, self.threshold, self.left, self.right = feature, threshold, left, right
+        self.n_features = int(n_features)
+        self.bounds = bounds
+        self.gamma = float(gamma)
+        self.gamma_certified = True
+        self.is_bracketing = True
+        self.bracket_width = float(bracket_width)
+
+    @property
+    def n_concepts(self):
+        return int(len(self.feature))
+
+    def predict_index(self, X, j):
+        """Class index predicted by concept ``j`` on each row of ``X``."""
+        return np.where(X[:, self.feature[j]] >= self.threshold[j], self.right[j], self.left[j])
+
+    def describe(self, j):
+        return (f"class {self.right[j]} if x[{self.feature[j]}] >= {_fmt(self.threshold[j])} "
+                f"else class {self.left[j]}")
+
+    def cover_info(self):
+        return {"concepts": type(self).__name__, "size": self.n_concepts, "gamma": self.gamma,
+                "gamma_certified": True, "is_bracketing": True,
+                "bracket_width": self.bracket_width}
+
+
+@dataclass
+class EpochCover:
+    """What an epoch plays on: the cover, its Hedge engine and its radius.
+
+    A deep copy shares the cover (never modified after construction) and
+    copies the engine shallowly (its arrays are read-only and replaced on
+    update, never written in place): the snapshot that ``@atomic_update``
+    takes before each ``partial_fit`` costs O(1), not O(cover size).
+    """
+
+    cover: object
+    engine: object
+    gamma: float
+    gamma_target: float
+    learning_rate: float
+    capped_by: str  # '' or the parameter that stopped the cover at gamma_target
+
+    @property
+    def n_experts(self):
+        return int(self.engine.n_experts)
+
+    def __deepcopy__(self, memo):
+        return EpochCover(self.cover, self.engine.snapshot(), self.gamma, self.gamma_target,
+                          self.learning_rate, self.capped_by)
+
+
+@dataclass(frozen=True)
+class EpochRequest:
+    """Public inputs of one epoch's cover."""
+
+    length: int
+    gamma_target: float
+    learning_rate: object  # 'auto' or float
+    bounds: tuple
+    n_features: int
+    n_classes: int
+    max_experts: int
+    max_expert_rounds: int
+    seed: int
+
+
+class AxisCovers:
+    """Certified grid covers of thresholds / stumps, binary or multiclass.
+
+    ``N`` grid cells per feature give radius ``1 / (2N)`` and brackets of
+    width ``1 / N`` (:class:`sksmooth.classes.Stumps`); a multiclass cover
+    holds, at every interior grid threshold, every ordered pair of distinct
+    classes, plus the ``k`` constant classifiers:
+    ``K = k + d (N - 1) k (k - 1)``.
+    """
+
+    def __init__(self, concepts):
+        self.concepts = concepts
+
+    def build(self, req):
+        lower, upper = req.bounds
+        live = np.flatnonzero(upper > lower)
+        pairs = LabelPairs.binary() if req.n_classes == 2 else LabelPairs.all_pairs(req.n_classes)
+        n_pairs = len(pairs.left)
+        n_needed = math.ceil(1.0 / (2.0 * req.gamma_target) - 1e-12)
+        n_cap = (req.max_experts - req.n_classes) // max(len(live) * n_pairs, 1) + 1
+        n_cells = 1 if len(live) == 0 else max(1, min(n_needed, n_cap))
+        capped = "max_experts" if len(live) and n_cells < n_needed else ""
+        inner = np.arange(1, n_cells) / n_cells
+        feats = np.repeat(live, len(inner))
+        thr = lower[feats] + np.tile(inner, len(live)) * (upper - lower)[feats]
+        # the constants: pair q at the lowest threshold of feature 0 predicts right[q]
+        const_pair = np.array([np.flatnonzero((pairs.right == c) &
+                                              (pairs.left == (c + 1) % req.n_classes))[0]
+                               for c in range(req.n_classes)])
+        feature = np.concatenate([np.zeros(req.n_classes, np.intp), np.repeat(feats, n_pairs)])
+        threshold = np.concatenate([np.full(req.n_classes, lower[0]), np.repeat(thr, n_pairs)])
+        pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), len(thr))])
+        gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * n_cells)
+        meta = dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma)
+        if req.n_classes == 2:  # pair 0 is sign +1 (x >= t -> class 1)
+            cover = StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), req.n_features,
+                                  gamma_certified=True, is_bracketing=True,
+                                  vc_dim=self.concepts.vc_dim(req.n_features), **meta)
+        else:
+            cover = MulticlassStumpConcepts(feature, threshold, pairs.left[pair],
+                                            pairs.right[pair], req.n_features, **meta)
+        eta = _rate(req, len(feature))
+        engine = AxisHedge(feature, threshold, pair, req.n_features, pairs, req.n_classes, eta)
+        return EpochCover(cover, engine, gamma, req.gamma_target, eta, capped)
+
+
+class GivenCover:
+    """A finite set of hypotheses given by the user, used as is in every epoch."""
+
+    def __init__(self, cover):
+        self.cover = cover
+
+    def build(self, req):
+        cover = self.cover
+        eta = _rate(req, cover.n_concepts)
+        if isinstance(cover, StumpConcepts):  # one stump-cover test: the type
+            engine = AxisHedge(cover.feature, cover.threshold, np.where(cover.sign > 0, 0, 1),
+                               cover.n_features, LabelPairs.binary(), 2, eta)
+        else:
+            engine = DenseHedge(cover.n_concepts, eta)
+        gamma = np.nan if cover.gamma is None else cover.gamma
+        return EpochCover(cover, engine, gamma, req.gamma_target, eta, "")
+
+
+# Construction cost of a dense cover, in expert-round units per concept (the
+# unit of max_expert_rounds): measured, rounded up.
+_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0}
+_HALFSPACE_MC = dict(n_mc_targets=100, n_mc_points=1000)
+
+
+class DenseCovers:
+    """Covers of any other concept class, sized by the work budget."""
+
+    def __init__(self, concepts):
+        self.concepts = concepts
+        self._last = None  # (size, n_features, cover): reused when the size repeats
+
+    def _method(self, n_features):
+        if isinstance(self.concepts, Halfspaces):
+            return "pairs" if (n_features == 2 and self.concepts.fit_intercept) else "sample"
+        return None
+
+    def _budget_size(self, req):
+        """Largest K with K * (T + build cost per concept) <= max_expert_rounds."""
+        build = _BUILD_COST.get(self._method(req.n_features), lambda k: 10.0)
+
+        def fits(k):
+            return k * (req.length + build(k)) <= req.max_expert_rounds
+
+        # powers of two only: successive epochs often get the same size and
+        # then reuse the cover instead of rebuilding it
+        size = 4
+        while 2 * size <= req.max_experts and fits(2 * size):
+            size *= 2
+        return size
+
+    def build(self, req):
+        size = self._budget_size(req)
+        key = (size, req.n_features, req.bounds[0].tobytes(), req.bounds[1].tobytes(),
+               req.gamma_target)
+        if self._last is not None and self._last[0] == key:
+            cover = self._last[1]
+        else:
+            kwargs = dict(_HALFSPACE_MC) if isinstance(self.concepts, Halfspaces) else {}
+            if "n_features" in _cover_parameters(self.concepts):
+                kwargs["n_features"] = req.n_features
+            with warnings.catch_warnings():
+                # the caps are reported once per fit, in the estimator's own terms
+                warnings.simplefilter("ignore", UserWarning)
+                cover = self.concepts.cover(bounds=req.bounds, gamma=min(req.gamma_target, 0.5),
+                                            max_size=size, random_state=req.seed, **kwargs)
+            self._last = (key, cover)
+        gamma = float(cover.gamma)
+        capped = ""
+        if gamma > req.gamma_target * (1 + 1e-9):
+            # the next power of two would have broken this limit
+            capped = "max_experts" if 2 * size > req.max_experts else "max_expert_rounds"
+        eta = _rate(req, cover.n_concepts)
+        return EpochCover(cover, DenseHedge(cover.n_concepts, eta), gamma, req.gamma_target,
+                          eta, capped)
+
+
+def _cover_parameters(concepts):
+    """Keyword parameters of ``concepts.cover`` (one home for the cover signature)."""
+    return inspect.signature(concepts.cover).parameters
+
+
+def _rate(req, n_experts):
+    if req.learning_rate == "auto":
+        return learning_rate_auto(n_experts, req.length)
+    return float(req.learning_rate)
+
+
+def cover_strategy(concepts):
+    """The cover strategy for a resolved ``hypotheses`` value."""
+    if isinstance(concepts, FiniteConcepts):
+        return GivenCover(concepts)
+    if isinstance(concepts, (Thresholds, Stumps)):
+        return AxisCovers(concepts)
+    if isinstance(concepts, ConceptClass):
+        return DenseCovers(concepts)
+    raise TypeError(f"unsupported hypotheses {type(concepts).__name__}")  # pragma: no cover
+
+
+def supports_multiclass(strategy):
+    return isinstance(strategy, AxisCovers)
