@@ -29,6 +29,7 @@ from ._validation import EPSILON_RANGE, check_epsilon
 
 __all__ = [
     "EPSILON",
+    "RANDOM_STATE",
     "Constraint",
     "Real",
     "Integer",
@@ -351,4 +352,12 @@ EPSILON = Check(
     check_epsilon,
     f"a real number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}]",
     bounded=True,
+)
+
+#: The one constraint for ``random_state`` (see :mod:`sksmooth._randomness`:
+#: anything but ``None`` makes a private release seeded, i.e. not certified).
+RANDOM_STATE = (
+    NoneValue(),
+    Integer(0, high=2**63 - 1),
+    InstanceOf((np.random.Generator, np.random.RandomState), "a numpy Generator or RandomState"),
 )

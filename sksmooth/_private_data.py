@@ -22,7 +22,10 @@ problem and the fix, never a value (scikit-learn's own messages print the
 offending value or the whole array; they are replaced here).
 """
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import validate_data
 
 __all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
@@ -66,9 +69,32 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     """
     kwargs.setdefault("ensure_all_finite", False)
     try:
-        return validate_data(estimator, X, y, reset=reset, **kwargs)
+        X = validate_data(estimator, X, reset=reset, **kwargs)
     except (TypeError, ValueError) as exc:
         raise type(exc)(_structural_message(exc, "X")) from None
+    if isinstance(y, str) and y == "no_validation":
+        return X
+    return X, _check_private_y(y, X.shape[0])
+
+
+def _check_private_y(y, n_samples):
+    """Check only the structure of ``y`` (public); its values, NaN included, are
+    left to :func:`encode_private_labels` (scikit-learn's own check refuses a
+    non-finite label: an error that depends on one private value)."""
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                      "raveled. Pass y as a 1-d array, e.g. y.ravel().",
+                      DataConversionWarning, stacklevel=3)
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+    if len(y) != n_samples:
+        raise ValueError("Found input variables with inconsistent numbers of samples: "
+                         f"[{n_samples}, {len(y)}]")
+    return y
 
 
 def sanitize_rows(X, lower, upper):

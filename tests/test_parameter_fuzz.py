@@ -195,11 +195,15 @@ def test_structurally_bad_X_gets_a_clear_error(cls, kind):
 
 
 @pytest.mark.parametrize("cls", [c for c in ESTIMATORS if _private(c)], ids=lambda c: c.__name__)
-@pytest.mark.parametrize("kind", ["nan", "inf", "outside_bounds"])
+@pytest.mark.parametrize("kind", ["nan", "inf", "outside_bounds", "nan_label", "inf_label"])
 def test_private_estimators_map_bad_rows_instead_of_refusing_them(cls, kind):
     # refusing a row for its values would release that the row exists
     X, y = _data()
-    X[3, 0] = {"nan": np.nan, "inf": np.inf, "outside_bounds": 7.0}[kind]
+    if kind.endswith("_label"):
+        y = y.astype(float)
+        y[3] = {"nan_label": np.nan, "inf_label": np.inf}[kind]
+    else:
+        X[3, 0] = {"nan": np.nan, "inf": np.inf, "outside_bounds": 7.0}[kind]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _make(cls).fit(X, y)

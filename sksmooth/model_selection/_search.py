@@ -13,7 +13,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from .._constraints import EPSILON, Boolean, CallableValue, Check, Integer, Options, validate_params
+from .._constraints import EPSILON, RANDOM_STATE, Boolean, CallableValue, Check, Integer, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting._ledger import charge, check_accountant
@@ -94,19 +94,6 @@ def _check_n_jobs(n_jobs, name):
 
 def _check_accountant(value, name):
     return check_accountant(value)
-
-
-def _check_random_state(value, name):
-    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be None (fresh noise, certified), an int >= 0 or a "
-            f"numpy Generator, got {type(value).__name__}."
-        )
-    if value < 0:
-        raise ValueError(f"{name} must be an int >= 0, got {value}.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -323,7 +310,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         "refit": Boolean(),
         "n_jobs": Check(_check_n_jobs, "None or a non-zero int"),
         "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
-        "random_state": Check(_check_random_state, "None, an int >= 0 or a Generator"),
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(self, estimator, param_grid, *, epsilon_selection, cv=3,

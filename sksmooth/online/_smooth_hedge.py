@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update
-from .._constraints import (Boolean, Check, InstanceOf, Integer, NoneValue, Options, Real,
+from .._constraints import (RANDOM_STATE, Boolean, Check, InstanceOf, Integer, NoneValue, Options, Real,
                             validate_params)
 from .._guarantee import Guarantee
 from .._validation import check_bounds, check_generator, clip_to_bounds
@@ -311,9 +311,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                                                            "hypothesis, about 2 GB"),
         "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "
                                                                    "10^8 expert-rounds/s"),
-        "random_state": (NoneValue(), Integer(0, high=2 ** 63 - 1),
-                         InstanceOf((np.random.Generator, np.random.RandomState),
-                                    "a numpy Generator or RandomState")),
+        "random_state": RANDOM_STATE,
         "verbose": (Boolean(), Integer(0, high=10)),
     }
 

@@ -40,11 +40,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._atomic import atomic_update
 from .._constraints import (
     EPSILON,
+    RANDOM_STATE,
     ArrayLike,
     Boolean,
     CallableValue,
     Check,
-    InstanceOf,
     Integer,
     NoneValue,
     Options,
@@ -302,9 +302,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "classes": (NoneValue(), Check(_check_classes, "a list of labels")),
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),
-        "random_state": (NoneValue(), Integer(0, high=2**63),
-                         InstanceOf((np.random.Generator, np.random.RandomState),
-                                    "a numpy Generator or RandomState")),
+        "random_state": RANDOM_STATE,
         "verbose": (Boolean(), Integer(0, high=2)),
     }
 
@@ -489,9 +487,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 "epsilon = 32/(eta rho^2) (G + sqrt(2 log(2/delta))) (Lemma 1 at delta/2: "
                 "its proof doubles the additive delta); Lemma 2 is valid only for "
                 "epsilon <= 1 (condition (6))",
-                "neighbouring datasets: one row replaced, added or removed (the 0-1 "
-                "loss sum moves by at most 1); bad rows are mapped into the public box "
-                "and label set, never refused",
+                "neighbouring datasets: one row replaced (the 0-1 loss sum moves by at "
+                "most 1; n is public: the noise warning names it); bad rows are mapped "
+                "into the public box and label set, never refused",
                 "publish to_release(), which holds only the released hypothesis",
             ),
         )

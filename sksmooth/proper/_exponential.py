@@ -52,7 +52,7 @@ from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
 from .._validation import check_bounds
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
-from ..mechanisms import exponential_mechanism
+from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
 from ._intervals import IntervalStrategy
 
@@ -193,9 +193,11 @@ class ExponentialStrategy:
 
     def select(self, statistics, params, randomness):
         """``(index, None)``: the exponential mechanism on the noise stream only."""
-        scores = -hypothesis_errors(statistics, self.pairs)
-        index = exponential_mechanism(scores, params["epsilon"], 1.0, randomness.noise,
-                                      monotonic=self.add_remove)
+        # integer error counts: the exact sampler's law is exactly the
+        # exponential mechanism's (no floating-point caveat)
+        scores = -hypothesis_errors(statistics, self.pairs).astype(np.int64)
+        index = exact_exponential_mechanism(scores, params["epsilon"], 1, randomness.noise,
+                                            monotonic=self.add_remove)
         return int(index), None
 
     def release(self, index, classes, feature_names):

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update
 from .._constraints import (
+    RANDOM_STATE,
     EPSILON,
     Check,
     InstanceOf,
@@ -268,8 +269,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "h_size": Param((_AUTO, Integer(1, high=10**6, cap_reason=(
             "draws from the Lemma 6.2 distribution, held in memory"))), only_when=_LITTLESTONE),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
-        "random_state": (NoneValue(), Integer(0), InstanceOf(
-            (np.random.Generator, np.random.RandomState), "a numpy Generator or RandomState")),
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -462,13 +462,16 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             params, self.n_samples_seen_, details)
         log = self._release_log
         if all(r.epsilon_substitution == r.epsilon for r in log):
-            relation = "substitution or addition/removal of one example"
-            if strategy.name == "littlestone":
-                relation = "substitution of one example (n public)"
+            # n is published (n_samples_seen_, the accuracy bound), so the
+            # claim is for substitution, where n is public
+            relation = "substitution of one example (n public)"
         else:
             eps_sub = sum(r.epsilon_substitution for r in log)
             relation = ("addition/removal of one example (only "
                         f"{eps_sub:.6g}-differential privacy under substitution)")
+            not_certified.append(
+                "the row count n is published (n_samples_seen_, excess_error_bound_), "
+                "which addition/removal neighbours do not protect")
         if self._classes_inferred:
             not_certified.append("label set is public (inferred from y)")
         else:

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import (
+    RANDOM_STATE,
     EPSILON,
     InstanceOf,
     Integer,
@@ -220,9 +221,7 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
         "neighbouring": Options("add_remove", "substitution"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
-        "random_state": (NoneValue(), Integer(0),
-                         InstanceOf((np.random.Generator, np.random.RandomState),
-                                    "a numpy Generator or RandomState")),
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, classes=None, workload=2,

@@ -19,7 +19,6 @@ preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
 :meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
 """
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +26,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import EPSILON, Boolean, Check, Integer, NoneValue, Options
+from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
@@ -88,17 +87,6 @@ def _check_classes(value, name):
     return value
 
 
-def _check_random_state(value, name):
-    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-        if value < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {value}.")
-        return value
-    raise TypeError(f"{name} must be None (fresh noise: certified), an int >= 0, a "
-                    f"numpy Generator or RandomState, got {type(value).__name__}.")
-
-
 def _check_accountant(value, name):
     return check_accountant(value)
 
@@ -125,7 +113,7 @@ COMMON_CONSTRAINTS = {
     "bounds": (NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
     "classes": (NoneValue(), Check(_check_classes, "a 1-D list of labels")),
     "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
-    "random_state": Check(_check_random_state, "None, an int >= 0 or a Generator"),
+    "random_state": RANDOM_STATE,
 }
 DELTA_CONSTRAINT = Check(check_delta, "a real number in [0, 1)")
 SIGMA_CONSTRAINT = (NoneValue(), Check(check_sigma, "a real number in (0, 1]"))

@@ -425,8 +425,9 @@ def test_claim_covers_releases_made_under_an_earlier_neighbouring_relation():
     clf.partial_fit(X[100:], y[100:])
     assert clf.n_releases_ == 2 and clf.privacy_spent_.epsilon == pytest.approx(2.0)
     assert "3-differential privacy under substitution" in clf.guarantee_.claim
+    assert not clf.guarantee_.certified  # n is published: add/remove is not protected
     clf.fit(X, y)
-    assert "under substitution or addition/removal" in clf.guarantee_.claim
+    assert "under substitution of one example (n public)" in clf.guarantee_.claim
 
 
 # ------------------------------------------------------------- accuracy
