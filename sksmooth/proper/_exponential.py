@@ -55,6 +55,7 @@ from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, c
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
 from ._intervals import IntervalStrategy
+from ._selection_bound import ExponentialSelectionBound
 
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
@@ -131,7 +132,7 @@ def hypothesis_errors(counts, pairs):
 
 
 @dataclass(frozen=True)
-class ExponentialStrategy:
+class ExponentialStrategy(ExponentialSelectionBound):
     """The generic learner over a cover (public structure only; no private data).
 
     Build with :meth:`build` on the first batch; then ``accumulate`` /
@@ -210,21 +211,8 @@ class ExponentialStrategy:
         """The add/remove calibration is ``2 epsilon``-DP under substitution."""
         return 2.0 * epsilon if self.add_remove else epsilon
 
-    def excess_error_bound(self, epsilon, beta, n):
-        """``c ln(|H| / beta) / (epsilon n)``, ``c = 2`` (substitution) or 1."""
-        c = 1.0 if self.add_remove else 2.0
-        if n == 0:
-            return 1.0
-        with np.errstate(over="ignore"):
-            value = c * math.log(self.n_hypotheses / beta) / epsilon / n
-        return float(min(1.0, value))
-
-    def public_attributes(self, details, params, n):
-        """Fitted attributes published with a release (public values only)."""
-        return {
-            "bounds_": (self.lower, self.upper),
-            "excess_error_bound_": self.excess_error_bound(params["epsilon"], params["beta"], n),
-        }
+    def log_n_hypotheses(self):
+        return math.log(self.n_hypotheses)
 
     def guarantee_facts(self, params, n, details):
         """``(source, certified, not_certified, notes)`` for the guarantee."""

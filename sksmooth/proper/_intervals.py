@@ -37,6 +37,7 @@ from scipy.special import gammaln, logsumexp
 from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
 from ._hypothesis import SelectedHypothesis
+from ._selection_bound import ExponentialSelectionBound
 
 __all__ = ["IntervalStrategy", "CellCounts"]
 
@@ -116,7 +117,7 @@ def _gumbel_argmax(log_weights, rng):
 
 
 @dataclass(frozen=True)
-class IntervalStrategy:
+class IntervalStrategy(ExponentialSelectionBound):
     """Exponential mechanism over interval partitions (public grid only)."""
 
     cuts: np.ndarray  # (n_features, n_cells - 1) grid cut points
@@ -216,19 +217,6 @@ class IntervalStrategy:
 
     def epsilon_under_substitution(self, epsilon):
         return 2.0 * epsilon if self.add_remove else epsilon
-
-    def excess_error_bound(self, epsilon, beta, n):
-        if n == 0:
-            return 1.0
-        c = 1.0 if self.add_remove else 2.0
-        value = c * (self.log_n_hypotheses() - math.log(beta)) / epsilon / n
-        return float(min(1.0, value))
-
-    def public_attributes(self, details, params, n):
-        return {
-            "bounds_": (self.lower, self.upper),
-            "excess_error_bound_": self.excess_error_bound(params["epsilon"], params["beta"], n),
-        }
 
     def guarantee_facts(self, params, n, details):
         certified, not_certified = [], []
