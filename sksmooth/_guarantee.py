@@ -32,8 +32,8 @@ class Guarantee:
         The statement, e.g. ``"(1, 1e-05)-differential privacy"`` or
         ``"expected regret <= 412.3"``.
     source : str
-        Theorem and seed file it comes from, e.g.
-        ``"seeds/004_97dac565ce402d2d.txt, Lemma 2"``.
+        The paper and theorem it comes from, e.g.
+        ``"Block and Shetty, arXiv:2502.10292, Lemma 2"``.
     certified : bool
         True when every assumption the *claim* needs was verified by the
         code. For a private estimator the claim is its privacy guarantee;

@@ -12,9 +12,10 @@ the result depends on public inputs only (SPEC §1.3), never on private data.
 
 References
 ----------
-seeds/000_08e60ac76481cbe2.txt, App. C.1, Alg. 1 (gamma-cover under the
-uniform measure on the domain, gamma = sigma / (4 sqrt(T))).
-seeds/003_a96633f97736c2ff.txt, §3.1 Thm 3.3 and Def. 2.1 (bracketing covers
+N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online and
+Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129: App. C.1,
+Alg. 1 (gamma-cover under the uniform measure on the domain,
+gamma = sigma / (4 sqrt(T))); §3.1, Thm 3.3 and Def. 2.1 (bracketing covers
 for adaptive adversaries).
 """
 

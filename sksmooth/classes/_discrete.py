@@ -7,10 +7,14 @@ certified) unless ``max_size`` forces a data-independent random subset.
 
 References
 ----------
-seeds/002_6ccc6583559482be.txt (MWEM over a query workload; measuring whole
-marginal tables is SPEC §7's practical improvement).
-seeds/004_97dac565ce402d2d.txt (rho-separated classes; parities are pairwise
-orthogonal under the uniform measure, rho = sqrt(2)).
+M. Hardt, K. Ligett and F. McSherry, "A simple and practical algorithm for
+differentially private data release", NeurIPS 2012, arXiv:1012.4763 (MWEM
+over a query workload; measuring whole marginal tables is SPEC §7's practical
+improvement).
+A. Block and A. Shetty, "Small loss bounds for online learning separated
+function classes: a Gaussian process perspective", 2025, arXiv:2502.10292,
+Def. 5 and Prop. 1 (rho-separated classes; parities are pairwise orthogonal
+under the uniform measure, rho = sqrt(2)).
 """
 
 import itertools
