@@ -241,6 +241,17 @@ def _bernoulli_exp_minus_lookup(index, numerators, denominator, rng):
     return ExpMinusTable.from_rationals(numerators, denominator).bernoulli(index, rng)
 
 
+def _fill_by_rejection(size, propose):
+    """``size`` int64 samples: ``propose(m) -> (values, keep)`` until all are kept."""
+    out = np.empty(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        values, keep = propose(todo.size)
+        out[todo[keep]] = np.asarray(values[keep], dtype=np.int64)
+        todo = todo[~keep]
+    return out
+
+
 def _discrete_laplace_rational(numerator, denominator, size, rng):
     """Exact discrete Laplace of scale ``numerator/denominator`` (CKS Algorithm 2).
 
@@ -250,10 +261,8 @@ def _discrete_laplace_rational(numerator, denominator, size, rng):
     ``P(Y = y) ∝ exp(-y s/t)``; a random sign, rejecting ``-0``.
     """
     t, s = numerator, denominator
-    out = np.empty(size, dtype=np.int64)
-    todo = np.arange(size)
-    while todo.size:
-        m = todo.size
+
+    def propose(m):
         u = _uniform_below(t, m, rng)
         keep = _bernoulli_exp_minus_fraction(u, t, rng)
         v = _geometric_exp_minus_one(m, rng)
@@ -262,10 +271,9 @@ def _discrete_laplace_rational(numerator, denominator, size, rng):
         y = (u + t * v) // s
         negative = rng.integers(0, 2, size=m) == 1
         keep &= ~(negative & (y == 0))
-        y = np.asarray(y[keep], dtype=np.int64)
-        out[todo[keep]] = np.where(negative[keep], -y, y)
-        todo = todo[~keep]
-    return out
+        return np.where(negative, -y, y), keep
+
+    return _fill_by_rejection(size, propose)
 
 
 def _check_sample_size(size):
@@ -358,16 +366,14 @@ def _discrete_gaussian_rational(sigma2, size, rng):
     p, q = sigma2.numerator, sigma2.denominator
     t = math.isqrt(p // q) + 1  # floor(sqrt(p/q)) = isqrt(floor(p/q))
     denominator = 2 * p * q * t * t
-    out = np.empty(size, dtype=np.int64)
-    todo = np.arange(size)
-    while todo.size:
-        y = _discrete_laplace_rational(t, 1, todo.size, rng)
+
+    def propose(m):
+        y = _discrete_laplace_rational(t, 1, m, rng)
         magnitudes, index = _distinct(np.abs(y))
         numerators = (magnitudes.astype(object) * (q * t) - p) ** 2
-        keep = _bernoulli_exp_minus_lookup(index, numerators, denominator, rng)
-        out[todo[keep]] = y[keep]
-        todo = todo[~keep]
-    return out
+        return y, _bernoulli_exp_minus_lookup(index, numerators, denominator, rng)
+
+    return _fill_by_rejection(size, propose)
 
 
 def sample_discrete_gaussian(sigma2, size, rng):
