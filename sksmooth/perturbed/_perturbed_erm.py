@@ -31,6 +31,7 @@ the weights or ``xi``.
 import sys
 import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -56,7 +57,6 @@ from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BinaryLabels,
-    check_binary_target,
     check_bounds,
     check_generator,
     clip_to_bounds,
@@ -64,14 +64,15 @@ from .._validation import (
 from ..accounting import charge, check_accountant
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
-from ._ftpl import OnlineRun, online_strategy, regret_report
-from ._labels import MULTICLASS_NOTE, label_codec
+from ._ftpl import online_strategy, regret_report, start_run
+from ._labels import MULTICLASS_NOTE, label_codec, online_codec
 from ._oracles import _is_exact_oracle
 from ._setup import (
     calibrate,
     check_estimator_param,
     fit_oracle,
     make_oracle,
+    oracle_labels,
     resolve_box,
     separating_points,
 )
@@ -384,6 +385,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
         vars(self).pop("_run", None)
+        vars(self).pop("_params_cache", None)
 
     def _plan(self, params, X, randomness, codec):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""
@@ -508,29 +510,53 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of two labels, default=None
-            Needed in the first call unless the constructor's ``classes`` is
-            set (or ``y`` holds both labels).
+        classes : array-like of labels, default=None
+            The label set (two or more labels). Needed in the first call
+            unless the constructor's ``classes`` is set or ``y`` holds every
+            label; labels outside it are refused.
 
         Returns
         -------
         self
         """
-        params = validate_params(self)
-        self._refuse_privacy_params(params)
         first = not hasattr(self, "_run")
-        X, y = validate_data(self, X, y, dtype=float, reset=first)
+        params = self._round_params(first)
+        X, y = self._validate_round(X, y, first)
         if first:
-            check_binary_target(y)
             run = self._start_run(params, X, y, classes)
         else:
             BinaryLabels.check_same_classes(classes, self._run.classes)
             run = self._run
-        y_pm1 = BinaryLabels.encode(y, run.classes)
+        y_coded = run.codec.encode_known(y)
         if run.box is not None:
             X, _ = clip_to_bounds(X, *run.box)
-        self._publish_run(params, self._play_round(params, run, X, y_pm1))
+        self._publish_run(params, self._play_round(params, run, X, y_coded))
         return self
+
+    def _round_params(self, first):
+        """``validate_params``, skipped in later rounds while every parameter is
+        the same object as in the last validated round. Sound: a parameter
+        changes through ``set_params`` (a new object), and the mutable ones
+        (``classes``, ``bounds``, ``estimator``, ``separating_points``) are
+        read only by the first round, which always validates."""
+        current = tuple(getattr(self, name) for name in self._parameter_constraints)
+        cache = getattr(self, "_params_cache", None)
+        if not first and cache is not None and cache.matches(current):
+            return cache.params
+        params = validate_params(self)
+        self._refuse_privacy_params(params)
+        self._params_cache = _ParamsCache(current, dict(params))
+        return params
+
+    def _validate_round(self, X, y, first):
+        """scikit-learn's ``validate_data``; later rounds of finite numeric
+        arrays of the fitted width skip its conversions (same checks)."""
+        if (not first and type(X) is np.ndarray and type(y) is np.ndarray
+                and X.ndim == 2 and y.ndim == 1 and X.dtype.kind in "fiub"
+                and 0 < len(X) == len(y) and X.shape[1] == self.n_features_in_
+                and not hasattr(self, "feature_names_in_") and np.isfinite(X).all()):
+            return X.astype(float, copy=False), y
+        return validate_data(self, X, y, dtype=float, reset=first)
 
     def _refuse_privacy_params(self, params):
         if params["accountant"] is not None:
@@ -543,48 +569,42 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(
                 "partial_fit ignores epsilon/delta: Gaussian FTPL is not differentially "
                 "private (use fit for a private release).", PrivacyLeakWarning,
-                stacklevel=4)
+                stacklevel=5)
 
     def _start_run(self, params, X, y, classes):
         given = classes if classes is not None else params["classes"]
-        if given is not None and len(np.unique(np.asarray(given))) > 2:
-            raise ValueError("partial_fit (Gaussian FTPL) is binary: classes must list two "
-                             "labels. Use fit for multiclass.")
-        labels = (BinaryLabels.fit_classes(y) if given is None
-                  else BinaryLabels.fit_classes(None, classes=given))
-        BinaryLabels.encode(y, labels)  # unknown labels: refuse before any draw
+        codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
-        oracle = make_oracle(params["estimator"], "online")
+        oracle = make_oracle(params["estimator"], "online", codec.n_classes)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True)
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],
                                   oracle, n_features, box, rng)
-            cal = calibrate(oracle, Z, n_features)
+            cal = calibrate(oracle, Z, n_features, codec.n_classes)
         else:
             Z, cal = np.empty((0, n_features)), None
-        return OnlineRun(classes=labels, box=box, Z=Z, calibration=cal, oracle=oracle,
-                         rng=rng, X=np.empty((0, n_features)), y=np.empty(0))
+        return start_run(codec, box, Z, cal, oracle, rng, params["online_perturbation"])
 
-    def _play_round(self, params, run, X, y_pm1):
+    def _play_round(self, params, run, X, y_coded):
         """Predict the round with the current leader, then refit (every k rounds)."""
         strategy = online_strategy(params["noise"], params["online_perturbation"])
         horizon = params["horizon"]
         if run.estimator is None and run.n_rounds == 0 and strategy.name != "labels":
             run.loss_bound = len(X)  # B of the run so far: this round's batch
             run.eta = strategy.noise(run, horizon)  # round 1: the leader of no data
-            run.estimator = strategy.leader(run, X[:0], y_pm1[:0], run.eta)
+            run.estimator = strategy.leader(run, run.eta)
             run.eta_low = run.eta_high = run.eta
-        pred = run.estimator.predict(X) if run.estimator is not None else np.ones(len(X))
-        loss = float(np.sum(np.asarray(pred) != y_pm1))
-        run = run.append(X, y_pm1)
+        truth = oracle_labels(run.oracle, y_coded, run.codec.n_classes)
+        loss = float(np.count_nonzero(run.predict_coded(X) != truth))
+        run = run.append(X, y_coded)
         run.loss_bound = max(run.loss_bound, len(X))
         run.n_rounds += 1
         run.cumulative_loss += loss
         run.rounds_since_refit += 1
         if run.rounds_since_refit >= params["refit_every"] or run.estimator is None:
             eta = strategy.noise(run, horizon)
-            run.estimator = strategy.leader(run, *run.history(), eta)
+            run.estimator = strategy.leader(run, eta)
             run.rounds_since_refit = 0
             run.eta = eta
             run.eta_low, run.eta_high = min(run.eta_low, eta), max(run.eta_high, eta)
@@ -674,6 +694,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X = self._transform_query(X)
         if self.estimator_ is None:
             return BinaryLabels.decode(np.ones(len(X)), self.classes_)
+        if _is_exact_oracle(self.estimator_):  # X is validated: skip the oracle's checks
+            return label_codec(None, self.classes_).decode(
+                self.estimator_._erm_predict_validated(X))
         return label_codec(None, self.classes_).decode(self.estimator_.predict(X))
 
     @available_if(_oracle_has("decision_function"))
@@ -725,6 +748,26 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = True
         return tags
 
+
+
+class _ParamsCache:
+    """The last validated parameters of an online run (``_round_params``).
+
+    Immutable: snapshots share it; it does not survive pickling (the next
+    round validates again)."""
+
+    def __init__(self, values, params):
+        self.values, self.params = values, MappingProxyType(params)
+
+    def matches(self, values):
+        return len(values) == len(self.values) and all(
+            a is b for a, b in zip(values, self.values))
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return _ParamsCache, ((), {})
 
 
 def _finite_rows(X):
