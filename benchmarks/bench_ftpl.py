@@ -170,32 +170,63 @@ def box_of(name, seed):
 
 
 # ----------------------------------------------------------- experiments
-def bench_streams(n_seeds, T, learners, include_river):
-    table = {}
+# Learners of other packages: their results do not depend on this package's
+# code, so they are cached per (stream, learner, seed, T) and reused.
+PEERS = {"SmoothHedge (stumps)", "SGDClassifier", "Perceptron", "river LogisticRegression"}
+CACHE = RESULTS / "ftpl_runs.json"
+
+
+def _load_cache():
+    return json.loads(CACHE.read_text()) if CACHE.exists() else {}
+
+
+def _save_cache(cache):
+    RESULTS.mkdir(exist_ok=True)
+    tmp = CACHE.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(cache, indent=0, sort_keys=True))
+    tmp.replace(CACHE)
+
+
+def _one_run(stream_name, run, name, seed, T):
+    box = box_of(stream_name, seed)
+    learner = make_learner(name, box, T)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, best = run(learner, seed, T)
+    return {"mistakes": int(m), "best": int(best), "seconds": time.perf_counter() - t0}
+
+
+def bench_streams(n_seeds, T, learners, include_river, reuse=(), compute=True):
+    """One row per (stream, learner): runs are cached per seed; a cached run is
+    reused for a peer learner or a learner named in ``reuse``, else recomputed
+    (``compute=False``: rows without all seeds cached are left out)."""
+    cache, table = _load_cache(), {}
     for stream_name, (run, _) in streams(include_river).items():
         table[stream_name] = {}
         for name in learners:
             if name == "river LogisticRegression" and not include_river:
                 continue
-            mistakes, regrets, seconds = [], [], []
-            for seed in range(n_seeds):
-                box = box_of(stream_name, seed)
-                learner = make_learner(name, box, T)
-                t0 = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    m, best = run(learner, seed, T)
-                seconds.append(time.perf_counter() - t0)
-                mistakes.append(m)
-                regrets.append(m - best)
+            keys = [f"{stream_name}|{name}|{seed}|{T}" for seed in range(n_seeds)]
+            if not compute and not all(key in cache for key in keys):
+                continue
+            runs = []
+            for key, seed in zip(keys, range(n_seeds)):
+                if key not in cache or not (name in PEERS or name in reuse):
+                    cache[key] = _one_run(stream_name, run, name, seed, T)
+                    _save_cache(cache)
+                runs.append(cache[key])
+            mistakes = [r["mistakes"] for r in runs]
+            regrets = [r["mistakes"] - r["best"] for r in runs]
             table[stream_name][name] = {
                 "mistakes_mean": float(np.mean(mistakes)), "mistakes_sd": float(np.std(mistakes)),
-                "regret_mean": float(np.mean(regrets)), "seconds_mean": float(np.mean(seconds)),
-                "mistakes": mistakes,
+                "regret_mean": float(np.mean(regrets)),
+                "seconds_mean": float(np.mean([r["seconds"] for r in runs])),
+                "mistakes": mistakes, "best_stump": [r["best"] for r in runs],
             }
             print(f"{stream_name:45s} {name:28s} mistakes {np.mean(mistakes):7.1f} "
                   f"+- {np.std(mistakes):5.1f}  regret {np.mean(regrets):7.1f}  "
-                  f"{np.mean(seconds):5.2f}s", flush=True)
+                  f"{table[stream_name][name]['seconds_mean']:5.2f}s", flush=True)
     return table
 
 
@@ -269,36 +300,61 @@ def figure(rows):
     path = FIGURES / "ftpl_regret_vs_T.png"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    return str(path)
+    return str(path.relative_to(Path(__file__).parent.parent))
+
+
+def targets(table):
+    """The issue's targets per stream: default FTPL (stumps) within 1.5x
+    SmoothHedge on the smooth streams, and below SGD and Perceptron."""
+    out = {}
+    for stream, rows in table.items():
+        if not {"FTPL default (stumps)", "SGDClassifier", "Perceptron"} <= set(rows):
+            continue
+        ftpl_m = rows["FTPL default (stumps)"]["mistakes_mean"]
+        row = {"below SGD": ftpl_m < rows["SGDClassifier"]["mistakes_mean"],
+               "below Perceptron": ftpl_m < rows["Perceptron"]["mistakes_mean"]}
+        if stream.startswith("smooth"):
+            row["within 1.5x SmoothHedge"] = (
+                ftpl_m <= 1.5 * rows["SmoothHedge (stumps)"]["mistakes_mean"])
+        row["best stump in hindsight (mean)"] = float(np.mean(
+            rows["FTPL default (stumps)"]["best_stump"]))
+        out[stream] = row
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", action="append", default=None,
-                        help="re-run only these learners and update results/ftpl.json")
+    parser.add_argument("--learners", action="append", default=None,
+                        help="run only these learners (default: all); the table is "
+                             "assembled from the cache for the others")
+    parser.add_argument("--reuse", action="append", default=[],
+                        help="reuse cached runs of these (package) learners too")
+    parser.add_argument("--no-time", action="store_true", help="skip the timing runs")
+    parser.add_argument("--no-realizable", action="store_true")
     args = parser.parse_args()
-    if args.only:
-        path = RESULTS / "ftpl.json"
-        out = json.loads(path.read_text())
-        table = bench_streams(out["n_seeds"], out["T"], args.only, True)
-        for stream, rows in table.items():
-            out["streams"][stream].update(rows)
-        out["timing"] = bench_time(batch_sizes=(10,))
-        path.write_text(json.dumps(out, indent=1))
-        return
     include_river = importlib.util.find_spec("river") is not None
     n_seeds, T = (2, 600) if args.quick else (5, 1500)
-    learners = list(LEARNERS)
-    out = {"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T, "batch": BATCH}
-    out["timing"] = bench_time() if not args.quick else bench_time(2000)
-    out["streams"] = bench_streams(n_seeds, T, learners, include_river)
-    horizons = [250, 500, 1000, 2000, 4000] if not args.quick else [250, 500]
-    out["realizable"] = bench_realizable(horizons, 3 if not args.quick else 1)
-    out["figure"] = figure(out["realizable"])
-    RESULTS.mkdir(exist_ok=True)
     name = "ftpl_quick.json" if args.quick else "ftpl.json"
-    (RESULTS / name).write_text(json.dumps(out, indent=1))
+    path = RESULTS / name
+    out = json.loads(path.read_text()) if path.exists() else {}
+    out.update({"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T,
+                "batch": BATCH})
+    if not args.no_time:
+        out["timing"] = bench_time() if not args.quick else bench_time(2000)
+    chosen = args.learners or list(LEARNERS)
+    bench_streams(n_seeds, T, chosen, include_river, reuse=args.reuse)
+    out["streams"] = bench_streams(n_seeds, T, list(LEARNERS), include_river,
+                                   reuse=list(LEARNERS), compute=False)  # from the cache
+    out["targets"] = targets(out["streams"])
+    if not args.no_realizable:
+        horizons = [250, 500, 1000, 2000, 4000, 8000] if not args.quick else [250, 500]
+        out["realizable"] = bench_realizable(horizons, 5 if not args.quick else 1)
+        out["figure"] = figure(out["realizable"])
+    RESULTS.mkdir(exist_ok=True)
+    for stale in ("timing_before_128_grid", "rerun_note"):
+        out.pop(stale, None)
+    path.write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

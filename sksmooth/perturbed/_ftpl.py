@@ -23,6 +23,13 @@ mistakes plus one, the adaptive small-loss tuning of Hutter and Poland,
 So ``eta_t = sqrt(B (L_t + 1) / ln |F|)``. ``eta`` then changes between
 rounds, which Thm 1 does not cover: the default learns, the theory choice
 certifies.
+
+Cost. The past reaches the leader only through the oracle. An exact
+oracle's weighted 0-1 loss is linear in the rows, so the run keeps their
+additive statistic (:class:`PastStatistic`; per-cell signed weights for
+stumps) and a round costs O(m + batch), not O(t + m): the same leader as a
+refit on all rows, at every t. A heuristic oracle refits on all rows
+(:class:`PastRows`, an append-only buffer that snapshots share).
 """
 
 import copy
@@ -36,8 +43,9 @@ from ._calibration import ftpl_noise, ftpl_regret_bound
 from ._oracles import _is_exact_oracle
 from ._setup import fit_oracle, oracle_labels
 
-__all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound", "PracticalNoise", "TheoryNoise", "FixedNoise",
-           "LabelPerturbation", "online_strategy", "regret_report"]
+__all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound",
+           "PracticalNoise", "TheoryNoise", "FixedNoise", "LabelPerturbation",
+           "online_strategy", "regret_report"]
 
 
 class _RowBuffer:
@@ -110,6 +118,9 @@ class PastStatistic:
 
     statistic: np.ndarray
     n: int = 0
+
+    def __post_init__(self):
+        self.statistic.setflags(write=False)
 
     @classmethod
     def empty(cls, run):

@@ -151,8 +151,27 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     Follow-the-Perturbed-Leader (Alg. 1); **each call is one round** (its
     rows form the round's loss, bounded by the batch size ``B``): it predicts
     the rows with the current leader, then refits the oracle on all past
-    rows plus a fresh perturbation. ``partial_fit`` after ``fit`` starts a new
-    online run; ``fit`` discards an online run.
+    rows plus a fresh perturbation. With an exact oracle of this package the
+    past rows are kept as the oracle's additive statistic (per-cell signed
+    weights for stumps), so a round costs the same at ``t = 10`` and
+    ``t = 10^6``; a heuristic oracle refits on all rows (O(t) per round).
+    Labels: two (binary) or more (multiclass: the one-hot perturbation of
+    ``fit`` and ``MulticlassStumpERMClassifier`` by default; Thm 1 is stated
+    for binary classes, so a multiclass run reports no bound).
+    ``partial_fit`` after ``fit`` starts a new online run; ``fit`` discards
+    an online run.
+
+    Which hypothesis class. The default online class is axis-aligned
+    decision stumps on a 128-threshold grid: an exact 0-1 ERM over a finite,
+    separated class, which is what Thm 1 (and Lemma 2 for ``fit``) needs.
+    Its limit is the class itself: on data no single stump separates, FTPL
+    cannot beat the best stump in hindsight. On a 10-feature
+    ``make_classification`` stream the best stump in hindsight makes more
+    mistakes than ``SGDClassifier`` (benchmarks/bench_ftpl.py). There,
+    pass a richer oracle, e.g. ``DecisionTreeClassifier(max_depth=2)``
+    (greedy CART, not an exact 0-1 ERM: no theorem applies; it beat SGD and
+    Perceptron on every stream we measured) or ``LogisticRegression()``
+    (slow: O(t) per round).
 
     What is guaranteed, in words. The privacy claim of ``fit`` is
     **certified** only when (i) the oracle is an exact 0-1 ERM over a fixed
@@ -174,7 +193,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         The ERM oracle; its ``fit`` must accept ``sample_weight``. Cloned,
         never modified. ``None``: ``StumpERMClassifier(n_thresholds=8)`` for
         ``fit`` (exact, certifiable) and ``n_thresholds=128`` online (the grid
-        error is paid every round there, the privacy noise is not).
+        error is paid every round there, the privacy noise is not);
+        ``MulticlassStumpERMClassifier`` (same grids) for more than two
+        classes.
     epsilon : float in [1e-6, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:
         larger values get the noise of ``epsilon = 1`` (a warning says so) and
@@ -214,10 +235,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``k = refit_every`` each leader is used for ``k`` rounds, which adds
         at most ``(k - 1) B`` per change of leader to the regret (and Thm 1's
         bound is not certified for ``k > 1``); it divides the oracle work by
-        ``k``. Measured (2 shared cores, default stump oracle, 3 features):
-        10^4 rows in batches of 10 take 15 s; row by row about 150 s (60 s
-        with ``refit_every=10``), dominated by per-call validation and the
-        atomic snapshot. An oracle given with ``warm_start=True`` (e.g.
+        ``k``. Measured (2 shared cores, default stump oracle, 3 features,
+        benchmarks/bench_ftpl.py): 10^4 rows in batches of 10 take 1.2 s;
+        row by row 12 s (8.6 s with ``refit_every=10``; the rest is the
+        per-call validation, prediction and atomic snapshot). An oracle
+        given with ``warm_start=True`` (e.g.
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
         previous leader (same minimiser for convex losses; for
         ``LogisticRegression`` with lbfgs we measured no speed-up).
@@ -226,10 +248,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         centre, out-of-box and infinite values clipped), never refused.
         ``None`` takes it from the data (``PrivacyLeakWarning``; not
         certified), unless the oracle has its own finite domain.
-    classes : array-like of two labels or None, default=None
-        Public label set. Labels of ``y`` outside it are mapped to
-        ``classes[0]`` (never refused). ``None`` reads it from ``y`` (leaks;
-        not certified).
+    classes : array-like of labels or None, default=None
+        Public label set (two labels, or more for multiclass). ``fit``:
+        labels of ``y`` outside it are mapped to ``classes[0]`` (never
+        refused); ``None`` reads it from ``y`` (leaks; not certified).
+        ``partial_fit`` (not private) refuses labels outside it.
     accountant : BudgetAccountant or None, default=None
         Ledger charged by ``fit`` before the model becomes visible.
         ``partial_fit`` is not private and refuses to run with an accountant
@@ -244,9 +267,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : classifier or None
-        The fitted oracle (trained on +-1 labels); ``None`` before the first
-        online update.
-    classes_ : ndarray of shape (2,)
+        The fitted oracle (trained on +-1 labels, or class indices
+        ``0..k-1`` for multiclass); ``None`` before the first online update.
+    classes_ : ndarray of shape (n_classes,)
     bounds_ : tuple of ndarray or None
     separating_points_ : ndarray of shape (m, n_features)
         The public points ``Z`` (the perturbation ``xi`` is never kept).
