@@ -294,6 +294,8 @@ def figure(rows):
             label="Thm 1 bound (L* = 0), where < T")
     ax.plot(T, T, ":", color="grey", label="trivial bound T")
     ax.set_xscale("log"), ax.set_yscale("log")
+    ax.set_xticks(T, [str(t) for t in T], minor=False)
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("T (rounds)"), ax.set_ylabel("regret")
     ax.set_title("Realizable sigma=1/2 parity stream, |F| = 16")
     ax.legend(fontsize=7)
