@@ -222,3 +222,34 @@ def test_failed_multiclass_round_changes_nothing():
     with pytest.raises(ValueError, match="binary exact oracle"):
         PerturbedERMClassifier(StumpERMClassifier(), bounds=(0, 1),
                                classes=["low", "mid", "high"]).partial_fit(X, y)
+
+
+class _FailingStatisticOracle(StumpERMClassifier):
+    """Fails inside the statistic path's selection while ``armed`` is set."""
+
+    armed = False
+
+    def _fit_statistic(self, statistic, prepared):
+        if _FailingStatisticOracle.armed:
+            raise ValueError("oracle failure")
+        return super()._fit_statistic(statistic, prepared)
+
+
+def test_oracle_failure_on_the_statistic_path_changes_nothing():
+    X, y = _threshold_stream(60)
+    clf = PerturbedERMClassifier(_FailingStatisticOracle(n_thresholds=4), bounds=(0, 1),
+                                 classes=[0, 1], random_state=0)
+    _play(clf, X[:30], y[:30], 10)
+    assert isinstance(clf._run.past, PastStatistic)
+    before, twin = pickle.dumps(clf), copy.deepcopy(clf)
+    _FailingStatisticOracle.armed = True
+    try:
+        with pytest.raises(ValueError, match="oracle failure"):
+            clf.partial_fit(X[30:40], y[30:40])
+    finally:
+        _FailingStatisticOracle.armed = False
+    assert pickle.dumps(clf) == before
+    _play(clf, X[30:], y[30:], 10)
+    _play(twin, X[30:], y[30:], 10)
+    assert clf.cumulative_loss_ == twin.cumulative_loss_
+    assert np.array_equal(clf._run.past.statistic, twin._run.past.statistic)
