@@ -749,6 +749,11 @@ class FiniteClassERMClassifier(_BaseERMOracle):
     def _erm_prepare(self, X, context=None):
         return PreparedRows(self._view().prepare(X), X.shape[0], X.shape[1])
 
+    def _erm_incremental(self):
+        # a concept object's prepared rows are the evaluated (n, |F|) matrix,
+        # too big to keep for the m separating points: refit on rows instead
+        return isinstance(self._view(), _MatrixView) and super()._erm_incremental()
+
     def _erm_accumulate(self, prepared, y, weights, n_classes=2):
         return self._view().statistic(prepared.index, weights * y)
 
