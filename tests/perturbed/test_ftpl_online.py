@@ -105,17 +105,24 @@ def test_memory_of_an_exact_oracle_run_does_not_grow_with_the_rows():
     assert clf._run.n == 2000
 
 
-def test_default_run_handles_many_small_rounds_quickly():
-    """Per-round cost independent of t: 2000 single-row rounds with the
-    default (128-threshold) stump oracle in a few seconds (before: the
-    rounds refitted on all rows and deep-copied them; 146 s for 10^4)."""
-    import time
+def test_each_round_touches_only_its_rows_and_the_separating_points(monkeypatch):
+    """O(1) work per round: the oracle only ever accumulates the round's own
+    rows or the m hallucinated ones, never the t past rows (before, every
+    round refitted on all of them)."""
+    sizes = []
+    original = StumpERMClassifier._erm_accumulate
 
-    X, y = _threshold_stream(2000)
-    clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1])
-    start = time.perf_counter()
-    _play(clf, X, y, 1)
-    assert time.perf_counter() - start < 20  # ~3 s on 2 shared cores
+    def spy(self, prepared, *args, **kwargs):
+        sizes.append(prepared.n_rows)
+        return original(self, prepared, *args, **kwargs)
+
+    monkeypatch.setattr(StumpERMClassifier, "_erm_accumulate", spy)
+    X, y = _threshold_stream(500)
+    clf = _play(PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], random_state=0),
+                X, y, 5)
+    m = clf.n_hallucinated_
+    assert set(sizes) <= {0, 5, m}
+    assert sizes.count(m) == clf.n_rounds_ + 1  # one perturbation per leader
     assert clf.cumulative_loss_ < 0.15 * len(X)
 
 
