@@ -20,11 +20,14 @@ default noise / the theory noise / label perturbation, with stump, depth-2
 tree and logistic-regression oracles; SmoothHedgeClassifier (stumps);
 SGDClassifier; Perceptron; river's LogisticRegression.
 
-Also: wall time of the default FTPL on T = 10^4 rows, and the realizable
-regret-vs-T figure next to Thm 1's bound where it is non-vacuous.
+Also: wall time of the default FTPL on T = 10^4 rows, the realizable
+regret-vs-T figure next to Thm 1's bound where it is non-vacuous, and
+(``--multiclass``) multiclass FTPL over 3 public classes on two 3-class
+streams against the best multiclass stump in hindsight, SGD and Perceptron.
 
-Run: ``python benchmarks/bench_ftpl.py [--quick]`` (results in
-``benchmarks/results/ftpl.json``; figure in ``benchmarks/figures/``).
+Run: ``python benchmarks/bench_ftpl.py [--quick] [--multiclass]`` (results
+in ``benchmarks/results/ftpl.json``, per-seed runs cached in
+``benchmarks/results/ftpl_runs.json``; figure in ``benchmarks/figures/``).
 """
 
 import argparse
@@ -98,13 +101,13 @@ def best_stump_loss(X, y, box):
     return int(np.sum(erm.predict(X) != y))
 
 
-def prequential(learner, X, y):
+def prequential(learner, X, y, classes=(0, 1)):
     mistakes, fitted = 0, False
     for start in range(0, len(X), BATCH):
         Xb, yb = X[start:start + BATCH], y[start:start + BATCH]
         pred = learner.predict(Xb) if fitted else np.zeros(len(Xb), dtype=int)
         mistakes += int(np.sum(np.asarray(pred) != yb))
-        learner.partial_fit(Xb, yb, classes=np.array([0, 1]))
+        learner.partial_fit(Xb, yb, classes=np.array(classes))
         fitted = True
     return mistakes
 
@@ -230,6 +233,69 @@ def bench_streams(n_seeds, T, learners, include_river, reuse=(), compute=True):
     return table
 
 
+# ------------------------------------------------------------ multiclass
+MULTICLASS_LEARNERS = {
+    "FTPL default (multiclass stumps)": lambda box: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1, 2]),
+    "FTPL default (tree d=2)": lambda box: PerturbedERMClassifier(
+        DecisionTreeClassifier(max_depth=2), bounds=box, classes=[0, 1, 2]),
+    "FTPL labels (multiclass stumps)": lambda box: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1, 2], online_perturbation="labels"),
+    "SGDClassifier": lambda box: SGDClassifier(random_state=0),
+    "Perceptron": lambda box: Perceptron(random_state=0),
+}
+
+
+def multiclass_streams():
+    def intervals(seed, T):
+        """3 features in [0, 1], label = interval of x1 (cuts 0.3, 0.7), 5 % noise."""
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(size=(T, 3))
+        y = np.digitize(X[:, 1], [0.3, 0.7])
+        flip = rng.random(T) < 0.05
+        y[flip] = rng.integers(0, 3, size=flip.sum())
+        return X, y, (0.0, 1.0)
+
+    def classification3(seed, T):
+        X, y = make_classification(n_samples=T, n_features=10, n_informative=4,
+                                   n_classes=3, random_state=seed)
+        lower, upper = np.full(10, -6.0), np.full(10, 6.0)
+        return np.clip(X, lower, upper), y, (lower, upper)
+
+    return {"3 intervals of x1 (5% noise)": intervals,
+            "make_classification d=10, 3 classes": classification3}
+
+
+def bench_multiclass(n_seeds, T):
+    """Prequential mistakes of multiclass FTPL (partial_fit over 3 public
+    classes) against the best multiclass stump in hindsight and baselines."""
+    from sksmooth.perturbed import MulticlassStumpERMClassifier
+
+    table = {}
+    for stream_name, load in multiclass_streams().items():
+        table[stream_name] = {}
+        for name, make in MULTICLASS_LEARNERS.items():
+            mistakes, best, seconds = [], [], []
+            for seed in range(n_seeds):
+                X, y, box = load(seed, T)
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    mistakes.append(prequential(make(box), X, y, classes=(0, 1, 2)))
+                seconds.append(time.perf_counter() - t0)
+                erm = MulticlassStumpERMClassifier(n_thresholds=256, bounds=box).fit(X, y)
+                best.append(int(np.sum(erm.predict(X) != y)))
+            table[stream_name][name] = {
+                "mistakes_mean": float(np.mean(mistakes)), "mistakes_sd": float(np.std(mistakes)),
+                "regret_mean": float(np.mean(mistakes) - np.mean(best)),
+                "seconds_mean": float(np.mean(seconds)), "mistakes": mistakes,
+                "best_stump": best}
+            print(f"{stream_name:40s} {name:34s} mistakes {np.mean(mistakes):7.1f} "
+                  f"+- {np.std(mistakes):5.1f}  best stump {np.mean(best):6.1f}  "
+                  f"{np.mean(seconds):5.2f}s", flush=True)
+    return table
+
+
 def bench_time(T=10_000, batch_sizes=(10, 1)):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(T, 3))
@@ -334,6 +400,10 @@ def main():
                         help="reuse cached runs of these (package) learners too")
     parser.add_argument("--no-time", action="store_true", help="skip the timing runs")
     parser.add_argument("--no-realizable", action="store_true")
+    parser.add_argument("--no-streams", action="store_true",
+                        help="skip the binary streams (keep the stored table)")
+    parser.add_argument("--multiclass", action="store_true",
+                        help="also run the multiclass streams")
     args = parser.parse_args()
     include_river = importlib.util.find_spec("river") is not None
     n_seeds, T = (2, 600) if args.quick else (5, 1500)
@@ -344,11 +414,14 @@ def main():
                 "batch": BATCH})
     if not args.no_time:
         out["timing"] = bench_time() if not args.quick else bench_time(2000)
-    chosen = args.learners or list(LEARNERS)
-    bench_streams(n_seeds, T, chosen, include_river, reuse=args.reuse)
-    out["streams"] = bench_streams(n_seeds, T, list(LEARNERS), include_river,
-                                   reuse=list(LEARNERS), compute=False)  # from the cache
-    out["targets"] = targets(out["streams"])
+    if not args.no_streams:
+        chosen = args.learners or list(LEARNERS)
+        bench_streams(n_seeds, T, chosen, include_river, reuse=args.reuse)
+        out["streams"] = bench_streams(n_seeds, T, list(LEARNERS), include_river,
+                                       reuse=list(LEARNERS), compute=False)  # from the cache
+        out["targets"] = targets(out["streams"])
+    if args.multiclass:
+        out["multiclass"] = bench_multiclass(n_seeds, T)
     if not args.no_realizable:
         horizons = [250, 500, 1000, 2000, 4000, 8000] if not args.quick else [250, 500]
         out["realizable"] = bench_realizable(horizons, 5 if not args.quick else 1)
