@@ -43,7 +43,12 @@ from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from sksmooth.online import SmoothHedgeClassifier
-from sksmooth.perturbed import ParityERMClassifier, PerturbedERMClassifier, StumpERMClassifier
+from sksmooth.perturbed import (
+    MulticlassStumpERMClassifier,
+    ParityERMClassifier,
+    PerturbedERMClassifier,
+    StumpERMClassifier,
+)
 from sksmooth.perturbed._ftpl import _theory_bound
 from sksmooth.streams import SmoothedThresholdAdversary
 
@@ -269,8 +274,6 @@ def multiclass_streams():
 def bench_multiclass(n_seeds, T):
     """Prequential mistakes of multiclass FTPL (partial_fit over 3 public
     classes) against the best multiclass stump in hindsight and baselines."""
-    from sksmooth.perturbed import MulticlassStumpERMClassifier
-
     table = {}
     for stream_name, load in multiclass_streams().items():
         table[stream_name] = {}
