@@ -20,11 +20,14 @@ default noise / the theory noise / label perturbation, with stump, depth-2
 tree and logistic-regression oracles; SmoothHedgeClassifier (stumps);
 SGDClassifier; Perceptron; river's LogisticRegression.
 
-Also: wall time of the default FTPL on T = 10^4 rows, and the realizable
-regret-vs-T figure next to Thm 1's bound where it is non-vacuous.
+Also: wall time of the default FTPL on T = 10^4 rows, the realizable
+regret-vs-T figure next to Thm 1's bound where it is non-vacuous, and
+(``--multiclass``) multiclass FTPL over 3 public classes on two 3-class
+streams against the best multiclass stump in hindsight, SGD and Perceptron.
 
-Run: ``python benchmarks/bench_ftpl.py [--quick]`` (results in
-``benchmarks/results/ftpl.json``; figure in ``benchmarks/figures/``).
+Run: ``python benchmarks/bench_ftpl.py [--quick] [--multiclass]`` (results
+in ``benchmarks/results/ftpl.json``, per-seed runs cached in
+``benchmarks/results/ftpl_runs.json``; figure in ``benchmarks/figures/``).
 """
 
 import argparse
@@ -40,7 +43,12 @@ from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from sksmooth.online import SmoothHedgeClassifier
-from sksmooth.perturbed import ParityERMClassifier, PerturbedERMClassifier, StumpERMClassifier
+from sksmooth.perturbed import (
+    MulticlassStumpERMClassifier,
+    ParityERMClassifier,
+    PerturbedERMClassifier,
+    StumpERMClassifier,
+)
 from sksmooth.perturbed._ftpl import _theory_bound
 from sksmooth.streams import SmoothedThresholdAdversary
 
@@ -98,13 +106,13 @@ def best_stump_loss(X, y, box):
     return int(np.sum(erm.predict(X) != y))
 
 
-def prequential(learner, X, y):
+def prequential(learner, X, y, classes=(0, 1)):
     mistakes, fitted = 0, False
     for start in range(0, len(X), BATCH):
         Xb, yb = X[start:start + BATCH], y[start:start + BATCH]
         pred = learner.predict(Xb) if fitted else np.zeros(len(Xb), dtype=int)
         mistakes += int(np.sum(np.asarray(pred) != yb))
-        learner.partial_fit(Xb, yb, classes=np.array([0, 1]))
+        learner.partial_fit(Xb, yb, classes=np.array(classes))
         fitted = True
     return mistakes
 
@@ -170,31 +178,123 @@ def box_of(name, seed):
 
 
 # ----------------------------------------------------------- experiments
-def bench_streams(n_seeds, T, learners, include_river):
-    table = {}
+# Learners of other packages: their results do not depend on this package's
+# code, so they are cached per (stream, learner, seed, T) and reused.
+PEERS = {"SmoothHedge (stumps)", "SGDClassifier", "Perceptron", "river LogisticRegression"}
+CACHE = RESULTS / "ftpl_runs.json"
+
+
+def _load_cache():
+    return json.loads(CACHE.read_text()) if CACHE.exists() else {}
+
+
+def _save_cache(cache):
+    RESULTS.mkdir(exist_ok=True)
+    tmp = CACHE.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(cache, indent=0, sort_keys=True))
+    tmp.replace(CACHE)
+
+
+def _one_run(stream_name, run, name, seed, T):
+    box = box_of(stream_name, seed)
+    learner = make_learner(name, box, T)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, best = run(learner, seed, T)
+    return {"mistakes": int(m), "best": int(best), "seconds": time.perf_counter() - t0}
+
+
+def bench_streams(n_seeds, T, learners, include_river, reuse=(), compute=True):
+    """One row per (stream, learner): runs are cached per seed; a cached run is
+    reused for a peer learner or a learner named in ``reuse``, else recomputed
+    (``compute=False``: rows without all seeds cached are left out)."""
+    cache, table = _load_cache(), {}
     for stream_name, (run, _) in streams(include_river).items():
         table[stream_name] = {}
         for name in learners:
             if name == "river LogisticRegression" and not include_river:
                 continue
-            mistakes, regrets, seconds = [], [], []
-            for seed in range(n_seeds):
-                box = box_of(stream_name, seed)
-                learner = make_learner(name, box, T)
-                t0 = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    m, best = run(learner, seed, T)
-                seconds.append(time.perf_counter() - t0)
-                mistakes.append(m)
-                regrets.append(m - best)
+            keys = [f"{stream_name}|{name}|{seed}|{T}" for seed in range(n_seeds)]
+            if not compute and not all(key in cache for key in keys):
+                continue
+            runs = []
+            for key, seed in zip(keys, range(n_seeds)):
+                if key not in cache or not (name in PEERS or name in reuse):
+                    cache[key] = _one_run(stream_name, run, name, seed, T)
+                    _save_cache(cache)
+                runs.append(cache[key])
+            mistakes = [r["mistakes"] for r in runs]
+            regrets = [r["mistakes"] - r["best"] for r in runs]
             table[stream_name][name] = {
                 "mistakes_mean": float(np.mean(mistakes)), "mistakes_sd": float(np.std(mistakes)),
-                "regret_mean": float(np.mean(regrets)), "seconds_mean": float(np.mean(seconds)),
-                "mistakes": mistakes,
+                "regret_mean": float(np.mean(regrets)),
+                "seconds_mean": float(np.mean([r["seconds"] for r in runs])),
+                "mistakes": mistakes, "best_stump": [r["best"] for r in runs],
             }
             print(f"{stream_name:45s} {name:28s} mistakes {np.mean(mistakes):7.1f} "
                   f"+- {np.std(mistakes):5.1f}  regret {np.mean(regrets):7.1f}  "
+                  f"{table[stream_name][name]['seconds_mean']:5.2f}s", flush=True)
+    return table
+
+
+# ------------------------------------------------------------ multiclass
+MULTICLASS_LEARNERS = {
+    "FTPL default (multiclass stumps)": lambda box: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1, 2]),
+    "FTPL default (tree d=2)": lambda box: PerturbedERMClassifier(
+        DecisionTreeClassifier(max_depth=2), bounds=box, classes=[0, 1, 2]),
+    "FTPL labels (multiclass stumps)": lambda box: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1, 2], online_perturbation="labels"),
+    "SGDClassifier": lambda box: SGDClassifier(random_state=0),
+    "Perceptron": lambda box: Perceptron(random_state=0),
+}
+
+
+def multiclass_streams():
+    def intervals(seed, T):
+        """3 features in [0, 1], label = interval of x1 (cuts 0.3, 0.7), 5 % noise."""
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(size=(T, 3))
+        y = np.digitize(X[:, 1], [0.3, 0.7])
+        flip = rng.random(T) < 0.05
+        y[flip] = rng.integers(0, 3, size=flip.sum())
+        return X, y, (0.0, 1.0)
+
+    def classification3(seed, T):
+        X, y = make_classification(n_samples=T, n_features=10, n_informative=4,
+                                   n_classes=3, random_state=seed)
+        lower, upper = np.full(10, -6.0), np.full(10, 6.0)
+        return np.clip(X, lower, upper), y, (lower, upper)
+
+    return {"3 intervals of x1 (5% noise)": intervals,
+            "make_classification d=10, 3 classes": classification3}
+
+
+def bench_multiclass(n_seeds, T):
+    """Prequential mistakes of multiclass FTPL (partial_fit over 3 public
+    classes) against the best multiclass stump in hindsight and baselines."""
+    table = {}
+    for stream_name, load in multiclass_streams().items():
+        table[stream_name] = {}
+        for name, make in MULTICLASS_LEARNERS.items():
+            mistakes, best, seconds = [], [], []
+            for seed in range(n_seeds):
+                X, y, box = load(seed, T)
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    mistakes.append(prequential(make(box), X, y, classes=(0, 1, 2)))
+                seconds.append(time.perf_counter() - t0)
+                erm = MulticlassStumpERMClassifier(n_thresholds=256, bounds=box).fit(X, y)
+                best.append(int(np.sum(erm.predict(X) != y)))
+            table[stream_name][name] = {
+                "mistakes_mean": float(np.mean(mistakes)), "mistakes_sd": float(np.std(mistakes)),
+                "regret_mean": float(np.mean(mistakes) - np.mean(best)),
+                "seconds_mean": float(np.mean(seconds)), "mistakes": mistakes,
+                "best_stump": best}
+            print(f"{stream_name:40s} {name:34s} mistakes {np.mean(mistakes):7.1f} "
+                  f"+- {np.std(mistakes):5.1f}  best stump {np.mean(best):6.1f}  "
                   f"{np.mean(seconds):5.2f}s", flush=True)
     return table
 
@@ -263,42 +363,76 @@ def figure(rows):
             label="Thm 1 bound (L* = 0), where < T")
     ax.plot(T, T, ":", color="grey", label="trivial bound T")
     ax.set_xscale("log"), ax.set_yscale("log")
+    ax.set_xticks(T, [str(t) for t in T], minor=False)
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("T (rounds)"), ax.set_ylabel("regret")
     ax.set_title("Realizable sigma=1/2 parity stream, |F| = 16")
     ax.legend(fontsize=7)
     path = FIGURES / "ftpl_regret_vs_T.png"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    return str(path)
+    return str(path.relative_to(Path(__file__).parent.parent))
+
+
+def targets(table):
+    """The issue's targets per stream: default FTPL (stumps) within 1.5x
+    SmoothHedge on the smooth streams, and below SGD and Perceptron."""
+    out = {}
+    for stream, rows in table.items():
+        if not {"FTPL default (stumps)", "SGDClassifier", "Perceptron"} <= set(rows):
+            continue
+        ftpl_m = rows["FTPL default (stumps)"]["mistakes_mean"]
+        row = {"below SGD": ftpl_m < rows["SGDClassifier"]["mistakes_mean"],
+               "below Perceptron": ftpl_m < rows["Perceptron"]["mistakes_mean"]}
+        if stream.startswith("smooth"):
+            row["within 1.5x SmoothHedge"] = (
+                ftpl_m <= 1.5 * rows["SmoothHedge (stumps)"]["mistakes_mean"])
+        row["best stump in hindsight (mean)"] = float(np.mean(
+            rows["FTPL default (stumps)"]["best_stump"]))
+        out[stream] = row
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", action="append", default=None,
-                        help="re-run only these learners and update results/ftpl.json")
+    parser.add_argument("--learners", action="append", default=None,
+                        help="run only these learners (default: all); the table is "
+                             "assembled from the cache for the others")
+    parser.add_argument("--reuse", action="append", default=[],
+                        help="reuse cached runs of these (package) learners too")
+    parser.add_argument("--no-time", action="store_true", help="skip the timing runs")
+    parser.add_argument("--no-realizable", action="store_true")
+    parser.add_argument("--no-streams", action="store_true",
+                        help="skip the binary streams (keep the stored table)")
+    parser.add_argument("--multiclass", action="store_true",
+                        help="also run the multiclass streams")
     args = parser.parse_args()
-    if args.only:
-        path = RESULTS / "ftpl.json"
-        out = json.loads(path.read_text())
-        table = bench_streams(out["n_seeds"], out["T"], args.only, True)
-        for stream, rows in table.items():
-            out["streams"][stream].update(rows)
-        out["timing"] = bench_time(batch_sizes=(10,))
-        path.write_text(json.dumps(out, indent=1))
-        return
     include_river = importlib.util.find_spec("river") is not None
     n_seeds, T = (2, 600) if args.quick else (5, 1500)
-    learners = list(LEARNERS)
-    out = {"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T, "batch": BATCH}
-    out["timing"] = bench_time() if not args.quick else bench_time(2000)
-    out["streams"] = bench_streams(n_seeds, T, learners, include_river)
-    horizons = [250, 500, 1000, 2000, 4000] if not args.quick else [250, 500]
-    out["realizable"] = bench_realizable(horizons, 3 if not args.quick else 1)
-    out["figure"] = figure(out["realizable"])
-    RESULTS.mkdir(exist_ok=True)
     name = "ftpl_quick.json" if args.quick else "ftpl.json"
-    (RESULTS / name).write_text(json.dumps(out, indent=1))
+    path = RESULTS / name
+    out = json.loads(path.read_text()) if path.exists() else {}
+    out.update({"protocol": __doc__.split("\n\n")[1], "n_seeds": n_seeds, "T": T,
+                "batch": BATCH})
+    if not args.no_time:
+        out["timing"] = bench_time() if not args.quick else bench_time(2000)
+    if not args.no_streams:
+        chosen = args.learners or list(LEARNERS)
+        bench_streams(n_seeds, T, chosen, include_river, reuse=args.reuse)
+        out["streams"] = bench_streams(n_seeds, T, list(LEARNERS), include_river,
+                                       reuse=list(LEARNERS), compute=False)  # from the cache
+        out["targets"] = targets(out["streams"])
+    if args.multiclass:
+        out["multiclass"] = bench_multiclass(n_seeds, T)
+    if not args.no_realizable:
+        horizons = [250, 500, 1000, 2000, 4000, 8000] if not args.quick else [250, 500]
+        out["realizable"] = bench_realizable(horizons, 5 if not args.quick else 1)
+        out["figure"] = figure(out["realizable"])
+    RESULTS.mkdir(exist_ok=True)
+    for stale in ("timing_before_128_grid", "rerun_note"):
+        out.pop(stale, None)
+    path.write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

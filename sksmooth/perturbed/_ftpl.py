@@ -7,7 +7,7 @@ with a fresh Gaussian ``w_t``; the variants differ only in how ``eta_t`` is
 chosen and how the perturbation reaches the oracle, so each is a small
 strategy object (:class:`PracticalNoise`, :class:`TheoryNoise`,
 :class:`FixedNoise`, :class:`LabelPerturbation`) behind one interface:
-``noise(run, T) -> eta`` and ``leader(run, X_hist, y_hist, eta) -> estimator``.
+``noise(run, T) -> eta`` and ``leader(run, eta) -> estimator``.
 
 Why a practical default. Thm 1's ``eta`` (condition (13)) carries the
 proof's constant 64 and ``log(2 T |F|) / rho^2``; for every horizon a user
@@ -23,34 +23,157 @@ mistakes plus one, the adaptive small-loss tuning of Hutter and Poland,
 So ``eta_t = sqrt(B (L_t + 1) / ln |F|)``. ``eta`` then changes between
 rounds, which Thm 1 does not cover: the default learns, the theory choice
 certifies.
+
+Cost. The past reaches the leader only through the oracle. An exact
+oracle's weighted 0-1 loss is linear in the rows, so the run keeps their
+additive statistic (:class:`PastStatistic`; per-cell signed weights for
+stumps) and a round costs O(m + batch), not O(t + m): the same leader as a
+refit on all rows, at every t. A heuristic oracle refits on all rows
+(:class:`PastRows`, an append-only buffer that snapshots share).
 """
 
 import copy
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import clone
 
 from ._calibration import ftpl_noise, ftpl_regret_bound
-from ._setup import fit_oracle, hallucinate
+from ._oracles import _is_exact_oracle
+from ._setup import fit_oracle, oracle_labels
 
-__all__ = ["OnlineRun", "RegretBound", "PracticalNoise", "TheoryNoise", "FixedNoise",
-           "LabelPerturbation", "online_strategy", "regret_report"]
+__all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound",
+           "PracticalNoise", "TheoryNoise", "FixedNoise", "LabelPerturbation",
+           "online_strategy", "regret_report"]
+
+
+class _RowBuffer:
+    """Append-only row storage, shared by the copies of a run.
+
+    ``filled`` is how many rows have been written. A :class:`PastRows` of
+    ``n`` rows writes in place only while ``filled == n`` -- nobody has
+    written past its end -- and otherwise starts a buffer of its own. So a
+    snapshot (the atomic ``partial_fit`` rollback, a ``deepcopy``) shares
+    the buffer instead of copying ``t`` rows every round, and rows a failed
+    or diverging copy wrote are never seen.
+    """
+
+    def __init__(self, X, y, filled):
+        self.X, self.y, self.filled = X, y, filled
+
+
+@dataclass(frozen=True, slots=True)
+class PastRows:
+    """The past rows (heuristic oracles, and the label-perturbation variant).
+
+    Its state (pickling, comparison) is the ``n`` rows, never the buffer's
+    scratch space or rows written by another copy."""
+
+    buffer: _RowBuffer
+    n: int = 0
+
+    def __getstate__(self):
+        return self.rows()
+
+    def __setstate__(self, state):
+        X, y = state
+        object.__setattr__(self, "buffer", _RowBuffer(X.copy(), y.copy(), len(y)))
+        object.__setattr__(self, "n", len(y))
+
+    @classmethod
+    def empty(cls, n_features):
+        return cls(_RowBuffer(np.empty((64, n_features)), np.empty(64), 0))
+
+    def append(self, X, y, run):
+        n_new, buf = self.n + len(X), self.buffer
+        if buf.filled != self.n or n_new > len(buf.y):  # shared past our end, or full
+            size = max(n_new, 2 * len(buf.y))
+            X_new, y_new = np.empty((size, X.shape[1])), np.empty(size)
+            X_new[:self.n], y_new[:self.n] = buf.X[:self.n], buf.y[:self.n]
+            buf = _RowBuffer(X_new, y_new, self.n)
+        buf.X[self.n:n_new], buf.y[self.n:n_new] = X, y
+        buf.filled = n_new
+        return PastRows(buf, n_new)
+
+    def rows(self):
+        return self.buffer.X[:self.n], self.buffer.y[:self.n]
+
+    def leader(self, run, labels, weights):
+        X_hist, y_hist = self.rows()
+        return fit_oracle(_next_oracle(run), np.vstack([X_hist, run.hallucinated_rows]),
+                          np.concatenate([y_hist, labels]),
+                          np.concatenate([np.ones(len(y_hist)), weights]),
+                          n_classes=run.codec.n_classes)
+
+    def __deepcopy__(self, memo):
+        return self  # an immutable view of an append-only buffer (_RowBuffer)
+
+
+@dataclass(frozen=True)
+class PastStatistic:
+    """The exact oracle's additive statistic of the past rows (its weighted
+    0-1 loss of every hypothesis is linear in the rows): O(1) memory and work
+    per round instead of O(t). Never modified in place."""
+
+    statistic: np.ndarray
+    n: int = 0
+
+    def __post_init__(self):
+        self.statistic.setflags(write=False)
+
+    @classmethod
+    def empty(cls, run):
+        return cls(_row_statistic(run, run.hallucinated_rows[:0], np.empty(0)))
+
+    def append(self, X, y, run):
+        return PastStatistic(self.statistic + _row_statistic(run, X, y), self.n + len(X))
+
+    def leader(self, run, labels, weights):
+        _check_weights(weights)
+        n_classes = run.codec.n_classes
+        prepared = run.hallucinated
+        perturbation = run.oracle._erm_accumulate(
+            prepared, oracle_labels(run.oracle, labels, n_classes), weights, n_classes)
+        # the template is unfitted and its parameters are never modified: a
+        # shallow copy is a clone without clone's parameter introspection
+        oracle = copy.copy(run.oracle)
+        return oracle._fit_from_statistic(self.statistic + perturbation, prepared, n_classes)
+
+
+def _row_statistic(run, X, y):
+    oracle, n_classes = run.oracle, run.codec.n_classes
+    prepared = oracle._erm_prepare(oracle._check_domain(X), run.hallucinated.context)
+    return oracle._erm_accumulate(prepared, oracle_labels(oracle, y, n_classes),
+                                  np.ones(len(X)), n_classes)
+
+
+def _check_weights(weights):
+    if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
+        raise RuntimeError("internal error: a non-finite or negative weight was produced.")
 
 
 @dataclass
 class OnlineRun:
-    """State of one online run (one ``partial_fit`` call = one round)."""
+    """State of one online run (one ``partial_fit`` call = one round).
 
-    classes: np.ndarray
+    ``codec`` (public labels), ``box``, ``Z``, ``calibration``, ``oracle``
+    (an unfitted template) and ``hallucinated`` (``Z`` prepared for the
+    oracle's statistic) are fixed at the start; ``past`` is replaced, never
+    modified; a round changes ``rng`` and the scalars. A copy (the atomic
+    ``partial_fit`` snapshot) costs O(m), not O(t): the past is a statistic
+    or a shared append-only buffer.
+    """
+
+    codec: object
     box: object
     Z: np.ndarray
     calibration: object
     oracle: object
     rng: np.random.Generator
-    X: np.ndarray  # history buffer; rows past n are scratch
-    y: np.ndarray
-    n: int = 0
+    past: object  # PastStatistic or PastRows
+    hallucinated_rows: np.ndarray  # Z, or Z repeated per class
+    hallucinated: object = None  # PreparedRows of hallucinated_rows (statistic path)
     loss_bound: int = 0  # B: the largest batch so far
     n_rounds: int = 0
     cumulative_loss: float = 0.0
@@ -60,24 +183,42 @@ class OnlineRun:
     rounds_since_refit: int = 0
     eta: float = float("nan")
 
-    def append(self, X, y_pm1):
-        """Rows into the amortised-doubling history buffer (returns the new run)."""
-        n_new = self.n + len(X)
-        buf_X, buf_y = self.X, self.y
-        if n_new > len(buf_X):
-            size = max(n_new, 2 * len(buf_X), 64)
-            buf_X = np.concatenate([buf_X[:self.n], np.zeros((size - self.n, X.shape[1]))])
-            buf_y = np.concatenate([buf_y[:self.n], np.zeros(size - self.n)])
-        else:
-            buf_X, buf_y = buf_X.copy(), buf_y.copy()
-        buf_X[self.n:n_new], buf_y[self.n:n_new] = X, y_pm1
-        return replace(self, X=buf_X, y=buf_y, n=n_new)
+    @property
+    def classes(self):
+        return self.codec.classes_
 
-    def history(self):
-        return self.X[:self.n], self.y[:self.n]
+    @property
+    def n(self):
+        return self.past.n
+
+    def append(self, X, y_coded):
+        """The run with the rows added to the past (a new object)."""
+        return replace(self, past=self.past.append(X, y_coded, self))
+
+    def predict_coded(self, X):
+        """The current leader's predictions of validated rows, in the oracle's coding."""
+        if self.estimator is None:
+            return np.ones(len(X))
+        if _is_exact_oracle(self.estimator):
+            return self.estimator._erm_predict_validated(X)
+        return np.asarray(self.estimator.predict(X))
 
     def noise_varied(self):
         return bool(self.eta_high > self.eta_low * (1 + 1e-12))
+
+
+def start_run(codec, box, Z, calibration, oracle, rng, online_perturbation):
+    """A fresh run; the past is a statistic when the oracle has one (exact
+    oracles) and the perturbation is hallucinated, else the rows."""
+    rows = codec.hallucinated_rows(Z)
+    incremental = (online_perturbation == "hallucinated" and _is_exact_oracle(oracle)
+                   and oracle._erm_incremental())
+    prepared = oracle._erm_prepare(oracle._check_domain(rows)) if incremental else None
+    run = OnlineRun(codec, box, Z, calibration, oracle, rng, PastRows.empty(Z.shape[1]),
+                    rows, prepared)
+    if incremental:
+        run.past = PastStatistic.empty(run)
+    return run
 
 
 def _next_oracle(run):
@@ -103,11 +244,9 @@ class _Hallucinated:
 
     has_bound = False
 
-    def leader(self, run, X_hist, y_hist, eta):
-        labels, weights = hallucinate(run.Z, eta, run.rng)
-        return fit_oracle(_next_oracle(run), np.vstack([X_hist, run.Z]),
-                          np.concatenate([y_hist, labels]),
-                          np.concatenate([np.ones(len(y_hist)), weights]))
+    def leader(self, run, eta):
+        labels, weights = run.codec.hallucinated_labels(run.Z, eta, run.rng)
+        return run.past.leader(run, labels, weights)
 
 
 class PracticalNoise(_Hallucinated):
@@ -155,7 +294,9 @@ class LabelPerturbation:
 
     ``sum_s (1 - y_s f(x_s)) / 2 + sum_s (g_s / 2) f(x_s)`` with
     ``g_s ~ N(0, scale^2)`` equals, up to a constant, a weighted 0-1 loss
-    with labels ``sign(y_s - g_s)`` and weights ``|y_s - g_s|``.
+    with labels ``sign(y_s - g_s)`` and weights ``|y_s - g_s|``; multiclass:
+    the one-hot analogue (``BinaryCodec.perturbed_rows``,
+    ``MulticlassCodec.perturbed_rows``).
     """
 
     scale: float = 1.0
@@ -165,12 +306,13 @@ class LabelPerturbation:
     def noise(self, run, horizon):
         return self.scale
 
-    def leader(self, run, X_hist, y_hist, eta):
+    def leader(self, run, eta):
+        X_hist, y_hist = run.past.rows()
         if len(y_hist) == 0:
             return None
-        perturbed = y_hist - eta * run.rng.standard_normal(len(y_hist))
-        return fit_oracle(_next_oracle(run), X_hist, np.where(perturbed >= 0, 1.0, -1.0),
-                          np.abs(perturbed))
+        rows, labels, weights = run.codec.perturbed_rows(X_hist, y_hist, eta, run.rng)
+        return fit_oracle(_next_oracle(run), rows, labels, weights,
+                          n_classes=run.codec.n_classes)
 
 
 def online_strategy(noise, online_perturbation):
@@ -222,6 +364,13 @@ class RegretBound:
         return text
 
 
+@dataclass(frozen=True)
+class _Constants:
+    rho: float
+    gaussian_complexity: float
+    log_n_functions: float
+
+
 def _theory_bound(cal, horizon, B, best_loss):
     eta = ftpl_noise(cal.rho, cal.gaussian_complexity, cal.log_n_functions, horizon, B)
     return ftpl_regret_bound(eta, cal.rho, cal.gaussian_complexity, cal.log_n_functions,
@@ -230,6 +379,13 @@ def _theory_bound(cal, horizon, B, best_loss):
 
 def non_vacuous_horizon(cal, B, best_loss=0.0, max_horizon=2**62):
     """Smallest ``T`` with Thm 1's bound (theory ``eta``) ``<= T B`` (doubling, bisection)."""
+    return _non_vacuous_horizon(cal.rho, cal.gaussian_complexity, cal.log_n_functions,
+                                B, best_loss, max_horizon)
+
+
+@functools.lru_cache(maxsize=256)
+def _non_vacuous_horizon(rho, G, log_n, B, best_loss, max_horizon):
+    cal = _Constants(rho, G, log_n)
     high = 1
     while _theory_bound(cal, high, B, best_loss) > high * B:
         high *= 2
@@ -247,6 +403,10 @@ def regret_report(strategy, run, horizon, best_loss=0.0, n_rounds=None):
     T = int(n_rounds or max(horizon or 0, run.n_rounds, 1))
     B = max(run.loss_bound, 1)
     nan = float("nan")
+    if run.codec.multiclass:
+        return RegretBound(nan, T, T * B, False, None, False,
+                           "Thm 1 is stated for binary classes; a multiclass run has no "
+                           "certified bound")
     if not strategy.has_bound:
         why = ("the label-perturbation variant has no regret theorem"
                if strategy.name == "labels" else

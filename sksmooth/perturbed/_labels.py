@@ -39,7 +39,7 @@ from .._validation import BinaryLabels, check_binary_target, resolve_public_clas
 from ..exceptions import PrivacyLeakWarning
 from ._setup import hallucinate
 
-__all__ = ["BinaryCodec", "MulticlassCodec", "label_codec", "MULTICLASS_NOTE"]
+__all__ = ["BinaryCodec", "MulticlassCodec", "label_codec", "online_codec", "MULTICLASS_NOTE"]
 
 MULTICLASS_NOTE = (
     "multiclass: calibrated by Lemma 1 applied to the one-hot embedding of the class "
@@ -66,9 +66,33 @@ class BinaryCodec:
     def decode(self, pred):
         return BinaryLabels.decode(np.asarray(pred), self.classes_)
 
+    def encode_known(self, y):
+        """Online (not private): refuse labels outside ``classes_``, then encode."""
+        y = np.asarray(y)
+        if len(self.classes_) == 2:  # two comparisons: a fast path for small batches
+            plus = y == self.classes_[1]
+            if np.all(plus | (y == self.classes_[0])):
+                return np.where(plus, 1.0, -1.0)
+        return BinaryLabels.encode(y, self.classes_)  # refuses unknown labels
+
+    def hallucinated_rows(self, Z):
+        """The rows of the hallucinated examples (fixed by the public ``Z``)."""
+        return Z
+
+    def hallucinated_labels(self, Z, eta, rng):
+        """Labels and weights of :meth:`hallucinated_rows` realising ``eta w(f)``."""
+        return hallucinate(Z, eta, rng)
+
     def hallucinate(self, Z, eta, rng):
         """Rows, labels and weights realising ``eta w(f)`` (``xi_j`` from ``rng``)."""
-        return (Z, *hallucinate(Z, eta, rng))
+        return (self.hallucinated_rows(Z), *self.hallucinated_labels(Z, eta, rng))
+
+    def perturbed_rows(self, X, y_pm1, scale, rng):
+        """The label-perturbation variant: ``1[f(x_s) != y_s] + (scale g_s / 2) f(x_s)``,
+        ``g_s ~ N(0, 1)``, is (up to a constant) the weighted 0-1 loss with label
+        ``sign(y_s - scale g_s)`` and weight ``|y_s - scale g_s|``."""
+        perturbed = y_pm1 - scale * rng.standard_normal(len(y_pm1))
+        return X, np.where(perturbed >= 0, 1.0, -1.0), np.abs(perturbed)
 
     def lemma2_complexity(self, G, delta):
         return G
@@ -85,18 +109,60 @@ class MulticlassCodec(BinaryCodec):
     def decode(self, pred):
         return self.classes_[np.asarray(pred).astype(np.intp)]
 
-    def hallucinate(self, Z, eta, rng):
+    def encode_known(self, y):
+        y = np.asarray(y)
+        if not np.all(np.isin(y, self.classes_)):
+            BinaryLabels.encode(y, self.classes_)  # its error (no label echoed)
+        return self.encode(y)
+
+    def hallucinated_rows(self, Z):
+        return np.repeat(Z, len(self.classes_), axis=0)
+
+    def hallucinated_labels(self, Z, eta, rng):
         m, k = len(Z), len(self.classes_)
         xi = rng.standard_normal((m, k))
         pos, neg = np.maximum(xi, 0.0), np.maximum(-xi, 0.0)
         weights = eta / np.sqrt(m) * (neg + pos.sum(axis=1, keepdims=True) - pos)
-        return (np.repeat(Z, k, axis=0), np.tile(np.arange(k, dtype=float), m),
+        return np.tile(np.arange(k, dtype=float), m), weights.ravel()
+
+    def perturbed_rows(self, X, codes, scale, rng):
+        """The label-perturbation variant, one-hot: row ``s`` costs
+        ``1[f(x_s) != y_s] + scale sum_c g_{sc} 1[f(x_s) = c]``, realised as
+        ``k`` copies of the row with the weights of the module docstring plus 1
+        on the row's own label."""
+        n, k = len(X), len(self.classes_)
+        g = rng.standard_normal((n, k))
+        pos, neg = np.maximum(g, 0.0), np.maximum(-g, 0.0)
+        weights = scale * (neg + pos.sum(axis=1, keepdims=True) - pos)
+        weights[np.arange(n), np.asarray(codes, dtype=np.intp)] += 1.0
+        return (np.repeat(X, k, axis=0), np.tile(np.arange(k, dtype=float), n),
                 weights.ravel())
 
     def lemma2_complexity(self, G, delta):
         """``G`` such that Lemma 2's formula gives the one-hot calibration."""
         k = len(self.classes_)
         return G + (np.sqrt(k) - 1.0) * np.sqrt(2.0 * np.log(2.0 / delta))
+
+
+def online_codec(y, classes, max_classes):
+    """The codec of an online run (not private: the label set may come from
+    ``y``; labels outside the set are refused)."""
+    check_classification_targets(y)
+    if classes is not None:
+        given = np.asarray(classes)
+        if given.ndim != 1 or len(np.unique(given)) != len(given) or len(given) < 2:
+            raise ValueError("classes must list at least two distinct labels, e.g. "
+                             "classes=[0, 1] or classes=[0, 1, 2].")
+    labels = np.unique(y if classes is None else np.asarray(classes))
+    if len(labels) > max_classes:
+        raise ValueError(f"classes lists {len(labels)} labels; the cap is {max_classes} "
+                         "(the multiclass oracle's memory grows like k^2).")
+    if len(labels) <= 2:
+        codec = BinaryCodec(BinaryLabels.fit_classes(y, classes=classes))
+    else:
+        codec = MulticlassCodec(labels)
+    codec.encode_known(y)  # unknown labels: refuse before any draw
+    return codec
 
 
 def label_codec(y, classes, stacklevel=4):

@@ -24,6 +24,7 @@ training data, so that releasing a fitted oracle releases only ``f_hat``.
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -47,6 +48,21 @@ __all__ = [
 
 # Largest Gram block formed at once when computing pairwise distances.
 _GRAM_CHUNK = 2048
+
+
+@dataclass(frozen=True)
+class PreparedRows:
+    """Rows encoded for an oracle's additive statistic.
+
+    ``index``: where each row (or each row and feature) lands in the
+    statistic; ``context``: what the selection needs besides the statistic
+    (e.g. the stump grid).
+    """
+
+    index: np.ndarray
+    n_rows: int
+    n_features: int
+    context: object = None
 
 
 def fwht(values):
@@ -121,8 +137,9 @@ def spectral_separation(values):
 class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     """Shared fit / predict logic of the exact 0-1 ERM oracles.
 
-    Subclasses implement ``_fit_pm1(X, y_pm1, weights)`` (select the
-    hypothesis) and ``_predict_pm1(X)``; the ``_erm_*`` methods give
+    Subclasses implement the additive statistic (``_erm_prepare``,
+    ``_erm_accumulate``, ``_fit_statistic``; or override ``_fit_pm1``) and
+    ``_predict_pm1(X)``; the ``_erm_*`` methods give
     :class:`PerturbedERMClassifier` what it needs to certify privacy.
     """
 
@@ -170,6 +187,46 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
         self.classes_ = np.array([-1, 1])
         self._fit_pm1(self._check_domain(X), np.asarray(y_pm1, dtype=float), weights)
         return self
+
+    # -- additive sufficient statistic --------------------------------------
+    # The weighted 0-1 loss of every hypothesis is linear in the weights, so
+    # it depends on the rows only through an additive statistic (signed
+    # weights per grid cell, per cube point, per domain point): the ERM on a
+    # union of row sets is the ERM of the sum of their statistics. Online
+    # FTPL keeps the statistic of the past rows instead of the rows
+    # (O(1) per round instead of O(t)).
+    def _fit_pm1(self, X, y_pm1, weights):
+        prepared = self._erm_prepare(X)
+        self._fit_statistic(self._erm_accumulate(prepared, y_pm1, weights), prepared)
+
+    def _erm_prepare(self, X, context=None):
+        """Rows encoded for :meth:`_erm_accumulate` (a :class:`PreparedRows`);
+        ``context``: that of rows prepared before by this oracle (reused)."""
+        raise NotImplementedError
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        """The additive statistic of weighted rows (labels +-1, or codes)."""
+        raise NotImplementedError
+
+    def _fit_statistic(self, statistic, prepared):
+        """Select the hypothesis from a statistic (sets the fitted attributes)."""
+        raise NotImplementedError
+
+    def _erm_incremental(self):
+        """Whether fitting is exactly :meth:`_fit_statistic` of the additive
+        statistic (a subclass overriding ``_fit_pm1`` fits its own way)."""
+        return type(self)._fit_pm1 is _BaseERMOracle._fit_pm1
+
+    def _fit_from_statistic(self, statistic, prepared, n_classes=2):
+        """PerturbedERMClassifier's online fast path (statistic of validated rows)."""
+        self.n_features_in_ = prepared.n_features
+        self.classes_ = np.array([-1, 1])
+        self._fit_statistic(statistic, prepared)
+        return self
+
+    def _erm_predict_validated(self, X):
+        """Predictions in the oracle's coding (+-1) of validated rows."""
+        return self._predict_pm1(self._check_domain(X))
 
     def predict(self, X):
         """Predict labels with the selected hypothesis."""
@@ -293,22 +350,31 @@ class StumpERMClassifier(_BaseERMOracle):
     def _active(self, lower, upper):
         return upper > lower
 
-    def _fit_pm1(self, X, y_pm1, weights):
-        with warnings.catch_warnings():
-            # Standalone (non-private) use may take the grid from the data.
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            n_thresholds, lower, upper = self._grid(X.shape[1], X)
+    def _erm_prepare(self, X, context=None):
+        grid = context
+        if grid is None:
+            with warnings.catch_warnings():
+                # Standalone (non-private) use may take the grid from the data.
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+                grid = self._grid(X.shape[1], X)
+        n_thresholds, lower, upper = grid
+        n, d = X.shape
+        offsets = self._cells(X, n_thresholds, lower, upper) + (n_thresholds + 1) * np.arange(d)
+        return PreparedRows(offsets.ravel(), n, d, grid)
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        """Signed weight per feature and grid cell, shape ``(d, n_thresholds + 1)``."""
+        n_thresholds = prepared.context[0]
+        d = prepared.n_features
+        return np.bincount(prepared.index, weights=np.repeat(weights * y, d),
+                           minlength=d * (n_thresholds + 1)).reshape(d, n_thresholds + 1)
+
+    def _fit_statistic(self, per_cell, prepared):
+        n_thresholds, lower, upper = prepared.context
         # predict uses the grid of fit, not the (settable) parameters
         self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
-        n, d = X.shape
-        cells = self._cells(X, n_thresholds, lower, upper)
-        n_cells = n_thresholds + 1
-        signed = weights * y_pm1
-        total = signed.sum()
-        offsets = cells + n_cells * np.arange(d)
-        per_cell = np.bincount(
-            offsets.ravel(), weights=np.repeat(signed, d), minlength=d * n_cells
-        ).reshape(d, n_cells)
+        d = per_cell.shape[0]
+        total = per_cell[0].sum()
         # correlation of s=+1 stump (j, a) = total - 2 * sum_{c < a} per_cell[j, c]
         below = np.cumsum(per_cell, axis=1)[:, :n_thresholds]
         corr = total - 2.0 * below
@@ -461,6 +527,11 @@ class ThresholdERMClassifier(StumpERMClassifier):
     def _erm_uses_bounds(self):
         return self.n_thresholds is not None
 
+    def _erm_incremental(self):
+        # the exact path (n_thresholds=None) sorts the rows: no finite statistic
+        return (self.n_thresholds is not None
+                and type(self)._fit_pm1 is ThresholdERMClassifier._fit_pm1)
+
     def _fit_pm1(self, X, y_pm1, weights):
         if self.n_thresholds is not None:
             return super()._fit_pm1(X, y_pm1, weights)
@@ -565,10 +636,17 @@ class ParityERMClassifier(_BaseERMOracle):
         # exact in float64 for k <= 24 bits
         return (np.asarray(X, dtype=float) @ (2.0 ** np.arange(X.shape[1]))).astype(np.int64)
 
-    def _fit_pm1(self, X, y_pm1, weights):
-        k = X.shape[1]
-        agg = np.bincount(self._index(X), weights=weights * y_pm1, minlength=2**k)
+    def _erm_prepare(self, X, context=None):
+        return PreparedRows(self._index(X), X.shape[0], X.shape[1])
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        """Signed weight per cube point, shape ``(2^k,)``."""
+        return np.bincount(prepared.index, weights=weights * y,
+                           minlength=2**prepared.n_features)
+
+    def _fit_statistic(self, agg, prepared):
         corr = -fwht(agg)  # correlation of h_S = -chi_S
+        k = prepared.n_features
         scores = np.concatenate([corr, -corr]) if self.include_negations else corr
         best = int(np.argmax(scores))
         self.subset_ = best % (2**k)
@@ -668,8 +746,19 @@ class FiniteClassERMClassifier(_BaseERMOracle):
     def _evaluate(self, X):
         return self._view().evaluate(X)
 
-    def _fit_pm1(self, X, y_pm1, weights):
-        self.concept_ = int(np.argmax(self._view().scores(X, weights * y_pm1)))
+    def _erm_prepare(self, X, context=None):
+        return PreparedRows(self._view().prepare(X), X.shape[0], X.shape[1])
+
+    def _erm_incremental(self):
+        # a concept object's prepared rows are the evaluated (n, |F|) matrix,
+        # too big to keep for the m separating points: refit on rows instead
+        return isinstance(self._view(), _MatrixView) and super()._erm_incremental()
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        return self._view().statistic(prepared.index, weights * y)
+
+    def _fit_statistic(self, statistic, prepared):
+        self.concept_ = int(np.argmax(self._view().scores(statistic)))
 
     def _predict_pm1(self, X):
         return self._view().evaluate(X)[:, self.concept_].astype(float)
@@ -712,8 +801,15 @@ class _ConceptObjectView:
     def evaluate(self, X):
         return np.where(np.asarray(self.concepts.evaluate(X), dtype=bool), 1, -1).astype(np.int8)
 
-    def scores(self, X, signed):
-        return signed @ self.evaluate(X).astype(float)
+    def prepare(self, X):
+        return self.evaluate(X).astype(float)
+
+    def statistic(self, values, signed):
+        """Weighted correlation of every concept (additive over rows)."""
+        return signed @ values
+
+    def scores(self, statistic):
+        return statistic
 
     def class_size(self, n_features):
         return int(getattr(self.concepts, "n_concepts", None) or
@@ -794,9 +890,15 @@ class _MatrixView:
     def evaluate(self, X):
         return self.matrix[self.domain_index(X)]
 
-    def scores(self, X, signed):
-        agg = np.bincount(self.domain_index(X), weights=signed, minlength=self.n_domain)
-        return agg @ self.matrix.astype(float)
+    def prepare(self, X):
+        return self.domain_index(X)
+
+    def statistic(self, index, signed):
+        """Signed weight per domain point (additive over rows)."""
+        return np.bincount(index, weights=signed, minlength=self.n_domain)
+
+    def scores(self, statistic):
+        return statistic @ self.matrix.astype(float)
 
     def class_size(self, n_features):
         return int(np.unique(self.matrix, axis=1).shape[1])
@@ -866,16 +968,36 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
         return self
 
     def _fit_codes(self, X, codes, weights):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            n_thresholds, lower, upper = self._grid(X.shape[1], X)
-        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
-        k, d, n_cells = self._n_classes, X.shape[1], n_thresholds + 1
-        cells = self._cells(X, n_thresholds, lower, upper)
-        offsets = ((np.arange(d) * n_cells + cells) * k + codes[:, None]).ravel()
-        hist = np.bincount(offsets, weights=np.repeat(weights, d),
+        prepared = self._erm_prepare(X)
+        self._fit_statistic(self._erm_accumulate(prepared, codes, weights, self._n_classes),
+                            prepared)
+
+    def _erm_incremental(self):
+        return type(self)._fit_codes is MulticlassStumpERMClassifier._fit_codes
+
+    def _erm_accumulate(self, prepared, codes, weights, n_classes=2):
+        """Weight per feature, grid cell and class, shape ``(d, n_thresholds + 1, k)``."""
+        n_cells, d, k = prepared.context[0] + 1, prepared.n_features, int(n_classes)
+        offsets = (prepared.index.reshape(-1, d) * k
+                   + np.asarray(codes, dtype=np.int64)[:, None]).ravel()
+        return np.bincount(offsets, weights=np.repeat(weights, d),
                            minlength=d * n_cells * k).reshape(d, n_cells, k)
-        total = hist[0].sum(axis=0) if d else np.bincount(codes, weights, minlength=k)
+
+    def _fit_from_statistic(self, statistic, prepared, n_classes=2):
+        self.n_features_in_ = prepared.n_features
+        self._n_classes = int(n_classes)
+        self.classes_ = np.arange(self._n_classes)
+        self._fit_statistic(statistic, prepared)
+        return self
+
+    def _erm_predict_validated(self, X):
+        return self._predict_codes(X)
+
+    def _fit_statistic(self, hist, prepared):
+        n_thresholds, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
+        d, k = hist.shape[0], hist.shape[2]
+        total = hist[0].sum(axis=0)
         below = np.cumsum(hist, axis=1)[:, :n_thresholds]  # (d, n_thresholds, k)
         above = total - below
         # correct weight of (c_below, c_above): below[c_below] + above[c_above], c_below != c_above

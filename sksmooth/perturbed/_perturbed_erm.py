@@ -31,6 +31,7 @@ the weights or ``xi``.
 import sys
 import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -56,7 +57,6 @@ from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BinaryLabels,
-    check_binary_target,
     check_bounds,
     check_generator,
     clip_to_bounds,
@@ -64,14 +64,15 @@ from .._validation import (
 from ..accounting import charge, check_accountant
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
-from ._ftpl import OnlineRun, online_strategy, regret_report
-from ._labels import MULTICLASS_NOTE, label_codec
+from ._ftpl import online_strategy, regret_report, start_run
+from ._labels import MULTICLASS_NOTE, label_codec, online_codec
 from ._oracles import _is_exact_oracle
 from ._setup import (
     calibrate,
     check_estimator_param,
     fit_oracle,
     make_oracle,
+    oracle_labels,
     resolve_box,
     separating_points,
 )
@@ -150,8 +151,27 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     Follow-the-Perturbed-Leader (Alg. 1); **each call is one round** (its
     rows form the round's loss, bounded by the batch size ``B``): it predicts
     the rows with the current leader, then refits the oracle on all past
-    rows plus a fresh perturbation. ``partial_fit`` after ``fit`` starts a new
-    online run; ``fit`` discards an online run.
+    rows plus a fresh perturbation. With an exact oracle of this package the
+    past rows are kept as the oracle's additive statistic (per-cell signed
+    weights for stumps), so a round costs the same at ``t = 10`` and
+    ``t = 10^6``; a heuristic oracle refits on all rows (O(t) per round).
+    Labels: two (binary) or more (multiclass: the one-hot perturbation of
+    ``fit`` and ``MulticlassStumpERMClassifier`` by default; Thm 1 is stated
+    for binary classes, so a multiclass run reports no bound).
+    ``partial_fit`` after ``fit`` starts a new online run; ``fit`` discards
+    an online run.
+
+    Which hypothesis class. The default online class is axis-aligned
+    decision stumps on a 128-threshold grid: an exact 0-1 ERM over a finite,
+    separated class, which is what Thm 1 (and Lemma 2 for ``fit``) needs.
+    Its limit is the class itself: on data no single stump separates, FTPL
+    cannot beat the best stump in hindsight. On a 10-feature
+    ``make_classification`` stream the best stump in hindsight makes more
+    mistakes than ``SGDClassifier`` (benchmarks/bench_ftpl.py). There,
+    pass a richer oracle, e.g. ``DecisionTreeClassifier(max_depth=2)``
+    (greedy CART, not an exact 0-1 ERM: no theorem applies; it beat SGD and
+    Perceptron on every stream we measured) or ``LogisticRegression()``
+    (slow: O(t) per round).
 
     What is guaranteed, in words. The privacy claim of ``fit`` is
     **certified** only when (i) the oracle is an exact 0-1 ERM over a fixed
@@ -173,7 +193,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         The ERM oracle; its ``fit`` must accept ``sample_weight``. Cloned,
         never modified. ``None``: ``StumpERMClassifier(n_thresholds=8)`` for
         ``fit`` (exact, certifiable) and ``n_thresholds=128`` online (the grid
-        error is paid every round there, the privacy noise is not).
+        error is paid every round there, the privacy noise is not);
+        ``MulticlassStumpERMClassifier`` (same grids) for more than two
+        classes.
     epsilon : float in [1e-6, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:
         larger values get the noise of ``epsilon = 1`` (a warning says so) and
@@ -213,10 +235,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``k = refit_every`` each leader is used for ``k`` rounds, which adds
         at most ``(k - 1) B`` per change of leader to the regret (and Thm 1's
         bound is not certified for ``k > 1``); it divides the oracle work by
-        ``k``. Measured (2 shared cores, default stump oracle, 3 features):
-        10^4 rows in batches of 10 take 15 s; row by row about 150 s (60 s
-        with ``refit_every=10``), dominated by per-call validation and the
-        atomic snapshot. An oracle given with ``warm_start=True`` (e.g.
+        ``k``. Measured (2 shared cores, default stump oracle, 3 features,
+        benchmarks/bench_ftpl.py): 10^4 rows in batches of 10 take 1.2 s;
+        row by row 12 s (8.6 s with ``refit_every=10``; the rest is the
+        per-call validation, prediction and atomic snapshot). An oracle
+        given with ``warm_start=True`` (e.g.
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
         previous leader (same minimiser for convex losses; for
         ``LogisticRegression`` with lbfgs we measured no speed-up).
@@ -225,10 +248,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         centre, out-of-box and infinite values clipped), never refused.
         ``None`` takes it from the data (``PrivacyLeakWarning``; not
         certified), unless the oracle has its own finite domain.
-    classes : array-like of two labels or None, default=None
-        Public label set. Labels of ``y`` outside it are mapped to
-        ``classes[0]`` (never refused). ``None`` reads it from ``y`` (leaks;
-        not certified).
+    classes : array-like of labels or None, default=None
+        Public label set (two labels, or more for multiclass). ``fit``:
+        labels of ``y`` outside it are mapped to ``classes[0]`` (never
+        refused); ``None`` reads it from ``y`` (leaks; not certified).
+        ``partial_fit`` (not private) refuses labels outside it.
     accountant : BudgetAccountant or None, default=None
         Ledger charged by ``fit`` before the model becomes visible.
         ``partial_fit`` is not private and refuses to run with an accountant
@@ -243,9 +267,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : classifier or None
-        The fitted oracle (trained on +-1 labels); ``None`` before the first
-        online update.
-    classes_ : ndarray of shape (2,)
+        The fitted oracle (trained on +-1 labels, or class indices
+        ``0..k-1`` for multiclass); ``None`` before the first online update.
+    classes_ : ndarray of shape (n_classes,)
     bounds_ : tuple of ndarray or None
     separating_points_ : ndarray of shape (m, n_features)
         The public points ``Z`` (the perturbation ``xi`` is never kept).
@@ -384,6 +408,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
         vars(self).pop("_run", None)
+        vars(self).pop("_params_cache", None)
 
     def _plan(self, params, X, randomness, codec):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""
@@ -508,29 +533,53 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of two labels, default=None
-            Needed in the first call unless the constructor's ``classes`` is
-            set (or ``y`` holds both labels).
+        classes : array-like of labels, default=None
+            The label set (two or more labels). Needed in the first call
+            unless the constructor's ``classes`` is set or ``y`` holds every
+            label; labels outside it are refused.
 
         Returns
         -------
         self
         """
-        params = validate_params(self)
-        self._refuse_privacy_params(params)
         first = not hasattr(self, "_run")
-        X, y = validate_data(self, X, y, dtype=float, reset=first)
+        params = self._round_params(first)
+        X, y = self._validate_round(X, y, first)
         if first:
-            check_binary_target(y)
             run = self._start_run(params, X, y, classes)
         else:
             BinaryLabels.check_same_classes(classes, self._run.classes)
             run = self._run
-        y_pm1 = BinaryLabels.encode(y, run.classes)
+        y_coded = run.codec.encode_known(y)
         if run.box is not None:
             X, _ = clip_to_bounds(X, *run.box)
-        self._publish_run(params, self._play_round(params, run, X, y_pm1))
+        self._publish_run(params, self._play_round(params, run, X, y_coded))
         return self
+
+    def _round_params(self, first):
+        """``validate_params``, skipped in later rounds while every parameter is
+        the same object as in the last validated round. Sound: a parameter
+        changes through ``set_params`` (a new object), and the mutable ones
+        (``classes``, ``bounds``, ``estimator``, ``separating_points``) are
+        read only by the first round, which always validates."""
+        current = tuple(getattr(self, name) for name in self._parameter_constraints)
+        cache = getattr(self, "_params_cache", None)
+        if not first and cache is not None and cache.matches(current):
+            return cache.params
+        params = validate_params(self)
+        self._refuse_privacy_params(params)
+        self._params_cache = _ParamsCache(current, dict(params))
+        return params
+
+    def _validate_round(self, X, y, first):
+        """scikit-learn's ``validate_data``; later rounds of finite numeric
+        arrays of the fitted width skip its conversions (same checks)."""
+        if (not first and type(X) is np.ndarray and type(y) is np.ndarray
+                and X.ndim == 2 and y.ndim == 1 and X.dtype.kind in "fiub"
+                and 0 < len(X) == len(y) and X.shape[1] == self.n_features_in_
+                and not hasattr(self, "feature_names_in_") and np.isfinite(X).all()):
+            return X.astype(float, copy=False), y
+        return validate_data(self, X, y, dtype=float, reset=first)
 
     def _refuse_privacy_params(self, params):
         if params["accountant"] is not None:
@@ -543,48 +592,42 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(
                 "partial_fit ignores epsilon/delta: Gaussian FTPL is not differentially "
                 "private (use fit for a private release).", PrivacyLeakWarning,
-                stacklevel=4)
+                stacklevel=5)
 
     def _start_run(self, params, X, y, classes):
         given = classes if classes is not None else params["classes"]
-        if given is not None and len(np.unique(np.asarray(given))) > 2:
-            raise ValueError("partial_fit (Gaussian FTPL) is binary: classes must list two "
-                             "labels. Use fit for multiclass.")
-        labels = (BinaryLabels.fit_classes(y) if given is None
-                  else BinaryLabels.fit_classes(None, classes=given))
-        BinaryLabels.encode(y, labels)  # unknown labels: refuse before any draw
+        codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
-        oracle = make_oracle(params["estimator"], "online")
+        oracle = make_oracle(params["estimator"], "online", codec.n_classes)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True)
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],
                                   oracle, n_features, box, rng)
-            cal = calibrate(oracle, Z, n_features)
+            cal = calibrate(oracle, Z, n_features, codec.n_classes)
         else:
             Z, cal = np.empty((0, n_features)), None
-        return OnlineRun(classes=labels, box=box, Z=Z, calibration=cal, oracle=oracle,
-                         rng=rng, X=np.empty((0, n_features)), y=np.empty(0))
+        return start_run(codec, box, Z, cal, oracle, rng, params["online_perturbation"])
 
-    def _play_round(self, params, run, X, y_pm1):
+    def _play_round(self, params, run, X, y_coded):
         """Predict the round with the current leader, then refit (every k rounds)."""
         strategy = online_strategy(params["noise"], params["online_perturbation"])
         horizon = params["horizon"]
         if run.estimator is None and run.n_rounds == 0 and strategy.name != "labels":
             run.loss_bound = len(X)  # B of the run so far: this round's batch
             run.eta = strategy.noise(run, horizon)  # round 1: the leader of no data
-            run.estimator = strategy.leader(run, X[:0], y_pm1[:0], run.eta)
+            run.estimator = strategy.leader(run, run.eta)
             run.eta_low = run.eta_high = run.eta
-        pred = run.estimator.predict(X) if run.estimator is not None else np.ones(len(X))
-        loss = float(np.sum(np.asarray(pred) != y_pm1))
-        run = run.append(X, y_pm1)
+        truth = oracle_labels(run.oracle, y_coded, run.codec.n_classes)
+        loss = float(np.count_nonzero(run.predict_coded(X) != truth))
+        run = run.append(X, y_coded)
         run.loss_bound = max(run.loss_bound, len(X))
         run.n_rounds += 1
         run.cumulative_loss += loss
         run.rounds_since_refit += 1
         if run.rounds_since_refit >= params["refit_every"] or run.estimator is None:
             eta = strategy.noise(run, horizon)
-            run.estimator = strategy.leader(run, *run.history(), eta)
+            run.estimator = strategy.leader(run, eta)
             run.rounds_since_refit = 0
             run.eta = eta
             run.eta_low, run.eta_high = min(run.eta_low, eta), max(run.eta_high, eta)
@@ -674,6 +717,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X = self._transform_query(X)
         if self.estimator_ is None:
             return BinaryLabels.decode(np.ones(len(X)), self.classes_)
+        if _is_exact_oracle(self.estimator_):  # X is validated: skip the oracle's checks
+            return label_codec(None, self.classes_).decode(
+                self.estimator_._erm_predict_validated(X))
         return label_codec(None, self.classes_).decode(self.estimator_.predict(X))
 
     @available_if(_oracle_has("decision_function"))
@@ -725,6 +771,26 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = True
         return tags
 
+
+
+class _ParamsCache:
+    """The last validated parameters of an online run (``_round_params``).
+
+    Immutable: snapshots share it; it does not survive pickling (the next
+    round validates again)."""
+
+    def __init__(self, values, params):
+        self.values, self.params = values, MappingProxyType(params)
+
+    def matches(self, values):
+        return len(values) == len(self.values) and all(
+            a is b for a, b in zip(values, self.values))
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return _ParamsCache, ((), {})
 
 
 def _finite_rows(X):

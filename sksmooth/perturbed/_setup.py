@@ -21,7 +21,7 @@ from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_c
 from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
 
 __all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
-           "calibrate", "hallucinate", "fit_oracle", "check_estimator_param",
+           "calibrate", "hallucinate", "fit_oracle", "oracle_labels", "check_estimator_param",
            "DEFAULT_N_THRESHOLDS"]
 
 # Number of separating points for heuristic oracles when n_hallucinated='auto'.
@@ -208,6 +208,14 @@ def hallucinate(Z, noise, rng):
     return labels, weights
 
 
+def oracle_labels(oracle, y_coded, n_classes):
+    """Labels in the oracle's coding: a multiclass exact oracle on a binary
+    problem takes indices 0/1 instead of -1/+1."""
+    if _is_multiclass_oracle(oracle) and n_classes == 2:
+        return (np.asarray(y_coded) > 0).astype(float)
+    return y_coded
+
+
 def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
     """One weighted 0-1 ERM call (labels in {-1, +1}, or indices ``0..k-1`` for
     ``k = n_classes > 2``; weights >= 0)."""
@@ -218,7 +226,7 @@ def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
     if not keep.all():
         X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
     if _is_multiclass_oracle(oracle):
-        codes = (y_pm1 > 0).astype(int) if n_classes == 2 else y_pm1.astype(int)
+        codes = oracle_labels(oracle, y_pm1, n_classes).astype(int)
         return oracle._fit_validated(X, codes, weights, n_classes=n_classes)
     if _is_exact_oracle(oracle):
         return oracle._fit_validated(X, y_pm1, weights)

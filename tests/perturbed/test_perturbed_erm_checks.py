@@ -28,10 +28,6 @@ def _expected(estimator):
     if not isinstance(estimator, PerturbedERMClassifier):
         return {}
     failures = {"check_estimators_nan_inf": _PRIVATE_ROWS}
-    # multi_class tag: fit is multiclass, partial_fit (online FTPL) binary only
-    for check in ("check_fit_score_takes_y", "check_n_features_in_after_fitting",
-                  "check_estimators_partial_fit_n_features"):
-        failures[check] = "these checks call partial_fit with 3 classes; FTPL is binary"
     failures["check_classifiers_train"] = _PRIVATE_SMALL_N
     return failures
 
