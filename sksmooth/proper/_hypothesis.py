@@ -165,6 +165,9 @@ class SelectedHypothesis:
         ``-(1 + m(x))``, with ``m(x) >= 0`` the distance to the decision
         boundary (module docstring): the argmax is the prediction.
         """
+        own_scores = getattr(self._rule, "class_scores", None)  # e.g. PrototypeRule
+        if own_scores is not None:
+            return own_scores(X)
         strength = 1.0 + self._rule.margin(X)
         scores = np.repeat(-strength[:, None], len(self.classes), axis=1)
         scores[np.arange(X.shape[0]), self.predict_codes(X)] = strength

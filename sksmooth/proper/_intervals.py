@@ -215,7 +215,7 @@ class IntervalStrategy(ExponentialSelectionBound):
             code = code * self.n_classes + int(label)
         return ((int(f) << (self.n_cells - 1)) + mask) * self.n_classes ** self.max_pieces + code
 
-    def epsilon_under_substitution(self, epsilon):
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
         return 2.0 * epsilon if self.add_remove else epsilon
 
     def guarantee_facts(self, params, n, details):
