@@ -258,6 +258,11 @@ def _build_cover(params, lower, upper, public_rng):
             "FiniteConcepts instance for method='exponential' (a matrix needs "
             f"method='littlestone' or FiniteClass(matrix=...)); got {type(hyp).__name__}."
         )
+    if isinstance(hyp, str) and hyp == "prototypes":
+        raise ValueError(
+            "hypotheses='prototypes' is learnt from noisy class means: pass "
+            "method='noisy_means' (method='exponential' selects from a cover)."
+        )
     hyp = check_concept_class(hyp, "hypotheses")
     if isinstance(hyp, FiniteConcepts):
         return hyp

@@ -239,10 +239,16 @@ class PrototypeStrategy:
         """Noisy sums and counts (exact samplers, noise stream only) -> prototype codes."""
         noise = self.calibration(params)
         sums, counts = self.noisy_statistics(statistics, noise, randomness.noise)
-        # post-processing: noisy means, back to the box, clipped, rounded to the grid
-        means = sums / np.maximum(counts / self.count_weight, 1.0)[:, None]
-        codes = np.clip(np.rint(means + self.n_cells), 0, 2 * self.n_cells).astype(np.int64)
-        return codes, noise
+        return self.prototype_codes(sums, counts), noise
+
+    def prototype_codes(self, sums, weighted_counts):
+        """Post-processing: means, back to the box, clipped, rounded to the grid.
+
+        ``weighted_counts`` are ``W N_c`` (as released by :meth:`noisy_statistics`);
+        the codes ``j`` in ``0..2G`` are the grid points ``lower + width j / (2G)``.
+        """
+        means = sums / np.maximum(weighted_counts / self.count_weight, 1.0)[:, None]
+        return np.clip(np.rint(means + self.n_cells), 0, 2 * self.n_cells).astype(np.int64)
 
     def noisy_statistics(self, statistics, noise, rng, size=None):
         """The private release: ``(sums + noise, W counts + noise)``, integers.
