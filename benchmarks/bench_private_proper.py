@@ -279,6 +279,8 @@ def main():
     out = {"quick": args.quick, "n_seeds": len(seeds),
            "diffprivlib_version": peer.get("diffprivlib_version"),
            "part_a_before": before, "part_a": a, "part_m": m, "gap_eps1": gaps}
+    if args.skip_littlestone and "part_b" in previous:  # kept from the previous run
+        out["part_b"] = [dict(r, reused=True) for r in previous["part_b"]]
     if not args.skip_littlestone:
         print("\nPart B: littlestone on thresholds (epsilon=1, delta=1e-6)")
         out["part_b"] = part_b(args.quick)

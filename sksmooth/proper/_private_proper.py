@@ -162,10 +162,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         (``'auto'`` = 20000); the class holds ``cover_size * k (k - 1)``
         hypotheses for ``k > 2`` labels (half of it for stumps).
     gamma : float in (0, 1) or 'auto', default='auto'
-        ``'exponential'``: requested cover radius (``'auto'`` = 1/128);
-        ``'noisy_means'``: rows are rounded to ``ceil(1 / (2 gamma))`` cells
-        per feature (64 for ``'auto'``; the noise scales with it, so accuracy
-        barely depends on it).
+        ``'exponential'``: requested cover radius (``'auto'`` = 1/128; the
+        ``'intervals'`` grid has ``ceil(1 / (2 gamma))`` cells, at most 1024,
+        which bounds its memory); ``'noisy_means'``: rows are rounded to
+        ``ceil(1 / (2 gamma))`` cells per feature (64 for ``'auto'``, at most
+        65536; the noise scales with it, so accuracy barely depends on it).
     neighbouring : {'substitute', 'add_remove'}, default='substitute'
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.

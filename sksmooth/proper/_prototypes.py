@@ -77,6 +77,9 @@ __all__ = ["PrototypeStrategy", "ClassSums", "PrototypeRule"]
 # the exact samplers' public ceilings (variance 2^80, Laplace scale 2^40)
 _MAX_SIGMA2 = 2.0 ** 80
 _MAX_LAPLACE_SCALE = 2.0 ** 40
+# sums of n rows stay far inside int64 (n G < 2^62 for n < 2^46); a finer grid
+# changes nothing (the noise scales with G)
+MAX_CELLS = 2 ** 16
 
 PROTOTYPE_SOURCE = (
     "Canonne, Kamath, Steinke, 'The Discrete Gaussian for Differential Privacy', "
@@ -170,7 +173,7 @@ class PrototypeStrategy:
             )
         lower, upper = public_box(params["bounds"], X)
         gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
-        n_cells = max(1, math.ceil(1.0 / (2.0 * gamma) - 1e-12))
+        n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         strategy = cls(n_cells, n_classes, lower, upper,
                        params["neighbouring"] == "add_remove", params["bounds"] is None)
         strategy.calibration(params)  # refuse an unrepresentable noise before any data
