@@ -240,3 +240,11 @@ def test_selection_reads_the_noise_stream_only():
     draw = [strategy.select(stats, params, SimpleNamespace(noise=np.random.default_rng(5)))[0]
             for _ in range(2)]
     np.testing.assert_array_equal(draw[0], draw[1])
+
+
+def test_tiny_gamma_is_capped_and_sums_stay_exact():
+    X, y = _digits()
+    clf = _clf(gamma=1e-300, classes=list(range(10))).fit(X[:200], y[:200])
+    assert clf._strategy.n_cells == 2 ** 16
+    assert clf._statistics.sums.dtype == np.int64
+    assert np.abs(clf._statistics.sums).max() <= 200 * 2 ** 16
