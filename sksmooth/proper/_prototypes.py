@@ -60,6 +60,7 @@ shrunken centroids of gene expression", PNAS 2002 (nearest centroid).
 """
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -241,8 +242,30 @@ class PrototypeStrategy:
     def select(self, statistics, params, randomness):
         """Noisy sums and counts (exact samplers, noise stream only) -> prototype codes."""
         noise = self.calibration(params)
+        self._warn_if_noise_dominates(noise, statistics.n, params)
         sums, counts = self.noisy_statistics(statistics, noise, randomness.noise)
         return self.prototype_codes(sums, counts), noise
+
+    def _warn_if_noise_dominates(self, noise, n, params):
+        """Warn when a prototype's noise exceeds half the box (public inputs and n only).
+
+        The noise of one prototype coordinate is the sum's noise divided by the
+        label's count, about ``n / k`` rows (n is public under substitution).
+        """
+        per_sum = noise.mean_noise_std / (2.0 * self.n_cells)  # box widths
+        rows_per_label = max(n, 1) / self.n_classes
+        if per_sum / rows_per_label <= 0.5:
+            return
+        needed = int(math.ceil(self.n_classes * per_sum / 0.1))
+        hint = ("" if params["delta"] > 0 else
+                " Pure DP (delta=0) adds L1-calibrated noise; delta > 0 (discrete "
+                "Gaussian) needs far less in many dimensions.")
+        warnings.warn(
+            f"PrivateProperClassifier(method='noisy_means'): each prototype coordinate "
+            f"gets noise of about {per_sum / rows_per_label:.3g} box widths with n/k = "
+            f"{rows_per_label:.0f} rows per label: expect near-chance accuracy. About n = "
+            f"{needed} rows bring it to 0.1; or use a larger epsilon.{hint}",
+            UserWarning, stacklevel=7)
 
     def prototype_codes(self, sums, weighted_counts):
         """Post-processing: means, back to the box, clipped, rounded to the grid.

@@ -248,3 +248,12 @@ def test_tiny_gamma_is_capped_and_sums_stay_exact():
     assert clf._strategy.n_cells == 2 ** 16
     assert clf._statistics.sums.dtype == np.int64
     assert np.abs(clf._statistics.sums).max() <= 200 * 2 ** 16
+
+
+def test_warns_when_noise_dominates_and_names_the_fix():
+    X, y = _digits()
+    with pytest.warns(UserWarning, match="near-chance accuracy.*delta > 0"):
+        _clf(epsilon=0.5, delta=0.0, classes=list(range(10))).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
+        _clf(epsilon=1.0, delta=1e-5, classes=list(range(10))).fit(X, y)
