@@ -93,7 +93,9 @@ def _same_class_erm(clf, X, y):
     if isinstance(strategy, PrototypeStrategy):
         stats = strategy.accumulate(strategy.empty_statistics(), X, codes)
         exact = strategy.prototype_codes(stats.sums, strategy.count_weight * stats.counts)
-        return strategy.release(exact, clf.classes_, None)
+        kept = stats.counts.reshape(strategy.n_classes, -1) > 0
+        kept[np.arange(strategy.n_classes), np.argmax(kept, axis=1)] = True
+        return strategy.release((exact, kept.ravel()), clf.classes_, None)
     if isinstance(strategy, IntervalStrategy):
         # epsilon = 1e300: the law is uniform on the minimisers, i.e. exact ERM
         stats = strategy.accumulate(strategy.empty_statistics(), X, codes)

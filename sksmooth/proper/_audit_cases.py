@@ -105,7 +105,8 @@ _MEANS_Y1 = np.r_[1, _MEANS_Y0[1:]]
 def noisy_means_laplace_run(true_epsilon):
     """Audit run of the pure noisy-means release (vectorised over trials)."""
     params = dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=0.5,
-                  neighbouring="substitute", epsilon=true_epsilon, delta=0.0)
+                  neighbouring="substitute", epsilon=true_epsilon, delta=0.0,
+                  prototypes_per_label=1)
     strategy = PrototypeStrategy.build(params, np.zeros((1, 1)), 2, None)
     noise = strategy.calibration(params)
     stats = {name: strategy.accumulate(strategy.empty_statistics(), X, y)

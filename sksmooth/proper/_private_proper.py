@@ -167,6 +167,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         which bounds its memory); ``'noisy_means'``: rows are rounded to
         ``ceil(1 / (2 gamma))`` cells per feature (64 for ``'auto'``, at most
         65536; the noise scales with it, so accuracy barely depends on it).
+    prototypes_per_label : int or 'auto', default='auto'
+        ``'noisy_means'``: prototypes per label, from the Voronoi cells of
+        public random anchors (see :mod:`sksmooth.proper._prototypes`).
+        ``'auto'``: the largest number up to 16 that leaves each prototype a
+        noise of about 0.1 box widths per coordinate, from public inputs and
+        the first batch's ``n`` (1 for small data or small ``epsilon``).
     neighbouring : {'substitute', 'add_remove'}, default='substitute'
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
@@ -210,8 +216,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``'exponential'``, ``'noisy_means'``: the public box.
     noise_std_ : float
         ``'noisy_means'``: standard deviation of the noise of one coordinate
-        of a label's sum, in box widths (a prototype's noise is this divided
-        by the label's count).
+        of a group's sum, in box widths (a prototype's noise is this divided
+        by the group's count).
+    prototypes_per_label_ : int
+        ``'noisy_means'``: the resolved ``prototypes_per_label``.
     excess_error_bound_ : float
         ``'exponential'``: w.p. ``>= 1 - beta`` the released hypothesis's
         empirical error exceeds the best hypothesis's by at most this
@@ -277,6 +285,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "bounds": Param((NoneValue(), InstanceOf((tuple, list), "a pair (lower, upper)")),
                         only_when=_ON_A_BOX),  # 'littlestone': the domain is the box
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
+        "prototypes_per_label": Param((_AUTO, Integer(1, high=4096, cap_reason=(
+            "the statistics hold prototypes_per_label x n_classes x n_features integers"))),
+            only_when=("method", ("noisy_means",))),
         "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
             "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
         "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_ON_A_BOX),
@@ -302,7 +313,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
         alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
+        prototypes_per_label="auto", neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
         accountant=None, random_state=None,
     ):
@@ -316,6 +327,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.cover_size = cover_size
         self.gamma = gamma
+        self.prototypes_per_label = prototypes_per_label
         self.neighbouring = neighbouring
         self.domain = domain
         self.n_generic = n_generic

@@ -10,6 +10,21 @@ grid ``{lower + (upper - lower) j / (2G) : j = 0..2G}^d``::
 (ties to the first label): *nearest class prototype*, a multiclass linear
 classifier. ``|H| = (2G + 1)^(d k)`` (``cover_size_``).
 
+Several prototypes per label (``prototypes_per_label = m > 1``): ``m``
+public anchors drawn uniformly in the box (public randomness, before any
+data) split it into Voronoi cells; each row belongs to the *group* (label,
+cell of its nearest anchor), a public function of the row, and every group
+has its own sums, counts and prototype (``k m`` groups instead of ``k``).
+The sensitivity analysis below is unchanged with "label" read as "group" (a
+substituted row leaves one group and joins one). A group whose noisy count is
+below twice the count noise's standard deviation is dropped (post-processing;
+each label keeps its largest group), and ``h(x)`` is the label of the
+nearest kept prototype. ``'auto'`` picks ``m`` from public inputs only: the
+largest ``m <= 16`` that leaves each prototype about ``sigma_S / 0.1`` rows
+(``sigma_S``: the noise of a sum coordinate in box widths), i.e. a noise of
+0.1 box widths per prototype coordinate, using the first batch's ``n``
+(public under substitution). Then ``|H| = ((2G + 1)^d + 1)^(k m)``.
+
 Selection (noisy sufficient statistics). Rows are mapped into the box and
 rounded to the grid, ``q(x) = rint(G (x - lower) / (upper - lower))`` in
 ``{0..G}^d``, and *centred*, ``u(x) = 2 q(x) - G`` in ``[-G, G]^d``. The
@@ -81,6 +96,10 @@ _MAX_LAPLACE_SCALE = 2.0 ** 40
 # sums of n rows stay far inside int64 (n G < 2^62 for n < 2^46); a finer grid
 # changes nothing (the noise scales with G)
 MAX_CELLS = 2 ** 16
+# 'auto' prototypes per label: target noise per prototype coordinate (box
+# widths) and cap
+AUTO_PROTOTYPE_NOISE = 0.1
+AUTO_MAX_PROTOTYPES = 16
 
 PROTOTYPE_SOURCE = (
     "Canonne, Kamath, Steinke, 'The Discrete Gaussian for Differential Privacy', "
@@ -94,8 +113,8 @@ PROTOTYPE_SOURCE = (
 class ClassSums:
     """Private running statistics: per-label sums of centred grid codes, and counts."""
 
-    sums: np.ndarray  # (n_classes, n_features) int64
-    counts: np.ndarray  # (n_classes,) int64
+    sums: np.ndarray  # (n_groups, n_features) int64; group = label * m + cell
+    counts: np.ndarray  # (n_groups,) int64
 
     @property
     def n(self):
@@ -109,13 +128,16 @@ class ClassSums:
 class PrototypeRule:
     """Nearest prototype in box-normalised Euclidean distance (released hypothesis)."""
 
-    prototypes: np.ndarray  # (n_classes, n_features), on the public grid
+    prototypes: np.ndarray  # (n_prototypes, n_features), on the public grid
+    labels: np.ndarray  # (n_prototypes,) label codes, sorted; every label present
     width: np.ndarray  # (n_features,) box widths (1 where a feature is degenerate)
 
     def class_scores(self, X):
-        """``-||(x - p_c) / width||^2``: the argmax is the prediction."""
+        """Per label, ``-min ||(x - p) / width||^2`` over its prototypes (argmax: prediction)."""
         Z, P = X / self.width, self.prototypes / self.width
-        return 2.0 * Z @ P.T - (P * P).sum(axis=1)[None, :] - (Z * Z).sum(axis=1)[:, None]
+        scores = 2.0 * Z @ P.T - (P * P).sum(axis=1)[None, :] - (Z * Z).sum(axis=1)[:, None]
+        starts = np.searchsorted(self.labels, np.arange(self.labels[-1] + 1))
+        return np.maximum.reduceat(scores, starts, axis=1)
 
     def codes(self, X):
         return np.argmax(self.class_scores(X), axis=1)
@@ -129,7 +151,7 @@ class PrototypeRule:
             return "(" + ", ".join(f"{v:.3g}" for v in p[:shown]) + (
                 ", ..." if d > shown else "") + ")"
 
-        parts = [f"{classes[c]} at {point(p)}" for c, p in enumerate(self.prototypes)]
+        parts = [f"{classes[c]} at {point(p)}" for c, p in zip(self.labels, self.prototypes)]
         return f"nearest prototype in ({names}): " + "; ".join(parts)
 
 
@@ -159,6 +181,7 @@ class PrototypeStrategy:
     upper: np.ndarray
     add_remove: bool
     bounds_inferred: bool
+    anchors: np.ndarray = None  # (m, n_features) public anchors; None: one prototype per label
 
     name = "noisy_means"
     spends_delta = True  # delta > 0: Gaussian noise, spent; delta = 0: pure Laplace
@@ -177,8 +200,37 @@ class PrototypeStrategy:
         n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         strategy = cls(n_cells, n_classes, lower, upper,
                        params["neighbouring"] == "add_remove", params["bounds"] is None)
-        strategy.calibration(params)  # refuse an unrepresentable noise before any data
-        return strategy
+        noise = strategy.calibration(params)  # refuse an unrepresentable noise before any data
+        m = params["prototypes_per_label"]
+        if m == "auto":
+            m = strategy.auto_prototypes_per_label(noise, X.shape[0])
+        if m == 1:
+            return strategy
+        anchors = public_rng.uniform(lower, upper, size=(int(m), len(lower)))
+        return replace(strategy, anchors=anchors)
+
+    def auto_prototypes_per_label(self, noise, n):
+        """Largest ``m <= 16`` leaving ``sigma_S / 0.1`` rows per prototype (public inputs)."""
+        rows_needed = self.sum_noise_in_box_widths(noise) / AUTO_PROTOTYPE_NOISE
+        return int(min(AUTO_MAX_PROTOTYPES, max(1, n // (self.n_classes * rows_needed))))
+
+    def sum_noise_in_box_widths(self, noise):
+        return noise.mean_noise_std / (2.0 * self.n_cells)
+
+    @property
+    def prototypes_per_label(self):
+        return 1 if self.anchors is None else len(self.anchors)
+
+    @property
+    def n_groups(self):
+        return self.n_classes * self.prototypes_per_label
+
+    def _cells(self, X):
+        """Index of the nearest public anchor of every (mapped) row."""
+        if self.anchors is None:
+            return np.zeros(X.shape[0], dtype=np.int64)
+        Z, A = X / self._width(), self.anchors / self._width()
+        return np.argmin((A * A).sum(axis=1)[None, :] - 2.0 * Z @ A.T, axis=1)
 
     @property
     def n_features(self):
@@ -186,16 +238,19 @@ class PrototypeStrategy:
 
     @property
     def n_hypotheses(self):
-        """``(2G + 1)^(d k)`` exactly (a Python int)."""
-        return (2 * self.n_cells + 1) ** (self.n_features * self.n_classes)
+        """``(2G + 1)^(d k)``, or ``((2G + 1)^d + 1)^(k m)`` for ``m > 1`` (Python ints)."""
+        points = (2 * self.n_cells + 1) ** self.n_features
+        if self.anchors is None:
+            return points ** self.n_classes
+        return (points + 1) ** self.n_groups
 
     def _width(self):
         width = self.upper - self.lower
         return np.where(width > 0, width, 1.0)
 
     def empty_statistics(self):
-        k, d = self.n_classes, self.n_features
-        return ClassSums(np.zeros((k, d), np.int64), np.zeros(k, np.int64))
+        g, d = self.n_groups, self.n_features
+        return ClassSums(np.zeros((g, d), np.int64), np.zeros(g, np.int64))
 
     def accumulate(self, statistics, X, y_codes):
         """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
@@ -203,9 +258,10 @@ class PrototypeStrategy:
         G = self.n_cells
         q = np.rint(G * (X - self.lower) / self._width()).astype(np.int64)
         u = 2 * np.clip(q, 0, G) - G
+        groups = np.asarray(y_codes) * self.prototypes_per_label + self._cells(X)
         sums = np.zeros_like(statistics.sums)
-        np.add.at(sums, np.asarray(y_codes), u)
-        counts = np.bincount(y_codes, minlength=self.n_classes).astype(np.int64)
+        np.add.at(sums, groups, u)
+        counts = np.bincount(groups, minlength=self.n_groups).astype(np.int64)
         return statistics + ClassSums(sums, counts)
 
     # --------------------------------------------------------------- noise
@@ -244,7 +300,17 @@ class PrototypeStrategy:
         noise = self.calibration(params)
         self._warn_if_noise_dominates(noise, statistics.n, params)
         sums, counts = self.noisy_statistics(statistics, noise, randomness.noise)
-        return self.prototype_codes(sums, counts), noise
+        return (self.prototype_codes(sums, counts), self.kept_groups(counts, noise)), noise
+
+    def kept_groups(self, weighted_counts, noise):
+        """Post-processing: groups whose noisy count is at least twice its noise std,
+        and the largest group of every label."""
+        counts = (weighted_counts / self.count_weight).reshape(self.n_classes, -1)
+        scale = float(noise.count_scale)
+        count_std = math.sqrt(scale) if noise.kind == "discrete Gaussian" else math.sqrt(2) * scale
+        keep = counts >= max(1.0, 2.0 * count_std)
+        keep[np.arange(self.n_classes), np.argmax(counts, axis=1)] = True
+        return keep.ravel()
 
     def _warn_if_noise_dominates(self, noise, n, params):
         """Warn when a prototype's noise exceeds half the box (public inputs and n only).
@@ -252,18 +318,18 @@ class PrototypeStrategy:
         The noise of one prototype coordinate is the sum's noise divided by the
         label's count, about ``n / k`` rows (n is public under substitution).
         """
-        per_sum = noise.mean_noise_std / (2.0 * self.n_cells)  # box widths
-        rows_per_label = max(n, 1) / self.n_classes
+        per_sum = self.sum_noise_in_box_widths(noise)
+        rows_per_label = max(n, 1) / self.n_groups
         if per_sum / rows_per_label <= 0.5:
             return
-        needed = int(math.ceil(self.n_classes * per_sum / 0.1))
+        needed = int(math.ceil(self.n_groups * per_sum / 0.1))
         hint = ("" if params["delta"] > 0 else
                 " Pure DP (delta=0) adds L1-calibrated noise; delta > 0 (discrete "
                 "Gaussian) needs far less in many dimensions.")
         warnings.warn(
             f"PrivateProperClassifier(method='noisy_means'): each prototype coordinate "
-            f"gets noise of about {per_sum / rows_per_label:.3g} box widths with n/k = "
-            f"{rows_per_label:.0f} rows per label: expect near-chance accuracy. About n = "
+            f"gets noise of about {per_sum / rows_per_label:.3g} box widths with about "
+            f"{rows_per_label:.0f} rows per prototype: expect near-chance accuracy. About n = "
             f"{needed} rows bring it to 0.1; or use a larger epsilon.{hint}",
             UserWarning, stacklevel=7)
 
@@ -284,7 +350,7 @@ class PrototypeStrategy:
         which is the same law as noise on ``N_c`` scaled by ``W``. ``size``
         prepends that many independent copies (for audits).
         """
-        k, d = self.n_classes, self.n_features
+        k, d = self.n_groups, self.n_features
         copies = 1 if size is None else int(size)
         if noise.kind == "discrete Gaussian":
             sum_noise = sample_discrete_gaussian(noise.sum_scale, copies * k * d, rng)
@@ -297,17 +363,28 @@ class PrototypeStrategy:
         counts = self.count_weight * statistics.counts + count_noise.reshape(copies, k)
         return (sums[0], counts[0]) if size is None else (sums, counts)
 
-    def release(self, codes, classes, feature_names):
+    def release(self, choice, classes, feature_names):
+        codes, kept = choice
         width = self.upper - self.lower
-        prototypes = self.lower + width * codes / (2.0 * self.n_cells)
-        rule = PrototypeRule(prototypes, self._width())
-        return SelectedHypothesis(self._index(codes), rule, classes, feature_names)
+        prototypes = self.lower + width * codes[kept] / (2.0 * self.n_cells)
+        labels = np.arange(self.n_groups)[kept] // self.prototypes_per_label
+        rule = PrototypeRule(prototypes, labels, self._width())
+        return SelectedHypothesis(self._index(codes, kept), rule, classes, feature_names)
 
-    def _index(self, codes):
-        """Mixed-radix code of the prototypes in ``[0, |H|)`` (a Python int)."""
-        base, index = 2 * self.n_cells + 1, 0
-        for digit in np.asarray(codes).ravel().tolist():
-            index = index * base + digit
+    def _index(self, codes, kept):
+        """Mixed-radix code of the hypothesis in ``[0, |H|)`` (a Python int).
+
+        One digit per group: its grid point, or ``(2G + 1)^d`` when dropped
+        (``m > 1`` only).
+        """
+        base, points = 2 * self.n_cells + 1, (2 * self.n_cells + 1) ** self.n_features
+        radix = points if self.anchors is None else points + 1
+        index = 0
+        for group_codes, present in zip(np.asarray(codes).tolist(), kept.tolist()):
+            digit = 0
+            for c in group_codes:
+                digit = digit * base + c
+            index = index * radix + (digit if present else points)
         return index
 
     def epsilon_under_substitution(self, epsilon, delta=0.0):
@@ -327,7 +404,8 @@ class PrototypeStrategy:
 
     def public_attributes(self, details, params, n):
         return {"bounds_": (self.lower, self.upper),
-                "noise_std_": details.mean_noise_std / (2.0 * self.n_cells)}
+                "noise_std_": self.sum_noise_in_box_widths(details),
+                "prototypes_per_label_": self.prototypes_per_label}
 
     def guarantee_facts(self, params, n, details):
         certified, not_certified = [], []
@@ -342,12 +420,14 @@ class PrototypeStrategy:
             privacy = ("pure epsilon-DP (discrete Laplace, scale "
                        f"{float(details.sum_scale):.4g} grid units); delta = 0")
         notes = [
-            f"class: nearest of {self.n_classes} class prototypes on a grid of "
-            f"{2 * self.n_cells + 1} points per feature ({self.n_features} features)",
+            f"class: nearest of up to {self.prototypes_per_label} prototype(s) per label "
+            f"({self.n_classes} labels) on a grid of {2 * self.n_cells + 1} points per "
+            f"feature ({self.n_features} features)"
+            + ("" if self.anchors is None else "; groups from public random anchors"),
             privacy,
             f"noise per coordinate of a class sum, in box widths: "
-            f"{self.public_attributes(details, params, n)['noise_std_']:.4g} (divide by the "
-            "class size for a prototype); no excess-error bound is claimed",
+            f"{self.sum_noise_in_box_widths(details):.4g} (divide by the group's size for "
+            "a prototype); no excess-error bound is claimed",
         ]
         return PROTOTYPE_SOURCE, certified, not_certified, notes
 

@@ -29,8 +29,10 @@ def _clf(**kw):
 
 def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitute", **params):
     params = dict(dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=gamma,
-                       neighbouring=neighbouring, epsilon=1.0, delta=1e-5), **params)
-    return PrototypeStrategy.build(params, np.zeros((1, n_features)), n_classes, None)
+                       neighbouring=neighbouring, epsilon=1.0, delta=1e-5,
+                       prototypes_per_label=1), **params)
+    return PrototypeStrategy.build(params, np.zeros((1, n_features)), n_classes,
+                                   np.random.default_rng(0))
 
 
 def _digits():
@@ -149,9 +151,12 @@ def test_prototypes_with_the_exponential_method_is_refused_with_the_fix():
 # ---------------------------------------------------------------- privacy
 def _neighbour_shifts(strategy, same_size=True):
     """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row)."""
-    G, d, k = strategy.n_cells, strategy.n_features, strategy.n_classes
-    points = [2 * np.array(q) - G for q in itertools.product(range(G + 1), repeat=d)]
-    rows = [(u, c) for u in points for c in range(k)]
+    G, d, k = strategy.n_cells, strategy.n_features, strategy.n_groups
+    grid = np.array(list(itertools.product(range(G + 1), repeat=d)))
+    cells = strategy._cells(strategy.lower + grid / G * (strategy.upper - strategy.lower))
+    m = strategy.prototypes_per_label
+    rows = [(2 * q - G, label * m + cell) for q, cell in zip(grid, cells)
+            for label in range(strategy.n_classes)]
     for (u, a), (v, b) in itertools.product(rows, repeat=2) if same_size else (
             ((None, None), r) for r in rows):
         sums, counts = np.zeros((k, d)), np.zeros(k)
@@ -181,8 +186,11 @@ def _worst_loss(strategy, noise):
 @pytest.mark.parametrize("neighbouring", ["substitute", "add_remove"])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
 def test_calibration_is_tight_over_every_neighbouring_pair(neighbouring, delta):
-    for n_features, gamma, n_classes in [(2, 0.25, 3), (3, 0.5, 2), (1, 0.1, 4)]:
-        strategy = _strategy(n_features, gamma, n_classes, neighbouring)
+    for n_features, gamma, n_classes, m in [(2, 0.25, 3, 1), (3, 0.5, 2, 1), (1, 0.1, 4, 1),
+                                            (2, 0.25, 2, 3)]:
+        strategy = _strategy(n_features, gamma, n_classes, neighbouring,
+                             prototypes_per_label=m)
+        assert strategy.n_groups == n_classes * m
         params = {"epsilon": 0.7, "delta": delta}
         noise = strategy.calibration(params)
         worst = _worst_loss(strategy, noise)
@@ -239,7 +247,8 @@ def test_selection_reads_the_noise_stream_only():
     params = {"epsilon": 1.0, "delta": 1e-5}
     draw = [strategy.select(stats, params, SimpleNamespace(noise=np.random.default_rng(5)))[0]
             for _ in range(2)]
-    np.testing.assert_array_equal(draw[0], draw[1])
+    for first, second in zip(draw[0], draw[1]):  # (codes, kept groups)
+        np.testing.assert_array_equal(first, second)
 
 
 def test_tiny_gamma_is_capped_and_sums_stay_exact():
@@ -257,3 +266,40 @@ def test_warns_when_noise_dominates_and_names_the_fix():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
         _clf(epsilon=1.0, delta=1e-5, classes=list(range(10))).fit(X, y)
+
+
+# ------------------------------------------------------- several per label
+def _two_cluster_labels(n, seed=0):
+    """Two labels, each two clusters on opposite corners (an XOR): one mean per label fails."""
+    rng = np.random.default_rng(seed)
+    corner = rng.integers(0, 2, size=(n, 2))
+    X = np.clip(0.2 + 0.6 * corner + 0.05 * rng.normal(size=(n, 2)), 0, 1)
+    return X, corner[:, 0] ^ corner[:, 1]
+
+
+def test_several_prototypes_per_label_learn_a_multimodal_label():
+    X, y = _two_cluster_labels(4000)
+    Xt, yt = _two_cluster_labels(2000, seed=1)
+    one = _clf(epsilon=2.0, classes=[0, 1], prototypes_per_label=1).fit(X, y)
+    auto = _clf(epsilon=2.0, classes=[0, 1]).fit(X, y)
+    assert auto.prototypes_per_label_ == 16 and one.prototypes_per_label_ == 1
+    assert one.score(Xt, yt) < 0.75 < 0.95 < auto.score(Xt, yt)
+    rule = auto.hypothesis_._rule
+    assert set(rule.labels.tolist()) == {0, 1} and np.all(np.diff(rule.labels) >= 0)
+    assert 0 <= auto.hypothesis_.index < auto.cover_size_
+
+
+def test_auto_prototypes_per_label_uses_public_inputs_only():
+    strategy = _strategy(20, 1 / 128, 5, epsilon=5.0)
+    noise = strategy.calibration({"epsilon": 5.0, "delta": 1e-5})
+    rows = strategy.sum_noise_in_box_widths(noise) / 0.1
+    assert strategy.auto_prototypes_per_label(noise, int(5 * rows * 3.5)) == 3
+    assert strategy.auto_prototypes_per_label(noise, 10) == 1
+    assert strategy.auto_prototypes_per_label(noise, 10**9) == 16
+
+
+def test_every_label_keeps_a_prototype():
+    strategy = _strategy(2, 0.25, 3, prototypes_per_label=4)
+    noise = strategy.calibration({"epsilon": 1.0, "delta": 1e-5})
+    kept = strategy.kept_groups(np.zeros(12), noise).reshape(3, 4)  # all counts 0
+    assert np.all(kept.sum(axis=1) == 1)
