@@ -412,7 +412,8 @@ class PrototypeStrategy:
         if self.bounds_inferred:
             not_certified.append("grid is data independent (bounds taken from data)")
         else:
-            certified.append("grid built from public bounds only")
+            certified.append("grid (and anchors) built from public bounds and public "
+                             "randomness only")
         if details.kind == "discrete Gaussian":
             privacy = (f"{details.rho:.4g}-zCDP (discrete Gaussian, sigma^2 = "
                        f"{float(details.sum_scale):.4g} grid units), converted at delta")
@@ -425,7 +426,7 @@ class PrototypeStrategy:
             f"feature ({self.n_features} features)"
             + ("" if self.anchors is None else "; groups from public random anchors"),
             privacy,
-            f"noise per coordinate of a class sum, in box widths: "
+            f"noise per coordinate of a group's sum, in box widths: "
             f"{self.sum_noise_in_box_widths(details):.4g} (divide by the group's size for "
             "a prototype); no excess-error bound is claimed",
         ]
