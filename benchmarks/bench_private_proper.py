@@ -84,9 +84,10 @@ def _private_fit(config, eps, X, y, classes):
 def _same_class_erm(clf, X, y):
     """The non-private model of the fitted estimator's own hypothesis class.
 
-    Exact ERM for the exponential strategies; for prototypes the exact class
-    means (nearest centroid, rounded to the same grid), which is the
-    noise-free version of the private release rather than an ERM.
+    Exact ERM for the exponential strategies; for prototypes the exact group
+    means (nearest centroid with the release's public anchors, rounded to the
+    same grid), the noise-free version of the private release rather than an
+    ERM.
     """
     strategy = clf._strategy
     codes = np.searchsorted(clf.classes_, y)
@@ -136,7 +137,8 @@ def _dataset_rows(name, epsilons, seeds, configs, cached):
                 tr, te = split(len(X), seed)
                 clf = _private_fit(config, eps, X[tr], y[tr], classes)
                 accs.append(clf.score(X[te], y[te]))
-                if eps == epsilons[0]:
+                if eps == (1.0 if 1.0 in epsilons else epsilons[0]):
+                    # the class of the eps = 1 release ('auto' prototypes_per_label)
                     best = _same_class_erm(clf, X[tr], y[tr])
                     erm.append(float(np.mean(best.predict(X[te]) == y[te])))
             rows.append(_row(name, f"sksmooth {config}", eps, accs,
