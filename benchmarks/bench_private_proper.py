@@ -6,11 +6,20 @@ breast cancer at epsilon in {0.5, 1, 2} for stumps and halfspaces, BEFORE
 before the strategy/privacy-by-default rewrite with ``PYTHONPATH`` on the old
 tree) and AFTER (this tree). Both use fresh noise (``random_state=None``).
 
-Part M (multiclass, 'exponential'): wine, iris, digits (10 classes) at
-epsilon in {0.5, 1, 2, 5}, 20 splits: private multiclass stumps and two-label
-halfspaces, the non-private model *of the same class* (exact ERM over the
-same hypothesis class, i.e. the argmin of the error counts), and
-diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier
+Part A also runs the multiclass configs below on breast cancer, each with the
+non-private model of its own class (the eps = 1 gap is printed and stored as
+``gap_eps1``).
+
+Part M (multiclass): wine, iris, digits (10 classes) and a 20000-row
+synthetic table (5 labels, 20 features; ``synthetic_table`` in the peer
+module) at epsilon in {0.5, 1, 2, 5}, 20 splits: interval partitions,
+multiclass stumps, two-label halfspaces (not on the synthetic table: ~6 s per
+fit) and nearest class prototypes (``method='noisy_means'``, discrete
+Gaussian at delta = 1e-5 and pure discrete Laplace at delta = 0), the
+non-private model *of the same class* (exact ERM over the same hypothesis
+class, i.e. the argmin of the error counts; for prototypes the exact class
+means), and diffprivlib's LogisticRegression, GaussianNB and
+RandomForestClassifier (all pure epsilon-DP)
 (``_diffprivlib_proper_peer.py`` in its own venv, default
 ``/work/dplvenv/bin/python``; the stored JSON is loaded when the venv is
 missing). Features are scaled to [0, 1] with published bounds (DESCR
@@ -25,6 +34,7 @@ References: Ghazi, Golowich, Kumar, Manurangsi, STOC 2021, arXiv:2012.03893
 Usage::
 
     python benchmarks/bench_private_proper.py [--quick] [--peer-python PATH] [--skip-littlestone]
+        [--reuse halfspaces]   # keep rows of configs whose code did not change
 
 Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
@@ -51,19 +61,42 @@ from sksmooth.exceptions import PrivacyWarning  # noqa: E402
 from sksmooth.proper import PrivateProperClassifier  # noqa: E402
 from sksmooth.proper._exponential import hypothesis_errors, label_counts  # noqa: E402
 from sksmooth.proper._intervals import IntervalStrategy  # noqa: E402
+from sksmooth.proper._prototypes import PrototypeStrategy  # noqa: E402
+
+# label -> estimator parameters (all with bounds=(0, 1) and the public classes)
+CONFIGS = {
+    "intervals": dict(hypotheses="intervals"),
+    "stumps": dict(hypotheses="stumps"),
+    "halfspaces": dict(hypotheses="halfspaces"),
+    "prototypes, delta=1e-5": dict(hypotheses="prototypes", method="noisy_means", delta=1e-5),
+    "prototypes, delta=0": dict(hypotheses="prototypes", method="noisy_means", delta=0.0),
+}
+SLOW = ("halfspaces",)  # ~6 s per fit: skipped on the 20000-row table
 
 
-def _private_fit(hyp, eps, X, y, classes):
+def _private_fit(config, eps, X, y, classes):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return PrivateProperClassifier(hypotheses=hyp, epsilon=eps, bounds=(0.0, 1.0),
-                                       classes=classes).fit(X, y)
+        return PrivateProperClassifier(epsilon=eps, bounds=(0.0, 1.0), classes=classes,
+                                       **CONFIGS[config]).fit(X, y)
 
 
 def _same_class_erm(clf, X, y):
-    """Exact (non-private) ERM over the fitted estimator's own hypothesis class."""
+    """The non-private model of the fitted estimator's own hypothesis class.
+
+    Exact ERM for the exponential strategies; for prototypes the exact group
+    means (nearest centroid with the release's public anchors, rounded to the
+    same grid), the noise-free version of the private release rather than an
+    ERM.
+    """
     strategy = clf._strategy
     codes = np.searchsorted(clf.classes_, y)
+    if isinstance(strategy, PrototypeStrategy):
+        stats = strategy.accumulate(strategy.empty_statistics(), X, codes)
+        exact = strategy.prototype_codes(stats.sums, strategy.count_weight * stats.counts)
+        kept = stats.counts.reshape(strategy.n_classes, -1) > 0
+        kept[np.arange(strategy.n_classes), np.argmax(kept, axis=1)] = True
+        return strategy.release((exact, kept.ravel()), clf.classes_, None)
     if isinstance(strategy, IntervalStrategy):
         # epsilon = 1e300: the law is uniform on the minimisers, i.e. exact ERM
         stats = strategy.accumulate(strategy.empty_statistics(), X, codes)
@@ -82,50 +115,72 @@ def _row(dataset, method, eps, accs, **extra):
                  "n_seeds": len(accs)}, **extra)
 
 
-def part_a(seeds):
-    """Binary breast cancer, stumps and halfspaces, eps in {0.5, 1, 2} (AFTER)."""
-    X, y = load("breast_cancer")
+def _dataset_rows(name, epsilons, seeds, configs, cached):
+    """Private rows and the same-class non-private row of every config on one dataset.
+
+    A config whose rows are all in ``cached`` (``--reuse``) is not re-run; its
+    rows are marked ``reused``.
+    """
+    X, y = load(name)
+    classes = np.unique(y).tolist()
     rows = []
-    for hyp in ("stumps", "halfspaces", "intervals"):
-        for eps in (0.5, 1.0, 2.0):
+    for config in configs:
+        keys = [(name, f"sksmooth {config}", eps) for eps in epsilons]
+        keys.append((name, f"non-private, same class ({config})", None))
+        if all(k in cached for k in keys):
+            rows += [dict(cached[k], reused=True) for k in keys]
+            continue
+        erm = []
+        for eps in epsilons:
             accs, t0 = [], time.perf_counter()
             for seed in seeds:
                 tr, te = split(len(X), seed)
-                accs.append(_private_fit(hyp, eps, X[tr], y[tr], [0, 1]).score(X[te], y[te]))
-            rows.append(_row("breast_cancer", f"sksmooth {hyp}", eps, accs,
+                clf = _private_fit(config, eps, X[tr], y[tr], classes)
+                accs.append(clf.score(X[te], y[te]))
+                if eps == (1.0 if 1.0 in epsilons else epsilons[0]):
+                    # the class of the eps = 1 release ('auto' prototypes_per_label)
+                    best = _same_class_erm(clf, X[tr], y[tr])
+                    erm.append(float(np.mean(best.predict(X[te]) == y[te])))
+            rows.append(_row(name, f"sksmooth {config}", eps, accs,
                              seconds_per_fit=(time.perf_counter() - t0) / len(seeds)))
+            print(f"{name:14s} {config:24s} eps={eps:<4} acc={np.mean(accs):.3f}", flush=True)
+        rows.append(_row(name, f"non-private, same class ({config})", None, erm))
     return rows
 
 
-def part_m(seeds, peer):
-    """Multiclass: private stumps/halfspaces vs same-class ERM vs diffprivlib."""
+def part_a(seeds, cached):
+    """Binary breast cancer, eps in {0.5, 1, 2}, with the same-class non-private model."""
+    return _dataset_rows("breast_cancer", (0.5, 1.0, 2.0), seeds, CONFIGS, cached)
+
+
+def part_m(seeds, peer, cached):
+    """Multiclass: every config vs its same-class non-private model vs diffprivlib."""
     rows = []
     for name in MULTICLASS_DATASETS:
-        X, y = load(name)
-        classes = np.unique(y).tolist()
-        for hyp in ("intervals", "stumps", "halfspaces"):
-            erm = []
-            for eps in EPSILONS:
-                accs, t0 = [], time.perf_counter()
-                for seed in seeds:
-                    tr, te = split(len(X), seed)
-                    clf = _private_fit(hyp, eps, X[tr], y[tr], classes)
-                    accs.append(clf.score(X[te], y[te]))
-                    if eps == EPSILONS[0]:
-                        best = _same_class_erm(clf, X[tr], y[tr])
-                        erm.append(float(np.mean(best.predict(X[te]) == y[te])))
-                rows.append(_row(name, f"sksmooth {hyp}", eps, accs, cover_size=clf.cover_size_,
-                                 seconds_per_fit=(time.perf_counter() - t0) / len(seeds)))
-                print(f"{name:8s} {hyp:10s} eps={eps:<4} acc={np.mean(accs):.3f}", flush=True)
-            rows.append(_row(name, f"non-private ERM, same class ({hyp})", None, erm))
+        configs = [c for c in CONFIGS if not (name == "synthetic" and c in SLOW)]
+        rows += _dataset_rows(name, EPSILONS, seeds, configs, cached)
     rows += [dict(r, accuracies=None) for r in peer.get("results", [])
              if r["dataset"] in MULTICLASS_DATASETS]
     return rows
 
 
+def gaps_at_epsilon_one(rows):
+    """Private accuracy at eps = 1 minus the same-class non-private model's."""
+    by_key = {(r["dataset"], r["method"], r["epsilon"]): r["accuracy_mean"] for r in rows}
+    gaps = []
+    for name in ("breast_cancer", "wine"):
+        for config in CONFIGS:
+            private = by_key.get((name, f"sksmooth {config}", 1.0))
+            exact = by_key.get((name, f"non-private, same class ({config})", None))
+            if private is not None and exact is not None:
+                gaps.append({"dataset": name, "class": config, "private_eps1": private,
+                             "non_private": exact, "gap_points": 100 * (exact - private)})
+    return gaps
+
+
 def run_peer(peer_python, quick):
     path = ROOT / "results" / f"diffprivlib_proper{'_quick' if quick else ''}.json"
-    if peer_python and Path(peer_python).exists() and not path.exists():
+    if peer_python and Path(peer_python).exists():  # the peer reuses its cached rows
         cmd = [peer_python, str(ROOT / "_diffprivlib_proper_peer.py")] + (["--quick"] if quick else [])
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     if path.exists():
@@ -196,28 +251,46 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--peer-python", default="/work/dplvenv/bin/python")
     parser.add_argument("--skip-littlestone", action="store_true")
+    parser.add_argument("--reuse", nargs="*", default=[], choices=list(CONFIGS),
+                        help="configs whose rows are taken from the previous results file "
+                             "(their code unchanged since), e.g. --reuse halfspaces")
     args = parser.parse_args()
     seeds = range(5 if args.quick else 20)
+    path = ROOT / "results" / f"private_proper{'_quick' if args.quick else ''}.json"
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    old_rows = [dict(r, method=r["method"].replace("non-private ERM, same class",
+                                                   "non-private, same class"))
+                for r in previous.get("part_a", []) + previous.get("part_m", [])]
+    cached = {(r["dataset"], r["method"], r["epsilon"]): r for r in old_rows
+              if r.get("n_seeds") == len(seeds)
+              and any(r["method"].endswith(f"({c})") or r["method"] == f"sksmooth {c}"
+                      for c in args.reuse)}
 
     before_path = ROOT / "results" / "private_proper_binary_before.json"
     before = json.loads(before_path.read_text()) if before_path.exists() else []
-    a = part_a(seeds)
+    a = part_a(seeds, cached)
     _print_rows(f"Part A: breast cancer, {len(seeds)} splits (AFTER)", a)
     for r in before:
         print(f"  BEFORE {r['hypotheses']:10s} eps={r['epsilon']:<4} {r['accuracy_mean']:.3f}")
     peer = run_peer(args.peer_python, args.quick)
-    m = part_m(seeds, peer)
+    m = part_m(seeds, peer, cached)
     _print_rows(f"Part M: multiclass, {len(seeds)} splits", m)
+    gaps = gaps_at_epsilon_one(a + m)
+    print("\nGap to the non-private model of the same class at eps = 1 (points)")
+    for g in gaps:
+        print(f"{g['dataset']:14s} {g['class']:24s} {g['private_eps1']:.3f} vs "
+              f"{g['non_private']:.3f}: {g['gap_points']:+.1f}")
     out = {"quick": args.quick, "n_seeds": len(seeds),
            "diffprivlib_version": peer.get("diffprivlib_version"),
-           "part_a_before": before, "part_a": a, "part_m": m}
+           "part_a_before": before, "part_a": a, "part_m": m, "gap_eps1": gaps}
+    if args.skip_littlestone and "part_b" in previous:  # kept from the previous run
+        out["part_b"] = [dict(r, reused=True) for r in previous["part_b"]]
     if not args.skip_littlestone:
         print("\nPart B: littlestone on thresholds (epsilon=1, delta=1e-6)")
         out["part_b"] = part_b(args.quick)
         for r in out["part_b"]:
             print(f"{r['N']:4d} {r['ldim']:4d} {r['n']:6d} {r['error_mean']:6.3f} "
                   f"{r['soa_fallback_rate']:6.2f} {r['seconds_mean']:6.2f}")
-    path = ROOT / "results" / f"private_proper{'_quick' if args.quick else ''}.json"
     path.write_text(json.dumps(out, indent=1, default=float))
     print("wrote", path)
 

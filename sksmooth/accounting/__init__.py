@@ -27,13 +27,21 @@ from ._composition import (
     zcdp_to_dp,
 )
 from ._backends import CrossProcessLedgerError, LedgerStorage
-from ._ledger import BudgetAccountant, LedgerTotals, Spend, charge, check_accountant
+from ._ledger import (
+    BudgetAccountant,
+    LedgerTotals,
+    RemainingBudget,
+    Spend,
+    charge,
+    check_accountant,
+)
 
 __all__ = [
     "BudgetAccountant",
     "CrossProcessLedgerError",
     "LedgerStorage",
     "LedgerTotals",
+    "RemainingBudget",
     "RoundBudget",
     "Spend",
     "advanced_composition",

@@ -254,7 +254,9 @@ def zcdp_from_dp_budget(epsilon, delta, method="cks"):
     delta = check_delta(delta, allow_zero=False)
     _check_method(method, ("cks", "standard"))
     log_inv_delta = np.log(1.0 / delta)
-    rho_std = (np.sqrt(log_inv_delta + epsilon) - np.sqrt(log_inv_delta)) ** 2
+    # sqrt(L + eps) - sqrt(L) without cancellation (a tiny epsilon made the
+    # difference inexact and the guard below walk ulp by ulp for hours)
+    rho_std = (epsilon / (np.sqrt(log_inv_delta + epsilon) + np.sqrt(log_inv_delta))) ** 2
     # Guard the closed form against rounding: never return rho that converts above eps.
     while _zcdp_to_dp_standard(rho_std, delta) > epsilon:
         rho_std = np.nextafter(rho_std, 0.0)

@@ -25,10 +25,10 @@ import threading
 import time
 import uuid
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
-from .._guarantee import PrivacySpent
 from .._validation import check_delta, check_epsilon, check_probability
 from ._backends import (
     Budget,
@@ -40,7 +40,9 @@ from ._backends import (
     refuse_if_over,
 )
 
-__all__ = ["BudgetAccountant", "LedgerTotals", "Spend", "charge", "check_accountant"]
+__all__ = [
+    "BudgetAccountant", "LedgerTotals", "RemainingBudget", "Spend", "charge", "check_accountant",
+]
 
 # Ledgers alive in this process, by id: unpickling returns the live object.
 _LIVE_LEDGERS = weakref.WeakValueDictionary()
@@ -59,6 +61,20 @@ def _check_certified(certified):
             f"certified must be True or False, got {type(certified).__name__}."
         )
     return bool(certified)
+
+
+class RemainingBudget(NamedTuple):
+    """The ``(epsilon, delta)`` still available per release (not an amount spent).
+
+    Returned by :meth:`BudgetAccountant.remaining`; ``inf`` where the budget
+    is unlimited.
+    """
+
+    epsilon: float
+    delta: float
+
+    def __str__(self):
+        return f"({self.epsilon:.6g}, {self.delta:.3g}) left per release"
 
 
 def _left(limit, spent):
@@ -123,7 +139,7 @@ class BudgetAccountant:
     >>> acc.spent_not_certified
     PrivacySpent(epsilon=0.1, delta=0.0)
     >>> acc.remaining()
-    PrivacySpent(epsilon=0.5, delta=1e-05)
+    RemainingBudget(epsilon=0.5, delta=1e-05)
     """
 
     def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None):
@@ -222,7 +238,7 @@ class BudgetAccountant:
 
         Returns
         -------
-        PrivacySpent
+        RemainingBudget
             The per-release budget left (not an amount spent):
             ``((epsilon - spent.epsilon) / k, (delta - spent.delta) / k)``,
             floored at 0; ``inf`` where the budget is unlimited.
@@ -230,7 +246,7 @@ class BudgetAccountant:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
         spent = self.spent
-        return PrivacySpent(
+        return RemainingBudget(
             _left(self.budget.epsilon, spent.epsilon) / k,
             _left(self.budget.delta, spent.delta) / k,
         )

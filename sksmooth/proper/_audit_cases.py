@@ -7,7 +7,9 @@ from its worst case on every small pair (an end-to-end audit measured 0.000
 even at 20x epsilon); its two private components — sparse selection
 (Ghazi et al. 2021 §5.2) and GenericLearner (Lemma 6.3) — are audited
 separately where each is tight, and tests/proper checks the composition
-arithmetic exactly (the parts read disjoint examples). Each case has a 2x
+arithmetic exactly (the parts read disjoint examples). Noisy-means method:
+the released noisy statistics (pure, discrete Laplace) on a pair where every
+coordinate moves, so one event reaches the whole loss. Each case has a 2x
 epsilon variant the audit must catch at the same trial count.
 """
 
@@ -22,6 +24,7 @@ from ..mechanisms import sparse_selection
 from ..metrics import AuditCase, audit_epsilon
 from ._private_proper import PrivateProperClassifier
 from .littlestone import LittlestoneOracle
+from ._prototypes import PrototypeStrategy
 from .littlestone._polypri import generic_learner
 
 __all__ = ["private_proper_audit_cases"]
@@ -89,6 +92,44 @@ def _sparse_selection_run(true_epsilon):
     return run
 
 
+# d = 1, G = 1, two labels: the neighbour moves a row from (x=0, label 0) to
+# (x=1, label 1), so each of (S_0, S_1, W N_0, W N_1) moves by 1 (W = 1) and
+# the event "every coordinate on D1's side of D1's value" has loss exactly
+# 4 / b = epsilon (discrete Laplace tails).
+_MEANS_X0 = np.array([[0.0]] * 6 + [[1.0]] * 5)
+_MEANS_Y0 = np.array([0] * 6 + [1] * 5)
+_MEANS_X1 = np.r_[[[1.0]], _MEANS_X0[1:]]
+_MEANS_Y1 = np.r_[1, _MEANS_Y0[1:]]
+
+
+def noisy_means_laplace_run(true_epsilon):
+    """Audit run of the pure noisy-means release (vectorised over trials)."""
+    params = dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=0.5,
+                  neighbouring="substitute", epsilon=true_epsilon, delta=0.0,
+                  prototypes_per_label=1)
+    strategy = PrototypeStrategy.build(params, np.zeros((1, 1)), 2, None)
+    noise = strategy.calibration(params)
+    stats = {name: strategy.accumulate(strategy.empty_statistics(), X, y)
+             for name, X, y in (("d0", _MEANS_X0, _MEANS_Y0), ("d1", _MEANS_X1, _MEANS_Y1))}
+
+    def flat(s):
+        return np.r_[s.sums.ravel(), strategy.count_weight * s.counts]
+
+    target = flat(stats["d1"])
+    direction = np.sign(target - flat(stats["d0"]))
+
+    def mechanism(name, rng, n):
+        sums, counts = strategy.noisy_statistics(stats[name], noise, rng, size=n)
+        return np.column_stack([sums.reshape(n, -1), counts])
+
+    def run(n_trials, random_state):
+        return audit_epsilon(mechanism, "d0", "d1",
+                             lambda out: np.all(direction * (out - target) >= 0, axis=1),
+                             n_trials, random_state=random_state, batch=True)
+
+    return run
+
+
 def private_proper_audit_cases(epsilon=1.0):
     """The audit cases of :class:`PrivateProperClassifier` (both methods)."""
     w = math.exp(-epsilon / 2)
@@ -110,5 +151,11 @@ def private_proper_audit_cases(epsilon=1.0):
             f"(eps={epsilon}, delta={_SPARSE_DELTA:g})",
             epsilon, _SPARSE_DELTA, _sparse_selection_run(epsilon), 3_000, min_fraction=0.4,
             run_broken=_sparse_selection_run(2 * epsilon), broken="step run at 2x epsilon",
+        ),
+        AuditCase(
+            f"PrivateProperClassifier(method='noisy_means', delta=0): noisy class sums and "
+            f"counts, one row changes value and label (eps={epsilon}; true loss {epsilon:g})",
+            epsilon, 0.0, noisy_means_laplace_run(epsilon), 20_000, min_fraction=0.7,
+            run_broken=noisy_means_laplace_run(2 * epsilon), broken="noise at 2x epsilon",
         ),
     ]

@@ -160,7 +160,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         ``X`` is read only when ``bounds=None`` (the box is then taken from
         the data, flagged and not certified).
         """
-        lower, upper = _public_box(params["bounds"], X)
+        lower, upper = public_box(params["bounds"], X)
         if isinstance(params["hypotheses"], str) and params["hypotheses"] == "intervals":
             return IntervalStrategy.build(params, lower, upper, n_classes,
                                           params["bounds"] is None)
@@ -207,7 +207,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         rule = TwoLabelRule(ConceptRule(self.concepts.subset([concept])), inside, outside)
         return SelectedHypothesis(index, rule, classes, feature_names)
 
-    def epsilon_under_substitution(self, epsilon):
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
         """The add/remove calibration is ``2 epsilon``-DP under substitution."""
         return 2.0 * epsilon if self.add_remove else epsilon
 
@@ -240,7 +240,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         return replace(self, add_remove=neighbouring == "add_remove")
 
 
-def _public_box(bounds, X):
+def public_box(bounds, X):
     """``(lower, upper)`` from the public ``bounds``; from the finite rows if None."""
     if bounds is None:
         finite = X[np.all(np.isfinite(X), axis=1)]
@@ -257,6 +257,11 @@ def _build_cover(params, lower, upper, public_rng):
             "hypotheses must be a class name, a sksmooth.classes.ConceptClass or a "
             "FiniteConcepts instance for method='exponential' (a matrix needs "
             f"method='littlestone' or FiniteClass(matrix=...)); got {type(hyp).__name__}."
+        )
+    if isinstance(hyp, str) and hyp == "prototypes":
+        raise ValueError(
+            "hypotheses='prototypes' is learnt from noisy class means: pass "
+            "method='noisy_means' (method='exponential' selects from a cover)."
         )
     hyp = check_concept_class(hyp, "hypotheses")
     if isinstance(hyp, FiniteConcepts):

@@ -1,7 +1,7 @@
 """What :class:`PrivateProperClassifier` releases: the selected hypothesis.
 
 A released hypothesis is a member of the estimator's hypothesis class (it is
-*proper*). Every hypothesis here is a *two-label rule*::
+*proper*). The cover strategies release a *two-label rule*::
 
     h(x) = a   if c(x) else   b
 
@@ -16,7 +16,10 @@ released rule only: the predicted label scores ``1 + m(x)`` and the others
 feature's distance to a stump's threshold in units of the public box width,
 the Euclidean distance to a halfspace's boundary; ``0`` for concepts
 without geometry). They rank points by how far they are from the decision
-boundary; they are *not calibrated* probabilities.
+boundary; they are *not calibrated* probabilities. Interval partitions
+(:mod:`._intervals`) score the same way; nearest-prototype rules
+(:mod:`._prototypes`) score each label by minus the squared distance to its
+prototype in box widths (``class_scores`` of the rule).
 """
 
 import re
@@ -161,10 +164,15 @@ class SelectedHypothesis:
     def class_scores(self, X):
         """Uncalibrated per-class scores, shape ``(n_samples, n_classes)``.
 
-        The predicted label scores ``1 + m(x)``, every other label
+        A rule with its own ``class_scores`` (nearest prototype: minus the
+        squared distance to each label's prototype) uses it; otherwise the
+        predicted label scores ``1 + m(x)``, every other label
         ``-(1 + m(x))``, with ``m(x) >= 0`` the distance to the decision
-        boundary (module docstring): the argmax is the prediction.
+        boundary (module docstring). The argmax is the prediction.
         """
+        own_scores = getattr(self._rule, "class_scores", None)  # e.g. PrototypeRule
+        if own_scores is not None:
+            return own_scores(X)
         strength = 1.0 + self._rule.margin(X)
         scores = np.repeat(-strength[:, None], len(self.classes), axis=1)
         scores[np.arange(X.shape[0]), self.predict_codes(X)] = strength

@@ -42,6 +42,8 @@ from ._selection_bound import ExponentialSelectionBound
 __all__ = ["IntervalStrategy", "CellCounts"]
 
 MAX_SCALE = 1e250
+# the forward pass holds (n_cells + 1)^2 x n_classes log weights per feature
+MAX_CELLS = 1024
 
 INTERVAL_SOURCE = (
     "McSherry, Talwar, FOCS 2007 (exponential mechanism, sampled exactly by dynamic "
@@ -134,7 +136,7 @@ class IntervalStrategy(ExponentialSelectionBound):
     @classmethod
     def build(cls, params, lower, upper, n_classes, bounds_inferred):
         gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
-        n_cells = max(2, math.ceil(1.0 / (2.0 * gamma) - 1e-12))
+        n_cells = max(2, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         if params["cover_size"] != "auto":  # cap the grid: cover_size cut points in all
             n_cells = max(2, min(n_cells, int(params["cover_size"]) // len(lower) + 1))
         inner = np.arange(1, n_cells) / n_cells
@@ -215,7 +217,7 @@ class IntervalStrategy(ExponentialSelectionBound):
             code = code * self.n_classes + int(label)
         return ((int(f) << (self.n_cells - 1)) + mask) * self.n_classes ** self.max_pieces + code
 
-    def epsilon_under_substitution(self, epsilon):
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
         return 2.0 * epsilon if self.add_remove else epsilon
 
     def guarantee_facts(self, params, n, details):

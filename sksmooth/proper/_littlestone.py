@@ -168,7 +168,7 @@ class LittlestoneStrategy:
                           self.descriptions[index])
         return SelectedHypothesis(index, TwoLabelRule(rule, 1, 0), classes, feature_names)
 
-    def epsilon_under_substitution(self, epsilon):
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
         return epsilon
 
     def with_neighbouring(self, neighbouring):

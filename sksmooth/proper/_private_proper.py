@@ -9,7 +9,11 @@ method is a strategy object with one interface (``build``, ``accumulate``,
   data-independent cover, multiclass (two-label rules);
 * :class:`~sksmooth.proper._littlestone.LittlestoneStrategy`
   (``method='littlestone'``): PolyPriPropLearn for a finite binary class on a
-  finite domain.
+  finite domain;
+* :class:`~sksmooth.proper._prototypes.PrototypeStrategy`
+  (``method='noisy_means'``): nearest class prototype from noisy class sums
+  and counts (exact discrete Gaussian or Laplace noise), the class for many
+  features and labels.
 
 References
 ----------
@@ -20,6 +24,8 @@ Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, "What can we learn
 privately?", FOCS 2008.
 Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
 Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §4.
+Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
+NeurIPS 2020, arXiv:2004.00010, Thm 14, Cor. 13.
 """
 
 import copy
@@ -54,12 +60,15 @@ from ..exceptions import PrivacyLeakWarning
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
 from ._littlestone import LittlestoneStrategy
+from ._prototypes import PrototypeStrategy
 
 __all__ = ["PrivateProperClassifier", "SelectedHypothesis", "ProperRelease"]
 
-_STRATEGIES = {"exponential": ExponentialStrategy, "littlestone": LittlestoneStrategy}
+_STRATEGIES = {"exponential": ExponentialStrategy, "littlestone": LittlestoneStrategy,
+               "noisy_means": PrototypeStrategy}
 _LITTLESTONE = ("method", ("littlestone",))
 _EXPONENTIAL = ("method", ("exponential",))
+_ON_A_BOX = ("method", ("exponential", "noisy_means"))
 _AUTO = Options("auto")
 
 
@@ -111,26 +120,36 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         see :mod:`sksmooth.proper._exponential`). ``'intervals'``: partitions
         of one feature into at most ``max(2, k)`` grid intervals with any
         label per piece, sampled exactly (see :mod:`sksmooth.proper._intervals`);
-        the most accurate choice for several labels. For
+        a good choice for few features. For
         ``method='littlestone'``: a ``(n_hypotheses, n_domain_points)``
         matrix of ``{-1, +1}`` over ``domain``, a finite instance, or
-        ``'thresholds'`` (one-dimensional ``domain``).
-    method : {'exponential', 'littlestone'}, default='exponential'
+        ``'thresholds'`` (one-dimensional ``domain``). For
+        ``method='noisy_means'``: ``'prototypes'`` (nearest class prototype,
+        one grid point of ``bounds`` per label; see
+        :mod:`sksmooth.proper._prototypes`), the accurate choice for many
+        features and labels (e.g. images) when ``n`` is in the hundreds per
+        label or more.
+    method : {'exponential', 'littlestone', 'noisy_means'}, default='exponential'
         ``'exponential'``: the generic learner (Kasiviswanathan et al. 2008;
         Ghazi et al. 2021, Lemma 6.3): agnostic, multiclass, pure
         ``epsilon``-DP. ``'littlestone'``: PolyPriPropLearn (Ghazi et al.
         2021, Alg. 3): finite binary class and domain, realizable,
-        ``(epsilon, delta)``-DP.
+        ``(epsilon, delta)``-DP. ``'noisy_means'``: noisy per-label sums and
+        counts with exact discrete noise (Canonne, Kamath, Steinke 2020),
+        prototypes by post-processing; ``(epsilon, delta)``-DP with discrete
+        Gaussian noise when ``delta > 0``, pure ``epsilon``-DP with discrete
+        Laplace noise when ``delta = 0`` (much noisier in many dimensions).
     epsilon : float > 0, default=1.0
         Privacy parameter of *each* release.
     delta : float in [0, 1), default=0.0
         ``'exponential'`` is pure DP and spends ``delta = 0`` whatever is set
         (the guarantee says so). ``'littlestone'`` needs ``delta > 0``.
+        ``'noisy_means'`` spends it (Gaussian noise) when ``> 0``.
     alpha, beta : float in (0, 1), default=0.1
         Target error and failure probability (accuracy statements and the
         ``'auto'`` rules of ``'littlestone'``).
     bounds : tuple (lower, upper) or None, default=None
-        Public box of the features (``'exponential'``). Rows are mapped into
+        Public box of the features (``'exponential'``, ``'noisy_means'``). Rows are mapped into
         it (NaN to the centre, the rest clipped; never refused). ``None``
         takes it from the data with a :class:`PrivacyLeakWarning`: not
         certified.
@@ -143,7 +162,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         (``'auto'`` = 20000); the class holds ``cover_size * k (k - 1)``
         hypotheses for ``k > 2`` labels (half of it for stumps).
     gamma : float in (0, 1) or 'auto', default='auto'
-        ``'exponential'``: requested cover radius (``'auto'`` = 1/128).
+        ``'exponential'``: requested cover radius (``'auto'`` = 1/128; the
+        ``'intervals'`` grid has ``ceil(1 / (2 gamma))`` cells, at most 1024,
+        which bounds its memory); ``'noisy_means'``: rows are rounded to
+        ``ceil(1 / (2 gamma))`` cells per feature (64 for ``'auto'``, at most
+        65536; the noise scales with it, so accuracy barely depends on it).
+    prototypes_per_label : int or 'auto', default='auto'
+        ``'noisy_means'``: prototypes per label, from the Voronoi cells of
+        public random anchors (see :mod:`sksmooth.proper._prototypes`).
+        ``'auto'``: the largest number up to 16 that leaves each prototype a
+        noise of about 0.1 box widths per coordinate, from public inputs and
+        the first batch's ``n`` (1 for small data or small ``epsilon``).
     neighbouring : {'substitute', 'add_remove'}, default='substitute'
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
@@ -184,7 +213,13 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     cover_size_ : int
         Number of hypotheses of the class.
     bounds_ : tuple of ndarray
-        ``'exponential'``: the box of the cover.
+        ``'exponential'``, ``'noisy_means'``: the public box.
+    noise_std_ : float
+        ``'noisy_means'``: standard deviation of the noise of one coordinate
+        of a group's sum, in box widths (a prototype's noise is this divided
+        by the group's count).
+    prototypes_per_label_ : int
+        ``'noisy_means'``: the resolved ``prototypes_per_label``.
     excess_error_bound_ : float
         ``'exponential'``: w.p. ``>= 1 - beta`` the released hypothesis's
         empirical error exceeds the best hypothesis's by at most this
@@ -242,17 +277,20 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             (str, ConceptClass, FiniteConcepts, np.ndarray, list, tuple),
             "a class name, a ConceptClass, a FiniteConcepts or a {-1,+1} matrix",
         ),
-        "method": Options("exponential", "littlestone"),
+        "method": Options("exponential", "littlestone", "noisy_means"),
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
         "alpha": Real(0.0, 1.0, closed="neither"),
         "beta": Real(0.0, 1.0, closed="neither"),
         "bounds": Param((NoneValue(), InstanceOf((tuple, list), "a pair (lower, upper)")),
-                        only_when=_EXPONENTIAL),  # 'littlestone': the domain is the box
+                        only_when=_ON_A_BOX),  # 'littlestone': the domain is the box
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
+        "prototypes_per_label": Param((_AUTO, Integer(1, high=4096, cap_reason=(
+            "the statistics hold prototypes_per_label x n_classes x n_features integers"))),
+            only_when=("method", ("noisy_means",))),
         "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
             "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
-        "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_EXPONENTIAL),
+        "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_ON_A_BOX),
         "neighbouring": Options("substitute", "add_remove"),
         "domain": Param((NoneValue(), ArrayLike(description=(
             "an array of finite numbers of shape (n_domain_points, n_features)"))),
@@ -275,7 +313,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
         alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
+        prototypes_per_label="auto", neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
         accountant=None, random_state=None,
     ):
@@ -289,6 +327,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.cover_size = cover_size
         self.gamma = gamma
+        self.prototypes_per_label = prototypes_per_label
         self.neighbouring = neighbouring
         self.domain = domain
         self.n_generic = n_generic
@@ -441,8 +480,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                label=type(self).__name__, certified=certified)
         # ---- published from here on
         log = [] if first else list(self._release_log)
-        log.append(ReleaseRecord(spent.epsilon, spent.delta,
-                                 strategy.epsilon_under_substitution(spent.epsilon), certified))
+        log.append(ReleaseRecord(
+            spent.epsilon, spent.delta,
+            strategy.epsilon_under_substitution(spent.epsilon, spent.delta), certified))
         self._strategy, self._statistics, self._release_log = strategy, statistics, log
         self._classes_inferred, self._seeded = inferred, randomness.seeded
         self.classes_ = classes_

@@ -81,6 +81,15 @@ def test_zcdp_from_dp_budget_round_trip(method, eps, delta):
         assert rho >= zcdp_from_dp_budget(eps, delta, method="standard")
 
 
+@pytest.mark.parametrize("eps, delta", [(1e-9, 1e-5), (1e-6, 1e-10)])
+def test_zcdp_from_dp_budget_tiny_epsilon_returns_quickly(eps, delta):
+    # the closed form used to cancel catastrophically for tiny epsilon, and the
+    # rounding guard then stepped one ulp at a time (hung for > 10 minutes)
+    rho = zcdp_from_dp_budget(eps, delta, method="standard")
+    assert 0 < rho and zcdp_to_dp(rho, delta, method="standard") <= eps
+    assert rho == pytest.approx(eps ** 2 / (4 * np.log(1 / delta)), rel=1e-6)
+
+
 def test_split_budget_basic_round_trip():
     rb = split_budget(1.0, 1e-6, 4)
     assert rb == RoundBudget(0.25, 2.5e-7)

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
 
-from sksmooth import BudgetError
+from sksmooth import BudgetError, PrivacySpent
 from sksmooth.accounting import (
     BudgetAccountant,
     LedgerStorage,
     LedgerTotals,
+    RemainingBudget,
     charge,
     check_accountant,
 )
@@ -85,6 +86,9 @@ def test_remaining_split(make_accountant):
     acc = make_accountant(epsilon=2.0, delta=1e-4)
     acc.spend(1.0, 0.0)
     rem = acc.remaining(k=4)
+    # a budget left, not an amount spent: its own type, not PrivacySpent
+    assert isinstance(rem, RemainingBudget) and not isinstance(rem, PrivacySpent)
+    assert "left per release" in str(rem)
     assert rem.epsilon == pytest.approx(0.25)
     assert rem.delta == pytest.approx(2.5e-5)
     with pytest.raises(ValueError, match="k must be"):

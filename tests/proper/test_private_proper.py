@@ -37,7 +37,9 @@ def _expected_failed(estimator):
 @parametrize_with_checks(
     [PrivateProperClassifier(random_state=0),
      PrivateProperClassifier(hypotheses="halfspaces", cover_size=2000, random_state=0),
-     PrivateProperClassifier(hypotheses="intervals", random_state=0)],
+     PrivateProperClassifier(hypotheses="intervals", random_state=0),
+     PrivateProperClassifier(hypotheses="prototypes", method="noisy_means", delta=1e-5,
+                             random_state=0)],
     expected_failed_checks=_expected_failed,
 )
 def test_sklearn_compatible(estimator, check):

@@ -100,3 +100,11 @@ def test_intervals_partial_fit_counts_and_extreme_epsilon():
         clf.partial_fit(X[chunk], y[chunk])
     assert clf.n_releases_ == 3 and clf.n_samples_seen_ == 90
     assert clf.score(X, y) > 0.9  # epsilon = 1e6 (the largest allowed): the best partition
+
+
+def test_tiny_gamma_is_capped_to_a_bounded_grid():
+    X = np.random.default_rng(0).uniform(size=(40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PrivateProperClassifier(hypotheses="intervals", bounds=(0.0, 1.0), classes=[0, 1],
+                                  gamma=1e-300).fit(X, y)
+    assert clf._strategy.n_cells == 1024  # (N + 1)^2 k log weights per feature, not 5e299

@@ -1,0 +1,436 @@
+"""``method='noisy_means'``: nearest-prototype classifiers from noisy class sums.
+
+Hypothesis class (proper, multiclass). On the public grid of ``G`` cells per
+feature of ``bounds`` (the grid of the other strategies, ``G = ceil(1 /
+(2 gamma))``), a hypothesis is one prototype per label, each a point of the
+grid ``{lower + (upper - lower) j / (2G) : j = 0..2G}^d``::
+
+    h(x) = classes_[argmin_c ||(x - p_c) / (upper - lower)||_2]
+
+(ties to the first label): *nearest class prototype*, a multiclass linear
+classifier. ``|H| = (2G + 1)^(d k)`` (``cover_size_``).
+
+Several prototypes per label (``prototypes_per_label = m > 1``): ``m``
+public anchors drawn uniformly in the box (public randomness, before any
+data) split it into Voronoi cells; each row belongs to the *group* (label,
+cell of its nearest anchor), a public function of the row, and every group
+has its own sums, counts and prototype (``k m`` groups instead of ``k``).
+The sensitivity analysis below is unchanged with "label" read as "group" (a
+substituted row leaves one group and joins one). A group whose noisy count is
+below twice the count noise's standard deviation is dropped (post-processing;
+each label keeps its largest group), and ``h(x)`` is the label of the
+nearest kept prototype. ``'auto'`` picks ``m`` from public inputs only: the
+largest ``m <= 16`` that leaves each prototype about ``sigma_S / 0.1`` rows
+(``sigma_S``: the noise of a sum coordinate in box widths), i.e. a noise of
+0.1 box widths per prototype coordinate, using the first batch's ``n``
+(public under substitution). Then ``|H| = ((2G + 1)^d + 1)^(k m)``.
+
+Selection (noisy sufficient statistics). Rows are mapped into the box and
+rounded to the grid, ``q(x) = rint(G (x - lower) / (upper - lower))`` in
+``{0..G}^d``, and *centred*, ``u(x) = 2 q(x) - G`` in ``[-G, G]^d``. The
+statistics are the per-label integer sums ``S_c = sum_{y_i = c} u(x_i)`` and
+counts ``N_c``. The release adds exact integer noise to both, then the
+prototypes are the noisy means ``S_c / N_c`` mapped back to the box, clipped
+to it and rounded to the grid (post-processing). Changing one row changes the
+statistics by ``mu``:
+
+* same label: ``S_c`` moves by ``u' - u``, ``||u' - u||_2^2 <= 4 d G^2``,
+  ``||u' - u||_1 <= 2 d G``;
+* new label: ``S_a`` by ``-u``, ``S_b`` by ``u'`` and two counts by 1:
+  ``||u||^2 + ||u'||^2 <= 2 d G^2`` (centring halves the corner-to-corner
+  bound), ``L1 <= 2 d G + 2``;
+* addition/removal: ``S_c`` by ``u``, one count by 1.
+
+``delta > 0`` (discrete Gaussian, ``(epsilon, delta)``-DP). Noise
+``N_Z(0, sigma^2)`` on every sum coordinate and ``N_Z(0, sigma^2 / (d G^2))``
+on every count. For independent discrete Gaussians the Renyi divergence of
+order ``alpha`` between the outputs on neighbours is at most ``alpha sum_i
+mu_i^2 / (2 sigma_i^2)`` (Canonne, Kamath, Steinke 2020, Thm 14), so the
+release is ``rho``-zCDP with ``rho = max_mu sum_i mu_i^2 / (2 sigma_i^2)``:
+``2 d G^2 / sigma^2`` under substitution (both cases above give it; the count
+noise is chosen so that a label change costs no more than the same-label
+worst case) and ``d G^2 / sigma^2`` under addition/removal. ``rho`` is the
+largest value whose conversion (CKS 2020, Cor. 13) is ``<= epsilon`` at
+``delta`` (:func:`sksmooth.accounting.zcdp_from_dp_budget`).
+
+``delta = 0`` (discrete Laplace, pure ``epsilon``-DP). The counts enter as
+the coordinate ``W N_c``, ``W = G ceil(sqrt(d))`` (the Gaussian's weight,
+rounded to an integer), and every coordinate gets discrete Laplace noise of
+scale ``b``: the privacy loss ``||mu||_1 / b`` is at most ``2 (d G + W) / b``
+under substitution and ``(d G + W) / b`` under addition/removal.
+
+Both samplers are exact (integer arithmetic only), so the guarantee holds for
+the implementation, not only for an idealised real-valued mechanism.
+
+References
+----------
+Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
+NeurIPS 2020, arXiv:2004.00010 (Alg. 1-3, Thm 14, Cor. 13).
+Bun, Steinke, "Concentrated Differential Privacy: Simplifications,
+Extensions, and Lower Bounds", TCC 2016, arXiv:1605.02065.
+Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private
+Data Analysis", TCC 2006 (noisy sums; L1 sensitivity).
+Tibshirani, Hastie, Narasimhan, Chu, "Diagnosis of multiple cancer types by
+shrunken centroids of gene expression", PNAS 2002 (nearest centroid).
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import numpy as np
+
+from .._guarantee import PrivacySpent
+from .._private_data import sanitize_rows
+from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
+from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
+from ._exponential import public_box
+from ._hypothesis import SelectedHypothesis
+
+__all__ = ["PrototypeStrategy", "ClassSums", "PrototypeRule"]
+
+# the exact samplers' public ceilings (variance 2^80, Laplace scale 2^40)
+_MAX_SIGMA2 = 2.0 ** 80
+_MAX_LAPLACE_SCALE = 2.0 ** 40
+# sums of n rows stay far inside int64 (n G < 2^62 for n < 2^46); a finer grid
+# changes nothing (the noise scales with G)
+MAX_CELLS = 2 ** 16
+# 'auto' prototypes per label: target noise per prototype coordinate (box
+# widths) and cap
+AUTO_PROTOTYPE_NOISE = 0.1
+AUTO_MAX_PROTOTYPES = 16
+
+PROTOTYPE_SOURCE = (
+    "Canonne, Kamath, Steinke, 'The Discrete Gaussian for Differential Privacy', "
+    "NeurIPS 2020, arXiv:2004.00010 (exact discrete Gaussian/Laplace, Thm 14, Cor. 13): "
+    "noisy per-label sums and counts of grid-rounded, centred rows; nearest class "
+    "prototype by post-processing"
+)
+
+
+@dataclass(frozen=True)
+class ClassSums:
+    """Private running statistics: per-label sums of centred grid codes, and counts."""
+
+    sums: np.ndarray  # (n_groups, n_features) int64; group = label * m + cell
+    counts: np.ndarray  # (n_groups,) int64
+
+    @property
+    def n(self):
+        return int(self.counts.sum())
+
+    def __add__(self, other):
+        return ClassSums(self.sums + other.sums, self.counts + other.counts)
+
+
+@dataclass(frozen=True)
+class PrototypeRule:
+    """Nearest prototype in box-normalised Euclidean distance (released hypothesis)."""
+
+    prototypes: np.ndarray  # (n_prototypes, n_features), on the public grid
+    labels: np.ndarray  # (n_prototypes,) label codes, sorted; every label present
+    width: np.ndarray  # (n_features,) box widths (1 where a feature is degenerate)
+
+    def class_scores(self, X):
+        """Per label, ``-min ||(x - p) / width||^2`` over its prototypes (argmax: prediction)."""
+        Z, P = X / self.width, self.prototypes / self.width
+        scores = 2.0 * Z @ P.T - (P * P).sum(axis=1)[None, :] - (Z * Z).sum(axis=1)[:, None]
+        starts = np.searchsorted(self.labels, np.arange(self.labels[-1] + 1))
+        return np.maximum.reduceat(scores, starts, axis=1)
+
+    def codes(self, X):
+        return np.argmax(self.class_scores(X), axis=1)
+
+    def describe(self, classes):
+        d = self.prototypes.shape[1]
+        shown = min(d, 3)
+        names = ", ".join(f"x[{j}]" for j in range(shown)) + (", ..." if d > shown else "")
+
+        def point(p):
+            return "(" + ", ".join(f"{v:.3g}" for v in p[:shown]) + (
+                ", ..." if d > shown else "") + ")"
+
+        parts = [f"{classes[c]} at {point(p)}" for c, p in zip(self.labels, self.prototypes)]
+        return f"nearest prototype in ({names}): " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class NoiseCalibration:
+    """The public noise of one release (a function of epsilon, delta, d, G only)."""
+
+    kind: str  # 'discrete Gaussian' or 'discrete Laplace'
+    sum_scale: Fraction  # variance sigma^2 (Gaussian) or scale b (Laplace)
+    count_scale: Fraction
+    rho: float  # zCDP of the Gaussian release (0 for Laplace)
+
+    @property
+    def mean_noise_std(self):
+        """Standard deviation of the noise of one sum coordinate (in grid units)."""
+        s = float(self.sum_scale)
+        return math.sqrt(s) if self.kind == "discrete Gaussian" else math.sqrt(2.0) * s
+
+
+@dataclass(frozen=True)
+class PrototypeStrategy:
+    """Nearest class prototype from noisy class sums (public structure only)."""
+
+    n_cells: int
+    n_classes: int
+    lower: np.ndarray
+    upper: np.ndarray
+    add_remove: bool
+    bounds_inferred: bool
+    anchors: np.ndarray = None  # (m, n_features) public anchors; None: one prototype per label
+
+    name = "noisy_means"
+    spends_delta = True  # delta > 0: Gaussian noise, spent; delta = 0: pure Laplace
+
+    @classmethod
+    def build(cls, params, X, n_classes, public_rng):
+        """The public grid (``X`` is read only when ``bounds=None``: flagged)."""
+        hyp = params["hypotheses"]
+        if not (isinstance(hyp, str) and hyp == "prototypes"):
+            raise ValueError(
+                "method='noisy_means' learns nearest-prototype classifiers: pass "
+                f"hypotheses='prototypes' (got hypotheses={hyp!r})."
+            )
+        lower, upper = public_box(params["bounds"], X)
+        gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
+        n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
+        strategy = cls(n_cells, n_classes, lower, upper,
+                       params["neighbouring"] == "add_remove", params["bounds"] is None)
+        noise = strategy.calibration(params)  # refuse an unrepresentable noise before any data
+        m = params["prototypes_per_label"]
+        if m == "auto":
+            m = strategy.auto_prototypes_per_label(noise, X.shape[0])
+        if m == 1:
+            return strategy
+        anchors = public_rng.uniform(lower, upper, size=(int(m), len(lower)))
+        return replace(strategy, anchors=anchors)
+
+    def auto_prototypes_per_label(self, noise, n):
+        """Largest ``m <= 16`` leaving ``sigma_S / 0.1`` rows per prototype (public inputs)."""
+        rows_needed = self.sum_noise_in_box_widths(noise) / AUTO_PROTOTYPE_NOISE
+        return int(min(AUTO_MAX_PROTOTYPES, max(1, n // (self.n_classes * rows_needed))))
+
+    def sum_noise_in_box_widths(self, noise):
+        return noise.mean_noise_std / (2.0 * self.n_cells)
+
+    @property
+    def prototypes_per_label(self):
+        return 1 if self.anchors is None else len(self.anchors)
+
+    @property
+    def n_groups(self):
+        return self.n_classes * self.prototypes_per_label
+
+    def _cells(self, X):
+        """Index of the nearest public anchor of every (mapped) row."""
+        if self.anchors is None:
+            return np.zeros(X.shape[0], dtype=np.int64)
+        Z, A = X / self._width(), self.anchors / self._width()
+        return np.argmin((A * A).sum(axis=1)[None, :] - 2.0 * Z @ A.T, axis=1)
+
+    @property
+    def n_features(self):
+        return len(self.lower)
+
+    @property
+    def n_hypotheses(self):
+        """``(2G + 1)^(d k)``, or ``((2G + 1)^d + 1)^(k m)`` for ``m > 1`` (Python ints)."""
+        points = (2 * self.n_cells + 1) ** self.n_features
+        if self.anchors is None:
+            return points ** self.n_classes
+        return (points + 1) ** self.n_groups
+
+    def _width(self):
+        width = self.upper - self.lower
+        return np.where(width > 0, width, 1.0)
+
+    def empty_statistics(self):
+        g, d = self.n_groups, self.n_features
+        return ClassSums(np.zeros((g, d), np.int64), np.zeros(g, np.int64))
+
+    def accumulate(self, statistics, X, y_codes):
+        """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
+        X = sanitize_rows(X, self.lower, self.upper)
+        G = self.n_cells
+        q = np.rint(G * (X - self.lower) / self._width()).astype(np.int64)
+        u = 2 * np.clip(q, 0, G) - G
+        groups = np.asarray(y_codes) * self.prototypes_per_label + self._cells(X)
+        sums = np.zeros_like(statistics.sums)
+        np.add.at(sums, groups, u)
+        counts = np.bincount(groups, minlength=self.n_groups).astype(np.int64)
+        return statistics + ClassSums(sums, counts)
+
+    # --------------------------------------------------------------- noise
+    def calibration(self, params):
+        """:class:`NoiseCalibration` for ``(epsilon, delta)`` (module docstring)."""
+        epsilon, delta = params["epsilon"], params["delta"]
+        dG2 = self.n_features * self.n_cells ** 2
+        if delta > 0:
+            rho = zcdp_from_dp_budget(epsilon, delta)
+            # rho = c d G^2 / sigma^2, c = 2 (substitution) or 1 (addition/removal);
+            # sigma^2 is rounded up, so the actual rho is at most the budget's
+            c = 1 if self.add_remove else 2
+            sigma2 = Fraction(np.nextafter(c * dG2 / rho, np.inf))
+            if sigma2 > _MAX_SIGMA2:
+                raise ValueError(self._too_small(epsilon))
+            return NoiseCalibration("discrete Gaussian", sigma2, sigma2 / dG2,
+                                    float(c * dG2 / sigma2))
+        loss = (dG2 // self.n_cells + self.count_weight) * (1 if self.add_remove else 2)
+        scale = Fraction(loss) / Fraction(epsilon)
+        if scale > _MAX_LAPLACE_SCALE:
+            raise ValueError(self._too_small(epsilon))
+        return NoiseCalibration("discrete Laplace", scale, scale / self.count_weight, 0.0)
+
+    @property
+    def count_weight(self):
+        """``W = G ceil(sqrt(d))``: the counts' coordinate under Laplace noise."""
+        return self.n_cells * math.isqrt(self.n_features - 1) + self.n_cells
+
+    def _too_small(self, epsilon):
+        return (f"epsilon={epsilon!r} is too small for method='noisy_means' on "
+                f"{self.n_features} features: the noise exceeds what the exact sampler "
+                "represents (and would drown every mean); increase epsilon or gamma.")
+
+    def select(self, statistics, params, randomness):
+        """Noisy sums and counts (exact samplers, noise stream only) -> prototype codes."""
+        noise = self.calibration(params)
+        self._warn_if_noise_dominates(noise, statistics.n, params)
+        sums, counts = self.noisy_statistics(statistics, noise, randomness.noise)
+        return (self.prototype_codes(sums, counts), self.kept_groups(counts, noise)), noise
+
+    def kept_groups(self, weighted_counts, noise):
+        """Post-processing: groups whose noisy count is at least twice its noise std,
+        and the largest group of every label."""
+        counts = (weighted_counts / self.count_weight).reshape(self.n_classes, -1)
+        scale = float(noise.count_scale)
+        count_std = math.sqrt(scale) if noise.kind == "discrete Gaussian" else math.sqrt(2) * scale
+        keep = counts >= max(1.0, 2.0 * count_std)
+        keep[np.arange(self.n_classes), np.argmax(counts, axis=1)] = True
+        return keep.ravel()
+
+    def _warn_if_noise_dominates(self, noise, n, params):
+        """Warn when a prototype's noise exceeds half the box (public inputs and n only).
+
+        The noise of one prototype coordinate is the sum's noise divided by the
+        label's count, about ``n / k`` rows (n is public under substitution).
+        """
+        per_sum = self.sum_noise_in_box_widths(noise)
+        rows_per_label = max(n, 1) / self.n_groups
+        if per_sum / rows_per_label <= 0.5:
+            return
+        needed = int(math.ceil(self.n_groups * per_sum / 0.1))
+        hint = ("" if params["delta"] > 0 else
+                " Pure DP (delta=0) adds L1-calibrated noise; delta > 0 (discrete "
+                "Gaussian) needs far less in many dimensions.")
+        warnings.warn(
+            f"PrivateProperClassifier(method='noisy_means'): each prototype coordinate "
+            f"gets noise of about {per_sum / rows_per_label:.3g} box widths with about "
+            f"{rows_per_label:.0f} rows per prototype: expect near-chance accuracy. About n = "
+            f"{needed} rows bring it to 0.1; or use a larger epsilon.{hint}",
+            UserWarning, stacklevel=7)
+
+    def prototype_codes(self, sums, weighted_counts):
+        """Post-processing: means, back to the box, clipped, rounded to the grid.
+
+        ``weighted_counts`` are ``W N_c`` (as released by :meth:`noisy_statistics`);
+        the codes ``j`` in ``0..2G`` are the grid points ``lower + width j / (2G)``.
+        """
+        means = sums / np.maximum(weighted_counts / self.count_weight, 1.0)[:, None]
+        return np.clip(np.rint(means + self.n_cells), 0, 2 * self.n_cells).astype(np.int64)
+
+    def noisy_statistics(self, statistics, noise, rng, size=None):
+        """The private release: ``(sums + noise, W counts + noise)``, integers.
+
+        The counts are returned as the coordinate ``W N_c`` (``W`` =
+        :attr:`count_weight`) with noise of scale ``W`` times the count noise,
+        which is the same law as noise on ``N_c`` scaled by ``W``. ``size``
+        prepends that many independent copies (for audits).
+        """
+        k, d = self.n_groups, self.n_features
+        copies = 1 if size is None else int(size)
+        if noise.kind == "discrete Gaussian":
+            sum_noise = sample_discrete_gaussian(noise.sum_scale, copies * k * d, rng)
+            count_noise = self.count_weight * sample_discrete_gaussian(
+                noise.count_scale, copies * k, rng)
+        else:
+            sum_noise = sample_discrete_laplace(noise.sum_scale, copies * k * d, rng)
+            count_noise = sample_discrete_laplace(noise.sum_scale, copies * k, rng)
+        sums = statistics.sums + sum_noise.reshape(copies, k, d)
+        counts = self.count_weight * statistics.counts + count_noise.reshape(copies, k)
+        return (sums[0], counts[0]) if size is None else (sums, counts)
+
+    def release(self, choice, classes, feature_names):
+        codes, kept = choice
+        width = self.upper - self.lower
+        prototypes = self.lower + width * codes[kept] / (2.0 * self.n_cells)
+        labels = np.arange(self.n_groups)[kept] // self.prototypes_per_label
+        rule = PrototypeRule(prototypes, labels, self._width())
+        return SelectedHypothesis(self._index(codes, kept), rule, classes, feature_names)
+
+    def _index(self, codes, kept):
+        """Mixed-radix code of the hypothesis in ``[0, |H|)`` (a Python int).
+
+        One digit per group: its grid point, or ``(2G + 1)^d`` when dropped
+        (``m > 1`` only).
+        """
+        base, points = 2 * self.n_cells + 1, (2 * self.n_cells + 1) ** self.n_features
+        radix = points if self.anchors is None else points + 1
+        index = 0
+        for group_codes, present in zip(np.asarray(codes).tolist(), kept.tolist()):
+            digit = 0
+            for c in group_codes:
+                digit = digit * base + c
+            index = index * radix + (digit if present else points)
+        return index
+
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
+        """An addition/removal calibration doubles the loss (Laplace) or rho (Gaussian).
+
+        For the Gaussian the budget's ``rho`` bounds the calibrated one (sigma^2 is
+        rounded up), so ``zcdp_to_dp(2 rho, delta)`` is a valid substitution epsilon.
+        """
+        if not self.add_remove:
+            return epsilon
+        if delta > 0:
+            return zcdp_to_dp(2.0 * zcdp_from_dp_budget(epsilon, delta), delta)
+        return 2.0 * epsilon
+
+    def with_neighbouring(self, neighbouring):
+        return replace(self, add_remove=neighbouring == "add_remove")
+
+    def public_attributes(self, details, params, n):
+        return {"bounds_": (self.lower, self.upper),
+                "noise_std_": self.sum_noise_in_box_widths(details),
+                "prototypes_per_label_": self.prototypes_per_label}
+
+    def guarantee_facts(self, params, n, details):
+        certified, not_certified = [], []
+        if self.bounds_inferred:
+            not_certified.append("grid is data independent (bounds taken from data)")
+        else:
+            certified.append("grid (and anchors) built from public bounds and public "
+                             "randomness only")
+        if details.kind == "discrete Gaussian":
+            privacy = (f"{details.rho:.4g}-zCDP (discrete Gaussian, sigma^2 = "
+                       f"{float(details.sum_scale):.4g} grid units), converted at delta")
+        else:
+            privacy = ("pure epsilon-DP (discrete Laplace, scale "
+                       f"{float(details.sum_scale):.4g} grid units); delta = 0")
+        notes = [
+            f"class: nearest of up to {self.prototypes_per_label} prototype(s) per label "
+            f"({self.n_classes} labels) on a grid of {2 * self.n_cells + 1} points per "
+            f"feature ({self.n_features} features)"
+            + ("" if self.anchors is None else "; groups from public random anchors"),
+            privacy,
+            f"noise per coordinate of a group's sum, in box widths: "
+            f"{self.sum_noise_in_box_widths(details):.4g} (divide by the group's size for "
+            "a prototype); no excess-error bound is claimed",
+        ]
+        return PROTOTYPE_SOURCE, certified, not_certified, notes
+
+    def spent(self, params):
+        return PrivacySpent(params["epsilon"], params["delta"])

@@ -1,0 +1,305 @@
+"""method='noisy_means': nearest class prototype from exact-noise class sums.
+
+Canonne, Kamath, Steinke, NeurIPS 2020, arXiv:2004.00010 (Thm 14, Cor. 13).
+"""
+
+import itertools
+import pickle
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import cross_val_score
+
+from sksmooth.accounting import BudgetAccountant, zcdp_to_dp
+from sksmooth.exceptions import PrivacyLeakWarning
+from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper._audit_cases import noisy_means_laplace_run
+from sksmooth.proper._prototypes import PrototypeRule, PrototypeStrategy
+
+
+def _clf(**kw):
+    params = dict(hypotheses="prototypes", method="noisy_means", bounds=(0.0, 1.0),
+                  epsilon=1.0, delta=1e-5)
+    params.update(kw)
+    return PrivateProperClassifier(**params)
+
+
+def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitute", **params):
+    params = dict(dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=gamma,
+                       neighbouring=neighbouring, epsilon=1.0, delta=1e-5,
+                       prototypes_per_label=1), **params)
+    return PrototypeStrategy.build(params, np.zeros((1, n_features)), n_classes,
+                                   np.random.default_rng(0))
+
+
+def _digits():
+    X, y = load_digits(return_X_y=True)
+    return X / 16.0, y  # the pixel range 0..16 is public
+
+
+# ---------------------------------------------------------------- accuracy
+def test_digits_ten_classes_accuracy():
+    X, y = _digits()
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(X))
+    train, test = order[:1350], order[1350:]
+    accs = [_clf(epsilon=1.0, classes=list(range(10))).fit(X[train], y[train])
+            .score(X[test], y[test]) for _ in range(5)]
+    # 20-split benchmark: 0.78 at eps=1 (diffprivlib's best 0.46); chance is 0.1
+    assert np.mean(accs) > 0.6
+
+
+def test_release_is_a_grid_prototype_classifier():
+    X, y = _digits()
+    clf = _clf(epsilon=2.0, classes=list(range(10))).fit(X, y)
+    rule = clf.hypothesis_._rule
+    assert isinstance(rule, PrototypeRule) and rule.prototypes.shape == (10, 64)
+    grid = rule.prototypes * 2 * 64  # gamma='auto': G = 64 cells, 2G + 1 grid points
+    np.testing.assert_allclose(grid, np.rint(grid), atol=1e-9)
+    assert 0 <= clf.hypothesis_.index < clf.cover_size_ == 129 ** 640
+    dist = ((X[:, None, :] - rule.prototypes[None]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(clf.predict(X), np.argmin(dist, axis=1))
+    np.testing.assert_array_equal(np.argmax(clf.decision_function(X), axis=1), clf.predict(X))
+    assert clf.predict_proba(X[:3]).shape == (3, 10)
+
+
+def test_scores_come_from_the_release_only():
+    X, y = _digits()
+    X, y = X[:400].copy(), y[:400].copy()
+    clf = _clf(epsilon=2.0, classes=list(range(10))).fit(X, y)
+    before = (clf.decision_function(X[:50]), clf.predict_proba(X[:50]))
+    Z = X[:50].copy()
+    X[:] = 1.0 - X
+    y[:] = (y + 1) % 10
+    after = (clf.decision_function(Z), clf.predict_proba(Z))
+    for b, a in zip(before, after):
+        np.testing.assert_array_equal(a, b)
+    release = pickle.loads(pickle.dumps(clf.to_release()))
+    np.testing.assert_array_equal(release.decision_function(Z), before[0])
+
+
+def test_partial_fit_statistics_equal_fit_statistics():
+    X, y = _digits()
+    full = _clf(classes=list(range(10))).fit(X[:600], y[:600])
+    chunks = _clf(classes=list(range(10)))
+    for start in range(0, 600, 200):
+        chunks.partial_fit(X[start:start + 200], y[start:start + 200])
+    np.testing.assert_array_equal(full._statistics.sums, chunks._statistics.sums)
+    np.testing.assert_array_equal(full._statistics.counts, chunks._statistics.counts)
+    assert chunks.n_releases_ == 3 and chunks.privacy_spent_.epsilon == pytest.approx(3.0)
+
+
+def test_ovr_and_roc_auc_scoring_work():
+    X, y = _digits()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        scores = cross_val_score(_clf(epsilon=5.0, classes=list(range(10))), X, y, cv=3,
+                                 scoring="roc_auc_ovr")
+    assert np.all(np.isfinite(scores)) and np.mean(scores) > 0.8
+
+
+# ---------------------------------------------------------------- guarantee
+def test_gaussian_release_spends_delta_and_is_certified():
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-4)
+    X, y = _digits()
+    clf = _clf(epsilon=1.0, delta=1e-5, classes=list(range(10)), accountant=acc).fit(X, y)
+    assert clf.guarantee_.certified
+    assert clf.guarantee_.claim.startswith("(1, 1e-05)-differential privacy under substitution")
+    assert "discrete Gaussian" in " ".join(clf.guarantee_.notes)
+    assert acc.spent == (1.0, 1e-5)
+
+
+def test_delta_zero_is_pure_laplace():
+    X, y = _digits()
+    clf = _clf(epsilon=1.0, delta=0.0, classes=list(range(10))).fit(X, y)
+    assert clf.privacy_spent_ == (1.0, 0.0) and clf.guarantee_.certified
+    assert "discrete Laplace" in " ".join(clf.guarantee_.notes)
+
+
+def test_add_remove_gaussian_states_its_substitution_epsilon():
+    X, y = _digits()
+    clf = _clf(epsilon=1.0, delta=1e-5, neighbouring="add_remove",
+               classes=list(range(10))).fit(X[:300], y[:300])
+    claim = clf.guarantee_.claim
+    assert "addition/removal" in claim and "under substitution" in claim
+    # rho doubles under substitution: strictly more than 1, less than 2 (zCDP is sublinear)
+    eps_sub = float(claim.split("only ")[1].split("-")[0])
+    assert 1.0 < eps_sub < 2.0
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(hypotheses="stumps"), "hypotheses='prototypes'"),
+    (dict(epsilon=1e-9, delta=0.0), "epsilon"),
+    (dict(epsilon=1e-9, delta=1e-12), "epsilon"),
+])
+def test_bad_combinations_name_the_parameter(params, match):
+    X, y = _digits()
+    with pytest.raises(ValueError, match=match):
+        _clf(classes=list(range(10)), **params).fit(X[:50], y[:50])
+
+
+def test_prototypes_with_the_exponential_method_is_refused_with_the_fix():
+    X, y = _digits()
+    with pytest.raises((TypeError, ValueError), match="noisy_means"):
+        PrivateProperClassifier(hypotheses="prototypes", bounds=(0.0, 1.0),
+                                classes=list(range(10))).fit(X[:50], y[:50])
+
+
+# ---------------------------------------------------------------- privacy
+def _neighbour_shifts(strategy, same_size=True):
+    """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row)."""
+    G, d, k = strategy.n_cells, strategy.n_features, strategy.n_groups
+    grid = np.array(list(itertools.product(range(G + 1), repeat=d)))
+    cells = strategy._cells(strategy.lower + grid / G * (strategy.upper - strategy.lower))
+    m = strategy.prototypes_per_label
+    rows = [(2 * q - G, label * m + cell) for q, cell in zip(grid, cells)
+            for label in range(strategy.n_classes)]
+    for (u, a), (v, b) in itertools.product(rows, repeat=2) if same_size else (
+            ((None, None), r) for r in rows):
+        sums, counts = np.zeros((k, d)), np.zeros(k)
+        if u is not None:
+            sums[a] -= u
+            counts[a] -= 1
+        sums[b] += v
+        counts[b] += 1
+        yield sums, counts
+
+
+def _worst_loss(strategy, noise):
+    """Exact worst case over every neighbouring pair: rho (Gaussian) or L1 loss (Laplace)."""
+    worst = 0.0
+    same_size = not strategy.add_remove
+    for sums, counts in _neighbour_shifts(strategy, same_size):
+        if noise.kind == "discrete Gaussian":
+            loss = ((sums ** 2).sum() / float(noise.sum_scale)
+                    + (counts ** 2).sum() / float(noise.count_scale)) / 2.0
+        else:
+            loss = (np.abs(sums).sum() + strategy.count_weight * np.abs(counts).sum()) \
+                / float(noise.sum_scale)
+        worst = max(worst, loss)
+    return worst
+
+
+@pytest.mark.parametrize("neighbouring", ["substitute", "add_remove"])
+@pytest.mark.parametrize("delta", [1e-5, 0.0])
+def test_calibration_is_tight_over_every_neighbouring_pair(neighbouring, delta):
+    for n_features, gamma, n_classes, m in [(2, 0.25, 3, 1), (3, 0.5, 2, 1), (1, 0.1, 4, 1),
+                                            (2, 0.25, 2, 3)]:
+        strategy = _strategy(n_features, gamma, n_classes, neighbouring,
+                             prototypes_per_label=m)
+        assert strategy.n_groups == n_classes * m
+        params = {"epsilon": 0.7, "delta": delta}
+        noise = strategy.calibration(params)
+        worst = _worst_loss(strategy, noise)
+        if delta > 0:
+            assert worst == pytest.approx(noise.rho, rel=1e-9)
+            assert zcdp_to_dp(worst, delta) <= 0.7 + 1e-12
+        else:
+            assert worst == pytest.approx(0.7, rel=1e-12) and worst <= 0.7 * (1 + 1e-12)
+
+
+class _AddRemoveNoiseUnderSubstitution(PrototypeStrategy):
+    """Broken on purpose: the addition/removal noise used for substitution neighbours."""
+
+    def calibration(self, params):
+        return PrototypeStrategy.calibration(
+            PrototypeStrategy(self.n_cells, self.n_classes, self.lower, self.upper,
+                              True, self.bounds_inferred), params)
+
+
+@pytest.mark.parametrize("delta", [1e-5, 0.0])
+def test_exhaustive_check_catches_a_broken_calibration(delta):
+    good = _strategy(2, 0.25, 3)
+    broken = _AddRemoveNoiseUnderSubstitution(*(getattr(good, f) for f in (
+        "n_cells", "n_classes", "lower", "upper", "add_remove", "bounds_inferred")))
+    params = {"epsilon": 0.7, "delta": delta}
+    claimed = good.calibration(params).rho if delta > 0 else 0.7
+    assert _worst_loss(broken, broken.calibration(params)) == pytest.approx(2 * claimed)
+
+
+# Audit of the pure (Laplace) release on a pair where the event reaches the
+# whole loss (sksmooth.proper._audit_cases.noisy_means_laplace_run).
+
+
+def test_laplace_audit_reaches_most_of_its_claim():
+    res = noisy_means_laplace_run(1.0)(20_000, 0)
+    assert 0.7 <= res.epsilon_lower <= 1.0  # the event's true loss is exactly epsilon (0.92)
+
+
+def test_laplace_audit_catches_twice_epsilon():
+    assert noisy_means_laplace_run(2.0)(20_000, 0).epsilon_lower > 1.0  # 1.91
+
+
+def test_seeded_release_is_not_certified():
+    X, y = _digits()
+    with pytest.warns(PrivacyLeakWarning):
+        clf = _clf(classes=list(range(10)), random_state=0).fit(X[:100], y[:100])
+    assert not clf.guarantee_.certified
+
+
+def test_selection_reads_the_noise_stream_only():
+    strategy = _strategy(2, 0.25, 3)
+    stats = strategy.accumulate(strategy.empty_statistics(), np.full((9, 2), 0.3),
+                                np.arange(9) % 3)
+    params = {"epsilon": 1.0, "delta": 1e-5}
+    draw = [strategy.select(stats, params, SimpleNamespace(noise=np.random.default_rng(5)))[0]
+            for _ in range(2)]
+    for first, second in zip(draw[0], draw[1]):  # (codes, kept groups)
+        np.testing.assert_array_equal(first, second)
+
+
+def test_tiny_gamma_is_capped_and_sums_stay_exact():
+    X, y = _digits()
+    clf = _clf(gamma=1e-300, classes=list(range(10))).fit(X[:200], y[:200])
+    assert clf._strategy.n_cells == 2 ** 16
+    assert clf._statistics.sums.dtype == np.int64
+    assert np.abs(clf._statistics.sums).max() <= 200 * 2 ** 16
+
+
+def test_warns_when_noise_dominates_and_names_the_fix():
+    X, y = _digits()
+    with pytest.warns(UserWarning, match="near-chance accuracy.*delta > 0"):
+        _clf(epsilon=0.5, delta=0.0, classes=list(range(10))).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
+        _clf(epsilon=1.0, delta=1e-5, classes=list(range(10))).fit(X, y)
+
+
+# ------------------------------------------------------- several per label
+def _two_cluster_labels(n, seed=0):
+    """Two labels, each two clusters on opposite corners (an XOR): one mean per label fails."""
+    rng = np.random.default_rng(seed)
+    corner = rng.integers(0, 2, size=(n, 2))
+    X = np.clip(0.2 + 0.6 * corner + 0.05 * rng.normal(size=(n, 2)), 0, 1)
+    return X, corner[:, 0] ^ corner[:, 1]
+
+
+def test_several_prototypes_per_label_learn_a_multimodal_label():
+    X, y = _two_cluster_labels(4000)
+    Xt, yt = _two_cluster_labels(2000, seed=1)
+    one = _clf(epsilon=2.0, classes=[0, 1], prototypes_per_label=1).fit(X, y)
+    auto = _clf(epsilon=2.0, classes=[0, 1]).fit(X, y)
+    assert auto.prototypes_per_label_ == 16 and one.prototypes_per_label_ == 1
+    assert one.score(Xt, yt) < 0.75 < 0.95 < auto.score(Xt, yt)
+    rule = auto.hypothesis_._rule
+    assert set(rule.labels.tolist()) == {0, 1} and np.all(np.diff(rule.labels) >= 0)
+    assert 0 <= auto.hypothesis_.index < auto.cover_size_
+
+
+def test_auto_prototypes_per_label_uses_public_inputs_only():
+    strategy = _strategy(20, 1 / 128, 5, epsilon=5.0)
+    noise = strategy.calibration({"epsilon": 5.0, "delta": 1e-5})
+    rows = strategy.sum_noise_in_box_widths(noise) / 0.1
+    assert strategy.auto_prototypes_per_label(noise, int(5 * rows * 3.5)) == 3
+    assert strategy.auto_prototypes_per_label(noise, 10) == 1
+    assert strategy.auto_prototypes_per_label(noise, 10**9) == 16
+
+
+def test_every_label_keeps_a_prototype():
+    strategy = _strategy(2, 0.25, 3, prototypes_per_label=4)
+    noise = strategy.calibration({"epsilon": 1.0, "delta": 1e-5})
+    kept = strategy.kept_groups(np.zeros(12), noise).reshape(3, 4)  # all counts 0
+    assert np.all(kept.sum(axis=1) == 1)
