@@ -641,3 +641,41 @@ def test_constraints_table_covers_every_parameter():
 def test_keyword_only_constructor():
     with pytest.raises(TypeError):
         SmoothHedgeClassifier("stumps")
+
+
+def _stump_stream(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 5))
+    y = ((X[:, 2] >= 0.4) ^ (rng.random(n) < 0.1)).astype(int)
+    return X, y
+
+
+def test_fit_operation_count_is_linear_in_n():
+    """Complexity on operation counts (not wall time): ``fit`` on stumps with the
+    doubling trick does O(log K) work per round, so doubling n about doubles
+    ``n_operations_`` although every new epoch's cover is larger (a per-round
+    cost growing with the rounds played, as in the old segment engine, gives
+    ratios near 4)."""
+    work, sizes = {}, {}
+    for n in (4000, 8000, 16000):
+        X, y = _stump_stream(n)
+        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+        work[n], sizes[n] = clf.n_operations_, clf.n_experts_
+    assert sizes[16000] > sizes[4000]  # the covers did grow
+    assert work[8000] / work[4000] < 2.3
+    assert work[16000] / work[8000] < 2.3
+    # below playing every expert of the final cover once per round, although
+    # the count charges 8 operations per array element
+    assert work[16000] < 0.5 * sizes[16000] * 16000
+
+
+def test_dense_cover_operation_count_is_experts_times_rounds():
+    """Dense covers (halfspaces) cost exactly K per round in each epoch."""
+    rng = np.random.default_rng(0)
+    X = rng.random((700, 3))
+    y = (X @ [1.0, -1.0, 0.5] >= 0.2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0),
+                                    random_state=0, max_expert_rounds=10 ** 6).fit(X, y)
+    assert clf.n_operations_ == sum(e["n_experts"] * e["n_rounds"] for e in clf.epochs_)
