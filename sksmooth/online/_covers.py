@@ -6,7 +6,10 @@ One strategy per kind of cover (:func:`cover_strategy` picks it once):
   or multiclass (a label on each side of the threshold), played by the exact
   :class:`~sksmooth.online._hedge.AxisHedge` whose cost per round does not
   depend on the cover size beyond a logarithm;
-* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary),
+* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary;
+  halfspaces by random sampling, or with
+  :class:`~sksmooth.online.HalfspaceLabellings` by the paper's labellings of
+  uniform points in any dimension),
   played by :class:`~sksmooth.online._hedge.DenseHedge` at ``K`` operations
   per round. Its size is chosen from the epoch length and a work budget
   (``max_expert_rounds``), so that a fit cannot hang; the epoch reuses the
@@ -37,6 +40,7 @@ import numpy as np
 from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, Stumps,
                        Thresholds)
 from ..classes._base import _fmt
+from ._halfspace_labellings import HalfspaceLabellings
 from ._hedge import AxisHedge, DenseHedge, LabelPairs
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
@@ -196,7 +200,8 @@ class GivenCover:
 
 # Construction cost of a dense cover, in expert-round units per concept (the
 # unit of max_expert_rounds): measured, rounded up.
-_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0}
+_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0,
+               "tuples": lambda k: 4000.0}
 _HALFSPACE_MC = dict(n_mc_targets=100, n_mc_points=1000)
 
 
@@ -208,6 +213,8 @@ class DenseCovers:
         self._last = None  # (size, n_features, cover): reused when the size repeats
 
     def _method(self, n_features):
+        if isinstance(self.concepts, HalfspaceLabellings):
+            return "tuples"
         if isinstance(self.concepts, Halfspaces):
             return "pairs" if (n_features == 2 and self.concepts.fit_intercept) else "sample"
         return None
