@@ -201,7 +201,7 @@ class GivenCover:
 # Construction cost of a dense cover, in expert-round units per concept (the
 # unit of max_expert_rounds): measured, rounded up.
 _BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0,
-               "tuples": lambda k: 4000.0}
+               "tuples": lambda k: 8000.0}
 _HALFSPACE_MC = dict(n_mc_targets=100, n_mc_points=1000)
 
 
