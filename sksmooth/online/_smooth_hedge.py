@@ -161,8 +161,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         covered by the lines through pairs of uniform points in 2-D and by
         random halfspaces in d >= 3; :class:`~sksmooth.online.HalfspaceLabellings`
         gives the paper's construction in any dimension (one halfspace per
-        labelling of uniform points; measured radius about 1.3 times that of
-        random halfspaces of the same size, see its docstring).
+        labelling of uniform points; measured disagreement 1.2 to 1.4 times
+        that of random halfspaces of the same size, see its docstring).
     sigma : float in (0, 1], default=0.1
         Smoothness of the adversary the cover is tuned for: the rounds'
         distributions have density at most ``1 / sigma`` times the uniform
