@@ -287,6 +287,11 @@ class HalfspaceLabellings(Halfspaces):
         if dim < 2:
             raise ValueError("HalfspaceLabellings needs d >= 2 through the origin (d = 1: "
                              "use thresholds).")
+        if n_points is None and labelling_count(dim, dim) > max_size:
+            raise ValueError(
+                f"max_size={max_size} is too small for HalfspaceLabellings in dimension "
+                f"{dim}: the smallest point set (m = {dim}) has {2 ** dim} labellings; "
+                f"pass max_size >= {2 ** dim}.")
         rng = check_generator(random_state)
         targets = _HalfspaceSampler(lower, upper, self.fit_intercept).sample(n_mc_targets, rng)
         m_cap = _largest_points(dim, max_size) if n_points is None else \

@@ -104,6 +104,8 @@ def test_cover_size_and_errors():
     cover = HalfspaceLabellings().cover(bounds=(0.0, 1.0), n_features=3, max_size=3000,
                                         random_state=0)
     assert cover.n_concepts <= 3000 and cover.n_concepts == labelling_count(len(cover.points_), 4)
+    with pytest.raises(ValueError, match="max_size >= 16"):
+        HalfspaceLabellings().cover(bounds=(0.0, 1.0), n_features=3, max_size=15)
     with pytest.raises(ValueError, match="d >= 2"):
         HalfspaceLabellings(fit_intercept=False).cover(bounds=(0.0, 1.0), n_features=1,
                                                        max_size=100)
