@@ -7,8 +7,9 @@ Run (river must be importable; both datasets ship with river, no download)::
 Every row is predicted before its label is seen, one row at a time
 (test-then-train). Learners:
 
-* ``SmoothHedgeClassifier`` with ``hypotheses='stumps'`` and ``'halfspaces'``,
-  default parameters except public ``bounds``: its progressive mistakes
+* ``SmoothHedgeClassifier`` with ``hypotheses='stumps'``, ``'halfspaces'``
+  (random-halfspace cover in d >= 3) and ``HalfspaceLabellings()`` (the
+  paper's labelling cover), default parameters except public ``bounds``: its progressive mistakes
   (``mistakes_`` of one ``fit``) are exactly row-by-row prequential mistakes;
 * scikit-learn ``SGDClassifier(loss='log_loss')`` and ``Perceptron``, one
   ``partial_fit`` per row (the first row, before any fit, is predicted as
@@ -46,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sklearn.linear_model import Perceptron, SGDClassifier  # noqa: E402
 
-from sksmooth.online import SmoothHedgeClassifier  # noqa: E402
+from sksmooth.online import HalfspaceLabellings, SmoothHedgeClassifier  # noqa: E402
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "river_streams.json")
 BOUNDS = {"Phishing": (0.0, 1.0), "Bananas": (-3.5, 3.5)}
@@ -99,6 +100,7 @@ def learners(seed):
     return {
         "SmoothHedge(stumps)": (smooth_hedge("stumps", seed), False),
         "SmoothHedge(halfspaces)": (smooth_hedge("halfspaces", seed), False),
+        "SmoothHedge(HalfspaceLabellings)": (smooth_hedge(HalfspaceLabellings(), seed), False),
         "sklearn SGD(log_loss)": (sklearn_rowwise(
             lambda: SGDClassifier(loss="log_loss", random_state=seed)), True),
         "sklearn Perceptron": (sklearn_rowwise(lambda: Perceptron(random_state=seed)), True),
