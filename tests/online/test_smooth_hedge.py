@@ -8,6 +8,7 @@ import pytest
 from sklearn.linear_model import Perceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import sksmooth.online._hedge as hedge_module
 from sksmooth.metrics._regret import regret
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
@@ -650,6 +651,21 @@ def _stump_stream(n, seed=0):
     return X, y
 
 
+def _fit_work(n):
+    X, y = _stump_stream(n)
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+    return clf.n_operations_, clf.n_experts_
+
+
+def test_operation_count_check_catches_a_per_round_cost_growing_with_rounds(monkeypatch):
+    """Deliberately broken: playing every segment densely (no binning), the
+    per-round cost grows with the rounds already played; the ratio the test
+    below bounds by 2.3 is then about 3."""
+    monkeypatch.setattr(hedge_module, "_DIRECT_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(hedge_module, "_BASE_ROWS", 1 << 40)
+    assert _fit_work(8000)[0] / _fit_work(4000)[0] > 2.3
+
+
 def test_fit_operation_count_is_linear_in_n():
     """Complexity on operation counts (not wall time): ``fit`` on stumps with the
     doubling trick does O(log K) work per round, so doubling n about doubles
@@ -658,9 +674,7 @@ def test_fit_operation_count_is_linear_in_n():
     ratios near 4)."""
     work, sizes = {}, {}
     for n in (4000, 8000, 16000):
-        X, y = _stump_stream(n)
-        clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
-        work[n], sizes[n] = clf.n_operations_, clf.n_experts_
+        work[n], sizes[n] = _fit_work(n)
     assert sizes[16000] > sizes[4000]  # the covers did grow
     assert work[8000] / work[4000] < 2.3
     assert work[16000] / work[8000] < 2.3
