@@ -9,6 +9,7 @@ from sklearn.linear_model import Perceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sksmooth.online._hedge as hedge_module
+from sksmooth.classes import Halfspaces
 from sksmooth.metrics._regret import regret
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
@@ -693,3 +694,28 @@ def test_dense_cover_operation_count_is_experts_times_rounds():
         clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0),
                                     random_state=0, max_expert_rounds=10 ** 6).fit(X, y)
     assert clf.n_operations_ == sum(e["n_experts"] * e["n_rounds"] for e in clf.epochs_)
+
+
+def test_dense_cover_is_built_once_per_size_across_epochs(monkeypatch):
+    """Doubling epochs whose budget gives the same size reuse the cover (its
+    target shrinks every epoch, but a cover built up to the size cap cannot
+    get better by a rebuild): one construction per distinct size."""
+    calls = []
+    original = Halfspaces.cover
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs["max_size"])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Halfspaces, "cover", counting)
+    rng = np.random.default_rng(0)
+    X = rng.random((1000, 3))
+    y = (X @ [1.0, -1.0, 0.5] >= 0.2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0), random_state=0,
+                                    max_expert_rounds=10 ** 7).fit(X, y)
+    sizes = [e["n_experts"] for e in clf.epochs_]
+    assert len(sizes) == 10 and len(set(sizes)) < len(sizes)
+    assert len(calls) == len(set(calls))  # never rebuilt at the same size
+    assert sorted(set(calls)) == sorted(set(calls) & {2 ** k for k in range(2, 30)})
