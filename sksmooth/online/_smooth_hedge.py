@@ -24,8 +24,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update
-from .._constraints import (RANDOM_STATE, Boolean, Check, InstanceOf, Integer, NoneValue, Options, Real,
-                            validate_params)
+from .._constraints import (RANDOM_STATE, Boolean, Check, InstanceOf, Integer, NoneValue,
+                            Options, Real, validate_params)
 from .._guarantee import Guarantee
 from .._validation import check_bounds, check_generator, clip_to_bounds
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
