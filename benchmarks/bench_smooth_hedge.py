@@ -11,6 +11,8 @@ Run::
    ``fit`` (25k / 50k / 100k rows x 10 features). ``--before`` merges the
    numbers measured with the previous code (same script part, run against
    that checkout) into the table.
+   The load average at each measurement is recorded (``load_1min``): the
+   machine is shared, and wall time exceeds CPU time by about the load.
 2. Prequential accuracy (every row predicted before its label is seen) of
    SmoothHedge against scikit-learn's ``SGDClassifier`` and ``Perceptron``
    (``partial_fit``) and, when installed, river's ``Perceptron``,
@@ -22,7 +24,8 @@ Run::
 Machine note: 2 cores shared with other jobs; wall times are upper bounds,
 the operation counts (``n_operations_``) are machine independent.
 
-Writes benchmarks/results/smooth_hedge.json.
+Writes benchmarks/results/smooth_hedge.json (``--only`` merges into it).
+River's real streams (Phishing, Bananas): ``bench_river_streams.py``.
 """
 
 import argparse
@@ -56,7 +59,7 @@ def timed_fit(clf, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         clf.fit(X, y)
-    return time.perf_counter() - t0, time.process_time() - c0
+    return time.perf_counter() - t0, time.process_time() - c0, os.getloadavg()[0]
 
 
 def stump_data(n, seed=0):
@@ -76,8 +79,9 @@ def scaling(quick):
     for horizon in (None, 10 ** 4):
         clf = SmoothHedgeClassifier(hypotheses="halfspaces", sigma=0.1, horizon=horizon,
                                     bounds=(0.0, 1.0), random_state=0)
-        wall, cpu = timed_fit(clf, X, y)
+        wall, cpu, load = timed_fit(clf, X, y)
         rows.append({"case": f"halfspaces 2-D T=1e4 horizon={horizon}", "wall_s": wall,
+                     "load_1min": load,
                      "cpu_s": cpu,
                      "n_operations": clf.n_operations_, "n_experts": clf.n_experts_,
                      "gamma": clf.gamma_, "gamma_target": clf.gamma_target_,
@@ -87,15 +91,17 @@ def scaling(quick):
     for n in sizes:
         X, y = stump_data(n)
         clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
-        wall, cpu = timed_fit(clf, X, y)
-        rows.append({"case": f"stumps fit n={n}", "n": n, "wall_s": wall, "cpu_s": cpu,
+        wall, cpu, load = timed_fit(clf, X, y)
+        rows.append({"case": f"stumps fit n={n}", "n": n, "wall_s": wall, "load_1min": load,
+                     "cpu_s": cpu,
                      "n_operations": clf.n_operations_, "mistakes": clf.mistakes_})
         print(rows[-1], flush=True)
     if not quick:
         X, y = stump_data(10 ** 6)
         clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
-        wall, cpu = timed_fit(clf, X, y)
-        rows.append({"case": "stumps fit n=1000000", "n": 10 ** 6, "wall_s": wall, "cpu_s": cpu,
+        wall, cpu, load = timed_fit(clf, X, y)
+        rows.append({"case": "stumps fit n=1000000", "n": 10 ** 6, "wall_s": wall,
+                     "load_1min": load, "cpu_s": cpu,
                      "n_operations": clf.n_operations_, "n_experts": clf.n_experts_,
                      "mistakes": clf.mistakes_, "target_s": 60})
         print(rows[-1], flush=True)
@@ -214,11 +220,16 @@ def main():
     parser.add_argument("--before", help="json of the previous code's stumps n-scaling")
     parser.add_argument("--only", choices=["scaling", "accuracy"])
     args = parser.parse_args()
-    out = {"machine": platform.platform(), "python": sys.version.split()[0],
-           "sklearn": sklearn.__version__, "quick": args.quick}
+    out = {}
+    if args.only and os.path.exists(RESULTS):  # keep the other part's numbers
+        out = json.load(open(RESULTS))
+    out.update({"machine": platform.platform(), "python": sys.version.split()[0],
+                "sklearn": sklearn.__version__, "quick": args.quick})
     if args.before:
         out["before"] = json.load(open(args.before))
     if args.only in (None, "scaling"):
+        if "scaling" in out:  # the numbers of the code before this run, for comparison
+            out["scaling_previous_run"] = out["scaling"]
         out["scaling"] = scaling(args.quick)
     if args.only in (None, "accuracy"):
         out["accuracy"] = accuracy_table(args.quick)

@@ -16,6 +16,7 @@ Y. Freund and R. E. Schapire, "A decision-theoretic generalization of on-line
 learning and an application to boosting", JCSS 55(1), 1997.
 """
 
+from ._halfspace_labellings import HalfspaceLabellings
 from ._smooth_hedge import SmoothHedgeClassifier
 
-__all__ = ["SmoothHedgeClassifier"]
+__all__ = ["SmoothHedgeClassifier", "HalfspaceLabellings"]

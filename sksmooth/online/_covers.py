@@ -6,13 +6,18 @@ One strategy per kind of cover (:func:`cover_strategy` picks it once):
   or multiclass (a label on each side of the threshold), played by the exact
   :class:`~sksmooth.online._hedge.AxisHedge` whose cost per round does not
   depend on the cover size beyond a logarithm;
-* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary),
+* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary;
+  halfspaces by random sampling, or with
+  :class:`~sksmooth.online.HalfspaceLabellings` by the paper's labellings of
+  uniform points in any dimension),
   played by :class:`~sksmooth.online._hedge.DenseHedge` at ``K`` operations
   per round. Its size is chosen from the epoch length and a work budget
   (``max_expert_rounds``), so that a fit cannot hang; the epoch reuses the
-  previous epoch's cover when the budget gives the same size, and the random
-  construction points of successive epochs are nested (one seed), so a
-  larger cover extends the smaller one's point set;
+  previous epoch's cover when the budget gives the same size and that cover
+  meets the new target or was already built up to the size cap (see
+  ``DenseCovers._reusable``), and the random construction points of
+  successive epochs are nested (one seed), so a larger cover extends the
+  smaller one's point set;
 * :class:`GivenCover` -- a finite set of hypotheses given by the user.
 
 Each epoch's cover has radius ``gamma = sigma / (4 sqrt(T))`` in theory
@@ -37,6 +42,7 @@ import numpy as np
 from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, Stumps,
                        Thresholds)
 from ..classes._base import _fmt
+from ._halfspace_labellings import HalfspaceLabellings
 from ._hedge import AxisHedge, DenseHedge, LabelPairs
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
@@ -196,7 +202,8 @@ class GivenCover:
 
 # Construction cost of a dense cover, in expert-round units per concept (the
 # unit of max_expert_rounds): measured, rounded up.
-_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0}
+_BUILD_COST = {"pairs": lambda k: 8.0 * math.sqrt(k), "sample": lambda k: 2000.0,
+               "tuples": lambda k: 8000.0}
 _HALFSPACE_MC = dict(n_mc_targets=100, n_mc_points=1000)
 
 
@@ -205,9 +212,11 @@ class DenseCovers:
 
     def __init__(self, concepts):
         self.concepts = concepts
-        self._last = None  # (size, n_features, cover): reused when the size repeats
+        self._last = None  # (key, cover, gamma it was built for): see _reusable
 
     def _method(self, n_features):
+        if isinstance(self.concepts, HalfspaceLabellings):
+            return "tuples"
         if isinstance(self.concepts, Halfspaces):
             return "pairs" if (n_features == 2 and self.concepts.fit_intercept) else "sample"
         return None
@@ -226,11 +235,20 @@ class DenseCovers:
             size *= 2
         return size
 
+    def _reusable(self, key, gamma_target):
+        """The last cover serves again when built for the same size and box, and
+        either it already meets the new target or it missed its own (then it
+        was built up to the size cap, and a rebuild could only redraw it)."""
+        if self._last is None or self._last[0] != key:
+            return False
+        cover, built_for = self._last[1], self._last[2]
+        return cover.gamma <= gamma_target or cover.gamma > built_for
+
     def build(self, req):
         size = self._budget_size(req)
-        key = (size, req.n_features, req.bounds[0].tobytes(), req.bounds[1].tobytes(),
-               req.gamma_target)
-        if self._last is not None and self._last[0] == key:
+        key = (size, req.n_features, req.bounds[0].tobytes(), req.bounds[1].tobytes())
+        target = min(req.gamma_target, 0.5)
+        if self._reusable(key, target):
             cover = self._last[1]
         else:
             kwargs = dict(_HALFSPACE_MC) if isinstance(self.concepts, Halfspaces) else {}
@@ -239,9 +257,9 @@ class DenseCovers:
             with warnings.catch_warnings():
                 # the caps are reported once per fit, in the estimator's own terms
                 warnings.simplefilter("ignore", UserWarning)
-                cover = self.concepts.cover(bounds=req.bounds, gamma=min(req.gamma_target, 0.5),
-                                            max_size=size, random_state=req.seed, **kwargs)
-            self._last = (key, cover)
+                cover = self.concepts.cover(bounds=req.bounds, gamma=target, max_size=size,
+                                            random_state=req.seed, **kwargs)
+            self._last = (key, cover, target)
         gamma = float(cover.gamma)
         capped = ""
         if gamma > req.gamma_target * (1 + 1e-9):

@@ -8,6 +8,8 @@ import pytest
 from sklearn.linear_model import Perceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import sksmooth.online._hedge as hedge_module
+from sksmooth.classes import Halfspaces
 from sksmooth.metrics._regret import regret
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
@@ -641,3 +643,79 @@ def test_constraints_table_covers_every_parameter():
 def test_keyword_only_constructor():
     with pytest.raises(TypeError):
         SmoothHedgeClassifier("stumps")
+
+
+def _stump_stream(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 5))
+    y = ((X[:, 2] >= 0.4) ^ (rng.random(n) < 0.1)).astype(int)
+    return X, y
+
+
+def _fit_work(n):
+    X, y = _stump_stream(n)
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+    return clf.n_operations_, clf.n_experts_
+
+
+def test_operation_count_check_catches_a_per_round_cost_growing_with_rounds(monkeypatch):
+    """Deliberately broken: playing every segment densely (no binning), the
+    per-round cost grows with the rounds already played; the ratio the test
+    below bounds by 2.3 is then about 3."""
+    monkeypatch.setattr(hedge_module, "_DIRECT_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(hedge_module, "_BASE_ROWS", 1 << 40)
+    assert _fit_work(8000)[0] / _fit_work(4000)[0] > 2.3
+
+
+def test_fit_operation_count_is_linear_in_n():
+    """Complexity on operation counts (not wall time): ``fit`` on stumps with the
+    doubling trick does O(log K) work per round, so doubling n about doubles
+    ``n_operations_`` although every new epoch's cover is larger (a per-round
+    cost growing with the rounds played, as in the old segment engine, gives
+    ratios near 4)."""
+    work, sizes = {}, {}
+    for n in (4000, 8000, 16000):
+        work[n], sizes[n] = _fit_work(n)
+    assert sizes[16000] > sizes[4000]  # the covers did grow
+    assert work[8000] / work[4000] < 2.3
+    assert work[16000] / work[8000] < 2.3
+    # below playing every expert of the final cover once per round, although
+    # the count charges 8 operations per array element
+    assert work[16000] < 0.5 * sizes[16000] * 16000
+
+
+def test_dense_cover_operation_count_is_experts_times_rounds():
+    """Dense covers (halfspaces) cost exactly K per round in each epoch."""
+    rng = np.random.default_rng(0)
+    X = rng.random((700, 3))
+    y = (X @ [1.0, -1.0, 0.5] >= 0.2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0),
+                                    random_state=0, max_expert_rounds=10 ** 6).fit(X, y)
+    assert clf.n_operations_ == sum(e["n_experts"] * e["n_rounds"] for e in clf.epochs_)
+
+
+def test_dense_cover_is_built_once_per_size_across_epochs(monkeypatch):
+    """Doubling epochs whose budget gives the same size reuse the cover (its
+    target shrinks every epoch, but a cover built up to the size cap cannot
+    get better by a rebuild): one construction per distinct size."""
+    calls = []
+    original = Halfspaces.cover
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs["max_size"])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Halfspaces, "cover", counting)
+    rng = np.random.default_rng(0)
+    X = rng.random((1000, 3))
+    y = (X @ [1.0, -1.0, 0.5] >= 0.2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0), random_state=0,
+                                    max_expert_rounds=10 ** 7).fit(X, y)
+    sizes = [e["n_experts"] for e in clf.epochs_]
+    assert len(sizes) == 10 and len(set(sizes)) < len(sizes)
+    assert len(calls) == len(set(calls))  # never rebuilt at the same size
+    assert sorted(set(calls)) == sorted(set(calls) & {2 ** k for k in range(2, 30)})
