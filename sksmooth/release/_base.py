@@ -19,16 +19,33 @@ preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
 :meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
 """
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
+from .._atomic import atomic_update
+from .._constraints import (
+    EPSILON,
+    RANDOM_STATE,
+    Boolean,
+    Check,
+    Integer,
+    NoneValue,
+    Options,
+    validate_params,
+)
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
-from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
+from .._randomness import (
+    SEEDED_NOISE_NOTE,
+    ReleaseRandomness,
+    release_randomness,
+    sampling_generator,
+)
 from .._validation import (
     check_bounds,
     check_delta,
@@ -38,12 +55,14 @@ from .._validation import (
 )
 from ..accounting import check_accountant
 from ..classes import Halfspaces
+from ._dask import count_dask_partitions, is_dask_collection
 from ._sampler import SyntheticSampler
+from ._statistics import WorkloadCounts
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["ReleaseData", "ReleaseMixin", "PrivateTable", "COMMON_CONSTRAINTS"]
+__all__ = ["ReleaseData", "ReleaseMixin", "ReleaseContext", "ReleaseStream", "PrivateTable", "COMMON_CONSTRAINTS"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 MAX_UNIVERSE_CAP = 2**28
@@ -132,10 +151,83 @@ class PrivateTable:
     classes: np.ndarray  # public label set (or None)
     classes_inferred: bool
     schema: TableSchema
+    n_rows: Optional[int] = None  # rows behind accumulated counts (X is then None)
 
     @property
     def n(self):
-        return self.X.shape[0]
+        return self.X.shape[0] if self.n_rows is None else self.n_rows
+
+    def public_frame(self):
+        """The public structure only (no rows): what maps every later chunk."""
+        return replace(self, X=None, y=None, n_rows=0)
+
+    def map_rows(self, X_num, y):
+        """Map a chunk's numeric rows and labels by the public rule of this frame."""
+        n = X_num.shape[0]
+        if (y is None) != (self.classes is None):
+            raise ValueError(
+                "y was " + ("not " if self.classes is not None else "") + "given with the first "
+                "chunk but is " + ("" if y is not None else "not ") + "given now: every chunk "
+                "of a release must have the same columns (labels included); call fit or "
+                "release() to start over.")
+        if y is not None:
+            y = _labels_1d(y, n)
+            y = self.classes[encode_private_labels(y, self.classes)]
+        return replace(self, X=sanitize_rows(X_num, self.lower, self.upper), y=y, n_rows=None)
+
+
+def _labels_1d(y, n):
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1 or len(y) != n:
+        raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
+                         f"more attribute), got shape {y.shape}.")
+    return y
+
+
+@dataclass(frozen=True)
+class ReleaseContext:
+    """The public choices of a release, fixed at its first chunk.
+
+    ``universe`` carries the released model, ``workload`` the queries;
+    the counts are made on ``counting_universe`` (default ``universe``;
+    the Subsampled Net Mechanism counts on the full grid behind its
+    subsample). ``extra`` holds anything else an estimator fixed then.
+    """
+
+    universe: Any
+    workload: Any
+    counting_universe: Any = None
+    extra: Any = None
+
+    @property
+    def counted_on(self):
+        return self.universe if self.counting_universe is None else self.counting_universe
+
+
+@dataclass
+class ReleaseStream:
+    """Everything a release accumulates between its first chunk and ``release()``.
+
+    ``frame`` (public structure, fixed at the first chunk), ``context``
+    (the estimator's universe, workload and other public choices) and
+    ``randomness`` are fixed; only ``statistic`` (exact counts) grows.
+    Never published: :meth:`ReleaseData.release` turns it into a release.
+    """
+
+    params: Any  # the validated parameters of the first chunk
+    frame: PrivateTable  # public structure, no rows
+    randomness: ReleaseRandomness
+    context: Any  # estimator-specific public choices (universe, workload, ...)
+    statistic: Any  # exact counts (WorkloadCounts or MarginalCounts)
+    y_name: Any = False  # name of a pandas Series y, False for arrays
+    parameter_values: dict = field(default_factory=dict)
+
+    def __deepcopy__(self, memo):
+        # @atomic_update snapshots the state before every chunk: copy the
+        # counts only, share the fixed public parts (universe, workload)
+        return replace(self, statistic=copy.deepcopy(self.statistic, memo))
 
 
 class ReleaseData(BaseEstimator):
@@ -150,8 +242,22 @@ class ReleaseData(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ data
-    def _validate_common(self, X, y):
-        """Public mapping of the private rows (structure errors only, no values)."""
+    def _validate_common(self, X, y, frame=None):
+        """Public mapping of the private rows (structure errors only, no values).
+
+        ``frame``: the public structure fixed at a release's first chunk; a
+        later chunk must match it and is mapped with its bounds and classes.
+        """
+        if frame is not None:
+            schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+            if schema.n_features == frame.schema.n_features and not _same_schema(
+                    schema, frame.schema):  # (a different width: sklearn's message below)
+                raise ValueError(
+                    "this chunk's columns (names, dtypes, categorical features or levels) "
+                    "differ from the first chunk's: every chunk of one release must have "
+                    "the same schema (e.g. the same pandas Categorical dtypes); call fit, "
+                    "or release() and start a new accumulation, to change it.")
+            return frame.map_rows(self._numeric(X, frame.schema, reset=False), y)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
@@ -163,17 +269,12 @@ class ReleaseData(BaseEstimator):
         lower, upper = schema.public_bounds(lower, upper)
         classes, inferred = None, False
         if y is not None:
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1 or len(y) != n:
-                raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
-                                 f"more attribute), got shape {y.shape}.")
-            classes, inferred = resolve_public_classes(y, self.classes, stacklevel=4,
+            y = _labels_1d(y, n)
+            classes, inferred = resolve_public_classes(y, self.classes, stacklevel=5,
                                                        binary=False)
-            y = classes[encode_private_labels(y, classes)]
-        return PrivateTable(sanitize_rows(X_num, lower, upper), y, lower, upper,
-                            schema.categorical.copy(), classes, inferred, schema)
+        frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), classes,
+                             inferred, schema, n_rows=0)
+        return frame.map_rows(X_num, y)
 
     def _numeric(self, X, schema, reset):
         """The input as a float matrix (level codes), validated without echoing values."""
@@ -189,6 +290,141 @@ class ReleaseData(BaseEstimator):
             X_num = pd.DataFrame(X_num, columns=X.columns)
         return validate_private_data(self, X_num, reset=reset, dtype=np.float64,
                                      ensure_min_samples=1)
+
+    # ------------------------------------------------------- streaming
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "privacy_spent_")  # released, not merely accumulating
+
+    def fit(self, X, y=None):
+        """Release from ``X`` (and labels ``y``): one chunk, then :meth:`release`.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or dask DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Labels, treated as one more (categorical) attribute.
+
+        Returns
+        -------
+        self
+        """
+        self._stream = None  # fit = reset + one chunk + release
+        try:
+            self._accumulate(X, y, whole_table=True)
+            return self.release()
+        finally:
+            self._stream = None
+
+    @atomic_update
+    def partial_fit(self, X, y=None):
+        """Add one chunk of rows to the exact counts; releases and charges nothing.
+
+        The first chunk after construction, ``fit`` or :meth:`release` fixes
+        the public structure (columns, dtypes, levels, bounds, classes,
+        universe, workload); every later chunk must have the same columns and
+        is mapped with it. Nothing derived from the rows is published until
+        :meth:`release`, which runs the mechanism once on the accumulated
+        counts and charges the ledger once. A failed call leaves the
+        accumulation exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or dask DataFrame of shape (n_chunk, n_features)
+            A dask DataFrame is counted partition by partition with Dask
+            (needs public ``bounds``, and ``classes`` with ``y``).
+        y : array-like of shape (n_chunk,), optional
+            Labels of the chunk (if the first chunk had labels, all must).
+
+        Returns
+        -------
+        self
+        """
+        self._accumulate(X, y, whole_table=False)
+        return self
+
+    @atomic_update
+    def release(self):
+        """Run the mechanism once on the counts accumulated by :meth:`partial_fit`.
+
+        Charges the ledger ``(epsilon, delta)`` first, then publishes the
+        release (``model_``, ``guarantee_``, ``privacy_spent_``, ...); the
+        estimator then behaves exactly like one fitted on all the chunks at
+        once. The accumulated counts are consumed: a second ``release()``
+        raises until new chunks arrive, and the next :meth:`partial_fit`
+        starts a new, independent accumulation (the previous release stays
+        published until the next one replaces it).
+
+        Returns
+        -------
+        self
+        """
+        stream = getattr(self, "_stream", None)
+        if stream is None:
+            raise ValueError(
+                f"{type(self).__name__}.release(): no rows accumulated since the last "
+                "release; call partial_fit(X_chunk) first (or fit(X)).")
+        params = validate_params(self)
+        _check_parameters_unchanged(self, stream)
+        self._check_public_parameters(params)
+        self._release_stream(stream, params)
+        self._stream = None
+        return self
+
+    def _accumulate(self, X, y, *, whole_table):
+        params = validate_params(self)
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            _check_parameters_unchanged(self, stream)
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._accumulate_dask(X, y, params)
+        if stream is None:
+            self._check_public_parameters(params)
+            randomness = release_randomness(self.random_state)
+            data = self._validate_common(X, y)
+            self._stream = self._open_stream(data, params, randomness, whole_table, y)
+            self._stream.statistic.update(data.X, data.y)
+            return None
+        data = self._validate_common(X, y, frame=stream.frame)
+        stream.statistic.update(data.X, data.y)
+        return None
+
+    def _open_stream(self, data, params, randomness, whole_table, y):
+        """Fix the public structure at the first chunk (no counting here)."""
+        context = self._release_context(data, params, randomness, whole_table)
+        y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
+                  else False)
+        return ReleaseStream(params, data.public_frame(), randomness, context,
+                             WorkloadCounts(context.counted_on, context.workload),
+                             y_name, dict(self.get_params(deep=False)))
+
+    def _accumulate_dask(self, X, y, params):
+        """Count a dask DataFrame/Array partition by partition (never loaded whole)."""
+        if self.bounds is None or (y is not None and self.classes is None):
+            raise ValueError(
+                "a dask collection is counted without loading it, so nothing can be read "
+                "from its values: pass public bounds=(lower, upper)"
+                + (" and classes=[...] (the label set)" if y is not None else "") + ".")
+        stream = getattr(self, "_stream", None)
+        if stream is None:
+            self._check_public_parameters(params)
+            randomness = release_randomness(self.random_state)
+            head_X, head_y = _dask_head(X, y)
+            data = self._validate_common(head_X, head_y)  # structure only: not counted
+            self._stream = stream = self._open_stream(data, params, randomness, False, head_y)
+        else:
+            head_X, head_y = _dask_head(X, y)
+            self._validate_common(head_X, head_y, frame=stream.frame)  # schema check only
+        state = count_dask_partitions(X, y, _PartitionCounter(stream.frame,
+                                                              stream.statistic.empty_like()))
+        stream.statistic.merge_state(state)
+
+    def _check_public_parameters(self, params):
+        """Public checks before any data is touched (ledger, parameter combinations).
+
+        Subclasses add their own parameter combinations (and call this).
+        """
+        if self.accountant is not None:
+            self.accountant.check(params["epsilon"], params.get("delta", 0.0))
 
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""
@@ -317,13 +553,74 @@ class ReleaseData(BaseEstimator):
         return self._wrap_concepts(uni, evaluate, len(evaluate.features),
                                    f"{name} on a grid of the bounds")
 
-    # ------------------------------------------------------- data counts
-    @staticmethod
-    def _true_counts(workload, uni, data):
-        """Integer count of every workload query on the private rows."""
-        if workload.structured:
-            return workload.counts_data(uni.encode(data.X, data.y))
-        return workload.counts_data(data.X, data.y)
+def _same_schema(a, b):
+    """Whether two table schemas have the same columns, dtypes and levels."""
+    if a.n_features != b.n_features or not np.array_equal(a.categorical, b.categorical):
+        return False
+    if (a.columns is None) != (b.columns is None) or (
+            a.columns is not None and (list(a.columns) != list(b.columns)
+                                       or [str(t) for t in a.dtypes] != [str(t) for t in b.dtypes])):
+        return False
+    return all((la is None and lb is None) or (la is not None and lb is not None
+                                               and len(la) == len(lb)
+                                               and np.array_equal(la, lb))
+               for la, lb in zip(a.levels, b.levels))
+
+
+def _same_value(a, b):
+    if a is b:
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+                    if isinstance(a, (tuple, list, np.ndarray)) else a == b)
+    except Exception:  # values of types that do not compare: treat as changed
+        return False
+
+
+def _check_parameters_unchanged(estimator, stream):
+    """A release's parameters are those of its first chunk (structure is fixed then)."""
+    for name, value in estimator.get_params(deep=False).items():
+        if not _same_value(value, stream.parameter_values.get(name)):
+            raise ValueError(
+                f"{name} was changed since the first partial_fit chunk of this release; "
+                "the counts were made with the old value. Set it back, or call fit (or "
+                "release() and a new partial_fit) to use the new one.")
+
+
+def _dask_head(X, y):
+    """The first non-empty rows of a dask collection (structure checks only)."""
+    head = X.head(1, npartitions=-1) if hasattr(X, "head") else X[:1].compute()
+    if len(head) == 0:
+        raise ValueError("the dask collection X has no rows.")
+    if y is None:
+        return head, None
+    head_y = y.head(1, npartitions=-1) if hasattr(y, "head") else y[:1].compute()
+    return head, head_y
+
+
+class _PartitionCounter:
+    """Counts of one dask partition, mapped by the public frame (picklable)."""
+
+    def __init__(self, frame, empty_statistic):
+        self.frame = frame
+        self.empty = empty_statistic
+
+    def __call__(self, X, y=None):
+        X_num = self.frame.schema.encode(X) if self.frame.schema.n_features else X
+        try:
+            X_num = np.asarray(X_num, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("X must hold numbers (or declared categorical levels) only; an "
+                             "entry could not be converted (the value is not shown: it may "
+                             "be private).") from None
+        if X_num.ndim != 2 or X_num.shape[1] != self.frame.schema.n_features:
+            raise ValueError(f"a partition has shape {X_num.shape}; expected "
+                             f"{self.frame.schema.n_features} columns.")
+        statistic = self.empty.empty_like()
+        if X_num.shape[0]:
+            data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
+            statistic.update(data.X, data.y)
+        return statistic.state()
 
 
 def _halfspace_cover(lower, upper, budget, rng):
@@ -540,10 +837,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         check_is_fitted(self, "model_")
         return self._universe.points()
 
-    def _remember_input(self, X, y, data, randomness):
+    def _remember_input(self, stream):
         """Public facts about the input needed to format outputs."""
-        self._schema = data.schema
-        self._sampling_rng = randomness.sampling
-        self._y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
-                        else False)
-
+        self._schema = stream.frame.schema
+        self._sampling_rng = stream.randomness.sampling
+        self._y_name = stream.y_name
