@@ -19,8 +19,7 @@ preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
 :meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
 """
 
-import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import numpy as np
@@ -28,24 +27,9 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import atomic_update
-from .._constraints import (
-    EPSILON,
-    RANDOM_STATE,
-    Boolean,
-    Check,
-    Integer,
-    NoneValue,
-    Options,
-    validate_params,
-)
+from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
-from .._randomness import (
-    SEEDED_NOISE_NOTE,
-    ReleaseRandomness,
-    release_randomness,
-    sampling_generator,
-)
+from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
     check_delta,
@@ -55,14 +39,14 @@ from .._validation import (
 )
 from ..accounting import check_accountant
 from ..classes import Halfspaces
-from ._dask import count_dask_partitions, is_dask_collection
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
+from ._streaming import ReleaseStream, StreamingRelease
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["ReleaseData", "ReleaseMixin", "ReleaseContext", "ReleaseStream", "PrivateTable", "COMMON_CONSTRAINTS"]
+__all__ = ["ReleaseData", "ReleaseMixin", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 MAX_UNIVERSE_CAP = 2**28
@@ -206,31 +190,7 @@ class ReleaseContext:
         return self.universe if self.counting_universe is None else self.counting_universe
 
 
-@dataclass
-class ReleaseStream:
-    """Everything a release accumulates between its first chunk and ``release()``.
-
-    ``frame`` (public structure, fixed at the first chunk), ``context``
-    (the estimator's universe, workload and other public choices) and
-    ``randomness`` are fixed; only ``statistic`` (exact counts) grows.
-    Never published: :meth:`ReleaseData.release` turns it into a release.
-    """
-
-    params: Any  # the validated parameters of the first chunk
-    frame: PrivateTable  # public structure, no rows
-    randomness: ReleaseRandomness
-    context: Any  # estimator-specific public choices (universe, workload, ...)
-    statistic: Any  # exact counts (WorkloadCounts or MarginalCounts)
-    y_name: Any = False  # name of a pandas Series y, False for arrays
-    parameter_values: dict = field(default_factory=dict)
-
-    def __deepcopy__(self, memo):
-        # @atomic_update snapshots the state before every chunk: copy the
-        # counts only, share the fixed public parts (universe, workload)
-        return replace(self, statistic=copy.deepcopy(self.statistic, memo))
-
-
-class ReleaseData(BaseEstimator):
+class ReleaseData(StreamingRelease, BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
     def __sklearn_tags__(self):
@@ -292,139 +252,30 @@ class ReleaseData(BaseEstimator):
                                      ensure_min_samples=1)
 
     # ------------------------------------------------------- streaming
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "privacy_spent_")  # released, not merely accumulating
-
-    def fit(self, X, y=None):
-        """Release from ``X`` (and labels ``y``): one chunk, then :meth:`release`.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame or dask DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), optional
-            Labels, treated as one more (categorical) attribute.
-
-        Returns
-        -------
-        self
-        """
-        self._stream = None  # fit = reset + one chunk + release
-        try:
-            self._accumulate(X, y, whole_table=True)
-            return self.release()
-        finally:
-            self._stream = None
-
-    @atomic_update
-    def partial_fit(self, X, y=None):
-        """Add one chunk of rows to the exact counts; releases and charges nothing.
-
-        The first chunk after construction, ``fit`` or :meth:`release` fixes
-        the public structure (columns, dtypes, levels, bounds, classes,
-        universe, workload); every later chunk must have the same columns and
-        is mapped with it. Nothing derived from the rows is published until
-        :meth:`release`, which runs the mechanism once on the accumulated
-        counts and charges the ledger once. A failed call leaves the
-        accumulation exactly as it was.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame or dask DataFrame of shape (n_chunk, n_features)
-            A dask DataFrame is counted partition by partition with Dask
-            (needs public ``bounds``, and ``classes`` with ``y``).
-        y : array-like of shape (n_chunk,), optional
-            Labels of the chunk (if the first chunk had labels, all must).
-
-        Returns
-        -------
-        self
-        """
-        self._accumulate(X, y, whole_table=False)
-        return self
-
-    @atomic_update
-    def release(self):
-        """Run the mechanism once on the counts accumulated by :meth:`partial_fit`.
-
-        Charges the ledger ``(epsilon, delta)`` first, then publishes the
-        release (``model_``, ``guarantee_``, ``privacy_spent_``, ...); the
-        estimator then behaves exactly like one fitted on all the chunks at
-        once. The accumulated counts are consumed: a second ``release()``
-        raises until new chunks arrive, and the next :meth:`partial_fit`
-        starts a new, independent accumulation (the previous release stays
-        published until the next one replaces it).
-
-        Returns
-        -------
-        self
-        """
-        stream = getattr(self, "_stream", None)
-        if stream is None:
-            raise ValueError(
-                f"{type(self).__name__}.release(): no rows accumulated since the last "
-                "release; call partial_fit(X_chunk) first (or fit(X)).")
-        params = validate_params(self)
-        _check_parameters_unchanged(self, stream)
-        self._check_public_parameters(params)
-        self._release_stream(stream, params)
-        self._stream = None
-        return self
-
-    def _accumulate(self, X, y, *, whole_table):
-        params = validate_params(self)
-        stream = getattr(self, "_stream", None)
-        if stream is not None:
-            _check_parameters_unchanged(self, stream)
-        if is_dask_collection(X) or is_dask_collection(y):
-            return self._accumulate_dask(X, y, params)
-        if stream is None:
-            self._check_public_parameters(params)
-            randomness = release_randomness(self.random_state)
-            data = self._validate_common(X, y)
-            self._stream = self._open_stream(data, params, randomness, whole_table, y)
-            self._stream.statistic.update(data.X, data.y)
-            return None
-        data = self._validate_common(X, y, frame=stream.frame)
-        stream.statistic.update(data.X, data.y)
-        return None
-
-    def _open_stream(self, data, params, randomness, whole_table, y):
-        """Fix the public structure at the first chunk (no counting here)."""
+    # (fit / partial_fit / release: sksmooth.release._streaming)
+    def _open_stream(self, X, y, params, randomness, whole_table):
+        """First chunk: fix the public structure; return the stream and mapped rows."""
+        data = self._validate_common(X, y)
         context = self._release_context(data, params, randomness, whole_table)
         y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
                   else False)
-        return ReleaseStream(params, data.public_frame(), randomness, context,
-                             WorkloadCounts(context.counted_on, context.workload),
-                             y_name, dict(self.get_params(deep=False)))
+        stream = ReleaseStream(params, data.public_frame(), randomness, context,
+                               WorkloadCounts(context.counted_on, context.workload), y_name)
+        return stream, (data.X, data.y)
 
-    def _accumulate_dask(self, X, y, params):
-        """Count a dask DataFrame/Array partition by partition (never loaded whole)."""
+    def _map_chunk(self, stream, X, y):
+        data = self._validate_common(X, y, frame=stream.frame)
+        return data.X, data.y
+
+    def _partition_counter(self, stream):
+        return _PartitionCounter(stream.frame, stream.statistic.empty_like())
+
+    def _check_dask_parameters(self, y):
         if self.bounds is None or (y is not None and self.classes is None):
             raise ValueError(
-                "a dask collection is counted without loading it, so nothing can be read "
+                "a dask collection is counted without loading it, so nothing may be read "
                 "from its values: pass public bounds=(lower, upper)"
                 + (" and classes=[...] (the label set)" if y is not None else "") + ".")
-        stream = getattr(self, "_stream", None)
-        if stream is None:
-            self._check_public_parameters(params)
-            randomness = release_randomness(self.random_state)
-            head_X, head_y = _dask_head(X, y)
-            data = self._validate_common(head_X, head_y)  # structure only: not counted
-            self._stream = stream = self._open_stream(data, params, randomness, False, head_y)
-        else:
-            head_X, head_y = _dask_head(X, y)
-            self._validate_common(head_X, head_y, frame=stream.frame)  # schema check only
-        state = count_dask_partitions(X, y, _PartitionCounter(stream.frame,
-                                                              stream.statistic.empty_like()))
-        stream.statistic.merge_state(state)
-
-    def _check_public_parameters(self, params):
-        """Public checks before any data is touched (ledger, parameter combinations).
-
-        Subclasses add their own parameter combinations (and call this).
-        """
-        if self.accountant is not None:
-            self.accountant.check(params["epsilon"], params.get("delta", 0.0))
 
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""
@@ -565,37 +416,6 @@ def _same_schema(a, b):
                                                and len(la) == len(lb)
                                                and np.array_equal(la, lb))
                for la, lb in zip(a.levels, b.levels))
-
-
-def _same_value(a, b):
-    if a is b:
-        return True
-    try:
-        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-                    if isinstance(a, (tuple, list, np.ndarray)) else a == b)
-    except Exception:  # values of types that do not compare: treat as changed
-        return False
-
-
-def _check_parameters_unchanged(estimator, stream):
-    """A release's parameters are those of its first chunk (structure is fixed then)."""
-    for name, value in estimator.get_params(deep=False).items():
-        if not _same_value(value, stream.parameter_values.get(name)):
-            raise ValueError(
-                f"{name} was changed since the first partial_fit chunk of this release; "
-                "the counts were made with the old value. Set it back, or call fit (or "
-                "release() and a new partial_fit) to use the new one.")
-
-
-def _dask_head(X, y):
-    """The first non-empty rows of a dask collection (structure checks only)."""
-    head = X.head(1, npartitions=-1) if hasattr(X, "head") else X[:1].compute()
-    if len(head) == 0:
-        raise ValueError("the dask collection X has no rows.")
-    if y is None:
-        return head, None
-    head_y = y.head(1, npartitions=-1) if hasattr(y, "head") else y[:1].compute()
-    return head, head_y
 
 
 class _PartitionCounter:
