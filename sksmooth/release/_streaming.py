@@ -148,7 +148,7 @@ class StreamingRelease:
         params = validate_params(self)
         _check_parameters_unchanged(self, stream)
         self._check_public_parameters(params)
-        self._release_stream(stream, params)
+        self._release_stream(_with_noise(stream), params)
         self._stream = None
         return self
 
@@ -165,7 +165,7 @@ class StreamingRelease:
             first_X, first_y = X, y
         if stream is None:
             self._check_public_parameters(params)
-            randomness = release_randomness(self.random_state)
+            randomness = _without_fresh_noise(release_randomness(self.random_state))
             stream, rows = self._open_stream(first_X, first_y, params, randomness,
                                              whole_table and not dask_input)
             stream.parameter_values = dict(self.get_params(deep=False))
@@ -182,6 +182,27 @@ class StreamingRelease:
         """Checks of public inputs before any data is touched (ledger first)."""
         if self.accountant is not None:
             self.accountant.check(params["epsilon"], params.get("delta", 0.0))
+
+
+def _without_fresh_noise(randomness):
+    """Keep a certified release's noise out of the accumulator until ``release()``.
+
+    A copy of an accumulating estimator (``copy.deepcopy``, pickling) copies
+    everything it holds; two copies that held the same noise generator
+    would add the *same* noise to two different accumulations, and the
+    difference of their releases would be an exact difference of counts.
+    So with ``random_state=None`` the noise stream is drawn from fresh OS
+    entropy inside ``release()`` only. A seeded release keeps its noise
+    stream (it is replayable by design, and marked not certified).
+    """
+    return randomness if randomness.seeded else replace(randomness, noise=None)
+
+
+def _with_noise(stream):
+    if stream.randomness.noise is not None:
+        return stream
+    fresh = release_randomness(None).noise
+    return replace(stream, randomness=replace(stream.randomness, noise=fresh))
 
 
 def _same_value(a, b):
