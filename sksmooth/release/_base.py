@@ -149,10 +149,11 @@ class PrivateTable:
         """Map a chunk's numeric rows and labels by the public rule of this frame."""
         n = X_num.shape[0]
         if (y is None) != (self.classes is None):
+            first = "given" if self.classes is not None else "not given"
+            now = "is not" if y is None else "is"
             raise ValueError(
-                "y was " + ("not " if self.classes is not None else "") + "given with the first "
-                "chunk but is " + ("" if y is not None else "not ") + "given now: every chunk "
-                "of a release must have the same columns (labels included); call fit or "
+                f"y was {first} with the first chunk but {now} given now: every chunk of a "
+                "release must have the same columns (labels included); call fit or "
                 "release() to start over.")
         if y is not None:
             y = _labels_1d(y, n)

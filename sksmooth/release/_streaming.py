@@ -168,6 +168,7 @@ class StreamingRelease:
             randomness = _without_fresh_noise(release_randomness(self.random_state))
             stream, rows = self._open_stream(first_X, first_y, params, randomness,
                                              whole_table and not dask_input)
+            stream.params = dict(params)  # a plain dict: picklable
             stream.parameter_values = dict(self.get_params(deep=False))
             self._stream = stream
         else:
