@@ -36,7 +36,7 @@ from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
 from ..exceptions import PrivacyLeakWarning
 from ._statistics import MarginalCounts
-from ._streaming import ReleaseStream, StreamingRelease
+from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from .graphical._selection import ADD_REMOVE, SUBSTITUTION, select_and_measure
 
 __all__ = ["AdaptiveMarginalSynthesizer"]
@@ -132,13 +132,10 @@ class _StreamFrame:
                         axis=1).astype(np.int64)
 
 
-class _PartitionCounter:
-    """Counts of one dask partition under the fixed levels (picklable)."""
+class _PartitionCounter(PartitionCounter):
+    """Encodes the rows of a dask partition under the fixed levels."""
 
-    def __init__(self, frame, empty_statistic):
-        self.frame, self.empty = frame, empty_statistic
-
-    def __call__(self, X, y=None):
+    def map_block(self, X, y):
         if hasattr(X, "columns"):
             columns = [X[c] for c in X.columns]
         else:
@@ -146,10 +143,7 @@ class _PartitionCounter:
             columns = [X[:, j] for j in range(X.shape[1])]
         if y is not None:
             columns.append(np.asarray(y))
-        statistic = self.empty.empty_like()
-        if len(columns[0]):
-            statistic.update(self.frame.encode(columns))
-        return statistic.state()
+        return (self.frame.encode(columns),)
 
 
 class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):

@@ -41,7 +41,7 @@ from ..accounting import check_accountant
 from ..classes import Halfspaces
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
-from ._streaming import ReleaseStream, StreamingRelease
+from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
@@ -419,14 +419,10 @@ def _same_schema(a, b):
                for la, lb in zip(a.levels, b.levels))
 
 
-class _PartitionCounter:
-    """Counts of one dask partition, mapped by the public frame (picklable)."""
+class _PartitionCounter(PartitionCounter):
+    """Maps the rows of a dask partition by the public frame."""
 
-    def __init__(self, frame, empty_statistic):
-        self.frame = frame
-        self.empty = empty_statistic
-
-    def __call__(self, X, y=None):
+    def map_block(self, X, y):
         X_num = self.frame.schema.encode(X) if self.frame.schema.n_features else X
         try:
             X_num = np.asarray(X_num, dtype=float)
@@ -437,11 +433,8 @@ class _PartitionCounter:
         if X_num.ndim != 2 or X_num.shape[1] != self.frame.schema.n_features:
             raise ValueError(f"a partition has shape {X_num.shape}; expected "
                              f"{self.frame.schema.n_features} columns.")
-        statistic = self.empty.empty_like()
-        if X_num.shape[0]:
-            data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
-            statistic.update(data.X, data.y)
-        return statistic.state()
+        data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
+        return data.X, data.y
 
 
 def _halfspace_cover(lower, upper, budget, rng):

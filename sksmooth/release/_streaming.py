@@ -47,7 +47,7 @@ from .._constraints import validate_params
 from .._randomness import ReleaseRandomness, release_randomness
 from ._dask import count_dask_partitions, is_dask_collection
 
-__all__ = ["ReleaseStream", "StreamingRelease"]
+__all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
 
 _BLOCK_ENTRIES = 2**20  # rows x columns mapped and counted at once (8 MiB of floats)
 
@@ -165,7 +165,7 @@ class StreamingRelease:
             first_X, first_y = _dask_head(X, y)
             blocks = []
         else:
-            (first_X, first_y), *blocks = _row_blocks(X, y)
+            (first_X, first_y), *blocks = row_blocks(X, y)
         if stream is None:
             self._check_public_parameters(params)
             randomness = _without_fresh_noise(release_randomness(self.random_state))
@@ -190,7 +190,25 @@ class StreamingRelease:
             self.accountant.check(params["epsilon"], params.get("delta", 0.0))
 
 
-def _row_blocks(X, y):
+class PartitionCounter:
+    """Exact counts of one dask partition, as a summable vector (picklable).
+
+    Subclasses map a block of rows by the stream's fixed public structure
+    (``map_block(X, y) -> arguments of statistic.update``).
+    """
+
+    def __init__(self, frame, empty_statistic):
+        self.frame, self.empty = frame, empty_statistic
+
+    def __call__(self, X, y=None):
+        statistic = self.empty.empty_like()
+        for block_X, block_y in row_blocks(X, y):
+            if len(block_X):
+                statistic.update(*self.map_block(block_X, block_y))
+        return statistic.state()
+
+
+def row_blocks(X, y):
     """A large chunk as row blocks of about ``_BLOCK_ENTRIES`` entries each.
 
     Mapping and counting a block that fits in the CPU cache is several times

@@ -434,3 +434,21 @@ def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
             distributed.Client(cluster):
         via_cluster = make().fit(_dask_frame(df, 4))
     np.testing.assert_array_equal(via_cluster.noisy_counts_, make().fit(df).noisy_counts_)
+
+
+def test_large_chunks_are_counted_in_row_blocks_with_the_same_result(monkeypatch):
+    from sksmooth.release import _streaming
+
+    X, y = _numeric_data()
+    ref = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 3 * 64)  # 64-row blocks
+    assert len(_streaming.row_blocks(X, y)) == 8
+    blocked = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    np.testing.assert_array_equal(blocked.distribution_, ref.distribution_)
+    df = _frame_data().drop(columns="x")
+    aim = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    aim.partial_fit(df)
+    whole = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 2**20)
+    whole.partial_fit(df)
+    np.testing.assert_array_equal(aim._stream.statistic.state(), whole._stream.statistic.state())
