@@ -348,13 +348,19 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
     # ------------------------------------------- fit / partial_fit / release
     # (the flow is sksmooth.release._streaming; these are its hooks)
-    def _open_stream(self, X, y, params, randomness, whole_table):
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
         """First chunk: fix the columns' public levels and the counted tables."""
+        if classes is not None and self.classes is None:
+            raise ValueError("AdaptiveMarginalSynthesizer: declare the public label set as "
+                             "the classes parameter (classes=[...]), not in partial_fit.")
         codes, codec, leaked = self._encode(X, y)
         tables = self._tables(codes.shape[1])
         counts = MarginalCounts(codec.shape, [tuple(sorted(t)) for t, _ in tables])
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
         return ReleaseStream(params, frame, randomness, tables, counts), (codes,)
+
+    def _stream_labels(self, stream):
+        return stream.frame.codec.levels[-1] if stream.frame.has_y else None
 
     def _map_chunk(self, stream, X, y):
         frame = stream.frame

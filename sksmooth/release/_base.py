@@ -203,11 +203,13 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ data
-    def _validate_common(self, X, y, frame=None):
+    def _validate_common(self, X, y, frame=None, classes=None):
         """Public mapping of the private rows (structure errors only, no values).
 
         ``frame``: the public structure fixed at a release's first chunk; a
         later chunk must match it and is mapped with its bounds and classes.
+        ``classes``: the public labels given to ``partial_fit`` (when the
+        ``classes`` parameter is None).
         """
         if frame is not None:
             schema = TableSchema.from_input(X, self.categorical_features, self.categories)
@@ -231,7 +233,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         classes, inferred = None, False
         if y is not None:
             y = _labels_1d(y, n)
-            classes, inferred = resolve_public_classes(y, self.classes, stacklevel=5,
+            declared = self.classes if classes is None else classes
+            classes, inferred = resolve_public_classes(y, declared, stacklevel=5,
                                                        binary=False)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), classes,
                              inferred, schema, n_rows=0)
@@ -254,15 +257,18 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     # ------------------------------------------------------- streaming
     # (fit / partial_fit / release: sksmooth.release._streaming)
-    def _open_stream(self, X, y, params, randomness, whole_table):
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
         """First chunk: fix the public structure; return the stream and mapped rows."""
-        data = self._validate_common(X, y)
+        data = self._validate_common(X, y, classes=classes)
         context = self._release_context(data, params, randomness, whole_table)
         y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
                   else False)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload), y_name)
         return stream, (data.X, data.y)
+
+    def _stream_labels(self, stream):
+        return stream.frame.classes
 
     def _map_chunk(self, stream, X, y):
         data = self._validate_common(X, y, frame=stream.frame)

@@ -21,6 +21,8 @@ tables of all 1- and 2-way marginals need about a dozen ``bincount``
 passes instead of 120.
 """
 
+import copy
+
 import numpy as np
 
 __all__ = ["MarginalCounts", "QueryCounts", "WorkloadCounts", "plan_counting",
@@ -257,6 +259,12 @@ class QueryCounts:
     def empty_like(self):
         return QueryCounts(self.workload)
 
+    def __deepcopy__(self, memo):  # the workload is fixed and shared; counts are copied
+        out = self.empty_like()
+        out.query_counts[:] = self.query_counts
+        out.n = self.n
+        return out
+
     def state(self):
         return np.concatenate([self.query_counts, np.array([self.n], dtype=np.int64)])
 
@@ -311,6 +319,10 @@ class WorkloadCounts:
     def empty_like(self):
         return WorkloadCounts(self.universe, self.workload,
                               accumulator=self.accumulator.empty_like())
+
+    def __deepcopy__(self, memo):  # universe and workload are fixed and shared
+        return WorkloadCounts(self.universe, self.workload,
+                              accumulator=copy.deepcopy(self.accumulator, memo))
 
     def state(self):
         return self.accumulator.state()

@@ -108,7 +108,7 @@ class StreamingRelease:
             self._stream = None
 
     @atomic_update
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X, y=None, classes=None):
         """Add one chunk of rows to the exact counts; releases and charges nothing.
 
         The first chunk fixes the public structure; later chunks must have
@@ -121,12 +121,19 @@ class StreamingRelease:
             A dask collection is counted partition by partition with Dask.
         y : array-like of shape (n_chunk,), optional
             Labels of the chunk (if the first chunk had labels, every chunk must).
+        classes : array-like, optional
+            scikit-learn's ``partial_fit`` convention for the public label
+            set. It is the ``classes`` parameter of a release: if both are
+            given they must list the same labels; with ``classes=None`` as a
+            parameter, the first chunk's ``classes`` fixes the label set of
+            the accumulation. Later chunks may repeat it (same labels) or
+            omit it.
 
         Returns
         -------
         self
         """
-        self._accumulate(X, y, whole_table=False)
+        self._accumulate(X, y, whole_table=False, classes=classes)
         return self
 
     @atomic_update
@@ -154,11 +161,16 @@ class StreamingRelease:
         self._stream = None
         return self
 
-    def _accumulate(self, X, y, *, whole_table):
+    def _accumulate(self, X, y, *, whole_table, classes=None):
         params = validate_params(self)
         stream = getattr(self, "_stream", None)
         if stream is not None:
             _check_parameters_unchanged(self, stream)
+        if classes is not None:
+            _check_same_labels(classes, self.classes, "the classes parameter")
+            if stream is not None:
+                _check_same_labels(classes, self._stream_labels(stream),
+                                   "the label set fixed at the first chunk")
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             self._check_dask_parameters(y)
@@ -170,7 +182,7 @@ class StreamingRelease:
             self._check_public_parameters(params)
             randomness = _without_fresh_noise(release_randomness(self.random_state))
             stream, rows = self._open_stream(first_X, first_y, params, randomness,
-                                             whole_table and not dask_input)
+                                             whole_table and not dask_input, classes)
             stream.params = dict(params)  # a plain dict: picklable
             stream.parameter_values = dict(self.get_params(deep=False))
             self._stream = stream
@@ -250,6 +262,19 @@ def _with_noise(stream):
         return stream
     fresh = release_randomness(None).noise
     return replace(stream, randomness=replace(stream.randomness, noise=fresh))
+
+
+def _check_same_labels(given, expected, what):
+    """``classes`` given to partial_fit must list the labels of ``expected``."""
+    if expected is None:
+        return
+    try:
+        same = np.array_equal(np.unique(np.asarray(given)), np.unique(np.asarray(expected)))
+    except TypeError:  # labels of types that do not sort together
+        same = False
+    if not same:
+        raise ValueError(f"classes passed to partial_fit differ from {what}; a release's "
+                         "public label set is fixed: pass the same labels (or none).")
 
 
 def _same_value(a, b):
