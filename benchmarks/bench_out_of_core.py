@@ -230,7 +230,7 @@ def main():
                     "numpy": np.__version__},
         "chunks": [_in_subprocess("chunks", n, chunk, args.timeout) for n in sizes],
         "counting": [_in_subprocess("counting", n, chunk, args.timeout) for n in sizes],
-        "release": _in_subprocess("release", min(sizes[-1], 10**6), chunk, args.timeout),
+        "release": _in_subprocess("release", min(sizes[-1], 10**6), chunk, min(args.timeout, 900)),
     }
     result["linearity_chunks"] = _linearity(result["chunks"])
     if not args.no_dask:

@@ -415,14 +415,18 @@ def _same_schema(a, b):
     """Whether two table schemas have the same columns, dtypes and levels."""
     if a.n_features != b.n_features or not np.array_equal(a.categorical, b.categorical):
         return False
-    if (a.columns is None) != (b.columns is None) or (
-            a.columns is not None and (list(a.columns) != list(b.columns)
-                                       or [str(t) for t in a.dtypes] != [str(t) for t in b.dtypes])):
+    if (a.columns is None) != (b.columns is None):
         return False
-    return all((la is None and lb is None) or (la is not None and lb is not None
-                                               and len(la) == len(lb)
-                                               and np.array_equal(la, lb))
-               for la, lb in zip(a.levels, b.levels))
+    if a.columns is not None and (list(a.columns) != list(b.columns) or
+                                  [str(t) for t in a.dtypes] != [str(t) for t in b.dtypes]):
+        return False
+    return all(_same_levels(la, lb) for la, lb in zip(a.levels, b.levels))
+
+
+def _same_levels(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return len(a) == len(b) and bool(np.array_equal(a, b))
 
 
 class _PartitionCounter(PartitionCounter):
