@@ -211,6 +211,9 @@ def main():
     parser.add_argument("--rows", default=None, help="comma-separated, e.g. 1e6,1e7,1e8")
     parser.add_argument("--chunk", type=float, default=1e6)
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated kinds to (re)measure, e.g. dask; the other "
+                             "entries of the results file are kept")
     parser.add_argument("--timeout", type=float, default=1500)
     parser.add_argument("--worker", nargs=3, metavar=("KIND", "ROWS", "CHUNK"))
     args = parser.parse_args()
@@ -223,20 +226,25 @@ def main():
         [float(v) for v in args.rows.split(",")]
     sizes = [int(v) for v in sizes]
     chunk = int(args.chunk)
-    result = {
+    out = RESULTS / ("out_of_core_quick.json" if args.quick else "out_of_core.json")
+    kinds = ["chunks", "counting", "release"] + ([] if args.no_dask else ["dask"])
+    if args.only:
+        kinds = args.only.split(",")
+    result = json.loads(out.read_text()) if args.only and out.exists() else {}
+    result.update({
         "what": "release of a generated table, 15 categorical columns (levels "
                 f"{LEVELS.tolist()}), workload: all 1- and 2-way marginals (105 tables)",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "numpy": np.__version__},
-        "chunks": [_in_subprocess("chunks", n, chunk, args.timeout) for n in sizes],
-        "counting": [_in_subprocess("counting", n, chunk, args.timeout) for n in sizes],
-        "release": _in_subprocess("release", min(sizes[-1], 10**6), chunk, min(args.timeout, 900)),
-    }
-    result["linearity_chunks"] = _linearity(result["chunks"])
-    if not args.no_dask:
-        result["dask"] = [_in_subprocess("dask", n, chunk, args.timeout) for n in sizes]
+    })
+    for kind in kinds:
+        if kind == "release":  # independent of the row count: once, on 10^6 rows
+            result[kind] = _in_subprocess(kind, min(sizes[-1], 10**6), chunk,
+                                          min(args.timeout, 900))
+        else:
+            result[kind] = [_in_subprocess(kind, n, chunk, args.timeout) for n in sizes]
+    result["linearity_chunks"] = _linearity(result.get("chunks", []))
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / ("out_of_core_quick.json" if args.quick else "out_of_core.json")
     out.write_text(json.dumps(result, indent=1) + "\n")
     print("wrote", out)
 

@@ -53,16 +53,18 @@ def count_dask_partitions(X, y, count_partition):
     import dask  # optional extra: only reached with a dask collection
 
     x_parts = _partitions(X)
+    # one graph node for the counter (not pickled and hashed once per partition)
+    count_partition = dask.delayed(count_partition, pure=True, traverse=False)
     if y is None:
-        tasks = [dask.delayed(count_partition)(part) for part in x_parts]
+        tasks = [count_partition(part) for part in x_parts]
     else:
         y_parts = _partitions(y)
         if len(y_parts) != len(x_parts):
             raise ValueError(f"y has {len(y_parts)} partitions but X has {len(x_parts)}; "
                              "partition them alike (e.g. take both from one dask DataFrame).")
-        tasks = [dask.delayed(count_partition)(part, yp) for part, yp in zip(x_parts, y_parts)]
+        tasks = [count_partition(part, yp) for part, yp in zip(x_parts, y_parts)]
     while len(tasks) > 1:
-        tasks = [dask.delayed(_sum_states)(*tasks[i:i + _SPLIT_EVERY])
+        tasks = [dask.delayed(_sum_states, pure=True)(*tasks[i:i + _SPLIT_EVERY])
                  for i in range(0, len(tasks), _SPLIT_EVERY)]
     (state,) = dask.compute(tasks[0])
     return np.asarray(state, dtype=np.int64)

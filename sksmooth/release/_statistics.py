@@ -160,8 +160,7 @@ class MarginalCounts:
                                                       max_joint_cells)
         self.joints = [tuple(a for u in units for a in self.units[u])
                        for units in self._joint_units]
-        self._joint_counts = [np.zeros(_cells(self.shape, j), dtype=np.int64)
-                              for j in self.joints]
+        self._counts = None  # allocated at the first update (empty copies ship light)
         self.n = 0
         self._cache = {}
 
@@ -187,6 +186,13 @@ class MarginalCounts:
         self.n += int(codes.shape[0])
         self._cache.clear()
 
+    @property
+    def _joint_counts(self):
+        if self._counts is None:
+            self._counts = [np.zeros(_cells(self.shape, j), dtype=np.int64)
+                            for j in self.joints]
+        return self._counts
+
     def counts(self, attrs):
         """Count table of ``attrs`` (sorted tuple, a subset of a planned table)."""
         attrs = tuple(int(a) for a in attrs)
@@ -211,7 +217,7 @@ class MarginalCounts:
         out = object.__new__(type(self))
         out.shape, out.tables, out.joints = self.shape, self.tables, self.joints
         out.units, out._joint_units = self.units, self._joint_units
-        out._joint_counts = [np.zeros_like(c) for c in self._joint_counts]
+        out._counts = None
         out.n, out._cache = 0, {}
         return out
 
