@@ -135,7 +135,7 @@ def run_dask(n_rows, chunk):
     sizes = [min(chunk, n_rows - s) for s in range(0, n_rows, chunk)]
     meta = pd.DataFrame({f"c{j}": pd.Series(dtype=np.int64) for j in range(15)})
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, memory_limit="4GiB") as cluster, \
+                      dashboard_address=":0", memory_limit="4GiB") as cluster, \
             Client(cluster) as client:
         ddf = dd.from_map(_partition, range(len(sizes)), sizes, meta=meta)
         t0 = time.perf_counter()

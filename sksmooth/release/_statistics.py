@@ -120,9 +120,12 @@ def plan_counting(shape, tables, max_cells=_JOINT_CELLS):
     joints = [j for j in by_blocks if not any(set(j) < set(k) for k in by_blocks)]
     raw = plan_joint_tables(shape, rest, max_cells) if rest else []
     singles = sorted({a for j in raw for a in j})
-    units = blocks + [(a,) for a in singles]
-    unit_of_single = {a: len(blocks) + i for i, a in enumerate(singles)}
-    joints = sorted(joints) + [tuple(unit_of_single[a] for a in j) for j in raw]
+    used = sorted({b for j in joints for b in j})  # blocks no table touches are not coded
+    unit_of_block = {b: i for i, b in enumerate(used)}
+    units = [blocks[b] for b in used] + [(a,) for a in singles]
+    unit_of_single = {a: len(used) + i for i, a in enumerate(singles)}
+    joints = [tuple(unit_of_block[b] for b in j) for j in sorted(joints)] + [
+        tuple(unit_of_single[a] for a in j) for j in raw]
     return units, joints
 
 

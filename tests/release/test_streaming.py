@@ -13,7 +13,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from sksmooth.accounting import BudgetAccountant
-from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from sksmooth.exceptions import BudgetError, PrivacyWarning
 from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
@@ -22,7 +22,7 @@ from sksmooth.release import (
     SubsampledNetMechanism,
 )
 from sksmooth.release._audit_cases import _FirstChunkCountedTwice
-from sksmooth.release._statistics import MarginalCounts, QueryCounts, plan_joint_tables
+from sksmooth.release._statistics import MarginalCounts, plan_joint_tables
 
 pd = pytest.importorskip("pandas")
 
@@ -430,7 +430,7 @@ def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
     make = lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=["c"],  # noqa: E731
                                    random_state=3)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         via_cluster = make().fit(_dask_frame(df, 4))
     np.testing.assert_array_equal(via_cluster.noisy_counts_, make().fit(df).noisy_counts_)
@@ -452,3 +452,18 @@ def test_large_chunks_are_counted_in_row_blocks_with_the_same_result(monkeypatch
     monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 2**20)
     whole.partial_fit(df)
     np.testing.assert_array_equal(aim._stream.statistic.state(), whole._stream.statistic.state())
+
+
+def test_counting_plan_codes_only_the_blocks_tables_touch():
+    from sksmooth.release._statistics import plan_counting
+
+    shape = (8,) * 12
+    units, joints = plan_counting(shape, [(0, 11), (1,)], 2**18)
+    assert all(set(u) & {0, 1, 11} for u in units)
+    counts = MarginalCounts(shape, [(0, 11), (1,)])
+    codes = np.random.default_rng(0).integers(0, 8, (500, 12))
+    counts.update(codes)
+    np.testing.assert_array_equal(
+        counts.counts((0, 11)).ravel(),
+        np.bincount(codes[:, 0] * 8 + codes[:, 11], minlength=64))
+    np.testing.assert_array_equal(counts.counts((1,)), np.bincount(codes[:, 1], minlength=8))
