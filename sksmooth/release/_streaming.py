@@ -307,10 +307,16 @@ def _check_parameters_unchanged(estimator, stream):
 
 def _dask_head(X, y):
     """The first rows of a dask collection (for structure checks only; never counted)."""
-    head = X.head(1, npartitions=-1) if hasattr(X, "head") else X[:1].compute()
+    return _head(X, "X"), (None if y is None else _head(y, "y"))
+
+
+def _head(collection, name):
+    if not hasattr(collection, "head"):  # dask array
+        head = collection[:1].compute()
+    else:  # the first partition, or (if it is empty) the first rows of any
+        head = collection.head(1, npartitions=1, compute=True)
+        if len(head) == 0:
+            head = collection.head(1, npartitions=-1, compute=True)
     if len(head) == 0:
-        raise ValueError("the dask collection X has no rows.")
-    if y is None:
-        return head, None
-    head_y = y.head(1, npartitions=-1) if hasattr(y, "head") else y[:1].compute()
-    return head, head_y
+        raise ValueError(f"the dask collection {name} has no rows.")
+    return head
