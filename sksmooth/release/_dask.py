@@ -35,6 +35,30 @@ def _sum_states(*states):
     return np.sum(np.stack(states), axis=0)
 
 
+def _sum_series(*parts):
+    """Sum of the one-element Series of count vectors (see _CountAsSeries)."""
+    import pandas as pd
+
+    return pd.Series([_sum_states(*[p.iloc[0] for p in parts])], dtype=object)
+
+
+class _CountAsSeries:
+    """``count_partition`` as a ``map_partitions`` function (picklable).
+
+    Returns the partition's count vector inside a one-element Series, so that
+    dask fuses the counting into the task that makes the partition: the
+    partition is counted where it is created and never kept.
+    """
+
+    def __init__(self, count_partition):
+        self.count_partition = count_partition
+
+    def __call__(self, part, y=None):
+        import pandas as pd
+
+        return pd.Series([self.count_partition(part, y)], dtype=object)
+
+
 def count_dask_partitions(X, y, count_partition):
     """Sum of ``count_partition(X_part, y_part)`` over the partitions.
 
@@ -52,6 +76,18 @@ def count_dask_partitions(X, y, count_partition):
     """
     import dask  # optional extra: only reached with a dask collection
 
+    if hasattr(X, "map_partitions"):  # dask DataFrame: counting fused with each partition
+        import pandas as pd  # dask.dataframe requires pandas
+
+        args = () if y is None else (y,)
+        counted = X.map_partitions(_CountAsSeries(count_partition), *args,
+                                   meta=pd.Series(dtype=object))
+        tasks = list(counted.to_delayed())
+        while len(tasks) > 1:
+            tasks = [dask.delayed(_sum_series, pure=True)(*tasks[i:i + _SPLIT_EVERY])
+                     for i in range(0, len(tasks), _SPLIT_EVERY)]
+        (state,) = dask.compute(tasks[0])
+        return np.asarray(state.iloc[0] if hasattr(state, "iloc") else state, dtype=np.int64)
     x_parts = _partitions(X)
     # one graph node for the counter (not pickled and hashed once per partition)
     count_partition = dask.delayed(count_partition, pure=True, traverse=False)
