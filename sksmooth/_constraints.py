@@ -296,7 +296,9 @@ def _check_one(name, value, param):
                 return constraint.check(value, name)
             return constraint.check(value)
         except _Rejected as rejected:
-            rejections.append((constraint, rejected))
+            # without its traceback: a kept traceback would make a reference cycle
+            # through this frame and its callers' (holding e.g. a partial_fit chunk)
+            rejections.append((constraint, rejected.with_traceback(None)))
     # A helper's own message is kept when it is the only constraint that
     # accepted the value's type; otherwise one message lists every option.
     value_errors = [(c, r) for c, r in rejections if r.kind is ValueError]

@@ -105,7 +105,9 @@ def sanitize_rows(X, lower, upper):
     nan = np.isnan(X)
     if nan.any():
         X[nan] = np.broadcast_to((lower + upper) / 2, X.shape)[nan]
-    return np.clip(X, lower, upper)
+    # np.maximum/np.minimum in place: np.clip with per-column bounds is ~4x slower
+    np.maximum(X, lower, out=X)
+    return np.minimum(X, upper, out=X)
 
 
 def encode_private_labels(y, classes_):

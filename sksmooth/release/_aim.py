@@ -28,14 +28,15 @@ from .._constraints import (
     NoneValue,
     Options,
     Real,
-    validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
 from .._private_data import validate_private_data
-from .._randomness import SEEDED_NOISE_NOTE, release_randomness, sampling_generator
+from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
 from ..exceptions import PrivacyLeakWarning
+from ._statistics import MarginalCounts
+from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from .graphical._selection import ADD_REMOVE, SUBSTITUTION, select_and_measure
 
 __all__ = ["AdaptiveMarginalSynthesizer"]
@@ -120,7 +121,32 @@ def _levels_of(values, declared, name):
     return np.unique(values.astype(str)), True
 
 
-class AdaptiveMarginalSynthesizer(BaseEstimator):
+class _StreamFrame:
+    """The public column structure fixed at the first chunk (picklable)."""
+
+    def __init__(self, codec, leaked, has_y):
+        self.codec, self.leaked, self.has_y = codec, leaked, has_y
+
+    def encode(self, columns):
+        return np.stack([self.codec.encode_column(v, j) for j, v in enumerate(columns)],
+                        axis=1).astype(np.int64)
+
+
+class _PartitionCounter(PartitionCounter):
+    """Encodes the rows of a dask partition under the fixed levels."""
+
+    def map_block(self, X, y):
+        if hasattr(X, "columns"):
+            columns = [X[c] for c in X.columns]
+        else:
+            X = np.asarray(X)
+            columns = [X[:, j] for j in range(X.shape[1])]
+        if y is not None:
+            columns.append(np.asarray(y))
+        return (self.frame.encode(columns),)
+
+
+class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     """Differentially private synthetic tables: adaptive marginals on a graphical model.
 
     The AIM mechanism (McKenna et al. 2022) written for numpy: all 1-way
@@ -320,46 +346,72 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
             return [(t, 1.0) for t in tables]
         return [(t, 1.0) for k in orders for t in itertools.combinations(range(d), min(k, d))]
 
-    # ------------------------------------------------------------ fit
-    def fit(self, X, y=None):
-        """Run the private mechanism on the table ``X`` (and labels ``y``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns)
-        y : array-like of shape (n_samples,), optional
-            One more column (levels from ``classes``).
-
-        Returns
-        -------
-        self
-        """
-        params = validate_params(self)
-        epsilon, delta = params["epsilon"], params["delta"]
-        randomness = release_randomness(self.random_state)
+    # ------------------------------------------- fit / partial_fit / release
+    # (the flow is sksmooth.release._streaming; these are its hooks)
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
+        """First chunk: fix the columns' public levels and the counted tables."""
+        if classes is not None and self.classes is None:
+            raise ValueError("AdaptiveMarginalSynthesizer: declare the public label set as "
+                             "the classes parameter (classes=[...]), not in partial_fit.")
         codes, codec, leaked = self._encode(X, y)
         tables = self._tables(codes.shape[1])
+        counts = MarginalCounts(codec.shape, [tuple(sorted(t)) for t, _ in tables])
+        frame = _StreamFrame(codec, tuple(leaked), y is not None)
+        return ReleaseStream(params, frame, randomness, tables, counts), (codes,)
+
+    def _stream_labels(self, stream):
+        return stream.frame.codec.levels[-1] if stream.frame.has_y else None
+
+    def _map_chunk(self, stream, X, y):
+        frame = stream.frame
+        if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
+            validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False)
+        columns, names, _, dtypes, _ = self._columns(X, y)
+        if names != frame.codec.names or [str(t) for t in dtypes] != [
+                str(t) for t in frame.codec.dtypes] or (y is not None) != frame.has_y:
+            raise ValueError(
+                "this chunk's columns (names, dtypes, or whether y is given) differ from the "
+                "first chunk's: every chunk of one release must have the same schema (e.g. "
+                "the same pandas Categorical dtypes); call fit, or release() and start a new "
+                "accumulation, to change it.")
+        return (frame.encode(columns),)
+
+    def _partition_counter(self, stream):
+        if stream.frame.leaked:
+            raise ValueError(
+                f"levels of columns {list(stream.frame.leaked)[:5]} would be read from the "
+                "data; a dask collection is counted without loading it, so declare them "
+                "with levels=... (classes=... for y) or use Categorical dtypes.")
+        return _PartitionCounter(stream.frame, stream.statistic.empty_like())
+
+    def _check_dask_parameters(self, y):
+        return None  # levels are checked once the columns are known (_partition_counter)
+
+    def _release_stream(self, stream, params):
+        """Run the adaptive loop on the accumulated counts (charged first)."""
+        epsilon, delta = params["epsilon"], params["delta"]
+        codec, leaked = stream.frame.codec, stream.frame.leaked
         neighbouring = ADD_REMOVE if params["neighbouring"] == "add_remove" else SUBSTITUTION
         rho = zcdp_from_dp_budget(epsilon, delta)
-        certified = not (randomness.seeded or leaked)
+        certified = not (stream.randomness.seeded or leaked)
         charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
-        result = select_and_measure(codes, codec.shape, tables, rho, randomness.noise,
-                                    neighbouring=neighbouring,
+        result = select_and_measure(stream.statistic, codec.shape, stream.context, rho,
+                                    stream.randomness.noise, neighbouring=neighbouring,
                                     max_model_size=params["max_model_size"])
         # ---- publish (after the charge)
         self._codec = codec
-        self._has_y = y is not None
+        self._has_y = stream.frame.has_y
         self.model_ = result.model
         self.measured_tables_ = [m.attrs for m in result.measurements]
         self.n_records_ = float(result.total)
         self.privacy_records_ = list(result.records)
         self.rho_ = result.rho_spent
-        self.n_features_in_ = codes.shape[1] - int(y is not None)
+        self.n_features_in_ = len(codec.shape) - int(self._has_y)
         if codec.frame:
             self.feature_names_in_ = np.array(codec.names[: self.n_features_in_], dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring, randomness.seeded, leaked)
-        return self
+        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
+                                          stream.randomness.seeded, leaked)
 
     def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked):
         not_certified = []

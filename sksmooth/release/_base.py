@@ -19,7 +19,8 @@ preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
 :meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, Optional
 
 import numpy as np
 from scipy import sparse
@@ -39,11 +40,13 @@ from .._validation import (
 from ..accounting import check_accountant
 from ..classes import Halfspaces
 from ._sampler import SyntheticSampler
+from ._statistics import WorkloadCounts
+from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["ReleaseData", "ReleaseMixin", "PrivateTable", "COMMON_CONSTRAINTS"]
+__all__ = ["ReleaseData", "ReleaseMixin", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 MAX_UNIVERSE_CAP = 2**28
@@ -132,13 +135,63 @@ class PrivateTable:
     classes: np.ndarray  # public label set (or None)
     classes_inferred: bool
     schema: TableSchema
+    n_rows: Optional[int] = None  # rows behind accumulated counts (X is then None)
 
     @property
     def n(self):
-        return self.X.shape[0]
+        return self.X.shape[0] if self.n_rows is None else self.n_rows
+
+    def public_frame(self):
+        """The public structure only (no rows): what maps every later chunk."""
+        return replace(self, X=None, y=None, n_rows=0)
+
+    def map_rows(self, X_num, y):
+        """Map a chunk's numeric rows and labels by the public rule of this frame."""
+        n = X_num.shape[0]
+        if (y is None) != (self.classes is None):
+            first = "given" if self.classes is not None else "not given"
+            now = "is not" if y is None else "is"
+            raise ValueError(
+                f"y was {first} with the first chunk but {now} given now: every chunk of a "
+                "release must have the same columns (labels included); call fit or "
+                "release() to start over.")
+        if y is not None:
+            y = _labels_1d(y, n)
+            y = self.classes[encode_private_labels(y, self.classes)]
+        return replace(self, X=sanitize_rows(X_num, self.lower, self.upper), y=y, n_rows=None)
 
 
-class ReleaseData(BaseEstimator):
+def _labels_1d(y, n):
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1 or len(y) != n:
+        raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
+                         f"more attribute), got shape {y.shape}.")
+    return y
+
+
+@dataclass(frozen=True)
+class ReleaseContext:
+    """The public choices of a release, fixed at its first chunk.
+
+    ``universe`` carries the released model, ``workload`` the queries;
+    the counts are made on ``counting_universe`` (default ``universe``;
+    the Subsampled Net Mechanism counts on the full grid behind its
+    subsample). ``extra`` holds anything else an estimator fixed then.
+    """
+
+    universe: Any
+    workload: Any
+    counting_universe: Any = None
+    extra: Any = None
+
+    @property
+    def counted_on(self):
+        return self.universe if self.counting_universe is None else self.counting_universe
+
+
+class ReleaseData(StreamingRelease, BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
     def __sklearn_tags__(self):
@@ -150,8 +203,24 @@ class ReleaseData(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ data
-    def _validate_common(self, X, y):
-        """Public mapping of the private rows (structure errors only, no values)."""
+    def _validate_common(self, X, y, frame=None, classes=None):
+        """Public mapping of the private rows (structure errors only, no values).
+
+        ``frame``: the public structure fixed at a release's first chunk; a
+        later chunk must match it and is mapped with its bounds and classes.
+        ``classes``: the public labels given to ``partial_fit`` (when the
+        ``classes`` parameter is None).
+        """
+        if frame is not None:
+            schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+            if schema.n_features == frame.schema.n_features and not _same_schema(
+                    schema, frame.schema):  # (a different width: sklearn's message below)
+                raise ValueError(
+                    "this chunk's columns (names, dtypes, categorical features or levels) "
+                    "differ from the first chunk's: every chunk of one release must have "
+                    "the same schema (e.g. the same pandas Categorical dtypes); call fit, "
+                    "or release() and start a new accumulation, to change it.")
+            return frame.map_rows(self._numeric(X, frame.schema, reset=False), y)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
@@ -163,17 +232,13 @@ class ReleaseData(BaseEstimator):
         lower, upper = schema.public_bounds(lower, upper)
         classes, inferred = None, False
         if y is not None:
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1 or len(y) != n:
-                raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
-                                 f"more attribute), got shape {y.shape}.")
-            classes, inferred = resolve_public_classes(y, self.classes, stacklevel=4,
+            y = _labels_1d(y, n)
+            declared = self.classes if classes is None else classes
+            classes, inferred = resolve_public_classes(y, declared, stacklevel=5,
                                                        binary=False)
-            y = classes[encode_private_labels(y, classes)]
-        return PrivateTable(sanitize_rows(X_num, lower, upper), y, lower, upper,
-                            schema.categorical.copy(), classes, inferred, schema)
+        frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), classes,
+                             inferred, schema, n_rows=0)
+        return frame.map_rows(X_num, y)
 
     def _numeric(self, X, schema, reset):
         """The input as a float matrix (level codes), validated without echoing values."""
@@ -189,6 +254,35 @@ class ReleaseData(BaseEstimator):
             X_num = pd.DataFrame(X_num, columns=X.columns)
         return validate_private_data(self, X_num, reset=reset, dtype=np.float64,
                                      ensure_min_samples=1)
+
+    # ------------------------------------------------------- streaming
+    # (fit / partial_fit / release: sksmooth.release._streaming)
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
+        """First chunk: fix the public structure; return the stream and mapped rows."""
+        data = self._validate_common(X, y, classes=classes)
+        context = self._release_context(data, params, randomness, whole_table)
+        y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
+                  else False)
+        stream = ReleaseStream(params, data.public_frame(), randomness, context,
+                               WorkloadCounts(context.counted_on, context.workload), y_name)
+        return stream, (data.X, data.y)
+
+    def _stream_labels(self, stream):
+        return stream.frame.classes
+
+    def _map_chunk(self, stream, X, y):
+        data = self._validate_common(X, y, frame=stream.frame)
+        return data.X, data.y
+
+    def _partition_counter(self, stream):
+        return _PartitionCounter(stream.frame, stream.statistic.empty_like())
+
+    def _check_dask_parameters(self, y):
+        if self.bounds is None or (y is not None and self.classes is None):
+            raise ValueError(
+                "a dask collection is counted without loading it, so nothing may be read "
+                "from its values: pass public bounds=(lower, upper)"
+                + (" and classes=[...] (the label set)" if y is not None else "") + ".")
 
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""
@@ -317,13 +411,40 @@ class ReleaseData(BaseEstimator):
         return self._wrap_concepts(uni, evaluate, len(evaluate.features),
                                    f"{name} on a grid of the bounds")
 
-    # ------------------------------------------------------- data counts
-    @staticmethod
-    def _true_counts(workload, uni, data):
-        """Integer count of every workload query on the private rows."""
-        if workload.structured:
-            return workload.counts_data(uni.encode(data.X, data.y))
-        return workload.counts_data(data.X, data.y)
+def _same_schema(a, b):
+    """Whether two table schemas have the same columns, dtypes and levels."""
+    if a.n_features != b.n_features or not np.array_equal(a.categorical, b.categorical):
+        return False
+    if (a.columns is None) != (b.columns is None):
+        return False
+    if a.columns is not None and (list(a.columns) != list(b.columns) or
+                                  [str(t) for t in a.dtypes] != [str(t) for t in b.dtypes]):
+        return False
+    return all(_same_levels(la, lb) for la, lb in zip(a.levels, b.levels))
+
+
+def _same_levels(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return len(a) == len(b) and bool(np.array_equal(a, b))
+
+
+class _PartitionCounter(PartitionCounter):
+    """Maps the rows of a dask partition by the public frame."""
+
+    def map_block(self, X, y):
+        X_num = self.frame.schema.encode(X) if self.frame.schema.n_features else X
+        try:
+            X_num = np.asarray(X_num, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("X must hold numbers (or declared categorical levels) only; an "
+                             "entry could not be converted (the value is not shown: it may "
+                             "be private).") from None
+        if X_num.ndim != 2 or X_num.shape[1] != self.frame.schema.n_features:
+            raise ValueError(f"a partition has shape {X_num.shape}; expected "
+                             f"{self.frame.schema.n_features} columns.")
+        data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
+        return data.X, data.y
 
 
 def _halfspace_cover(lower, upper, budget, rng):
@@ -540,10 +661,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         check_is_fitted(self, "model_")
         return self._universe.points()
 
-    def _remember_input(self, X, y, data, randomness):
+    def _remember_input(self, stream):
         """Public facts about the input needed to format outputs."""
-        self._schema = data.schema
-        self._sampling_rng = randomness.sampling
-        self._y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
-                        else False)
-
+        self._schema = stream.frame.schema
+        self._sampling_rng = stream.randomness.sampling
+        self._y_name = stream.y_name

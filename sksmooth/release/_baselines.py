@@ -24,16 +24,16 @@ of each table is capped).
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import Check, Options, validate_params
+from .._constraints import Check, Options
 from .._guarantee import Guarantee, PrivacySpent
-from .._randomness import release_randomness
 from .._validation import check_delta
 from ..accounting import charge
-from ._base import COMMON_CONSTRAINTS, ReleaseData
+from ._base import COMMON_CONSTRAINTS, ReleaseContext, ReleaseData
 from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
@@ -89,30 +89,28 @@ class _PerQueryBase(ReleaseData):
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Answer the workload on ``X`` (and ``y``) with independent discrete noise.
+    def _check_public_parameters(self, params):
+        self._check_delta(params["delta"])
+        super()._check_public_parameters(params)
 
-        Returns
-        -------
-        self
-        """
-        params = validate_params(self)
-        epsilon, delta = params["epsilon"], params["delta"]
-        self._check_delta(delta)
-        if self.accountant is not None:
-            self.accountant.check(epsilon, delta)
-        randomness = release_randomness(self.random_state)
-        data = self._validate_common(X, y)
+    def _release_context(self, data, params, randomness, whole_table):
+        """Universe and workload, fixed at the first chunk (public inputs only)."""
         structured_only = (self.universe == "grid" and isinstance(self.queries, str)
                            and self.queries in _STRUCTURED_NAMES)
         if structured_only:  # count tables from the rows: the grid is never built
             uni = self._grid(data, None, check_size=False)
         else:
             uni = self._build_universe(data, None, randomness.public)
-        workload = self._build_workload(uni, randomness.public)
+        return ReleaseContext(uni, self._build_workload(uni, randomness.public))
+
+    def _release_stream(self, stream, params):
+        """Answer the workload from the accumulated counts with independent discrete noise."""
+        epsilon, delta = params["epsilon"], params["delta"]
+        workload, randomness = stream.context.workload, stream.randomness
+        data = replace(stream.frame, n_rows=stream.statistic.n)
         n, k = data.n, workload.n_queries
         if self.sensitivity == "structured" and workload.structured:
-            tables = workload.data_counts(uni.encode(data.X, data.y))
+            tables = stream.statistic.table_counts()
             G = workload.n_groups
             noise = self._noise_parameters(2 * G, math.sqrt(2.0 * G), epsilon, delta)
             flat = np.concatenate([t.ravel() for t in tables])
@@ -123,8 +121,7 @@ class _PerQueryBase(ReleaseData):
             noisy = workload.answers_from_marginals(noisy_tables)  # exact integer sums
         else:
             noise = self._noise_parameters(int(k), math.sqrt(k), epsilon, delta)
-            noisy = measure_counts(self._true_counts(workload, uni, data), noise,
-                                   randomness.noise)
+            noisy = measure_counts(stream.statistic.query_counts(), noise, randomness.noise)
         not_certified = self._not_certified(data, randomness)
         charge(self.accountant, epsilon, delta, type(self).__name__,
                certified=not not_certified)
@@ -147,7 +144,6 @@ class _PerQueryBase(ReleaseData):
             assumptions_not_certified=tuple(not_certified),
             notes=("answers_ = noisy_counts_ / n: a deterministic post-processing",),
         )
-        return self
 
     def answer(self, queries=None):
         """The noisy answers of the fitted workload (answers only: no synthetic data)."""

@@ -12,13 +12,12 @@ App. E (Alg. 2, Thm 4.2), App. F (Alg. 3, Claim F.1, Thm 4.3), App. G
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._constraints import Boolean, Integer, Options, Real, validate_params
+from .._constraints import Boolean, Integer, Options, Real
 from .._guarantee import Guarantee, PrivacySpent
-from .._randomness import release_randomness
 from ..accounting import charge
 from ..exceptions import PrivacyWarning
 from ._base import (
@@ -26,6 +25,7 @@ from ._base import (
     DELTA_CONSTRAINT,
     JITTER_CONSTRAINT,
     SIGMA_CONSTRAINT,
+    ReleaseContext,
     ReleaseMixin,
 )
 from ._dense_model import DenseModel
@@ -400,36 +400,37 @@ class SmoothMWEM(ReleaseMixin):
         self.accountant = accountant
         self.random_state = random_state
 
-    # ---------------------------------------------------------------- fit
-    def fit(self, X, y=None):
-        """Run the mechanism on the private data ``X`` (and labels ``y``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), optional
-            Labels, treated as one more (categorical) attribute.
-
-        Returns
-        -------
-        self
-        """
-        params = validate_params(self)
-        epsilon, delta, sigma = params["epsilon"], params["delta"], params["sigma"]
-        if self.projection and sigma is None:
+    # ------------------------------------------------------ fit / release
+    def _check_public_parameters(self, params):
+        if self.projection and params["sigma"] is None:
             raise ValueError("projection=True (Projected Smooth MWEM) projects onto sigma-smooth "
                              "distributions and needs sigma; pass e.g. sigma=0.1.")
-        if self.accountant is not None:
-            self.accountant.check(epsilon, delta)
-        randomness = release_randomness(self.random_state)
-        data = self._validate_common(X, y)
+        super()._check_public_parameters(params)
+
+    def _release_context(self, data, params, randomness, whole_table):
+        """Universe and workload, fixed at the first chunk (public inputs only)."""
+        sigma = params["sigma"]
+        if (not whole_table and sigma is not None and self.universe == "grid"
+                and self.n_bins == "auto"):
+            raise ValueError(
+                "n_bins='auto' with sigma sizes the grid from n (ceil(n / sigma) bins), which "
+                "is unknown at the first chunk of a stream; pass n_bins=<int> to partial_fit, "
+                "or use fit on the whole table.")
         uni = self._build_universe(data, sigma, randomness.public)
         workload = self._build_workload(uni, randomness.public)
         if workload.n_queries == 0:
             raise ValueError("The query workload is empty; check queries and n_queries.")
+        return ReleaseContext(uni, workload)
+
+    def _release_stream(self, stream, params):
+        """Run the mechanism on the accumulated counts; charge, then publish."""
+        epsilon, delta, sigma = params["epsilon"], params["delta"], params["sigma"]
+        uni, workload, randomness = stream.context.universe, stream.context.workload, \
+            stream.randomness
+        data = replace(stream.frame, n_rows=stream.statistic.n)
         plan = self._plan(params, data.n, uni, workload)
-        counts = self._true_counts(workload, uni, data) if not plan.by_table else \
-            workload.data_counts(uni.encode(data.X, data.y))
+        counts = (stream.statistic.table_counts() if plan.by_table
+                  else stream.statistic.query_counts())
         strategy = (TableRounds if plan.by_table else QueryRounds)(
             workload, counts, data.n, plan.update, plan.eta)
         run = run_mw(strategy, make_model(uni.shape), plan.n_rounds, plan.params,
@@ -441,8 +442,7 @@ class SmoothMWEM(ReleaseMixin):
                certified=not not_certified)
         self._publish(run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
                       not_certified)
-        self._remember_input(X, y, data, randomness)
-        return self
+        self._remember_input(stream)
 
     def _publish(self, run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
                  not_certified):

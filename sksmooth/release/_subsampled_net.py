@@ -2,14 +2,14 @@
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 
-from .._constraints import Integer, validate_params
+from .._constraints import Integer
 from .._guarantee import Guarantee, PrivacySpent
-from .._randomness import release_randomness
 from ..accounting import charge
-from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseMixin
+from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext, ReleaseMixin
 from ._dense_model import DenseModel
 from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
@@ -131,32 +131,28 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Release a synthetic dataset supported on a random subsample of the universe.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), optional
-            Labels (one more attribute).
-
-        Returns
-        -------
-        self
-        """
-        params = validate_params(self)
-        epsilon, s, K = params["epsilon"], params["synthetic_size"], params["n_candidates"]
+    def _check_public_parameters(self, params):
+        s, K = params["synthetic_size"], params["n_candidates"]
         if s * K > _MAX_CANDIDATE_ENTRIES:
             raise ValueError(
                 f"synthetic_size * n_candidates = {s * K:.3g} > {_MAX_CANDIDATE_ENTRIES:.0e} "
                 "stored indices (memory); lower n_candidates or synthetic_size.")
-        if self.accountant is not None:
-            self.accountant.check(epsilon, 0.0)
-        randomness = release_randomness(self.random_state)
-        data = self._validate_common(X, y)
+        super()._check_public_parameters(params)
+
+    def _release_context(self, data, params, randomness, whole_table):
+        """V, the workload and its values on V, fixed at the first chunk (public stream)."""
         M = 1000 if params["n_universe"] == "auto" else params["n_universe"]
         uni, workload, Q, full = self._points(data, M, randomness.public)
-        counts = self._true_counts(workload, full, data)
+        return ReleaseContext(uni, workload, counting_universe=full, extra=Q)
+
+    def _release_stream(self, stream, params):
+        """Release one candidate dataset by the exponential mechanism; charge, then publish."""
+        epsilon, s, K = params["epsilon"], params["synthetic_size"], params["n_candidates"]
+        uni, workload, Q = stream.context.universe, stream.context.workload, stream.context.extra
+        randomness = stream.randomness
+        data = replace(stream.frame, n_rows=stream.statistic.n)
+        M = uni.size
+        counts = stream.statistic.query_counts()
         cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
         errors = _max_errors(Q, cands, counts, data.n)
         # exponential mechanism on the noise stream, integer score -max error in units
@@ -181,8 +177,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.privacy_spent_ = PrivacySpent(epsilon, 0.0)
         self.guarantee_ = self._guarantee(epsilon, data.n, M, s, len(cands), n_multisets,
                                           enumerated, not_certified)
-        self._remember_input(X, y, data, randomness)
-        return self
+        self._remember_input(stream)
 
     def _select(self, scores, params, rng):
         """The exponential mechanism (a method so that audits can test a broken one)."""

@@ -130,18 +130,21 @@ class TableSchema:
         """
         if not self.is_frame and not np.any(self.has_levels):
             return X  # numbers only: validate_private_data converts (or refuses) it
-        n = X.shape[0]
-        out = np.empty((n, self.n_features), dtype=object)
+        columns = []
         for j in range(self.n_features):
-            col = X.iloc[:, j].to_numpy() if self.is_frame else np.asarray(X)[:, j]
+            series = X.iloc[:, j] if self.is_frame else None
+            col = series.to_numpy() if self.is_frame else np.asarray(X)[:, j]
             if self.levels[j] is not None:
-                out[:, j] = _codes(col, self.levels[j])
+                columns.append(_codes(col, self.levels[j], series))
             else:
-                out[:, j] = col
+                columns.append(col)
         try:
-            return out.astype(float)
-        except (TypeError, ValueError):
-            return out  # validate_private_data refuses it without echoing values
+            return np.column_stack([np.asarray(c, dtype=float) for c in columns])
+        except (TypeError, ValueError):  # validate_private_data refuses it without values
+            out = np.empty((X.shape[0], self.n_features), dtype=object)
+            for j, c in enumerate(columns):
+                out[:, j] = c
+            return out
 
     def public_bounds(self, lower, upper):
         """Bounds with the level-coded columns set to ``[0, L-1]``."""
@@ -272,8 +275,18 @@ def _name(j, columns):
     return j if columns is None else columns[j]
 
 
-def _codes(values, levels):
-    """Position of each value in ``levels``; anything else (incl. missing) -> 0."""
+def _codes(values, levels, series=None):
+    """Position of each value in ``levels``; anything else (incl. missing) -> 0.
+
+    A pandas Categorical column whose categories are exactly ``levels`` is
+    read from its integer codes (vectorised); otherwise value by value.
+    """
+    categories = None if series is None else _pandas_categories(series.dtype)
+    if categories is not None and len(categories) == len(levels) and all(
+            _hashable(a) == _hashable(b) and type(_hashable(a)) is type(_hashable(b))
+            for a, b in zip(categories, levels)):
+        codes = np.asarray(series.cat.codes, dtype=np.int64)
+        return np.where(codes < 0, 0, codes)
     index = {_hashable(v): i for i, v in enumerate(levels)}
     return np.fromiter((index.get(_hashable(v), 0) for v in values), dtype=np.int64,
                        count=len(values))

@@ -92,20 +92,32 @@ class GridUniverse(_AttributeSchema):
 
     # -- encoding -------------------------------------------------------
     def encode(self, X, y=None):
-        """Level codes of shape (n, n_attributes) for clipped data."""
+        """Level codes of shape (n, n_attributes) for clipped data.
+
+        Vectorised over all columns of a kind at once: categorical codes are
+        ``rint(x) - first level``, continuous ones ``floor((x - lower) /
+        width * n_bins)``, then clipped to ``[0, L - 1]``.
+        """
         X = np.asarray(X, dtype=float)
+        d = self.n_features
+        shape = np.asarray(self.shape[:d], dtype=float)
+        cat = np.flatnonzero(self.categorical)
+        cont = np.flatnonzero(~self.categorical)
+        first = np.array([self.cat_levels[j][0] for j in cat])
+        if cat.size == d:  # all categorical: no column gathering
+            V = np.rint(X)
+            V -= first
+        else:
+            V = np.empty_like(X)
+            V[:, cat] = np.rint(X[:, cat]) - first
+            width = self.upper[cont] - self.lower[cont]
+            flat = width <= 0
+            rel = (X[:, cont] - self.lower[cont]) / np.where(flat, 1.0, width)
+            V[:, cont] = np.where(flat, 0.0, np.floor(rel * shape[cont]))
+        np.maximum(V, 0.0, out=V)
+        np.minimum(V, shape - 1, out=V)
         codes = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)
-        for j in range(self.n_features):
-            if self.categorical[j]:
-                codes[:, j] = np.rint(X[:, j]) - self.cat_levels[j][0]
-            else:
-                width = self.upper[j] - self.lower[j]
-                if width > 0:
-                    rel = (X[:, j] - self.lower[j]) / width
-                    codes[:, j] = np.floor(rel * self.shape[j])
-                else:
-                    codes[:, j] = 0
-            np.clip(codes[:, j], 0, self.shape[j] - 1, out=codes[:, j])
+        codes[:, :d] = V
         if self.has_labels:
             codes[:, -1] = np.searchsorted(self.classes, y)
         return codes

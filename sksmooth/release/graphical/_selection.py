@@ -176,6 +176,7 @@ class _Data:
     def __init__(self, codes, shape):
         self.codes = codes
         self.shape = shape
+        self.n = len(codes)
         self._cache = {}
 
     def counts(self, attrs):
@@ -259,8 +260,12 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
 
     Parameters
     ----------
-    codes : ndarray of int, shape (n, d)
-        The private records as level codes (``0 <= codes[:, a] < shape[a]``).
+    codes : ndarray of int, shape (n, d), or MarginalCounts
+        The private records as level codes (``0 <= codes[:, a] < shape[a]``),
+        or their exact count tables accumulated chunk by chunk
+        (:class:`~sksmooth.release._statistics.MarginalCounts`, covering
+        every workload table): only counts of workload tables and their
+        subsets are read.
     shape : tuple of int
         Public number of levels per attribute.
     workload : sequence of (tuple of int, float)
@@ -286,8 +291,9 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     shape = tuple(int(s) for s in shape)
     d = len(shape)
     budget = _Budget(rho, neighbouring)
-    total = float(len(codes)) if neighbouring.public_total else None
-    fitter = _Fitter(_Data(codes, shape), budget, rng, max_iter, total)
+    data = codes if hasattr(codes, "counts") else _Data(codes, shape)
+    total = float(data.n) if neighbouring.public_total else None
+    fitter = _Fitter(data, budget, rng, max_iter, total)
     tables, weights = candidate_tables(workload, d)
     n_rounds = rounds_per_attr * d
     sigma = budget.sigma_for(measure_fraction * rho / n_rounds)

@@ -1,0 +1,106 @@
+"""Counting a dask collection partition by partition (optional extra ``dask``).
+
+The release estimators accept a ``dask.dataframe.DataFrame`` (or a dask
+array) in ``fit``/``partial_fit``: every partition is mapped and counted
+where it lives (one task per partition returns a vector of integer
+counts), the vectors are added in a tree (``split_every`` at a time), and
+only the total comes back. The table is never loaded whole. Dask is
+imported only when such a collection is given; the scheduler is whatever is
+active (a ``dask.distributed`` client, the threaded or the synchronous
+scheduler).
+"""
+
+import numpy as np
+
+__all__ = ["is_dask_collection", "count_dask_partitions"]
+
+_SPLIT_EVERY = 8
+
+
+def is_dask_collection(value):
+    """True for a dask collection (checked without importing dask)."""
+    return value is not None and type(value).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def _partitions(collection):
+    """One delayed object per row block of a dask DataFrame/Series/Array."""
+    if hasattr(collection, "to_delayed") and hasattr(collection, "npartitions"):
+        return list(collection.to_delayed())
+    if getattr(collection, "ndim", 1) == 2:
+        collection = collection.rechunk({1: -1})  # whole rows in every block
+    return list(np.ravel(collection.to_delayed()))
+
+
+def _sum_states(*states):
+    return np.sum(np.stack(states), axis=0)
+
+
+def _sum_series(*parts):
+    """Sum of the one-element Series of count vectors (see _CountAsSeries)."""
+    import pandas as pd
+
+    return pd.Series([_sum_states(*[p.iloc[0] for p in parts])], dtype=object)
+
+
+class _CountAsSeries:
+    """``count_partition`` as a ``map_partitions`` function (picklable).
+
+    Returns the partition's count vector inside a one-element Series, so that
+    dask fuses the counting into the task that makes the partition: the
+    partition is counted where it is created and never kept.
+    """
+
+    def __init__(self, count_partition):
+        self.count_partition = count_partition
+
+    def __call__(self, part, y=None):
+        import pandas as pd
+
+        return pd.Series([self.count_partition(part, y)], dtype=object)
+
+
+def count_dask_partitions(X, y, count_partition):
+    """Sum of ``count_partition(X_part, y_part)`` over the partitions.
+
+    Parameters
+    ----------
+    X : dask DataFrame or dask Array (2-D)
+    y : dask Series, dask Array (1-D) or None
+        Must be partitioned like ``X`` (same number of partitions, aligned).
+    count_partition : callable (X_part, y_part) -> int64 ndarray
+        Picklable; returns the same-length count vector for every partition.
+
+    Returns
+    -------
+    state : int64 ndarray
+    """
+    import dask  # optional extra: only reached with a dask collection
+
+    if hasattr(X, "map_partitions"):  # dask DataFrame: counting fused with each partition
+        import pandas as pd  # dask.dataframe requires pandas
+
+        args = () if y is None else (y,)
+        counted = X.map_partitions(_CountAsSeries(count_partition), *args,
+                                   meta=pd.Series(dtype=object))
+        tasks = list(counted.to_delayed())
+        while len(tasks) > 1:
+            tasks = [dask.delayed(_sum_series, pure=True)(*tasks[i:i + _SPLIT_EVERY])
+                     for i in range(0, len(tasks), _SPLIT_EVERY)]
+        (state,) = dask.compute(tasks[0])
+        return np.asarray(state.iloc[0] if hasattr(state, "iloc") else state, dtype=np.int64)
+    x_parts = _partitions(X)
+    # one graph node for the counter (not pickled and hashed once per partition)
+    count_partition = dask.delayed(count_partition, pure=True, traverse=False)
+    if y is None:
+        tasks = [count_partition(part) for part in x_parts]
+    else:
+        y_parts = _partitions(y)
+        if len(y_parts) != len(x_parts):
+            raise ValueError(f"y has {len(y_parts)} partitions but X has {len(x_parts)}; "
+                             "partition them alike (e.g. take both from one dask DataFrame).")
+        tasks = [count_partition(part, yp) for part, yp in zip(x_parts, y_parts)]
+    while len(tasks) > 1:
+        tasks = [dask.delayed(_sum_states, pure=True)(*tasks[i:i + _SPLIT_EVERY])
+                 for i in range(0, len(tasks), _SPLIT_EVERY)]
+    (state,) = dask.compute(tasks[0])
+    return np.asarray(state, dtype=np.int64)

@@ -1,0 +1,322 @@
+"""``fit`` / ``partial_fit`` / ``release``: one release from data in chunks.
+
+Out-of-core release. A release estimator's mechanism needs only exact
+integer counts of the private rows (:mod:`sksmooth.release._statistics`),
+so the rows can come in any number of chunks:
+
+``partial_fit(X_chunk[, y_chunk])``
+    The first chunk (after construction, ``fit`` or ``release``) fixes the
+    public structure from the parameters and the chunk's *structure* only
+    (columns, dtypes, declared levels, bounds, classes, the universe, the
+    workload, the random streams); every chunk, the first included, is
+    mapped by the public rule and added to the counts. Nothing is charged
+    and nothing derived from the rows is published: the counts stay in a
+    private accumulator. A later chunk with a different schema is refused
+    with an error that names the fix (the schema is public structure, never
+    a value); a failed chunk leaves the accumulation exactly as it was
+    (:func:`~sksmooth._atomic.atomic_update`).
+``release()``
+    Runs the mechanism once on the accumulated counts: the ledger is
+    charged first, then the release is published, after which the
+    estimator behaves exactly like one fitted on all chunks at once. The
+    counts are consumed: a second ``release()`` raises until new chunks
+    arrive; the next ``partial_fit`` starts a new, independent accumulation
+    (its release is charged again; the previous release stays published
+    until replaced).
+``fit(X[, y])``
+    Reset, one chunk, ``release()`` — the same code path.
+
+A dask collection (``dask.dataframe`` or ``dask.array``; optional extra)
+passed to ``fit`` or ``partial_fit`` is counted partition by partition with
+Dask (:mod:`sksmooth.release._dask`) and never loaded whole; nothing may
+then be read from its values, so the public parameters that would
+otherwise be read from the data (bounds, classes, levels) are required.
+
+The parameters of a release are those of its first chunk: changing one
+between chunks and ``release()`` is refused (set it back, or start over).
+"""
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .._atomic import atomic_update
+from .._constraints import validate_params
+from .._randomness import ReleaseRandomness, release_randomness
+from ._dask import count_dask_partitions, is_dask_collection
+
+__all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
+
+_BLOCK_ENTRIES = 2**20  # rows x columns mapped and counted at once (8 MiB of floats)
+
+
+@dataclass
+class ReleaseStream:
+    """Everything a release accumulates between its first chunk and ``release()``.
+
+    ``frame`` (the public structure that maps every chunk), ``context``
+    (the estimator's universe, workload and other public choices) and
+    ``randomness`` are fixed at the first chunk; only ``statistic`` (exact
+    counts) grows. Never published.
+    """
+
+    params: Any  # validated parameters of the first chunk
+    frame: Any  # public structure: maps the rows of every chunk
+    randomness: ReleaseRandomness
+    context: Any  # estimator-specific public choices (universe, workload, ...)
+    statistic: Any  # exact counts, with update(...), empty_like(), state(), merge_state()
+    y_name: Any = False  # name of a pandas Series y, False for arrays
+    parameter_values: dict = field(default_factory=dict)
+
+    def __deepcopy__(self, memo):
+        # @atomic_update snapshots the state before every chunk: copy the
+        # counts only, share the fixed public parts (universe, workload)
+        return replace(self, statistic=copy.deepcopy(self.statistic, memo))
+
+
+class StreamingRelease:
+    """``fit``, ``partial_fit`` and ``release`` of a release estimator (module doc).
+
+    Subclasses implement ``_open_stream``, ``_map_chunk``,
+    ``_partition_counter``, ``_check_dask_parameters`` and
+    ``_release_stream`` (and may extend ``_check_public_parameters``).
+    """
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "privacy_spent_")  # released, not merely accumulating
+
+    def fit(self, X, y=None):
+        """Release from ``X`` (and ``y``): one chunk, then :meth:`release`.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or dask collection of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Labels, one more (categorical) attribute.
+
+        Returns
+        -------
+        self
+        """
+        self._stream = None  # fit = reset + one chunk + release
+        try:
+            self._accumulate(X, y, whole_table=True)
+            return self.release()
+        finally:
+            self._stream = None
+
+    @atomic_update
+    def partial_fit(self, X, y=None, classes=None):
+        """Add one chunk of rows to the exact counts; releases and charges nothing.
+
+        The first chunk fixes the public structure; later chunks must have
+        the same columns and dtypes. Call :meth:`release` to release once
+        from all chunks. A failed call leaves the accumulation as it was.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or dask collection of shape (n_chunk, n_features)
+            A dask collection is counted partition by partition with Dask.
+        y : array-like of shape (n_chunk,), optional
+            Labels of the chunk (if the first chunk had labels, every chunk must).
+        classes : array-like, optional
+            scikit-learn's ``partial_fit`` convention for the public label
+            set. It is the ``classes`` parameter of a release: if both are
+            given they must list the same labels; with ``classes=None`` as a
+            parameter, the first chunk's ``classes`` fixes the label set of
+            the accumulation. Later chunks may repeat it (same labels) or
+            omit it.
+
+        Returns
+        -------
+        self
+        """
+        self._accumulate(X, y, whole_table=False, classes=classes)
+        return self
+
+    @atomic_update
+    def release(self):
+        """Run the mechanism once on the counts accumulated by :meth:`partial_fit`.
+
+        Charges the ledger first, then publishes the release; the estimator
+        then behaves exactly like one fitted on all chunks at once. The
+        counts are consumed: a second ``release()`` raises until new chunks
+        arrive, and the next :meth:`partial_fit` starts a new accumulation.
+
+        Returns
+        -------
+        self
+        """
+        stream = getattr(self, "_stream", None)
+        if stream is None:
+            raise ValueError(
+                f"{type(self).__name__}.release(): no rows accumulated since the last "
+                "release; call partial_fit(X_chunk) first (or fit(X)).")
+        params = validate_params(self)
+        _check_parameters_unchanged(self, stream)
+        self._check_public_parameters(params)
+        self._release_stream(_with_noise(stream), params)
+        self._stream = None
+        return self
+
+    def _accumulate(self, X, y, *, whole_table, classes=None):
+        params = validate_params(self)
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            _check_parameters_unchanged(self, stream)
+        if classes is not None:
+            _check_same_labels(classes, self.classes, "the classes parameter")
+            if stream is not None:
+                _check_same_labels(classes, self._stream_labels(stream),
+                                   "the label set fixed at the first chunk")
+        dask_input = is_dask_collection(X) or is_dask_collection(y)
+        if dask_input:
+            self._check_dask_parameters(y)
+            first_X, first_y = _dask_head(X, y)
+            blocks = []
+        else:
+            (first_X, first_y), *blocks = row_blocks(X, y)
+        if stream is None:
+            self._check_public_parameters(params)
+            randomness = _without_fresh_noise(release_randomness(self.random_state))
+            stream, rows = self._open_stream(first_X, first_y, params, randomness,
+                                             whole_table and not dask_input, classes)
+            stream.params = dict(params)  # a plain dict: picklable
+            stream.parameter_values = dict(self.get_params(deep=False))
+            self._stream = stream
+        else:
+            rows = self._map_chunk(stream, first_X, first_y)  # dask: a schema check only
+        if dask_input:
+            stream.statistic.merge_state(
+                count_dask_partitions(X, y, self._partition_counter(stream)))
+            return
+        stream.statistic.update(*rows)
+        for block_X, block_y in blocks:
+            stream.statistic.update(*self._map_chunk(stream, block_X, block_y))
+
+    def _check_public_parameters(self, params):
+        """Checks of public inputs before any data is touched (ledger first)."""
+        if self.accountant is not None:
+            self.accountant.check(params["epsilon"], params.get("delta", 0.0))
+
+
+class PartitionCounter:
+    """Exact counts of one dask partition, as a summable vector (picklable).
+
+    Subclasses map a block of rows by the stream's fixed public structure
+    (``map_block(X, y) -> arguments of statistic.update``).
+    """
+
+    def __init__(self, frame, empty_statistic):
+        self.frame, self.empty = frame, empty_statistic
+
+    def __call__(self, X, y=None):
+        statistic = self.empty.empty_like()
+        for block_X, block_y in row_blocks(X, y):
+            if len(block_X):
+                statistic.update(*self.map_block(block_X, block_y))
+        return statistic.state()
+
+
+def row_blocks(X, y):
+    """A large chunk as row blocks of about ``_BLOCK_ENTRIES`` entries each.
+
+    Mapping and counting a block that fits in the CPU cache is several times
+    faster than streaming whole-chunk temporaries through memory. Input of
+    an unusual structure is left whole for validation to report.
+    """
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or not isinstance(shape[0], int):
+        return [(X, y)]
+    step = max(1, _BLOCK_ENTRIES // max(int(shape[1]), 1))
+    if shape[0] <= step or (y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
+        return [(X, y)]
+    if y is not None and not hasattr(y, "iloc"):
+        y = np.asarray(y)
+    return [(_rows(X, start, start + step), None if y is None else _rows(y, start, start + step))
+            for start in range(0, shape[0], step)]
+
+
+def _rows(values, start, stop):
+    return values.iloc[start:stop] if hasattr(values, "iloc") else values[start:stop]
+
+
+def _without_fresh_noise(randomness):
+    """Keep a certified release's noise out of the accumulator until ``release()``.
+
+    A copy of an accumulating estimator (``copy.deepcopy``, pickling) copies
+    everything it holds; two copies that held the same noise generator
+    would add the *same* noise to two different accumulations, and the
+    difference of their releases would be an exact difference of counts.
+    So with ``random_state=None`` the noise stream is drawn from fresh OS
+    entropy inside ``release()`` only. A seeded release keeps its noise
+    stream (it is replayable by design, and marked not certified).
+    """
+    return randomness if randomness.seeded else replace(randomness, noise=None)
+
+
+def _with_noise(stream):
+    if stream.randomness.noise is not None:
+        return stream
+    fresh = release_randomness(None).noise
+    return replace(stream, randomness=replace(stream.randomness, noise=fresh))
+
+
+def _check_same_labels(given, expected, what):
+    """``classes`` given to partial_fit must list the labels of ``expected``."""
+    if expected is None:
+        return
+    try:
+        same = np.array_equal(np.unique(np.asarray(given)), np.unique(np.asarray(expected)))
+    except TypeError:  # labels of types that do not sort together
+        same = False
+    if not same:
+        raise ValueError(f"classes passed to partial_fit differ from {what}; a release's "
+                         "public label set is fixed: pass the same labels (or none).")
+
+
+def _same_value(a, b):
+    if a is b:
+        return True
+    try:
+        if isinstance(a, (tuple, list, np.ndarray)) or isinstance(b, (tuple, list, np.ndarray)):
+            return _same_sequence(a, b)
+        return bool(a == b)
+    except Exception:  # values of types that do not compare: treat as changed
+        return False
+
+
+def _same_sequence(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    return type(a) is type(b) and len(a) == len(b) and all(
+        _same_value(x, y) for x, y in zip(a, b))
+
+
+def _check_parameters_unchanged(estimator, stream):
+    """A release's parameters are those of its first chunk (structure is fixed then)."""
+    for name, value in estimator.get_params(deep=False).items():
+        if not _same_value(value, stream.parameter_values.get(name)):
+            raise ValueError(
+                f"{name} was changed since the first partial_fit chunk of this release; "
+                "the counts were made with the old value. Set it back, or call fit (or "
+                "release() and a new partial_fit) to use the new one.")
+
+
+def _dask_head(X, y):
+    """The first rows of a dask collection (for structure checks only; never counted)."""
+    return _head(X, "X"), (None if y is None else _head(y, "y"))
+
+
+def _head(collection, name):
+    if not hasattr(collection, "head"):  # dask array
+        head = collection[:1].compute()
+    else:  # the first partition, or (if it is empty) the first rows of any
+        head = collection.head(1, npartitions=1, compute=True)
+        if len(head) == 0:
+            head = collection.head(1, npartitions=-1, compute=True)
+    if len(head) == 0:
+        raise ValueError(f"the dask collection {name} has no rows.")
+    return head

@@ -1,0 +1,469 @@
+"""Out-of-core release: partial_fit accumulates exact counts, release() releases once.
+
+Real components only: the estimators, the ledger, Dask's schedulers.
+"""
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import BudgetError, PrivacyWarning
+from sksmooth.release import (
+    AdaptiveMarginalSynthesizer,
+    GaussianPerQuery,
+    LaplacePerQuery,
+    SmoothMWEM,
+    SubsampledNetMechanism,
+)
+from sksmooth.release._audit_cases import _FirstChunkCountedTwice
+from sksmooth.release._statistics import MarginalCounts, plan_joint_tables
+
+pd = pytest.importorskip("pandas")
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sksmooth.exceptions.PrivacyLeakWarning",
+    "ignore::sksmooth.exceptions.PrivacyWarning",
+)
+
+
+def _chunks(X, y=None, sizes=(37, 1, 150)):
+    """Split rows into chunks of the given sizes (the rest in a last chunk)."""
+    edges = np.cumsum((0,) + tuple(sizes))
+    edges = np.append(edges[edges < len(X)], len(X))
+    for a, b in zip(edges[:-1], edges[1:]):
+        Xc = X.iloc[a:b] if hasattr(X, "iloc") else X[a:b]
+        yield Xc, (None if y is None else (y.iloc[a:b] if hasattr(y, "iloc") else y[a:b]))
+
+
+def _stream_fit(est, X, y=None, sizes=(37, 1, 150)):
+    for Xc, yc in _chunks(X, y, sizes):
+        est.partial_fit(Xc, yc)
+    return est
+
+
+def _numeric_data(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 3))
+    X[:, 2] = rng.integers(0, 4, n)
+    y = (X[:, 0] + 0.3 * rng.random(n) > 0.6).astype(int)
+    return X, y
+
+
+def _frame_data(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue"], n),
+                            categories=["red", "green", "blue"])
+    return pd.DataFrame({
+        "colour": colour,
+        "size": rng.integers(0, 5, n),
+        "flag": rng.random(n) < 0.3,
+        "x": rng.random(n),
+    })
+
+
+# --------------------------------------------------------------- accumulators
+def test_marginal_counts_over_chunks_equal_bincount_of_the_whole_table():
+    rng = np.random.default_rng(0)
+    shape = (3, 4, 2, 5, 3, 2)
+    codes = np.stack([rng.integers(0, L, 1000) for L in shape], axis=1)
+    tables = [(a,) for a in range(6)] + [(a, b) for a in range(6) for b in range(a + 1, 6)]
+    counts = MarginalCounts(shape, tables, max_joint_cells=200)
+    for start in range(0, 1000, 333):
+        counts.update(codes[start:start + 333])
+    assert len(counts.joints) < len(tables)  # several tables share a bincount
+    assert counts.n == 1000
+    for t in tables:
+        flat = np.ravel_multi_index(tuple(codes[:, list(t)].T), [shape[a] for a in t])
+        expected = np.bincount(flat, minlength=int(np.prod([shape[a] for a in t])))
+        np.testing.assert_array_equal(counts.counts(t).ravel(), expected)
+        assert counts.counts(t).dtype == np.int64
+
+
+def test_joint_plan_covers_every_table_within_the_cell_cap():
+    shape = (8,) * 15
+    tables = [(a, b) for a in range(15) for b in range(a + 1, 15)]
+    joints = plan_joint_tables(shape, tables, 2**18)
+    assert all(any(set(t) <= set(j) for j in joints) for t in tables)
+    assert all(8 ** len(j) <= 2**18 for j in joints)
+    assert len(joints) <= 25  # instead of 105 bincount passes
+
+
+def test_partial_states_merge_to_the_whole():
+    rng = np.random.default_rng(2)
+    shape = (4, 3, 5)
+    codes = np.stack([rng.integers(0, L, 300) for L in shape], axis=1)
+    whole = MarginalCounts(shape, [(0, 1), (1, 2)])
+    whole.update(codes)
+    merged = whole.empty_like()
+    for part in np.array_split(codes, 4):
+        piece = merged.empty_like()
+        piece.update(part)
+        merged.merge_state(piece.state())
+    np.testing.assert_array_equal(merged.state(), whole.state())
+    with pytest.raises(ValueError, match="plan"):
+        merged.merge_state(np.zeros(3, dtype=np.int64))
+
+
+# ------------------------------------------- counts: chunks == one shot, per kind
+def _reference_counts(est, X, y):
+    """Counts of the whole table at once, by the workload's own counting code."""
+    data = clone(est)._validate_common(X, y)
+    uni, workload = est._stream.context.counted_on, est._stream.context.workload
+    if workload.structured:
+        return workload.counts_data(uni.encode(data.X, data.y))
+    return workload.counts_data(data.X, data.y)
+
+
+@pytest.mark.parametrize("make, with_y", [
+    (lambda: SmoothMWEM(bounds=(0, 4), categorical_features=[2], n_bins=6, random_state=0),
+     True),
+    (lambda: SmoothMWEM(bounds=(0, 4), universe="sample", n_universe=200, random_state=0),
+     False),
+    (lambda: SmoothMWEM(bounds=(0, 4), queries="ranges", random_state=0), True),
+    (lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=[2], random_state=0), True),
+    (lambda: GaussianPerQuery(bounds=(0, 4), queries="thresholds", random_state=0), False),
+    (lambda: SubsampledNetMechanism(bounds=(0, 4), universe="grid", n_universe=40,
+                                    n_candidates=100, synthetic_size=10, random_state=0),
+     True),
+    (lambda: SubsampledNetMechanism(bounds=(0, 4), n_universe=40, n_candidates=100,
+                                    synthetic_size=10, random_state=0), False),
+], ids=["mwem-grid-y", "mwem-sample", "mwem-ranges", "laplace", "gaussian", "snm-grid",
+        "snm-sample"])
+def test_chunked_counts_equal_one_shot_counts(make, with_y):
+    X, y = _numeric_data()
+    y = y if with_y else None
+    est = _stream_fit(make().set_params(classes=[0, 1] if with_y else None), X, y)
+    expected = _reference_counts(est, X, y)
+    np.testing.assert_array_equal(est._stream.statistic.query_counts(), expected)
+    assert est._stream.statistic.n == len(X)
+
+
+def test_chunked_counts_equal_one_shot_on_a_dataframe_with_categoricals():
+    df = _frame_data()
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
+                     categories={"size": [0, 1, 2, 3, 4]}, random_state=0)
+    _stream_fit(est, df, sizes=(100, 7, 3))
+    expected = _reference_counts(est, df, None)
+    np.testing.assert_array_equal(est._stream.statistic.query_counts(), expected)
+    for table, got in zip(est._stream.context.workload.tables,
+                          est._stream.statistic.table_counts()):
+        assert got.sum() == len(df), table
+
+
+def test_aim_chunked_counts_equal_one_shot_on_a_dataframe():
+    df = _frame_data().drop(columns="x")
+    est = AdaptiveMarginalSynthesizer(levels={"size": 5}, random_state=0)
+    _stream_fit(est, df, sizes=(50, 1, 200))
+    codes, _, _ = est._encode(df, None)
+    for attrs in est._stream.statistic.tables:
+        flat = np.ravel_multi_index(tuple(codes[:, list(attrs)].T),
+                                    [est._stream.statistic.shape[a] for a in attrs])
+        np.testing.assert_array_equal(est._stream.statistic.counts(attrs).ravel(),
+                                      np.bincount(flat, minlength=est._stream.statistic
+                                                  .counts(attrs).size))
+
+
+# ------------------------------- release from chunks == one-shot fit (seeded)
+@pytest.mark.parametrize("make, with_y, output", [
+    (lambda: SmoothMWEM(bounds=(0, 4), categorical_features=[2], n_bins=6, classes=[0, 1],
+                        random_state=3), True, "distribution_"),
+    (lambda: SmoothMWEM(bounds=(0, 4), measurement="query", universe="sample",
+                        n_universe=150, random_state=3), False, "distribution_"),
+    (lambda: LaplacePerQuery(bounds=(0, 4), random_state=3), False, "noisy_counts_"),
+    (lambda: GaussianPerQuery(bounds=(0, 4), sensitivity="structured", classes=[0, 1],
+                              random_state=3), True, "noisy_counts_"),
+    (lambda: SubsampledNetMechanism(bounds=(0, 4), n_universe=30, n_candidates=100,
+                                    synthetic_size=10, random_state=3), False,
+     "distribution_"),
+], ids=["mwem", "mwem-query-sample", "laplace", "gaussian-structured", "snm"])
+def test_release_from_chunks_equals_one_shot_fit(make, with_y, output):
+    X, y = _numeric_data()
+    y = y if with_y else None
+    one_shot = make().fit(X, y)
+    chunked = _stream_fit(make(), X, y).release()
+    np.testing.assert_array_equal(getattr(chunked, output), getattr(one_shot, output))
+    assert chunked.guarantee_ == one_shot.guarantee_
+    if hasattr(one_shot, "sample"):
+        np.testing.assert_array_equal(chunked.sample(20, random_state=0)[0] if with_y else
+                                      chunked.sample(20, random_state=0),
+                                      one_shot.sample(20, random_state=0)[0] if with_y else
+                                      one_shot.sample(20, random_state=0))
+        np.testing.assert_allclose(chunked.answer(), one_shot.answer())
+
+
+def test_aim_release_from_chunks_equals_one_shot_fit():
+    df = _frame_data().drop(columns="x")
+    y = pd.Series(np.arange(len(df)) % 2, name="label")
+    make = lambda: AdaptiveMarginalSynthesizer(levels={"size": 5}, classes=[0, 1],  # noqa: E731
+                                               random_state=4)
+    one_shot = make().fit(df, y)
+    chunked = _stream_fit(make(), df, y, sizes=(60, 2)).release()
+    assert chunked.measured_tables_ == one_shot.measured_tables_
+    Xa, ya = chunked.sample(30, random_state=1)
+    Xb, yb = one_shot.sample(30, random_state=1)
+    pd.testing.assert_frame_equal(Xa, Xb)
+    np.testing.assert_array_equal(ya, yb)
+
+
+def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
+    df = _frame_data()
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
+                     categories={"size": [0, 1, 2, 3, 4]}, random_state=0)
+    _stream_fit(est, df, sizes=(100,)).release()
+    out = est.sample(25, random_state=0)
+    assert list(out.columns) == list(df.columns)
+    assert (out.dtypes == df.dtypes).all()
+    assert est.transform(df.iloc[:5]).shape == (5, 4)
+
+
+# ------------------------------------------------ nothing before release()
+def test_nothing_charged_or_published_before_release(tmp_path):
+    X, y = _numeric_data()
+    ledger = BudgetAccountant(epsilon=10.0, path=tmp_path / "ledger.sqlite")
+    est = SmoothMWEM(bounds=(0, 4), epsilon=1.0, classes=[0, 1], accountant=ledger)
+    _stream_fit(est, X, y)
+    assert ledger.spent.epsilon == 0.0 and len(ledger) == 0
+    public = {k for k in vars(est) if k.endswith("_") and not k.startswith("_")}
+    assert public <= {"n_features_in_"}  # structure only: no n, no counts, no model
+    with pytest.raises(NotFittedError):
+        est.sample(3)
+    with pytest.raises(NotFittedError):
+        est.answer()
+    est.release()
+    assert ledger.spent.epsilon == pytest.approx(1.0) and len(ledger) == 1
+    assert est.sample(3)[0].shape == (3, 3)
+
+
+def test_a_release_refused_by_the_ledger_publishes_nothing_and_keeps_the_counts():
+    X, _ = _numeric_data()
+    ledger = BudgetAccountant(epsilon=1.5)
+    est = SmoothMWEM(bounds=(0, 4), epsilon=1.0, accountant=ledger)
+    _stream_fit(est, X)
+    ledger.spend(1.0, 0.0, "elsewhere")
+    before = est._stream.statistic.state().copy()
+    with pytest.raises(BudgetError):
+        est.release()
+    assert not hasattr(est, "model_") and not hasattr(est, "privacy_spent_")
+    np.testing.assert_array_equal(est._stream.statistic.state(), before)
+
+
+def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_path):
+    X, _ = _numeric_data()
+    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    est = SmoothMWEM(bounds=(0, 4), random_state=7, accountant=ledger)
+    _stream_fit(est, X[:250]).release()
+    with pytest.raises(ValueError, match="no rows accumulated since the last release"):
+        est.release()
+    first = est.distribution_.copy()
+    est.partial_fit(X[250:])
+    np.testing.assert_array_equal(est.distribution_, first)  # still the first release
+    est.release()
+    fresh = clone(est).set_params(accountant=None).fit(X[250:])
+    np.testing.assert_array_equal(est.distribution_, fresh.distribution_)
+    assert len(ledger) == 2  # each release charged once
+
+
+# ------------------------------------------------------ bad chunks, atomicity
+@pytest.mark.parametrize("bad, match", [
+    (lambda X, y: (X[:, :2], y), "features"),
+    (lambda X, y: (X, None), "y was given with the first chunk"),
+    (lambda X, y: (np.full(X.shape, "abc"), y), "numbers"),
+])
+def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
+    X, y = _numeric_data()
+    est = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=2)
+    est.partial_fit(X[:200], y[:200])
+    before = est._stream.statistic.state().copy()
+    state_keys = set(vars(est))
+    Xb, yb = bad(X[200:300], y[200:300])
+    with pytest.raises((ValueError, TypeError), match=match):
+        est.partial_fit(Xb, yb)
+    np.testing.assert_array_equal(est._stream.statistic.state(), before)
+    assert set(vars(est)) == state_keys
+    est.partial_fit(X[200:], y[200:]).release()
+    ref = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=2).fit(X, y)
+    np.testing.assert_array_equal(est.distribution_, ref.distribution_)
+
+
+def test_a_chunk_with_another_dataframe_schema_is_refused_with_the_fix():
+    df = _frame_data()
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
+                     categories={"size": [0, 1, 2, 3, 4]})
+    est.partial_fit(df.iloc[:100])
+    other = df.iloc[100:].copy()
+    other["colour"] = other["colour"].cat.set_categories(["red", "green", "blue", "pink"])
+    with pytest.raises(ValueError, match="same schema"):
+        est.partial_fit(other)
+    renamed = df.iloc[100:].rename(columns={"x": "z"})
+    with pytest.raises(ValueError, match="feature names|same schema"):
+        est.partial_fit(renamed)
+
+
+def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
+    X, y = _numeric_data()
+    est = SmoothMWEM(bounds=(0, 4), categorical_features=[2], classes=[0, 1], random_state=0)
+    est.partial_fit(X[:100], y[:100])
+    nasty = X[100:200].copy()
+    nasty[0, 0], nasty[1, 1], nasty[2, 0], nasty[3, 2] = np.nan, np.inf, -1e300, 17.0
+    labels = y[100:200].astype(float)
+    labels[0] = np.nan
+    labels[1] = 5.0
+    est.partial_fit(nasty, labels)  # no error whatever the values
+    assert est._stream.statistic.n == 200
+
+
+def test_changing_a_parameter_between_chunks_is_refused():
+    X, _ = _numeric_data()
+    est = SmoothMWEM(bounds=(0, 4))
+    est.partial_fit(X[:100])
+    est.set_params(n_bins=3)
+    with pytest.raises(ValueError, match="n_bins was changed"):
+        est.partial_fit(X[100:])
+    with pytest.raises(ValueError, match="n_bins was changed"):
+        est.release()
+    est.set_params(n_bins="auto")
+    est.partial_fit(X[100:]).release()
+
+
+def test_sigma_sized_grid_needs_explicit_bins_when_streaming():
+    X, _ = _numeric_data()
+    est = SmoothMWEM(bounds=(0, 4), sigma=0.5, max_universe_size=10_000)
+    with pytest.raises(ValueError, match="n_bins=<int>"):
+        est.partial_fit(X[:10])
+    assert not hasattr(est, "_stream") or est._stream is None
+    est.set_params(n_bins=5).partial_fit(X).release()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        SmoothMWEM(bounds=(0, 4), sigma=0.5, max_universe_size=10_000).fit(X)  # n known
+
+
+# ---------------------------------------------------- copies and pickling
+def test_copies_of_an_accumulating_estimator_never_share_noise():
+    # A copy made mid-stream (deepcopy, pickle) must not replay the other's
+    # noise: two releases with equal noise on different chunks would reveal
+    # the exact difference of their counts. Certified (random_state=None).
+    X, _ = _numeric_data()
+    est = LaplacePerQuery(bounds=(0, 4), epsilon=0.5)
+    est.partial_fit(X[:300])
+    twin = copy.deepcopy(est)
+    pickled = pickle.loads(pickle.dumps(est))
+    counts = [e.release().noisy_counts_ for e in (est, twin, pickled)]
+    assert not np.array_equal(counts[0], counts[1])
+    assert not np.array_equal(counts[0], counts[2])
+
+
+def test_pickled_accumulator_continues_and_releases_like_the_original():
+    X, _ = _numeric_data()
+    est = SmoothMWEM(bounds=(0, 4), random_state=5)
+    est.partial_fit(X[:200])
+    restored = pickle.loads(pickle.dumps(est))
+    restored.partial_fit(X[200:]).release()
+    np.testing.assert_array_equal(restored.distribution_,
+                                  SmoothMWEM(bounds=(0, 4), random_state=5).fit(X).distribution_)
+
+
+# ---------------------------------------------------------- broken variant
+def test_the_audits_broken_variant_counts_its_first_chunk_twice():
+    X = np.array([[1.0], [0.0], [0.0], [0.0]])
+    params = dict(queries="marginals", marginal_width=1, n_iter=1, categorical_features=[0],
+                  bounds=(0, 1))
+    good, broken = SmoothMWEM(**params), _FirstChunkCountedTwice(**params)
+    for est in (good, broken):
+        est.partial_fit(X[:1]).partial_fit(X[1:])
+    np.testing.assert_array_equal(good._stream.statistic.table_counts()[0], [3, 1])
+    np.testing.assert_array_equal(broken._stream.statistic.table_counts()[0], [3, 2])
+
+
+# ------------------------------------------------------------------- dask
+def _dask_frame(df, npartitions):
+    dd = pytest.importorskip("dask.dataframe")
+    return dd.from_pandas(df, npartitions=npartitions)
+
+
+def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
+    dask = pytest.importorskip("dask")
+    X, y = _numeric_data()
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    ys = pd.Series(y, name="y")
+    ddf, dy = _dask_frame(df, 5), _dask_frame(ys.to_frame(), 5)["y"]
+    make = lambda: SmoothMWEM(bounds=(0, 4), categorical_features=["c"],  # noqa: E731
+                              classes=[0, 1], random_state=1)
+    with dask.config.set(scheduler="synchronous"):
+        streamed = make().partial_fit(ddf, dy)
+        np.testing.assert_array_equal(streamed._stream.statistic.state(),
+                                      make().partial_fit(df, ys)._stream.statistic.state())
+        via_dask = make().fit(ddf, dy)
+    np.testing.assert_array_equal(via_dask.distribution_, make().fit(df, ys).distribution_)
+
+
+def test_aim_on_a_dask_dataframe_equals_in_memory():
+    dask = pytest.importorskip("dask")
+    df = _frame_data().drop(columns="x")
+    make = lambda: AdaptiveMarginalSynthesizer(levels={"size": 5}, random_state=2)  # noqa: E731
+    with dask.config.set(scheduler="synchronous"):
+        via_dask = make().fit(_dask_frame(df, 3))
+    ref = make().fit(df)
+    assert via_dask.measured_tables_ == ref.measured_tables_
+    pd.testing.assert_frame_equal(via_dask.sample(10, random_state=0),
+                                  ref.sample(10, random_state=0))
+    with pytest.raises(ValueError, match="levels"):
+        AdaptiveMarginalSynthesizer().fit(_dask_frame(df, 3))
+
+
+def test_dask_input_needs_public_bounds():
+    pytest.importorskip("dask")
+    X, _ = _numeric_data()
+    with pytest.raises(ValueError, match="bounds"):
+        SmoothMWEM().partial_fit(_dask_frame(pd.DataFrame(X), 2))
+
+
+def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
+    distributed = pytest.importorskip("distributed")
+    X, _ = _numeric_data()
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    make = lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=["c"],  # noqa: E731
+                                   random_state=3)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster):
+        via_cluster = make().fit(_dask_frame(df, 4))
+    np.testing.assert_array_equal(via_cluster.noisy_counts_, make().fit(df).noisy_counts_)
+
+
+def test_large_chunks_are_counted_in_row_blocks_with_the_same_result(monkeypatch):
+    from sksmooth.release import _streaming
+
+    X, y = _numeric_data()
+    ref = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 3 * 64)  # 64-row blocks
+    assert len(_streaming.row_blocks(X, y)) == 8
+    blocked = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    np.testing.assert_array_equal(blocked.distribution_, ref.distribution_)
+    df = _frame_data().drop(columns="x")
+    aim = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    aim.partial_fit(df)
+    whole = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 2**20)
+    whole.partial_fit(df)
+    np.testing.assert_array_equal(aim._stream.statistic.state(), whole._stream.statistic.state())
+
+
+def test_counting_plan_codes_only_the_blocks_tables_touch():
+    from sksmooth.release._statistics import plan_counting
+
+    shape = (8,) * 12
+    units, joints = plan_counting(shape, [(0, 11), (1,)], 2**18)
+    assert all(set(u) & {0, 1, 11} for u in units)
+    counts = MarginalCounts(shape, [(0, 11), (1,)])
+    codes = np.random.default_rng(0).integers(0, 8, (500, 12))
+    counts.update(codes)
+    np.testing.assert_array_equal(
+        counts.counts((0, 11)).ravel(),
+        np.bincount(codes[:, 0] * 8 + codes[:, 11], minlength=64))
+    np.testing.assert_array_equal(counts.counts((1,)), np.bincount(codes[:, 1], minlength=8))
