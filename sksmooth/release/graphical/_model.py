@@ -89,6 +89,19 @@ class FactoredModel:
         covered = containing_clique(self.tree.cliques, attrs) is not None
         return FactoredModel(self.shape, factors, self.tree if covered else None)
 
+    def fits(self, attrs, max_size):
+        """Whether a factor over ``attrs`` leaves the model within ``max_size`` floats.
+
+        A factor inside an existing clique never grows the model. AIM's model-size rule (McKenna et al. 2022, §4): a table whose
+        junction tree would exceed the cap is not measured. Depends only on
+        the attribute sets already in the model, i.e. on released choices.
+        """
+        attrs = as_attrs(attrs)
+        if containing_clique(self.tree.cliques, attrs) is not None:
+            return True  # the tree does not change: nothing grows
+        tree = junction_tree([f.attrs for f in self.factors] + [attrs], self.shape)
+        return tree_size(tree.cliques, self.shape) <= max_size
+
     def marginal(self, attrs):
         """Marginal table over ``attrs`` (sums to 1).
 

@@ -57,7 +57,6 @@ import numpy as np
 from ...mechanisms import exponential_mechanism
 from ._domain import table_shape, table_size
 from ._estimation import Measurement, estimate, estimate_total
-from ._junction_tree import containing_clique, junction_tree, tree_size
 from ._model import FactoredModel
 from ._noise import add_discrete_gaussian
 
@@ -223,14 +222,6 @@ def _scores(fitter, tables, weights, sigma):
     return scores
 
 
-def _fits(model, measured_sets, attrs, size_limit):
-    """Whether measuring ``attrs`` keeps the junction tree within ``size_limit`` floats."""
-    if containing_clique(model.tree.cliques, attrs) is not None:
-        return True  # the tree does not change
-    tree = junction_tree(list(measured_sets) + [attrs], model.shape)
-    return tree_size(tree.cliques, model.shape) <= size_limit
-
-
 def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     """Exponential mechanism over the candidates that fit the size cap.
 
@@ -242,12 +233,11 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     """
     scores = _scores(fitter, tables, weights, sigma)
     sensitivity = fitter.budget.neighbouring.l1 * float(np.max(weights))
-    measured = {m.attrs for m in fitter.measurements}
     alive = np.ones(len(tables), dtype=bool)
     while True:
         index = np.flatnonzero(alive)
         pick = index[exponential_mechanism(scores[alive], epsilon, sensitivity, rng)]
-        if _fits(fitter.model, measured, tables[pick], size_limit):
+        if fitter.model.fits(tables[pick], size_limit):
             return tables[pick]
         alive[pick] = False
 
