@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._constraints import (
     RANDOM_STATE,
     EPSILON,
+    Check,
     InstanceOf,
     Integer,
     NoneValue,
@@ -49,25 +50,23 @@ _SOURCE = (
 _MAX_MODEL_SIZE = 10**9  # floats: 8 GB
 
 
-class _ColumnCodec:
-    """Maps each column's public levels to codes ``0 .. L-1`` and back.
+class _LevelColumn:
+    """A categorical column: public levels coded ``0 .. L-1``.
 
     A value outside the public levels (or missing) is mapped to code 0,
     never refused and never counted (the count would depend on the data).
     """
 
-    def __init__(self, names, levels, dtypes, frame):
-        self.names = names
-        self.levels = levels  # list of 1-D arrays of level values
-        self.dtypes = dtypes
-        self.frame = frame
+    def __init__(self, levels, dtype):
+        self.levels = levels  # 1-D array of level values
+        self.dtype = dtype
 
     @property
-    def shape(self):
-        return tuple(len(v) for v in self.levels)
+    def n_codes(self):
+        return len(self.levels)
 
-    def encode_column(self, values, j):
-        levels = self.levels[j]
+    def encode(self, values):
+        levels = self.levels
         values = np.asarray(values)
         if levels.dtype.kind in "iufb" and values.dtype.kind in "iufb":
             v = np.asarray(values, dtype=float)
@@ -82,19 +81,104 @@ class _ColumnCodec:
         codes = np.array([lookup.get(v, 0) for v in distinct.tolist()], dtype=np.int64)
         return codes[inverse.ravel()]
 
-    def decode(self, codes):
-        columns = [self.levels[j][codes[:, j]] for j in range(codes.shape[1])]
+    def decode(self, codes, rng):
+        return self.levels[codes]
+
+
+class _BinnedColumn:
+    """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
+
+    The discretisation is data independent (bounds and bin count are public
+    parameters), so it costs no privacy budget; a private quantile split
+    would. A value below/above the bounds goes to the first/last bin, a
+    missing or NaN value to the middle bin (the package's fixed rule for bad
+    rows, never refused or counted). Synthetic values are drawn uniformly
+    inside their bin from the sampling stream (post-processing); an integer
+    column gets the integers of its bin.
+    """
+
+    def __init__(self, lower, upper, n_bins, dtype):
+        self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
+        self.dtype = dtype
+
+    @property
+    def n_codes(self):
+        return self.n_bins
+
+    @property
+    def edges(self):
+        return np.linspace(self.lower, self.upper, self.n_bins + 1)
+
+    def encode(self, values):
+        with np.errstate(invalid="ignore"):
+            v = np.asarray(values, dtype=float)
+        rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
+        rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
+        return np.clip(np.floor(np.clip(rel, -1.0, self.n_bins)), 0, self.n_bins - 1).astype(np.int64)
+
+    def decode(self, codes, rng):
+        width = (self.upper - self.lower) / self.n_bins
+        values = self.lower + (codes + rng.random(len(codes))) * width
+        values = np.clip(values, self.lower, self.upper)
+        if np.dtype(getattr(self.dtype, "numpy_dtype", self.dtype)).kind in "iu":
+            lo, hi = np.ceil(self.lower), np.floor(self.upper)
+            values = np.clip(np.floor(values), lo, hi)
+        return values
+
+
+class _ColumnCodec:
+    """Maps every column to codes ``0 .. n_codes-1`` and back (one strategy per column)."""
+
+    def __init__(self, names, columns, frame):
+        self.names = names
+        self.columns = columns  # _LevelColumn or _BinnedColumn, one per column
+        self.frame = frame
+
+    @property
+    def shape(self):
+        return tuple(c.n_codes for c in self.columns)
+
+    def encode(self, values):
+        return np.stack([c.encode(v) for c, v in zip(self.columns, values)], axis=1)
+
+    def subset(self, stop):
+        return _ColumnCodec(self.names[:stop], self.columns[:stop], self.frame)
+
+    def decode(self, codes, rng):
+        values = [c.decode(codes[:, j], rng) for j, c in enumerate(self.columns)]
         if not self.frame:
-            return np.stack(columns, axis=1) if columns else np.empty((len(codes), 0))
+            if not values:
+                return np.empty((len(codes), 0))
+            return np.stack(values, axis=1)
         import pandas as pd  # a DataFrame came in, so pandas is installed
 
         data = {}
-        for name, col, dtype in zip(self.names, columns, self.dtypes):
-            if isinstance(dtype, pd.CategoricalDtype):
-                data[name] = pd.Categorical(col, dtype=dtype)
+        for name, col, column in zip(self.names, values, self.columns):
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                data[name] = pd.Categorical(col, dtype=column.dtype)
             else:
-                data[name] = pd.Series(col).astype(dtype).to_numpy()
+                data[name] = pd.Series(col).astype(column.dtype).to_numpy()
         return pd.DataFrame(data, columns=list(self.names))
+
+
+def _check_column_bounds(value, name="bounds"):
+    """``None`` or ``{column: (lower, upper)}`` with finite ``lower < upper``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be None or a dict {{column: (lower, upper)}}, got "
+                        f"{type(value).__name__}.")
+    for key, pair in value.items():
+        ok = isinstance(pair, (tuple, list, np.ndarray)) and np.ndim(pair) == 1 and len(pair) == 2
+        if ok:
+            try:
+                lo, hi = (float(v) for v in pair)
+            except (TypeError, ValueError):
+                ok = False
+        if not ok or not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
+                             "with lower < upper.")
+    return value
 
 
 def _levels_of(values, declared, name):
@@ -153,6 +237,17 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         Anything left undeclared is read from the data with a
         :class:`~sksmooth.exceptions.PrivacyLeakWarning` (the release is
         then not certified).
+    bounds : None or dict, default=None
+        Continuous columns and their public range: ``{column name or index:
+        (lower, upper)}``. Each such column is cut into ``n_bins``
+        equal-width bins of its range — a data-independent discretisation
+        that costs no budget (a quantile split would have to be paid for) —
+        and every synthetic value is drawn uniformly inside its bin from the
+        sampling stream (integers of the bin for an integer column). Values
+        outside the range go to the first/last bin, missing values to the
+        middle one (never refused or counted).
+    n_bins : int, default=10
+        Bins per continuous column (``bounds``).
     classes : None or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
     workload : int, tuple of int or list of tuple, default=2
@@ -216,6 +311,9 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
                    InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),
         "classes": (NoneValue(), InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
+        "bounds": Check(_check_column_bounds, "None or a dict {column: (lower, upper)}"),
+        "n_bins": Integer(2, high=1024, cap_reason=(
+            "a table's cells are the product of its columns' bins")),
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),
                      InstanceOf((list, tuple), "a tuple of orders or a list of column tuples")),
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
@@ -224,12 +322,14 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, classes=None, workload=2,
-                 max_model_size=10_000_000, neighbouring="add_remove", accountant=None,
-                 random_state=None):
+    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None, n_bins=10,
+                 classes=None, workload=2, max_model_size=10_000_000,
+                 neighbouring="add_remove", accountant=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.levels = levels
+        self.bounds = bounds
+        self.n_bins = n_bins
         self.classes = classes
         self.workload = workload
         self.max_model_size = max_model_size
@@ -290,22 +390,45 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         return columns, names, declared, dtypes, frame
 
     def _encode(self, X, y):
-        columns, names, declared, dtypes, frame = self._columns(X, y)
-        levels, leaked = [], []
-        for values, entry, name in zip(columns, declared, names):
-            lv, from_data = _levels_of(values, entry, name)
-            levels.append(lv)
+        values, names, declared, dtypes, frame = self._columns(X, y)
+        bounds = self._column_bounds(names, len(values) - int(y is not None))
+        columns, leaked = [], []
+        for j, (col, entry, name, dtype) in enumerate(zip(values, declared, names, dtypes)):
+            if bounds[j] is not None:
+                if entry is not None or hasattr(dtype, "categories"):
+                    raise ValueError(f"column {name!r} has both levels and bounds: declare it "
+                                     "either categorical (levels) or continuous (bounds).")
+                columns.append(_BinnedColumn(*bounds[j], self.n_bins, dtype))
+                continue
+            lv, from_data = _levels_of(col, entry, name)
+            columns.append(_LevelColumn(lv, dtype))
             if from_data:
                 leaked.append(name)
         if leaked:
             warnings.warn(
                 f"levels of columns {leaked[:5]}{'...' if len(leaked) > 5 else ''} were read "
                 "from the data, which leaks which values occur; declare them with levels=... "
-                "(or classes=... for y) or use Categorical dtypes.",
+                "(or classes=... for y), use Categorical dtypes, or declare a continuous "
+                "column's public range with bounds={column: (lower, upper)}.",
                 PrivacyLeakWarning, stacklevel=3)
-        codec = _ColumnCodec(names, levels, dtypes, frame)
-        codes = np.stack([codec.encode_column(v, j) for j, v in enumerate(columns)], axis=1)
-        return codes.astype(np.int64), codec, leaked
+        codec = _ColumnCodec(names, columns, frame)
+        return codec.encode(values).astype(np.int64), codec, leaked
+
+    def _column_bounds(self, names, n_features):
+        """``(lower, upper)`` or ``None`` for every column (labels: never continuous)."""
+        out = [None] * len(names)
+        for key, pair in (self.bounds or {}).items():
+            if isinstance(key, str) and key in names[:n_features]:
+                j = names.index(key)
+            elif isinstance(key, numbers.Integral) and not isinstance(key, bool) \
+                    and 0 <= key < n_features:
+                j = int(key)
+            else:
+                raise ValueError(f"bounds names column {key!r}, which X does not have; use "
+                                 "column names of a DataFrame or indices in "
+                                 f"[0, {n_features - 1}].")
+            out[j] = pair
+        return out
 
     def _tables(self, d):
         w = self.workload
@@ -408,13 +531,12 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral) \
                 or n_samples < 0:
             raise ValueError(f"n_samples must be an int >= 0, got {n_samples!r}.")
-        codes = self.model_.sample(int(n_samples), sampling_generator(random_state))
+        rng = sampling_generator(random_state)
+        codes = self.model_.sample(int(n_samples), rng)
         if not self._has_y:
-            return self._codec.decode(codes)
-        y_levels = self._codec.levels[-1]
-        X_codec = _ColumnCodec(self._codec.names[:-1], self._codec.levels[:-1],
-                               self._codec.dtypes[:-1], self._codec.frame)
-        return X_codec.decode(codes[:, :-1]), y_levels[codes[:, -1]]
+            return self._codec.decode(codes, rng)
+        y_syn = self._codec.columns[-1].decode(codes[:, -1], rng)
+        return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):
         """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows."""
