@@ -12,6 +12,7 @@ measure (AIM, McKenna et al. 2022) and *synthesizes* rows from them.
 """
 
 import itertools
+import math
 import numbers
 import warnings
 
@@ -37,7 +38,14 @@ from .._randomness import SEEDED_NOISE_NOTE, release_randomness, sampling_genera
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
 from ..exceptions import PrivacyLeakWarning
-from .graphical._selection import ADD_REMOVE, SUBSTITUTION, select_and_measure
+from .graphical._mst import select_spanning_tree
+from .graphical._selection import (
+    ADD_REMOVE,
+    SUBSTITUTION,
+    measure_total,
+    round_signal_to_noise,
+    select_and_measure,
+)
 
 __all__ = ["AdaptiveMarginalSynthesizer"]
 
@@ -48,6 +56,10 @@ _SOURCE = (
     "Steinke (NeurIPS 2020, Cor. 13)"
 )
 _MAX_MODEL_SIZE = 10**9  # floats: 8 GB
+_COUNT_SHARE = 0.01  # of rho, for the noisy record count behind method='auto' (add/remove)
+_SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable and general "
+               "approach to differentially private synthetic data', JPC 2021, "
+               "arXiv:2108.04978, Alg. 1")
 
 
 class _LevelColumn:
@@ -254,6 +266,19 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         Marginals to be accurate on: ``k`` (all k-way tables), a tuple of
         orders such as ``(2, 3)``, or an explicit list of column-index
         tuples. All weights are 1.
+    method : {"auto", "aim", "mst"}, default="auto"
+        ``"aim"``: the adaptive loop above (AIM, McKenna et al. 2022).
+        ``"mst"``: MST (McKenna, Miklau & Sheldon 2021): the 1-way
+        marginals, then a private maximum spanning tree of 2-way marginals,
+        each third of the budget spent on one step; ``2d - 1`` precise
+        measurements, a tree-shaped model (the workload and
+        ``max_model_size`` do not change it). ``"auto"``: AIM when one of
+        its initial rounds would measure a 2-way table with noise std below
+        the table's mean cell count ``N / cells``, else MST — few records or
+        many columns leave AIM's ``16 d`` rounds mostly noise, while with a
+        strong signal AIM's adaptive, wider tables win. ``N`` is public
+        under substitution; under add/remove it is a discrete Gaussian
+        count paid with 1% of the budget (in ``privacy_records_``).
     max_model_size : int, default=10_000_000
         Cap on the floats stored by the junction tree (80 MB); tables whose
         measurement would exceed it are never selected.
@@ -269,6 +294,8 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
 
     Attributes
     ----------
+    method_ : {"aim", "mst"}
+        The mechanism that ran.
     model_ : FactoredModel
         The released graphical model (level codes).
     measured_tables_ : list of tuple of int
@@ -317,13 +344,14 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),
                      InstanceOf((list, tuple), "a tuple of orders or a list of column tuples")),
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
+        "method": Options("auto", "aim", "mst"),
         "neighbouring": Options("add_remove", "substitution"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
         "random_state": RANDOM_STATE,
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None, n_bins=10,
-                 classes=None, workload=2, max_model_size=10_000_000,
+                 classes=None, workload=2, method="auto", max_model_size=10_000_000,
                  neighbouring="add_remove", accountant=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -332,6 +360,7 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         self.n_bins = n_bins
         self.classes = classes
         self.workload = workload
+        self.method = method
         self.max_model_size = max_model_size
         self.neighbouring = neighbouring
         self.accountant = accountant
@@ -466,12 +495,12 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         rho = zcdp_from_dp_budget(epsilon, delta)
         certified = not (randomness.seeded or leaked)
         charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
-        result = select_and_measure(codes, codec.shape, tables, rho, randomness.noise,
-                                    neighbouring=neighbouring,
-                                    max_model_size=params["max_model_size"])
+        method, result = self._run(params, codes, codec.shape, tables, rho, neighbouring,
+                                   randomness.noise)
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = y is not None
+        self.method_ = method
         self.model_ = result.model
         self.measured_tables_ = [m.attrs for m in result.measurements]
         self.n_records_ = float(result.total)
@@ -481,10 +510,36 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         if codec.frame:
             self.feature_names_in_ = np.array(codec.names[: self.n_features_in_], dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring, randomness.seeded, leaked)
+        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring, randomness.seeded, leaked,
+                                          method)
         return self
 
-    def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked):
+    def _run(self, params, codes, shape, tables, rho, neighbouring, rng):
+        """``(method, SelectionResult)``: the mechanism ``method`` chose, run within ``rho``.
+
+        ``'auto'`` runs AIM when one of its rounds would measure a 2-way
+        table with noise below the table's mean cell count
+        (:func:`~.graphical._selection.round_signal_to_noise` >= 1), and MST
+        otherwise. The record count it needs is public under substitution
+        and otherwise a discrete Gaussian count paid with 1% of ``rho``
+        (recorded in ``privacy_records_``); the choice is post-processing.
+        """
+        method, spent = params["method"], []
+        if method == "auto":
+            share = 0.0 if neighbouring.public_total else _COUNT_SHARE * rho
+            total, spent = measure_total(codes, share, rng, neighbouring)
+            rho -= math.fsum(r.rho for r in spent)
+            ratio = round_signal_to_noise(total, shape, tables, rho, neighbouring)
+            method = "aim" if ratio >= 1.0 else "mst"
+        if method == "aim":
+            result = select_and_measure(codes, shape, tables, rho, rng, neighbouring=neighbouring,
+                                        max_model_size=params["max_model_size"])
+        else:
+            result = select_spanning_tree(codes, shape, rho, rng, neighbouring=neighbouring)
+        result.records[:0] = spent
+        return method, result
+
+    def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked, method):
         not_certified = []
         if seeded:
             not_certified.append(SEEDED_NOISE_NOTE)
@@ -494,7 +549,7 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
         return Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy ({neighbouring.name} "
                   "neighbours)",
-            source=_SOURCE,
+            source=_SOURCE if method == "aim" else _SOURCE_MST,
             certified=not not_certified,
             assumptions_certified=(
                 f"table sensitivity: L1 {neighbouring.l1:g}, L2 {neighbouring.l2:.4g} "
@@ -504,7 +559,10 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
             ),
             assumptions_not_certified=tuple(not_certified),
             notes=("discrete Gaussian noise on integer counts; the exponential mechanism "
-                   "and the noise sampler use IEEE doubles (Mironov 2012 caveat)",),
+                   "and the noise sampler use IEEE doubles (Mironov 2012 caveat)",
+                   f"mechanism: {method.upper()}"
+                   + (" (chosen by method='auto' from public inputs and a noisy record count)"
+                      if self.method == "auto" else "")),
         )
 
     # ------------------------------------------------------------ outputs

@@ -195,3 +195,34 @@ def test_bad_continuous_values_are_mapped_not_refused():
 def test_bad_continuous_parameters_name_the_fix(params, match):
     with pytest.raises((TypeError, ValueError), match=match):
         AdaptiveMarginalSynthesizer(**params).fit(mixed_frame(n=100))
+
+
+# ---------------------------------------------------------------- method
+def test_auto_picks_mst_when_aim_rounds_would_be_noise_and_aim_otherwise():
+    # 300 records, 10 columns of 4 levels, eps=0.5: one AIM round's noise on a
+    # 16-cell table is far above the ~19 records per cell
+    weak = AdaptiveMarginalSynthesizer(epsilon=0.5, levels=4).fit(codes(n=300, d=10, levels=4))
+    assert weak.method_ == "mst"
+    strong = AdaptiveMarginalSynthesizer(epsilon=5.0, levels=3).fit(codes(n=20_000, d=4))
+    assert strong.method_ == "aim"
+    for est in (weak, strong):
+        assert est.rho_ == pytest.approx(zcdp_from_dp_budget(est.epsilon, est.delta), rel=1e-9)
+        # add/remove: the record count behind the choice was paid for
+        count = [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
+        assert len(count) == 1 and count[0].rho == pytest.approx(0.01 * est.rho_, rel=1e-9)
+        assert est.method_.upper() in " ".join(est.guarantee_.notes)
+
+
+def test_substitution_uses_the_public_count_for_free():
+    est = AdaptiveMarginalSynthesizer(epsilon=0.5, levels=4, neighbouring="substitution")
+    est.fit(codes(n=300, d=10, levels=4))
+    assert not [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
+    assert est.rho_ == pytest.approx(zcdp_from_dp_budget(0.5, 1e-9), rel=1e-9)
+
+
+@pytest.mark.parametrize("method", ["aim", "mst"])
+def test_explicit_method_runs_it(method):
+    est = AdaptiveMarginalSynthesizer(method=method, levels=3).fit(codes(n=500, d=4))
+    assert est.method_ == method
+    assert not [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
+    assert est.sample(20, random_state=0).shape == (20, 4)

@@ -68,6 +68,8 @@ __all__ = [
     "SelectionResult",
     "candidate_tables",
     "select_and_measure",
+    "measure_total",
+    "round_signal_to_noise",
 ]
 
 _EXPECTED_ABS_NORMAL = math.sqrt(2.0 / math.pi)  # E|Z| for Z ~ N(0, 1)
@@ -304,3 +306,40 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
             sigma, epsilon = sigma / 2.0, epsilon * 2.0  # AIM's annealing
     fitter.refit(final_max_iter)
     return SelectionResult(fitter.model, fitter.measurements, fitter.total, budget.records)
+
+
+def measure_total(codes, rho, rng, neighbouring=ADD_REMOVE):
+    """The number of records: public (substitution) or a discrete Gaussian count.
+
+    Returns ``(total, records)``: under add/remove the count has L2
+    sensitivity 1 and costs ``rho`` (one :class:`PrivacyRecord`); under
+    substitution it is public and free (no record).
+    """
+    if neighbouring.public_total:
+        return float(len(codes)), []
+    budget = _Budget(rho, ADD_REMOVE)  # a count moves by 1 when a record is added/removed
+    sigma = budget.sigma_for(rho)
+    budget.spend_measure((), sigma)
+    noisy = float(add_discrete_gaussian(np.array([len(codes)]), sigma, rng)[0])
+    return max(noisy, 1.0), budget.records
+
+
+def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,
+                          rounds_per_attr=16, measure_fraction=0.9):
+    """Mean cell count of a 2-way table over the noise std of one AIM round.
+
+    AIM's first rounds measure tables with noise std
+    ``sigma = Delta_2 sqrt(T / (2 alpha rho))``, ``T = rounds_per_attr * d``
+    (:func:`select_and_measure`). A 2-way table of ``c`` cells holds on
+    average ``N / c`` records per cell; below a ratio of 1 the noise of a
+    measurement exceeds the signal it measures. Computed from public inputs
+    and a (noisy) record count ``total``; ``inf`` when the workload's
+    closure has no 2-way table.
+    """
+    tables, _ = candidate_tables(workload, len(shape))
+    sizes = [table_size(shape, t) for t in tables if len(t) == 2]
+    if not sizes:
+        return math.inf
+    sigma = _Budget(rho, neighbouring).sigma_for(
+        measure_fraction * rho / (rounds_per_attr * len(shape)))
+    return float(total) / (float(np.mean(sizes)) * sigma)
