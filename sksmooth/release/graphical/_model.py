@@ -114,7 +114,7 @@ class FactoredModel:
         host = containing_clique(self.tree.cliques, attrs)
         if host is not None:
             return _sum_to(tables[host], self.tree.cliques[host], attrs)
-        return _eliminate(self._index, self.tree.cliques, tables, attrs)
+        return _eliminate(self._index, self.tree.cliques, tables, attrs, self._separator_tables)
 
     def sample(self, n_samples, rng):
         """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
@@ -137,6 +137,13 @@ class FactoredModel:
     @cached_property
     def _index(self):
         return _TreeIndex(self.tree, len(self.shape))
+
+    @cached_property
+    def _separator_tables(self):
+        """Marginal of every clique on the separator to its parent (root: ``1``)."""
+        tables, index = self.clique_probabilities, self._index
+        return [_sum_to(tables[i], c, index.separator[i]) if index.separator[i] else np.ones(())
+                for i, c in enumerate(self.tree.cliques)]
 
     @cached_property
     def beliefs(self):
@@ -211,11 +218,16 @@ class _TreeIndex:
                 if self.host[a] is None or len(c) < len(tree.cliques[self.host[a]]):
                     self.host[a] = i
 
+        self._chains = {}
+
     def chain(self, node):
-        out = [node]
-        while self.parent[out[-1]] >= 0:
-            out.append(self.parent[out[-1]])
-        return out
+        """``node`` and its ancestors up to the root (cached)."""
+        if node not in self._chains:
+            out = [node]
+            while self.parent[out[-1]] >= 0:
+                out.append(self.parent[out[-1]])
+            self._chains[node] = out
+        return self._chains[node]
 
 
 def _sum_to(table, attrs, keep):
@@ -225,7 +237,7 @@ def _sum_to(table, attrs, keep):
     return out / out.sum()
 
 
-def _eliminate(index, cliques, tables, attrs):
+def _eliminate(index, cliques, tables, attrs, separator_tables):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -260,7 +272,7 @@ def _eliminate(index, cliques, tables, attrs):
         sep = index.separator[node]
         keep = tuple(sorted(set(sep) | (targets & present)))
         message = np.einsum(*operands, [label[a] for a in keep])
-        sep_table = _sum_to(tables[node], cliques[node], sep) if sep else np.ones(())
+        sep_table = separator_tables[node]
         view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
         with np.errstate(divide="ignore", invalid="ignore"):
             message = np.where(sep_table.reshape(view) > 0, message / sep_table.reshape(view), 0.0)
