@@ -2,7 +2,8 @@
 
 A synthetic-data *sampler* (not a transformer): ``fit`` runs the adaptive
 select-measure-estimate loop of :mod:`sksmooth.release.graphical._selection`
-on a table of categorical columns, ``sample`` draws i.i.d. synthetic rows
+(AIM) or the spanning-tree selection of :mod:`sksmooth.release.graphical._mst`
+(MST) on a table of categorical and binned continuous columns, ``sample`` draws i.i.d. synthetic rows
 from the released graphical model, ``fit_resample`` returns a synthetic
 ``(X, y)`` (imbalanced-learn's sampler contract). There is no ``transform``:
 synthetic rows are never silently paired with real labels or real columns.
@@ -230,6 +231,14 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
     over the measured tables, capped at ``max_model_size`` floats), so
     tables with dozens of columns fit in memory.
 
+    With few records for the number of columns, AIM's many rounds leave
+    every measurement mostly noise; ``method='auto'`` (the default) then runs
+    MST instead (McKenna, Miklau & Sheldon 2021: 1-way marginals and a
+    private maximum spanning tree of 2-way marginals, ``2d - 1`` precise
+    measurements), see ``method``. Continuous columns are discretised on
+    their public ``bounds`` (no budget spent on the discretisation) and
+    synthetic values drawn uniformly inside their bin.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -317,6 +326,9 @@ class AdaptiveMarginalSynthesizer(BaseEstimator):
     McKenna, Mullins, Sheldon & Miklau, "AIM: An adaptive and iterative
     mechanism for differentially private synthetic data", VLDB 2022,
     arXiv:2201.12677.
+    McKenna, Miklau & Sheldon, "Winning the NIST Contest: A scalable and
+    general approach to differentially private synthetic data", Journal of
+    Privacy and Confidentiality 11(3), 2021, arXiv:2108.04978.
     McKenna, Sheldon & Miklau, "Graphical-model based estimation and
     inference for differential privacy", ICML 2019, arXiv:1901.09136.
     Canonne, Kamath & Steinke, "The discrete Gaussian for differential
