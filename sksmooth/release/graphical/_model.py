@@ -114,7 +114,8 @@ class FactoredModel:
         host = containing_clique(self.tree.cliques, attrs)
         if host is not None:
             return _sum_to(tables[host], self.tree.cliques[host], attrs)
-        return _eliminate(self._index, self.tree.cliques, tables, attrs, self._separator_tables)
+        return _eliminate(self._index, self.tree.cliques, self._reduced, attrs,
+                          self._separator_tables)
 
     def sample(self, n_samples, rng):
         """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
@@ -137,6 +138,21 @@ class FactoredModel:
     @cached_property
     def _index(self):
         return _TreeIndex(self.tree, len(self.shape))
+
+    @cached_property
+    def _reduced_cache(self):
+        return {}
+
+    def _reduced(self, node, sub_attrs):
+        """Clique ``node``'s marginal on ``sub_attrs`` (cached per model)."""
+        key = (node, sub_attrs)
+        cache = self._reduced_cache
+        if key not in cache:
+            clique = self.tree.cliques[node]
+            table = self.clique_probabilities[node]
+            axes = tuple(i for i, a in enumerate(clique) if a not in sub_attrs)
+            cache[key] = table.sum(axis=axes) if axes else table
+        return cache[key]
 
     @cached_property
     def _separator_tables(self):
@@ -237,7 +253,7 @@ def _sum_to(table, attrs, keep):
     return out / out.sum()
 
 
-def _eliminate(index, cliques, tables, attrs, separator_tables):
+def _eliminate(index, cliques, reduced, attrs, separator_tables):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -246,9 +262,11 @@ def _eliminate(index, cliques, tables, attrs, separator_tables):
     marginals`` (calibrated junction tree). Eliminating deepest-first, each
     clique sends its parent the sum over everything but the separator and
     the target attributes found below it, divided by the separator
-    marginal; the common ancestor keeps ``attrs``. The contractions are
-    ``einsum`` calls on the (normalised, hence overflow-free) clique
-    marginals.
+    marginal; the common ancestor keeps ``attrs``. Each clique enters as its
+    marginal on just the attributes the step needs (separators, targets):
+    ``reduced(node, sub_attrs)``, cached by the model, so a large clique is
+    summed once per round of queries rather than once per query. The
+    contractions are ``einsum`` calls on normalised (overflow-free) tables.
     """
     chains = [index.chain(index.host[a]) for a in attrs]
     common = set(chains[0]).intersection(*chains[1:])
@@ -257,21 +275,24 @@ def _eliminate(index, cliques, tables, attrs, separator_tables):
     for chain in chains:
         nodes.update(chain[:chain.index(top)])
     targets = set(attrs)
-    # einsum takes at most 52 axis labels: relabel the attributes involved
-    label = {a: i for i, a in enumerate(sorted({a for n in nodes | {top} for a in cliques[n]}))}
     inbox = {}
     for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
-        operands = [tables[node], [label[a] for a in cliques[node]]]
-        present = set(cliques[node])
-        for m_attrs, m_table in inbox.pop(node, ()):
+        clique = cliques[node]
+        incoming = inbox.pop(node, ())
+        sep = () if node == top else index.separator[node]
+        needed = set(sep) | (targets & set(clique))
+        for m_attrs, _ in incoming:
+            needed |= set(m_attrs) & set(clique)
+        sub_attrs = tuple(a for a in clique if a in needed)
+        present = set(sub_attrs).union(*(m for m, _ in incoming))
+        keep = attrs if node == top else tuple(sorted(set(sep) | (targets & present)))
+        label = {a: i for i, a in enumerate(sorted(present))}  # einsum: <= 52 labels
+        operands = [reduced(node, sub_attrs), [label[a] for a in sub_attrs]]
+        for m_attrs, m_table in incoming:
             operands += [m_table, [label[a] for a in m_attrs]]
-            present |= set(m_attrs)
-        if node == top:
-            out = np.einsum(*operands, [label[a] for a in attrs])
-            return out / out.sum()
-        sep = index.separator[node]
-        keep = tuple(sorted(set(sep) | (targets & present)))
         message = np.einsum(*operands, [label[a] for a in keep])
+        if node == top:
+            return message / message.sum()
         sep_table = separator_tables[node]
         view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
         with np.errstate(divide="ignore", invalid="ignore"):
