@@ -196,12 +196,21 @@ def calibrate(tree, potentials):
         up[k] = belief.marginalize(tree.separators[k])
         incoming[_parent].append((k, up[k]))
     full = [_combine(potentials[i], [m for _, m in incoming[i]]) for i in range(n)]
+    exp_full = {}  # parent -> (exp(belief - max), max): one exponential per parent
     for k in range(len(tree.edges) - 1, -1, -1):  # root to leaves
         child, parent = tree.edges[k]
         sep = tree.separators[k]
-        # message parent -> child: parent's full belief without child's message
-        down = full[parent].marginalize(sep)
-        down = Factor(sep, down.values - up[k].values)
+        # message parent -> child: parent's full belief (final: its own parent's
+        # message came first) without child's message
+        if parent not in exp_full:
+            values = full[parent].values
+            shift = float(values.max())
+            exp_full[parent] = (np.exp(values - shift), shift)
+        prob, shift = exp_full[parent]
+        axes = tuple(i for i, a in enumerate(full[parent].attrs) if a not in sep)
+        with np.errstate(divide="ignore"):
+            down = np.log(prob.sum(axis=axes)) + shift if axes else np.log(prob) + shift
+        down = Factor(sep, down - up[k].values)
         full[child] = Factor(full[child].attrs, full[child].values + down.expand(full[child].attrs))
     log_z = full[0].log_total()
     beliefs = [Factor(b.attrs, b.values - log_z) for b in full]
