@@ -3,9 +3,10 @@
 A synthetic-data *sampler* (not a transformer): ``fit`` runs the adaptive
 select-measure-estimate loop of :mod:`sksmooth.release.graphical._selection`
 (AIM) or the spanning-tree selection of :mod:`sksmooth.release.graphical._mst`
-(MST) on a table of categorical and binned continuous columns, ``sample`` draws i.i.d. synthetic rows
-from the released graphical model, ``fit_resample`` returns a synthetic
-``(X, y)`` (imbalanced-learn's sampler contract). There is no ``transform``:
+(MST) on a table of categorical and binned continuous columns, ``sample``
+draws i.i.d. synthetic rows from the released graphical model,
+``fit_resample`` returns a synthetic ``(X, y)`` (imbalanced-learn's sampler
+contract). There is no ``transform``:
 synthetic rows are never silently paired with real labels or real columns.
 
 The name says what it does: it *adaptively* selects which *marginals* to
@@ -127,7 +128,8 @@ class _BinnedColumn:
             v = np.asarray(values, dtype=float)
         rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
         rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
-        return np.clip(np.floor(np.clip(rel, -1.0, self.n_bins)), 0, self.n_bins - 1).astype(np.int64)
+        codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
+        return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
 
     def decode(self, codes, rng):
         width = (self.upper - self.lower) / self.n_bins
