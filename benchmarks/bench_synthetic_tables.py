@@ -226,7 +226,12 @@ def cached_runs(peers_only=False):
 def peers(budget_s, timeout_s):
     os.makedirs(WORK, exist_ok=True)
     log = os.path.join(WORK, "peers.jsonl")
-    done = set(cached_runs(peers_only=True))
+    def settled(r):  # a success, or a timeout at a limit at least this run's
+        limit = re.match(r"timeout > ([0-9.]+) s", r.get("status", ""))
+        return r.get("status") == "ok" or (limit is not None and float(limit[1]) >= timeout_s) \
+            or r.get("status", "").startswith("error")
+
+    done = {k for k, r in cached_runs(peers_only=True).items() if settled(r)}
     start = time.time()
     for name, method, eps, seed in _peer_schedule():
         if (name, method, eps, seed) in done:
