@@ -262,6 +262,27 @@ def _sum_to(table, attrs, keep):
     return out / out.sum()
 
 
+def _contract(table, attrs, factors, keep):
+    """Sum of ``table * prod(factors)`` onto ``keep``, one factor at a time.
+
+    Folding the factors in pairwise (each step summing out the attributes no
+    later factor and not ``keep`` needs) costs the size of each pairwise
+    union, where one many-operand ``einsum`` loops over the product of all
+    axes.
+    """
+    attrs = tuple(attrs)
+    for k, (f_attrs, f_table) in enumerate(factors):
+        later = set(keep).union(*(a for a, _ in factors[k + 1:]))
+        union = tuple(dict.fromkeys(attrs + tuple(f_attrs)))
+        out = tuple(a for a in union if a in later)
+        label = {a: i for i, a in enumerate(union)}  # einsum: <= 52 labels
+        table = np.einsum(table, [label[a] for a in attrs], f_table,
+                          [label[a] for a in f_attrs], [label[a] for a in out])
+        attrs = out
+    label = {a: i for i, a in enumerate(attrs)}
+    return np.einsum(table, [label[a] for a in attrs], [label[a] for a in keep])
+
+
 def _eliminate(index, cliques, reduced, attrs, separator_tables):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
@@ -295,11 +316,7 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables):
         sub_attrs = tuple(a for a in clique if a in needed)
         present = set(sub_attrs).union(*(m for m, _ in incoming))
         keep = attrs if node == top else tuple(sorted(set(sep) | (targets & present)))
-        label = {a: i for i, a in enumerate(sorted(present))}  # einsum: <= 52 labels
-        operands = [reduced(node, sub_attrs), [label[a] for a in sub_attrs]]
-        for m_attrs, m_table in incoming:
-            operands += [m_table, [label[a] for a in m_attrs]]
-        message = np.einsum(*operands, [label[a] for a in keep])
+        message = _contract(reduced(node, sub_attrs), sub_attrs, incoming, keep)
         if node == top:
             return message / message.sum()
         sep_table = separator_tables[node]
