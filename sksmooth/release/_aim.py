@@ -2,9 +2,11 @@
 
 A synthetic-data *sampler* (not a transformer): ``fit`` runs the adaptive
 select-measure-estimate loop of :mod:`sksmooth.release.graphical._selection`
-on a table of categorical columns, ``sample`` draws i.i.d. synthetic rows
-from the released graphical model, ``fit_resample`` returns a synthetic
-``(X, y)`` (imbalanced-learn's sampler contract). There is no ``transform``:
+(AIM) or the spanning-tree selection of :mod:`sksmooth.release.graphical._mst`
+(MST) on a table of categorical and binned continuous columns, ``sample``
+draws i.i.d. synthetic rows from the released graphical model,
+``fit_resample`` returns a synthetic ``(X, y)`` (imbalanced-learn's sampler
+contract). There is no ``transform``:
 synthetic rows are never silently paired with real labels or real columns.
 
 The name says what it does: it *adaptively* selects which *marginals* to
@@ -12,6 +14,7 @@ measure (AIM, McKenna et al. 2022) and *synthesizes* rows from them.
 """
 
 import itertools
+import math
 import numbers
 import warnings
 
@@ -23,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._constraints import (
     RANDOM_STATE,
     EPSILON,
+    Check,
     InstanceOf,
     Integer,
     NoneValue,
@@ -37,7 +41,14 @@ from ..accounting._ledger import BudgetAccountant, charge
 from ..exceptions import PrivacyLeakWarning
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
-from .graphical._selection import ADD_REMOVE, SUBSTITUTION, select_and_measure
+from .graphical._mst import select_spanning_tree
+from .graphical._selection import (
+    ADD_REMOVE,
+    SUBSTITUTION,
+    measure_total,
+    round_signal_to_noise,
+    select_and_measure,
+)
 
 __all__ = ["AdaptiveMarginalSynthesizer"]
 
@@ -48,27 +59,29 @@ _SOURCE = (
     "Steinke (NeurIPS 2020, Cor. 13)"
 )
 _MAX_MODEL_SIZE = 10**9  # floats: 8 GB
+_COUNT_SHARE = 0.01  # of rho, for the noisy record count behind method='auto' (add/remove)
+_SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable and general "
+               "approach to differentially private synthetic data', JPC 2021, "
+               "arXiv:2108.04978, Alg. 1")
 
 
-class _ColumnCodec:
-    """Maps each column's public levels to codes ``0 .. L-1`` and back.
+class _LevelColumn:
+    """A categorical column: public levels coded ``0 .. L-1``.
 
     A value outside the public levels (or missing) is mapped to code 0,
     never refused and never counted (the count would depend on the data).
     """
 
-    def __init__(self, names, levels, dtypes, frame):
-        self.names = names
-        self.levels = levels  # list of 1-D arrays of level values
-        self.dtypes = dtypes
-        self.frame = frame
+    def __init__(self, levels, dtype):
+        self.levels = levels  # 1-D array of level values
+        self.dtype = dtype
 
     @property
-    def shape(self):
-        return tuple(len(v) for v in self.levels)
+    def n_codes(self):
+        return len(self.levels)
 
-    def encode_column(self, values, j):
-        levels = self.levels[j]
+    def encode(self, values):
+        levels = self.levels
         values = np.asarray(values)
         if levels.dtype.kind in "iufb" and values.dtype.kind in "iufb":
             v = np.asarray(values, dtype=float)
@@ -83,19 +96,105 @@ class _ColumnCodec:
         codes = np.array([lookup.get(v, 0) for v in distinct.tolist()], dtype=np.int64)
         return codes[inverse.ravel()]
 
-    def decode(self, codes):
-        columns = [self.levels[j][codes[:, j]] for j in range(codes.shape[1])]
+    def decode(self, codes, rng):
+        return self.levels[codes]
+
+
+class _BinnedColumn:
+    """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
+
+    The discretisation is data independent (bounds and bin count are public
+    parameters), so it costs no privacy budget; a private quantile split
+    would. A value below/above the bounds goes to the first/last bin, a
+    missing or NaN value to the middle bin (the package's fixed rule for bad
+    rows, never refused or counted). Synthetic values are drawn uniformly
+    inside their bin from the sampling stream (post-processing); an integer
+    column gets the integers of its bin.
+    """
+
+    def __init__(self, lower, upper, n_bins, dtype):
+        self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
+        self.dtype = dtype
+
+    @property
+    def n_codes(self):
+        return self.n_bins
+
+    @property
+    def edges(self):
+        return np.linspace(self.lower, self.upper, self.n_bins + 1)
+
+    def encode(self, values):
+        with np.errstate(invalid="ignore"):
+            v = np.asarray(values, dtype=float)
+        rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
+        rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
+        codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
+        return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
+
+    def decode(self, codes, rng):
+        width = (self.upper - self.lower) / self.n_bins
+        values = self.lower + (codes + rng.random(len(codes))) * width
+        values = np.clip(values, self.lower, self.upper)
+        if np.dtype(getattr(self.dtype, "numpy_dtype", self.dtype)).kind in "iu":
+            lo, hi = np.ceil(self.lower), np.floor(self.upper)
+            values = np.clip(np.floor(values), lo, hi)
+        return values
+
+
+class _ColumnCodec:
+    """Maps every column to codes ``0 .. n_codes-1`` and back (one strategy per column)."""
+
+    def __init__(self, names, columns, frame):
+        self.names = names
+        self.columns = columns  # _LevelColumn or _BinnedColumn, one per column
+        self.frame = frame
+
+    @property
+    def shape(self):
+        return tuple(c.n_codes for c in self.columns)
+
+    def encode(self, values):
+        return np.stack([c.encode(v) for c, v in zip(self.columns, values)], axis=1)
+
+    def subset(self, stop):
+        return _ColumnCodec(self.names[:stop], self.columns[:stop], self.frame)
+
+    def decode(self, codes, rng):
+        values = [c.decode(codes[:, j], rng) for j, c in enumerate(self.columns)]
         if not self.frame:
-            return np.stack(columns, axis=1) if columns else np.empty((len(codes), 0))
+            if not values:
+                return np.empty((len(codes), 0))
+            return np.stack(values, axis=1)
         import pandas as pd  # a DataFrame came in, so pandas is installed
 
         data = {}
-        for name, col, dtype in zip(self.names, columns, self.dtypes):
-            if isinstance(dtype, pd.CategoricalDtype):
-                data[name] = pd.Categorical(col, dtype=dtype)
+        for name, col, column in zip(self.names, values, self.columns):
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                data[name] = pd.Categorical(col, dtype=column.dtype)
             else:
-                data[name] = pd.Series(col).astype(dtype).to_numpy()
+                data[name] = pd.Series(col).astype(column.dtype).to_numpy()
         return pd.DataFrame(data, columns=list(self.names))
+
+
+def _check_column_bounds(value, name="bounds"):
+    """``None`` or ``{column: (lower, upper)}`` with finite ``lower < upper``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be None or a dict {{column: (lower, upper)}}, got "
+                        f"{type(value).__name__}.")
+    for key, pair in value.items():
+        ok = isinstance(pair, (tuple, list, np.ndarray)) and np.ndim(pair) == 1 and len(pair) == 2
+        if ok:
+            try:
+                lo, hi = (float(v) for v in pair)
+            except (TypeError, ValueError):
+                ok = False
+        if not ok or not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
+                             "with lower < upper.")
+    return value
 
 
 def _levels_of(values, declared, name):
@@ -128,8 +227,7 @@ class _StreamFrame:
         self.codec, self.leaked, self.has_y = codec, leaked, has_y
 
     def encode(self, columns):
-        return np.stack([self.codec.encode_column(v, j) for j, v in enumerate(columns)],
-                        axis=1).astype(np.int64)
+        return self.codec.encode(columns).astype(np.int64)
 
 
 class _PartitionCounter(PartitionCounter):
@@ -160,6 +258,14 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     over the measured tables, capped at ``max_model_size`` floats), so
     tables with dozens of columns fit in memory.
 
+    With few records for the number of columns, AIM's many rounds leave
+    every measurement mostly noise; ``method='auto'`` (the default) then runs
+    MST instead (McKenna, Miklau & Sheldon 2021: 1-way marginals and a
+    private maximum spanning tree of 2-way marginals, ``2d - 1`` precise
+    measurements), see ``method``. Continuous columns are discretised on
+    their public ``bounds`` (no budget spent on the discretisation) and
+    synthetic values drawn uniformly inside their bin.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -179,12 +285,36 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Anything left undeclared is read from the data with a
         :class:`~sksmooth.exceptions.PrivacyLeakWarning` (the release is
         then not certified).
+    bounds : None or dict, default=None
+        Continuous columns and their public range: ``{column name or index:
+        (lower, upper)}``. Each such column is cut into ``n_bins``
+        equal-width bins of its range — a data-independent discretisation
+        that costs no budget (a quantile split would have to be paid for) —
+        and every synthetic value is drawn uniformly inside its bin from the
+        sampling stream (integers of the bin for an integer column). Values
+        outside the range go to the first/last bin, missing values to the
+        middle one (never refused or counted).
+    n_bins : int, default=10
+        Bins per continuous column (``bounds``).
     classes : None or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
     workload : int, tuple of int or list of tuple, default=2
         Marginals to be accurate on: ``k`` (all k-way tables), a tuple of
         orders such as ``(2, 3)``, or an explicit list of column-index
         tuples. All weights are 1.
+    method : {"auto", "aim", "mst"}, default="auto"
+        ``"aim"``: the adaptive loop above (AIM, McKenna et al. 2022).
+        ``"mst"``: MST (McKenna, Miklau & Sheldon 2021): the 1-way
+        marginals, then a private maximum spanning tree of 2-way marginals,
+        each third of the budget spent on one step; ``2d - 1`` precise
+        measurements, a tree-shaped model (the workload and
+        ``max_model_size`` do not change it). ``"auto"``: AIM when one of
+        its initial rounds would measure a 2-way table with noise std below
+        the table's mean cell count ``N / cells``, else MST — few records or
+        many columns leave AIM's ``16 d`` rounds mostly noise, while with a
+        strong signal AIM's adaptive, wider tables win. ``N`` is public
+        under substitution; under add/remove it is a discrete Gaussian
+        count paid with 1% of the budget (in ``privacy_records_``).
     max_model_size : int, default=10_000_000
         Cap on the floats stored by the junction tree (80 MB); tables whose
         measurement would exceed it are never selected.
@@ -200,6 +330,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
     Attributes
     ----------
+    method_ : {"aim", "mst"}
+        The mechanism that ran.
     model_ : FactoredModel
         The released graphical model (level codes).
     measured_tables_ : list of tuple of int
@@ -221,6 +353,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     McKenna, Mullins, Sheldon & Miklau, "AIM: An adaptive and iterative
     mechanism for differentially private synthetic data", VLDB 2022,
     arXiv:2201.12677.
+    McKenna, Miklau & Sheldon, "Winning the NIST Contest: A scalable and
+    general approach to differentially private synthetic data", Journal of
+    Privacy and Confidentiality 11(3), 2021, arXiv:2108.04978.
     McKenna, Sheldon & Miklau, "Graphical-model based estimation and
     inference for differential privacy", ICML 2019, arXiv:1901.09136.
     Canonne, Kamath & Steinke, "The discrete Gaussian for differential
@@ -242,22 +377,29 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
                    InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),
         "classes": (NoneValue(), InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
+        "bounds": Check(_check_column_bounds, "None or a dict {column: (lower, upper)}"),
+        "n_bins": Integer(2, high=1024, cap_reason=(
+            "a table's cells are the product of its columns' bins")),
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),
                      InstanceOf((list, tuple), "a tuple of orders or a list of column tuples")),
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
+        "method": Options("auto", "aim", "mst"),
         "neighbouring": Options("add_remove", "substitution"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, classes=None, workload=2,
-                 max_model_size=10_000_000, neighbouring="add_remove", accountant=None,
-                 random_state=None):
+    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None, n_bins=10,
+                 classes=None, workload=2, method="auto", max_model_size=10_000_000,
+                 neighbouring="add_remove", accountant=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.levels = levels
+        self.bounds = bounds
+        self.n_bins = n_bins
         self.classes = classes
         self.workload = workload
+        self.method = method
         self.max_model_size = max_model_size
         self.neighbouring = neighbouring
         self.accountant = accountant
@@ -316,22 +458,45 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return columns, names, declared, dtypes, frame
 
     def _encode(self, X, y):
-        columns, names, declared, dtypes, frame = self._columns(X, y)
-        levels, leaked = [], []
-        for values, entry, name in zip(columns, declared, names):
-            lv, from_data = _levels_of(values, entry, name)
-            levels.append(lv)
+        values, names, declared, dtypes, frame = self._columns(X, y)
+        bounds = self._column_bounds(names, len(values) - int(y is not None))
+        columns, leaked = [], []
+        for j, (col, entry, name, dtype) in enumerate(zip(values, declared, names, dtypes)):
+            if bounds[j] is not None:
+                if entry is not None or hasattr(dtype, "categories"):
+                    raise ValueError(f"column {name!r} has both levels and bounds: declare it "
+                                     "either categorical (levels) or continuous (bounds).")
+                columns.append(_BinnedColumn(*bounds[j], self.n_bins, dtype))
+                continue
+            lv, from_data = _levels_of(col, entry, name)
+            columns.append(_LevelColumn(lv, dtype))
             if from_data:
                 leaked.append(name)
         if leaked:
             warnings.warn(
                 f"levels of columns {leaked[:5]}{'...' if len(leaked) > 5 else ''} were read "
                 "from the data, which leaks which values occur; declare them with levels=... "
-                "(or classes=... for y) or use Categorical dtypes.",
+                "(or classes=... for y), use Categorical dtypes, or declare a continuous "
+                "column's public range with bounds={column: (lower, upper)}.",
                 PrivacyLeakWarning, stacklevel=3)
-        codec = _ColumnCodec(names, levels, dtypes, frame)
-        codes = np.stack([codec.encode_column(v, j) for j, v in enumerate(columns)], axis=1)
-        return codes.astype(np.int64), codec, leaked
+        codec = _ColumnCodec(names, columns, frame)
+        return codec.encode(values).astype(np.int64), codec, leaked
+
+    def _column_bounds(self, names, n_features):
+        """``(lower, upper)`` or ``None`` for every column (labels: never continuous)."""
+        out = [None] * len(names)
+        for key, pair in (self.bounds or {}).items():
+            if isinstance(key, str) and key in names[:n_features]:
+                j = names.index(key)
+            elif isinstance(key, numbers.Integral) and not isinstance(key, bool) \
+                    and 0 <= key < n_features:
+                j = int(key)
+            else:
+                raise ValueError(f"bounds names column {key!r}, which X does not have; use "
+                                 "column names of a DataFrame or indices in "
+                                 f"[0, {n_features - 1}].")
+            out[j] = pair
+        return out
 
     def _tables(self, d):
         w = self.workload
@@ -355,12 +520,16 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                              "the classes parameter (classes=[...]), not in partial_fit.")
         codes, codec, leaked = self._encode(X, y)
         tables = self._tables(codes.shape[1])
-        counts = MarginalCounts(codec.shape, [tuple(sorted(t)) for t, _ in tables])
+        counted = {tuple(sorted(t)) for t, _ in tables}
+        if params["method"] != "aim":  # MST measures a spanning tree of all 2-way tables
+            d = codes.shape[1]
+            counted |= set(itertools.combinations(range(d), 2)) if d > 1 else {(0,)}
+        counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
         return ReleaseStream(params, frame, randomness, tables, counts), (codes,)
 
     def _stream_labels(self, stream):
-        return stream.frame.codec.levels[-1] if stream.frame.has_y else None
+        return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None
 
     def _map_chunk(self, stream, X, y):
         frame = stream.frame
@@ -368,7 +537,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False)
         columns, names, _, dtypes, _ = self._columns(X, y)
         if names != frame.codec.names or [str(t) for t in dtypes] != [
-                str(t) for t in frame.codec.dtypes] or (y is not None) != frame.has_y:
+                str(c.dtype) for c in frame.codec.columns] or (y is not None) != frame.has_y:
             raise ValueError(
                 "this chunk's columns (names, dtypes, or whether y is given) differ from the "
                 "first chunk's: every chunk of one release must have the same schema (e.g. "
@@ -395,12 +564,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         rho = zcdp_from_dp_budget(epsilon, delta)
         certified = not (stream.randomness.seeded or leaked)
         charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
-        result = select_and_measure(stream.statistic, codec.shape, stream.context, rho,
-                                    stream.randomness.noise, neighbouring=neighbouring,
-                                    max_model_size=params["max_model_size"])
+        method, result = self._run(params, stream.statistic, codec.shape, stream.context, rho,
+                                   neighbouring, stream.randomness.noise)
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = stream.frame.has_y
+        self.method_ = method
         self.model_ = result.model
         self.measured_tables_ = [m.attrs for m in result.measurements]
         self.n_records_ = float(result.total)
@@ -411,9 +580,34 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             self.feature_names_in_ = np.array(codec.names[: self.n_features_in_], dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
         self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
-                                          stream.randomness.seeded, leaked)
+                                          stream.randomness.seeded, leaked, method)
 
-    def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked):
+    def _run(self, params, counts, shape, tables, rho, neighbouring, rng):
+        """``(method, SelectionResult)``: the mechanism ``method`` chose, run within ``rho``.
+
+        ``'auto'`` runs AIM when one of its rounds would measure a 2-way
+        table with noise below the table's mean cell count
+        (:func:`~.graphical._selection.round_signal_to_noise` >= 1), and MST
+        otherwise. The record count it needs is public under substitution
+        and otherwise a discrete Gaussian count paid with 1% of ``rho``
+        (recorded in ``privacy_records_``); the choice is post-processing.
+        """
+        method, spent = params["method"], []
+        if method == "auto":
+            share = 0.0 if neighbouring.public_total else _COUNT_SHARE * rho
+            total, spent = measure_total(counts, share, rng, neighbouring)
+            rho -= math.fsum(r.rho for r in spent)
+            ratio = round_signal_to_noise(total, shape, tables, rho, neighbouring)
+            method = "aim" if ratio >= 1.0 else "mst"
+        if method == "aim":
+            result = select_and_measure(counts, shape, tables, rho, rng, neighbouring=neighbouring,
+                                        max_model_size=params["max_model_size"])
+        else:
+            result = select_spanning_tree(counts, shape, rho, rng, neighbouring=neighbouring)
+        result.records[:0] = spent
+        return method, result
+
+    def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked, method):
         not_certified = []
         if seeded:
             not_certified.append(SEEDED_NOISE_NOTE)
@@ -423,7 +617,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy ({neighbouring.name} "
                   "neighbours)",
-            source=_SOURCE,
+            source=_SOURCE if method == "aim" else _SOURCE_MST,
             certified=not not_certified,
             assumptions_certified=(
                 f"table sensitivity: L1 {neighbouring.l1:g}, L2 {neighbouring.l2:.4g} "
@@ -433,7 +627,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             ),
             assumptions_not_certified=tuple(not_certified),
             notes=("discrete Gaussian noise on integer counts; the exponential mechanism "
-                   "and the noise sampler use IEEE doubles (Mironov 2012 caveat)",),
+                   "and the noise sampler use IEEE doubles (Mironov 2012 caveat)",
+                   f"mechanism: {method.upper()}"
+                   + (" (chosen by method='auto' from public inputs and a noisy record count)"
+                      if self.method == "auto" else "")),
         )
 
     # ------------------------------------------------------------ outputs
@@ -460,13 +657,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral) \
                 or n_samples < 0:
             raise ValueError(f"n_samples must be an int >= 0, got {n_samples!r}.")
-        codes = self.model_.sample(int(n_samples), sampling_generator(random_state))
+        rng = sampling_generator(random_state)
+        codes = self.model_.sample(int(n_samples), rng)
         if not self._has_y:
-            return self._codec.decode(codes)
-        y_levels = self._codec.levels[-1]
-        X_codec = _ColumnCodec(self._codec.names[:-1], self._codec.levels[:-1],
-                               self._codec.dtypes[:-1], self._codec.frame)
-        return X_codec.decode(codes[:, :-1]), y_levels[codes[:, -1]]
+            return self._codec.decode(codes, rng)
+        y_syn = self._codec.columns[-1].decode(codes[:, -1], rng)
+        return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):
         """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows."""

@@ -633,10 +633,18 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         """
         check_is_fitted(self, "model_")
         p = self.distribution_
+        if queries is None and p is None:  # a factored model: from its table marginals
+            wl = self.workload_
+            return wl.answers_from_marginals([self.model_.marginal(t) for t in wl.tables])
         if queries is None:
             return self.workload_.answers(p)
         if not (hasattr(queries, "evaluate") or callable(queries)):
             raise TypeError("queries must be None, an object with evaluate(X) or a callable.")
+        if p is None:
+            raise ValueError("answer(queries) evaluates queries on every universe point, but "
+                             "this release is a factored model over a grid larger than "
+                             "max_universe_size; answer the fitted workload (queries=None), "
+                             "use model_.marginal(attrs), or evaluate on sample(n) rows.")
         uni = self._universe
         total = None
         for start in range(0, uni.size, 200_000):

@@ -68,6 +68,10 @@ class DenseModel:
         with np.errstate(divide="ignore"):
             return np.log(self._p)
 
+    def fits(self, attrs, max_size):
+        """Whether a factor over ``attrs`` keeps the model within ``max_size`` floats."""
+        return True  # a factor never changes the dense model's size
+
     def marginal(self, attrs):
         """Marginal table over the sorted attribute tuple ``attrs``."""
         attrs = tuple(int(a) for a in attrs)

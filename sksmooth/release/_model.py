@@ -11,7 +11,10 @@ oracles share one signature:
 - ``multiply(attrs, log_factor)``: a new model proportional to
   ``model * exp(log_factor)``, the factor defined over ``attrs``;
 - ``sample(n_samples, rng)``: i.i.d. rows of level codes, ``(n, n_attrs)``;
-- ``size``: number of stored floats (for memory caps).
+- ``size``: number of stored floats (for memory caps);
+- ``fits(attrs, max_size)``: whether a factor over ``attrs`` keeps ``size``
+  within ``max_size`` (AIM's model-size rule; always true for the dense
+  vector, whose size never changes).
 
 Implementations: the dense vector (:mod:`._dense_model`, fast for small
 domains) and the factored graphical model (:mod:`.graphical`), chosen by one
@@ -33,6 +36,8 @@ class ReleaseModel(Protocol):
 
     @property
     def size(self) -> int: ...
+
+    def fits(self, attrs: tuple, max_size: int) -> bool: ...
 
     def marginal(self, attrs: tuple) -> np.ndarray: ...
 

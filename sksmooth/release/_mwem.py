@@ -30,7 +30,7 @@ from ._base import (
 )
 from ._dense_model import DenseModel
 from ._privacy import RoundParameters, round_parameters
-from ._rounds import QueryRounds, TableRounds, make_model, run_mw
+from ._rounds import QueryRounds, TableRounds, is_dense, make_model, run_mw
 
 __all__ = ["SmoothMWEM"]
 
@@ -48,6 +48,7 @@ class _Plan:
     """Every choice of a fit that depends on public inputs only."""
 
     by_table: bool
+    dense: bool
     exclude: bool
     n_rounds: int
     fraction: float
@@ -211,7 +212,18 @@ class SmoothMWEM(ReleaseMixin):
     n_universe : int or 'auto', default='auto'
         Points of a sampled universe (``'auto'``: 10 000).
     max_universe_size : int, default=2**24
-        Refuse universes larger than this (memory: 8 bytes per point).
+        Most floats the released model may hold (8 bytes each). A grid of at
+        most this many points is kept as a dense vector (fastest). A larger
+        grid with a table workload (``queries`` 'marginals', 'thresholds',
+        'ranges') and ``output='last'`` (the default for tables) is kept
+        *factored*: a graphical model over the measured tables (junction
+        tree, :mod:`sksmooth.release.graphical`), and a table whose
+        junction tree would exceed this many floats is not eligible for
+        selection (AIM's rule; the eligible set depends only on the tables
+        already selected, so it costs no privacy). Other workloads, the
+        average of iterates and the projection need the dense vector: a
+        larger grid is then an error. Sampled universes must have at most
+        this many points.
     projection : bool, default=False
         Projected Smooth MWEM (requires ``sigma``).
     categorical_features : None, 'from_dtype', bool mask, int indices or names, default=None
@@ -242,20 +254,24 @@ class SmoothMWEM(ReleaseMixin):
 
     Attributes
     ----------
-    distribution_ : ndarray of shape (n_universe_points,)
-        Released distribution over the universe.
-    distribution_average_, distribution_last_ : ndarray
-        Average of iterates (theorem output) and last iterate.
+    distribution_ : ndarray of shape (n_universe_points,) or None
+        Released distribution over the universe (``None`` for a factored
+        model: use ``model_.marginal(attrs)`` or ``sample``).
+    distribution_average_, distribution_last_ : ndarray or None
+        Average of iterates (theorem output) and last iterate (``None``
+        for a factored model).
     universe_ : tuple (X_points, y_points)
         Universe points (bin centres for a grid).
     workload_ : object
         The query workload (``n_queries``, ``answers(p)``, ``describe(j)``).
     n_queries_ : int
     n_iter_ : int
-        Rounds run.
+        Rounds run (fewer than planned only when no table fits the
+        factored model's size cap any more).
     model_ : ReleaseModel
         The released distribution behind the model protocol
-        (``marginal``, ``multiply``, ``sample``).
+        (``marginal``, ``multiply``, ``sample``): a ``DenseModel`` or,
+        past ``max_universe_size`` grid points, a ``FactoredModel``.
     selected_ : list of int
         Selected tables (``measurement='table'``) or queries, in order.
     noisy_counts_ : list of int64 ndarray
@@ -416,7 +432,9 @@ class SmoothMWEM(ReleaseMixin):
                 "n_bins='auto' with sigma sizes the grid from n (ceil(n / sigma) bins), which "
                 "is unknown at the first chunk of a stream; pass n_bins=<int> to partial_fit, "
                 "or use fit on the whole table.")
-        uni = self._build_universe(data, sigma, randomness.public)
+        # a grid past max_universe_size is checked in _plan (factored model or error)
+        uni = (self._grid(data, sigma, check_size=False) if self.universe == "grid"
+               else self._build_universe(data, sigma, randomness.public))
         workload = self._build_workload(uni, randomness.public)
         if workload.n_queries == 0:
             raise ValueError("The query workload is empty; check queries and n_queries.")
@@ -433,9 +451,10 @@ class SmoothMWEM(ReleaseMixin):
                   else stream.statistic.query_counts())
         strategy = (TableRounds if plan.by_table else QueryRounds)(
             workload, counts, data.n, plan.update, plan.eta)
-        run = run_mw(strategy, make_model(uni.shape), plan.n_rounds, plan.params,
-                     randomness.noise, exclude=plan.exclude, n_passes=plan.n_passes,
-                     sigma=sigma if self.projection else None)
+        run = run_mw(strategy, make_model(uni.shape, self.max_universe_size), plan.n_rounds,
+                     plan.params, randomness.noise, exclude=plan.exclude,
+                     n_passes=plan.n_passes, sigma=sigma if self.projection else None,
+                     max_model_size=self.max_universe_size)
         not_certified = self._not_certified(data, randomness)
         # charge, then publish: nothing of the release is visible before the ledger agreed
         charge(self.accountant, epsilon, delta, type(self).__name__,
@@ -450,14 +469,17 @@ class SmoothMWEM(ReleaseMixin):
         self._universe = uni
         self.workload_ = workload
         self.n_queries_ = workload.n_queries
-        self.n_iter_ = plan.n_rounds
+        self.n_iter_ = len(run.selected)
         self.selected_ = run.selected
         self.noisy_counts_ = run.noisy_counts
         self.measurements_ = [c / n for c in run.noisy_counts]
         self.noise_scale_ = plan.params.noise_scale / n
         self.selection_epsilon_ = plan.params.selection_epsilon
-        self.distribution_average_ = run.average / run.average.sum()
-        self.distribution_last_ = run.last.marginal(tuple(range(len(uni.shape)))).reshape(-1)
+        if plan.dense:
+            self.distribution_average_ = run.average / run.average.sum()
+            self.distribution_last_ = run.last.marginal(tuple(range(len(uni.shape)))).reshape(-1)
+        else:  # a factored model is never expanded to the grid
+            self.distribution_average_ = self.distribution_last_ = None
         if plan.output == "average":
             self.model_ = DenseModel.from_probabilities(self.distribution_average_, uni.shape)
         else:
@@ -499,21 +521,45 @@ class SmoothMWEM(ReleaseMixin):
         fraction = (0.3 if by_table else 0.5) if fraction == "auto" else fraction
         eta = params["learning_rate"]
         eta = (0.125 if by_table else 0.5) if eta == "auto" else eta
+        output = params["output"]
+        output = ("last" if by_table else "average") if output == "auto" else output
+        dense = uni.kind != "grid" or is_dense(uni.shape, self.max_universe_size)
+        if not dense:
+            self._check_factored(uni, workload, output)
+        model_size = uni.size if dense else self.max_universe_size  # floats, at most
         if params["n_passes"] != "auto":
             n_passes = params["n_passes"]
         else:
-            n_passes = int(np.clip(5e8 / (uni.size * T * T), 1, 10)) if by_table else 0
-        if uni.size * T * (1 + n_passes * T / 2) > _MAX_WORK:
+            n_passes = int(np.clip(5e8 / (model_size * T * T), 1, 10)) if by_table else 0
+        if model_size * T * (1 + n_passes * T / 2) > _MAX_WORK:
             raise ValueError(
-                f"n_iter={T} rounds with n_passes={n_passes} over a universe of {uni.size:.3g} "
-                f"points is more than {_MAX_WORK:.0e} point updates (days of run time); "
-                "lower n_passes, n_iter or the universe size.")
-        output = params["output"]
-        output = ("last" if by_table else "average") if output == "auto" else output
+                f"n_iter={T} rounds with n_passes={n_passes} over a model of {model_size:.3g} "
+                f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
+                "lower n_passes, n_iter or max_universe_size.")
         update = "mw" if params["update"] == "auto" else params["update"]
-        return _Plan(by_table, bool(exclude), T, float(fraction), update, float(eta),
+        return _Plan(by_table, dense, bool(exclude), T, float(fraction), update, float(eta),
                      int(n_passes), output, self._round_parameters(
                          params["epsilon"], params["delta"], T, fraction, n, by_table))
+
+    def _check_factored(self, uni, workload, output):
+        """A grid past ``max_universe_size`` is kept factored; say why it cannot be."""
+        reasons = []
+        if not workload.structured:
+            reasons.append("the workload is not made of grid tables (use queries='marginals', "
+                           "'thresholds' or 'ranges')")
+        if self.projection:
+            reasons.append("projection=True projects the dense distribution")
+        if output == "average":
+            reasons.append("output='average' mixes dense iterates (use output='last')")
+        smallest = sum(uni.shape)  # the uniform factored model: one table per attribute
+        if self.max_universe_size < smallest:
+            reasons.append(f"even the model of the 1-way tables holds {smallest} floats")
+        if reasons:
+            raise ValueError(
+                f"the grid universe has {uni.size:.3g} points > max_universe_size="
+                f"{self.max_universe_size}, so the release would be a factored model, but "
+                + "; ".join(reasons) + ". Lower n_bins, raise max_universe_size, or use "
+                "universe='sample'.")
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
         """Per-round mechanism parameters (a method so that audits can test a broken one)."""

@@ -20,7 +20,15 @@ Two strategies share the loop:
   attributes.
 
 The model is created by :func:`make_model`, the one place where a
-representation is chosen.
+representation is chosen: the dense vector while the product domain has at
+most ``max_dense_size`` points (one O(N) einsum per marginal, fastest on
+small domains), otherwise the factored graphical model of
+:mod:`.graphical`, whose size grows with the measured tables only. The
+factored model is capped as AIM caps it (McKenna, Mullins, Sheldon &
+Miklau, VLDB 2022, arXiv:2201.12677, §4): a candidate whose junction tree
+would exceed ``max_model_size`` floats is not eligible for selection. The
+cap depends only on the tables already selected (released), so restricting
+the exponential mechanism to the eligible candidates costs no privacy.
 """
 
 import math
@@ -29,22 +37,31 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._dense_model import DenseModel
+from .graphical import FactoredModel
 from ._privacy import integer_scores, measure_counts, select
 from ._projection import kl_project_smooth
 
-__all__ = ["make_model", "TableRounds", "QueryRounds", "MWRun", "run_mw"]
+__all__ = ["make_model", "is_dense", "TableRounds", "QueryRounds", "MWRun", "run_mw"]
 
 _FLOOR = 1e-12
 _STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
 
 
-def make_model(shape):
-    """The released model for a product domain of ``shape`` (dense for now).
+def is_dense(shape, max_dense_size):
+    """The rule of :func:`make_model`: dense iff the domain has ``<= max_dense_size`` points."""
+    return math.prod(int(k) for k in shape) <= max_dense_size
 
-    The seam where the factored graphical model plugs in: one rule chooses
-    the representation from the domain size (and later the measured cliques).
+
+def make_model(shape, max_dense_size):
+    """The uniform release model over the product domain ``shape``.
+
+    Dense for at most ``max_dense_size`` points, factored beyond (module
+    docstring). Both start uniform and implement the same protocol, so the
+    MW loop gives the same result on either (up to rounding).
     """
-    return DenseModel(shape)
+    if is_dense(shape, max_dense_size):
+        return DenseModel(shape)
+    return FactoredModel.uniform(shape)
 
 
 def _project_simplex(v):
@@ -80,6 +97,10 @@ class TableRounds:
         self.update_rule = update
         self.eta = eta
         self.n_candidates = workload.n_groups
+
+    def attrs_of(self, idx):
+        """Attributes of candidate ``idx``'s factor."""
+        return self.tables[idx]
 
     def current(self, model, idx):
         return model.marginal(self.tables[idx])
@@ -127,6 +148,13 @@ class QueryRounds:
     def _attrs(self, model):
         return tuple(range(len(model.shape)))
 
+    def attrs_of(self, idx):
+        """Attributes of candidate ``idx``'s factor (all of them for a dense workload)."""
+        wl = self.workload
+        if wl.structured:
+            return wl.query_table(idx)
+        return tuple(range(len(wl.universe.shape)))
+
     def current(self, model, idx):
         wl = self.workload
         if wl.structured:
@@ -167,19 +195,46 @@ class MWRun:
     average: np.ndarray = None  # flat average of the iterates' distributions
 
 
-def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=None):
+def _choose(rounds, model, scores, available, params, rng, max_model_size):
+    """Exponential mechanism over the available candidates that fit the size cap.
+
+    A drawn candidate that would grow the model past ``max_model_size`` is
+    removed and the mechanism redrawn over the rest: by the choice axiom of
+    the exponential mechanism the outcome has exactly its law over the
+    eligible set (which depends on released selections only).
+    """
+    eligible = available.copy()
+    while True:
+        candidates = np.flatnonzero(eligible)
+        if candidates.size == 0:
+            return None
+        choice = int(candidates[select(scores[candidates], params, rng)])
+        if model.fits(rounds.attrs_of(choice), max_model_size):
+            return choice
+        eligible[choice] = False
+
+
+def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=None,
+           max_model_size=None):
     """The MWEM loop; ``sigma`` set = KL projection onto sigma-smooth distributions.
 
-    ``rng`` is the release's noise stream (selection and measurement).
+    ``rng`` is the release's noise stream (selection and measurement). The
+    average of the iterates is kept only for a dense model (a mixture of
+    factored models is not a factored model); ``max_model_size`` caps a
+    factored model (``None``: no cap). The loop stops early when no
+    candidate is eligible any more.
     """
     run = MWRun()
+    dense = isinstance(model, DenseModel)
     all_attrs = tuple(range(len(model.shape)))
-    average = np.zeros(model.size)
+    average = np.zeros(model.size) if dense else None
     available = np.ones(rounds.n_candidates, dtype=bool)
+    cap = math.inf if max_model_size is None else max_model_size
     for _ in range(n_rounds):
         scores = rounds.scores(model)
-        candidates = np.flatnonzero(available)
-        choice = int(candidates[select(scores[candidates], params, rng)])
+        choice = _choose(rounds, model, scores, available, params, rng, cap)
+        if choice is None:
+            break
         if exclude:
             available[choice] = False
         noisy = rounds.measure(choice, params, rng)
@@ -191,7 +246,8 @@ def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=Non
                 model = rounds.update(model, idx, past)
         if sigma is not None:  # Projected Smooth MWEM (App. F, Alg. 3): dense only
             model = DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
-        average += model.marginal(all_attrs).reshape(-1)
+        if dense:
+            average += model.marginal(all_attrs).reshape(-1)
     run.last = model
-    run.average = average / n_rounds
+    run.average = average / max(len(run.selected), 1) if dense else None
     return run

@@ -150,7 +150,18 @@ class GridUniverse(_AttributeSchema):
         their bin (post-processing with fresh public randomness), otherwise
         bin centres are returned.
         """
-        codes = np.unravel_index(np.asarray(flat), self.shape)
+        return self._decode_levels(np.unravel_index(np.asarray(flat), self.shape), rng, jitter)
+
+    def decode_codes(self, codes, rng=None, jitter=False):
+        """Rows of level codes ``(n, n_attributes)`` (a model's sample) to features.
+
+        Column by column, never through a flat index (a factored model's
+        grid can have more points than an int64 counts).
+        """
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(self.shape))
+        return self._decode_levels(tuple(codes.T), rng, jitter)
+
+    def _decode_levels(self, codes, rng, jitter):
         X = np.empty((len(codes[0]), self.n_features))
         for j in range(self.n_features):
             values = self.level_values(j)
@@ -160,11 +171,6 @@ class GridUniverse(_AttributeSchema):
                 X[:, j] += rng.uniform(-half, half, size=X.shape[0])
         y = self.classes[codes[-1]] if self.has_labels else None
         return X, y
-
-    def decode_codes(self, codes, rng=None, jitter=False):
-        """Rows of level codes ``(n, n_attributes)`` (a model's sample) to features."""
-        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(self.shape))
-        return self.decode(np.ravel_multi_index(tuple(codes.T), self.shape), rng, jitter)
 
     def points(self, flat=None):
         """Decoded feature rows of all (or the given) universe points."""

@@ -209,5 +209,4 @@ def test_per_query_baselines_do_not_build_a_grid():
         est = LaplacePerQuery(sensitivity="structured", categorical_features=np.arange(30),
                               bounds=(0, 9)).fit(X)
     assert est.n_queries_ == 435 * 100
-    with pytest.raises(ValueError, match="max_universe_size"):
-        SmoothMWEM(categorical_features=np.arange(30), bounds=(0, 9)).fit(X)
+    # (SmoothMWEM keeps such a grid factored: tests/release/test_release_factored_mwem.py)

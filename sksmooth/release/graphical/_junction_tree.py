@@ -21,7 +21,7 @@ Koller & Friedman, "Probabilistic Graphical Models", MIT Press 2009, §9.4
 (min-fill), §10.4 (clique trees from chordal graphs, Thm. 10.4).
 """
 
-from functools import lru_cache
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -181,13 +181,32 @@ def tree_size(cliques, shape):
     return int(sum(table_size(shape, c) for c in cliques))
 
 
+_HOSTS = OrderedDict()  # id(cliques) -> (cliques, {attrs: index}); the tuple kept alive
+_HOSTS_MAX = 256
+_MISSING = object()
+
+
 def containing_clique(cliques, attrs):
-    """Index of the smallest clique containing ``attrs``, or ``None``."""
-    return _containing_clique(tuple(tuple(c) for c in cliques), tuple(attrs))
+    """Index of the smallest clique containing ``attrs``, or ``None``.
+
+    Answers are cached per clique tuple (by identity: every model sharing a
+    junction tree shares its ``cliques`` tuple), so the marginals of many
+    candidate tables cost one dictionary lookup each after the first.
+    """
+    entry = _HOSTS.get(id(cliques))
+    if entry is None or entry[0] is not cliques:
+        entry = (cliques, {})
+        _HOSTS[id(cliques)] = entry
+        if len(_HOSTS) > _HOSTS_MAX:
+            _HOSTS.popitem(last=False)
+    attrs = tuple(attrs)
+    host = entry[1].get(attrs, _MISSING)
+    if host is _MISSING:
+        host = entry[1][attrs] = _scan(cliques, attrs)
+    return host
 
 
-@lru_cache(maxsize=2**16)
-def _containing_clique(cliques, attrs):
+def _scan(cliques, attrs):
     best, best_size = None, np.inf
     attrs = set(attrs)
     for i, c in enumerate(cliques):

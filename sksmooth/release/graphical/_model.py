@@ -89,6 +89,19 @@ class FactoredModel:
         covered = containing_clique(self.tree.cliques, attrs) is not None
         return FactoredModel(self.shape, factors, self.tree if covered else None)
 
+    def fits(self, attrs, max_size):
+        """Whether a factor over ``attrs`` leaves the model within ``max_size`` floats.
+
+        A factor inside an existing clique never grows the model. AIM's model-size rule (McKenna et al. 2022, §4): a table whose
+        junction tree would exceed the cap is not measured. Depends only on
+        the attribute sets already in the model, i.e. on released choices.
+        """
+        attrs = as_attrs(attrs)
+        if containing_clique(self.tree.cliques, attrs) is not None:
+            return True  # the tree does not change: nothing grows
+        tree = junction_tree([f.attrs for f in self.factors] + [attrs], self.shape)
+        return tree_size(tree.cliques, self.shape) <= max_size
+
     def marginal(self, attrs):
         """Marginal table over ``attrs`` (sums to 1).
 
@@ -101,7 +114,8 @@ class FactoredModel:
         host = containing_clique(self.tree.cliques, attrs)
         if host is not None:
             return _sum_to(tables[host], self.tree.cliques[host], attrs)
-        return _eliminate(self._index, self.tree.cliques, tables, attrs)
+        return _eliminate(self._index, self.tree.cliques, self._reduced, attrs,
+                          self._separator_tables)
 
     def sample(self, n_samples, rng):
         """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
@@ -124,6 +138,28 @@ class FactoredModel:
     @cached_property
     def _index(self):
         return _TreeIndex(self.tree, len(self.shape))
+
+    @cached_property
+    def _reduced_cache(self):
+        return {}
+
+    def _reduced(self, node, sub_attrs):
+        """Clique ``node``'s marginal on ``sub_attrs`` (cached per model)."""
+        key = (node, sub_attrs)
+        cache = self._reduced_cache
+        if key not in cache:
+            clique = self.tree.cliques[node]
+            table = self.clique_probabilities[node]
+            axes = tuple(i for i, a in enumerate(clique) if a not in sub_attrs)
+            cache[key] = table.sum(axis=axes) if axes else table
+        return cache[key]
+
+    @cached_property
+    def _separator_tables(self):
+        """Marginal of every clique on the separator to its parent (root: ``1``)."""
+        tables, index = self.clique_probabilities, self._index
+        return [_sum_to(tables[i], c, index.separator[i]) if index.separator[i] else np.ones(())
+                for i, c in enumerate(self.tree.cliques)]
 
     @cached_property
     def beliefs(self):
@@ -160,12 +196,21 @@ def calibrate(tree, potentials):
         up[k] = belief.marginalize(tree.separators[k])
         incoming[_parent].append((k, up[k]))
     full = [_combine(potentials[i], [m for _, m in incoming[i]]) for i in range(n)]
+    exp_full = {}  # parent -> (exp(belief - max), max): one exponential per parent
     for k in range(len(tree.edges) - 1, -1, -1):  # root to leaves
         child, parent = tree.edges[k]
         sep = tree.separators[k]
-        # message parent -> child: parent's full belief without child's message
-        down = full[parent].marginalize(sep)
-        down = Factor(sep, down.values - up[k].values)
+        # message parent -> child: parent's full belief (final: its own parent's
+        # message came first) without child's message
+        if parent not in exp_full:
+            values = full[parent].values
+            shift = float(values.max())
+            exp_full[parent] = (np.exp(values - shift), shift)
+        prob, shift = exp_full[parent]
+        axes = tuple(i for i, a in enumerate(full[parent].attrs) if a not in sep)
+        with np.errstate(divide="ignore"):
+            down = np.log(prob.sum(axis=axes)) + shift if axes else np.log(prob) + shift
+        down = Factor(sep, down - up[k].values)
         full[child] = Factor(full[child].attrs, full[child].values + down.expand(full[child].attrs))
     log_z = full[0].log_total()
     beliefs = [Factor(b.attrs, b.values - log_z) for b in full]
@@ -198,11 +243,16 @@ class _TreeIndex:
                 if self.host[a] is None or len(c) < len(tree.cliques[self.host[a]]):
                     self.host[a] = i
 
+        self._chains = {}
+
     def chain(self, node):
-        out = [node]
-        while self.parent[out[-1]] >= 0:
-            out.append(self.parent[out[-1]])
-        return out
+        """``node`` and its ancestors up to the root (cached)."""
+        if node not in self._chains:
+            out = [node]
+            while self.parent[out[-1]] >= 0:
+                out.append(self.parent[out[-1]])
+            self._chains[node] = out
+        return self._chains[node]
 
 
 def _sum_to(table, attrs, keep):
@@ -212,7 +262,28 @@ def _sum_to(table, attrs, keep):
     return out / out.sum()
 
 
-def _eliminate(index, cliques, tables, attrs):
+def _contract(table, attrs, factors, keep):
+    """Sum of ``table * prod(factors)`` onto ``keep``, one factor at a time.
+
+    Folding the factors in pairwise (each step summing out the attributes no
+    later factor and not ``keep`` needs) costs the size of each pairwise
+    union, where one many-operand ``einsum`` loops over the product of all
+    axes.
+    """
+    attrs = tuple(attrs)
+    for k, (f_attrs, f_table) in enumerate(factors):
+        later = set(keep).union(*(a for a, _ in factors[k + 1:]))
+        union = tuple(dict.fromkeys(attrs + tuple(f_attrs)))
+        out = tuple(a for a in union if a in later)
+        label = {a: i for i, a in enumerate(union)}  # einsum: <= 52 labels
+        table = np.einsum(table, [label[a] for a in attrs], f_table,
+                          [label[a] for a in f_attrs], [label[a] for a in out])
+        attrs = out
+    label = {a: i for i, a in enumerate(attrs)}
+    return np.einsum(table, [label[a] for a in attrs], [label[a] for a in keep])
+
+
+def _eliminate(index, cliques, reduced, attrs, separator_tables):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -221,9 +292,11 @@ def _eliminate(index, cliques, tables, attrs):
     marginals`` (calibrated junction tree). Eliminating deepest-first, each
     clique sends its parent the sum over everything but the separator and
     the target attributes found below it, divided by the separator
-    marginal; the common ancestor keeps ``attrs``. The contractions are
-    ``einsum`` calls on the (normalised, hence overflow-free) clique
-    marginals.
+    marginal; the common ancestor keeps ``attrs``. Each clique enters as its
+    marginal on just the attributes the step needs (separators, targets):
+    ``reduced(node, sub_attrs)``, cached by the model, so a large clique is
+    summed once per round of queries rather than once per query. The
+    contractions are ``einsum`` calls on normalised (overflow-free) tables.
     """
     chains = [index.chain(index.host[a]) for a in attrs]
     common = set(chains[0]).intersection(*chains[1:])
@@ -232,22 +305,21 @@ def _eliminate(index, cliques, tables, attrs):
     for chain in chains:
         nodes.update(chain[:chain.index(top)])
     targets = set(attrs)
-    # einsum takes at most 52 axis labels: relabel the attributes involved
-    label = {a: i for i, a in enumerate(sorted({a for n in nodes | {top} for a in cliques[n]}))}
     inbox = {}
     for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
-        operands = [tables[node], [label[a] for a in cliques[node]]]
-        present = set(cliques[node])
-        for m_attrs, m_table in inbox.pop(node, ()):
-            operands += [m_table, [label[a] for a in m_attrs]]
-            present |= set(m_attrs)
+        clique = cliques[node]
+        incoming = inbox.pop(node, ())
+        sep = () if node == top else index.separator[node]
+        needed = set(sep) | (targets & set(clique))
+        for m_attrs, _ in incoming:
+            needed |= set(m_attrs) & set(clique)
+        sub_attrs = tuple(a for a in clique if a in needed)
+        present = set(sub_attrs).union(*(m for m, _ in incoming))
+        keep = attrs if node == top else tuple(sorted(set(sep) | (targets & present)))
+        message = _contract(reduced(node, sub_attrs), sub_attrs, incoming, keep)
         if node == top:
-            out = np.einsum(*operands, [label[a] for a in attrs])
-            return out / out.sum()
-        sep = index.separator[node]
-        keep = tuple(sorted(set(sep) | (targets & present)))
-        message = np.einsum(*operands, [label[a] for a in keep])
-        sep_table = _sum_to(tables[node], cliques[node], sep) if sep else np.ones(())
+            return message / message.sum()
+        sep_table = separator_tables[node]
         view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
         with np.errstate(divide="ignore", invalid="ignore"):
             message = np.where(sep_table.reshape(view) > 0, message / sep_table.reshape(view), 0.0)

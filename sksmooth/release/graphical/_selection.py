@@ -57,7 +57,6 @@ import numpy as np
 from ...mechanisms import exponential_mechanism
 from ._domain import table_shape, table_size
 from ._estimation import Measurement, estimate, estimate_total
-from ._junction_tree import containing_clique, junction_tree, tree_size
 from ._model import FactoredModel
 from ._noise import add_discrete_gaussian
 
@@ -69,6 +68,8 @@ __all__ = [
     "SelectionResult",
     "candidate_tables",
     "select_and_measure",
+    "measure_total",
+    "round_signal_to_noise",
 ]
 
 _EXPECTED_ABS_NORMAL = math.sqrt(2.0 / math.pi)  # E|Z| for Z ~ N(0, 1)
@@ -224,14 +225,6 @@ def _scores(fitter, tables, weights, sigma):
     return scores
 
 
-def _fits(model, measured_sets, attrs, size_limit):
-    """Whether measuring ``attrs`` keeps the junction tree within ``size_limit`` floats."""
-    if containing_clique(model.tree.cliques, attrs) is not None:
-        return True  # the tree does not change
-    tree = junction_tree(list(measured_sets) + [attrs], model.shape)
-    return tree_size(tree.cliques, model.shape) <= size_limit
-
-
 def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     """Exponential mechanism over the candidates that fit the size cap.
 
@@ -243,19 +236,18 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     """
     scores = _scores(fitter, tables, weights, sigma)
     sensitivity = fitter.budget.neighbouring.l1 * float(np.max(weights))
-    measured = {m.attrs for m in fitter.measurements}
     alive = np.ones(len(tables), dtype=bool)
     while True:
         index = np.flatnonzero(alive)
         pick = index[exponential_mechanism(scores[alive], epsilon, sensitivity, rng)]
-        if _fits(fitter.model, measured, tables[pick], size_limit):
+        if fitter.model.fits(tables[pick], size_limit):
             return tables[pick]
         alive[pick] = False
 
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,
                        max_model_size=10**7, rounds_per_attr=16, measure_fraction=0.9,
-                       max_iter=30, final_max_iter=500):
+                       max_iter=10, final_max_iter=500):
     """Run the adaptive loop (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -282,7 +274,12 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     measure_fraction : float
         Share ``alpha`` of each round's rho spent on measurement.
     max_iter, final_max_iter : int
-        Mirror-descent iterations after each round / at the end.
+        Mirror-descent iterations after each round / at the end. Each
+        round's estimation starts from the previous model, so a few
+        iterations per round suffice to guide the selection; the final
+        estimation runs to convergence. (On the 40-column benchmark table at
+        epsilon 2, 10 iterations per round instead of 30 took a third of the
+        CPU time; at epsilon 0.5 the error was ~5% higher.)
 
     Returns
     -------
@@ -291,7 +288,7 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     shape = tuple(int(s) for s in shape)
     d = len(shape)
     budget = _Budget(rho, neighbouring)
-    data = codes if hasattr(codes, "counts") else _Data(codes, shape)
+    data = as_counts(codes, shape)
     total = float(data.n) if neighbouring.public_total else None
     fitter = _Fitter(data, budget, rng, max_iter, total)
     tables, weights = candidate_tables(workload, d)
@@ -320,3 +317,50 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
             sigma, epsilon = sigma / 2.0, epsilon * 2.0  # AIM's annealing
     fitter.refit(final_max_iter)
     return SelectionResult(fitter.model, fitter.measurements, fitter.total, budget.records)
+
+
+def as_counts(codes, shape):
+    """The private records as a count oracle (``.counts(attrs)``, ``.n``).
+
+    ``codes`` is either the level-code array or an already accumulated
+    :class:`~sksmooth.release._statistics.MarginalCounts` (out-of-core).
+    """
+    return codes if hasattr(codes, "counts") else _Data(codes, shape)
+
+
+def measure_total(codes, rho, rng, neighbouring=ADD_REMOVE):
+    """The number of records: public (substitution) or a discrete Gaussian count.
+
+    Returns ``(total, records)``: under add/remove the count has L2
+    sensitivity 1 and costs ``rho`` (one :class:`PrivacyRecord`); under
+    substitution it is public and free (no record).
+    """
+    n = codes.n if hasattr(codes, "counts") else len(codes)
+    if neighbouring.public_total:
+        return float(n), []
+    budget = _Budget(rho, ADD_REMOVE)  # a count moves by 1 when a record is added/removed
+    sigma = budget.sigma_for(rho)
+    budget.spend_measure((), sigma)
+    noisy = float(add_discrete_gaussian(np.array([n]), sigma, rng)[0])
+    return max(noisy, 1.0), budget.records
+
+
+def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,
+                          rounds_per_attr=16, measure_fraction=0.9):
+    """Mean cell count of a 2-way table over the noise std of one AIM round.
+
+    AIM's first rounds measure tables with noise std
+    ``sigma = Delta_2 sqrt(T / (2 alpha rho))``, ``T = rounds_per_attr * d``
+    (:func:`select_and_measure`). A 2-way table of ``c`` cells holds on
+    average ``N / c`` records per cell; below a ratio of 1 the noise of a
+    measurement exceeds the signal it measures. Computed from public inputs
+    and a (noisy) record count ``total``; ``inf`` when the workload's
+    closure has no 2-way table.
+    """
+    tables, _ = candidate_tables(workload, len(shape))
+    sizes = [table_size(shape, t) for t in tables if len(t) == 2]
+    if not sizes:
+        return math.inf
+    sigma = _Budget(rho, neighbouring).sigma_for(
+        measure_fraction * rho / (rounds_per_attr * len(shape)))
+    return float(total) / (float(np.mean(sizes)) * sigma)

@@ -1,0 +1,108 @@
+"""SmoothMWEM on a factored model: one rule chooses dense vs factored, and both
+give the same release on small universes; grids past 2^24 points work."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sksmooth.release import SmoothMWEM
+from sksmooth.release._dense_model import DenseModel
+from sksmooth.release._rounds import is_dense, make_model
+from sksmooth.release.graphical import FactoredModel
+
+_LEVELS = 3
+_D = 6  # 3^6 = 729 grid points
+
+
+def _correlated(n, d, levels, seed=0):
+    """Rows whose neighbouring columns are strongly dependent."""
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, d))
+    X[:, 0] = rng.integers(0, levels, n)
+    for j in range(1, d):
+        copy = rng.random(n) < 0.7
+        X[:, j] = np.where(copy, X[:, j - 1], rng.integers(0, levels, n))
+    return X
+
+
+def _fit(max_universe_size, **params):
+    X = _correlated(3000, _D, _LEVELS)
+    est = SmoothMWEM(epsilon=2.0, categorical_features=np.arange(_D), bounds=(0, _LEVELS - 1),
+                     max_universe_size=max_universe_size, random_state=3, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded release: PrivacyLeakWarning
+        return est.fit(X)
+
+
+def test_one_rule_chooses_the_representation():
+    assert isinstance(make_model((3,) * 6, 729), DenseModel)
+    assert isinstance(make_model((3,) * 6, 728), FactoredModel)
+    assert is_dense((4,) * 12, 2**24) and not is_dense((4,) * 13, 2**24)
+
+
+@pytest.mark.parametrize("update", ["mw", "ipf"])
+def test_factored_and_dense_agree_exactly_on_a_small_universe(update):
+    # 729 points; a cap of 700 floats forces the factored model, and the 6
+    # measured 2-way tables keep its junction tree far below the cap, so the
+    # two runs see the same candidates, draw the same noise and must release
+    # the same distribution
+    dense = _fit(2**24, n_iter=6, n_passes=2, update=update)
+    factored = _fit(700, n_iter=6, n_passes=2, update=update)
+    assert isinstance(dense.model_, DenseModel)
+    assert isinstance(factored.model_, FactoredModel)
+    assert factored.model_.size <= 700
+    assert factored.selected_ == dense.selected_
+    for a, b in zip(factored.noisy_counts_, dense.noisy_counts_):
+        np.testing.assert_array_equal(a, b)
+    for attrs in [(0,), (0, 1), (2, 5), (0, 3, 4)]:
+        np.testing.assert_allclose(factored.model_.marginal(attrs), dense.model_.marginal(attrs),
+                                   rtol=0, atol=1e-12)
+    np.testing.assert_allclose(factored.answer(), dense.answer(), rtol=0, atol=1e-12)
+    assert factored.distribution_ is None and dense.distribution_ is not None
+
+
+def test_factored_model_stays_within_the_size_cap():
+    # all 15 two-way tables measured would need the full 729-float joint
+    est = _fit(200, n_iter=15, n_passes=1)
+    assert isinstance(est.model_, FactoredModel)
+    assert est.model_.size <= 200
+    assert 0 < est.n_iter_ < 15  # stopped when no table fit any more
+
+
+def test_grid_past_2_24_points_works_and_learns():
+    # 30 ten-level columns: 1e30 grid points; neighbouring columns copy each other
+    X = _correlated(4000, 30, 10, seed=1)
+    est = SmoothMWEM(epsilon=2.0, categorical_features=np.arange(30), bounds=(0, 9))
+    est.fit(X)
+    assert isinstance(est.model_, FactoredModel)
+    assert est.model_.size <= est.max_universe_size
+    rows = est.sample(4000, random_state=0)
+    assert rows.shape == (4000, 30)
+
+    def pair_table(Z, a, b):
+        return np.bincount((Z[:, a] * 10 + Z[:, b]).astype(int), minlength=100) / len(Z)
+
+    # the released rows keep the strong neighbour dependence the uniform model lacks
+    truth = np.mean([pair_table(X, j, j + 1) for j in range(29)], axis=0)
+    synth = np.mean([pair_table(rows, j, j + 1) for j in range(29)], axis=0)
+    uniform_error = np.abs(truth - 0.01).sum()
+    assert np.abs(truth - synth).sum() < 0.5 * uniform_error
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(output="average"), "output='average'"),
+    (dict(projection=True, sigma=0.5), "projection"),
+    (dict(queries="halfspaces"), "not made of grid tables"),
+])
+def test_what_needs_the_dense_grid_says_so(params, match):
+    X = _correlated(200, _D, _LEVELS)
+    with pytest.raises(ValueError, match=match):
+        SmoothMWEM(categorical_features=np.arange(_D), bounds=(0, _LEVELS - 1),
+                   max_universe_size=700, **params).fit(X)
+
+
+def test_answer_of_arbitrary_queries_needs_the_dense_grid():
+    est = _fit(700, n_iter=2)
+    with pytest.raises(ValueError, match="factored"):
+        est.answer(lambda X: X[:, :1] > 0)
