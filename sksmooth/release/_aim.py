@@ -626,8 +626,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 "model-size cap and candidate set depend only on released tables",
             ),
             assumptions_not_certified=tuple(not_certified),
-            notes=("discrete Gaussian noise on integer counts; the exponential mechanism "
-                   "and the noise sampler use IEEE doubles (Mironov 2012 caveat)",
+            notes=("exact discrete Gaussian noise on integer counts and exact "
+                   "exponential-mechanism selection on integer scores (no floating-point "
+                   "sampler: Mironov 2012 does not apply)",
                    f"mechanism: {method.upper()}"
                    + (" (chosen by method='auto' from public inputs and a noisy record count)"
                       if self.method == "auto" else "")),

@@ -31,8 +31,15 @@ import math
 
 import numpy as np
 
-from ...mechanisms import exponential_mechanism
-from ._selection import ADD_REMOVE, SelectionResult, _Budget, _Fitter, as_counts
+from ._selection import (
+    ADD_REMOVE,
+    SelectionResult,
+    _Budget,
+    _Fitter,
+    as_counts,
+    integer_l1_error,
+    select_exact,
+)
 
 __all__ = ["select_spanning_tree"]
 
@@ -42,8 +49,8 @@ def _pair_scores(fitter, pairs):
     only, so its 2-way marginals are products of its 1-way marginals."""
     model, data, total = fitter.model, fitter.data, fitter.total
     one_way = [model.marginal((a,)) for a in range(len(data.shape))]
-    return np.array([np.abs(total * np.outer(one_way[i], one_way[j]) - data.counts((i, j))).sum()
-                     for i, j in pairs])
+    return np.array([integer_l1_error(total * np.outer(one_way[i], one_way[j]),
+                                      data.counts((i, j))) for i, j in pairs], dtype=np.int64)
 
 
 def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
@@ -55,7 +62,8 @@ def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
     for _ in range(n_attrs - 1):
         joins = np.flatnonzero(component[left] != component[right])
         budget.spend_select(epsilon)
-        pick = int(joins[exponential_mechanism(scores[joins], epsilon, sensitivity, rng)])
+        pick = int(joins[select_exact(scores[joins], np.ones(joins.size), np.zeros(joins.size),
+                                      sensitivity, epsilon, rng)])
         chosen.append(pairs[pick])
         old, new = component[right[pick]], component[left[pick]]
         component[component == old] = new

@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...mechanisms import exponential_mechanism
+from ...mechanisms import exact_exponential_mechanism
 from ._domain import table_shape, table_size
 from ._estimation import Measurement, estimate, estimate_total
 from ._model import FactoredModel
@@ -215,31 +215,70 @@ class _Fitter:
         return result
 
 
-def _scores(fitter, tables, weights, sigma):
-    """AIM's noise-corrected, weighted L1 errors of the model on every candidate."""
+SCORE_SCALE = 2**16  # a model's expected count is rounded to 1/SCORE_SCALE (public rounding)
+WEIGHT_SCALE = 2**10  # candidate weights, normalised to max 1, rounded to 1/WEIGHT_SCALE
+
+
+def integer_l1_error(expected, counts):
+    """``sum |round(S expected) - S counts|``, exactly, as an int (units ``1/S``).
+
+    ``expected`` is public (the model's counts), ``counts`` the private
+    integer table; one record moves the result by at most ``S`` times the
+    table's L1 sensitivity. Integer scores let the exponential mechanism be
+    sampled exactly (no floating-point selection, Mironov 2012).
+    """
+    public = np.rint(np.asarray(expected, dtype=float) * SCORE_SCALE).astype(np.int64)
+    return int(np.abs(public - SCORE_SCALE * np.asarray(counts, dtype=np.int64)).sum())
+
+
+def select_exact(errors, weights, penalties, l1, epsilon, rng):
+    """Index drawn by the exponential mechanism on ``w_r (err_r - pen_r)``, exactly.
+
+    ``errors`` are :func:`integer_l1_error` values; ``weights`` (> 0) and
+    ``penalties`` (in counts) are public and are rounded to integers on a
+    fixed scale (public post-processing of public numbers), so every score
+    is an integer whose sensitivity is ``WEIGHT_SCALE * SCORE_SCALE * l1``;
+    relative to it the scores are those of the real-valued mechanism up to
+    that rounding.
+    """
+    w = np.asarray(weights, dtype=float)
+    a = np.rint(w / w.max() * WEIGHT_SCALE).astype(np.int64)
+    b = np.rint(a * SCORE_SCALE * np.asarray(penalties, dtype=float)).astype(np.int64)
+    scores = a * np.asarray(errors, dtype=np.int64) - b
+    if float(l1) != int(l1):
+        raise ValueError(f"the table L1 sensitivity must be an integer, got {l1}.")
+    return int(exact_exponential_mechanism(scores, epsilon,
+                                           WEIGHT_SCALE * SCORE_SCALE * int(l1), rng))
+
+
+def _errors(fitter, tables):
+    """Integer L1 error of the model on every candidate table."""
     model, data, total = fitter.model, fitter.data, fitter.total
-    scores = np.empty(len(tables))
-    for i, attrs in enumerate(tables):
-        err = np.abs(total * model.marginal(attrs) - data.counts(attrs)).sum()
-        scores[i] = weights[i] * (err - _EXPECTED_ABS_NORMAL * sigma * table_size(data.shape, attrs))
-    return scores
+    return np.array([integer_l1_error(total * model.marginal(attrs), data.counts(attrs))
+                     for attrs in tables], dtype=np.int64)
 
 
 def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     """Exponential mechanism over the candidates that fit the size cap.
 
-    The cap depends only on released quantities (the measured sets), so
-    restricting to eligible tables is free. Eligibility is checked lazily:
-    a drawn ineligible table is removed and the mechanism redrawn over the
-    rest; by the choice axiom of the exponential mechanism the result has
-    exactly the law of the mechanism over the eligible set.
+    AIM's score: the weighted L1 error minus its expected measurement noise
+    ``sqrt(2/pi) sigma |cells|``. The cap depends only on released
+    quantities (the measured sets), so restricting to eligible tables is
+    free. Eligibility is checked lazily: a drawn ineligible table is removed
+    and the mechanism redrawn over the rest; by the choice axiom of the
+    exponential mechanism the result has exactly the law of the mechanism
+    over the eligible set.
     """
-    scores = _scores(fitter, tables, weights, sigma)
-    sensitivity = fitter.budget.neighbouring.l1 * float(np.max(weights))
+    errors = _errors(fitter, tables)
+    weights = np.asarray(weights, dtype=float)
+    penalties = np.array([_EXPECTED_ABS_NORMAL * sigma * table_size(fitter.data.shape, attrs)
+                          for attrs in tables])
+    l1 = fitter.budget.neighbouring.l1
     alive = np.ones(len(tables), dtype=bool)
     while True:
         index = np.flatnonzero(alive)
-        pick = index[exponential_mechanism(scores[alive], epsilon, sensitivity, rng)]
+        pick = index[select_exact(errors[alive], weights[alive], penalties[alive], l1,
+                                  epsilon, rng)]
         if fitter.model.fits(tables[pick], size_limit):
             return tables[pick]
         alive[pick] = False

@@ -29,7 +29,7 @@ class Spy:
 
     def __init__(self, monkeypatch):
         self.epsilons, self.sigmas = [], []
-        em, noise = mst.exponential_mechanism, selection.add_discrete_gaussian
+        em, noise = selection.exact_exponential_mechanism, selection.add_discrete_gaussian
 
         def spy_em(scores, epsilon, sensitivity, rng, **kw):
             self.epsilons.append((epsilon, sensitivity))
@@ -39,7 +39,7 @@ class Spy:
             self.sigmas.append(sigma)
             return noise(counts, sigma, rng)
 
-        monkeypatch.setattr(mst, "exponential_mechanism", spy_em)
+        monkeypatch.setattr(selection, "exact_exponential_mechanism", spy_em)
         monkeypatch.setattr(selection, "add_discrete_gaussian", spy_noise)
 
 
@@ -47,7 +47,8 @@ def audit(spy, result, rho, neighbouring):
     """Recompute the zCDP cost from the draws: Gaussian Delta^2/(2 s^2), EM eps^2/8."""
     spent = math.fsum(neighbouring.l2**2 / (2 * s**2) for s in spy.sigmas)
     spent += math.fsum(e**2 / 8 for e, _ in spy.epsilons)
-    assert all(s == neighbouring.l1 for _, s in spy.epsilons)
+    assert all(s == selection.WEIGHT_SCALE * selection.SCORE_SCALE * int(neighbouring.l1)
+               for _, s in spy.epsilons)  # integer scores (see select_exact)
     assert spent == pytest.approx(rho, rel=1e-12, abs=0)
     assert result.rho_spent == pytest.approx(spent, rel=1e-12, abs=0)
 
@@ -73,12 +74,12 @@ def test_audit_catches_an_under_recorded_selection(monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = chain_data()
     spy = Spy(monkeypatch)
-    inner = mst.exponential_mechanism  # the spy: it logs what is really drawn
+    inner = selection.exact_exponential_mechanism  # the spy: it logs what is really drawn
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):
         return inner(scores, 2 * epsilon, sensitivity, rng, **kw)
 
-    monkeypatch.setattr(mst, "exponential_mechanism", greedy)
+    monkeypatch.setattr(selection, "exact_exponential_mechanism", greedy)
     result = select_spanning_tree(codes, shape, 0.02, np.random.default_rng(1), max_iter=5,
                                   final_max_iter=5)
     with pytest.raises(AssertionError):

@@ -28,7 +28,7 @@ class Spy:
 
     def __init__(self, monkeypatch):
         self.epsilons, self.sigmas = [], []
-        em, noise = selection.exponential_mechanism, selection.add_discrete_gaussian
+        em, noise = selection.exact_exponential_mechanism, selection.add_discrete_gaussian
 
         def spy_em(scores, epsilon, sensitivity, rng, **kw):
             self.epsilons.append((epsilon, sensitivity))
@@ -38,7 +38,7 @@ class Spy:
             self.sigmas.append(sigma)
             return noise(counts, sigma, rng)
 
-        monkeypatch.setattr(selection, "exponential_mechanism", spy_em)
+        monkeypatch.setattr(selection, "exact_exponential_mechanism", spy_em)
         monkeypatch.setattr(selection, "add_discrete_gaussian", spy_noise)
 
     def rho(self, l2):
@@ -72,9 +72,10 @@ def test_rounds_spend_exactly_the_budget(monkeypatch, neighbouring):
     result = select_and_measure(codes, shape, work, rho, np.random.default_rng(1),
                                 neighbouring=neighbouring, max_iter=10, final_max_iter=20)
     audit(spy, result, rho, neighbouring, len(shape))
-    # the sensitivity of the selection is (l1 of a table) * max weight
-    _, weights = candidate_tables(work, len(shape))
-    assert {s for _, s in spy.epsilons} == {neighbouring.l1 * weights.max()}
+    # integer scores: weights normalised to max 1 on WEIGHT_SCALE, errors in 1/SCORE_SCALE
+    # counts, so one record moves a score by at most WEIGHT_SCALE * SCORE_SCALE * l1
+    assert {s for _, s in spy.epsilons} == {
+        selection.WEIGHT_SCALE * selection.SCORE_SCALE * int(neighbouring.l1)}
     if neighbouring.public_total:
         assert result.total == len(codes)
 
@@ -83,12 +84,12 @@ def test_audit_catches_an_under_recorded_selection(monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = small_data()
     spy = Spy(monkeypatch)
-    inner = selection.exponential_mechanism
+    inner = selection.exact_exponential_mechanism
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):
         return inner(scores, 2 * epsilon, sensitivity, rng, **kw)
 
-    monkeypatch.setattr(selection, "exponential_mechanism", greedy)
+    monkeypatch.setattr(selection, "exact_exponential_mechanism", greedy)
     work = [(t, 1.0) for t in itertools.combinations(range(len(shape)), 2)]
     result = select_and_measure(codes, shape, work, 0.05, np.random.default_rng(1),
                                 max_iter=10, final_max_iter=20)
@@ -127,3 +128,27 @@ def test_first_measurements_are_all_one_way():
     result = select_and_measure(codes, shape, work, 0.05, np.random.default_rng(2),
                                 max_iter=5, final_max_iter=5)
     assert [m.attrs for m in result.measurements[: len(shape)]] == [(a,) for a in range(len(shape))]
+
+
+def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding(monkeypatch):
+    """select_exact hands the exact sampler integers whose ratio to the sensitivity is
+    AIM's real-valued w (err - pen) / (l1 max w) up to the rounding of w and pen."""
+    rng = np.random.default_rng(0)
+    counts = [rng.integers(0, 50, size=6) for _ in range(5)]
+    expected = [c + rng.normal(0, 3, size=6) for c in counts]
+    weights, penalties = np.array([1.0, 2.0, 0.5, 3.0, 1.5]), rng.uniform(0, 5, size=5)
+    errors = [selection.integer_l1_error(e, c) for e, c in zip(expected, counts)]
+    seen = {}
+
+    def spy(scores, epsilon, sensitivity, rng, **kw):
+        seen.update(scores=np.asarray(scores), sensitivity=sensitivity)
+        return 0
+
+    monkeypatch.setattr(selection, "exact_exponential_mechanism", spy)
+    selection.select_exact(errors, weights, penalties, 2, 1.0, rng)
+    real = np.array([w * (np.abs(e - c).sum() - p) for e, c, w, p in
+                     zip(expected, counts, weights, penalties)]) / (2 * weights.max())
+    exact = seen["scores"] / seen["sensitivity"]
+    # rounding: weights to 1/1024 of max, model counts to 2^-16, penalties to a unit
+    np.testing.assert_allclose(exact, real, atol=0.02 * np.abs(real).max())
+    assert seen["scores"].dtype == np.int64
