@@ -104,27 +104,35 @@ def _smooth_mwem_selection_case(epsilon=2.0):
     )
 
 
+def _one_cell_measurement_params(epsilon):
+    """One binary attribute, one round that only measures (selection ~free)."""
+    return dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
+                selection_fraction=0.01, n_passes=0, categorical_features=[0],
+                bounds=(0, 1))
+
+
+def _noisy_counts(est):
+    return est.noisy_counts_[0].ravel()
+
+
+def _tail_event(counts):
+    # counts (4, 0) vs (3, 1): probability ratio exactly e^{eps_meas} under
+    # discrete Laplace noise of scale 2 / eps_meas
+    return counts[1] >= 1 and counts[0] <= 3
+
+
 def _smooth_mwem_measurement_case(epsilon=3.0):
-    # One binary attribute, n = 4: counts (4, 0) vs (3, 1). The event "noisy
-    # cell 1 >= 1 and noisy cell 0 <= 3" has probability ratio exactly
-    # e^{eps_meas} under discrete Laplace noise of scale 2 / eps_meas.
+    # n = 4: counts (4, 0) vs (3, 1), the tail event of _tail_event.
     dataset0 = np.zeros((4, 1))
     dataset1 = np.array([[0.0], [0.0], [0.0], [1.0]])
-    params = dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
-                  selection_fraction=0.01, n_passes=0, categorical_features=[0],
-                  bounds=(0, 1))
-
-    def output(est):
-        return est.noisy_counts_[0].ravel()
-
-    def event(counts):
-        return counts[1] >= 1 and counts[0] <= 3
-
+    params = _one_cell_measurement_params(epsilon)
     return AuditCase(
         f"SmoothMWEM (eps={epsilon}), discrete Laplace measurement of a table, tail event",
-        epsilon, 0.0, _runner(SmoothMWEM, params, dataset0, dataset1, output, event), 500,
+        epsilon, 0.0,
+        _runner(SmoothMWEM, params, dataset0, dataset1, _noisy_counts, _tail_event), 500,
         min_fraction=0.6,
-        run_broken=_runner(_DoubledMeasurement, params, dataset0, dataset1, output, event),
+        run_broken=_runner(_DoubledMeasurement, params, dataset0, dataset1, _noisy_counts,
+                           _tail_event),
         broken="counts measured with twice the epsilon the release accounts for",
     )
 
@@ -132,29 +140,19 @@ def _smooth_mwem_measurement_case(epsilon=3.0):
 def _chunked_measurement_case(epsilon=3.0):
     # The measurement case on the out-of-core path: the rows arrive in two
     # chunks (partial_fit, partial_fit, release), the differing record in
-    # the first one. Counts (4, 0) vs (3, 1): the event "noisy cell 1 >= 1
-    # and noisy cell 0 <= 3" has probability ratio exactly e^{eps_meas}; a
-    # first chunk counted twice gives (5, 0) vs (3, 2) and a ratio near e^{4.6}.
+    # the first one. A first chunk counted twice gives (5, 0) vs (3, 2) and
+    # a ratio near e^{4.6} on the same event.
     dataset0 = np.zeros((4, 1))
     dataset1 = np.array([[1.0], [0.0], [0.0], [0.0]])
-    params = dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
-                  selection_fraction=0.01, n_passes=0, categorical_features=[0],
-                  bounds=(0, 1))
-
-    def output(est):
-        return est.noisy_counts_[0].ravel()
-
-    def event(counts):
-        return counts[1] >= 1 and counts[0] <= 3
-
+    params = _one_cell_measurement_params(epsilon)
     return AuditCase(
         f"SmoothMWEM out of core (partial_fit x2 + release, eps={epsilon}), "
         "discrete Laplace measurement of a table, tail event",
         epsilon, 0.0,
-        _chunked_runner(SmoothMWEM, params, dataset0, dataset1, output, event, 1), 1_000,
-        min_fraction=0.6,
+        _chunked_runner(SmoothMWEM, params, dataset0, dataset1, _noisy_counts, _tail_event, 1),
+        1_000, min_fraction=0.6,
         run_broken=_chunked_runner(_FirstChunkCountedTwice, params, dataset0, dataset1,
-                                   output, event, 1),
+                                   _noisy_counts, _tail_event, 1),
         broken="the first chunk is counted twice (sensitivity 2 per cell, twice the epsilon)",
     )
 

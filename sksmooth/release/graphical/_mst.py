@@ -34,11 +34,9 @@ import numpy as np
 from ._selection import (
     ADD_REMOVE,
     SelectionResult,
-    _Budget,
-    _Fitter,
-    as_counts,
     integer_l1_error,
     select_exact,
+    start_fitter,
 )
 
 __all__ = ["select_spanning_tree"]
@@ -90,12 +88,8 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     -------
     SelectionResult
     """
-    shape = tuple(int(s) for s in shape)
-    d = len(shape)
-    budget = _Budget(rho, neighbouring)
-    data = as_counts(codes, shape)
-    total = float(data.n) if neighbouring.public_total else None
-    fitter = _Fitter(data, budget, rng, max_iter, total)
+    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
+    budget, d = fitter.budget, len(fitter.data.shape)
     n_edges = d - 1
     parts = 3 if n_edges else 1
     sigma_one = budget.sigma_for(rho / parts / d)

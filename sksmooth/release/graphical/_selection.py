@@ -324,12 +324,8 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     -------
     SelectionResult
     """
-    shape = tuple(int(s) for s in shape)
-    d = len(shape)
-    budget = _Budget(rho, neighbouring)
-    data = as_counts(codes, shape)
-    total = float(data.n) if neighbouring.public_total else None
-    fitter = _Fitter(data, budget, rng, max_iter, total)
+    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
+    budget, d = fitter.budget, len(fitter.data.shape)
     tables, weights = candidate_tables(workload, d)
     n_rounds = rounds_per_attr * d
     sigma = budget.sigma_for(measure_fraction * rho / n_rounds)
@@ -365,6 +361,13 @@ def as_counts(codes, shape):
     :class:`~sksmooth.release._statistics.MarginalCounts` (out-of-core).
     """
     return codes if hasattr(codes, "counts") else _Data(codes, shape)
+
+
+def start_fitter(codes, shape, rho, rng, neighbouring, max_iter):
+    """The model fitter of a run within ``rho`` (total public under substitution)."""
+    data = as_counts(codes, tuple(int(s) for s in shape))
+    total = float(data.n) if neighbouring.public_total else None
+    return _Fitter(data, _Budget(rho, neighbouring), rng, max_iter, total)
 
 
 def measure_total(codes, rho, rng, neighbouring=ADD_REMOVE):
