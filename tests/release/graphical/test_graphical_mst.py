@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-import sksmooth.release.graphical._mst as mst
 import sksmooth.release.graphical._selection as selection
 from sksmooth.release.graphical._mst import select_spanning_tree
 from sksmooth.release.graphical._selection import ADD_REMOVE, SUBSTITUTION
@@ -24,25 +23,6 @@ def chain_data(n=2000, d=6, levels=3, seed=0, order=None):
     return codes, (levels,) * d
 
 
-class Spy:
-    """The privacy parameters the mechanisms were really called with."""
-
-    def __init__(self, monkeypatch):
-        self.epsilons, self.sigmas = [], []
-        em, noise = selection.exact_exponential_mechanism, selection.add_discrete_gaussian
-
-        def spy_em(scores, epsilon, sensitivity, rng, **kw):
-            self.epsilons.append((epsilon, sensitivity))
-            return em(scores, epsilon, sensitivity, rng, **kw)
-
-        def spy_noise(counts, sigma, rng):
-            self.sigmas.append(sigma)
-            return noise(counts, sigma, rng)
-
-        monkeypatch.setattr(selection, "exact_exponential_mechanism", spy_em)
-        monkeypatch.setattr(selection, "add_discrete_gaussian", spy_noise)
-
-
 def audit(spy, result, rho, neighbouring):
     """Recompute the zCDP cost from the draws: Gaussian Delta^2/(2 s^2), EM eps^2/8."""
     spent = math.fsum(neighbouring.l2**2 / (2 * s**2) for s in spy.sigmas)
@@ -54,9 +34,8 @@ def audit(spy, result, rho, neighbouring):
 
 
 @pytest.mark.parametrize("neighbouring", [ADD_REMOVE, SUBSTITUTION])
-def test_spends_exactly_the_budget_on_2d_minus_1_tables(monkeypatch, neighbouring):
+def test_spends_exactly_the_budget_on_2d_minus_1_tables(spy, neighbouring):
     codes, shape = chain_data()
-    spy = Spy(monkeypatch)
     rho = 0.02
     result = select_spanning_tree(codes, shape, rho, np.random.default_rng(1),
                                   neighbouring=neighbouring, max_iter=10, final_max_iter=50)
@@ -70,10 +49,9 @@ def test_spends_exactly_the_budget_on_2d_minus_1_tables(monkeypatch, neighbourin
         assert result.total == len(codes)
 
 
-def test_audit_catches_an_under_recorded_selection(monkeypatch):
+def test_audit_catches_an_under_recorded_selection(spy, monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = chain_data()
-    spy = Spy(monkeypatch)
     inner = selection.exact_exponential_mechanism  # the spy: it logs what is really drawn
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):

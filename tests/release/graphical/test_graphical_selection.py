@@ -23,34 +23,6 @@ def small_data(n=400, d=5, levels=3, seed=0):
     return codes, (levels,) * d
 
 
-class Spy:
-    """Records the privacy parameters the mechanisms were really called with."""
-
-    def __init__(self, monkeypatch):
-        self.epsilons, self.sigmas = [], []
-        em, noise = selection.exact_exponential_mechanism, selection.add_discrete_gaussian
-
-        def spy_em(scores, epsilon, sensitivity, rng, **kw):
-            self.epsilons.append((epsilon, sensitivity))
-            return em(scores, epsilon, sensitivity, rng, **kw)
-
-        def spy_noise(counts, sigma, rng):
-            self.sigmas.append(sigma)
-            return noise(counts, sigma, rng)
-
-        monkeypatch.setattr(selection, "exact_exponential_mechanism", spy_em)
-        monkeypatch.setattr(selection, "add_discrete_gaussian", spy_noise)
-
-    def rho(self, l2):
-        """zCDP cost of the draws, recomputed from first principles.
-
-        Redraws of the exponential mechanism within one round (ineligible
-        tables) are one selection; the spy sees them as repeats of the same
-        epsilon, so rounds are counted by measurements after the 1-way ones.
-        """
-        return math.fsum(l2**2 / (2 * s**2) for s in self.sigmas)
-
-
 def audit(spy, result, rho, neighbouring, n_attrs):
     measured_rho = spy.rho(neighbouring.l2)
     n_select = len(spy.sigmas) - n_attrs
@@ -64,9 +36,8 @@ def audit(spy, result, rho, neighbouring, n_attrs):
 
 
 @pytest.mark.parametrize("neighbouring", [ADD_REMOVE, SUBSTITUTION])
-def test_rounds_spend_exactly_the_budget(monkeypatch, neighbouring):
+def test_rounds_spend_exactly_the_budget(spy, neighbouring):
     codes, shape = small_data()
-    spy = Spy(monkeypatch)
     work = [(t, 1.0) for t in itertools.combinations(range(len(shape)), 2)]
     rho = 0.05
     result = select_and_measure(codes, shape, work, rho, np.random.default_rng(1),
@@ -80,10 +51,9 @@ def test_rounds_spend_exactly_the_budget(monkeypatch, neighbouring):
         assert result.total == len(codes)
 
 
-def test_audit_catches_an_under_recorded_selection(monkeypatch):
+def test_audit_catches_an_under_recorded_selection(spy, monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = small_data()
-    spy = Spy(monkeypatch)
     inner = selection.exact_exponential_mechanism
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):
