@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget
+import sksmooth.release.graphical._selection as selection
+from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget, zcdp_to_dp
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
+from sksmooth.metrics import audit_epsilon_search
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
 
@@ -228,3 +230,44 @@ def test_explicit_method_runs_it(method):
     assert est.method_ == method
     assert not [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
     assert est.sample(20, random_state=0).shape == (20, 4)
+
+
+# ------------------------------------------------- empirical privacy audit
+# One binary column, method='mst': the whole budget is one discrete Gaussian
+# measurement of the 1-way table (exactly rho-zCDP, Canonne-Kamath-Steinke 2020,
+# Thm 4; L2 sensitivity sqrt(2) under substitution). The released model's
+# marginal is a post-processing of that count, so a threshold on it is a valid
+# event; the claim audited is the rho-zCDP curve at delta' = 0.05 (the release's
+# (eps, delta) is the same rho converted, checked exactly in the accounting tests).
+AUDIT_X0 = np.array([[0]] * 10 + [[1]] * 10)
+AUDIT_X1 = np.array([[0]] * 9 + [[1]] * 11)
+
+
+def _aim_release(dataset, rng):
+    with warnings.catch_warnings():  # every audit run is seeded: not certified, warned
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return AdaptiveMarginalSynthesizer(epsilon=2.0, delta=1e-2, levels=2, method="mst",
+                                           neighbouring="substitution",
+                                           random_state=rng).fit(dataset)
+
+
+def _share_of_level_one(fitted):
+    return float(fitted.model_.marginal((0,))[1])
+
+
+def _aim_audit(seed=0):
+    return audit_epsilon_search(_aim_release, AUDIT_X0, AUDIT_X1, 2000,
+                                statistic=_share_of_level_one, random_state=seed,
+                                delta=0.05).epsilon_lower
+
+
+@pytest.mark.slow
+def test_empirical_audit_of_the_measurement_and_a_half_noise_variant(monkeypatch):
+    rho = _aim_release(AUDIT_X0, np.random.default_rng(0)).rho_
+    claim = zcdp_to_dp(rho, 0.05)
+    correct = _aim_audit()
+    assert 0.3 * claim < correct <= claim
+    noise = selection.add_discrete_gaussian
+    monkeypatch.setattr(selection, "add_discrete_gaussian",
+                        lambda counts, sigma, rng: noise(counts, sigma / 2, rng))
+    assert _aim_audit() > claim  # half the noise = 4 rho: caught at the same trials
