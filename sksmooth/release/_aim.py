@@ -220,6 +220,23 @@ def _levels_of(values, declared, name):
     return np.unique(values.astype(str)), True
 
 
+def _dtype_family(dtype):
+    """What a chunk's column type must keep across chunks.
+
+    A numpy dtype only by family (text or number): numpy and pandas infer a
+    string width, or int vs float (a NaN), from the values, and encoding
+    compares values as strings or floats anyway, so a finer check would
+    refuse a chunk because of its values. A pandas extension dtype (e.g. a
+    Categorical with its declared categories) must stay the same.
+    """
+    kind = getattr(dtype, "kind", None)
+    if isinstance(dtype, np.dtype) and kind in "USO":
+        return "text"
+    if isinstance(dtype, np.dtype) and kind in "iufb":
+        return "number"
+    return str(dtype)
+
+
 class _StreamFrame:
     """The public column structure fixed at the first chunk (picklable)."""
 
@@ -536,8 +553,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
             validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False)
         columns, names, _, dtypes, _ = self._columns(X, y)
-        if names != frame.codec.names or [str(t) for t in dtypes] != [
-                str(c.dtype) for c in frame.codec.columns] or (y is not None) != frame.has_y:
+        if names != frame.codec.names or [_dtype_family(t) for t in dtypes] != [
+                _dtype_family(c.dtype) for c in frame.codec.columns] or (
+                y is not None) != frame.has_y:
             raise ValueError(
                 "this chunk's columns (names, dtypes, or whether y is given) differ from the "
                 "first chunk's: every chunk of one release must have the same schema (e.g. "

@@ -12,7 +12,7 @@ scheduler).
 
 import numpy as np
 
-__all__ = ["is_dask_collection", "count_dask_partitions"]
+__all__ = ["is_dask_collection", "count_dask_partitions", "refuse_unknown_categories"]
 
 _SPLIT_EVERY = 8
 
@@ -20,6 +20,32 @@ _SPLIT_EVERY = 8
 def is_dask_collection(value):
     """True for a dask collection (checked without importing dask)."""
     return value is not None and type(value).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def refuse_unknown_categories(collection, name):
+    """Refuse a categorical column whose categories dask does not know.
+
+    Unknown categories (e.g. after ``astype('category')``) would be taken
+    from the rows that are read to check the structure: private values
+    published as public levels. Known categories are part of the dtype,
+    i.e. declared by the user (public).
+    """
+    from dask.dataframe.utils import has_known_categories
+
+    dtypes = getattr(collection, "dtypes", None)
+    if hasattr(dtypes, "items"):  # a DataFrame: one dtype per column
+        columns = [c for c, t in dtypes.items() if str(t) == "category"]
+        unknown = [c for c in columns if not has_known_categories(collection[c])]
+    elif str(getattr(collection, "dtype", "")) == "category":
+        unknown = [] if has_known_categories(collection) else [name]
+    else:
+        unknown = []
+    if unknown:
+        raise ValueError(
+            f"categorical columns {unknown[:5]} of the dask collection {name} have unknown "
+            "categories, which would be read from the private rows; declare the public "
+            "levels with .cat.set_categories([...]) (or the estimator's levels/categories "
+            "parameter on a non-categorical column).")
 
 
 def _partitions(collection):

@@ -45,7 +45,7 @@ import numpy as np
 from .._atomic import atomic_update
 from .._constraints import validate_params
 from .._randomness import ReleaseRandomness, release_randomness
-from ._dask import count_dask_partitions, is_dask_collection
+from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
 
@@ -311,6 +311,7 @@ def _dask_head(X, y):
 
 
 def _head(collection, name):
+    refuse_unknown_categories(collection, name)
     if not hasattr(collection, "head"):  # dask array
         head = collection[:1].compute()
     else:  # the first partition, or (if it is empty) the first rows of any

@@ -416,6 +416,44 @@ def test_aim_on_a_dask_dataframe_equals_in_memory():
         AdaptiveMarginalSynthesizer().fit(_dask_frame(df, 3))
 
 
+def test_dask_categories_are_never_read_from_the_rows():
+    """Attack found in review: with unknown dask categories, the structure check's
+    first row set the public levels (row 0 = 'a' vs 'b' gave levels ['a'] vs ['b']
+    and a certified release). Both neighbours now get the same refusal; declared
+    categories work."""
+    dask = pytest.importorskip("dask")
+    outcomes = []
+    for first in ("a", "b"):
+        df = pd.DataFrame({"c": [first, "a", "b", "a", "b", "a"], "x": [0, 1, 0, 1, 1, 0]})
+        unknown = _dask_frame(df, 2).astype({"c": "category"})
+        for make in (lambda: AdaptiveMarginalSynthesizer(levels={"x": 2}),  # noqa: E731
+                     lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c"])):  # noqa: E731
+            with dask.config.set(scheduler="synchronous"), \
+                    pytest.raises(ValueError, match="unknown categories") as info:
+                make().fit(unknown)
+            outcomes.append(str(info.value))
+    assert outcomes[:2] == outcomes[2:]
+    declared = _dask_frame(pd.DataFrame({"c": ["a", "b"] * 3, "x": [0, 1, 0] * 2}), 2).astype(
+        {"c": pd.CategoricalDtype(["a", "b", "z"])})
+    with dask.config.set(scheduler="synchronous"):
+        synth = AdaptiveMarginalSynthesizer(levels={"x": 2}).fit(declared)
+    assert list(synth.sample(5)["c"].cat.categories) == ["a", "b", "z"]
+
+
+def test_aim_chunk_schema_does_not_depend_on_values():
+    """Attack found in review: numpy infers a string width (or float for a NaN) from
+    the values, and a later chunk was refused when one row was longer ('dog' vs 'b')."""
+    first = np.array([["a", "0"], ["b", "1"]])
+    for second in (np.array([["b", "1"], ["b", "0"]]), np.array([["dog", "1"], ["b", "0"]])):
+        est = AdaptiveMarginalSynthesizer(levels=[["a", "b"], ["0", "1"]])
+        est.partial_fit(first).partial_fit(second)
+        assert est._stream.statistic.n == 4
+    numbers = np.array([[0, 1], [1, 0]])
+    est = AdaptiveMarginalSynthesizer(levels=2).partial_fit(numbers)
+    est.partial_fit(np.array([[0.0, np.nan], [1.0, 1.0]]))  # a NaN makes numpy choose float
+    assert est._stream.statistic.n == 4
+
+
 def test_dask_input_needs_public_bounds():
     pytest.importorskip("dask")
     X, _ = _numeric_data()
