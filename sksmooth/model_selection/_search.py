@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, CallableValue, Check, Integer, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
+from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting._ledger import charge, check_accountant
 from ..preprocessing import PublicBoundsScaler
@@ -215,6 +216,10 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         OS entropy (certified). A seed makes the search reproducible but the
         selection is then marked *not certified* (whoever knows the seed can
         replay its noise); it does not seed the candidates.
+    verbose : int or bool, default=0
+        ``>= 1``: the number of (candidate, fold) fits on stderr and a
+        progress bar over them (tqdm when installed). Only counts of fits
+        are printed, never a score.
 
     Attributes
     ----------
@@ -311,11 +316,12 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         "n_jobs": Check(_check_n_jobs, "None or a non-zero int"),
         "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
         "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
     }
 
     def __init__(self, estimator, param_grid, *, epsilon_selection, cv=3,
                  scoring="accuracy", refit=True, n_jobs=None, accountant=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon_selection = epsilon_selection
@@ -325,6 +331,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -368,13 +375,26 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return [(np.sort(np.concatenate(folds[:j] + folds[j + 1:])), np.sort(folds[j]))
                 for j in range(self.cv)]
 
-    def _fit_folds(self, estimator, candidates, X, y, splits, scoring):
+    def _fit_folds(self, estimator, candidates, X, y, splits, scoring, verbose):
         tasks = [(estimator, params, X, y, train, test, scoring, c)
                  for c, params in enumerate(candidates) for train, test in splits]
-        if joblib.effective_n_jobs(self.n_jobs) == 1:
-            return [_fit_and_count(*task) for task in tasks]
-        return joblib.Parallel(n_jobs=self.n_jobs)(
-            joblib.delayed(_fit_and_count)(*task) for task in tasks)
+        with Progress(type(self).__name__, verbose, total=len(tasks),
+                      unit="fits") as progress:
+            progress.log(f"{len(candidates)} candidates x {len(splits)} folds = "
+                         f"{len(tasks)} private fits")
+            if joblib.effective_n_jobs(self.n_jobs) == 1:
+                results = []
+                for task in tasks:
+                    results.append(_fit_and_count(*task))
+                    progress.update(1)
+                return results
+            results = joblib.Parallel(n_jobs=self.n_jobs, return_as="generator")(
+                joblib.delayed(_fit_and_count)(*task) for task in tasks)
+            collected = []
+            for result in results:
+                collected.append(result)
+                progress.update(1)
+            return collected
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y, **fit_params):
@@ -405,7 +425,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         X, y = indexable(X, y)
         candidates = list(ParameterGrid(params["param_grid"]))
         splits = self._folds(len(y), randomness.public)
-        results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"])
+        results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"],
+                                  params["verbose"])
 
         counts = np.zeros(len(candidates))
         eps = np.zeros(len(candidates))

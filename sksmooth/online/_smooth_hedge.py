@@ -13,7 +13,6 @@ on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
 """
 
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -24,9 +23,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update
-from .._constraints import (RANDOM_STATE, Boolean, Check, InstanceOf, Integer, NoneValue,
+from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
                             Options, Real, validate_params)
 from .._guarantee import Guarantee
+from .._progress import VERBOSE, Progress
 from .._validation import check_bounds, check_generator, clip_to_bounds
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
@@ -317,7 +317,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "
                                                                    "10^8 expert-rounds/s"),
         "random_state": RANDOM_STATE,
-        "verbose": (Boolean(), Integer(0, high=10)),
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, hypotheses="thresholds", sigma=0.1, horizon=None, gamma="auto",
@@ -443,7 +443,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         stream.strategy, stream.hypotheses = strategy, value
 
     # --------------------------------------------------------------- epochs
-    def _new_epoch(self, length, params):
+    def _new_epoch(self, length, params, progress=None):
         stream = self._stream
         gamma = params["gamma"]
         target = params["sigma"] / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
@@ -460,19 +460,23 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if play.capped_by and not stream.cap_warned:
             stream.cap_warned = True
             warnings.warn(_cap_message(play, params, length), UserWarning, stacklevel=5)
-        if params["verbose"]:
-            print(f"[SmoothHedgeClassifier] epoch {len(stream.epochs)}: T={length}, "
-                  f"K={play.n_experts}, gamma={play.gamma:.4g} (target {target:.4g}), "
-                  f"eta={play.learning_rate:.4g}", file=sys.stderr)
+        (progress or Progress(type(self).__name__, params["verbose"])).log(
+            f"epoch {len(stream.epochs)}: T={length}, K={play.n_experts}, "
+            f"gamma={play.gamma:.4g} (target {target:.4g}), eta={play.learning_rate:.4g}")
 
     def _play(self, X, y, params):
+        n = X.shape[0]
+        with Progress(type(self).__name__, params["verbose"], total=n,
+                      min_total=_PROGRESS_ROWS) as progress:
+            self._play_rows(X, y, params, progress)
+
+    def _play_rows(self, X, y, params, progress):
         horizon = params["horizon"]
         n, done = X.shape[0], 0
-        progress = _progress(n, params["verbose"])
         while done < n:
             epoch = self._stream.current
             if horizon is None and epoch.n_rounds >= epoch.length:
-                self._new_epoch(2 ** len(self._stream.epochs), params)
+                self._new_epoch(2 ** len(self._stream.epochs), params, progress)
                 epoch = self._stream.current
             take = n - done if horizon is not None else min(n - done,
                                                             epoch.length - epoch.n_rounds)
@@ -489,8 +493,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             epoch.n_rounds += take
             self.n_rounds_ += take
             done += take
-            progress(take)
-        progress(None)
+            progress.update(take)
 
     def _play_epoch(self, epoch, X, y):
         play = epoch.play
@@ -759,30 +762,3 @@ def _cap_message(play, params, length):
         text += (" A cover this coarse is of little use: with many features prefer "
                  "hypotheses='stumps', or reduce the number of features.")
     return text
-
-
-def _progress(n_rows, verbose):
-    """A callable advancing a progress bar by ``rows`` (``None`` closes it)."""
-    if not verbose or n_rows <= _PROGRESS_ROWS:
-        return lambda rows: None
-    try:
-        from tqdm import tqdm  # optional extra, imported lazily
-    except ImportError:
-        state = {"done": 0}
-
-        def plain(rows):
-            if rows is None:
-                print(file=sys.stderr)
-                return
-            state["done"] += rows
-            print(f"\r[SmoothHedgeClassifier] {state['done']}/{n_rows} rows", end="",
-                  file=sys.stderr)
-        return plain
-    bar = tqdm(total=n_rows, unit="rows", file=sys.stderr, desc="SmoothHedgeClassifier")
-
-    def advance(rows):
-        if rows is None:
-            bar.close()
-        else:
-            bar.update(rows)
-    return advance

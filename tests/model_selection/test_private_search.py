@@ -123,6 +123,18 @@ def test_refused_refit_publishes_nothing(cancer):
     assert ledger.spent.epsilon == pytest.approx(2.0)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_verbose_reports_the_number_of_fits(cancer, tmp_path, capsys, n_jobs):
+    X, y = cancer
+    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                             cv=3, n_jobs=n_jobs, accountant=ledger, verbose=1)
+    search.fit(X, y)
+    err = capsys.readouterr().err
+    assert "[PrivateSearchCV] 2 candidates x 3 folds = 6 private fits" in err
+    assert "6/6" in err
+
+
 def test_parallel_search_charges_a_file_ledger(cancer, tmp_path):
     X, y = cancer
     ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
