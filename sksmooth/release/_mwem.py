@@ -18,6 +18,7 @@ import numpy as np
 
 from .._constraints import Boolean, Integer, Options, Real
 from .._guarantee import Guarantee, PrivacySpent
+from .._progress import VERBOSE, Progress
 from ..accounting import charge
 from ..exceptions import PrivacyWarning
 from ._base import (
@@ -251,6 +252,9 @@ class SmoothMWEM(ReleaseMixin):
         Ledger charged ``(epsilon, delta)`` when ``fit`` releases.
     random_state : None, int or Generator, default=None
         ``None`` for a certified release (see **Randomness**).
+    verbose : int or bool, default=0
+        ``>= 1``: after the charge, the number of rounds and a progress bar
+        over them on stderr (tqdm when installed).
 
     Attributes
     ----------
@@ -357,6 +361,7 @@ class SmoothMWEM(ReleaseMixin):
         "output": Options("auto", "average", "last"),
         "projection": Boolean(),
         "jitter": JITTER_CONSTRAINT,
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -388,6 +393,7 @@ class SmoothMWEM(ReleaseMixin):
         jitter=True,
         accountant=None,
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -415,6 +421,7 @@ class SmoothMWEM(ReleaseMixin):
         self.jitter = jitter
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     # ------------------------------------------------------ fit / release
     def _check_public_parameters(self, params):
@@ -451,14 +458,19 @@ class SmoothMWEM(ReleaseMixin):
                   else stream.statistic.query_counts())
         strategy = (TableRounds if plan.by_table else QueryRounds)(
             workload, counts, data.n, plan.update, plan.eta)
-        run = run_mw(strategy, make_model(uni.shape, self.max_universe_size), plan.n_rounds,
-                     plan.params, randomness.noise, exclude=plan.exclude,
-                     n_passes=plan.n_passes, sigma=sigma if self.projection else None,
-                     max_model_size=self.max_universe_size)
         not_certified = self._not_certified(data, randomness)
-        # charge, then publish: nothing of the release is visible before the ledger agreed
+        # charge, then run and publish: nothing of the release (not even the progress of
+        # its rounds, which may stop early) is visible before the ledger agreed
         charge(self.accountant, epsilon, delta, type(self).__name__,
                certified=not not_certified)
+        with Progress(type(self).__name__, params["verbose"], total=plan.n_rounds,
+                      unit="rounds", min_total=1) as progress:
+            progress.log(f"charged ({epsilon:g}, {delta:g}); {plan.n_rounds} rounds of "
+                         "selection and measurement")
+            run = run_mw(strategy, make_model(uni.shape, self.max_universe_size),
+                         plan.n_rounds, plan.params, randomness.noise, exclude=plan.exclude,
+                         n_passes=plan.n_passes, sigma=sigma if self.projection else None,
+                         max_model_size=self.max_universe_size, progress=progress)
         self._publish(run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
                       not_certified)
         self._remember_input(stream)

@@ -215,14 +215,14 @@ def _choose(rounds, model, scores, available, params, rng, max_model_size):
 
 
 def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=None,
-           max_model_size=None):
+           max_model_size=None, progress=None):
     """The MWEM loop; ``sigma`` set = KL projection onto sigma-smooth distributions.
 
     ``rng`` is the release's noise stream (selection and measurement). The
     average of the iterates is kept only for a dense model (a mixture of
     factored models is not a factored model); ``max_model_size`` caps a
     factored model (``None``: no cap). The loop stops early when no
-    candidate is eligible any more.
+    candidate is eligible any more. ``progress`` (a ``Progress``) counts rounds.
     """
     run = MWRun()
     dense = isinstance(model, DenseModel)
@@ -248,6 +248,8 @@ def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=Non
             model = DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
         if dense:
             average += model.marginal(all_attrs).reshape(-1)
+        if progress is not None:
+            progress.update(1)
     run.last = model
     run.average = average / max(len(run.selected), 1) if dense else None
     return run

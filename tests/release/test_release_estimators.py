@@ -155,6 +155,19 @@ def test_accountant_charged_once_and_refuses_over_budget():
     assert acc.spent.epsilon == pytest.approx(1.5)
 
 
+def test_verbose_reports_rounds_only_after_the_charge(capsys):
+    X = _binary_data()
+    acc = BudgetAccountant(epsilon=1.5)
+    m = SmoothMWEM(epsilon=1.0, n_iter=5, accountant=acc, random_state=0, verbose=1,
+                   **_BIN).fit(X)
+    err = capsys.readouterr().err
+    assert "[SmoothMWEM] charged (1, 0); 5 rounds of selection and measurement" in err
+    assert f"{len(m.selected_)}/5" in err
+    with pytest.raises(BudgetError):
+        clone(m).fit(X)
+    assert capsys.readouterr().err == ""  # a refused release prints nothing
+
+
 def test_sample_universe_halfspaces_and_pickle():
     rng = np.random.default_rng(0)
     X = rng.normal(0.5, 0.1, size=(300, 2))
