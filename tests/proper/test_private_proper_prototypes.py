@@ -6,6 +6,7 @@ Canonne, Kamath, Steinke, NeurIPS 2020, arXiv:2004.00010 (Thm 14, Cor. 13).
 import itertools
 import pickle
 import warnings
+from dataclasses import fields, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -30,7 +31,7 @@ def _clf(**kw):
 def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitute", **params):
     params = dict(dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=gamma,
                        neighbouring=neighbouring, epsilon=1.0, delta=1e-5,
-                       prototypes_per_label=1), **params)
+                       prototypes_per_label=1, projection=None), **params)
     return PrototypeStrategy.build(params, np.zeros((1, n_features)), n_classes,
                                    np.random.default_rng(0))
 
@@ -149,14 +150,23 @@ def test_prototypes_with_the_exponential_method_is_refused_with_the_fix():
 
 
 # ---------------------------------------------------------------- privacy
+def _every_code(strategy):
+    """Every code the row map can output: the box grid, or every lattice point of the L1 ball."""
+    G, row_map = strategy.n_cells, strategy.codes_map
+    if strategy.row_map is None:
+        return np.array(list(itertools.product(range(-G, G + 1, 2), repeat=row_map.dim)))
+    R = row_map.l1_bound
+    cube = np.array(list(itertools.product(range(-R, R + 1), repeat=row_map.dim)))
+    return cube[np.abs(cube).sum(axis=1) <= R]
+
+
 def _neighbour_shifts(strategy, same_size=True):
-    """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row)."""
-    G, d, k = strategy.n_cells, strategy.n_features, strategy.n_groups
-    grid = np.array(list(itertools.product(range(G + 1), repeat=d)))
-    cells = strategy._cells(strategy.lower + grid / G * (strategy.upper - strategy.lower))
-    m = strategy.prototypes_per_label
-    rows = [(2 * q - G, label * m + cell) for q, cell in zip(grid, cells)
-            for label in range(strategy.n_classes)]
+    """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row).
+
+    Any code with any group (label and anchor cell): a superset of what rows produce.
+    """
+    k, d = strategy.n_groups, strategy.codes_map.dim
+    rows = [(u, group) for u in _every_code(strategy) for group in range(k)]
     for (u, a), (v, b) in itertools.product(rows, repeat=2) if same_size else (
             ((None, None), r) for r in rows):
         sums, counts = np.zeros((k, d)), np.zeros(k)
@@ -186,10 +196,11 @@ def _worst_loss(strategy, noise):
 @pytest.mark.parametrize("neighbouring", ["substitute", "add_remove"])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
 def test_calibration_is_tight_over_every_neighbouring_pair(neighbouring, delta):
-    for n_features, gamma, n_classes, m in [(2, 0.25, 3, 1), (3, 0.5, 2, 1), (1, 0.1, 4, 1),
-                                            (2, 0.25, 2, 3)]:
+    for n_features, gamma, n_classes, m, k in [
+            (2, 0.25, 3, 1, None), (3, 0.5, 2, 1, None), (1, 0.1, 4, 1, None),
+            (2, 0.25, 2, 3, None), (5, 0.25, 3, 1, 2), (40, 0.5, 2, 1, 3), (9, 0.1, 2, 2, 1)]:
         strategy = _strategy(n_features, gamma, n_classes, neighbouring,
-                             prototypes_per_label=m)
+                             prototypes_per_label=m, projection=k)
         assert strategy.n_groups == n_classes * m
         params = {"epsilon": 0.7, "delta": delta}
         noise = strategy.calibration(params)
@@ -205,16 +216,15 @@ class _AddRemoveNoiseUnderSubstitution(PrototypeStrategy):
     """Broken on purpose: the addition/removal noise used for substitution neighbours."""
 
     def calibration(self, params):
-        return PrototypeStrategy.calibration(
-            PrototypeStrategy(self.n_cells, self.n_classes, self.lower, self.upper,
-                              True, self.bounds_inferred), params)
+        return PrototypeStrategy.calibration(replace(self, add_remove=True), params)
 
 
+@pytest.mark.parametrize("projection", [None, 2])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
-def test_exhaustive_check_catches_a_broken_calibration(delta):
-    good = _strategy(2, 0.25, 3)
-    broken = _AddRemoveNoiseUnderSubstitution(*(getattr(good, f) for f in (
-        "n_cells", "n_classes", "lower", "upper", "add_remove", "bounds_inferred")))
+def test_exhaustive_check_catches_a_broken_calibration(delta, projection):
+    good = _strategy(2 if projection is None else 6, 0.25, 3, projection=projection)
+    broken = _AddRemoveNoiseUnderSubstitution(**{f.name: getattr(good, f.name)
+                                                 for f in fields(good)})
     params = {"epsilon": 0.7, "delta": delta}
     claimed = good.calibration(params).rho if delta > 0 else 0.7
     assert _worst_loss(broken, broken.calibration(params)) == pytest.approx(2 * claimed)
@@ -231,6 +241,11 @@ def test_laplace_audit_reaches_most_of_its_claim():
 
 def test_laplace_audit_catches_twice_epsilon():
     assert noisy_means_laplace_run(2.0)(20_000, 0).epsilon_lower > 1.0  # 1.91
+
+
+def test_projected_laplace_audit_reaches_its_claim_and_catches_twice_epsilon():
+    assert 0.7 <= noisy_means_laplace_run(1.0, projection=1)(20_000, 0).epsilon_lower <= 1.0
+    assert noisy_means_laplace_run(2.0, projection=1)(20_000, 1).epsilon_lower > 1.0
 
 
 def test_seeded_release_is_not_certified():
@@ -262,7 +277,7 @@ def test_tiny_gamma_is_capped_and_sums_stay_exact():
 def test_warns_when_noise_dominates_and_names_the_fix():
     X, y = _digits()
     with pytest.warns(UserWarning, match="near-chance accuracy.*delta > 0"):
-        _clf(epsilon=0.5, delta=0.0, classes=list(range(10))).fit(X, y)
+        _clf(epsilon=0.5, delta=0.0, projection=None, classes=list(range(10))).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
         _clf(epsilon=1.0, delta=1e-5, classes=list(range(10))).fit(X, y)
