@@ -62,6 +62,22 @@ under substitution and ``(d G + W) / b`` under addition/removal.
 Both samplers are exact (integer arithmetic only), so the guarantee holds for
 the implementation, not only for an idealised real-valued mechanism.
 
+Row maps (``projection``). Everything above is written for the box map
+``u(x)`` (:class:`~sksmooth.proper._prototype_maps.BoxCodes`), whose bounds
+are ``||u||_1 <= d G`` and ``||u||^2 <= d G^2``. The analysis uses only those
+two bounds and the count weight, so any public map with integer codes and
+exact bounds ``B1``, ``B2`` plugs in with ``d G -> B1``, ``d G^2 -> B2``
+(same label: ``||u' - u||_1 <= 2 B1``, ``||u' - u||^2 <= 4 B2``; new label:
+``2 B1 + 2 W`` and ``2 B2`` plus the counts). The projected L1 map
+(:class:`~sksmooth.proper._prototype_maps.ProjectedL1Codes`: a public random
+projection to ``k`` dimensions, then the L1 ball of radius ``sqrt(2/pi) k``,
+codes with ``||v||_1 <= R = floor(sqrt(2/pi) k G)`` proven in integer
+arithmetic) has ``B1 = R``, ``B2 = R^2`` and ``W = G ceil(sqrt(k))``: the
+pure-DP loss ``2 (R + W) / b`` does not grow with ``d``. Prototypes are then
+points of the projected space and the rule is the nearest prototype of
+``phi(x)`` (see that module). ``projection='auto'`` uses it when
+``delta = 0`` (:meth:`PrototypeStrategy.projection_dim`).
+
 References
 ----------
 Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
@@ -347,8 +363,9 @@ class PrototypeStrategy:
         if per_sum / rows_per_label <= 0.5:
             return
         needed = int(math.ceil(self.n_groups * per_sum / 0.1))
-        hint = ("" if params["delta"] > 0 else
-                " Pure DP (delta=0) adds L1-calibrated noise; delta > 0 (discrete "
+        hint = ("" if params["delta"] > 0 or self.row_map is not None else
+                " Pure DP (delta=0) on the box map (projection=None) adds L1 noise that "
+                "grows with the features; projection='auto' (or delta > 0, discrete "
                 "Gaussian) needs far less in many dimensions.")
         warnings.warn(
             f"PrivateProperClassifier(method='noisy_means'): each prototype coordinate "

@@ -278,7 +278,7 @@ def test_tiny_gamma_is_capped_and_sums_stay_exact():
 
 def test_warns_when_noise_dominates_and_names_the_fix():
     X, y = _digits()
-    with pytest.warns(UserWarning, match="near-chance accuracy.*delta > 0"):
+    with pytest.warns(UserWarning, match="near-chance accuracy.*projection='auto'.*delta > 0"):
         _clf(epsilon=0.5, delta=0.0, projection=None, classes=list(range(10))).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
