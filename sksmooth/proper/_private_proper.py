@@ -330,7 +330,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
         alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        prototypes_per_label="auto", projection="auto", neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
+        prototypes_per_label="auto", projection="auto", neighbouring="substitute", domain=None,
+        n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
         accountant=None, random_state=None,
     ):

@@ -17,9 +17,11 @@ stream before any data), and shrunk onto the L1 ball of radius ``r``::
     phi(x) = Q c(x) / max(1, ||Q c(x)||_1 / r),    r = sqrt(2 / pi) k.
 
 ``r`` is the L1 norm a box corner typically gets: for a random ``Q`` the
-coordinates of ``Q c`` are close to ``N(0, ||c||^2 / d)`` and
-``||c||_2 <= sqrt(d)``, so ``E ||Q c||_1 <= sqrt(2 / pi) k`` (a public
-quantity; no data is read). The code is ``G phi(x)`` rounded to integers and,
+coordinates of ``Q c`` are close to ``N(0, ||c||^2 / d)`` (exactly so as
+``d`` grows) and ``||c||_2 <= sqrt(d)``, so ``E ||Q c||_1`` is about
+``sqrt(2 / pi) k ||c||_2 / sqrt(d) <= sqrt(2 / pi) k``: a public quantity,
+no data is read. (It sets the bias, not the privacy: any public ``r`` gives
+the bound below.) The code is ``G phi(x)`` rounded to integers and,
 if rounding pushed its L1 norm ``L`` above ``R = floor(r G)``, rescaled in
 integer arithmetic, ``v_j = sign(v_j) floor(|v_j| R / L)``: then
 ``||v||_1 <= sum_j |v_j| R / L = R`` exactly, for every row (the proof of
@@ -204,7 +206,7 @@ class ProjectedL1Codes:
         return np.where(norm > R, rescaled, v)
 
     def prototype_codes(self, means):
-        """Post-processing: project onto the ball, round toward 0 (stays inside), shift to ``0..2R``."""
+        """Post-processing: onto the ball, rounded toward 0 (stays inside), shifted to ``0..2R``."""
         R = self.l1_bound
         inside = np.trunc(project_onto_l1_ball(means, R)).astype(np.int64)
         return inside + R
