@@ -30,10 +30,10 @@ the sensitivity is this line, not a float computation). Hence
 
 Why: pure DP pays the L1 norm. On the box it is ``d G`` whatever the data,
 and the noise of a mean grows like ``d^{3/2}`` in L2 (the Laplace mechanism
-is optimal for the box, so no map of the box can do better in the worst
-case); after projecting to ``k`` dimensions it is ``~ k G`` and the noise
-grows like ``k^{3/2}``, at the price of a ``k``-dimensional view of the
-data (Johnson-Lindenstrauss). The ``'auto'`` rule of
+is optimal for the box up to constants, so no map of the box can do better
+in the worst case); after projecting to ``k`` dimensions it is ``~ k G`` and
+the noise grows like ``k^{3/2}``, at the price of a ``k``-dimensional view of
+the data (Johnson-Lindenstrauss). The ``'auto'`` rule of
 :class:`~sksmooth.proper._prototypes.PrototypeStrategy` picks ``k`` from
 public inputs.
 
