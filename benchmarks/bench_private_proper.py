@@ -15,7 +15,10 @@ synthetic table (5 labels, 20 features; ``synthetic_table`` in the peer
 module) at epsilon in {0.5, 1, 2, 5}, 20 splits: interval partitions,
 multiclass stumps, two-label halfspaces (not on the synthetic table: ~6 s per
 fit) and nearest class prototypes (``method='noisy_means'``, discrete
-Gaussian at delta = 1e-5 and pure discrete Laplace at delta = 0), the
+Gaussian at delta = 1e-5 and pure discrete Laplace at delta = 0 with the
+default ``projection='auto'``; also the box map at delta = 0, the map
+before the projected L1 map, and the Gaussian with the projected map at the
+``k`` of the delta = 0 rule), the
 non-private model *of the same class* (exact ERM over the same hypothesis
 class, i.e. the argmin of the error counts; for prototypes the exact class
 means), and diffprivlib's LogisticRegression, GaussianNB and
@@ -63,6 +66,8 @@ from sksmooth.proper._exponential import hypothesis_errors, label_counts  # noqa
 from sksmooth.proper._intervals import IntervalStrategy  # noqa: E402
 from sksmooth.proper._prototypes import PrototypeStrategy  # noqa: E402
 
+PURE_RULE = "k of the delta=0 rule"  # resolved per fit by _pure_rule_projection
+
 # label -> estimator parameters (all with bounds=(0, 1) and the public classes)
 CONFIGS = {
     "intervals": dict(hypotheses="intervals"),
@@ -70,15 +75,32 @@ CONFIGS = {
     "halfspaces": dict(hypotheses="halfspaces"),
     "prototypes, delta=1e-5": dict(hypotheses="prototypes", method="noisy_means", delta=1e-5),
     "prototypes, delta=0": dict(hypotheses="prototypes", method="noisy_means", delta=0.0),
+    # before: the box map (L1 sensitivity d G) at delta = 0
+    "prototypes, delta=0, box map": dict(hypotheses="prototypes", method="noisy_means",
+                                         delta=0.0, projection=None),
+    # does the projected map help the Gaussian? k from the delta = 0 rule
+    "prototypes, delta=1e-5, projected": dict(hypotheses="prototypes", method="noisy_means",
+                                              delta=1e-5, projection=PURE_RULE),
 }
 SLOW = ("halfspaces",)  # ~6 s per fit: skipped on the 20000-row table
 
 
+def _pure_rule_projection(eps, X, classes):
+    """The ``k`` that ``projection='auto'`` picks at ``delta = 0`` (public inputs only)."""
+    d = X.shape[1]
+    strategy = PrototypeStrategy(64, len(classes), np.zeros(d), np.ones(d), False, False)
+    return strategy.projection_dim({"projection": "auto", "epsilon": eps, "delta": 0.0},
+                                   X.shape[0])
+
+
 def _private_fit(config, eps, X, y, classes):
+    params = dict(CONFIGS[config])
+    if params.get("projection") == PURE_RULE:
+        params["projection"] = _pure_rule_projection(eps, X, classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return PrivateProperClassifier(epsilon=eps, bounds=(0.0, 1.0), classes=classes,
-                                       **CONFIGS[config]).fit(X, y)
+                                       **params).fit(X, y)
 
 
 def _same_class_erm(clf, X, y):

@@ -9,7 +9,8 @@ even at 20x epsilon); its two private components — sparse selection
 separately where each is tight, and tests/proper checks the composition
 arithmetic exactly (the parts read disjoint examples). Noisy-means method:
 the released noisy statistics (pure, discrete Laplace) on a pair where every
-coordinate moves, so one event reaches the whole loss. Each case has a 2x
+coordinate moves, so one event reaches the whole loss, for the box map and for
+the projected L1 map. Each case has a 2x
 epsilon variant the audit must catch at the same trial count.
 """
 
@@ -95,22 +96,37 @@ def _sparse_selection_run(true_epsilon):
 # d = 1, G = 1, two labels: the neighbour moves a row from (x=0, label 0) to
 # (x=1, label 1), so each of (S_0, S_1, W N_0, W N_1) moves by 1 (W = 1) and
 # the event "every coordinate on D1's side of D1's value" has loss exactly
-# 4 / b = epsilon (discrete Laplace tails).
-_MEANS_X0 = np.array([[0.0]] * 6 + [[1.0]] * 5)
+# 4 / b = epsilon (discrete Laplace tails). With projection=1 the same pair is
+# built in d = 3 features: the two rows are opposite corners along the public
+# projection, whose codes are -R and +R (R = 1): the loss is still 4 / b,
+# whatever d (the projected L1 map's sensitivity does not grow with d).
 _MEANS_Y0 = np.array([0] * 6 + [1] * 5)
-_MEANS_X1 = np.r_[[[1.0]], _MEANS_X0[1:]]
 _MEANS_Y1 = np.r_[1, _MEANS_Y0[1:]]
 
 
-def noisy_means_laplace_run(true_epsilon):
+def _means_rows(strategy):
+    """Rows of the pair: 6 at the 'low' corner, 5 at the 'high' one; D1 moves one."""
+    if strategy.row_map is None:
+        low, high = np.zeros(strategy.n_features), np.ones(strategy.n_features)
+    else:  # opposite box corners along the public projection's direction
+        high = (strategy.row_map.matrix[0] > 0).astype(float)
+        low = 1.0 - high
+    X0 = np.array([low] * 6 + [high] * 5)
+    return X0, np.r_[[high], X0[1:]]
+
+
+def noisy_means_laplace_run(true_epsilon, projection=None):
     """Audit run of the pure noisy-means release (vectorised over trials)."""
     params = dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=0.5,
                   neighbouring="substitute", epsilon=true_epsilon, delta=0.0,
-                  prototypes_per_label=1)
-    strategy = PrototypeStrategy.build(params, np.zeros((1, 1)), 2, None)
+                  prototypes_per_label=1, projection=projection)
+    n_features = 1 if projection is None else 3
+    strategy = PrototypeStrategy.build(params, np.zeros((11, n_features)), 2,
+                                       np.random.default_rng(0))  # public stream
     noise = strategy.calibration(params)
+    X0, X1 = _means_rows(strategy)
     stats = {name: strategy.accumulate(strategy.empty_statistics(), X, y)
-             for name, X, y in (("d0", _MEANS_X0, _MEANS_Y0), ("d1", _MEANS_X1, _MEANS_Y1))}
+             for name, X, y in (("d0", X0, _MEANS_Y0), ("d1", X1, _MEANS_Y1))}
 
     def flat(s):
         return np.r_[s.sums.ravel(), strategy.count_weight * s.counts]
@@ -157,5 +173,12 @@ def private_proper_audit_cases(epsilon=1.0):
             f"counts, one row changes value and label (eps={epsilon}; true loss {epsilon:g})",
             epsilon, 0.0, noisy_means_laplace_run(epsilon), 20_000, min_fraction=0.7,
             run_broken=noisy_means_laplace_run(2 * epsilon), broken="noise at 2x epsilon",
+        ),
+        AuditCase(
+            f"PrivateProperClassifier(method='noisy_means', delta=0, projection=1): projected "
+            f"L1 map in 3 features, opposite corners (eps={epsilon}; true loss {epsilon:g})",
+            epsilon, 0.0, noisy_means_laplace_run(epsilon, projection=1), 20_000,
+            min_fraction=0.7, run_broken=noisy_means_laplace_run(2 * epsilon, projection=1),
+            broken="noise at 2x epsilon",
         ),
     ]

@@ -173,6 +173,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``'auto'``: the largest number up to 16 that leaves each prototype a
         noise of about 0.1 box widths per coordinate, from public inputs and
         the first batch's ``n`` (1 for small data or small ``epsilon``).
+    projection : int, None or 'auto', default='auto'
+        ``'noisy_means'``: the public map from a row to the summed vector
+        (see :mod:`sksmooth.proper._prototype_maps`). ``None``: the row
+        rounded to the grid of the box (L1 sensitivity ``n_features x G``).
+        ``k``: the centred row projected by a public random ``k x
+        n_features`` matrix with orthonormal rows, then shrunk onto the L1
+        ball of radius ``sqrt(2/pi) k``: L1 sensitivity independent of the
+        number of features; the class is then the nearest prototype in the
+        projected space. ``'auto'``: ``None`` when ``delta > 0``; when
+        ``delta = 0`` the largest ``k`` whose noise per prototype coordinate
+        is at most 0.1 box widths for the first batch's ``n`` (at least
+        ``n_classes - 1``, at most ``n_features``; public inputs only).
     neighbouring : {'substitute', 'add_remove'}, default='substitute'
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
@@ -220,6 +232,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         by the group's count).
     prototypes_per_label_ : int
         ``'noisy_means'``: the resolved ``prototypes_per_label``.
+    projection_dim_ : int or None
+        ``'noisy_means'``: the resolved ``projection`` (``None``: the box map).
     excess_error_bound_ : float
         ``'exponential'``: w.p. ``>= 1 - beta`` the released hypothesis's
         empirical error exceeds the best hypothesis's by at most this
@@ -288,6 +302,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "prototypes_per_label": Param((_AUTO, Integer(1, high=4096, cap_reason=(
             "the statistics hold prototypes_per_label x n_classes x n_features integers"))),
             only_when=("method", ("noisy_means",))),
+        "projection": Param((_AUTO, NoneValue(), Integer(1, high=65_536, cap_reason=(
+            "the public projection holds projection x n_features floats and the statistics "
+            "projection x n_groups integers"))), only_when=("method", ("noisy_means",))),
         "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
             "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
         "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_ON_A_BOX),
@@ -313,7 +330,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
         alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        prototypes_per_label="auto", neighbouring="substitute", domain=None, n_generic="auto", n_chunks="auto",
+        prototypes_per_label="auto", projection="auto", neighbouring="substitute", domain=None,
+        n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
         accountant=None, random_state=None,
     ):
@@ -328,6 +346,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self.cover_size = cover_size
         self.gamma = gamma
         self.prototypes_per_label = prototypes_per_label
+        self.projection = projection
         self.neighbouring = neighbouring
         self.domain = domain
         self.n_generic = n_generic

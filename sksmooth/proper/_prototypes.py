@@ -62,6 +62,22 @@ under substitution and ``(d G + W) / b`` under addition/removal.
 Both samplers are exact (integer arithmetic only), so the guarantee holds for
 the implementation, not only for an idealised real-valued mechanism.
 
+Row maps (``projection``). Everything above is written for the box map
+``u(x)`` (:class:`~sksmooth.proper._prototype_maps.BoxCodes`), whose bounds
+are ``||u||_1 <= d G`` and ``||u||^2 <= d G^2``. The analysis uses only those
+two bounds and the count weight, so any public map with integer codes and
+exact bounds ``B1``, ``B2`` plugs in with ``d G -> B1``, ``d G^2 -> B2``
+(same label: ``||u' - u||_1 <= 2 B1``, ``||u' - u||^2 <= 4 B2``; new label:
+``2 B1 + 2 W`` and ``2 B2`` plus the counts). The projected L1 map
+(:class:`~sksmooth.proper._prototype_maps.ProjectedL1Codes`: a public random
+projection to ``k`` dimensions, then the L1 ball of radius ``sqrt(2/pi) k``,
+codes with ``||v||_1 <= R = floor(sqrt(2/pi) k G)`` proven in integer
+arithmetic) has ``B1 = R``, ``B2 = R^2`` and ``W = G ceil(sqrt(k))``: the
+pure-DP loss ``2 (R + W) / b`` does not grow with ``d``. Prototypes are then
+points of the projected space and the rule is the nearest prototype of
+``phi(x)`` (see that module). ``projection='auto'`` uses it when
+``delta = 0`` (:meth:`PrototypeStrategy.projection_dim`).
+
 References
 ----------
 Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
@@ -87,8 +103,11 @@ from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
 from ._exponential import public_box
 from ._hypothesis import SelectedHypothesis
+from ._prototype_maps import BoxCodes, BoxPrototypeRule, ProjectedL1Codes, random_projection
 
 __all__ = ["PrototypeStrategy", "ClassSums", "PrototypeRule"]
+
+PrototypeRule = BoxPrototypeRule  # the released rule of the box map (projection=None)
 
 # the exact samplers' public ceilings (variance 2^80, Laplace scale 2^40)
 _MAX_SIGMA2 = 2.0 ** 80
@@ -125,37 +144,6 @@ class ClassSums:
 
 
 @dataclass(frozen=True)
-class PrototypeRule:
-    """Nearest prototype in box-normalised Euclidean distance (released hypothesis)."""
-
-    prototypes: np.ndarray  # (n_prototypes, n_features), on the public grid
-    labels: np.ndarray  # (n_prototypes,) label codes, sorted; every label present
-    width: np.ndarray  # (n_features,) box widths (1 where a feature is degenerate)
-
-    def class_scores(self, X):
-        """Per label, ``-min ||(x - p) / width||^2`` over its prototypes (argmax: prediction)."""
-        Z, P = X / self.width, self.prototypes / self.width
-        scores = 2.0 * Z @ P.T - (P * P).sum(axis=1)[None, :] - (Z * Z).sum(axis=1)[:, None]
-        starts = np.searchsorted(self.labels, np.arange(self.labels[-1] + 1))
-        return np.maximum.reduceat(scores, starts, axis=1)
-
-    def codes(self, X):
-        return np.argmax(self.class_scores(X), axis=1)
-
-    def describe(self, classes):
-        d = self.prototypes.shape[1]
-        shown = min(d, 3)
-        names = ", ".join(f"x[{j}]" for j in range(shown)) + (", ..." if d > shown else "")
-
-        def point(p):
-            return "(" + ", ".join(f"{v:.3g}" for v in p[:shown]) + (
-                ", ..." if d > shown else "") + ")"
-
-        parts = [f"{classes[c]} at {point(p)}" for c, p in zip(self.labels, self.prototypes)]
-        return f"nearest prototype in ({names}): " + "; ".join(parts)
-
-
-@dataclass(frozen=True)
 class NoiseCalibration:
     """The public noise of one release (a function of epsilon, delta, d, G only)."""
 
@@ -182,6 +170,7 @@ class PrototypeStrategy:
     add_remove: bool
     bounds_inferred: bool
     anchors: np.ndarray = None  # (m, n_features) public anchors; None: one prototype per label
+    row_map: object = None  # BoxCodes or ProjectedL1Codes (public); None: BoxCodes
 
     name = "noisy_means"
     spends_delta = True  # delta > 0: Gaussian noise, spent; delta = 0: pure Laplace
@@ -200,6 +189,10 @@ class PrototypeStrategy:
         n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         strategy = cls(n_cells, n_classes, lower, upper,
                        params["neighbouring"] == "add_remove", params["bounds"] is None)
+        k = strategy.projection_dim(params, X.shape[0])
+        if k is not None:
+            strategy = replace(strategy, row_map=ProjectedL1Codes(
+                n_cells, lower, upper, random_projection(k, len(lower), public_rng)))
         noise = strategy.calibration(params)  # refuse an unrepresentable noise before any data
         m = params["prototypes_per_label"]
         if m == "auto":
@@ -208,6 +201,53 @@ class PrototypeStrategy:
             return strategy
         anchors = public_rng.uniform(lower, upper, size=(int(m), len(lower)))
         return replace(strategy, anchors=anchors)
+
+    def projection_dim(self, params, n):
+        """``k`` of the projected L1 map, or ``None`` for the box map (public inputs only).
+
+        ``'auto'``: the box map when ``delta > 0`` (the Gaussian pays the L2
+        norm, which the box already bounds by ``sqrt(d) G``); when ``delta =
+        0`` the largest ``k <= d`` whose noise per prototype coordinate, with
+        about ``n / K`` rows per label, is at most 0.1 box widths (the target
+        of ``prototypes_per_label='auto'``), and at least ``K - 1`` (``K``
+        class means span ``K - 1`` dimensions).
+        """
+        projection, d = params["projection"], self.n_features
+        if projection is None or (projection == "auto" and params["delta"] > 0):
+            return None
+        if projection != "auto":
+            if projection > d:
+                raise ValueError(
+                    f"projection={projection} exceeds the {d} features; pass at most "
+                    f"n_features={d}, 'auto', or None (no projection).")
+            return int(projection)
+        rows_per_label = max(n, 1) / self.n_classes
+        low, high = min(d, max(1, self.n_classes - 1)), d
+        while low < high:  # the noise grows with k: largest k under the target
+            mid = (low + high + 1) // 2
+            if self._projected_noise(params, mid) / rows_per_label <= AUTO_PROTOTYPE_NOISE:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+
+    def _projected_noise(self, params, k):
+        """Noise of a sum coordinate (box widths) under the projected map to ``k`` dims."""
+        shape_only = np.broadcast_to(np.zeros(1), (k, self.n_features))  # bounds need k only
+        candidate = replace(self, row_map=ProjectedL1Codes(
+            self.n_cells, self.lower, self.upper, shape_only))
+        return candidate.sum_noise_in_box_widths(candidate.calibration(params))
+
+    @property
+    def codes_map(self):
+        """The public row map (:mod:`sksmooth.proper._prototype_maps`)."""
+        if self.row_map is None:
+            return BoxCodes(self.n_cells, self.lower, self.upper)
+        return self.row_map
+
+    @property
+    def projection_dim_(self):
+        return None if self.row_map is None else self.row_map.dim
 
     def auto_prototypes_per_label(self, noise, n):
         """Largest ``m <= 16`` leaving ``sigma_S / 0.1`` rows per prototype (public inputs)."""
@@ -239,7 +279,7 @@ class PrototypeStrategy:
     @property
     def n_hypotheses(self):
         """``(2G + 1)^(d k)``, or ``((2G + 1)^d + 1)^(k m)`` for ``m > 1`` (Python ints)."""
-        points = (2 * self.n_cells + 1) ** self.n_features
+        points = self.codes_map.radix ** self.codes_map.dim
         if self.anchors is None:
             return points ** self.n_classes
         return (points + 1) ** self.n_groups
@@ -249,15 +289,13 @@ class PrototypeStrategy:
         return np.where(width > 0, width, 1.0)
 
     def empty_statistics(self):
-        g, d = self.n_groups, self.n_features
+        g, d = self.n_groups, self.codes_map.dim
         return ClassSums(np.zeros((g, d), np.int64), np.zeros(g, np.int64))
 
     def accumulate(self, statistics, X, y_codes):
         """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
         X = sanitize_rows(X, self.lower, self.upper)
-        G = self.n_cells
-        q = np.rint(G * (X - self.lower) / self._width()).astype(np.int64)
-        u = 2 * np.clip(q, 0, G) - G
+        u = self.codes_map.codes(X)
         groups = np.asarray(y_codes) * self.prototypes_per_label + self._cells(X)
         sums = np.zeros_like(statistics.sums)
         np.add.at(sums, groups, u)
@@ -268,7 +306,9 @@ class PrototypeStrategy:
     def calibration(self, params):
         """:class:`NoiseCalibration` for ``(epsilon, delta)`` (module docstring)."""
         epsilon, delta = params["epsilon"], params["delta"]
-        dG2 = self.n_features * self.n_cells ** 2
+        # the row map's bounds: ||u||_2^2 <= B2 and ||u||_1 <= B1 for every code
+        # (d G^2 and d G on the box; R^2 and R after the projected L1 map)
+        dG2, l1 = self.codes_map.l2sq_bound, self.codes_map.l1_bound
         if delta > 0:
             rho = zcdp_from_dp_budget(epsilon, delta)
             # rho = c d G^2 / sigma^2, c = 2 (substitution) or 1 (addition/removal);
@@ -279,7 +319,7 @@ class PrototypeStrategy:
                 raise ValueError(self._too_small(epsilon))
             return NoiseCalibration("discrete Gaussian", sigma2, sigma2 / dG2,
                                     float(c * dG2 / sigma2))
-        loss = (dG2 // self.n_cells + self.count_weight) * (1 if self.add_remove else 2)
+        loss = (l1 + self.count_weight) * (1 if self.add_remove else 2)
         scale = Fraction(loss) / Fraction(epsilon)
         if scale > _MAX_LAPLACE_SCALE:
             raise ValueError(self._too_small(epsilon))
@@ -287,8 +327,8 @@ class PrototypeStrategy:
 
     @property
     def count_weight(self):
-        """``W = G ceil(sqrt(d))``: the counts' coordinate under Laplace noise."""
-        return self.n_cells * math.isqrt(self.n_features - 1) + self.n_cells
+        """``W = G ceil(sqrt(d))`` (``d``: the map's dimension): the counts' coordinate."""
+        return self.codes_map.count_weight
 
     def _too_small(self, epsilon):
         return (f"epsilon={epsilon!r} is too small for method='noisy_means' on "
@@ -323,8 +363,9 @@ class PrototypeStrategy:
         if per_sum / rows_per_label <= 0.5:
             return
         needed = int(math.ceil(self.n_groups * per_sum / 0.1))
-        hint = ("" if params["delta"] > 0 else
-                " Pure DP (delta=0) adds L1-calibrated noise; delta > 0 (discrete "
+        hint = ("" if params["delta"] > 0 or self.row_map is not None else
+                " Pure DP (delta=0) on the box map (projection=None) adds L1 noise that "
+                "grows with the features; projection='auto' (or delta > 0, discrete "
                 "Gaussian) needs far less in many dimensions.")
         warnings.warn(
             f"PrivateProperClassifier(method='noisy_means'): each prototype coordinate "
@@ -340,7 +381,7 @@ class PrototypeStrategy:
         the codes ``j`` in ``0..2G`` are the grid points ``lower + width j / (2G)``.
         """
         means = sums / np.maximum(weighted_counts / self.count_weight, 1.0)[:, None]
-        return np.clip(np.rint(means + self.n_cells), 0, 2 * self.n_cells).astype(np.int64)
+        return self.codes_map.prototype_codes(means)
 
     def noisy_statistics(self, statistics, noise, rng, size=None):
         """The private release: ``(sums + noise, W counts + noise)``, integers.
@@ -350,7 +391,7 @@ class PrototypeStrategy:
         which is the same law as noise on ``N_c`` scaled by ``W``. ``size``
         prepends that many independent copies (for audits).
         """
-        k, d = self.n_groups, self.n_features
+        k, d = self.n_groups, self.codes_map.dim
         copies = 1 if size is None else int(size)
         if noise.kind == "discrete Gaussian":
             sum_noise = sample_discrete_gaussian(noise.sum_scale, copies * k * d, rng)
@@ -365,10 +406,8 @@ class PrototypeStrategy:
 
     def release(self, choice, classes, feature_names):
         codes, kept = choice
-        width = self.upper - self.lower
-        prototypes = self.lower + width * codes[kept] / (2.0 * self.n_cells)
         labels = np.arange(self.n_groups)[kept] // self.prototypes_per_label
-        rule = PrototypeRule(prototypes, labels, self._width())
+        rule = self.codes_map.rule(codes[kept], labels)
         return SelectedHypothesis(self._index(codes, kept), rule, classes, feature_names)
 
     def _index(self, codes, kept):
@@ -377,7 +416,8 @@ class PrototypeStrategy:
         One digit per group: its grid point, or ``(2G + 1)^d`` when dropped
         (``m > 1`` only).
         """
-        base, points = 2 * self.n_cells + 1, (2 * self.n_cells + 1) ** self.n_features
+        base = self.codes_map.radix
+        points = base ** self.codes_map.dim
         radix = points if self.anchors is None else points + 1
         index = 0
         for group_codes, present in zip(np.asarray(codes).tolist(), kept.tolist()):
@@ -405,15 +445,16 @@ class PrototypeStrategy:
     def public_attributes(self, details, params, n):
         return {"bounds_": (self.lower, self.upper),
                 "noise_std_": self.sum_noise_in_box_widths(details),
-                "prototypes_per_label_": self.prototypes_per_label}
+                "prototypes_per_label_": self.prototypes_per_label,
+                "projection_dim_": self.projection_dim_}
 
     def guarantee_facts(self, params, n, details):
         certified, not_certified = [], []
         if self.bounds_inferred:
             not_certified.append("grid is data independent (bounds taken from data)")
         else:
-            certified.append("grid (and anchors) built from public bounds and public "
-                             "randomness only")
+            certified.append("grid (and anchors, projection) built from public bounds and "
+                             "public randomness only")
         if details.kind == "discrete Gaussian":
             privacy = (f"{details.rho:.4g}-zCDP (discrete Gaussian, sigma^2 = "
                        f"{float(details.sum_scale):.4g} grid units), converted at delta")
@@ -422,8 +463,7 @@ class PrototypeStrategy:
                        f"{float(details.sum_scale):.4g} grid units); delta = 0")
         notes = [
             f"class: nearest of up to {self.prototypes_per_label} prototype(s) per label "
-            f"({self.n_classes} labels) on a grid of {2 * self.n_cells + 1} points per "
-            f"feature ({self.n_features} features)"
+            f"({self.n_classes} labels) {self.codes_map.describe()}"
             + ("" if self.anchors is None else "; groups from public random anchors"),
             privacy,
             f"noise per coordinate of a group's sum, in box widths: "

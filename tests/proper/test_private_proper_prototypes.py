@@ -6,6 +6,7 @@ Canonne, Kamath, Steinke, NeurIPS 2020, arXiv:2004.00010 (Thm 14, Cor. 13).
 import itertools
 import pickle
 import warnings
+from dataclasses import fields, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,6 +18,8 @@ from sksmooth.accounting import BudgetAccountant, zcdp_to_dp
 from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.proper import PrivateProperClassifier
 from sksmooth.proper._audit_cases import noisy_means_laplace_run
+from sksmooth._private_data import sanitize_rows
+from sksmooth.proper._prototype_maps import ProjectedL1Codes, ProjectedPrototypeRule
 from sksmooth.proper._prototypes import PrototypeRule, PrototypeStrategy
 
 
@@ -30,7 +33,7 @@ def _clf(**kw):
 def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitute", **params):
     params = dict(dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=gamma,
                        neighbouring=neighbouring, epsilon=1.0, delta=1e-5,
-                       prototypes_per_label=1), **params)
+                       prototypes_per_label=1, projection=None), **params)
     return PrototypeStrategy.build(params, np.zeros((1, n_features)), n_classes,
                                    np.random.default_rng(0))
 
@@ -149,14 +152,23 @@ def test_prototypes_with_the_exponential_method_is_refused_with_the_fix():
 
 
 # ---------------------------------------------------------------- privacy
+def _every_code(strategy):
+    """Every code the row map can output: the box grid, or every lattice point of the L1 ball."""
+    G, row_map = strategy.n_cells, strategy.codes_map
+    if strategy.row_map is None:
+        return np.array(list(itertools.product(range(-G, G + 1, 2), repeat=row_map.dim)))
+    R = row_map.l1_bound
+    cube = np.array(list(itertools.product(range(-R, R + 1), repeat=row_map.dim)))
+    return cube[np.abs(cube).sum(axis=1) <= R]
+
+
 def _neighbour_shifts(strategy, same_size=True):
-    """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row)."""
-    G, d, k = strategy.n_cells, strategy.n_features, strategy.n_groups
-    grid = np.array(list(itertools.product(range(G + 1), repeat=d)))
-    cells = strategy._cells(strategy.lower + grid / G * (strategy.upper - strategy.lower))
-    m = strategy.prototypes_per_label
-    rows = [(2 * q - G, label * m + cell) for q, cell in zip(grid, cells)
-            for label in range(strategy.n_classes)]
+    """Every change ``mu`` of (sums, W counts) made by one substituted row (or one added row).
+
+    Any code with any group (label and anchor cell): a superset of what rows produce.
+    """
+    k, d = strategy.n_groups, strategy.codes_map.dim
+    rows = [(u, group) for u in _every_code(strategy) for group in range(k)]
     for (u, a), (v, b) in itertools.product(rows, repeat=2) if same_size else (
             ((None, None), r) for r in rows):
         sums, counts = np.zeros((k, d)), np.zeros(k)
@@ -186,10 +198,11 @@ def _worst_loss(strategy, noise):
 @pytest.mark.parametrize("neighbouring", ["substitute", "add_remove"])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
 def test_calibration_is_tight_over_every_neighbouring_pair(neighbouring, delta):
-    for n_features, gamma, n_classes, m in [(2, 0.25, 3, 1), (3, 0.5, 2, 1), (1, 0.1, 4, 1),
-                                            (2, 0.25, 2, 3)]:
+    for n_features, gamma, n_classes, m, k in [
+            (2, 0.25, 3, 1, None), (3, 0.5, 2, 1, None), (1, 0.1, 4, 1, None),
+            (2, 0.25, 2, 3, None), (5, 0.25, 3, 1, 2), (40, 0.5, 2, 1, 3), (9, 0.1, 2, 2, 1)]:
         strategy = _strategy(n_features, gamma, n_classes, neighbouring,
-                             prototypes_per_label=m)
+                             prototypes_per_label=m, projection=k)
         assert strategy.n_groups == n_classes * m
         params = {"epsilon": 0.7, "delta": delta}
         noise = strategy.calibration(params)
@@ -205,16 +218,15 @@ class _AddRemoveNoiseUnderSubstitution(PrototypeStrategy):
     """Broken on purpose: the addition/removal noise used for substitution neighbours."""
 
     def calibration(self, params):
-        return PrototypeStrategy.calibration(
-            PrototypeStrategy(self.n_cells, self.n_classes, self.lower, self.upper,
-                              True, self.bounds_inferred), params)
+        return PrototypeStrategy.calibration(replace(self, add_remove=True), params)
 
 
+@pytest.mark.parametrize("projection", [None, 2])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
-def test_exhaustive_check_catches_a_broken_calibration(delta):
-    good = _strategy(2, 0.25, 3)
-    broken = _AddRemoveNoiseUnderSubstitution(*(getattr(good, f) for f in (
-        "n_cells", "n_classes", "lower", "upper", "add_remove", "bounds_inferred")))
+def test_exhaustive_check_catches_a_broken_calibration(delta, projection):
+    good = _strategy(2 if projection is None else 6, 0.25, 3, projection=projection)
+    broken = _AddRemoveNoiseUnderSubstitution(**{f.name: getattr(good, f.name)
+                                                 for f in fields(good)})
     params = {"epsilon": 0.7, "delta": delta}
     claimed = good.calibration(params).rho if delta > 0 else 0.7
     assert _worst_loss(broken, broken.calibration(params)) == pytest.approx(2 * claimed)
@@ -231,6 +243,11 @@ def test_laplace_audit_reaches_most_of_its_claim():
 
 def test_laplace_audit_catches_twice_epsilon():
     assert noisy_means_laplace_run(2.0)(20_000, 0).epsilon_lower > 1.0  # 1.91
+
+
+def test_projected_laplace_audit_reaches_its_claim_and_catches_twice_epsilon():
+    assert 0.7 <= noisy_means_laplace_run(1.0, projection=1)(20_000, 0).epsilon_lower <= 1.0
+    assert noisy_means_laplace_run(2.0, projection=1)(20_000, 1).epsilon_lower > 1.0
 
 
 def test_seeded_release_is_not_certified():
@@ -261,8 +278,8 @@ def test_tiny_gamma_is_capped_and_sums_stay_exact():
 
 def test_warns_when_noise_dominates_and_names_the_fix():
     X, y = _digits()
-    with pytest.warns(UserWarning, match="near-chance accuracy.*delta > 0"):
-        _clf(epsilon=0.5, delta=0.0, classes=list(range(10))).fit(X, y)
+    with pytest.warns(UserWarning, match="near-chance accuracy.*projection='auto'.*delta > 0"):
+        _clf(epsilon=0.5, delta=0.0, projection=None, classes=list(range(10))).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # 0.78 accuracy at eps=1: no warning
         _clf(epsilon=1.0, delta=1e-5, classes=list(range(10))).fit(X, y)
@@ -303,3 +320,106 @@ def test_every_label_keeps_a_prototype():
     noise = strategy.calibration({"epsilon": 1.0, "delta": 1e-5})
     kept = strategy.kept_groups(np.zeros(12), noise).reshape(3, 4)  # all counts 0
     assert np.all(kept.sum(axis=1) == 1)
+
+
+# ------------------------------------------------------- projected L1 map
+class _RoundingLeavesTheBall(ProjectedL1Codes):
+    """Broken on purpose: rounds G phi(x) without the exact integer rescale."""
+
+    def codes(self, X):
+        return np.rint(self.n_cells * self.embed(X)).astype(np.int64)
+
+
+def _hard_rows(n_features, n, seed):
+    """Box corners (pushed onto the ball's boundary by the shrink), random rows, NaN/inf."""
+    rng = np.random.default_rng(seed)
+    corners = rng.integers(0, 2, size=(n, n_features)).astype(float)
+    rows = np.vstack([corners, rng.uniform(size=(n, n_features)),
+                      np.clip(corners + 0.05 * rng.normal(size=(n, n_features)), 0, 1)])
+    rows[0, 0], rows[1, -1], rows[2, 0] = np.nan, np.inf, -np.inf
+    return rows
+
+
+@pytest.mark.parametrize("n_features, k, gamma", [(64, 9, 1 / 128), (4, 2, 0.25), (30, 30, 0.1)])
+def test_projected_codes_never_leave_the_l1_ball(n_features, k, gamma):
+    strategy = _strategy(n_features, gamma, 2, projection=k, delta=0.0)
+    row_map = strategy.row_map
+    X = _hard_rows(n_features, 2000, k)
+    codes = row_map.codes(sanitize_rows(X, strategy.lower, strategy.upper))
+    assert codes.dtype == np.int64 and codes.shape == (len(X), k)
+    assert np.abs(codes).sum(axis=1).max() <= row_map.l1_bound
+    # the statistics the noise is added to are sums of exactly these codes
+    stats = strategy.accumulate(strategy.empty_statistics(), X, np.zeros(len(X), int))
+    np.testing.assert_array_equal(stats.sums[0], codes.sum(axis=0))
+
+
+@pytest.mark.parametrize("n_features, k, gamma", [(64, 9, 1 / 128), (16, 3, 0.25)])
+def test_bound_check_catches_rounding_that_leaves_the_ball(n_features, k, gamma):
+    good = _strategy(n_features, gamma, 2, projection=k, delta=0.0).row_map
+    broken = _RoundingLeavesTheBall(good.n_cells, good.lower, good.upper, good.matrix)
+    X = _hard_rows(n_features, 2000, k)
+    X = sanitize_rows(X, good.lower, good.upper)
+    assert np.abs(broken.codes(X)).sum(axis=1).max() > broken.l1_bound
+
+
+def test_projection_sensitivity_does_not_grow_with_the_features():
+    params = {"epsilon": 1.0, "delta": 0.0}
+    scales = [float(_strategy(d, 1 / 128, 10, projection=8, delta=0.0)
+                    .calibration(params).sum_scale) for d in (8, 64, 4096)]
+    assert scales[0] == scales[1] == scales[2]
+    box = [float(_strategy(d, 1 / 128, 10, delta=0.0).calibration(params).sum_scale)
+           for d in (8, 64)]
+    assert box[1] > 6 * box[0]  # the box map's grows like d (plus sqrt(d) for the counts)
+
+
+def test_auto_projection_uses_public_inputs_only():
+    def k(n, eps=1.0, delta=0.0, n_classes=10, d=64):
+        return _strategy(d, 1 / 128, n_classes, projection="auto", epsilon=eps,
+                         delta=delta).projection_dim({"projection": "auto", "epsilon": eps,
+                                                      "delta": delta}, n)
+    assert k(1348, delta=1e-5) is None  # Gaussian: the box map
+    ks = [k(n) for n in (10, 500, 1348, 10**4, 10**6)]
+    assert ks[0] == 9 and ks == sorted(ks) and ks[-1] == 64  # >= K - 1, grows with n, <= d
+    assert k(1348, eps=0.5) <= k(1348) <= k(1348, eps=2.0)
+    assert k(10, n_classes=2, d=3) == 1
+
+
+def test_projection_larger_than_the_features_names_the_parameter():
+    X, y = _digits()
+    with pytest.raises(ValueError, match="projection=65 exceeds the 64 features"):
+        _clf(projection=65, classes=list(range(10))).fit(X[:50], y[:50])
+
+
+def test_projected_release_is_a_nearest_prototype_of_phi():
+    X, y = _digits()
+    clf = _clf(epsilon=2.0, delta=0.0, classes=list(range(10))).fit(X, y)
+    rule, k = clf.hypothesis_._rule, clf.projection_dim_
+    assert isinstance(rule, ProjectedPrototypeRule) and rule.prototypes.shape == (10, k)
+    row_map = clf._strategy.row_map
+    np.testing.assert_allclose(row_map.matrix @ row_map.matrix.T, np.eye(k), atol=1e-12)
+    grid = rule.prototypes * row_map.n_cells
+    np.testing.assert_allclose(grid, np.rint(grid), atol=1e-9)
+    assert np.all(np.abs(np.rint(grid)).sum(axis=1) <= row_map.l1_bound)
+    assert 0 <= clf.hypothesis_.index < clf.cover_size_ == row_map.radix ** (10 * k)
+    phi = row_map.embed(X)
+    dist = ((phi[:, None, :] - rule.prototypes[None]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(clf.predict(X), np.argmin(dist, axis=1))
+    assert "random projection" in clf.hypothesis_.description
+    assert "independent of the number of features" in " ".join(clf.guarantee_.notes)
+    # scores come from the release only
+    before = clf.predict_proba(X[:20])
+    X[:] = 0.0
+    np.testing.assert_array_equal(clf.predict_proba(_digits()[0][:20]), before)
+
+
+def test_pure_dp_digits_accuracy_with_the_projection():
+    # held-out dataset (the rule was chosen on wine, iris, breast cancer and the
+    # synthetic table); 20-split benchmark at eps = 1: see benchmarks/results
+    X, y = _digits()
+    order = np.random.default_rng(1).permutation(len(X))
+    train, test = order[:1350], order[1350:]
+    accs = [_clf(epsilon=1.0, delta=0.0, classes=list(range(10))).fit(X[train], y[train])
+            .score(X[test], y[test]) for _ in range(5)]
+    box = [_clf(epsilon=1.0, delta=0.0, projection=None, classes=list(range(10)))
+           .fit(X[train], y[train]).score(X[test], y[test]) for _ in range(5)]
+    assert np.mean(accs) > 0.5 and np.mean(box) < 0.45  # ~0.6 vs ~0.37
