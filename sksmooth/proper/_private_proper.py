@@ -52,6 +52,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
+from .._progress import VERBOSE, Progress
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting import BudgetAccountant, charge
@@ -70,6 +71,12 @@ _LITTLESTONE = ("method", ("littlestone",))
 _EXPONENTIAL = ("method", ("exponential",))
 _ON_A_BOX = ("method", ("exponential", "noisy_means"))
 _AUTO = Options("auto")
+
+
+def _count_text(count):
+    """``count`` for a log line: exact below 10^9, else its order of magnitude."""
+    count = int(count)
+    return str(count) if count < 10**9 else f"~10^{len(str(count)) - 1}"
 
 
 def check_public_classes(value, name="classes"):
@@ -205,6 +212,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``None``: fresh OS entropy for every release (certified). Anything
         else makes the noise reproducible: a :class:`PrivacyLeakWarning`,
         and the release is marked not certified (here and in the ledger).
+    verbose : int or bool, default=0
+        ``>= 1``: the stages of a fit on stderr (size of the public class,
+        counting, the charge). Only public quantities are printed.
 
     Attributes
     ----------
@@ -325,6 +335,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "draws from the Lemma 6.2 distribution, held in memory"))), only_when=_LITTLESTONE),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
         "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -333,7 +344,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         prototypes_per_label="auto", projection="auto", neighbouring="substitute", domain=None,
         n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
-        accountant=None, random_state=None,
+        accountant=None, random_state=None, verbose=0,
     ):
         self.hypotheses = hypotheses
         self.method = method
@@ -357,6 +368,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self.h_size = h_size
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -440,14 +452,19 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)
+        progress = Progress(type(self).__name__, params["verbose"])
         if first:
             strategy = strategy_cls.build(params, X, len(classes_), randomness.public)
             statistics = strategy.empty_statistics()
         else:
             strategy, statistics = self._current_strategy(params), self._statistics
+        progress.log(f"method={params['method']!r}: a public class of "
+                     f"{_count_text(strategy.n_hypotheses)} hypotheses; counting the rows")
         statistics = strategy.accumulate(statistics, X, encode_private_labels(y, classes_))
         strategy = strategy.with_neighbouring(params["neighbouring"])
         self._release(strategy, statistics, params, randomness, classes_, inferred, first)
+        progress.log(f"charged ({self._release_log[-1].epsilon:g}, "
+                     f"{self._release_log[-1].delta:g}); hypothesis released")
         return self
 
     def _public_labels(self, y, classes, params, first):

@@ -113,6 +113,24 @@ def test_multiclass_wine_releases_a_multiclass_stump():
     np.testing.assert_array_equal(clf.classes_[clf.predict_proba(X).argmax(1)], clf.predict(X))
 
 
+@pytest.mark.parametrize("method, hypotheses", [("exponential", "stumps"),
+                                                ("exponential", "intervals"),
+                                                ("noisy_means", "prototypes")])
+def test_verbose_prints_public_stages_only(capsys, method, hypotheses):
+    X, y = load_wine(return_X_y=True)
+    acc = BudgetAccountant(epsilon=1.5)
+    clf = PrivateProperClassifier(method=method, hypotheses=hypotheses, epsilon=1.0,
+                                  bounds=(X.min(0), X.max(0)), classes=[0, 1, 2],
+                                  accountant=acc, verbose=1).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith(f"[PrivateProperClassifier] method={method!r}: a public class of ")
+    assert lines[1] == "[PrivateProperClassifier] charged (1, 0); hypothesis released"
+    assert clf.cover_size_ < 10**9 or "~10^" in lines[0]
+    with pytest.raises(BudgetError):
+        clone(clf).fit(X, y)
+    assert capsys.readouterr().err == ""  # refused before anything is printed
+
+
 def test_one_vs_rest_and_one_vs_one_wrappers_fit_predict_and_roc_auc():
     X, y = load_wine(return_X_y=True)
     X = (X - X.min(0)) / (X.max(0) - X.min(0))
