@@ -37,9 +37,11 @@ from ._oracles import (
     spectral_separation,
 )
 from ._perturbed_erm import PerturbedERMClassifier
+from ._tree_oracle import DepthTwoTreeERMClassifier
 
 __all__ = [
     "PerturbedERMClassifier",
+    "DepthTwoTreeERMClassifier",
     "FiniteClassERMClassifier",
     "MulticlassStumpERMClassifier",
     "ParityERMClassifier",

@@ -598,7 +598,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         given = classes if classes is not None else params["classes"]
         codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
-        oracle = make_oracle(params["estimator"], "online", codec.n_classes)
+        oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True)
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":

@@ -1,0 +1,295 @@
+"""Exact weighted 0-1 ERM over depth-2 axis-aligned trees on a public grid.
+
+The class ``F`` (binary labels, {-1, +1} coding): a root split ``cell_j(x) >=
+a`` on a feature ``j`` of non-zero width, ``a = 1..n_thresholds``, and on
+each side, chosen independently, either a constant ``+-1`` or a stump ``s *
+(+1 if cell_k(x) >= b else -1)`` on any feature ``k`` of non-zero width, ``b
+= 1..n_thresholds``, ``s = +-1``; cells are those of
+:class:`~sksmooth.perturbed.StumpERMClassifier` (equal-width grid on the
+public ``bounds``). Constants and stumps are trees whose two sides are equal
+constants or opposite constants. ``F`` depends only on ``bounds`` and
+``n_thresholds``; as functions of the cell vector it is finite, with at most
+``N = d n (2 d n + 2)^2`` members (``d`` features, ``n`` thresholds).
+
+Exact ERM from one additive statistic: for every ordered feature pair ``(j,
+k)`` the signed weights ``sum w_i y_i`` per pair of cells ``(cell_j,
+cell_k)``, shape ``(d, d, n + 1, n + 1)`` (``O(d^2)`` per row). Its 2-D
+prefix sums give, for every root ``(j, a)`` and child ``(k, b)``, the weight
+below the child threshold on the left (``cell_j < a``) and on the right of
+the root; the correlation of every side-stump is ``side total - 2 below``, so
+each side's best subtree is a max over ``2 + 2 d n`` numbers and the tree's
+correlation is the sum of the two sides' bests: ``O(d^2 n^2)`` per call,
+no loop over hypotheses. Ties go to the first maximiser in a fixed order.
+
+Separation. Two distinct trees disagree at some ``x``; the leaves containing
+``x`` are decided by the cells of at most four features, so they disagree on
+every point sharing ``x``'s cells on those features. Hence on points ``Z``
+the fewest disagreements ``D`` is at least the smallest number of points of
+``Z`` in one cell tuple of four features (``s = min(4, d)`` features), and
+``rho = 2 sqrt(D / |Z|)``; :meth:`DepthTwoTreeERMClassifier._erm_separation`
+computes this lower bound (0 when ``|Z| < (n + 1)^s``). The separating design
+that makes it positive is an orthogonal array of strength ``s`` (Bush, *Orthogonal
+arrays of index unity*, Ann. Math. Statist. 1952): the ``p^s`` polynomials of
+degree ``< s`` over GF(``p``), ``p`` the smallest prime ``>= max(n + 1, d)``,
+evaluated at ``d`` distinct points, each value mapped to a grid cell; every
+``s``-tuple of cells then holds at least one point.
+"""
+
+import itertools
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ._oracles import PreparedRows, StumpERMClassifier
+
+__all__ = ["DepthTwoTreeERMClassifier"]
+
+# Most feature subsets enumerated by the separation bound (else it returns 0).
+_MAX_SEPARATION_SUBSETS = 20_000
+# The separation argument needs cell tuples of this many features.
+_TREE_PATH_FEATURES = 4
+
+
+@dataclass(frozen=True)
+class GridLeaf:
+    """One side of the tree: a constant (``feature == -1``) or a stump."""
+
+    feature: int
+    cell_index: int
+    threshold: float
+    sign: int
+
+    def predict(self, cells):
+        if self.feature < 0:
+            return np.full(len(cells), float(self.sign))
+        return np.where(cells[:, self.feature] >= self.cell_index, 1.0, -1.0) * self.sign
+
+
+def _smallest_prime_at_least(n):
+    n = max(int(n), 2)
+    while any(n % f == 0 for f in range(2, int(n**0.5) + 1)):
+        n += 1
+    return n
+
+
+class DepthTwoTreeERMClassifier(StumpERMClassifier):
+    """Exact weighted 0-1 ERM over depth-2 trees with thresholds on a public grid.
+
+    See the module docstring for the class, the ERM and the separating
+    design. The root splits one feature at a grid threshold; each side is a
+    constant or a stump on any feature (its own feature and threshold).
+    ``|F| <= d n (2 d n + 2)^2`` for ``d`` features and ``n =
+    n_thresholds`` (the bounds of Thm 1 and Lemma 2 use this count; they
+    only grow with it). ERM: ``O(n_rows d^2 + d^2 n^2)``.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+        Interior grid thresholds per feature (the grid of
+        :class:`StumpERMClassifier`).
+    bounds : tuple (lower, upper) or None, default=None
+        Public box defining the grid (``None``: from the training data, fine
+        for non-private use only).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    feature_ : int
+        Root feature (-1 when every feature has zero width: a constant).
+    threshold_ : float
+        Root threshold: rows with ``cell >= `` its index go right.
+    left_, right_ : GridLeaf
+        The two sides (``feature == -1``: a constant ``sign``).
+    bounds_ : tuple of ndarray
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.perturbed import DepthTwoTreeERMClassifier
+    >>> X = np.array([[0.1, 0.1], [0.1, 0.9], [0.9, 0.1], [0.9, 0.9]])
+    >>> y = [0, 1, 1, 0]  # XOR: no stump fits it, a depth-2 tree does
+    >>> DepthTwoTreeERMClassifier(n_thresholds=3, bounds=(0, 1)).fit(X, y).predict(X)
+    array([0, 1, 1, 0])
+    """
+
+    # _erm_class_size is an upper bound on |F| (several parametrisations, one tree)
+    _erm_class_size_is_bound = True
+    _erm_separation_hint = (
+        " (DepthTwoTreeERMClassifier: n_hallucinated at least p^min(4, d), the size of "
+        "its orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d))")
+
+    def __init__(self, n_thresholds=16, bounds=None):
+        super().__init__(n_thresholds=n_thresholds, bounds=bounds)
+
+    # -- additive statistic: signed weight per feature pair and cell pair --
+    def _erm_prepare(self, X, context=None):
+        prepared = super()._erm_prepare(X, context)
+        n_thresholds = prepared.context[0]
+        n, d, q = prepared.n_rows, prepared.n_features, n_thresholds + 1
+        cells = prepared.index.reshape(n, d) - q * np.arange(d)
+        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * q * q
+        codes = pair[None] + cells[:, :, None] * q + cells[:, None, :]
+        return PreparedRows(codes.reshape(n, d * d), n, d, prepared.context)
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        """Signed weight per (root feature, child feature, root cell, child cell)."""
+        q, d = prepared.context[0] + 1, prepared.n_features
+        return np.bincount(prepared.index.ravel(), weights=np.repeat(weights * y, d * d),
+                           minlength=d * d * q * q).reshape(d, d, q, q)
+
+    def _fit_statistic(self, hist, prepared):
+        n_thresholds, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
+        d, n = hist.shape[0], n_thresholds
+        active = self._active(lower, upper)
+        prefix = hist.cumsum(axis=3).cumsum(axis=2)
+        total = prefix[0, 0, -1, -1]
+        if not active.any():
+            self._set_tree(-1, None, GridLeaf(-1, 0, -np.inf, 1 if total >= -total else -1))
+            return
+        # below[j, a, k, b]: weight with cell_j < a and cell_k < b (a, b = 1..n)
+        below = prefix[:, :, :n, :n].transpose(0, 2, 1, 3)
+        left_total = np.einsum("jja->ja", prefix[:, :, :n, -1])  # cell_j < a
+        column = prefix[:, :, -1, :n][:, None]  # (j, 1, k, b): cell_k < b, any cell_j
+        sides = ((left_total, below), (total - left_total, column - below))
+        tree = sum(self._side_best(side_total, side_below, active)
+                   for side_total, side_below in sides)
+        tree[~active] = -np.inf
+        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
+        leaves = [self._leaf(int(np.argmax(self._side_scores(side_total[j, a],
+                                                             side_below[j, a], active))),
+                             d, n, lower, upper)
+                  for side_total, side_below in sides]
+        self._set_tree(int(j), int(a) + 1, *leaves)
+
+    @staticmethod
+    def _side_best(side_total, side_below, active):
+        """Best subtree correlation on one side for every root ``(j, a)``:
+        ``max(|total|, max_{k, b} |total - 2 below|)`` (a stump and its
+        negation, a constant and its negation), shape ``(d, n)``."""
+        d, n = side_total.shape
+        stumps = side_total[:, :, None, None] - 2.0 * side_below
+        np.abs(stumps, out=stumps)
+        if not active.all():
+            stumps[:, :, ~active] = -np.inf
+        return np.maximum(np.abs(side_total), stumps.reshape(d, n, -1).max(axis=-1))
+
+    @staticmethod
+    def _side_scores(side_total, side_below, active):
+        """Correlation of every subtree on one side of one root, in the
+        canonical order ``[+1, -1, (+1 stumps (k, b)), (-1 stumps)]``."""
+        stumps = np.where(active[:, None], side_total - 2.0 * side_below, -np.inf).ravel()
+        minus = np.where(np.isfinite(stumps), -stumps, -np.inf)
+        return np.concatenate([[side_total, -side_total], stumps, minus])
+
+    def _leaf(self, index, d, n, lower, upper):
+        if index < 2:
+            return GridLeaf(-1, 0, -np.inf, 1 if index == 0 else -1)
+        index -= 2
+        sign = 1 if index < d * n else -1
+        feature, b = divmod(index % (d * n), n)
+        step = (upper[feature] - lower[feature]) / (n + 1)
+        return GridLeaf(int(feature), int(b + 1), float(lower[feature] + (b + 1) * step), sign)
+
+    def _set_tree(self, feature, cell_index, left, right=None):
+        if feature < 0:  # no active feature: a constant (both sides equal)
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.left_ = self.right_ = left
+            return
+        lower, upper = self.bounds_
+        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
+        self.feature_, self._cell_index = feature, cell_index
+        self.threshold_ = float(lower[feature] + cell_index * step)
+        self.left_, self.right_ = left, right
+
+    def _predict_pm1(self, X):
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)
+        if self.feature_ < 0:
+            return self.left_.predict(cells)
+        go_right = cells[:, self.feature_] >= self._cell_index
+        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+
+    # -- what PerturbedERMClassifier needs to certify ----------------------
+    def _erm_class_size(self, n_features):
+        """Upper bound ``d n (2 d n + 2)^2`` on ``|F|`` (distinct trees are fewer)."""
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        if n_features == 0:
+            return 2
+        return int(n_features * n * (2 * n_features * n + 2) ** 2)
+
+    def _erm_evaluate_class(self, Z):
+        """Every parametrised tree on ``Z`` (``(m, N)``; small grids only: tests)."""
+        Z = np.asarray(Z, dtype=float)
+        n, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n, lower, upper)
+        active = np.flatnonzero(self._active(lower, upper))
+        if len(active) == 0:
+            return np.array([[1], [-1]], dtype=np.int8).T.repeat(len(Z), axis=0)
+        above = (cells[:, active, None] >= np.arange(1, n + 1)).reshape(len(Z), -1)
+        stumps = np.where(above, 1, -1).astype(np.int8)
+        const = np.ones((len(Z), 1), dtype=np.int8)
+        sides = np.hstack([const, -const, stumps, -stumps])  # (m, S)
+        roots = stumps > 0  # (m, d_active n): goes right
+        values = np.where(roots[:, :, None, None], sides[:, None, None, :], sides[:, None, :, None])
+        return values.reshape(len(Z), -1)
+
+    def _erm_separation(self, Z):
+        """Certified lower bound on the minimum distance (module docstring):
+        ``2 sqrt(D / m)``, ``D`` the fewest points of ``Z`` in one cell tuple of
+        ``s = min(4, d_active)`` active features (0 if some tuple is empty or
+        there are more than 20000 feature subsets to check)."""
+        Z = np.asarray(Z, dtype=float)
+        n, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n, lower, upper)[:, self._active(lower, upper)]
+        m, d_active, q = len(Z), cells.shape[1], n + 1
+        if d_active == 0:
+            return 2.0  # two constants: disagree everywhere
+        s = min(_TREE_PATH_FEATURES, d_active)
+        subsets = itertools.combinations(range(d_active), s)
+        if m < q**s or comb(d_active, s) > _MAX_SEPARATION_SUBSETS:
+            return 0.0
+        radix = q ** np.arange(s)
+        fewest = m
+        for subset in subsets:  # bounded by _MAX_SEPARATION_SUBSETS
+            counts = np.bincount(cells[:, subset] @ radix, minlength=q**s)
+            fewest = min(fewest, int(counts.min()))
+            if fewest == 0:
+                break
+        return float(2.0 * np.sqrt(fewest / m))
+
+    def _orthogonal_array_size(self, d_active):
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        s = min(_TREE_PATH_FEATURES, d_active)
+        return _smallest_prime_at_least(max(n + 1, d_active)) ** s
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The strength-``s`` orthogonal array (module docstring) when
+        ``n_points`` is at least its size ``p^s``, else the stumps' Latin design
+        (then the certified separation is 0)."""
+        active = np.flatnonzero(upper > lower)
+        if len(active) == 0 or n_points < self._orthogonal_array_size(len(active)):
+            return super()._erm_design(n_points, rng, lower, upper)
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        q, d_active = n + 1, len(active)
+        s = min(_TREE_PATH_FEATURES, d_active)
+        p = _smallest_prime_at_least(max(q, d_active))
+        coefficients = (np.arange(p**s)[:, None] // p ** np.arange(s)) % p  # (p^s, s)
+        powers = np.arange(d_active)[:, None] ** np.arange(s) % p  # Vandermonde rows
+        levels = coefficients @ powers.T % p  # (p^s, d_active): any s columns, all tuples
+        cells = levels * q // p  # p >= q: every cell gets at least one level
+        Z = np.tile(np.asarray(lower, dtype=float), (p**s, 1))
+        Z[:, active] = lower[active] + (cells + 0.5) / q * (upper[active] - lower[active])
+        return Z
+
+    def _erm_default_n_points(self, n_features):
+        """The stumps' Latin design size, ``64 (n_thresholds + 1)``: cheap per
+        round, but not separating (``rho = 0``); pass ``n_hallucinated`` of at
+        least the orthogonal array's size to certify (module docstring)."""
+        return super()._erm_default_n_points(n_features)
+
+    def _joint_counts(self, Z):
+        raise NotImplementedError("depth-2 trees use their own separation bound")
