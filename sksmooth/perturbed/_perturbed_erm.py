@@ -603,7 +603,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],
-                                  oracle, n_features, box, rng)
+                                  oracle, n_features, box, rng,
+                                  certify=params["noise"] != "auto")
             cal = calibrate(oracle, Z, n_features, codec.n_classes)
         else:
             Z, cal = np.empty((0, n_features)), None

@@ -105,16 +105,30 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
     return box, bounds is not None
 
 
-def _n_points(n_hallucinated, oracle, exact, n_features):
+# Largest separating design 'auto' picks to certify a class (the n_hallucinated cap).
+MAX_CERTIFYING_POINTS = 200_000
+
+
+def _n_points(n_hallucinated, oracle, exact, n_features, certify):
     if n_hallucinated != "auto":
         return int(n_hallucinated)
-    return oracle._erm_default_n_points(n_features) if exact else HEURISTIC_N_POINTS
+    if not exact:
+        return HEURISTIC_N_POINTS
+    certifying = getattr(oracle, "_erm_certifying_n_points", None)
+    if certify and certifying is not None and certifying(n_features) <= MAX_CERTIFYING_POINTS:
+        return certifying(n_features)
+    return oracle._erm_default_n_points(n_features)
 
 
-def separating_points(spec, n_hallucinated, oracle, n_features, box, rng):
-    """The data-independent separating points ``Z`` (from the public stream ``rng``)."""
+def separating_points(spec, n_hallucinated, oracle, n_features, box, rng, certify=True):
+    """The data-independent separating points ``Z`` (from the public stream ``rng``).
+
+    ``certify``: the run needs a certificate (a private fit, a theory or fixed
+    online noise), so 'auto' takes the oracle's certifying design size when
+    it has one (depth-2 trees: the orthogonal array) instead of its cheap
+    default."""
     exact = _is_exact_oracle(oracle)
-    m = _n_points(n_hallucinated, oracle, exact, n_features)
+    m = _n_points(n_hallucinated, oracle, exact, n_features, certify)
     lower, upper = box if box is not None else (np.zeros(n_features), np.ones(n_features))
     if isinstance(spec, str):
         if spec == "auto":  # the design needs a finite class

@@ -287,9 +287,13 @@ class DepthTwoTreeERMClassifier(StumpERMClassifier):
 
     def _erm_default_n_points(self, n_features):
         """The stumps' Latin design size, ``64 (n_thresholds + 1)``: cheap per
-        round, but not separating (``rho = 0``); pass ``n_hallucinated`` of at
-        least the orthogonal array's size to certify (module docstring)."""
+        round (the practical online noise), but not separating (``rho = 0``)."""
         return super()._erm_default_n_points(n_features)
+
+    def _erm_certifying_n_points(self, n_features):
+        """Size ``p^s`` of the orthogonal array, which certifies ``rho > 0``
+        (used by 'auto' when the run needs a certificate)."""
+        return self._orthogonal_array_size(n_features)
 
     def _joint_counts(self, Z):
         raise NotImplementedError("depth-2 trees use their own separation bound")
