@@ -16,9 +16,12 @@ Streams: the package's sigma-smooth threshold adversaries
 adaptive, sigma in {0.1, 0.5}, 5 % label noise), a ``make_classification``
 stream (10 features) and, when ``river`` is installed, its bundled Phishing
 and Bananas data sets (no download). Learners: FTPL with the practical
-default noise / the theory noise / label perturbation, with stump, depth-2
-tree and logistic-regression oracles; SmoothHedgeClassifier (stumps);
-SGDClassifier; Perceptron; river's LogisticRegression.
+default noise / the theory noise / label perturbation, with the default
+exact depth-2 grid-tree oracle (DepthTwoTreeERMClassifier), 128-grid stumps
+(the previous default), greedy CART (DecisionTreeClassifier(max_depth=2))
+and logistic-regression oracles; SmoothHedgeClassifier (stumps);
+SGDClassifier; Perceptron; river's LogisticRegression. ``targets`` checks
+the issue's targets for both exact candidate default classes.
 
 Also: wall time of the default FTPL on T = 10^4 rows, the realizable
 regret-vs-T figure next to Thm 1's bound where it is non-vacuous, and
@@ -71,6 +74,8 @@ LEARNERS = {
     "FTPL stumps (128 grid)": ftpl(stumps128()),
     "FTPL CART depth 2": ftpl(DecisionTreeClassifier(max_depth=2)),
     "FTPL default (logistic)": ftpl(LogisticRegression()),
+    "FTPL theory (grid trees d=2)": lambda box, T: PerturbedERMClassifier(
+        bounds=box, classes=[0, 1], noise="theory", horizon=-(-T // BATCH)),
     "FTPL theory (stumps)": lambda box, T: PerturbedERMClassifier(
         stumps128(), bounds=box, classes=[0, 1], noise="theory", horizon=-(-T // BATCH)),
     "FTPL labels (stumps)": ftpl(stumps128(), online_perturbation="labels"),

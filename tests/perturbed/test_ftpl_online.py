@@ -138,8 +138,8 @@ def test_each_round_touches_only_its_rows_and_the_separating_points(monkeypatch,
 def test_issue_16_cost_target_ten_thousand_rows_in_thirty_seconds(batch):
     """Issue 16: default settings handle T = 10^4 rows in <= 30 s. Default
     oracle: depth-2 grid trees (32 thresholds for 3 features); measured on 2
-    shared cores (load ~7) 19 s row by row and 1.5 s in batches of 10 (the
-    128-grid stumps, the previous default: 14 s and 1.2 s; before the
+    shared cores (load ~7) 16 s row by row and 1.7 s in batches of 10 (the
+    128-grid stumps, the previous default: 15 s and 1.5 s; before the
     running statistic: 146 s and 15 s)."""
     X, y = _threshold_stream(10_000)
     clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1])
