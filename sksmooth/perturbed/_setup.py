@@ -233,6 +233,9 @@ def calibrate(oracle, Z, n_features, n_classes=2):
                    "or a larger n_hallucinated"
                    + getattr(oracle, "_erm_separation_hint", "") + ".")
     class_log_size = float(np.log(size)) if size is not None else None
+    if class_log_size is not None:
+        problem += (f" rho and G are then those of all labelings of Z; the practical "
+                    f"online noise uses the class's own ln|F| = {class_log_size:.4g}.")
     if n_classes > 2:  # all k-labelings of the m points, one-hot process
         return Calibration(np.sqrt(2.0 / m), np.sqrt(m) * np.sqrt(2 * np.log(n_classes)),
                            m * np.log(n_classes), (), (problem,), class_log_size)

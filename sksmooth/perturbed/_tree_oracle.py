@@ -119,7 +119,8 @@ class DepthTwoTreeERMClassifier(StumpERMClassifier):
     _erm_class_size_is_bound = True
     _erm_separation_hint = (
         " (DepthTwoTreeERMClassifier: n_hallucinated at least p^min(4, d), the size of "
-        "its orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d))")
+        "its orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d); "
+        "noise='theory' and fit pick it by default)")
 
     def __init__(self, n_thresholds=16, bounds=None):
         super().__init__(n_thresholds=n_thresholds, bounds=bounds)
