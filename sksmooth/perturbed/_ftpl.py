@@ -424,9 +424,10 @@ def regret_report(strategy, run, horizon, best_loss=0.0, n_rounds=None):
     value = ftpl_regret_bound(run.eta, cal.rho, cal.gaussian_complexity,
                               cal.log_n_functions, T, best_loss, loss_bound=B)
     if not np.isfinite(value):
+        minimum = ftpl_noise(cal.rho, cal.gaussian_complexity, cal.log_n_functions, T, B)
         return RegretBound(nan, T, T * B, False, None, False,
                            f"eta = {run.eta:.4g} is below condition (13)'s minimum "
-                           f"{ftpl_noise(cal.rho, cal.gaussian_complexity, cal.log_n_functions, T, B):.4g}")
+                           f"{minimum:.4g}")
     vacuous = value > T * B
     start = non_vacuous_horizon(cal, B, best_loss) if vacuous else None
     return RegretBound(value, T, T * B, vacuous, start, True)

@@ -2,8 +2,9 @@
 
 The privacy guarantee of perturbed ERM (Block, Shetty, *Small loss bounds
 for online learning separated function classes: a Gaussian process
-perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
-weighted 0-1 loss over a *fixed finite* class ``F``:
+perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that
+returns an *exact* minimiser of the weighted 0-1 loss over a *fixed finite*
+class ``F``:
 
     f_hat = argmin_{f in F}  sum_i w_i * 1[f(x_i) != y_i],    w_i >= 0.
 
