@@ -165,7 +165,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     depth-2 axis-aligned trees with thresholds on a public grid
     (:class:`DepthTwoTreeERMClassifier`: a root split and, on each side, a
     constant or a stump on any feature; ``n`` thresholds per feature, the
-    finest power of two with ``n_features * n <= 128``). It is an exact 0-1
+    finest power of two with ``n_features * n <= 128``; 128-grid stumps
+    above 32 features, where the trees' ``O(d^2)`` cost per row would
+    dominate). It is an exact 0-1
     ERM over a finite class, ``|F| <= d n (2 d n + 2)^2``, which is what
     Thm 1 (and Lemma 2 for ``fit``) needs; its separation is certified on its
     orthogonal-array design, which ``noise='theory'`` picks by default. It
@@ -201,7 +203,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         never modified. ``None``: ``StumpERMClassifier(n_thresholds=8)`` for
         ``fit`` (exact, certifiable); online, ``DepthTwoTreeERMClassifier``
         with the finest power-of-two grid with ``n_features * n_thresholds
-        <= 128`` (exact; see above); ``MulticlassStumpERMClassifier``
+        <= 128`` (exact; see above) for up to 32 features, and
+        ``StumpERMClassifier(n_thresholds=128)`` above (the trees cost
+        ``O(n_features^2)`` per row); ``MulticlassStumpERMClassifier``
         (``n_thresholds`` 8 for ``fit``, 128 online) for more than two
         classes.
     epsilon : float in [1e-6, 1e6], default=1.0

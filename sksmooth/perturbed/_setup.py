@@ -35,6 +35,10 @@ DEFAULT_N_THRESHOLDS = {"fit": 8, "online": 128}
 # child) threshold pairs per side; the grid is the finest power of two with
 # d * n_thresholds <= this budget (a cost rule on the public n_features).
 TREE_GRID_BUDGET = 128
+# Above this many features the trees' O(d^2) work per row and per
+# hallucinated point dominates (d = 100: 10^4 cells per point): the online
+# default is then the 128-grid stumps (O(d) per row).
+TREE_MAX_FEATURES = 32
 
 
 def default_tree_thresholds(n_features):
@@ -72,9 +76,10 @@ def check_estimator_param(value, name="estimator"):
 
 def make_oracle(estimator, mode, n_classes=2, n_features=1):
     """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default:
-    stumps for ``fit`` and multiclass, depth-2 grid trees for binary online)."""
+    stumps for ``fit``, multiclass and more than 32 features, depth-2 grid
+    trees for binary online)."""
     if estimator is None:
-        if mode == "online" and n_classes == 2:
+        if mode == "online" and n_classes == 2 and n_features <= TREE_MAX_FEATURES:
             return DepthTwoTreeERMClassifier(n_thresholds=default_tree_thresholds(n_features))
         default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
         return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])

@@ -140,6 +140,22 @@ def test_default_online_class_is_depth_two_grid_trees():
     assert [default_tree_thresholds(d) for d in (1, 2, 10, 200)] == [128, 64, 8, 1]
 
 
+def test_many_features_fall_back_to_stumps():
+    """The trees' O(d^2) per row and per hallucinated point: above 32
+    features the online default is the 128-grid stumps."""
+    X = np.random.default_rng(0).uniform(size=(20, 33))
+    clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit(X, (X[:, 0] > 0.5).astype(int))
+        assert type(clf.estimator_) is StumpERMClassifier
+        assert clf.estimator_.n_thresholds == 128
+        at_cap = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], random_state=0)
+        at_cap.partial_fit(X[:, :32], (X[:, 0] > 0.5).astype(int))
+    assert isinstance(at_cap.estimator_, DepthTwoTreeERMClassifier)
+    assert at_cap.estimator_.n_thresholds == 4
+
+
 def test_theory_noise_is_certified_on_the_orthogonal_array():
     """noise='theory' (n_hallucinated='auto') takes the orthogonal array: the
     class is certified, rho > 0, ln|F| of the tree class, Thm 1's bound finite."""
