@@ -178,6 +178,9 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
             )
         X = self._check_domain(X)
         y_pm1 = BinaryLabels.encode(y, self.classes_)
+        if weights.any():  # zero-weight rows change no loss, nor a data-derived grid
+            keep = weights > 0
+            X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
         self._fit_pm1(X, y_pm1, weights)
         return self
 
