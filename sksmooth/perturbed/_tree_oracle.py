@@ -74,7 +74,106 @@ def _smallest_prime_at_least(n):
     return n
 
 
-class DepthTwoTreeERMClassifier(StumpERMClassifier):
+class _GridTreeMixin:
+    """What the binary and multiclass depth-2 grid trees share: the pair
+    statistic's encoding, its prefix sums, the separation bound and the
+    orthogonal-array design (module docstring)."""
+
+    # _erm_class_size is an upper bound on |F| (several parametrisations, one tree)
+    _erm_class_size_is_bound = True
+    _erm_separation_hint = (
+        " (depth-2 trees: n_hallucinated at least p^min(4, d), the size of their "
+        "orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d); "
+        "noise='theory' and fit pick it by default)")
+
+    # -- additive statistic: signed weight per feature pair and cell pair --
+    def _erm_prepare(self, X, context=None):
+        prepared = super()._erm_prepare(X, context)
+        n_thresholds = prepared.context[0]
+        n, d, q = prepared.n_rows, prepared.n_features, n_thresholds + 1
+        cells = prepared.index.reshape(n, d) - q * np.arange(d)
+        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * q * q
+        codes = pair[None] + cells[:, :, None] * q + cells[:, None, :]
+        return PreparedRows(codes.reshape(n, d * d), n, d, prepared.context)
+
+    @staticmethod
+    def _tree_sides(hist, n):
+        """Total weight and, for the left (``cell_j < a``) and right sides of
+        every root ``(j, a)``, the side's total ``(d, n, ...)`` and the weight
+        below every child threshold ``(k, b)``, ``(d, n, d, n, ...)`` (a
+        trailing class axis for a multiclass statistic)."""
+        prefix = hist.cumsum(axis=3).cumsum(axis=2)
+        total = prefix[0, 0, -1, -1]
+        # below[j, a, k, b]: weight with cell_j < a and cell_k < b (a, b = 1..n)
+        below = np.swapaxes(prefix[:, :, :n, :n], 1, 2)
+        left_total = np.einsum("jja...->ja...", prefix[:, :, :n, -1])  # cell_j < a
+        column = prefix[:, :, -1, :n][:, None]  # (j, 1, k, b): cell_k < b, any cell_j
+        return total, ((left_total, below), (total - left_total, column - below))
+
+    def _fewest_in_a_cell_tuple(self, Z):
+        """``D``: the fewest points of ``Z`` in one cell tuple of ``s = min(4,
+        d_active)`` active features, a lower bound on the disagreements of two
+        distinct trees (module docstring); 0 if some tuple is empty or there
+        are more than 20000 feature subsets to check; ``None`` without an
+        active feature (only constants)."""
+        Z = np.asarray(Z, dtype=float)
+        n, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n, lower, upper)[:, self._active(lower, upper)]
+        m, d_active, q = len(Z), cells.shape[1], n + 1
+        if d_active == 0:
+            return None
+        s = min(_TREE_PATH_FEATURES, d_active)
+        subsets = itertools.combinations(range(d_active), s)
+        if m < q**s or comb(d_active, s) > _MAX_SEPARATION_SUBSETS:
+            return 0
+        radix = q ** np.arange(s)
+        fewest = m
+        for subset in subsets:  # bounded by _MAX_SEPARATION_SUBSETS
+            counts = np.bincount(cells[:, subset] @ radix, minlength=q**s)
+            fewest = min(fewest, int(counts.min()))
+            if fewest == 0:
+                break
+        return fewest
+
+    def _orthogonal_array_size(self, d_active):
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        s = min(_TREE_PATH_FEATURES, d_active)
+        return _smallest_prime_at_least(max(n + 1, d_active)) ** s
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The strength-``s`` orthogonal array (module docstring) when
+        ``n_points`` is at least its size ``p^s``, else the stumps' Latin design
+        (then the certified separation is 0)."""
+        active = np.flatnonzero(upper > lower)
+        if len(active) == 0 or n_points < self._orthogonal_array_size(len(active)):
+            return super()._erm_design(n_points, rng, lower, upper)
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        q, d_active = n + 1, len(active)
+        s = min(_TREE_PATH_FEATURES, d_active)
+        p = _smallest_prime_at_least(max(q, d_active))
+        coefficients = (np.arange(p**s)[:, None] // p ** np.arange(s)) % p  # (p^s, s)
+        powers = np.arange(d_active)[:, None] ** np.arange(s) % p  # Vandermonde rows
+        levels = coefficients @ powers.T % p  # (p^s, d_active): any s columns, all tuples
+        cells = levels * q // p  # p >= q: every cell gets at least one level
+        Z = np.tile(np.asarray(lower, dtype=float), (p**s, 1))
+        Z[:, active] = lower[active] + (cells + 0.5) / q * (upper[active] - lower[active])
+        return Z
+
+    def _erm_default_n_points(self, n_features):
+        """The stumps' Latin design size, ``64 (n_thresholds + 1)``: cheap per
+        round (the practical online noise), but not separating (``rho = 0``)."""
+        return super()._erm_default_n_points(n_features)
+
+    def _erm_certifying_n_points(self, n_features):
+        """Size ``p^s`` of the orthogonal array, which certifies ``rho > 0``
+        (used by 'auto' when the run needs a certificate)."""
+        return self._orthogonal_array_size(n_features)
+
+    def _joint_counts(self, Z):
+        raise NotImplementedError("depth-2 trees use their own separation bound")
+
+
+class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     """Exact weighted 0-1 ERM over depth-2 trees with thresholds on a public grid.
 
     See the module docstring for the class, the ERM and the separating
@@ -115,25 +214,8 @@ class DepthTwoTreeERMClassifier(StumpERMClassifier):
     array([0, 1, 1, 0])
     """
 
-    # _erm_class_size is an upper bound on |F| (several parametrisations, one tree)
-    _erm_class_size_is_bound = True
-    _erm_separation_hint = (
-        " (DepthTwoTreeERMClassifier: n_hallucinated at least p^min(4, d), the size of "
-        "its orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d); "
-        "noise='theory' and fit pick it by default)")
-
     def __init__(self, n_thresholds=16, bounds=None):
         super().__init__(n_thresholds=n_thresholds, bounds=bounds)
-
-    # -- additive statistic: signed weight per feature pair and cell pair --
-    def _erm_prepare(self, X, context=None):
-        prepared = super()._erm_prepare(X, context)
-        n_thresholds = prepared.context[0]
-        n, d, q = prepared.n_rows, prepared.n_features, n_thresholds + 1
-        cells = prepared.index.reshape(n, d) - q * np.arange(d)
-        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * q * q
-        codes = pair[None] + cells[:, :, None] * q + cells[:, None, :]
-        return PreparedRows(codes.reshape(n, d * d), n, d, prepared.context)
 
     def _erm_accumulate(self, prepared, y, weights, n_classes=2):
         """Signed weight per (root feature, child feature, root cell, child cell)."""
@@ -146,16 +228,10 @@ class DepthTwoTreeERMClassifier(StumpERMClassifier):
         self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
         d, n = hist.shape[0], n_thresholds
         active = self._active(lower, upper)
-        prefix = hist.cumsum(axis=3).cumsum(axis=2)
-        total = prefix[0, 0, -1, -1]
+        total, sides = self._tree_sides(hist, n)
         if not active.any():
             self._set_tree(-1, None, GridLeaf(-1, 0, -np.inf, 1 if total >= -total else -1))
             return
-        # below[j, a, k, b]: weight with cell_j < a and cell_k < b (a, b = 1..n)
-        below = prefix[:, :, :n, :n].transpose(0, 2, 1, 3)
-        left_total = np.einsum("jja->ja", prefix[:, :, :n, -1])  # cell_j < a
-        column = prefix[:, :, -1, :n][:, None]  # (j, 1, k, b): cell_k < b, any cell_j
-        sides = ((left_total, below), (total - left_total, column - below))
         tree = sum(self._side_best(side_total, side_below, active)
                    for side_total, side_below in sides)
         tree[~active] = -np.inf
@@ -243,58 +319,5 @@ class DepthTwoTreeERMClassifier(StumpERMClassifier):
         ``2 sqrt(D / m)``, ``D`` the fewest points of ``Z`` in one cell tuple of
         ``s = min(4, d_active)`` active features (0 if some tuple is empty or
         there are more than 20000 feature subsets to check)."""
-        Z = np.asarray(Z, dtype=float)
-        n, lower, upper = self._grid(Z.shape[1])
-        cells = self._cells(Z, n, lower, upper)[:, self._active(lower, upper)]
-        m, d_active, q = len(Z), cells.shape[1], n + 1
-        if d_active == 0:
-            return 2.0  # two constants: disagree everywhere
-        s = min(_TREE_PATH_FEATURES, d_active)
-        subsets = itertools.combinations(range(d_active), s)
-        if m < q**s or comb(d_active, s) > _MAX_SEPARATION_SUBSETS:
-            return 0.0
-        radix = q ** np.arange(s)
-        fewest = m
-        for subset in subsets:  # bounded by _MAX_SEPARATION_SUBSETS
-            counts = np.bincount(cells[:, subset] @ radix, minlength=q**s)
-            fewest = min(fewest, int(counts.min()))
-            if fewest == 0:
-                break
-        return float(2.0 * np.sqrt(fewest / m))
-
-    def _orthogonal_array_size(self, d_active):
-        n = check_positive_int(self.n_thresholds, "n_thresholds")
-        s = min(_TREE_PATH_FEATURES, d_active)
-        return _smallest_prime_at_least(max(n + 1, d_active)) ** s
-
-    def _erm_design(self, n_points, rng, lower, upper):
-        """The strength-``s`` orthogonal array (module docstring) when
-        ``n_points`` is at least its size ``p^s``, else the stumps' Latin design
-        (then the certified separation is 0)."""
-        active = np.flatnonzero(upper > lower)
-        if len(active) == 0 or n_points < self._orthogonal_array_size(len(active)):
-            return super()._erm_design(n_points, rng, lower, upper)
-        n = check_positive_int(self.n_thresholds, "n_thresholds")
-        q, d_active = n + 1, len(active)
-        s = min(_TREE_PATH_FEATURES, d_active)
-        p = _smallest_prime_at_least(max(q, d_active))
-        coefficients = (np.arange(p**s)[:, None] // p ** np.arange(s)) % p  # (p^s, s)
-        powers = np.arange(d_active)[:, None] ** np.arange(s) % p  # Vandermonde rows
-        levels = coefficients @ powers.T % p  # (p^s, d_active): any s columns, all tuples
-        cells = levels * q // p  # p >= q: every cell gets at least one level
-        Z = np.tile(np.asarray(lower, dtype=float), (p**s, 1))
-        Z[:, active] = lower[active] + (cells + 0.5) / q * (upper[active] - lower[active])
-        return Z
-
-    def _erm_default_n_points(self, n_features):
-        """The stumps' Latin design size, ``64 (n_thresholds + 1)``: cheap per
-        round (the practical online noise), but not separating (``rho = 0``)."""
-        return super()._erm_default_n_points(n_features)
-
-    def _erm_certifying_n_points(self, n_features):
-        """Size ``p^s`` of the orthogonal array, which certifies ``rho > 0``
-        (used by 'auto' when the run needs a certificate)."""
-        return self._orthogonal_array_size(n_features)
-
-    def _joint_counts(self, Z):
-        raise NotImplementedError("depth-2 trees use their own separation bound")
+        fewest = self._fewest_in_a_cell_tuple(Z)
+        return 2.0 if fewest is None else float(2.0 * np.sqrt(fewest / len(Z)))
