@@ -250,12 +250,15 @@ def bench_streams(n_seeds, T, learners, include_river, reuse=(), compute=True):
 
 # ------------------------------------------------------------ multiclass
 MULTICLASS_LEARNERS = {
-    "FTPL default (multiclass stumps)": lambda box: PerturbedERMClassifier(
+    "FTPL default (multiclass grid trees d=2)": lambda box: PerturbedERMClassifier(
         bounds=box, classes=[0, 1, 2]),
-    "FTPL default (tree d=2)": lambda box: PerturbedERMClassifier(
+    "FTPL multiclass stumps (128 grid)": lambda box: PerturbedERMClassifier(
+        MulticlassStumpERMClassifier(n_thresholds=128), bounds=box, classes=[0, 1, 2]),
+    "FTPL CART depth 2": lambda box: PerturbedERMClassifier(
         DecisionTreeClassifier(max_depth=2), bounds=box, classes=[0, 1, 2]),
     "FTPL labels (multiclass stumps)": lambda box: PerturbedERMClassifier(
-        bounds=box, classes=[0, 1, 2], online_perturbation="labels"),
+        MulticlassStumpERMClassifier(n_thresholds=128), bounds=box, classes=[0, 1, 2],
+        online_perturbation="labels"),
     "SGDClassifier": lambda box: SGDClassifier(random_state=0),
     "Perceptron": lambda box: Perceptron(random_state=0),
 }

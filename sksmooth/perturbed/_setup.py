@@ -19,7 +19,7 @@ from .._validation import check_bounds
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
-from ._tree_oracle import DepthTwoTreeERMClassifier
+from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
            "calibrate", "hallucinate", "fit_oracle", "oracle_labels", "check_estimator_param",
@@ -76,11 +76,13 @@ def check_estimator_param(value, name="estimator"):
 
 def make_oracle(estimator, mode, n_classes=2, n_features=1):
     """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default:
-    stumps for ``fit``, multiclass and more than 32 features, depth-2 grid
-    trees for binary online)."""
+    stumps for ``fit`` and for more than 32 features, depth-2 grid trees
+    (binary or multiclass) online)."""
     if estimator is None:
-        if mode == "online" and n_classes == 2 and n_features <= TREE_MAX_FEATURES:
-            return DepthTwoTreeERMClassifier(n_thresholds=default_tree_thresholds(n_features))
+        if mode == "online" and n_features <= TREE_MAX_FEATURES:
+            tree = DepthTwoTreeERMClassifier if n_classes == 2 else \
+                MulticlassDepthTwoTreeERMClassifier
+            return tree(n_thresholds=default_tree_thresholds(n_features))
         default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
         return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
     if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
@@ -213,11 +215,13 @@ def calibrate(oracle, Z, n_features, n_classes=2):
         rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
     if size is not None and rho > 0:
         relation = "<=" if getattr(oracle, "_erm_class_size_is_bound", False) else "="
+        separation_kind = (" a certified lower bound on" if getattr(
+            oracle, "_erm_separation_is_bound", False) else "")
         certified = (
             f"oracle {name} is an exact weighted 0-1 ERM over a fixed finite class, "
             f"|F| {relation} {size}",
-            f"rho = {rho:.4g}: the minimum pairwise empirical L2 distance of F on the "
-            f"m = {m} separating points (Def. 5)",
+            f"rho = {rho:.4g}:{separation_kind} the minimum pairwise empirical L2 "
+            f"distance of F on the m = {m} separating points (Def. 5)",
             "G <= sqrt(2 ln |F|) (each w(f) ~ N(0, 1))",
         )
         return Calibration(rho, finite_class_gaussian_complexity(size), float(np.log(size)),

@@ -42,9 +42,9 @@ from math import comb
 import numpy as np
 
 from .._validation import check_positive_int
-from ._oracles import PreparedRows, StumpERMClassifier
+from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
 
-__all__ = ["DepthTwoTreeERMClassifier"]
+__all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
 
 # Most feature subsets enumerated by the separation bound (else it returns 0).
 _MAX_SEPARATION_SUBSETS = 20_000
@@ -79,8 +79,10 @@ class _GridTreeMixin:
     statistic's encoding, its prefix sums, the separation bound and the
     orthogonal-array design (module docstring)."""
 
-    # _erm_class_size is an upper bound on |F| (several parametrisations, one tree)
+    # _erm_class_size is an upper bound on |F| (several parametrisations, one
+    # tree), _erm_separation a lower bound on the separation
     _erm_class_size_is_bound = True
+    _erm_separation_is_bound = True
     _erm_separation_hint = (
         " (depth-2 trees: n_hallucinated at least p^min(4, d), the size of their "
         "orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d); "
@@ -321,3 +323,138 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         there are more than 20000 feature subsets to check)."""
         fewest = self._fewest_in_a_cell_tuple(Z)
         return 2.0 if fewest is None else float(2.0 * np.sqrt(fewest / len(Z)))
+
+
+@dataclass(frozen=True)
+class MulticlassGridLeaf:
+    """One side of a multiclass tree: a constant label (``feature == -1``,
+    ``labels[0]``) or a stump with label ``labels[0]`` below, ``labels[1]`` above."""
+
+    feature: int
+    cell_index: int
+    threshold: float
+    labels: tuple
+
+    def predict(self, cells):
+        if self.feature < 0:
+            return np.full(len(cells), self.labels[0])
+        return np.where(cells[:, self.feature] >= self.cell_index, self.labels[1],
+                        self.labels[0])
+
+
+def _best_distinct_pair(below, above):
+    """``max_{c1 != c2} below[..., c1] + above[..., c2]`` (top two of each)."""
+    first_below, first_above = below.argmax(axis=-1), above.argmax(axis=-1)
+    top_below = np.take_along_axis(below, first_below[..., None], -1)[..., 0]
+    top_above = np.take_along_axis(above, first_above[..., None], -1)[..., 0]
+    k = below.shape[-1]
+    if k < 2:
+        return np.full(below.shape[:-1], -np.inf)
+    masked_below = np.where(np.arange(k) == first_below[..., None], -np.inf, below)
+    masked_above = np.where(np.arange(k) == first_above[..., None], -np.inf, above)
+    same = np.maximum(top_below + masked_above.max(axis=-1),
+                      masked_below.max(axis=-1) + top_above)
+    return np.where(first_below != first_above, top_below + top_above, same)
+
+
+class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClassifier):
+    """Exact weighted multiclass 0-1 ERM over depth-2 grid trees.
+
+    The trees of :class:`DepthTwoTreeERMClassifier` with a label per leaf:
+    each side of the root is a constant label or a stump with two distinct
+    labels (as :class:`MulticlassStumpERMClassifier`), ``|F| <= d n (k + d n
+    k (k - 1))^2`` for ``k`` classes. Statistic: weight per feature pair,
+    cell pair and class, ``(d, d, n + 1, n + 1, k)``; each side's best stump
+    takes the best pair of distinct labels from the top two per side
+    (``O(d^2 n^2 k)`` per call). Separation in the one-hot metric: ``sqrt(2
+    D / m)`` with the same ``D`` as the binary trees.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+    bounds : tuple (lower, upper) or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (k,)
+    feature_ : int
+        Root feature (-1: a constant).
+    threshold_ : float
+    left_, right_ : MulticlassGridLeaf
+        Labels are indices into ``classes_``.
+    """
+
+    def __init__(self, n_thresholds=16, bounds=None):
+        super().__init__(n_thresholds=n_thresholds, bounds=bounds)
+
+    def _erm_accumulate(self, prepared, codes, weights, n_classes=2):
+        """Weight per (root feature, child feature, root cell, child cell, class)."""
+        q, d, k = prepared.context[0] + 1, prepared.n_features, int(n_classes)
+        offsets = (prepared.index * k + np.asarray(codes, dtype=np.int64)[:, None]).ravel()
+        return np.bincount(offsets, weights=np.repeat(weights, d * d),
+                           minlength=d * d * q * q * k).reshape(d, d, q, q, k)
+
+    def _fit_statistic(self, hist, prepared):
+        n, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n
+        active = self._active(lower, upper)
+        total, sides = self._tree_sides(hist, n)
+        if not active.any():
+            self._set_tree(-1, 0, MulticlassGridLeaf(-1, 0, -np.inf, (int(np.argmax(total)),) * 2))
+            return
+        tree = sum(self._side_best(side_total, side_below, active)
+                   for side_total, side_below in sides)
+        tree[~active] = -np.inf
+        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
+        leaves = [self._leaf(side_total[j, a], side_below[j, a], active, lower, upper)
+                  for side_total, side_below in sides]
+        self._set_tree(int(j), int(a) + 1, *leaves)
+
+    @staticmethod
+    def _side_best(side_total, side_below, active):
+        """Best subtree weight on one side of every root ``(j, a)``, ``(d, n)``."""
+        stumps = _best_distinct_pair(side_below, side_total[:, :, None, None] - side_below)
+        if not active.all():
+            stumps[:, :, ~active] = -np.inf
+        d, n = side_total.shape[:2]
+        return np.maximum(side_total.max(axis=-1), stumps.reshape(d, n, -1).max(axis=-1))
+
+    def _leaf(self, side_total, side_below, active, lower, upper):
+        """The side's first best subtree in the canonical order: constants
+        ``0..k-1``, then stumps ``(k, b, c_below, c_above)``, distinct labels."""
+        k = len(side_total)
+        pair = side_below[..., :, None] + (side_total - side_below)[..., None, :]
+        pair[..., np.arange(k), np.arange(k)] = -np.inf
+        pair[~active] = -np.inf
+        best = int(np.argmax(np.concatenate([side_total, pair.ravel()])))
+        if best < k:
+            return MulticlassGridLeaf(-1, 0, -np.inf, (best, best))
+        feature, b, c_below, c_above = np.unravel_index(best - k, pair.shape)
+        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
+        return MulticlassGridLeaf(int(feature), int(b + 1),
+                                  float(lower[feature] + (b + 1) * step),
+                                  (int(c_below), int(c_above)))
+
+    def _set_tree(self, feature, cell_index, left, right=None):
+        DepthTwoTreeERMClassifier._set_tree(self, feature, cell_index, left, right)
+
+    def _predict_codes(self, X):
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)
+        if self.feature_ < 0:
+            return self.left_.predict(cells)
+        go_right = cells[:, self.feature_] >= self._cell_index
+        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+
+    def _erm_class_size(self, n_features, n_classes=2):
+        """Upper bound ``d n (k + d n k (k - 1))^2`` on ``|F|``."""
+        n, k = check_positive_int(self.n_thresholds, "n_thresholds"), int(n_classes)
+        if n_features == 0:
+            return k
+        return int(n_features * n * (k + n_features * n * k * (k - 1)) ** 2)
+
+    def _erm_separation(self, Z, n_classes=2):
+        """``sqrt(2 D / m)``: the one-hot distance of two labelings that
+        differ on ``D`` of the ``m`` points (``D`` as for the binary trees)."""
+        fewest = self._fewest_in_a_cell_tuple(Z)
+        return float(np.sqrt(2.0)) if fewest is None else float(np.sqrt(2.0 * fewest / len(Z)))

@@ -12,6 +12,8 @@ from sklearn.linear_model import Perceptron, SGDClassifier
 
 from sksmooth.perturbed import (
     DepthTwoTreeERMClassifier,
+    MulticlassDepthTwoTreeERMClassifier,
+    MulticlassStumpERMClassifier,
     PerturbedERMClassifier,
     StumpERMClassifier,
     min_pairwise_distance,
@@ -253,3 +255,64 @@ def test_default_ftpl_beats_sgd_and_perceptron_on_make_classification():
         sgd.append(_prequential(SGDClassifier(random_state=0), X, y))
         perceptron.append(_prequential(Perceptron(random_state=0), X, y))
     assert np.mean(ftpl) < min(np.mean(sgd), np.mean(perceptron))
+
+
+# ---------------------------------------------------------------- multiclass
+def _multiclass_trees(oracle, X, k):
+    """Labels of every parametrised multiclass tree on X, ``(m, N)`` (brute force)."""
+    n, lower, upper = oracle._grid(X.shape[1])
+    cells = oracle._cells(X, n, lower, upper)[:, oracle._active(lower, upper)]
+    m = len(X)
+    sides = [np.full(m, c) for c in range(k)]
+    for feature, b, c1, c2 in itertools.product(range(cells.shape[1]), range(1, n + 1),
+                                                range(k), range(k)):
+        if c1 != c2:
+            sides.append(np.where(cells[:, feature] >= b, c2, c1))
+    sides = np.column_stack(sides)
+    if cells.shape[1] == 0:
+        return sides
+    trees = [np.where((cells[:, j] >= a)[:, None, None], sides[:, None, :], sides[:, :, None])
+             for j in range(cells.shape[1]) for a in range(1, n + 1)]
+    return np.concatenate([t.reshape(m, -1) for t in trees], axis=1)
+
+
+@pytest.mark.parametrize("oracle_class", [MulticlassDepthTwoTreeERMClassifier, "broken"])
+def test_multiclass_erm_equals_brute_force(oracle_class):
+    broken = oracle_class == "broken"
+    rng, gap = np.random.default_rng(1), 0.0
+    for _ in range(150):
+        template, X, _, w = _random_problem(rng)
+        k = int(rng.integers(2, 4))
+        codes = rng.integers(0, k, size=len(X))
+        oracle = MulticlassDepthTwoTreeERMClassifier(**template.get_params())
+        if broken:  # a stump side may not use two distinct labels: best-label-only
+            oracle._side_best = lambda total, below, active: np.maximum(
+                total.max(axis=-1), np.zeros(total.shape[:2]))
+        prepared = oracle._erm_prepare(X)
+        oracle._fit_from_statistic(oracle._erm_accumulate(prepared, codes, w, k), prepared, k)
+        selected = float(np.sum(w * (oracle._predict_codes(X) == codes)))
+        labels = _multiclass_trees(oracle, X, k)
+        best = float(((labels == codes[:, None]) * w[:, None]).sum(axis=0).max())
+        gap = max(gap, best - selected)
+    assert (gap > 1e-6) if broken else (gap <= 1e-9)
+
+
+def test_multiclass_tree_learns_three_intervals_no_stump_can():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 2))
+    y = np.digitize(X[:, 1], [0.3, 0.7])
+    tree = MulticlassDepthTwoTreeERMClassifier(n_thresholds=9, bounds=(0, 1)).fit(X, y)
+    stump = MulticlassStumpERMClassifier(n_thresholds=9, bounds=(0, 1)).fit(X, y)
+    assert tree.score(X, y) == 1.0 and stump.score(X, y) < 0.8
+    assert set(tree.classes_) == {0, 1, 2}
+
+
+def test_multiclass_separation_and_class_size():
+    oracle = MulticlassDepthTwoTreeERMClassifier(n_thresholds=2, bounds=(0, 1))
+    Z = oracle._erm_design(oracle._orthogonal_array_size(2), np.random.default_rng(0),
+                           np.zeros(2), np.ones(2))
+    labels = np.unique(_multiclass_trees(oracle, Z, 3), axis=1)
+    one_hot = np.eye(3)[labels].transpose(0, 2, 1).reshape(len(Z) * 3, -1)
+    exact = min_pairwise_distance(one_hot) * np.sqrt(3)  # mean over points, not cells
+    assert 0 < oracle._erm_separation(Z, 3) <= exact + 1e-12
+    assert oracle._erm_class_size(2, 3) >= labels.shape[1]
