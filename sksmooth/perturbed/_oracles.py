@@ -1035,8 +1035,10 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
         return self.classes_[self._predict_codes(X)]
 
     def decision_function(self, X):
-        """One-hot scores of the selected hypothesis (hard, uncalibrated)."""
-        return self.predict_proba(X)
+        """One-hot scores of the selected hypothesis (hard, uncalibrated); for two
+        classes the scikit-learn convention, +1 for ``classes_[1]``, else -1."""
+        scores = self.predict_proba(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict_proba(self, X):
         """0/1 scores of the selected hypothesis (hard, uncalibrated)."""

@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.perturbed import (
     DepthTwoTreeERMClassifier,
+    MulticlassDepthTwoTreeERMClassifier,
     PerturbedERMClassifier,
     StumpERMClassifier,
 )
@@ -44,6 +45,7 @@ def _expected(estimator):
                                random_state=0),
         StumpERMClassifier(),
         DepthTwoTreeERMClassifier(),
+        MulticlassDepthTwoTreeERMClassifier(),
     ],
     expected_failed_checks=_expected,
 )
