@@ -156,8 +156,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     weights for stumps), so a round costs the same at ``t = 10`` and
     ``t = 10^6``; a heuristic oracle refits on all rows (O(t) per round).
     Labels: two (binary) or more (multiclass: the one-hot perturbation of
-    ``fit`` and ``MulticlassStumpERMClassifier`` by default; Thm 1 is stated
-    for binary classes, so a multiclass run reports no bound).
+    ``fit``, with ``MulticlassStumpERMClassifier`` for ``fit`` and
+    ``MulticlassDepthTwoTreeERMClassifier`` online by default; Thm 1 is
+    stated for binary classes, so a multiclass run reports no bound).
     ``partial_fit`` after ``fit`` starts a new online run; ``fit`` discards
     an online run.
 
@@ -205,9 +206,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         with the finest power-of-two grid with ``n_features * n_thresholds
         <= 128`` (exact; see above) for up to 32 features, and
         ``StumpERMClassifier(n_thresholds=128)`` above (the trees cost
-        ``O(n_features^2)`` per row); ``MulticlassStumpERMClassifier``
-        (``n_thresholds`` 8 for ``fit``, 128 online) for more than two
-        classes.
+        ``O(n_features^2)`` per row). For more than two classes the
+        multiclass versions: ``MulticlassStumpERMClassifier(n_thresholds=8)``
+        for ``fit``, ``MulticlassDepthTwoTreeERMClassifier`` (same grid)
+        online (``MulticlassStumpERMClassifier(n_thresholds=128)`` above 32
+        features).
     epsilon : float in [1e-6, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:
         larger values get the noise of ``epsilon = 1`` (a warning says so) and
