@@ -316,3 +316,20 @@ def test_multiclass_separation_and_class_size():
     exact = min_pairwise_distance(one_hot) * np.sqrt(3)  # mean over points, not cells
     assert 0 < oracle._erm_separation(Z, 3) <= exact + 1e-12
     assert oracle._erm_class_size(2, 3) >= labels.shape[1]
+
+
+def test_default_multiclass_ftpl_learns_intervals_no_stump_can():
+    """Label = interval of x1 (cuts 0.3, 0.7), 3 features, batches of 10: the
+    default (multiclass grid trees) stays under 10 % mistakes; the previous
+    default, 128-grid multiclass stumps, cannot (a third of the rows)."""
+    rng = np.random.default_rng(0)
+    T = 1000
+    X = rng.uniform(size=(T, 3))
+    y = np.digitize(X[:, 1], [0.3, 0.7])
+    clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start in range(0, T, 10):
+            clf.partial_fit(X[start:start + 10], y[start:start + 10])
+    assert isinstance(clf.estimator_, MulticlassDepthTwoTreeERMClassifier)
+    assert clf.cumulative_loss_ < 0.1 * T
