@@ -206,6 +206,16 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     bounds_ : tuple of ndarray
     n_features_in_ : int
 
+    References
+    ----------
+    A. Block and A. Shetty, "Small loss bounds for online learning separated
+    function classes: a Gaussian process perspective", 2025,
+    arXiv:2502.10292, Alg. 1 and 2, Thm 1, Lemma 2, Def. 5 (the exact
+    finite-class ERM oracle and the separation they need).
+    K. A. Bush, "Orthogonal arrays of index unity", Annals of Mathematical
+    Statistics 23(3), 426-434, 1952 (the polynomial construction of the
+    separating design).
+
     Examples
     --------
     >>> import numpy as np
@@ -382,6 +392,10 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
     threshold_ : float
     left_, right_ : MulticlassGridLeaf
         Labels are indices into ``classes_``.
+
+    References
+    ----------
+    As :class:`DepthTwoTreeERMClassifier`.
     """
 
     def __init__(self, n_thresholds=16, bounds=None):
