@@ -37,10 +37,13 @@ from ._oracles import (
     spectral_separation,
 )
 from ._perturbed_erm import PerturbedERMClassifier
+from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = [
     "PerturbedERMClassifier",
+    "DepthTwoTreeERMClassifier",
     "FiniteClassERMClassifier",
+    "MulticlassDepthTwoTreeERMClassifier",
     "MulticlassStumpERMClassifier",
     "ParityERMClassifier",
     "StumpERMClassifier",

@@ -253,7 +253,8 @@ class PracticalNoise(_Hallucinated):
     """``eta_t = sqrt(B (L_t + 1) / max(ln |F|, 1))`` (module docstring).
 
     ``L_t`` is the learner's own cumulative loss so far, ``B`` the largest
-    batch; ``ln |F|`` is the class's (``m ln 2`` for a heuristic oracle).
+    batch; ``ln |F|`` is the class's (also when ``Z`` does not separate it;
+    ``m ln 2`` for a heuristic oracle).
     """
 
     name = "practical"
@@ -261,7 +262,7 @@ class PracticalNoise(_Hallucinated):
     def noise(self, run, horizon):
         B = max(run.loss_bound, 1)
         return float(np.sqrt(B * (run.cumulative_loss + 1.0)
-                             / max(run.calibration.log_n_functions, 1.0)))
+                             / max(run.calibration.practical_log_size, 1.0)))
 
 
 class TheoryNoise(_Hallucinated):
@@ -423,9 +424,10 @@ def regret_report(strategy, run, horizon, best_loss=0.0, n_rounds=None):
     value = ftpl_regret_bound(run.eta, cal.rho, cal.gaussian_complexity,
                               cal.log_n_functions, T, best_loss, loss_bound=B)
     if not np.isfinite(value):
+        minimum = ftpl_noise(cal.rho, cal.gaussian_complexity, cal.log_n_functions, T, B)
         return RegretBound(nan, T, T * B, False, None, False,
                            f"eta = {run.eta:.4g} is below condition (13)'s minimum "
-                           f"{ftpl_noise(cal.rho, cal.gaussian_complexity, cal.log_n_functions, T, B):.4g}")
+                           f"{minimum:.4g}")
     vacuous = value > T * B
     start = non_vacuous_horizon(cal, B, best_loss) if vacuous else None
     return RegretBound(value, T, T * B, vacuous, start, True)

@@ -2,8 +2,9 @@
 
 The privacy guarantee of perturbed ERM (Block, Shetty, *Small loss bounds
 for online learning separated function classes: a Gaussian process
-perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that returns an *exact* minimiser of the
-weighted 0-1 loss over a *fixed finite* class ``F``:
+perspective*, arXiv:2502.10292, 2025; Alg. 2, Lemma 2) needs an oracle that
+returns an *exact* minimiser of the weighted 0-1 loss over a *fixed finite*
+class ``F``:
 
     f_hat = argmin_{f in F}  sum_i w_i * 1[f(x_i) != y_i],    w_i >= 0.
 
@@ -177,6 +178,9 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
             )
         X = self._check_domain(X)
         y_pm1 = BinaryLabels.encode(y, self.classes_)
+        if weights.any():  # zero-weight rows change no loss, nor a data-derived grid
+            keep = weights > 0
+            X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
         self._fit_pm1(X, y_pm1, weights)
         return self
 
@@ -1031,8 +1035,10 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
         return self.classes_[self._predict_codes(X)]
 
     def decision_function(self, X):
-        """One-hot scores of the selected hypothesis (hard, uncalibrated)."""
-        return self.predict_proba(X)
+        """One-hot scores of the selected hypothesis (hard, uncalibrated); for two
+        classes the scikit-learn convention, +1 for ``classes_[1]``, else -1."""
+        scores = self.predict_proba(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict_proba(self, X):
         """0/1 scores of the selected hypothesis (hard, uncalibrated)."""

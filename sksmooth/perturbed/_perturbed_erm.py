@@ -156,22 +156,32 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     weights for stumps), so a round costs the same at ``t = 10`` and
     ``t = 10^6``; a heuristic oracle refits on all rows (O(t) per round).
     Labels: two (binary) or more (multiclass: the one-hot perturbation of
-    ``fit`` and ``MulticlassStumpERMClassifier`` by default; Thm 1 is stated
-    for binary classes, so a multiclass run reports no bound).
+    ``fit``, with ``MulticlassStumpERMClassifier`` for ``fit`` and
+    ``MulticlassDepthTwoTreeERMClassifier`` online by default; Thm 1 is
+    stated for binary classes, so a multiclass run reports no bound).
     ``partial_fit`` after ``fit`` starts a new online run; ``fit`` discards
     an online run.
 
-    Which hypothesis class. The default online class is axis-aligned
-    decision stumps on a 128-threshold grid: an exact 0-1 ERM over a finite,
-    separated class, which is what Thm 1 (and Lemma 2 for ``fit``) needs.
-    Its limit is the class itself: on data no single stump separates, FTPL
-    cannot beat the best stump in hindsight. On a 10-feature
-    ``make_classification`` stream the best stump in hindsight makes more
-    mistakes than ``SGDClassifier`` (benchmarks/bench_ftpl.py). There,
-    pass a richer oracle, e.g. ``DecisionTreeClassifier(max_depth=2)``
-    (greedy CART, not an exact 0-1 ERM: no theorem applies; it beat SGD and
-    Perceptron on every stream we measured) or ``LogisticRegression()``
-    (slow: O(t) per round).
+    Which hypothesis class. The default online class (two labels) is
+    depth-2 axis-aligned trees with thresholds on a public grid
+    (:class:`DepthTwoTreeERMClassifier`: a root split and, on each side, a
+    constant or a stump on any feature; ``n`` thresholds per feature, the
+    finest power of two with ``n_features * n <= 128``; 128-grid stumps
+    above 32 features, where the trees' ``O(d^2)`` cost per row would
+    dominate). It is an exact 0-1
+    ERM over a finite class, ``|F| <= d n (2 d n + 2)^2``, which is what
+    Thm 1 (and Lemma 2 for ``fit``) needs; its separation is certified on its
+    orthogonal-array design, which ``noise='theory'`` picks by default. It
+    was chosen by measurement (benchmarks/bench_ftpl.py, 7 streams, 5
+    seeds): below ``SGDClassifier`` and ``Perceptron`` on every stream and
+    within 1.5x of SmoothHedge on the smooth ones, where the previous
+    default, stumps on a 128-threshold grid, lost to SGD on a 10-feature
+    ``make_classification`` stream (even the best stump in hindsight does).
+    Any classifier with ``sample_weight`` works as the oracle, e.g.
+    ``StumpERMClassifier(n_thresholds=128)``,
+    ``DecisionTreeClassifier(max_depth=2)`` (greedy CART, not an exact 0-1
+    ERM: no theorem applies) or ``LogisticRegression()`` (slow: O(t) per
+    round).
 
     What is guaranteed, in words. The privacy claim of ``fit`` is
     **certified** only when (i) the oracle is an exact 0-1 ERM over a fixed
@@ -192,10 +202,15 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     estimator : classifier or None, default=None
         The ERM oracle; its ``fit`` must accept ``sample_weight``. Cloned,
         never modified. ``None``: ``StumpERMClassifier(n_thresholds=8)`` for
-        ``fit`` (exact, certifiable) and ``n_thresholds=128`` online (the grid
-        error is paid every round there, the privacy noise is not);
-        ``MulticlassStumpERMClassifier`` (same grids) for more than two
-        classes.
+        ``fit`` (exact, certifiable); online, ``DepthTwoTreeERMClassifier``
+        with the finest power-of-two grid with ``n_features * n_thresholds
+        <= 128`` (exact; see above) for up to 32 features, and
+        ``StumpERMClassifier(n_thresholds=128)`` above (the trees cost
+        ``O(n_features^2)`` per row). For more than two classes the
+        multiclass versions: ``MulticlassStumpERMClassifier(n_thresholds=8)``
+        for ``fit``, ``MulticlassDepthTwoTreeERMClassifier`` (same grid)
+        online (``MulticlassStumpERMClassifier(n_thresholds=128)`` above 32
+        features).
     epsilon : float in [1e-6, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:
         larger values get the noise of ``epsilon = 1`` (a warning says so) and
@@ -213,12 +228,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         noise of scale 1.
     n_hallucinated : 'auto' or int in [1, 200000], default='auto'
         Number ``m`` of separating points. 'auto': the exact oracle's default
-        (``64 (n_thresholds + 1)`` for stumps, ``2^k`` for parities), or 16
-        for a heuristic oracle.
+        (``64 (n_thresholds + 1)`` for stumps and, with the practical online
+        noise, for depth-2 trees; ``2^k`` for parities), the size of the
+        depth-2 trees' orthogonal array when the run needs a certificate
+        (``fit``, a theory or fixed online noise; at most 200000), or 16 for
+        a heuristic oracle.
     separating_points : 'auto', 'uniform', 'oracle', array or callable, default='auto'
         Data-independent separating points ``Z``: 'oracle' = the exact
-        oracle's separating design (Latin design on the stump grid, the cube
-        for parities, the domain for a finite class); 'uniform' = ``m``
+        oracle's separating design (Latin design on the stump grid, an
+        orthogonal array on the tree grid when ``m`` reaches its size, the
+        cube for parities, the domain for a finite class); 'uniform' = ``m``
         i.i.d. uniform points of the domain; 'auto' = 'oracle' for exact
         oracles, else 'uniform'; an array ``(m, n_features)`` inside
         ``bounds``; or ``callable(m, rng) -> array``.
@@ -235,9 +254,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``k = refit_every`` each leader is used for ``k`` rounds, which adds
         at most ``(k - 1) B`` per change of leader to the regret (and Thm 1's
         bound is not certified for ``k > 1``); it divides the oracle work by
-        ``k``. Measured (2 shared cores, default stump oracle, 3 features,
-        benchmarks/bench_ftpl.py): 10^4 rows in batches of 10 take 1.2 s;
-        row by row 12 s (8.6 s with ``refit_every=10``; the rest is the
+        ``k``. Measured (2 shared cores, default oracle, 3 features,
+        benchmarks/bench_ftpl.py): 10^4 rows in batches of 10 take 1.7 s;
+        row by row 16 s (9.6 s with ``refit_every=10``; the rest is the
         per-call validation, prediction and atomic snapshot). An oracle
         given with ``warm_start=True`` (e.g.
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
@@ -598,12 +617,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         given = classes if classes is not None else params["classes"]
         codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
-        oracle = make_oracle(params["estimator"], "online", codec.n_classes)
+        oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True)
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],
-                                  oracle, n_features, box, rng)
+                                  oracle, n_features, box, rng,
+                                  certify=params["noise"] != "auto")
             cal = calibrate(oracle, Z, n_features, codec.n_classes)
         else:
             Z, cal = np.empty((0, n_features)), None

@@ -19,10 +19,11 @@ from .._validation import check_bounds
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
+from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
            "calibrate", "hallucinate", "fit_oracle", "oracle_labels", "check_estimator_param",
-           "DEFAULT_N_THRESHOLDS"]
+           "DEFAULT_N_THRESHOLDS", "default_tree_thresholds"]
 
 # Number of separating points for heuristic oracles when n_hallucinated='auto'.
 HEURISTIC_N_POINTS = 16
@@ -30,6 +31,21 @@ HEURISTIC_N_POINTS = 16
 # Lemma 2 grows like 1/rho^2 = n_thresholds + 1 on the Latin design) and a
 # finer one online, where the grid's approximation error is paid every round.
 DEFAULT_N_THRESHOLDS = {"fit": 8, "online": 128}
+# Online binary default: depth-2 grid trees whose ERM scans d^2 n^2 (root,
+# child) threshold pairs per side; the grid is the finest power of two with
+# d * n_thresholds <= this budget (a cost rule on the public n_features).
+TREE_GRID_BUDGET = 128
+# Above this many features the trees' O(d^2) work per row and per
+# hallucinated point dominates (d = 100: 10^4 cells per point): the online
+# default is then the 128-grid stumps (O(d) per row).
+TREE_MAX_FEATURES = 32
+
+
+def default_tree_thresholds(n_features):
+    """Thresholds per feature of the default online tree grid (a power of two,
+    ``n_features * n <= 128``, at least 1)."""
+    n = max(TREE_GRID_BUDGET // max(int(n_features), 1), 1)
+    return 1 << (n.bit_length() - 1)
 
 
 def check_estimator_param(value, name="estimator"):
@@ -58,9 +74,15 @@ def check_estimator_param(value, name="estimator"):
     return value
 
 
-def make_oracle(estimator, mode, n_classes=2):
-    """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default)."""
+def make_oracle(estimator, mode, n_classes=2, n_features=1):
+    """A fresh clone of the oracle (``mode`` in 'fit', 'online' picks the default:
+    stumps for ``fit`` and for more than 32 features, depth-2 grid trees
+    (binary or multiclass) online)."""
     if estimator is None:
+        if mode == "online" and n_features <= TREE_MAX_FEATURES:
+            tree = DepthTwoTreeERMClassifier if n_classes == 2 else \
+                MulticlassDepthTwoTreeERMClassifier
+            return tree(n_thresholds=default_tree_thresholds(n_features))
         default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
         return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
     if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
@@ -90,16 +112,30 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
     return box, bounds is not None
 
 
-def _n_points(n_hallucinated, oracle, exact, n_features):
+# Largest separating design 'auto' picks to certify a class (the n_hallucinated cap).
+MAX_CERTIFYING_POINTS = 200_000
+
+
+def _n_points(n_hallucinated, oracle, exact, n_features, certify):
     if n_hallucinated != "auto":
         return int(n_hallucinated)
-    return oracle._erm_default_n_points(n_features) if exact else HEURISTIC_N_POINTS
+    if not exact:
+        return HEURISTIC_N_POINTS
+    certifying = getattr(oracle, "_erm_certifying_n_points", None)
+    if certify and certifying is not None and certifying(n_features) <= MAX_CERTIFYING_POINTS:
+        return certifying(n_features)
+    return oracle._erm_default_n_points(n_features)
 
 
-def separating_points(spec, n_hallucinated, oracle, n_features, box, rng):
-    """The data-independent separating points ``Z`` (from the public stream ``rng``)."""
+def separating_points(spec, n_hallucinated, oracle, n_features, box, rng, certify=True):
+    """The data-independent separating points ``Z`` (from the public stream ``rng``).
+
+    ``certify``: the run needs a certificate (a private fit, a theory or fixed
+    online noise), so 'auto' takes the oracle's certifying design size when
+    it has one (depth-2 trees: the orthogonal array) instead of its cheap
+    default."""
     exact = _is_exact_oracle(oracle)
-    m = _n_points(n_hallucinated, oracle, exact, n_features)
+    m = _n_points(n_hallucinated, oracle, exact, n_features, certify)
     lower, upper = box if box is not None else (np.zeros(n_features), np.ones(n_features))
     if isinstance(spec, str):
         if spec == "auto":  # the design needs a finite class
@@ -135,13 +171,24 @@ def separating_points(spec, n_hallucinated, oracle, n_features, box, rng):
 
 @dataclass(frozen=True)
 class Calibration:
-    """Separation ``rho``, ``G >= E sup_f w(f)``, ``ln |F|`` and why they hold."""
+    """Separation ``rho``, ``G >= E sup_f w(f)``, ``ln |F|`` and why they hold.
+
+    ``class_log_size``: ``ln |F|`` of the oracle's own finite class when the
+    calibration had to fall back to the heuristic one (a finite class the
+    points ``Z`` do not separate); the practical online noise scales with it.
+    """
 
     rho: float
     gaussian_complexity: float
     log_n_functions: float
     certified: tuple
     problems: tuple
+    class_log_size: float = None
+
+    @property
+    def practical_log_size(self):
+        """``ln |F|`` for the practical noise: the class's own when known."""
+        return self.log_n_functions if self.class_log_size is None else self.class_log_size
 
     @property
     def exact(self):
@@ -167,11 +214,14 @@ def calibrate(oracle, Z, n_features, n_classes=2):
     if size is not None:
         rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
     if size is not None and rho > 0:
+        relation = "<=" if getattr(oracle, "_erm_class_size_is_bound", False) else "="
+        separation_kind = (" a certified lower bound on" if getattr(
+            oracle, "_erm_separation_is_bound", False) else "")
         certified = (
             f"oracle {name} is an exact weighted 0-1 ERM over a fixed finite class, "
-            f"|F| = {size}",
-            f"rho = {rho:.4g}: the minimum pairwise empirical L2 distance of F on the "
-            f"m = {m} separating points (Def. 5)",
+            f"|F| {relation} {size}",
+            f"rho = {rho:.4g}:{separation_kind} the minimum pairwise empirical L2 "
+            f"distance of F on the m = {m} separating points (Def. 5)",
             "G <= sqrt(2 ln |F|) (each w(f) ~ N(0, 1))",
         )
         return Calibration(rho, finite_class_gaussian_complexity(size), float(np.log(size)),
@@ -187,13 +237,19 @@ def calibrate(oracle, Z, n_features, n_classes=2):
         problem = f"{name} has an infinite class (rho = 0); calibrated as a heuristic"
     else:
         problem = ("the class is not separated by the separating points (rho = 0: two "
-                   "hypotheses agree on all of them); calibrated as a heuristic. Use "
-                   "separating_points='oracle' or a larger n_hallucinated.")
+                   "hypotheses agree on all of them, or no separation could be "
+                   "certified); calibrated as a heuristic. Use separating_points='oracle' "
+                   "or a larger n_hallucinated"
+                   + getattr(oracle, "_erm_separation_hint", "") + ".")
+    class_log_size = float(np.log(size)) if size is not None else None
+    if class_log_size is not None:
+        problem += (f" rho and G are then those of all labelings of Z; the practical "
+                    f"online noise uses the class's own ln|F| = {class_log_size:.4g}.")
     if n_classes > 2:  # all k-labelings of the m points, one-hot process
         return Calibration(np.sqrt(2.0 / m), np.sqrt(m) * np.sqrt(2 * np.log(n_classes)),
-                           m * np.log(n_classes), (), (problem,))
+                           m * np.log(n_classes), (), (problem,), class_log_size)
     return Calibration(2.0 / np.sqrt(m), labelings_gaussian_complexity(m), m * np.log(2.0),
-                       (), (problem,))
+                       (), (problem,), class_log_size)
 
 
 def hallucinate(Z, noise, rng):

@@ -1,4 +1,5 @@
-"""scikit-learn estimator checks for PerturbedERMClassifier and the stump oracle.
+"""scikit-learn estimator checks for PerturbedERMClassifier, the stump and the
+depth-2 grid-tree oracles.
 
 No ``poor_score`` tag: the accuracy checks run. The private ``fit`` at the
 checks' sizes (n ~ 100) is expected to be near chance -- the certified
@@ -15,7 +16,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
-from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
+from sksmooth.perturbed import (
+    DepthTwoTreeERMClassifier,
+    MulticlassDepthTwoTreeERMClassifier,
+    PerturbedERMClassifier,
+    StumpERMClassifier,
+)
 
 _PRIVATE_SMALL_N = ("private fit at the checks' n ~ 100: the certified perturbation "
                     "dominates the data (the fit warns so); accuracy is tested where "
@@ -38,6 +44,8 @@ def _expected(estimator):
         PerturbedERMClassifier(LogisticRegression(), online_perturbation="labels",
                                random_state=0),
         StumpERMClassifier(),
+        DepthTwoTreeERMClassifier(),
+        MulticlassDepthTwoTreeERMClassifier(),
     ],
     expected_failed_checks=_expected,
 )

@@ -1,0 +1,474 @@
+"""Exact weighted 0-1 ERM over depth-2 axis-aligned trees on a public grid.
+
+The class ``F`` (binary labels, {-1, +1} coding): a root split ``cell_j(x) >=
+a`` on a feature ``j`` of non-zero width, ``a = 1..n_thresholds``, and on
+each side, chosen independently, either a constant ``+-1`` or a stump ``s *
+(+1 if cell_k(x) >= b else -1)`` on any feature ``k`` of non-zero width, ``b
+= 1..n_thresholds``, ``s = +-1``; cells are those of
+:class:`~sksmooth.perturbed.StumpERMClassifier` (equal-width grid on the
+public ``bounds``). Constants and stumps are trees whose two sides are equal
+constants or opposite constants. ``F`` depends only on ``bounds`` and
+``n_thresholds``; as functions of the cell vector it is finite, with at most
+``N = d n (2 d n + 2)^2`` members (``d`` features, ``n`` thresholds).
+
+Exact ERM from one additive statistic: for every ordered feature pair ``(j,
+k)`` the signed weights ``sum w_i y_i`` per pair of cells ``(cell_j,
+cell_k)``, shape ``(d, d, n + 1, n + 1)`` (``O(d^2)`` per row). Its 2-D
+prefix sums give, for every root ``(j, a)`` and child ``(k, b)``, the weight
+below the child threshold on the left (``cell_j < a``) and on the right of
+the root; the correlation of every side-stump is ``side total - 2 below``, so
+each side's best subtree is a max over ``2 + 2 d n`` numbers and the tree's
+correlation is the sum of the two sides' bests: ``O(d^2 n^2)`` per call,
+no loop over hypotheses. Ties go to the first maximiser in a fixed order.
+
+Separation. Two distinct trees disagree at some ``x``; the leaves containing
+``x`` are decided by the cells of at most four features, so they disagree on
+every point sharing ``x``'s cells on those features. Hence on points ``Z``
+the fewest disagreements ``D`` is at least the smallest number of points of
+``Z`` in one cell tuple of four features (``s = min(4, d)`` features), and
+``rho = 2 sqrt(D / |Z|)``; :meth:`DepthTwoTreeERMClassifier._erm_separation`
+computes this lower bound (0 when ``|Z| < (n + 1)^s``). The separating design
+that makes it positive is an orthogonal array of strength ``s`` (Bush, *Orthogonal
+arrays of index unity*, Ann. Math. Statist. 1952): the ``p^s`` polynomials of
+degree ``< s`` over GF(``p``), ``p`` the smallest prime ``>= max(n + 1, d)``,
+evaluated at ``d`` distinct points, each value mapped to a grid cell; every
+``s``-tuple of cells then holds at least one point.
+"""
+
+import itertools
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
+
+__all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
+
+# Most feature subsets enumerated by the separation bound (else it returns 0).
+_MAX_SEPARATION_SUBSETS = 20_000
+# The separation argument needs cell tuples of this many features.
+_TREE_PATH_FEATURES = 4
+
+
+@dataclass(frozen=True)
+class GridLeaf:
+    """One side of the tree: a constant (``feature == -1``) or a stump."""
+
+    feature: int
+    cell_index: int
+    threshold: float
+    sign: int
+
+    def predict(self, cells):
+        if self.feature < 0:
+            return np.full(len(cells), float(self.sign))
+        return np.where(cells[:, self.feature] >= self.cell_index, 1.0, -1.0) * self.sign
+
+
+def _smallest_prime_at_least(n):
+    n = max(int(n), 2)
+    while any(n % f == 0 for f in range(2, int(n**0.5) + 1)):
+        n += 1
+    return n
+
+
+class _GridTreeMixin:
+    """What the binary and multiclass depth-2 grid trees share: the pair
+    statistic's encoding, its prefix sums, the separation bound and the
+    orthogonal-array design (module docstring)."""
+
+    # _erm_class_size is an upper bound on |F| (several parametrisations, one
+    # tree), _erm_separation a lower bound on the separation
+    _erm_class_size_is_bound = True
+    _erm_separation_is_bound = True
+    _erm_separation_hint = (
+        " (depth-2 trees: n_hallucinated at least p^min(4, d), the size of their "
+        "orthogonal-array design, p the smallest prime >= max(n_thresholds + 1, d); "
+        "noise='theory' and fit pick it by default)")
+
+    # -- additive statistic: signed weight per feature pair and cell pair --
+    def _erm_prepare(self, X, context=None):
+        prepared = super()._erm_prepare(X, context)
+        n_thresholds = prepared.context[0]
+        n, d, q = prepared.n_rows, prepared.n_features, n_thresholds + 1
+        cells = prepared.index.reshape(n, d) - q * np.arange(d)
+        pair = (np.arange(d)[:, None] * d + np.arange(d)[None, :]) * q * q
+        codes = pair[None] + cells[:, :, None] * q + cells[:, None, :]
+        return PreparedRows(codes.reshape(n, d * d), n, d, prepared.context)
+
+    @staticmethod
+    def _tree_sides(hist, n):
+        """Total weight and, for the left (``cell_j < a``) and right sides of
+        every root ``(j, a)``, the side's total ``(d, n, ...)`` and the weight
+        below every child threshold ``(k, b)``, ``(d, n, d, n, ...)`` (a
+        trailing class axis for a multiclass statistic)."""
+        prefix = hist.cumsum(axis=3).cumsum(axis=2)
+        total = prefix[0, 0, -1, -1]
+        # below[j, a, k, b]: weight with cell_j < a and cell_k < b (a, b = 1..n)
+        below = np.swapaxes(prefix[:, :, :n, :n], 1, 2)
+        left_total = np.einsum("jja...->ja...", prefix[:, :, :n, -1])  # cell_j < a
+        column = prefix[:, :, -1, :n][:, None]  # (j, 1, k, b): cell_k < b, any cell_j
+        return total, ((left_total, below), (total - left_total, column - below))
+
+    def _fewest_in_a_cell_tuple(self, Z):
+        """``D``: the fewest points of ``Z`` in one cell tuple of ``s = min(4,
+        d_active)`` active features, a lower bound on the disagreements of two
+        distinct trees (module docstring); 0 if some tuple is empty or there
+        are more than 20000 feature subsets to check; ``None`` without an
+        active feature (only constants)."""
+        Z = np.asarray(Z, dtype=float)
+        n, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n, lower, upper)[:, self._active(lower, upper)]
+        m, d_active, q = len(Z), cells.shape[1], n + 1
+        if d_active == 0:
+            return None
+        s = min(_TREE_PATH_FEATURES, d_active)
+        subsets = itertools.combinations(range(d_active), s)
+        if m < q**s or comb(d_active, s) > _MAX_SEPARATION_SUBSETS:
+            return 0
+        radix = q ** np.arange(s)
+        fewest = m
+        for subset in subsets:  # bounded by _MAX_SEPARATION_SUBSETS
+            counts = np.bincount(cells[:, subset] @ radix, minlength=q**s)
+            fewest = min(fewest, int(counts.min()))
+            if fewest == 0:
+                break
+        return fewest
+
+    def _orthogonal_array_size(self, d_active):
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        s = min(_TREE_PATH_FEATURES, d_active)
+        return _smallest_prime_at_least(max(n + 1, d_active)) ** s
+
+    def _erm_design(self, n_points, rng, lower, upper):
+        """The strength-``s`` orthogonal array (module docstring) when
+        ``n_points`` is at least its size ``p^s``, else the stumps' Latin design
+        (then the certified separation is 0)."""
+        active = np.flatnonzero(upper > lower)
+        if len(active) == 0 or n_points < self._orthogonal_array_size(len(active)):
+            return super()._erm_design(n_points, rng, lower, upper)
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        q, d_active = n + 1, len(active)
+        s = min(_TREE_PATH_FEATURES, d_active)
+        p = _smallest_prime_at_least(max(q, d_active))
+        coefficients = (np.arange(p**s)[:, None] // p ** np.arange(s)) % p  # (p^s, s)
+        powers = np.arange(d_active)[:, None] ** np.arange(s) % p  # Vandermonde rows
+        levels = coefficients @ powers.T % p  # (p^s, d_active): any s columns, all tuples
+        cells = levels * q // p  # p >= q: every cell gets at least one level
+        Z = np.tile(np.asarray(lower, dtype=float), (p**s, 1))
+        Z[:, active] = lower[active] + (cells + 0.5) / q * (upper[active] - lower[active])
+        return Z
+
+    def _erm_default_n_points(self, n_features):
+        """The stumps' Latin design size, ``64 (n_thresholds + 1)``: cheap per
+        round (the practical online noise), but not separating (``rho = 0``)."""
+        return super()._erm_default_n_points(n_features)
+
+    def _erm_certifying_n_points(self, n_features):
+        """Size ``p^s`` of the orthogonal array, which certifies ``rho > 0``
+        (used by 'auto' when the run needs a certificate)."""
+        return self._orthogonal_array_size(n_features)
+
+    def _joint_counts(self, Z):
+        raise NotImplementedError("depth-2 trees use their own separation bound")
+
+
+class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
+    """Exact weighted 0-1 ERM over depth-2 trees with thresholds on a public grid.
+
+    See the module docstring for the class, the ERM and the separating
+    design. The root splits one feature at a grid threshold; each side is a
+    constant or a stump on any feature (its own feature and threshold).
+    ``|F| <= d n (2 d n + 2)^2`` for ``d`` features and ``n =
+    n_thresholds`` (the bounds of Thm 1 and Lemma 2 use this count; they
+    only grow with it). ERM: ``O(n_rows d^2 + d^2 n^2)``.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+        Interior grid thresholds per feature (the grid of
+        :class:`StumpERMClassifier`).
+    bounds : tuple (lower, upper) or None, default=None
+        Public box defining the grid (``None``: from the training data, fine
+        for non-private use only).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    feature_ : int
+        Root feature (-1 when every feature has zero width: a constant).
+    threshold_ : float
+        Root threshold: rows with ``cell >= `` its index go right.
+    left_, right_ : GridLeaf
+        The two sides (``feature == -1``: a constant ``sign``).
+    bounds_ : tuple of ndarray
+    n_features_in_ : int
+
+    References
+    ----------
+    A. Block and A. Shetty, "Small loss bounds for online learning separated
+    function classes: a Gaussian process perspective", 2025,
+    arXiv:2502.10292, Alg. 1 and 2, Thm 1, Lemma 2, Def. 5 (the exact
+    finite-class ERM oracle and the separation they need).
+    K. A. Bush, "Orthogonal arrays of index unity", Annals of Mathematical
+    Statistics 23(3), 426-434, 1952 (the polynomial construction of the
+    separating design).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.perturbed import DepthTwoTreeERMClassifier
+    >>> X = np.array([[0.1, 0.1], [0.1, 0.9], [0.9, 0.1], [0.9, 0.9]])
+    >>> y = [0, 1, 1, 0]  # XOR: no stump fits it, a depth-2 tree does
+    >>> DepthTwoTreeERMClassifier(n_thresholds=3, bounds=(0, 1)).fit(X, y).predict(X)
+    array([0, 1, 1, 0])
+    """
+
+    def __init__(self, n_thresholds=16, bounds=None):
+        super().__init__(n_thresholds=n_thresholds, bounds=bounds)
+
+    def _erm_accumulate(self, prepared, y, weights, n_classes=2):
+        """Signed weight per (root feature, child feature, root cell, child cell)."""
+        q, d = prepared.context[0] + 1, prepared.n_features
+        return np.bincount(prepared.index.ravel(), weights=np.repeat(weights * y, d * d),
+                           minlength=d * d * q * q).reshape(d, d, q, q)
+
+    def _fit_statistic(self, hist, prepared):
+        n_thresholds, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
+        d, n = hist.shape[0], n_thresholds
+        active = self._active(lower, upper)
+        total, sides = self._tree_sides(hist, n)
+        if not active.any():
+            self._set_tree(-1, None, GridLeaf(-1, 0, -np.inf, 1 if total >= -total else -1))
+            return
+        tree = sum(self._side_best(side_total, side_below, active)
+                   for side_total, side_below in sides)
+        tree[~active] = -np.inf
+        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
+        leaves = [self._leaf(int(np.argmax(self._side_scores(side_total[j, a],
+                                                             side_below[j, a], active))),
+                             d, n, lower, upper)
+                  for side_total, side_below in sides]
+        self._set_tree(int(j), int(a) + 1, *leaves)
+
+    @staticmethod
+    def _side_best(side_total, side_below, active):
+        """Best subtree correlation on one side for every root ``(j, a)``:
+        ``max(|total|, max_{k, b} |total - 2 below|)`` (a stump and its
+        negation, a constant and its negation), shape ``(d, n)``."""
+        d, n = side_total.shape
+        stumps = side_total[:, :, None, None] - 2.0 * side_below
+        np.abs(stumps, out=stumps)
+        if not active.all():
+            stumps[:, :, ~active] = -np.inf
+        return np.maximum(np.abs(side_total), stumps.reshape(d, n, -1).max(axis=-1))
+
+    @staticmethod
+    def _side_scores(side_total, side_below, active):
+        """Correlation of every subtree on one side of one root, in the
+        canonical order ``[+1, -1, (+1 stumps (k, b)), (-1 stumps)]``."""
+        stumps = np.where(active[:, None], side_total - 2.0 * side_below, -np.inf).ravel()
+        minus = np.where(np.isfinite(stumps), -stumps, -np.inf)
+        return np.concatenate([[side_total, -side_total], stumps, minus])
+
+    def _leaf(self, index, d, n, lower, upper):
+        if index < 2:
+            return GridLeaf(-1, 0, -np.inf, 1 if index == 0 else -1)
+        index -= 2
+        sign = 1 if index < d * n else -1
+        feature, b = divmod(index % (d * n), n)
+        step = (upper[feature] - lower[feature]) / (n + 1)
+        return GridLeaf(int(feature), int(b + 1), float(lower[feature] + (b + 1) * step), sign)
+
+    def _set_tree(self, feature, cell_index, left, right=None):
+        if feature < 0:  # no active feature: a constant (both sides equal)
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.left_ = self.right_ = left
+            return
+        lower, upper = self.bounds_
+        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
+        self.feature_, self._cell_index = feature, cell_index
+        self.threshold_ = float(lower[feature] + cell_index * step)
+        self.left_, self.right_ = left, right
+
+    def _predict_pm1(self, X):
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)
+        if self.feature_ < 0:
+            return self.left_.predict(cells)
+        go_right = cells[:, self.feature_] >= self._cell_index
+        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+
+    # -- what PerturbedERMClassifier needs to certify ----------------------
+    def _erm_class_size(self, n_features):
+        """Upper bound ``d n (2 d n + 2)^2`` on ``|F|`` (distinct trees are fewer)."""
+        n = check_positive_int(self.n_thresholds, "n_thresholds")
+        if n_features == 0:
+            return 2
+        return int(n_features * n * (2 * n_features * n + 2) ** 2)
+
+    def _erm_evaluate_class(self, Z):
+        """Every parametrised tree on ``Z`` (``(m, N)``; small grids only: tests)."""
+        Z = np.asarray(Z, dtype=float)
+        n, lower, upper = self._grid(Z.shape[1])
+        cells = self._cells(Z, n, lower, upper)
+        active = np.flatnonzero(self._active(lower, upper))
+        if len(active) == 0:
+            return np.array([[1], [-1]], dtype=np.int8).T.repeat(len(Z), axis=0)
+        above = (cells[:, active, None] >= np.arange(1, n + 1)).reshape(len(Z), -1)
+        stumps = np.where(above, 1, -1).astype(np.int8)
+        const = np.ones((len(Z), 1), dtype=np.int8)
+        sides = np.hstack([const, -const, stumps, -stumps])  # (m, S)
+        roots = stumps > 0  # (m, d_active n): goes right
+        values = np.where(roots[:, :, None, None], sides[:, None, None, :], sides[:, None, :, None])
+        return values.reshape(len(Z), -1)
+
+    def _erm_separation(self, Z):
+        """Certified lower bound on the minimum distance (module docstring):
+        ``2 sqrt(D / m)``, ``D`` the fewest points of ``Z`` in one cell tuple of
+        ``s = min(4, d_active)`` active features (0 if some tuple is empty or
+        there are more than 20000 feature subsets to check)."""
+        fewest = self._fewest_in_a_cell_tuple(Z)
+        return 2.0 if fewest is None else float(2.0 * np.sqrt(fewest / len(Z)))
+
+
+@dataclass(frozen=True)
+class MulticlassGridLeaf:
+    """One side of a multiclass tree: a constant label (``feature == -1``,
+    ``labels[0]``) or a stump with label ``labels[0]`` below, ``labels[1]`` above."""
+
+    feature: int
+    cell_index: int
+    threshold: float
+    labels: tuple
+
+    def predict(self, cells):
+        if self.feature < 0:
+            return np.full(len(cells), self.labels[0])
+        return np.where(cells[:, self.feature] >= self.cell_index, self.labels[1],
+                        self.labels[0])
+
+
+def _best_distinct_pair(below, above):
+    """``max_{c1 != c2} below[..., c1] + above[..., c2]`` (top two of each)."""
+    first_below, first_above = below.argmax(axis=-1), above.argmax(axis=-1)
+    top_below = np.take_along_axis(below, first_below[..., None], -1)[..., 0]
+    top_above = np.take_along_axis(above, first_above[..., None], -1)[..., 0]
+    k = below.shape[-1]
+    if k < 2:
+        return np.full(below.shape[:-1], -np.inf)
+    masked_below = np.where(np.arange(k) == first_below[..., None], -np.inf, below)
+    masked_above = np.where(np.arange(k) == first_above[..., None], -np.inf, above)
+    same = np.maximum(top_below + masked_above.max(axis=-1),
+                      masked_below.max(axis=-1) + top_above)
+    return np.where(first_below != first_above, top_below + top_above, same)
+
+
+class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClassifier):
+    """Exact weighted multiclass 0-1 ERM over depth-2 grid trees.
+
+    The trees of :class:`DepthTwoTreeERMClassifier` with a label per leaf:
+    each side of the root is a constant label or a stump with two distinct
+    labels (as :class:`MulticlassStumpERMClassifier`), ``|F| <= d n (k + d n
+    k (k - 1))^2`` for ``k`` classes. Statistic: weight per feature pair,
+    cell pair and class, ``(d, d, n + 1, n + 1, k)``; each side's best stump
+    takes the best pair of distinct labels from the top two per side
+    (``O(d^2 n^2 k)`` per call). Separation in the one-hot metric: ``sqrt(2
+    D / m)`` with the same ``D`` as the binary trees.
+
+    Parameters
+    ----------
+    n_thresholds : int, default=16
+    bounds : tuple (lower, upper) or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (k,)
+    feature_ : int
+        Root feature (-1: a constant).
+    threshold_ : float
+    left_, right_ : MulticlassGridLeaf
+        Labels are indices into ``classes_``.
+
+    References
+    ----------
+    As :class:`DepthTwoTreeERMClassifier`.
+    """
+
+    def __init__(self, n_thresholds=16, bounds=None):
+        super().__init__(n_thresholds=n_thresholds, bounds=bounds)
+
+    def _erm_accumulate(self, prepared, codes, weights, n_classes=2):
+        """Weight per (root feature, child feature, root cell, child cell, class)."""
+        q, d, k = prepared.context[0] + 1, prepared.n_features, int(n_classes)
+        offsets = (prepared.index * k + np.asarray(codes, dtype=np.int64)[:, None]).ravel()
+        return np.bincount(offsets, weights=np.repeat(weights, d * d),
+                           minlength=d * d * q * q * k).reshape(d, d, q, q, k)
+
+    def _fit_statistic(self, hist, prepared):
+        n, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n
+        active = self._active(lower, upper)
+        total, sides = self._tree_sides(hist, n)
+        if not active.any():
+            self._set_tree(-1, 0, MulticlassGridLeaf(-1, 0, -np.inf, (int(np.argmax(total)),) * 2))
+            return
+        tree = sum(self._side_best(side_total, side_below, active)
+                   for side_total, side_below in sides)
+        tree[~active] = -np.inf
+        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
+        leaves = [self._leaf(side_total[j, a], side_below[j, a], active, lower, upper)
+                  for side_total, side_below in sides]
+        self._set_tree(int(j), int(a) + 1, *leaves)
+
+    @staticmethod
+    def _side_best(side_total, side_below, active):
+        """Best subtree weight on one side of every root ``(j, a)``, ``(d, n)``."""
+        stumps = _best_distinct_pair(side_below, side_total[:, :, None, None] - side_below)
+        if not active.all():
+            stumps[:, :, ~active] = -np.inf
+        d, n = side_total.shape[:2]
+        return np.maximum(side_total.max(axis=-1), stumps.reshape(d, n, -1).max(axis=-1))
+
+    def _leaf(self, side_total, side_below, active, lower, upper):
+        """The side's first best subtree in the canonical order: constants
+        ``0..k-1``, then stumps ``(k, b, c_below, c_above)``, distinct labels."""
+        k = len(side_total)
+        pair = side_below[..., :, None] + (side_total - side_below)[..., None, :]
+        pair[..., np.arange(k), np.arange(k)] = -np.inf
+        pair[~active] = -np.inf
+        best = int(np.argmax(np.concatenate([side_total, pair.ravel()])))
+        if best < k:
+            return MulticlassGridLeaf(-1, 0, -np.inf, (best, best))
+        feature, b, c_below, c_above = np.unravel_index(best - k, pair.shape)
+        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
+        return MulticlassGridLeaf(int(feature), int(b + 1),
+                                  float(lower[feature] + (b + 1) * step),
+                                  (int(c_below), int(c_above)))
+
+    def _set_tree(self, feature, cell_index, left, right=None):
+        DepthTwoTreeERMClassifier._set_tree(self, feature, cell_index, left, right)
+
+    def _predict_codes(self, X):
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)
+        if self.feature_ < 0:
+            return self.left_.predict(cells)
+        go_right = cells[:, self.feature_] >= self._cell_index
+        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+
+    def _erm_class_size(self, n_features, n_classes=2):
+        """Upper bound ``d n (k + d n k (k - 1))^2`` on ``|F|``."""
+        n, k = check_positive_int(self.n_thresholds, "n_thresholds"), int(n_classes)
+        if n_features == 0:
+            return k
+        return int(n_features * n * (k + n_features * n * k * (k - 1)) ** 2)
+
+    def _erm_separation(self, Z, n_classes=2):
+        """``sqrt(2 D / m)``: the one-hot distance of two labelings that
+        differ on ``D`` of the ``m`` points (``D`` as for the binary trees)."""
+        fewest = self._fewest_in_a_cell_tuple(Z)
+        return float(np.sqrt(2.0)) if fewest is None else float(np.sqrt(2.0 * fewest / len(Z)))
