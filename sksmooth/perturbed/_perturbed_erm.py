@@ -28,7 +28,6 @@ The released object is the hypothesis the oracle returns (an argmin), never
 the weights or ``xi``.
 """
 
-import sys
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -43,7 +42,6 @@ from .._constraints import (
     EPSILON,
     RANDOM_STATE,
     ArrayLike,
-    Boolean,
     CallableValue,
     Check,
     Integer,
@@ -54,6 +52,7 @@ from .._constraints import (
 )
 from .._guarantee import Guarantee, PrivacySpent
 from .._private_data import sanitize_rows, validate_private_data
+from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BinaryLabels,
@@ -279,7 +278,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     random_state : None, int, Generator or RandomState, default=None
         ``None`` = fresh OS entropy (certified). A seed makes the release
         reproducible and therefore *not certified* (``PrivacyLeakWarning``).
-    verbose : int in [0, 2] or bool, default=0
+    verbose : int or bool, default=0
         Progress on stderr (``fit``: the calibration; ``partial_fit``: every
         power-of-two round).
 
@@ -346,7 +345,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),
         "random_state": RANDOM_STATE,
-        "verbose": (Boolean(), Integer(0, high=2)),
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -383,8 +382,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     def _log(self, message):
-        if self.verbose:
-            print(f"[PerturbedERMClassifier] {message}", file=sys.stderr, flush=True)
+        Progress(type(self).__name__, self.verbose).log(message)
 
     # -------------------------------------------------------------------- fit
     def fit(self, X, y):
