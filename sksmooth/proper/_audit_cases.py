@@ -107,17 +107,18 @@ _MEANS_Y1 = np.r_[1, _MEANS_Y0[1:]]
 def _means_rows(strategy):
     """Rows of the pair: 6 at the 'low' corner, 5 at the 'high' one; D1 moves one."""
     if strategy.row_map is None:
-        low, high = np.zeros(strategy.n_features), np.ones(strategy.n_features)
+        low, high = strategy.lower, strategy.upper
     else:  # opposite box corners along the public projection's direction
-        high = (strategy.row_map.matrix[0] > 0).astype(float)
-        low = 1.0 - high
+        up = strategy.row_map.matrix[0] > 0
+        low = np.where(up, strategy.lower, strategy.upper)
+        high = np.where(up, strategy.upper, strategy.lower)
     X0 = np.array([low] * 6 + [high] * 5)
     return X0, np.r_[[high], X0[1:]]
 
 
-def noisy_means_laplace_run(true_epsilon, projection=None):
+def noisy_means_laplace_run(true_epsilon, projection=None, bounds=(0.0, 1.0)):
     """Audit run of the pure noisy-means release (vectorised over trials)."""
-    params = dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=0.5,
+    params = dict(hypotheses="prototypes", bounds=bounds, gamma=0.5,
                   neighbouring="substitute", epsilon=true_epsilon, delta=0.0,
                   prototypes_per_label=1, projection=projection)
     n_features = 1 if projection is None else 3

@@ -72,6 +72,19 @@ def _box_width(lower, upper):
     return np.where(width > 0, width, 1.0)
 
 
+def box_position(X, lower, upper):
+    """``(x - lower) / (upper - lower)`` in ``[0, 1]``, 0 on a degenerate feature.
+
+    Computed on halves so that no step overflows for any finite bounds (``upper -
+    lower`` may exceed the largest float); bitwise equal to the direct formula
+    for normal floats. ``X`` must already be in the box (``sanitize_rows``).
+    """
+    half_width = upper / 2 - lower / 2
+    degenerate = half_width <= 0
+    position = (X / 2 - lower / 2) / np.where(degenerate, 1.0, half_width)
+    return np.clip(np.where(degenerate, 0.0, position), 0.0, 1.0)
+
+
 def nearest_prototype_scores(Z, P, labels):
     """Per label, ``-min ||z - p||^2`` over its prototypes (rows ``P``, sorted ``labels``)."""
     scores = 2.0 * Z @ P.T - (P * P).sum(axis=1)[None, :] - (Z * Z).sum(axis=1)[:, None]
@@ -138,7 +151,7 @@ class BoxCodes:
 
     def codes(self, X):
         G = self.n_cells
-        q = np.rint(G * (X - self.lower) / _box_width(self.lower, self.upper)).astype(np.int64)
+        q = np.rint(G * box_position(X, self.lower, self.upper)).astype(np.int64)
         return 2 * np.clip(q, 0, G) - G
 
     def prototype_codes(self, means):
@@ -192,14 +205,15 @@ class ProjectedL1Codes:
 
     def embed(self, X):
         """``phi(x)``: centred, projected, shrunk onto the L1 ball of radius ``R / G``."""
-        centred = 2.0 * (X - self.lower) / _box_width(self.lower, self.upper) - 1.0
+        centred = 2.0 * box_position(X, self.lower, self.upper) - 1.0
         Z = centred @ self.matrix.T
         radius = self.l1_bound / self.n_cells
         return Z / np.maximum(1.0, np.abs(Z).sum(axis=1) / radius)[:, None]
 
     def codes(self, X):
         R = self.l1_bound
-        v = np.rint(self.n_cells * self.embed(X)).astype(np.int64)
+        # |v_j| <= R before the integer step (then no integer product below overflows)
+        v = np.clip(np.rint(self.n_cells * self.embed(X)), -R, R).astype(np.int64)
         norm = np.abs(v).sum(axis=1, keepdims=True)
         # exact integer rescale where rounding left the ball: sum_j floor(|v_j| R / L) <= R
         rescaled = np.sign(v) * (np.abs(v) * R // np.maximum(norm, 1))

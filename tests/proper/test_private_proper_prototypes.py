@@ -423,3 +423,55 @@ def test_pure_dp_digits_accuracy_with_the_projection():
     box = [_clf(epsilon=1.0, delta=0.0, projection=None, classes=list(range(10)))
            .fit(X[train], y[train]).score(X[test], y[test]) for _ in range(5)]
     assert np.mean(accs) > 0.5 and np.mean(box) < 0.45  # ~0.6 vs ~0.37
+
+
+# ------------------------------------------- extreme public bounds (attack)
+_HUGE = np.finfo(float).max / 2  # finite bounds whose width overflows to inf
+
+
+@pytest.mark.parametrize("projection", [None, 1, 2, 3])
+def test_codes_stay_bounded_and_silent_when_the_box_width_overflows(projection):
+    # bounds=(-M, M) are finite (accepted) but upper - lower = inf: x - lower
+    # overflowed and the NaN code was cast to int64 (INT_MIN), so one row moved
+    # the class sums by 2^63 (wrapping) and a RuntimeWarning appeared only for
+    # rows far from lower: both depended on private values
+    strategy = _strategy(3, 0.25, 2, projection=projection, delta=0.0, bounds=(-_HUGE, _HUGE))
+    row_map = strategy.codes_map
+    X = np.array([[_HUGE] * 3, [-_HUGE] * 3, [0.0] * 3, [-0.0] * 3, [5e-324] * 3,
+                  [_HUGE, -_HUGE, 1e300]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning may depend on the rows
+        codes = row_map.codes(sanitize_rows(X, strategy.lower, strategy.upper))
+    assert np.abs(codes).sum(axis=1).max() <= row_map.l1_bound
+    # the map is still the map: opposite corners get opposite codes, the centre 0
+    np.testing.assert_array_equal(codes[0], -codes[1])
+    assert np.abs(codes[0]).sum() > 0 and not codes[2].any() and not codes[3].any()
+
+
+def test_extreme_bounds_audit_reaches_its_claim_and_catches_twice_epsilon():
+    bounds = (-_HUGE, _HUGE)
+    assert noisy_means_laplace_run(1.0, projection=1, bounds=bounds)(
+        20_000, 0).epsilon_lower <= 1.0
+    assert noisy_means_laplace_run(2.0, projection=1, bounds=bounds)(
+        20_000, 1).epsilon_lower > 1.0
+
+
+@pytest.mark.parametrize("projection", [None, 1, 2])
+def test_one_row_moves_the_statistics_by_at_most_the_sensitivity_at_extreme_bounds(projection):
+    # neighbours differing in one row, moved from the centre to the upper corner
+    # with a new label: the statistics the noise is calibrated to move by at
+    # most 2 (B1 + W) in L1 (module docstring of _prototypes); the overflow
+    # above moved them by 2^63
+    strategy = _strategy(3, 0.25, 2, projection=projection, delta=0.0, bounds=(-_HUGE, _HUGE))
+    X0 = np.zeros((6, 3))
+    X1 = X0.copy()
+    X1[0] = _HUGE
+    y0, y1 = np.zeros(6, int), np.r_[1, np.zeros(5, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        s0, s1 = (strategy.accumulate(strategy.empty_statistics(), X, y)
+                  for X, y in ((X0, y0), (X1, y1)))
+    W = strategy.count_weight
+    moved = (np.abs((s1.sums - s0.sums).astype(float)).sum()
+             + W * np.abs((s1.counts - s0.counts).astype(float)).sum())
+    assert moved <= 2 * (strategy.codes_map.l1_bound + W)
