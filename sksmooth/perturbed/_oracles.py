@@ -33,6 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._domain import domain_row_indices
+from .._private_data import box_position
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
 from ..exceptions import PrivacyLeakWarning
 
@@ -64,6 +65,12 @@ class PreparedRows:
     n_rows: int
     n_features: int
     context: object = None
+
+
+def grid_threshold(lower, upper, index, n_cells):
+    """``lower + index (upper - lower) / n_cells`` without overflow for any finite
+    bounds (on halves; equal to the direct formula for normal floats)."""
+    return 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
 
 
 def fwht(values):
@@ -344,11 +351,11 @@ class StumpERMClassifier(_BaseERMOracle):
         return n_thresholds, lower, upper
 
     def _cells(self, X, n_thresholds, lower, upper):
-        width = upper - lower
-        safe = np.where(width > 0, width, 1.0)
-        cells = np.floor((X - lower) / safe * (n_thresholds + 1))
+        # box_position: no overflow (a NaN cell cast to int64 was negative) for any
+        # finite bounds
+        cells = np.floor(box_position(X, lower, upper) * (n_thresholds + 1))
         cells = np.clip(cells, 0, n_thresholds).astype(np.int64)
-        cells[:, width <= 0] = 0
+        cells[:, ~(upper > lower)] = 0
         return cells
 
     def _active(self, lower, upper):
@@ -399,8 +406,8 @@ class StumpERMClassifier(_BaseERMOracle):
         self.sign_ = 1 if best < d * n_thresholds else -1
         feature, a = divmod(best % (d * n_thresholds), n_thresholds)
         self.feature_, self._cell_index = int(feature), int(a + 1)
-        step = (upper[feature] - lower[feature]) / (n_thresholds + 1)
-        self.threshold_ = float(lower[feature] + (a + 1) * step)
+        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], a + 1,
+                                               n_thresholds + 1))
 
     def _predict_pm1(self, X):
         if self.feature_ < 0:
@@ -1018,8 +1025,8 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
             return
         feature, a, c_below, c_above = np.unravel_index(best - k, (d, n_thresholds, k, k))
         self.feature_, self._cell_index = int(feature), int(a + 1)
-        step = (upper[feature] - lower[feature]) / (n_thresholds + 1)
-        self.threshold_ = float(lower[feature] + (a + 1) * step)
+        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], a + 1,
+                                               n_thresholds + 1))
         self.labels_ = (int(c_below), int(c_above))
 
     def _predict_codes(self, X):

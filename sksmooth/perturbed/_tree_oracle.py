@@ -42,7 +42,12 @@ from math import comb
 import numpy as np
 
 from .._validation import check_positive_int
-from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
+from ._oracles import (
+    MulticlassStumpERMClassifier,
+    PreparedRows,
+    StumpERMClassifier,
+    grid_threshold,
+)
 
 __all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
 
@@ -158,7 +163,7 @@ class _GridTreeMixin:
         levels = coefficients @ powers.T % p  # (p^s, d_active): any s columns, all tuples
         cells = levels * q // p  # p >= q: every cell gets at least one level
         Z = np.tile(np.asarray(lower, dtype=float), (p**s, 1))
-        Z[:, active] = lower[active] + (cells + 0.5) / q * (upper[active] - lower[active])
+        Z[:, active] = grid_threshold(lower[active], upper[active], cells + 0.5, q)
         return Z
 
     def _erm_default_n_points(self, n_features):
@@ -280,8 +285,8 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         index -= 2
         sign = 1 if index < d * n else -1
         feature, b = divmod(index % (d * n), n)
-        step = (upper[feature] - lower[feature]) / (n + 1)
-        return GridLeaf(int(feature), int(b + 1), float(lower[feature] + (b + 1) * step), sign)
+        threshold = grid_threshold(lower[feature], upper[feature], b + 1, n + 1)
+        return GridLeaf(int(feature), int(b + 1), float(threshold), sign)
 
     def _set_tree(self, feature, cell_index, left, right=None):
         if feature < 0:  # no active feature: a constant (both sides equal)
@@ -289,9 +294,9 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
             self.left_ = self.right_ = left
             return
         lower, upper = self.bounds_
-        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
         self.feature_, self._cell_index = feature, cell_index
-        self.threshold_ = float(lower[feature] + cell_index * step)
+        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], cell_index,
+                                               self._n_thresholds + 1))
         self.left_, self.right_ = left, right
 
     def _predict_pm1(self, X):
@@ -444,9 +449,9 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         if best < k:
             return MulticlassGridLeaf(-1, 0, -np.inf, (best, best))
         feature, b, c_below, c_above = np.unravel_index(best - k, pair.shape)
-        step = (upper[feature] - lower[feature]) / (self._n_thresholds + 1)
-        return MulticlassGridLeaf(int(feature), int(b + 1),
-                                  float(lower[feature] + (b + 1) * step),
+        threshold = grid_threshold(lower[feature], upper[feature], b + 1,
+                                   self._n_thresholds + 1)
+        return MulticlassGridLeaf(int(feature), int(b + 1), float(threshold),
                                   (int(c_below), int(c_above)))
 
     def _set_tree(self, feature, cell_index, left, right=None):

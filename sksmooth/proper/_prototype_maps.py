@@ -61,6 +61,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._private_data import box_position
+
 __all__ = ["BoxCodes", "ProjectedL1Codes", "project_onto_l1_ball", "random_projection"]
 
 # E|N(0, 1)|: the L1 norm per coordinate of a projected box corner
@@ -70,19 +72,6 @@ _MEAN_ABS_NORMAL = math.sqrt(2.0 / math.pi)
 def _box_width(lower, upper):
     width = upper - lower
     return np.where(width > 0, width, 1.0)
-
-
-def box_position(X, lower, upper):
-    """``(x - lower) / (upper - lower)`` in ``[0, 1]``, 0 on a degenerate feature.
-
-    Computed on halves so that no step overflows for any finite bounds (``upper -
-    lower`` may exceed the largest float); bitwise equal to the direct formula
-    for normal floats. ``X`` must already be in the box (``sanitize_rows``).
-    """
-    half_width = upper / 2 - lower / 2
-    degenerate = half_width <= 0
-    position = (X / 2 - lower / 2) / np.where(degenerate, 1.0, half_width)
-    return np.clip(np.where(degenerate, 0.0, position), 0.0, 1.0)
 
 
 def nearest_prototype_scores(Z, P, labels):

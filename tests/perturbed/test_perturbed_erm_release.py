@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sksmooth.datasets import load_breast_cancer_public
 from sksmooth.exceptions import PrivacyWarning
 from sksmooth.perturbed import (
+    DepthTwoTreeERMClassifier,
     FiniteClassERMClassifier,
     ParityERMClassifier,
     PerturbedERMClassifier,
@@ -339,3 +340,47 @@ def test_one_vs_rest_wrapper_predicts_and_scores():
         ovr.fit(X, y)
     assert ovr.predict(X).shape == (len(X),) and ovr.score(X, y) > 0.6  # majority 0.40
     assert ovr.predict_proba(X).shape == (len(X), 3)
+
+
+# ------------------------------- extreme public bounds (attack, no overflow)
+_HUGE_BOUND = 1e308  # finite bounds whose width overflows to inf
+
+
+def _fit_outcome(estimator, X, y, Z):
+    """What a user sees of a private fit: the exception or the warnings' texts."""
+    clf = PerturbedERMClassifier(estimator=estimator, epsilon=1.0, delta=1e-5,
+                                 bounds=(-_HUGE_BOUND, _HUGE_BOUND), classes=[0, 1],
+                                 separating_points=Z)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            clf.fit(X, y)
+        except Exception as error:  # noqa: BLE001 - the outcome is what is compared
+            return type(error).__name__
+    return sorted({str(w.message) for w in caught})
+
+
+@pytest.mark.parametrize("estimator", [StumpERMClassifier(n_thresholds=4),
+                                       DepthTwoTreeERMClassifier(n_thresholds=2)],
+                         ids=["stumps", "trees"])
+def test_a_row_near_an_extreme_bound_changes_nothing_a_user_sees(estimator):
+    # x - lower overflowed to inf, the cell became NaN, cast to a negative
+    # int64: the fit raised (stumps: bincount) or warned (trees) only when some
+    # row was far from lower, a release of that row with infinite loss
+    rng = np.random.default_rng(0)
+    X0 = rng.uniform(-1.0, 1.0, size=(50, 2))
+    y = (X0[:, 0] > 0).astype(int)
+    X1 = X0.copy()
+    X1[0] = _HUGE_BOUND
+    Z = rng.uniform(-1.0, 1.0, size=(200, 2))  # public points inside the box
+    assert _fit_outcome(estimator, X0, y, Z) == _fit_outcome(estimator, X1, y, Z)
+
+
+def test_cells_of_extreme_bounds_are_the_grid_cells():
+    oracle = StumpERMClassifier(n_thresholds=3)
+    lower, upper = np.full(2, -_HUGE_BOUND), np.full(2, _HUGE_BOUND)
+    X = np.array([[-_HUGE_BOUND, _HUGE_BOUND], [0.0, -0.0], [0.6e308, -0.6e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cells = oracle._cells(X, 3, lower, upper)
+    np.testing.assert_array_equal(cells, [[0, 3], [2, 2], [3, 0]])
