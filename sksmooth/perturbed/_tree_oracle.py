@@ -33,6 +33,18 @@ arrays of index unity*, Ann. Math. Statist. 1952): the ``p^s`` polynomials of
 degree ``< s`` over GF(``p``), ``p`` the smallest prime ``>= max(n + 1, d)``,
 evaluated at ``d`` distinct points, each value mapped to a grid cell; every
 ``s``-tuple of cells then holds at least one point.
+
+Canonical parameters. Many parametrisations give one function (a constant
+is any root with two equal constant sides; an interval on one feature has a
+root at either end; ...). They have equal correlations in exact arithmetic
+but not in floating point, so the one the argmax picks would depend on the
+rounding of sums of the private rows, and the released parameters would
+carry more than the released function (which is all the privacy analysis
+covers). The fitted tree is therefore replaced by the first parametrisation
+of its function in a fixed order over the function's own relevant features
+and breakpoints (found on the at most ``4^3`` pieces they cut the grid
+into): a function of the function alone (tests/perturbed checks every tree
+of small grids).
 """
 
 import itertools
@@ -179,6 +191,78 @@ class _GridTreeMixin:
     def _joint_counts(self, Z):
         raise NotImplementedError("depth-2 trees use their own separation bound")
 
+    # -- canonical parametrisation: the released parameters are a function of
+    # the released *function* (module docstring, "Canonical parameters") --
+    def _set_canonical_tree(self):
+        """Replace the fitted parameters by the first parametrisation, in a fixed
+        order over the function's own features and breakpoints, of the same function."""
+        if self.feature_ < 0:
+            return
+        lower, upper = self.bounds_
+        sides = [self._side_values(self.left_), self._side_values(self.right_)]
+        cuts = {self.feature_: {self._cell_index}}
+        for feature, cell_index, _, _ in sides:
+            if feature >= 0:
+                cuts.setdefault(feature, set()).add(cell_index)
+        cuts = {f: sorted(c) for f, c in cuts.items()}
+        cells, values = self._on_compressed_grid(cuts, len(lower))
+        real = {}  # the function's breakpoints: where its value changes
+        for axis, feature in enumerate(sorted(cuts)):
+            steps = np.diff(values, axis=axis) != 0
+            changes = np.moveaxis(steps, axis, 0).reshape(steps.shape[axis], -1).any(axis=1)
+            kept = [c for c, changed in zip(cuts[feature], changes) if changed]
+            if kept:
+                real[feature] = kept
+        if not real:
+            first = int(np.flatnonzero(self._active(lower, upper))[0])
+            constant = self._constant_leaf(values.flat[0])
+            self._set_tree(first, 1, constant, constant)
+            return
+        cells, values = self._on_compressed_grid(real, len(lower))
+        found = self._first_parametrisation(real, cells.reshape(-1, len(lower)),
+                                            values.ravel(), lower, upper)
+        if found is not None:
+            self._set_tree(*found)
+
+    def _on_compressed_grid(self, cuts, d):
+        """One cell per piece between ``cuts`` on their features (0 elsewhere) and
+        the fitted tree's value there, both shaped by the pieces."""
+        features = sorted(cuts)
+        reps = [[0] + list(cuts[f]) for f in features]
+        shape = tuple(len(r) for r in reps)
+        cells = np.zeros(shape + (d,), dtype=np.int64)
+        for axis, (feature, r) in enumerate(zip(features, reps)):
+            index = [None] * len(features)
+            index[axis] = slice(None)
+            cells[..., feature] = np.asarray(r)[tuple(index)]
+        flat = cells.reshape(-1, d)
+        values = np.where(flat[:, self.feature_] >= self._cell_index,
+                          self.right_.predict(flat), self.left_.predict(flat))
+        return cells, values.reshape(shape)
+
+    def _first_parametrisation(self, cuts, cells, values, lower, upper):
+        """First ``(root feature, root cell, left, right)`` equal to ``values`` on
+        ``cells``: roots and stumps over the breakpoints ``cuts`` in increasing
+        order, constants first, labels in increasing order."""
+        labels = np.unique(values)
+        candidates = [(-1, 0, c, c) for c in labels]
+        candidates += [(f, b, lo, hi) for f in sorted(cuts) for b in cuts[f]
+                       for lo in labels for hi in labels if lo != hi]
+        side_values = np.array([np.full(len(cells), lo) if f < 0 else
+                                np.where(cells[:, f] >= b, hi, lo)
+                                for f, b, lo, hi in candidates])
+        matches = side_values == values[None, :]
+        for feature in sorted(cuts):
+            for cell_index in cuts[feature]:
+                right = cells[:, feature] >= cell_index
+                left_ok = np.flatnonzero((matches | right[None, :]).all(axis=1))
+                right_ok = np.flatnonzero((matches | ~right[None, :]).all(axis=1))
+                if len(left_ok) and len(right_ok):
+                    left, right_side = (self._make_leaf(*candidates[i], lower, upper)
+                                        for i in (left_ok[0], right_ok[0]))
+                    return feature, cell_index, left, right_side
+        return None  # not reached for depth-2 trees (tests/perturbed, exhaustive)
+
 
 class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     """Exact weighted 0-1 ERM over depth-2 trees with thresholds on a public grid.
@@ -258,6 +342,7 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
                              d, n, lower, upper)
                   for side_total, side_below in sides]
         self._set_tree(int(j), int(a) + 1, *leaves)
+        self._set_canonical_tree()
 
     @staticmethod
     def _side_best(side_total, side_below, active):
@@ -298,6 +383,24 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         self.threshold_ = float(grid_threshold(lower[feature], upper[feature], cell_index,
                                                self._n_thresholds + 1))
         self.left_, self.right_ = left, right
+
+    @staticmethod
+    def _side_values(leaf):
+        """``(feature, cell_index, value below, value above)`` of a side."""
+        if leaf.feature < 0:
+            return -1, 0, leaf.sign, leaf.sign
+        return leaf.feature, leaf.cell_index, -leaf.sign, leaf.sign
+
+    @staticmethod
+    def _constant_leaf(value):
+        return GridLeaf(-1, 0, -np.inf, int(value))
+
+    def _make_leaf(self, feature, cell_index, below, above, lower, upper):
+        if feature < 0:
+            return self._constant_leaf(below)
+        threshold = grid_threshold(lower[feature], upper[feature], cell_index,
+                                   self._n_thresholds + 1)
+        return GridLeaf(int(feature), int(cell_index), float(threshold), int(above))
 
     def _predict_pm1(self, X):
         lower, upper = self.bounds_
@@ -428,6 +531,7 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         leaves = [self._leaf(side_total[j, a], side_below[j, a], active, lower, upper)
                   for side_total, side_below in sides]
         self._set_tree(int(j), int(a) + 1, *leaves)
+        self._set_canonical_tree()
 
     @staticmethod
     def _side_best(side_total, side_below, active):
@@ -456,6 +560,24 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
 
     def _set_tree(self, feature, cell_index, left, right=None):
         DepthTwoTreeERMClassifier._set_tree(self, feature, cell_index, left, right)
+
+    @staticmethod
+    def _side_values(leaf):
+        if leaf.feature < 0:
+            return -1, 0, leaf.labels[0], leaf.labels[0]
+        return leaf.feature, leaf.cell_index, leaf.labels[0], leaf.labels[1]
+
+    @staticmethod
+    def _constant_leaf(value):
+        return MulticlassGridLeaf(-1, 0, -np.inf, (int(value),) * 2)
+
+    def _make_leaf(self, feature, cell_index, below, above, lower, upper):
+        if feature < 0:
+            return self._constant_leaf(below)
+        threshold = grid_threshold(lower[feature], upper[feature], cell_index,
+                                   self._n_thresholds + 1)
+        return MulticlassGridLeaf(int(feature), int(cell_index), float(threshold),
+                                  (int(below), int(above)))
 
     def _predict_codes(self, X):
         lower, upper = self.bounds_
