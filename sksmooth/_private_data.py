@@ -69,12 +69,31 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     """
     kwargs.setdefault("ensure_all_finite", False)
     try:
-        X = validate_data(estimator, X, reset=reset, **kwargs)
+        try:
+            X = validate_data(estimator, X, reset=reset, **kwargs)
+        except OverflowError:  # an object entry beyond the float range: map it, never refuse
+            X = validate_data(estimator, _with_overflow_as_inf(X), reset=reset, **kwargs)
     except (TypeError, ValueError) as exc:
         raise type(exc)(_structural_message(exc, "X")) from None
     if isinstance(y, str) and y == "no_validation":
         return X
     return X, _check_private_y(y, X.shape[0])
+
+
+def _float_or_signed_inf(value):
+    try:
+        return float(value)
+    except OverflowError:  # a Python int (or Decimal, Fraction) beyond the float range
+        return np.inf if value > 0 else -np.inf
+
+
+def _with_overflow_as_inf(X):
+    """``X`` with every object entry converted to float, beyond-range numbers to +-inf
+    (then mapped like any infinite coordinate by :func:`sanitize_rows`)."""
+    if hasattr(X, "columns"):  # a DataFrame: keep its column names
+        return X.apply(lambda column: column.map(_float_or_signed_inf)
+                       if column.dtype == object else column)
+    return np.vectorize(_float_or_signed_inf, otypes=[float])(np.asarray(X, dtype=object))
 
 
 def _check_private_y(y, n_samples):

@@ -29,3 +29,40 @@ def test_box_position_never_overflows_and_equals_the_direct_formula():
     lower, upper = rng.normal(size=5), rng.normal(size=5) + 3.0
     X = rng.uniform(lower, upper, size=(100, 5))
     np.testing.assert_array_equal(box_position(X, lower, upper), (X - lower) / (upper - lower))
+
+
+def _fitted_on(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded on purpose: same noise for both fits
+        return estimator.fit(X, y)
+
+
+def test_an_object_entry_beyond_the_float_range_is_mapped_like_inf_not_refused():
+    # float(10**400) raised OverflowError inside validation: an error raised only
+    # because one private cell held a huge integer (a release of that cell)
+    from sksmooth import PerturbedERMClassifier, PrivateProperClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    huge = X.astype(object)
+    huge[3, 1], huge[7, 0] = 10**400, -(10**400)
+    as_inf = X.copy()
+    as_inf[3, 1], as_inf[7, 0] = np.inf, -np.inf
+    for make in (lambda: PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                                 random_state=0),
+                 lambda: PerturbedERMClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                                random_state=0)):
+        mapped = _fitted_on(make(), huge, y)
+        expected = _fitted_on(make(), as_inf, y)
+        np.testing.assert_array_equal(mapped.predict(X), expected.predict(X))
+
+
+def test_a_dataframe_object_column_beyond_the_float_range_keeps_its_names():
+    pd = __import__("pytest").importorskip("pandas")
+    from sksmooth import PrivateProperClassifier
+
+    frame = pd.DataFrame({"a": [0.1, 0.9, 0.4, 0.8], "b": [0.2, 10**400, 0.3, 0.7]})
+    clf = _fitted_on(PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                             random_state=0), frame, [0, 1, 0, 1])
+    assert list(clf.feature_names_in_) == ["a", "b"]
