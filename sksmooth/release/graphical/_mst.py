@@ -4,7 +4,10 @@ The mechanism of McKenna, Miklau & Sheldon (2021), written from the paper:
 the zCDP budget ``rho`` is split in three equal parts.
 
 1. **1-way marginals.** Every column's counts get discrete Gaussian noise
-   (``d`` measurements sharing ``rho/3``); a model is fitted to them.
+   (``d`` measurements sharing ``rho/3``). Levels whose noisy count is
+   below ``3 sigma`` are merged into one level per column (MST's domain
+   compression, post-processing; :mod:`._compression`), and a model is
+   fitted to the 1-way measurements on the compressed levels.
 2. **Selection.** Every pair of columns ``(i, j)`` is scored by how badly
    that model (the columns independent) explains the data's 2-way table,
    ``||N p_ij - x_ij||_1`` (sensitivity ``Delta_1`` of a table's counts).
@@ -31,6 +34,7 @@ import math
 
 import numpy as np
 
+from ._compression import CompressedModel, compress_levels
 from ._selection import (
     ADD_REMOVE,
     SelectionResult,
@@ -95,6 +99,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     sigma_one = budget.sigma_for(rho / parts / d)
     for a in range(d):
         fitter.measure((a,), sigma_one)
+    groups = compress_levels(fitter.measurements)
+    if groups is not None:
+        fitter = fitter.regrouped(groups)
     if n_edges:
         fitter.refit()
         pairs = list(itertools.combinations(range(d), 2))
@@ -106,4 +113,5 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
         for edge in edges:
             fitter.measure(edge, sigma_two)
     fitter.refit(final_max_iter)
-    return SelectionResult(fitter.model, fitter.measurements, fitter.total, budget.records)
+    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
+    return SelectionResult(model, fitter.measurements, fitter.total, budget.records)
