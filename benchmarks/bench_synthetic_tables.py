@@ -25,7 +25,11 @@ Workloads (all columns categorical, levels fixed from public information):
 
 Ours: ``AdaptiveMarginalSynthesizer(method='auto')`` (label ``ours``: AIM or MST
 chosen by the signal-to-noise rule of the estimator's docstring), and optionally
-the two strategies forced (``ours-aim``, ``ours-mst``).
+the two strategies forced (``ours-aim``, ``ours-mst``). On the labelled
+workloads the label column is passed as ``y`` (``fit(X, y)`` with public
+``classes``, the supervised use; MST then never merges label levels) and the
+synthetic ``(X, y)`` are stacked back into one table; the peers get the label
+as one more column (they have no supervised mode).
 
 Peers (smartnoise-synth, in the separate venv ``/work/peervenv``, see
 ``_snsynth_peer.py``): ``Synthesizer.create("aim"|"mst", epsilon, delta)``
@@ -284,12 +288,20 @@ def one(name, eps, seed, label):
                                random_state=seed)
         else:
             method = {"ours": "auto", "ours-aim": "aim", "ours-mst": "mst"}[label]
-            synth = AdaptiveMarginalSynthesizer(epsilon=eps, delta=DELTA, levels=list(levels),
-                                                workload=WORKLOADS[name], method=method,
-                                                random_state=seed)
-        synth.fit(X.astype(float) if label == "mwem" else X)
+            supervised = name in DOWNSTREAM  # the label column is passed as y
+            synth = AdaptiveMarginalSynthesizer(
+                epsilon=eps, delta=DELTA, levels=list(levels[:-1] if supervised else levels),
+                classes=list(range(levels[-1])) if supervised else None,
+                workload=WORKLOADS[name], method=method, random_state=seed)
+        if label == "mwem":
+            synth.fit(X.astype(float))
+        elif name in DOWNSTREAM:
+            synth.fit(X[:, :-1], X[:, -1])
+        else:
+            synth.fit(X)
     fit_time = time.perf_counter() - start
-    rows = np.rint(synth.sample(len(X), random_state=seed)).astype(np.int64)
+    rows = synth.sample(len(X), random_state=seed)
+    rows = np.rint(np.column_stack(rows) if isinstance(rows, tuple) else rows).astype(np.int64)
     total = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_SELF)
     np.save(os.path.join(WORK, f"{name}_{label}_{eps}_{seed}.npy"), rows)

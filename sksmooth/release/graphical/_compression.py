@@ -8,9 +8,12 @@ the compressed tables: fewer cells carry the same per-cell noise, so the
 tables that matter are estimated more precisely. The merged level's 1-way
 measurement is the sum of its levels' noisy counts (std ``sigma sqrt(m)``
 for ``m`` merged levels, one std per cell in
-:class:`~._estimation.Measurement`). The released model spreads a merged
-level's mass uniformly over its levels (marginals and sampled rows), as the
-reference implementation does when it maps rows back.
+:class:`~._estimation.Measurement`). The released model splits a merged
+level's mass over its levels in proportion to their noisy 1-way counts
+(clipped at 0; uniform if all are), i.e. the level within its group is taken
+independent of the other columns — post-processing of released counts. (The
+reference implementation maps merged rows back uniformly, which loses the
+1-way information it already paid for.)
 
 A column keeps its levels unchanged when all of them pass the threshold, or
 when fewer than two would (merging would leave less than one bit).
@@ -40,24 +43,50 @@ class LevelGroups:
     Parameters
     ----------
     group_of : sequence of int ndarray
-        ``group_of[a][level]`` in ``0 .. n_groups_a - 1``; kept levels first
-        (in their order), the merged level last.
+        ``group_of[a][level]`` in ``0 .. n_groups_a - 1``.
+    within : sequence of float ndarray, optional
+        ``within[a][level]``: the share of its group's mass a level gets
+        (non-negative; normalised within each group). Uniform when omitted
+        or when a group's shares are all zero.
     """
 
-    def __init__(self, group_of):
+    def __init__(self, group_of, within=None):
         self.group_of = [np.asarray(g, dtype=np.int64) for g in group_of]
         self.shape = tuple(int(g.max()) + 1 for g in self.group_of)
         self.group_size = [np.bincount(g) for g in self.group_of]
-        # levels sorted by group, and where each group starts: for sampling back
+        within = [None] * len(self.group_of) if within is None else within
+        self.within = [self._normalised(g, w) for g, w in zip(self.group_of, within)]
+        # levels sorted by group, and each group's cumulative shares shifted by
+        # its index (one increasing array): one searchsorted draws every row
         self._members = [np.argsort(g, kind="stable") for g in self.group_of]
-        self._start = [np.concatenate([[0], np.cumsum(s)[:-1]]) for s in self.group_size]
+        self._shifted_cdf = [self._cdf(g, w, m) for g, w, m in
+                             zip(self.group_of, self.within, self._members)]
+
+    @staticmethod
+    def _normalised(groups, weights):
+        weights = np.ones(groups.size) if weights is None else np.maximum(
+            np.asarray(weights, dtype=float), 0.0)
+        totals = np.bincount(groups, weights=weights)
+        empty = totals[groups] <= 0  # a group without mass: uniform over its levels
+        weights = np.where(empty, 1.0, weights)
+        return weights / np.bincount(groups, weights=weights)[groups]
+
+    @staticmethod
+    def _cdf(groups, within, members):
+        sorted_groups = groups[members]
+        cum = np.cumsum(within[members])
+        before = np.concatenate([[0.0], np.cumsum(np.bincount(groups, weights=within))])
+        cdf = cum - before[sorted_groups]
+        last = np.r_[sorted_groups[1:] != sorted_groups[:-1], True]
+        cdf[last] = 1.0  # each group ends exactly at 1
+        return cdf + sorted_groups
 
     @property
     def original_shape(self):
         return tuple(len(g) for g in self.group_of)
 
     def compress_table(self, table, attrs):
-        """Integer counts over ``attrs`` summed within groups."""
+        """Counts over ``attrs`` summed within groups."""
         table = np.asarray(table)
         index = np.ix_(*[self.group_of[a] for a in attrs])
         cells = np.ravel_multi_index(index, table_shape(self.shape, attrs))
@@ -67,42 +96,46 @@ class LevelGroups:
         return flat.reshape(table_shape(self.shape, attrs))
 
     def expand_table(self, table, attrs):
-        """A compressed marginal spread uniformly over each group's levels."""
+        """A compressed marginal, each group's mass split by the levels' shares."""
         out = np.asarray(table, dtype=float)
         for axis, a in enumerate(attrs):
-            per_level = 1.0 / self.group_size[a][self.group_of[a]]
             out = np.take(out, self.group_of[a], axis=axis)
-            out = out * per_level.reshape([-1 if i == axis else 1 for i in range(out.ndim)])
+            out = out * self.within[a].reshape([-1 if i == axis else 1 for i in range(out.ndim)])
         return out
 
     def expand_rows(self, codes, rng):
-        """Rows of compressed codes to original levels, uniform within a group."""
+        """Rows of compressed codes to original levels, drawn by the shares within a group."""
         out = np.empty_like(codes)
-        for a, groups in enumerate(self.group_of):
+        for a, shifted in enumerate(self._shifted_cdf):
             g = codes[:, a]
-            offset = np.floor(rng.random(len(g)) * self.group_size[a][g]).astype(np.int64)
-            offset = np.minimum(offset, self.group_size[a][g] - 1)
-            out[:, a] = self._members[a][self._start[a][g] + offset]
+            pos = np.searchsorted(shifted, g + rng.random(len(g)), side="right")
+            end = np.cumsum(self.group_size[a])[g] - 1
+            out[:, a] = self._members[a][np.minimum(pos, end)]
         return out
 
 
-def compress_levels(measurements):
+def compress_levels(measurements, exempt=()):
     """``LevelGroups`` from the noisy 1-way measurements (one per attribute, in order).
 
-    Returns ``None`` when no attribute is compressed.
+    Attributes in ``exempt`` keep their levels (a supervised release's
+    label: merging labels would erase the very dependence a classifier
+    trained on the synthetic rows needs). Returns ``None`` when no attribute
+    is compressed.
     """
     group_of, changed = [], False
-    for m in measurements:
+    for a, m in enumerate(measurements):
         keep = np.asarray(m.values) >= SUPPORT_THRESHOLD * m.sigma
         n_keep = int(keep.sum())
-        if keep.all() or n_keep < 2:
+        if keep.all() or n_keep < 2 or a in exempt:
             group_of.append(np.arange(keep.size))
             continue
         groups = np.full(keep.size, n_keep, dtype=np.int64)
         groups[keep] = np.arange(n_keep)
         group_of.append(groups)
         changed = True
-    return LevelGroups(group_of) if changed else None
+    # a merged level's share of its group: its noisy count (clipped at 0)
+    within = [np.asarray(m.values, dtype=float) for m in measurements]
+    return LevelGroups(group_of, within) if changed else None
 
 
 def compress_measurement(groups, m):
@@ -133,8 +166,8 @@ class CompressedCounts:
 class CompressedModel:
     """A model over compressed levels, read and sampled on the original levels.
 
-    Marginals and rows of a merged level are spread uniformly over its
-    levels. It is a finished release (``marginal``, ``sample``, ``size``,
+    Marginals and rows of a merged level are split over its levels by
+    their shares (:class:`LevelGroups`). It is a finished release (``marginal``, ``sample``, ``size``,
     ``fits``); it is not updated further, so it has no ``multiply``.
     """
 

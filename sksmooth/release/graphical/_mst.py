@@ -73,7 +73,7 @@ def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
 
 
 def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max_iter=30,
-                         final_max_iter=1000):
+                         final_max_iter=1000, exempt=()):
     """Run the MST mechanism (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -87,6 +87,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     neighbouring : Neighbouring
     max_iter, final_max_iter : int
         Mirror-descent iterations after the 1-way step / at the end.
+    exempt : tuple of int
+        Attributes whose levels are never merged by the domain compression
+        (the label of a supervised release).
 
     Returns
     -------
@@ -99,7 +102,7 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     sigma_one = budget.sigma_for(rho / parts / d)
     for a in range(d):
         fitter.measure((a,), sigma_one)
-    groups = compress_levels(fitter.measurements)
+    groups = compress_levels(fitter.measurements, exempt)
     if groups is not None:
         fitter = fitter.regrouped(groups)
     if n_edges:

@@ -50,9 +50,10 @@ def test_compressed_counts_sum_within_groups():
     np.testing.assert_array_equal(table, expected)
 
 
-def _compressed_model(seed=0):
+def _compressed_model(seed=0, shares=None):
     rng = np.random.default_rng(seed)
-    groups = LevelGroups([np.array([0, 2, 1, 2, 2]), np.array([0, 1]), np.array([1, 0, 1])])
+    groups = LevelGroups([np.array([0, 2, 1, 2, 2]), np.array([0, 1]), np.array([1, 0, 1])],
+                         shares)
     inner = FactoredModel.uniform(groups.shape)
     inner = inner.multiply((0, 1), rng.normal(scale=1.5, size=(3, 2)))
     inner = inner.multiply((1, 2), rng.normal(scale=1.5, size=(2, 2)))
@@ -74,8 +75,19 @@ def test_expanded_marginals_spread_a_merged_level_uniformly():
                                model.inner.marginal((2,))[[1, 0, 1]] / np.array([2, 1, 2]))
 
 
-def test_rows_match_the_expanded_marginals():
-    model = _compressed_model()
+def test_merged_mass_follows_the_noisy_shares_of_its_levels():
+    groups = LevelGroups([np.array([0, 1, 2, 2, 2])], [np.array([50.0, 30.0, 6.0, -2.0, 2.0])])
+    np.testing.assert_allclose(groups.within[0], [1, 1, 0.75, 0, 0.25])
+    model = CompressedModel(FactoredModel.uniform(groups.shape), groups)
+    np.testing.assert_allclose(model.marginal((0,)), np.array([1, 1, 0.75, 0, 0.25]) / 3)
+    # no mass in a group: uniform over its levels
+    flat = LevelGroups([np.array([0, 1, 1])], [np.array([5.0, -1.0, 0.0])])
+    np.testing.assert_allclose(flat.within[0], [1, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("shares", [None, [[5, 1, 0, 2, 2], [1, 1], [1, 3, 1]]])
+def test_rows_match_the_expanded_marginals(shares):
+    model = _compressed_model(shares=shares)
     rows = model.sample(N_ROWS, np.random.default_rng(7))
     pv = p_values(rows, model)
     assert pv.min() > ALPHA / len(pv), pv.min()
@@ -86,8 +98,8 @@ def test_rows_that_ignore_the_groups_are_caught():
     model = _compressed_model()
     rng = np.random.default_rng(7)
     codes = model.inner.sample(N_ROWS, rng)
-    rows = np.stack([model.groups._members[a][model.groups._start[a][codes[:, a]]]
-                     for a in range(3)], axis=1)
+    first = [np.concatenate([[0], np.cumsum(size)[:-1]]) for size in model.groups.group_size]
+    rows = np.stack([model.groups._members[a][first[a][codes[:, a]]] for a in range(3)], axis=1)
     pv = p_values(rows, model)
     assert pv.min() < ALPHA / len(pv)
 
@@ -136,3 +148,33 @@ def test_mst_measures_compressed_tables_and_spends_exactly_the_budget(spy):
     assert joint.shape == (6, 6) and joint.sum() == pytest.approx(1.0)
     rows = result.model.sample(1000, np.random.default_rng(0))
     assert rows.shape == (1000, len(shape)) and rows.max() < 6
+
+
+def test_exempt_attributes_keep_their_levels():
+    ms = [Measurement((0,), np.array([100.0, 2.0, 40.0, -5.0]), 10.0),
+          Measurement((1,), np.array([100.0, 2.0, 40.0, -5.0]), 10.0)]
+    groups = compress_levels(ms, exempt=(1,))
+    np.testing.assert_array_equal(groups.group_of[0], [0, 2, 1, 2])
+    np.testing.assert_array_equal(groups.group_of[1], [0, 1, 2, 3])
+    assert compress_levels(ms, exempt=(0, 1)) is None
+
+
+def test_supervised_mst_never_merges_label_levels():
+    """Rare labels stay distinct, so a classifier on the synthetic rows can
+    still tell them apart (merged, they would be split independently of X)."""
+    from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+
+    codes, shape = skewed_data(n=3000, d=5)
+    X, y = codes[:, :-1], codes[:, -1]  # y: two common labels, four rare ones
+    est = AdaptiveMarginalSynthesizer(epsilon=1.0, levels=6, classes=list(range(6)),
+                                      method="mst", random_state=0)
+    with pytest.warns(Warning):  # seeded: not certified
+        est.fit(X, y)
+    model = est.model_
+    assert isinstance(model, CompressedModel)
+    np.testing.assert_array_equal(model.groups.group_of[-1], np.arange(6))
+    assert model.groups.shape[0] < 6  # the features' rare levels were merged
+    plain = AdaptiveMarginalSynthesizer(epsilon=1.0, levels=6, method="mst", random_state=0)
+    with pytest.warns(Warning):
+        plain.fit(codes)  # the same column as a feature: merged
+    assert plain.model_.groups.shape[-1] < 6
