@@ -57,6 +57,7 @@ Results: ``benchmarks/results/synthetic_tables.json``.
 import argparse
 import itertools
 import json
+import math
 import os
 import re
 import resource
@@ -401,8 +402,22 @@ def _summary(records):
             if vals:
                 row[k] = float(np.mean(vals))
                 row[k + "_sd"] = float(np.std(vals))
+                # standard error of the mean over seeds (sample std / sqrt(n))
+                row[k + "_se"] = float(np.std(vals, ddof=1) / np.sqrt(len(vals))) \
+                    if len(vals) > 1 else float("nan")
         summary.append(row)
     return summary
+
+
+def verdict(ours, ours_se, best, best_se):
+    """``met`` (ours <= best peer), ``within noise`` (ours above it by less than
+    twice the standard error of the difference of the two seed means) or
+    ``missed``. One seed on a side leaves its SE unknown: judged ``met`` or
+    ``missed`` only."""
+    if ours <= best:
+        return "met"
+    se = math.sqrt(ours_se**2 + best_se**2)
+    return "within noise" if math.isfinite(se) and ours - best < 2.0 * se else "missed"
 
 
 def _targets(summary):
@@ -414,11 +429,15 @@ def _targets(summary):
             continue
         peers = [by[(name, m, eps)] for m in ("aim", "mst") if (name, m, eps) in by
                  and "max_2way" in by[(name, m, eps)]]
-        row = {"workload": name, "epsilon": eps, "peers": [p["method"] for p in peers]}
+        row = {"workload": name, "epsilon": eps, "peers": [p["method"] for p in peers],
+               "chosen": r.get("chosen")}
         for k in ("max_2way", "mean_2way", "max_3way", "mean_3way"):
             if k in r and peers and all(k in p for p in peers):
-                best = min(p[k] for p in peers)
-                row[k] = {"ours": r[k], "best_peer": best, "ours_le_best": r[k] <= best}
+                best = min(peers, key=lambda p: p[k])
+                row[k] = {"ours": r[k], "ours_se": r[k + "_se"], "best_peer": best[k],
+                          "best_peer_se": best[k + "_se"], "best_peer_method": best["method"],
+                          "best_peer_seeds": best["n_seeds"],
+                          "verdict": verdict(r[k], r[k + "_se"], best[k], best[k + "_se"])}
         aim = by.get((name, "aim", eps))
         if aim and "cpu_s" in aim and "cpu_s" in r:
             row["cpu_speedup_vs_aim"] = aim["cpu_s"] / r["cpu_s"]
@@ -455,10 +474,21 @@ def report():
         print(f"| {r['workload']} | {r['epsilon']:g} | {r['method']} | {r['n_seeds']} | {two} | {three} | "
               f"{r.get('total_s', float('nan')):.1f} | {r.get('cpu_s', float('nan')):.1f} | "
               f"{r.get('peak_mb', float('nan')):.0f} |")
+    print("\n| workload | eps | chosen | metric | ours ± se | best peer ± se (seeds) | verdict |")
+    print("|---|---|---|---|---|---|---|")
+    for t in out["targets"]:
+        for k in ("max_2way", "mean_2way", "max_3way", "mean_3way"):
+            if k in t:
+                c = t[k]
+                print(f"| {t['workload']} | {t['epsilon']:g} | {','.join(t['chosen'] or [])} | {k} | "
+                      f"{c['ours']:.4f} ± {c['ours_se']:.4f} | {c['best_peer_method']} "
+                      f"{c['best_peer']:.4f} ± {c['best_peer_se']:.4f} ({c['best_peer_seeds']}) | "
+                      f"{c['verdict']} |")
     print("\n| workload | method | eps | seeds | accuracy |\n|---|---|---|---|---|")
     for r in out["downstream"]["results"]:
+        sd = f" ± {r['accuracy_sd']:.3f} (sd)" if "accuracy_sd" in r else ""
         print(f"| {r['workload']} | {r['method']} | {r.get('epsilon', '')} | "
-              f"{r.get('n_seeds', '')} | {r['accuracy']:.3f} |")
+              f"{r.get('n_seeds', '')} | {r['accuracy']:.3f}{sd} |")
 
 
 if __name__ == "__main__":
