@@ -32,7 +32,8 @@ import numpy as np
 from ._domain import as_attrs, table_shape
 from ._estimation import Measurement
 
-__all__ = ["LevelGroups", "CompressedCounts", "CompressedModel", "compress_levels"]
+__all__ = ["LevelGroups", "CompressedCounts", "CompressedModel", "compress_levels",
+           "compress_measurement"]
 
 SUPPORT_THRESHOLD = 3.0  # keep a level whose noisy count is >= 3 sigma (MST §4)
 
