@@ -110,6 +110,10 @@ class _LevelColumn:
     def decode(self, codes, rng):
         return self.levels[codes]
 
+    def output_dtype(self):
+        """The public levels' dtype (see :func:`_public_output_dtype`)."""
+        return self.levels.dtype
+
 
 class _BinnedColumn:
     """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
@@ -147,10 +151,29 @@ class _BinnedColumn:
         width = (self.upper - self.lower) / self.n_bins
         values = self.lower + (codes + rng.random(len(codes))) * width
         values = np.clip(values, self.lower, self.upper)
-        if np.dtype(getattr(self.dtype, "numpy_dtype", self.dtype)).kind in "iu":
+        if self.output_dtype().kind in "iu":
             lo, hi = np.ceil(self.lower), np.floor(self.upper)
             values = np.clip(np.floor(values), lo, hi)
         return values
+
+    def output_dtype(self):
+        """Integers only for a pandas nullable integer dtype (see :func:`_public_output_dtype`)."""
+        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+
+
+def _public_output_dtype(column):
+    """The dtype a synthetic column gets: public inputs only, never the values.
+
+    A numpy dtype is read from the values (pandas stores an int column with
+    one missing value as float64, a bool column as object), so echoing it
+    would tell whether some real row had a missing value. A numpy column
+    therefore gets its public levels' dtype (a continuous one: float64);
+    a pandas extension dtype (Categorical, nullable ``Int64``, ``string``),
+    which a missing value does not change, is kept.
+    """
+    if isinstance(column.dtype, np.dtype):
+        return column.output_dtype()
+    return column.dtype
 
 
 class _ColumnCodec:
@@ -184,7 +207,7 @@ class _ColumnCodec:
             if isinstance(column.dtype, pd.CategoricalDtype):
                 data[name] = pd.Categorical(col, dtype=column.dtype)
             else:
-                data[name] = pd.Series(col).astype(column.dtype).to_numpy()
+                data[name] = pd.Series(col).astype(_public_output_dtype(column)).to_numpy()
         return pd.DataFrame(data, columns=list(self.names))
 
 
@@ -234,17 +257,15 @@ def _levels_of(values, declared, name):
 def _dtype_family(dtype):
     """What a chunk's column type must keep across chunks.
 
-    A numpy dtype only by family (text or number): numpy and pandas infer a
-    string width, or int vs float (a NaN), from the values, and encoding
-    compares values as strings or floats anyway, so a finer check would
-    refuse a chunk because of its values. A pandas extension dtype (e.g. a
-    Categorical with its declared categories) must stay the same.
+    Any numpy dtype is one family: numpy and pandas infer a string width,
+    int vs float (a NaN) or bool vs object (a missing value) from the
+    values, and encoding compares values as strings or floats anyway, so a
+    finer check would refuse a chunk because of its values. A pandas
+    extension dtype (e.g. a Categorical with its declared categories) must
+    stay the same.
     """
-    kind = getattr(dtype, "kind", None)
-    if isinstance(dtype, np.dtype) and kind in "USO":
-        return "text"
-    if isinstance(dtype, np.dtype) and kind in "iufb":
-        return "number"
+    if isinstance(dtype, np.dtype):
+        return "numpy"
     return str(dtype)
 
 

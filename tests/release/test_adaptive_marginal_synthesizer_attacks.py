@@ -1,0 +1,77 @@
+"""AdaptiveMarginalSynthesizer under attack: what the release shows beyond its noisy tables.
+
+Neighbouring tables differ by one row. A row with a missing value changes
+how pandas stores its column (int64 -> float64, bool -> object); nothing the
+release shows (synthetic dtypes, errors on a later chunk) may depend on that.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sksmooth.release._aim as aim
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+
+_PARAMS = dict(epsilon=1.0, levels={"size": 3, "flag": [False, True]},
+               bounds={"age": (18, 90)}, n_bins=4)
+
+
+def _table(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"size": rng.integers(0, 3, n), "flag": rng.random(n) < 0.4,
+                         "age": rng.integers(18, 90, n)})
+
+
+def _with_a_missing_row(df):
+    """The neighbour: one more row, missing in every column (pandas upcasts the dtypes)."""
+    return pd.concat([df, pd.DataFrame({c: [np.nan] for c in df.columns})], ignore_index=True)
+
+
+def _synthetic_dtypes(df):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared levels and bounds: nothing read from the data
+        synth = AdaptiveMarginalSynthesizer(**_PARAMS).fit(df)
+    assert synth.guarantee_.certified
+    return synth.sample(20).dtypes.to_dict()
+
+
+def test_neighbour_with_a_missing_value_changes_the_input_dtypes():
+    # the premise of the attack: the neighbour's dtypes differ from the table's
+    df = _table()
+    assert (df.dtypes != _with_a_missing_row(df).dtypes).all()
+
+
+def test_synthetic_dtypes_do_not_reveal_a_missing_value():
+    df = _table()
+    assert _synthetic_dtypes(df) == _synthetic_dtypes(_with_a_missing_row(df))
+
+
+def test_a_release_that_echoes_the_input_dtypes_is_caught(monkeypatch):
+    # the deliberately broken variant: the fitted column's own dtype
+    monkeypatch.setattr(aim, "_public_output_dtype", lambda column: column.dtype)
+    df = _table()
+    assert _synthetic_dtypes(df) != _synthetic_dtypes(_with_a_missing_row(df))
+
+
+def test_public_dtypes_are_kept():
+    df = _table()
+    df["code"] = pd.Categorical(df["size"].map({0: "a", 1: "b", 2: "c"}), categories=list("abcd"))
+    df["age"] = df["age"].astype("Int64")  # nullable: a missing value does not change it
+    out = AdaptiveMarginalSynthesizer(**_PARAMS).fit(df).sample(50)
+    assert out["size"].dtype == np.int64 and out["flag"].dtype == bool
+    assert isinstance(out["code"].dtype, pd.CategoricalDtype)
+    assert out["age"].dtype.kind == "i" and out["age"].between(18, 90).all()
+    # a numpy int column may be float64 because of a missing value: floats
+    assert AdaptiveMarginalSynthesizer(**_PARAMS).fit(_table()).sample(5)["age"].dtype == float
+
+
+@pytest.mark.parametrize("make_chunk", [_with_a_missing_row, lambda df: df.astype(object)])
+def test_a_chunk_whose_dtypes_follow_its_values_is_mapped_not_refused(make_chunk):
+    df = _table()
+    synth = AdaptiveMarginalSynthesizer(**_PARAMS)
+    synth.partial_fit(df.iloc[:100])
+    synth.partial_fit(make_chunk(df.iloc[100:]))  # raised 'same schema' for the bool column
+    out = synth.release().sample(10)
+    assert out.dtypes.to_dict() == _synthetic_dtypes(df)
