@@ -723,10 +723,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):
-        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows."""
+        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)``.
+
+        ``round(n_records_)`` rows: ``len(X)`` under substitution, where the
+        count is public; under add/remove the released noisy count, since
+        ``len(X)`` rows would reveal the private number of records.
+        """
         self.fit(X, y)
         seed = self.random_state if isinstance(self.random_state, numbers.Integral) else None
-        return self.sample(len(y), random_state=seed)
+        return self.sample(None, random_state=seed)
 
     def get_feature_names_out(self, input_features=None):
         """Column names of the synthetic rows."""

@@ -75,3 +75,36 @@ def test_a_chunk_whose_dtypes_follow_its_values_is_mapped_not_refused(make_chunk
     synth.partial_fit(make_chunk(df.iloc[100:]))  # raised 'same schema' for the bool column
     out = synth.release().sample(10)
     assert out.dtypes.to_dict() == _synthetic_dtypes(df)
+
+
+def _resampled_rows(n, neighbouring, **kw):
+    rng = np.random.default_rng(n)
+    X, y = rng.integers(0, 3, size=(n, 2)), rng.integers(0, 2, n)
+    synth = AdaptiveMarginalSynthesizer(epsilon=0.1, levels=3, classes=[0, 1],
+                                        neighbouring=neighbouring, random_state=0, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded: reproducible noise, not certified
+        X_syn, y_syn = synth.fit_resample(X, y)
+    assert len(X_syn) == len(y_syn)
+    return len(y_syn), synth
+
+
+def test_fit_resample_row_count_is_the_released_count_not_the_private_one():
+    # under add/remove the record count is private: rows of exactly len(X)
+    # would tell neighbours n and n + 1 apart with certainty
+    counts = [_resampled_rows(n, "add_remove") for n in (300, 301)]
+    for n, (rows, synth) in zip((300, 301), counts):
+        assert rows == max(int(round(synth.n_records_)), 1)
+    assert [rows for rows, _ in counts] != [300, 301]
+    # under substitution the count is public and released as is
+    assert [_resampled_rows(n, "substitution")[0] for n in (300, 301)] == [300, 301]
+
+
+def test_a_resample_of_the_private_row_count_is_caught(monkeypatch):
+    # the deliberately broken variant: fit_resample draws len(y) rows again
+    def leaky(self, X, y):
+        return self.fit(X, y).sample(len(y))
+
+    monkeypatch.setattr(AdaptiveMarginalSynthesizer, "fit_resample", leaky)
+    with pytest.raises(AssertionError):
+        test_fit_resample_row_count_is_the_released_count_not_the_private_one()
