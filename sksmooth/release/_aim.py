@@ -687,7 +687,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                    "exponential-mechanism selection on integer scores (no floating-point "
                    "sampler: Mironov 2012 does not apply)",
                    f"mechanism: {method.upper()}"
-                   + (" (chosen by method='auto' from public inputs and a noisy record count)"
+                   + (" (chosen by method='auto' from public inputs and the record count: "
+                      + ("public under substitution)" if neighbouring.public_total
+                         else "a noisy count, in privacy_records_)")
                       if self.method == "auto" else "")),
         )
 
