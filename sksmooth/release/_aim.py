@@ -171,9 +171,16 @@ def _public_output_dtype(column):
     a pandas extension dtype (Categorical, nullable ``Int64``, ``string``),
     which a missing value does not change, is kept.
     """
-    if isinstance(column.dtype, np.dtype):
+    if _inferred_from_values(column.dtype):
         return column.output_dtype()
     return column.dtype
+
+
+def _inferred_from_values(dtype):
+    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
+    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
+    float64 when every value is missing)."""
+    return isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
 
 
 class _ColumnCodec:
@@ -257,15 +264,15 @@ def _levels_of(values, declared, name):
 def _dtype_family(dtype):
     """What a chunk's column type must keep across chunks.
 
-    Any numpy dtype is one family: numpy and pandas infer a string width,
-    int vs float (a NaN) or bool vs object (a missing value) from the
-    values, and encoding compares values as strings or floats anyway, so a
+    Any numpy or pandas string dtype is one family: numpy and pandas infer a
+    string width, int vs float (a NaN), bool vs object, or str vs float64
+    (a chunk whose text is all missing) from the values, and encoding compares values as strings or floats anyway, so a
     finer check would refuse a chunk because of its values. A pandas
     extension dtype (e.g. a Categorical with its declared categories) must
     stay the same.
     """
-    if isinstance(dtype, np.dtype):
-        return "numpy"
+    if _inferred_from_values(dtype):
+        return "inferred"
     return str(dtype)
 
 

@@ -77,6 +77,16 @@ def test_a_chunk_whose_dtypes_follow_its_values_is_mapped_not_refused(make_chunk
     assert out.dtypes.to_dict() == _synthetic_dtypes(df)
 
 
+def test_a_chunk_whose_text_is_all_missing_is_mapped_not_refused():
+    # pandas >= 3 stores text as 'str', and a column of missing values as float64
+    df = _table().assign(city=lambda d: np.where(d["size"] == 0, "Oslo", "Lima"))
+    params = dict(_PARAMS, levels={**_PARAMS["levels"], "city": ["Oslo", "Lima"]})
+    synth = AdaptiveMarginalSynthesizer(**params)
+    synth.partial_fit(df.iloc[:100])
+    synth.partial_fit(df.iloc[100:].assign(city=np.nan))  # raised 'same schema'
+    assert set(synth.release().sample(10)["city"]) <= {"Oslo", "Lima"}
+
+
 def _resampled_rows(n, neighbouring, **kw):
     rng = np.random.default_rng(n)
     X, y = rng.integers(0, 3, size=(n, 2)), rng.integers(0, 2, n)
