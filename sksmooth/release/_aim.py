@@ -140,8 +140,7 @@ class _BinnedColumn:
         return np.linspace(self.lower, self.upper, self.n_bins + 1)
 
     def encode(self, values):
-        with np.errstate(invalid="ignore"):
-            v = np.asarray(values, dtype=float)
+        v = _as_floats(values)
         rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
         rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
         codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
@@ -159,6 +158,28 @@ class _BinnedColumn:
     def output_dtype(self):
         """Integers only for a pandas nullable integer dtype (see :func:`_public_output_dtype`)."""
         return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+
+
+def _as_floats(values):
+    """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
+    and no error message quoting a private value."""
+    try:
+        with np.errstate(invalid="ignore"):
+            return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        pass
+    # loop over the distinct values only, not the rows
+    distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
+                                  return_inverse=True)
+    floats = np.array([_float_or_nan(v) for v in distinct.tolist()], dtype=float)
+    return floats[inverse.ravel()]
+
+
+def _float_or_nan(text):
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
 
 
 def _public_output_dtype(column):

@@ -87,6 +87,39 @@ def test_a_chunk_whose_text_is_all_missing_is_mapped_not_refused():
     assert set(synth.release().sample(10)["city"]) <= {"Oslo", "Lima"}
 
 
+def _with_a_text_entry(X, j, text="secret-Jane-Doe-1970"):
+    X = X.copy()
+    if hasattr(X, "columns"):
+        X[X.columns[j]] = X[X.columns[j]].astype(object)
+        X.iloc[3, j] = text
+    else:
+        X = X.astype(object)
+        X[3, j] = text
+    return X
+
+
+@pytest.mark.parametrize("frame", [True, False])
+def test_a_text_value_in_a_continuous_column_is_mapped_never_quoted(frame):
+    # a stray string in a bounded column used to abort fit with
+    # "could not convert string to float: '<the private value>'"
+    df = _table()
+    X = df if frame else df.to_numpy(dtype=float)
+    params = _PARAMS if frame else dict(_PARAMS, levels={0: 3, 1: 2}, bounds={2: (18, 90)})
+    bad = _with_a_text_entry(X, 2)
+    synth = AdaptiveMarginalSynthesizer(**params).fit(bad)
+    assert synth.guarantee_.certified and synth.model_.shape == (3, 2, 4)
+    rows = (lambda T, s: T.iloc[s]) if frame else (lambda T, s: T[s])
+    chunked = AdaptiveMarginalSynthesizer(**params).partial_fit(rows(X, slice(100, None)))
+    chunked.partial_fit(rows(bad, slice(0, 100))).release()  # a later chunk carries the text
+
+
+def test_nullable_missing_values_in_a_continuous_column_are_mapped():
+    df = _table()
+    df["age"] = df["age"].astype("Int64")
+    df.loc[3, "age"] = pd.NA
+    assert AdaptiveMarginalSynthesizer(**_PARAMS).fit(df).guarantee_.certified
+
+
 def _resampled_rows(n, neighbouring, **kw):
     rng = np.random.default_rng(n)
     X, y = rng.integers(0, 3, size=(n, 2)), rng.integers(0, 2, n)
