@@ -2,10 +2,16 @@
 rows), per-cell noise in the estimation, and MST measuring compressed tables."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
+import sksmooth.release.graphical._mst as mst
+from sksmooth.accounting import zcdp_to_dp
+from sksmooth.exceptions import PrivacyLeakWarning
+from sksmooth.metrics import audit_epsilon_search
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release.graphical import FactoredModel, Measurement, estimate, estimate_total
 from sksmooth.release.graphical._compression import (
     CompressedCounts,
@@ -178,3 +184,49 @@ def test_supervised_mst_never_merges_label_levels():
     with pytest.warns(Warning):
         plain.fit(codes)  # the same column as a feature: merged
     assert plain.model_.groups.shape[-1] < 6
+
+
+# ------------------------------------------------- empirical audit of the merge
+# One column, three levels; the neighbours move one row from level 0 to level 2,
+# whose count sits just below / at the 3 sigma threshold. Whether level 2 is
+# merged is released (the model's type), so it is a valid event; it must be
+# explained by the noisy 1-way count. A merge on the true counts flips
+# deterministically at this threshold and is caught.
+def _merge_release(broken):
+    def release(dataset, rng):
+        est = AdaptiveMarginalSynthesizer(epsilon=2.0, delta=1e-2, levels=3, method="mst",
+                                          neighbouring="substitution", random_state=rng)
+        original = mst.compress_levels
+        if broken:  # the deliberately broken variant: the merge reads the true counts
+            true = np.bincount(dataset[:, 0], minlength=3).astype(float)
+            mst.compress_levels = lambda ms, exempt=(): original(
+                [Measurement(m.attrs, true, m.sigma) for m in ms], exempt)
+        try:
+            with warnings.catch_warnings():  # every audit run is seeded: not certified
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+                return est.fit(dataset)
+        finally:
+            mst.compress_levels = original
+    return release
+
+
+def _merge_audit(broken, n_trials=1000):
+    probe = _merge_release(False)(np.zeros((10, 1), dtype=np.int64), np.random.default_rng(0))
+    threshold = math.ceil(3.0 * probe.privacy_records_[0].scale)
+    level_two = [threshold - 1, threshold]
+    datasets = [np.repeat([0, 1, 2], [200 - k, 200, k])[:, None] for k in level_two]
+    merged = _merge_release(broken)
+    bound = audit_epsilon_search(
+        merged, *datasets, n_trials,
+        statistic=lambda fitted: float(isinstance(fitted.model_, CompressedModel)),
+        random_state=0, delta=0.05).epsilon_lower
+    return bound, zcdp_to_dp(probe.rho_, 0.05)
+
+
+@pytest.mark.parametrize("n_trials", [
+    200, pytest.param(1000, marks=pytest.mark.slow)])
+def test_the_merge_is_explained_by_the_noisy_counts_and_a_true_count_merge_is_caught(n_trials):
+    bound, claim = _merge_audit(broken=False, n_trials=n_trials)
+    assert bound <= claim
+    bound, claim = _merge_audit(broken=True, n_trials=n_trials)
+    assert bound > claim
