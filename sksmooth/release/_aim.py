@@ -121,10 +121,12 @@ class _BinnedColumn:
     The discretisation is data independent (bounds and bin count are public
     parameters), so it costs no privacy budget; a private quantile split
     would. A value below/above the bounds goes to the first/last bin, a
-    missing or NaN value to the middle bin (the package's fixed rule for bad
-    rows, never refused or counted). Synthetic values are drawn uniformly
-    inside their bin from the sampling stream (post-processing); an integer
-    column gets the integers of its bin.
+    missing, NaN or non-number value to the middle bin (the package's fixed
+    rule for bad rows, never refused or counted). Synthetic values are drawn
+    uniformly inside their bin from the sampling stream (post-processing); a
+    pandas nullable integer column (``Int64``) gets the integers of its bin,
+    a numpy one floats (its int dtype could be float64 because of a missing
+    value: the dtype is not public).
     """
 
     def __init__(self, lower, upper, n_bins, dtype):
@@ -287,10 +289,10 @@ def _dtype_family(dtype):
 
     Any numpy or pandas string dtype is one family: numpy and pandas infer a
     string width, int vs float (a NaN), bool vs object, or str vs float64
-    (a chunk whose text is all missing) from the values, and encoding compares values as strings or floats anyway, so a
-    finer check would refuse a chunk because of its values. A pandas
-    extension dtype (e.g. a Categorical with its declared categories) must
-    stay the same.
+    (a chunk whose text is all missing) from the values, and encoding
+    compares values as strings or floats anyway, so a finer check would
+    refuse a chunk because of its values. A pandas extension dtype (e.g. a
+    Categorical with its declared categories) must stay the same.
     """
     if _inferred_from_values(dtype):
         return "inferred"
@@ -735,7 +737,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Returns
         -------
         X_syn : ndarray or DataFrame
-            Same kind, column names and dtypes as the fitted ``X``.
+            Same kind and column names as the fitted ``X``; dtypes from public
+            inputs only: Categorical and nullable (``Int64``, ``boolean``) dtypes
+            are kept, a numpy- or str-typed column gets its levels' dtype (float for a
+            continuous column), since pandas picks a numpy dtype from the
+            values (an int column with a missing value is float64).
         y_syn : ndarray
             Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``.
         """
