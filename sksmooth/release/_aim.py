@@ -190,9 +190,10 @@ def _public_output_dtype(column):
     A numpy dtype is read from the values (pandas stores an int column with
     one missing value as float64, a bool column as object), so echoing it
     would tell whether some real row had a missing value. A numpy column
-    therefore gets its public levels' dtype (a continuous one: float64);
-    a pandas extension dtype (Categorical, nullable ``Int64``, ``string``),
-    which a missing value does not change, is kept.
+    therefore gets its public levels' dtype (a continuous one: float64, or
+    integers for a nullable ``Int64`` column); a pandas extension dtype
+    (Categorical, nullable ``Int64``), which a missing value does not change,
+    is the target dtype.
     """
     if _inferred_from_values(column.dtype):
         return column.output_dtype()
@@ -738,10 +739,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         -------
         X_syn : ndarray or DataFrame
             Same kind and column names as the fitted ``X``; dtypes from public
-            inputs only: Categorical and nullable (``Int64``, ``boolean``) dtypes
-            are kept, a numpy- or str-typed column gets its levels' dtype (float for a
-            continuous column), since pandas picks a numpy dtype from the
-            values (an int column with a missing value is float64).
+            inputs only: a Categorical column keeps its dtype, any other
+            column gets its levels' dtype (a continuous column floats, or
+            integers for a pandas nullable ``Int64`` column), since pandas
+            picks a numpy dtype from the values (an int column with a
+            missing value is float64).
         y_syn : ndarray
             Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``.
         """
