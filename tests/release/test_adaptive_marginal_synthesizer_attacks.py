@@ -151,3 +151,12 @@ def test_a_resample_of_the_private_row_count_is_caught(monkeypatch):
     monkeypatch.setattr(AdaptiveMarginalSynthesizer, "fit_resample", leaky)
     with pytest.raises(AssertionError):
         test_fit_resample_row_count_is_the_released_count_not_the_private_one()
+
+
+def test_an_ndarray_chunk_of_text_is_mapped_not_refused():
+    # object/str arrays get their dtype from the values: a chunk holding text in
+    # numeric-level columns maps it (code 0) instead of telling that it does
+    X = np.random.default_rng(0).integers(0, 2, size=(50, 2))
+    synth = AdaptiveMarginalSynthesizer(levels=[[0, 1], [0, 1]]).partial_fit(X)
+    synth.partial_fit(np.array([["a", "b"]] * 5, dtype=object))
+    assert synth.release().sample(5).shape == (5, 2)
