@@ -60,6 +60,17 @@ _SOURCE = (
 )
 _MAX_MODEL_SIZE = 10**9  # floats: 8 GB
 _COUNT_SHARE = 0.01  # of rho, for the noisy record count behind method='auto' (add/remove)
+# method='auto' runs AIM when round_signal_to_noise >= this. Measured on six
+# tables x three epsilons (benchmarks/bench_synthetic_tables.py, ours with the
+# method forced, 5 seeds): below ~0.8 MST has the lower max and mean error;
+# from ~0.8 to ~1.5 they split: on 3 of 4 tables AIM's mean error is lower by
+# <= 3.5%, MST's max error by 6-15%, and a classifier trained on MST's rows
+# scores higher (on a 40-column table with two parents per column, which no
+# tree captures, the reverse: AIM's max error 27% lower); from ~1.6 up AIM is
+# at least as good on both. The threshold sits at the top of the split zone:
+# AIM only where it does not trade a large max-error and downstream loss for
+# a small mean-error gain.
+_AIM_MIN_SIGNAL_TO_NOISE = 1.5
 _SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable and general "
                "approach to differentially private synthetic data', JPC 2021, "
                "arXiv:2108.04978, Alg. 1")
@@ -99,6 +110,10 @@ class _LevelColumn:
     def decode(self, codes, rng):
         return self.levels[codes]
 
+    def output_dtype(self):
+        """The public levels' dtype (see :func:`_public_output_dtype`)."""
+        return self.levels.dtype
+
 
 class _BinnedColumn:
     """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
@@ -106,10 +121,12 @@ class _BinnedColumn:
     The discretisation is data independent (bounds and bin count are public
     parameters), so it costs no privacy budget; a private quantile split
     would. A value below/above the bounds goes to the first/last bin, a
-    missing or NaN value to the middle bin (the package's fixed rule for bad
-    rows, never refused or counted). Synthetic values are drawn uniformly
-    inside their bin from the sampling stream (post-processing); an integer
-    column gets the integers of its bin.
+    missing, NaN or non-number value to the middle bin (the package's fixed
+    rule for bad rows, never refused or counted). Synthetic values are drawn
+    uniformly inside their bin from the sampling stream (post-processing); a
+    pandas nullable integer column (``Int64``) gets the integers of its bin,
+    a numpy one floats (its int dtype could be float64 because of a missing
+    value: the dtype is not public).
     """
 
     def __init__(self, lower, upper, n_bins, dtype):
@@ -125,8 +142,7 @@ class _BinnedColumn:
         return np.linspace(self.lower, self.upper, self.n_bins + 1)
 
     def encode(self, values):
-        with np.errstate(invalid="ignore"):
-            v = np.asarray(values, dtype=float)
+        v = _as_floats(values)
         rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
         rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
         codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
@@ -136,10 +152,59 @@ class _BinnedColumn:
         width = (self.upper - self.lower) / self.n_bins
         values = self.lower + (codes + rng.random(len(codes))) * width
         values = np.clip(values, self.lower, self.upper)
-        if np.dtype(getattr(self.dtype, "numpy_dtype", self.dtype)).kind in "iu":
+        if self.output_dtype().kind in "iu":
             lo, hi = np.ceil(self.lower), np.floor(self.upper)
             values = np.clip(np.floor(values), lo, hi)
         return values
+
+    def output_dtype(self):
+        """Integers only for a pandas nullable integer dtype (see :func:`_public_output_dtype`)."""
+        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+
+
+def _as_floats(values):
+    """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
+    and no error message quoting a private value."""
+    try:
+        with np.errstate(invalid="ignore"):
+            return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        pass
+    # loop over the distinct values only, not the rows
+    distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
+                                  return_inverse=True)
+    floats = np.array([_float_or_nan(v) for v in distinct.tolist()], dtype=float)
+    return floats[inverse.ravel()]
+
+
+def _float_or_nan(text):
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
+
+
+def _public_output_dtype(column):
+    """The dtype a synthetic column gets: public inputs only, never the values.
+
+    A numpy dtype is read from the values (pandas stores an int column with
+    one missing value as float64, a bool column as object), so echoing it
+    would tell whether some real row had a missing value. A numpy column
+    therefore gets its public levels' dtype (a continuous one: float64, or
+    integers for a nullable ``Int64`` column); a pandas extension dtype
+    (Categorical, nullable ``Int64``), which a missing value does not change,
+    is the target dtype.
+    """
+    if _inferred_from_values(column.dtype):
+        return column.output_dtype()
+    return column.dtype
+
+
+def _inferred_from_values(dtype):
+    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
+    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
+    float64 when every value is missing)."""
+    return isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
 
 
 class _ColumnCodec:
@@ -173,7 +238,7 @@ class _ColumnCodec:
             if isinstance(column.dtype, pd.CategoricalDtype):
                 data[name] = pd.Categorical(col, dtype=column.dtype)
             else:
-                data[name] = pd.Series(col).astype(column.dtype).to_numpy()
+                data[name] = pd.Series(col).astype(_public_output_dtype(column)).to_numpy()
         return pd.DataFrame(data, columns=list(self.names))
 
 
@@ -223,17 +288,15 @@ def _levels_of(values, declared, name):
 def _dtype_family(dtype):
     """What a chunk's column type must keep across chunks.
 
-    A numpy dtype only by family (text or number): numpy and pandas infer a
-    string width, or int vs float (a NaN), from the values, and encoding
+    Any numpy or pandas string dtype is one family: numpy and pandas infer a
+    string width, int vs float (a NaN), bool vs object, or str vs float64
+    (a chunk whose text is all missing) from the values, and encoding
     compares values as strings or floats anyway, so a finer check would
     refuse a chunk because of its values. A pandas extension dtype (e.g. a
     Categorical with its declared categories) must stay the same.
     """
-    kind = getattr(dtype, "kind", None)
-    if isinstance(dtype, np.dtype) and kind in "USO":
-        return "text"
-    if isinstance(dtype, np.dtype) and kind in "iufb":
-        return "number"
+    if _inferred_from_values(dtype):
+        return "inferred"
     return str(dtype)
 
 
@@ -325,11 +388,16 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         marginals, then a private maximum spanning tree of 2-way marginals,
         each third of the budget spent on one step; ``2d - 1`` precise
         measurements, a tree-shaped model (the workload and
-        ``max_model_size`` do not change it). ``"auto"``: AIM when one of
+        ``max_model_size`` do not change it); levels whose noisy 1-way count
+        is below ``3 sigma`` are merged before the 2-way step (MST's domain
+        compression; never the labels ``y``). ``"auto"``: AIM when one of
         its initial rounds would measure a 2-way table with noise std below
-        the table's mean cell count ``N / cells``, else MST — few records or
-        many columns leave AIM's ``16 d`` rounds mostly noise, while with a
-        strong signal AIM's adaptive, wider tables win. ``N`` is public
+        ``1/1.5`` of the table's mean cell count ``N / cells``, else MST —
+        few records or many columns leave AIM's ``16 d`` rounds mostly
+        noise, while with a strong signal AIM's adaptive, wider tables win;
+        between ratios ~0.8 and ~1.5 the two trade a slightly lower mean
+        error (AIM) for a clearly lower max error (MST), measured on six
+        tables (see ``_AIM_MIN_SIGNAL_TO_NOISE``). ``N`` is public
         under substitution; under add/remove it is a discrete Gaussian
         count paid with 1% of the budget (in ``privacy_records_``).
     max_model_size : int, default=10_000_000
@@ -582,8 +650,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         rho = zcdp_from_dp_budget(epsilon, delta)
         certified = not (stream.randomness.seeded or leaked)
         charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
+        label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
         method, result = self._run(params, stream.statistic, codec.shape, stream.context, rho,
-                                   neighbouring, stream.randomness.noise)
+                                   neighbouring, stream.randomness.noise, label)
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = stream.frame.has_y
@@ -600,14 +669,14 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
                                           stream.randomness.seeded, leaked, method)
 
-    def _run(self, params, counts, shape, tables, rho, neighbouring, rng):
+    def _run(self, params, counts, shape, tables, rho, neighbouring, rng, label=()):
         """``(method, SelectionResult)``: the mechanism ``method`` chose, run within ``rho``.
 
         ``'auto'`` runs AIM when one of its rounds would measure a 2-way
-        table with noise below the table's mean cell count
-        (:func:`~.graphical._selection.round_signal_to_noise` >= 1), and MST
-        otherwise. The record count it needs is public under substitution
-        and otherwise a discrete Gaussian count paid with 1% of ``rho``
+        table with noise std below 1/1.5 of the table's mean cell count
+        (:func:`~.graphical._selection.round_signal_to_noise` >= 1.5,
+        ``_AIM_MIN_SIGNAL_TO_NOISE``), and MST otherwise. The record count it
+        needs is public under substitution and otherwise a discrete Gaussian count paid with 1% of ``rho``
         (recorded in ``privacy_records_``); the choice is post-processing.
         """
         method, spent = params["method"], []
@@ -616,12 +685,13 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             total, spent = measure_total(counts, share, rng, neighbouring)
             rho -= math.fsum(r.rho for r in spent)
             ratio = round_signal_to_noise(total, shape, tables, rho, neighbouring)
-            method = "aim" if ratio >= 1.0 else "mst"
+            method = "aim" if ratio >= _AIM_MIN_SIGNAL_TO_NOISE else "mst"
         if method == "aim":
             result = select_and_measure(counts, shape, tables, rho, rng, neighbouring=neighbouring,
                                         max_model_size=params["max_model_size"])
         else:
-            result = select_spanning_tree(counts, shape, rho, rng, neighbouring=neighbouring)
+            result = select_spanning_tree(counts, shape, rho, rng, neighbouring=neighbouring,
+                                          exempt=label)
         result.records[:0] = spent
         return method, result
 
@@ -648,7 +718,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                    "exponential-mechanism selection on integer scores (no floating-point "
                    "sampler: Mironov 2012 does not apply)",
                    f"mechanism: {method.upper()}"
-                   + (" (chosen by method='auto' from public inputs and a noisy record count)"
+                   + (" (chosen by method='auto' from public inputs and the record count: "
+                      + ("public under substitution)" if neighbouring.public_total
+                         else "a noisy count, in privacy_records_)")
                       if self.method == "auto" else "")),
         )
 
@@ -666,7 +738,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Returns
         -------
         X_syn : ndarray or DataFrame
-            Same kind, column names and dtypes as the fitted ``X``.
+            Same kind and column names as the fitted ``X``; dtypes from public
+            inputs only: a Categorical column keeps its dtype, any other
+            column gets its levels' dtype (a continuous column floats, or
+            integers for a pandas nullable ``Int64`` column), since pandas
+            picks a numpy dtype from the values (an int column with a
+            missing value is float64).
         y_syn : ndarray
             Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``.
         """
@@ -684,10 +761,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):
-        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows."""
+        """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)``.
+
+        ``round(n_records_)`` rows: ``len(X)`` under substitution, where the
+        count is public; under add/remove the released noisy count, since
+        ``len(X)`` rows would reveal the private number of records.
+        """
         self.fit(X, y)
         seed = self.random_state if isinstance(self.random_state, numbers.Integral) else None
-        return self.sample(len(y), random_state=seed)
+        return self.sample(None, random_state=seed)
 
     def get_feature_names_out(self, input_features=None):
         """Column names of the synthetic rows."""

@@ -1,5 +1,6 @@
 """AdaptiveMarginalSynthesizer: tables in, tables out; accounting; no transform."""
 
+import itertools
 import math
 import warnings
 
@@ -13,6 +14,7 @@ from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget, zcdp_to_d
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
 from sksmooth.metrics import audit_epsilon_search
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+from sksmooth.release.graphical._selection import SUBSTITUTION, round_signal_to_noise
 
 
 def codes(n=300, d=3, levels=3, seed=0):
@@ -101,7 +103,9 @@ def test_is_a_sampler_not_a_transformer():
     X = codes()
     y = X[:, 0] % 2
     X_syn, y_syn = synth.fit_resample(X, y)
-    assert X_syn.shape == X.shape and y_syn.shape == y.shape
+    # round(n_records_) rows: len(X) would reveal the private count (add/remove)
+    assert X_syn.shape == (max(int(round(synth.n_records_)), 1), X.shape[1])
+    assert y_syn.shape == (len(X_syn),)
     assert set(np.unique(y_syn)) <= {0, 1}
 
 
@@ -159,7 +163,7 @@ def test_continuous_columns_from_public_bounds_without_leak():
     assert other.model_.shape == synth.model_.shape
     out = synth.sample(2000, random_state=0)
     assert list(out.columns) == list(df.columns)
-    assert out["x"].dtype == float and out["age"].dtype == df["age"].dtype
+    assert out["x"].dtype == float and out["age"].dtype == float  # numpy int: see attacks
     assert out["smoker"].dtype == bool
     assert out["x"].between(0, 100).all() and out["age"].between(18, 90).all()
     # the dependence between x and z survives the binning
@@ -215,6 +219,19 @@ def test_auto_picks_mst_when_aim_rounds_would_be_noise_and_aim_otherwise():
         count = [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
         assert len(count) == 1 and count[0].rho == pytest.approx(0.01 * est.rho_, rel=1e-9)
         assert est.method_.upper() in " ".join(est.guarantee_.notes)
+
+
+@pytest.mark.parametrize("n, method", [(800, "mst"), (1000, "aim")])
+def test_auto_threshold_sits_above_the_zone_where_aim_and_mst_split(n, method):
+    """Between signal-to-noise 1 and 1.5 AIM's lower mean error comes with a
+    higher max error (measured on six tables): auto runs MST there (the old
+    rule, ratio >= 1, ran AIM at n=800)."""
+    tables = [(t, 1.0) for t in itertools.combinations(range(4), 2)]
+    rho = zcdp_from_dp_budget(1.0, 1e-9)
+    ratio = round_signal_to_noise(n, (3,) * 4, tables, rho, SUBSTITUTION)
+    assert (1.0 <= ratio < 1.5) if method == "mst" else ratio >= 1.5
+    est = AdaptiveMarginalSynthesizer(epsilon=1.0, levels=3, neighbouring="substitution")
+    assert est.fit(codes(n=n, d=4)).method_ == method
 
 
 def test_substitution_uses_the_public_count_for_free():

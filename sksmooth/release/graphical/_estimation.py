@@ -46,7 +46,12 @@ __all__ = ["Measurement", "EstimationResult", "estimate", "estimate_total"]
 
 @dataclass(frozen=True)
 class Measurement:
-    """Noisy counts ``values`` of the table over ``attrs``, noise std ``sigma``."""
+    """Noisy counts ``values`` of the table over ``attrs``, noise std ``sigma``.
+
+    ``sigma`` is a float (every cell) or an array broadcastable to
+    ``values`` (one std per cell, e.g. a cell that sums several noisy
+    cells, :mod:`._compression`).
+    """
 
     attrs: tuple
     values: np.ndarray
@@ -63,11 +68,12 @@ def estimate_total(measurements):
     """Inverse-variance weighted estimate of the number of records.
 
     The sum of a measured table's noisy counts has variance
-    ``sigma^2 * n_cells``; the weighted mean of those sums is the
+    ``sum of the cells' sigma^2``; the weighted mean of those sums is the
     minimum-variance unbiased combination. Post-processing: no privacy cost.
     """
     sums = np.array([float(m.values.sum()) for m in measurements])
-    var = np.array([m.sigma**2 * m.values.size for m in measurements])
+    var = np.array([float(np.sum(np.broadcast_to(np.square(m.sigma), m.values.shape)))
+                    for m in measurements])
     total = float(np.sum(sums / var) / np.sum(1.0 / var))
     return max(total, 1.0)
 
@@ -85,23 +91,25 @@ class _Objective:
 
     def __init__(self, groups, total):
         self.attrs = list(groups)
-        # sum_j ||N p - y_j||^2/s_j^2 = W ||p - ybar||^2 + const, W = sum N^2/s_j^2
+        # sum_j ||N p - y_j||^2/s_j^2 = sum W (p - ybar)^2 + const, W = sum_j N^2/s_j^2
+        # (per cell when a measurement has one std per cell)
         self.weights, self.targets, self.const = [], [], 0.0
         for attrs in self.attrs:
             ms = groups[attrs]
-            w = np.array([total**2 / m.sigma**2 for m in ms])
+            w = [np.broadcast_to(total**2 / np.square(m.sigma), m.values.shape) for m in ms]
             ys = [m.values / total for m in ms]
-            target = sum(wi * y for wi, y in zip(w, ys)) / w.sum()
-            self.weights.append(float(w.sum()))
+            weight = sum(w)
+            target = sum(wi * y for wi, y in zip(w, ys)) / weight
+            self.weights.append(weight)
             self.targets.append(target)
-            self.const += 0.5 * sum(wi * np.sum((y - target) ** 2) for wi, y in zip(w, ys))
-        self.smoothness = float(sum(self.weights))
+            self.const += 0.5 * sum(float(np.sum(wi * (y - target) ** 2)) for wi, y in zip(w, ys))
+        self.smoothness = float(sum(np.max(w) for w in self.weights))
 
     def __call__(self, marginals):
         loss, grads = self.const, []
         for w, target, mu in zip(self.weights, self.targets, marginals):
             diff = mu - target
-            loss += 0.5 * w * float(np.sum(diff * diff))
+            loss += 0.5 * float(np.sum(w * diff * diff))
             grads.append(w * diff)
         return loss, grads
 

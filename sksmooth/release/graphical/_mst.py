@@ -4,7 +4,10 @@ The mechanism of McKenna, Miklau & Sheldon (2021), written from the paper:
 the zCDP budget ``rho`` is split in three equal parts.
 
 1. **1-way marginals.** Every column's counts get discrete Gaussian noise
-   (``d`` measurements sharing ``rho/3``); a model is fitted to them.
+   (``d`` measurements sharing ``rho/3``). Levels whose noisy count is
+   below ``3 sigma`` are merged into one level per column (MST's domain
+   compression, post-processing; :mod:`._compression`), and a model is
+   fitted to the 1-way measurements on the compressed levels.
 2. **Selection.** Every pair of columns ``(i, j)`` is scored by how badly
    that model (the columns independent) explains the data's 2-way table,
    ``||N p_ij - x_ij||_1`` (sensitivity ``Delta_1`` of a table's counts).
@@ -31,6 +34,7 @@ import math
 
 import numpy as np
 
+from ._compression import CompressedModel, compress_levels
 from ._selection import (
     ADD_REMOVE,
     SelectionResult,
@@ -69,7 +73,7 @@ def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
 
 
 def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max_iter=30,
-                         final_max_iter=1000):
+                         final_max_iter=1000, exempt=()):
     """Run the MST mechanism (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -83,6 +87,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     neighbouring : Neighbouring
     max_iter, final_max_iter : int
         Mirror-descent iterations after the 1-way step / at the end.
+    exempt : tuple of int
+        Attributes whose levels are never merged by the domain compression
+        (the label of a supervised release).
 
     Returns
     -------
@@ -95,6 +102,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     sigma_one = budget.sigma_for(rho / parts / d)
     for a in range(d):
         fitter.measure((a,), sigma_one)
+    groups = compress_levels(fitter.measurements, exempt)
+    if groups is not None:
+        fitter = fitter.regrouped(groups)
     if n_edges:
         fitter.refit()
         pairs = list(itertools.combinations(range(d), 2))
@@ -106,4 +116,5 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
         for edge in edges:
             fitter.measure(edge, sigma_two)
     fitter.refit(final_max_iter)
-    return SelectionResult(fitter.model, fitter.measurements, fitter.total, budget.records)
+    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
+    return SelectionResult(model, fitter.measurements, fitter.total, budget.records)

@@ -55,6 +55,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...mechanisms import exact_exponential_mechanism
+from ._compression import CompressedCounts, compress_measurement
 from ._domain import table_shape, table_size
 from ._estimation import Measurement, estimate, estimate_total
 from ._model import FactoredModel
@@ -205,6 +206,17 @@ class _Fitter:
         self.budget.spend_measure(attrs, sigma)
         noisy = add_discrete_gaussian(self.data.counts(attrs), sigma, self.rng)
         self.measurements.append(Measurement(attrs, noisy.astype(float), sigma))
+
+    def regrouped(self, groups):
+        """This fitter on compressed levels (:mod:`._compression`), same budget and noise.
+
+        The measurements taken so far must be the 1-way ones; they are
+        re-expressed on the groups. Post-processing: no privacy cost.
+        """
+        other = _Fitter(CompressedCounts(self.data, groups), self.budget, self.rng,
+                        self.max_iter, self.public_total)
+        other.measurements = [compress_measurement(groups, m) for m in self.measurements]
+        return other
 
     def refit(self, max_iter=None):
         result = estimate(self.data.shape, self.measurements, total=self.public_total,

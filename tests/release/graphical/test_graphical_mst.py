@@ -2,11 +2,15 @@
 drawn (and a broken variant caught), a spanning tree, the true tree found."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import sksmooth.release._aim as aim
 import sksmooth.release.graphical._selection as selection
+from sksmooth.accounting import zcdp_from_dp_budget
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release.graphical._mst import select_spanning_tree
 from sksmooth.release.graphical._selection import ADD_REMOVE, SUBSTITUTION
 
@@ -75,3 +79,27 @@ def test_selected_tables_form_a_spanning_tree_and_find_the_true_one():
     # and the fitted model reproduces the chain's strong 2-way dependence
     joint = result.model.marginal((3, 0))
     assert np.trace(joint) > 0.8
+
+
+# method='auto' under add/remove: the noisy record count behind the choice is
+# paid from the budget (audited against the draws; an unrecorded count is caught)
+
+def _auto(n, epsilon):
+    return AdaptiveMarginalSynthesizer(epsilon=epsilon, levels=3).fit(chain_data(n=n, d=4)[0])
+
+
+def test_auto_pays_for_the_count_it_chooses_with(spy):
+    est = _auto(300, 0.5)
+    assert est.method_ == "mst"  # MST's draws are one EM per edge: exactly auditable
+    audit(spy, SimpleNamespace(rho_spent=est.rho_), zcdp_from_dp_budget(0.5, 1e-9), ADD_REMOVE)
+    count = [r for r in est.privacy_records_ if r.kind == "measure" and r.attrs == ()]
+    assert len(count) == 1 and count[0].scale == spy.sigmas[0]  # the first draw is the count
+
+
+def test_a_count_drawn_but_not_recorded_is_caught(spy, monkeypatch):
+    measure_total = aim.measure_total
+    monkeypatch.setattr(aim, "measure_total", lambda *a, **k: (measure_total(*a, **k)[0], []))
+    est = _auto(300, 0.5)
+    with pytest.raises(AssertionError):
+        audit(spy, SimpleNamespace(rho_spent=est.rho_), zcdp_from_dp_budget(0.5, 1e-9),
+              ADD_REMOVE)

@@ -1,0 +1,106 @@
+"""Ablations behind issue 11's AIM / MST / auto decisions (in-process, fast).
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/ablation_synthetic_tables.py WORKLOAD EPS METHOD [JSON_KW] [N_SEEDS]
+
+METHOD is ``aim``, ``mst`` or ``auto``; JSON_KW switches one difference
+at a time (monkeypatching internals, for measurement only):
+``{"max_iter": 1000, "final_max_iter": 1000}`` (AIM: reference's mirror-
+descent iterations per round / at the end), ``{"nocompress": true}`` (MST
+without domain compression), ``{"public_n": true}`` (the exact record count
+given to the model, as smartnoise's MST does), ``{"final_tol": 1e-7}``
+(final estimation to tight convergence). Prints mean ± standard error over
+seeds ``0 .. N_SEEDS-1`` of the 2-way max/mean error of the emitted rows
+(``rows``) and of the model's own marginals (``model``: the difference is
+the error i.i.d. sampling of n rows adds), and the downstream accuracy on
+the labelled tables. Workloads and metrics: bench_synthetic_tables.py.
+Results of the session that made the decisions: the report of issue 11.
+"""
+import functools
+import itertools
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import bench_synthetic_tables as B  # noqa: E402
+from sksmooth.release import _aim
+from sksmooth.release.graphical import _selection as S
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+
+def model_err(X, model, levels, order):
+    errs = []
+    for attrs in itertools.combinations(range(X.shape[1]), order):
+        shape = [levels[a] for a in attrs]
+        t = np.bincount(np.ravel_multi_index(tuple(X[:, attrs].T), shape), minlength=int(np.prod(shape))) / len(X)
+        errs.append(np.abs(t - model.marginal(attrs).ravel()))
+    e = np.concatenate(errs); return float(e.max()), float(e.mean())
+
+def run(name, eps, seed, method, **kw):
+    X, levels = B.load(name)
+    from sksmooth.release.graphical import _mst
+    from sksmooth.release.graphical import _selection as SS
+    if not hasattr(SS, '_orig_start'):
+        SS._orig_start = SS.start_fitter
+    if kw.pop('public_n', False):
+        def sf(codes, shape, rho, rng, nb, mi):
+            f = SS._orig_start(codes, shape, rho, rng, nb, mi)
+            f.public_total = float(f.data.n); f.total = f.public_total
+            return f
+        SS.start_fitter = sf; _mst.start_fitter = sf
+    else:
+        SS.start_fitter = SS._orig_start; _mst.start_fitter = SS._orig_start
+    if not hasattr(SS, '_orig_est'):
+        SS._orig_est = SS.estimate
+    ftol = kw.pop('final_tol', None)
+    if ftol is not None:
+        def est(shape, ms, total=None, init=None, max_iter=200, **k):
+            if max_iter >= 1000:
+                return SS._orig_est(shape, ms, total=total, init=init, max_iter=5000, tol=ftol)
+            return SS._orig_est(shape, ms, total=total, init=init, max_iter=max_iter, **k)
+        SS.estimate = est
+    else:
+        SS.estimate = SS._orig_est
+    if kw.pop('nocompress', False):
+        _mst.compress_levels = lambda ms, exempt=(): None
+    else:
+        from sksmooth.release.graphical._compression import compress_levels
+        _mst.compress_levels = compress_levels
+    orig = S.select_and_measure
+    _aim.select_and_measure = functools.partial(orig, **kw) if kw else orig
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            t = time.process_time()
+            sup = name in B.DOWNSTREAM
+            s = AdaptiveMarginalSynthesizer(epsilon=eps, delta=1e-9, levels=list(levels[:-1] if sup else levels), classes=list(range(levels[-1])) if sup else None, workload=B.WORKLOADS[name], method=method, random_state=seed)
+            s.fit(X[:, :-1], X[:, -1]) if sup else s.fit(X)
+            cpu = time.process_time() - t
+    finally:
+        _aim.select_and_measure = orig
+    rows = s.sample(len(X), random_state=seed)
+    rows = np.rint(np.column_stack(rows) if isinstance(rows, tuple) else rows).astype(np.int64)
+    out = dict(cpu=cpu, n_meas=len(s.measured_tables_), chosen=s.method_)
+    if name in B.DOWNSTREAM:
+        _, test, lv = B.load_labelled(name)
+        out['acc'] = (B._classifier_accuracy(np.clip(rows, 0, np.array(lv) - 1), test, lv), 0)
+    for o in B.WORKLOADS[name][:1]:
+        out['row'] = B.marginal_errors(X, rows, levels, o)
+        out['model'] = model_err(X, s.model_, levels, o)
+    return out
+
+if __name__ == '__main__':
+    name, eps, method = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    kw = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+    seeds = range(int(sys.argv[5]) if len(sys.argv) > 5 else 5)
+    res = [run(name, eps, s, method, **kw) for s in seeds]
+    agg = lambda k, i: np.mean([r[k][i] for r in res])
+    se = lambda k, i: np.std([r[k][i] for r in res]) / np.sqrt(len(res))
+    print(f"{name} eps={eps} {method} {kw}: rows max {agg('row',0):.4f}±{se('row',0):.4f} mean {agg('row',1):.5f}±{se('row',1):.5f} | model max {agg('model',0):.4f} mean {agg('model',1):.5f} | acc {agg('acc',0) if 'acc' in res[0] else float('nan'):.3f}±{se('acc',0) if 'acc' in res[0] else 0:.3f} | cpu {np.mean([r['cpu'] for r in res]):.1f} meas {np.mean([r['n_meas'] for r in res]):.0f}", flush=True)

@@ -1,0 +1,162 @@
+"""AdaptiveMarginalSynthesizer under attack: what the release shows beyond its noisy tables.
+
+Neighbouring tables differ by one row. A row with a missing value changes
+how pandas stores its column (int64 -> float64, bool -> object); nothing the
+release shows (synthetic dtypes, errors on a later chunk) may depend on that.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sksmooth.release._aim as aim
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+
+_PARAMS = dict(epsilon=1.0, levels={"size": 3, "flag": [False, True]},
+               bounds={"age": (18, 90)}, n_bins=4)
+
+
+def _table(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"size": rng.integers(0, 3, n), "flag": rng.random(n) < 0.4,
+                         "age": rng.integers(18, 90, n)})
+
+
+def _with_a_missing_row(df):
+    """The neighbour: one more row, missing in every column (pandas upcasts the dtypes)."""
+    return pd.concat([df, pd.DataFrame({c: [np.nan] for c in df.columns})], ignore_index=True)
+
+
+def _synthetic_dtypes(df):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared levels and bounds: nothing read from the data
+        synth = AdaptiveMarginalSynthesizer(**_PARAMS).fit(df)
+    assert synth.guarantee_.certified
+    return synth.sample(20).dtypes.to_dict()
+
+
+def test_neighbour_with_a_missing_value_changes_the_input_dtypes():
+    # the premise of the attack: the neighbour's dtypes differ from the table's
+    df = _table()
+    assert (df.dtypes != _with_a_missing_row(df).dtypes).all()
+
+
+def test_synthetic_dtypes_do_not_reveal_a_missing_value():
+    df = _table()
+    assert _synthetic_dtypes(df) == _synthetic_dtypes(_with_a_missing_row(df))
+
+
+def test_a_release_that_echoes_the_input_dtypes_is_caught(monkeypatch):
+    # the deliberately broken variant: the fitted column's own dtype
+    monkeypatch.setattr(aim, "_public_output_dtype", lambda column: column.dtype)
+    df = _table()
+    assert _synthetic_dtypes(df) != _synthetic_dtypes(_with_a_missing_row(df))
+
+
+def test_public_dtypes_are_kept():
+    df = _table()
+    df["code"] = pd.Categorical(df["size"].map({0: "a", 1: "b", 2: "c"}), categories=list("abcd"))
+    df["age"] = df["age"].astype("Int64")  # nullable: a missing value does not change it
+    out = AdaptiveMarginalSynthesizer(**_PARAMS).fit(df).sample(50)
+    assert out["size"].dtype == np.int64 and out["flag"].dtype == bool
+    assert isinstance(out["code"].dtype, pd.CategoricalDtype)
+    assert out["age"].dtype.kind == "i" and out["age"].between(18, 90).all()
+    # a numpy int column may be float64 because of a missing value: floats
+    assert AdaptiveMarginalSynthesizer(**_PARAMS).fit(_table()).sample(5)["age"].dtype == float
+
+
+@pytest.mark.parametrize("make_chunk", [_with_a_missing_row, lambda df: df.astype(object)])
+def test_a_chunk_whose_dtypes_follow_its_values_is_mapped_not_refused(make_chunk):
+    df = _table()
+    synth = AdaptiveMarginalSynthesizer(**_PARAMS)
+    synth.partial_fit(df.iloc[:100])
+    synth.partial_fit(make_chunk(df.iloc[100:]))  # raised 'same schema' for the bool column
+    out = synth.release().sample(10)
+    assert out.dtypes.to_dict() == _synthetic_dtypes(df)
+
+
+def test_a_chunk_whose_text_is_all_missing_is_mapped_not_refused():
+    # pandas >= 3 stores text as 'str', and a column of missing values as float64
+    df = _table().assign(city=lambda d: np.where(d["size"] == 0, "Oslo", "Lima"))
+    params = dict(_PARAMS, levels={**_PARAMS["levels"], "city": ["Oslo", "Lima"]})
+    synth = AdaptiveMarginalSynthesizer(**params)
+    synth.partial_fit(df.iloc[:100])
+    synth.partial_fit(df.iloc[100:].assign(city=np.nan))  # raised 'same schema'
+    assert set(synth.release().sample(10)["city"]) <= {"Oslo", "Lima"}
+
+
+def _with_a_text_entry(X, j, text="secret-Jane-Doe-1970"):
+    X = X.copy()
+    if hasattr(X, "columns"):
+        X[X.columns[j]] = X[X.columns[j]].astype(object)
+        X.iloc[3, j] = text
+    else:
+        X = X.astype(object)
+        X[3, j] = text
+    return X
+
+
+@pytest.mark.parametrize("frame", [True, False])
+def test_a_text_value_in_a_continuous_column_is_mapped_never_quoted(frame):
+    # a stray string in a bounded column used to abort fit with
+    # "could not convert string to float: '<the private value>'"
+    df = _table()
+    X = df if frame else df.to_numpy(dtype=float)
+    params = _PARAMS if frame else dict(_PARAMS, levels={0: 3, 1: 2}, bounds={2: (18, 90)})
+    bad = _with_a_text_entry(X, 2)
+    synth = AdaptiveMarginalSynthesizer(**params).fit(bad)
+    assert synth.guarantee_.certified and synth.model_.shape == (3, 2, 4)
+    rows = (lambda T, s: T.iloc[s]) if frame else (lambda T, s: T[s])
+    chunked = AdaptiveMarginalSynthesizer(**params).partial_fit(rows(X, slice(100, None)))
+    chunked.partial_fit(rows(bad, slice(0, 100))).release()  # a later chunk carries the text
+
+
+def test_nullable_missing_values_in_a_continuous_column_are_mapped():
+    df = _table()
+    df["age"] = df["age"].astype("Int64")
+    df.loc[3, "age"] = pd.NA
+    assert AdaptiveMarginalSynthesizer(**_PARAMS).fit(df).guarantee_.certified
+
+
+def _resampled_rows(n, neighbouring, **kw):
+    rng = np.random.default_rng(n)
+    X, y = rng.integers(0, 3, size=(n, 2)), rng.integers(0, 2, n)
+    synth = AdaptiveMarginalSynthesizer(epsilon=0.1, levels=3, classes=[0, 1],
+                                        neighbouring=neighbouring, random_state=0, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded: reproducible noise, not certified
+        X_syn, y_syn = synth.fit_resample(X, y)
+    assert len(X_syn) == len(y_syn)
+    return len(y_syn), synth
+
+
+def test_fit_resample_row_count_is_the_released_count_not_the_private_one():
+    # under add/remove the record count is private: rows of exactly len(X)
+    # would tell neighbours n and n + 1 apart with certainty
+    counts = [_resampled_rows(n, "add_remove") for n in (300, 301)]
+    for n, (rows, synth) in zip((300, 301), counts):
+        assert rows == max(int(round(synth.n_records_)), 1)
+    assert [rows for rows, _ in counts] != [300, 301]
+    # under substitution the count is public and released as is
+    assert [_resampled_rows(n, "substitution")[0] for n in (300, 301)] == [300, 301]
+
+
+def test_a_resample_of_the_private_row_count_is_caught(monkeypatch):
+    # the deliberately broken variant: fit_resample draws len(y) rows again
+    def leaky(self, X, y):
+        return self.fit(X, y).sample(len(y))
+
+    monkeypatch.setattr(AdaptiveMarginalSynthesizer, "fit_resample", leaky)
+    with pytest.raises(AssertionError):
+        test_fit_resample_row_count_is_the_released_count_not_the_private_one()
+
+
+def test_an_ndarray_chunk_of_text_is_mapped_not_refused():
+    # object/str arrays get their dtype from the values: a chunk holding text in
+    # numeric-level columns maps it (code 0) instead of telling that it does
+    X = np.random.default_rng(0).integers(0, 2, size=(50, 2))
+    synth = AdaptiveMarginalSynthesizer(levels=[[0, 1], [0, 1]]).partial_fit(X)
+    synth.partial_fit(np.array([["a", "b"]] * 5, dtype=object))
+    assert synth.release().sample(5).shape == (5, 2)
