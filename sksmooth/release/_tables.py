@@ -19,8 +19,12 @@ Internally every column is a number: a categorical column with levels is
 coded ``0 .. L-1`` (a value outside the levels, including a missing one,
 becomes code 0 — the package's data-independent rule for bad rows, see
 :mod:`sksmooth._private_data`). :meth:`TableSchema.decode` maps synthetic
-rows back: a DataFrame with the original column names and dtypes when a
-DataFrame came in, an ndarray otherwise. pandas is imported lazily, only
+rows back: a DataFrame with the original column names when a DataFrame
+came in (an ndarray otherwise), with dtypes fixed by public inputs only: a
+numpy numeric column comes out float64 (continuous) or int64 (integer
+levels), since its input dtype can follow the private values (a missing
+value makes int64 float64); ``Categorical``, boolean and pandas extension
+dtypes are kept. pandas is imported lazily, only
 when a DataFrame is given.
 """
 
@@ -173,7 +177,7 @@ class TableSchema:
 
         data = {}
         for j, (name, dtype) in enumerate(zip(self.columns, self.dtypes)):
-            data[name] = _as_dtype(pd, cols[j], dtype, self.levels[j])
+            data[name] = _as_dtype(pd, cols[j], dtype, self.levels[j], self.categorical[j])
         return pd.DataFrame(data, columns=self.columns)
 
     def feature_names(self):
@@ -292,15 +296,25 @@ def _codes(values, levels, series=None):
                        count=len(values))
 
 
-def _as_dtype(pd, values, dtype, levels):
+def _as_dtype(pd, values, dtype, levels, categorical):
+    """A synthetic column whose dtype depends on public inputs only.
+
+    A numpy numeric dtype follows the values (one missing value turns an
+    int64 column into float64), so echoing it would tell whether some private
+    row had a missing value. Such a column comes out as int64 when it is
+    categorical with integer levels and as float64 when continuous. pandas
+    extension dtypes (``Categorical``, ``Int64``, ``Float64``, ``boolean``,
+    ``string``) hold missing values without changing type and are kept.
+    """
     if _pandas_categories(dtype) is not None:
         return pd.Categorical(values, dtype=dtype)
     if _is_bool(dtype):
         return pd.array(np.asarray(values, dtype=bool), dtype=dtype)
     if _is_numeric(dtype) and levels is None:
-        kind = getattr(dtype, "kind", "f")
         values = np.asarray(values, dtype=float)
-        if kind in "iu":
+        if isinstance(dtype, np.dtype):
+            return np.rint(values).astype(np.int64) if categorical else values
+        if getattr(dtype, "kind", "f") in "iu":
             values = np.rint(values)
-        return pd.array(values, dtype=dtype) if kind in "iuf" else values
+        return pd.array(values, dtype=dtype)
     return pd.array(np.asarray(values, dtype=object), dtype=dtype)
