@@ -34,6 +34,7 @@ from .._constraints import (
     Real,
 )
 from .._guarantee import Guarantee, PrivacySpent
+from .._progress import VERBOSE, Progress
 from .._private_data import validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from ..accounting import zcdp_from_dp_budget
@@ -412,6 +413,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     random_state : None, int, Generator or RandomState, default=None
         ``None``: fresh OS entropy (certified release). Anything else makes
         the release reproducible and *not certified*.
+    verbose : int or bool, default=0
+        ``>= 1``: after the charge, the mechanism chosen, its stages and a
+        progress bar over the share of the budget spent (on stderr; tqdm
+        when installed).
 
     Attributes
     ----------
@@ -472,11 +477,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "neighbouring": Options("add_remove", "substitution"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
         "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None, n_bins=10,
                  classes=None, workload=2, method="auto", max_model_size=10_000_000,
-                 neighbouring="add_remove", accountant=None, random_state=None):
+                 neighbouring="add_remove", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.levels = levels
@@ -489,6 +495,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         self.neighbouring = neighbouring
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -651,8 +658,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         certified = not (stream.randomness.seeded or leaked)
         charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
-        method, result = self._run(params, stream.statistic, codec.shape, stream.context, rho,
-                                   neighbouring, stream.randomness.noise, label)
+        with Progress(type(self).__name__, params["verbose"], total=100,
+                      unit="% of rho") as progress:
+            progress.log(f"charged ({epsilon:g}, {delta:g}): rho = {rho:.4g}")
+            method, result = self._run(params, stream.statistic, codec.shape, stream.context,
+                                       rho, neighbouring, stream.randomness.noise, label,
+                                       progress=progress)
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = stream.frame.has_y
@@ -669,7 +680,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
                                           stream.randomness.seeded, leaked, method)
 
-    def _run(self, params, counts, shape, tables, rho, neighbouring, rng, label=()):
+    def _run(self, params, counts, shape, tables, rho, neighbouring, rng, label=(),
+             progress=None):
         """``(method, SelectionResult)``: the mechanism ``method`` chose, run within ``rho``.
 
         ``'auto'`` runs AIM when one of its rounds would measure a 2-way
@@ -686,12 +698,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             rho -= math.fsum(r.rho for r in spent)
             ratio = round_signal_to_noise(total, shape, tables, rho, neighbouring)
             method = "aim" if ratio >= _AIM_MIN_SIGNAL_TO_NOISE else "mst"
+        if progress is not None:
+            progress.log(f"method {method!r}")
         if method == "aim":
             result = select_and_measure(counts, shape, tables, rho, rng, neighbouring=neighbouring,
-                                        max_model_size=params["max_model_size"])
+                                        max_model_size=params["max_model_size"],
+                                        progress=progress)
         else:
             result = select_spanning_tree(counts, shape, rho, rng, neighbouring=neighbouring,
-                                          exempt=label)
+                                          exempt=label, progress=progress)
         result.records[:0] = spent
         return method, result
 

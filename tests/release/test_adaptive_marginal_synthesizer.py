@@ -97,6 +97,21 @@ def test_charge_before_publish():
     assert synth.model_ is not None
 
 
+@pytest.mark.parametrize("method", ["aim", "mst"])
+def test_verbose_reports_after_the_charge_and_prints_nothing_when_refused(capsys, method):
+    ledger = BudgetAccountant(epsilon=1.5)
+    synth = AdaptiveMarginalSynthesizer(levels=3, method=method, accountant=ledger,
+                                        verbose=1).fit(codes())
+    err = capsys.readouterr().err
+    assert "[AdaptiveMarginalSynthesizer] charged (1, 1e-09): rho = " in err
+    assert f"method {method!r}" in err
+    assert f"{len(synth.measured_tables_)} tables measured; final estimation" in err
+    assert "100/100" in err  # the whole budget is spent
+    with pytest.raises(BudgetError):
+        AdaptiveMarginalSynthesizer(levels=3, accountant=ledger, verbose=1).fit(codes())
+    assert capsys.readouterr().err == ""
+
+
 def test_is_a_sampler_not_a_transformer():
     synth = AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1])
     assert not hasattr(synth, "transform") and not hasattr(synth, "fit_transform")

@@ -39,6 +39,7 @@ from ._selection import (
     ADD_REMOVE,
     SelectionResult,
     integer_l1_error,
+    report_budget,
     select_exact,
     start_fitter,
 )
@@ -73,7 +74,7 @@ def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
 
 
 def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max_iter=30,
-                         final_max_iter=1000, exempt=()):
+                         final_max_iter=1000, exempt=(), progress=None):
     """Run the MST mechanism (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -90,6 +91,8 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     exempt : tuple of int
         Attributes whose levels are never merged by the domain compression
         (the label of a supervised release).
+    progress : sksmooth._progress.Progress or None
+        Stage lines and the percentage of ``rho`` spent.
 
     Returns
     -------
@@ -115,6 +118,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
         sigma_two = budget.sigma_for(budget.remaining / n_edges)
         for edge in edges:
             fitter.measure(edge, sigma_two)
+    report_budget(progress, budget, rho)
+    if progress is not None:
+        progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
     fitter.refit(final_max_iter)
     model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
     return SelectionResult(model, fitter.measurements, fitter.total, budget.records)
