@@ -41,13 +41,14 @@ _FRAME_PARAMS = dict(
     bounds=([18, 0, 0, 0, 0], [90, 9, 1, 1, 1]),
     n_bins=4,
 )
-
-
-@pytest.mark.parametrize("make", [
+_FRAME_ESTIMATORS = [
     lambda: SmoothMWEM(**_FRAME_PARAMS),
     lambda: SubsampledNetMechanism(n_universe=60, n_candidates=100, synthetic_size=10,
                                    n_queries=30, **_FRAME_PARAMS),
-])
+]
+
+
+@pytest.mark.parametrize("make", _FRAME_ESTIMATORS)
 def test_synthetic_dtypes_do_not_reveal_a_missing_value(make):
     # a neighbour with one missing value in an int64 column arrives as float64
     # (pandas' inference); the synthetic dtypes echoed it in a certified release
@@ -60,11 +61,7 @@ def test_synthetic_dtypes_do_not_reveal_a_missing_value(make):
     assert (a.dtypes == b.dtypes).all(), (a.dtypes, b.dtypes)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(**_FRAME_PARAMS),
-    lambda: SubsampledNetMechanism(n_universe=60, n_candidates=100, synthetic_size=10,
-                                   n_queries=30, **_FRAME_PARAMS),
-])
+@pytest.mark.parametrize("make", _FRAME_ESTIMATORS)
 def test_dataframe_round_trip_every_dtype(make):
     df = _frame()
     est = make().fit(df)
