@@ -383,13 +383,10 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             progress.log(f"{len(candidates)} candidates x {len(splits)} folds = "
                          f"{len(tasks)} private fits")
             if joblib.effective_n_jobs(self.n_jobs) == 1:
-                results = []
-                for task in tasks:
-                    results.append(_fit_and_count(*task))
-                    progress.update(1)
-                return results
-            results = joblib.Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                joblib.delayed(_fit_and_count)(*task) for task in tasks)
+                results = (_fit_and_count(*task) for task in tasks)
+            else:
+                results = joblib.Parallel(n_jobs=self.n_jobs, return_as="generator")(
+                    joblib.delayed(_fit_and_count)(*task) for task in tasks)
             collected = []
             for result in results:
                 collected.append(result)
