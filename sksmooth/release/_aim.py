@@ -42,6 +42,7 @@ from ..accounting._ledger import BudgetAccountant, charge
 from ..exceptions import PrivacyLeakWarning
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
+from ._tables import dtype_follows_values
 from .graphical._mst import select_spanning_tree
 from .graphical._selection import (
     ADD_REMOVE,
@@ -196,16 +197,9 @@ def _public_output_dtype(column):
     (Categorical, nullable ``Int64``), which a missing value does not change,
     is the target dtype.
     """
-    if _inferred_from_values(column.dtype):
+    if dtype_follows_values(column.dtype):
         return column.output_dtype()
     return column.dtype
-
-
-def _inferred_from_values(dtype):
-    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
-    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
-    float64 when every value is missing)."""
-    return isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
 
 
 class _ColumnCodec:
@@ -296,7 +290,7 @@ def _dtype_family(dtype):
     refuse a chunk because of its values. A pandas extension dtype (e.g. a
     Categorical with its declared categories) must stay the same.
     """
-    if _inferred_from_values(dtype):
+    if dtype_follows_values(dtype):
         return "inferred"
     return str(dtype)
 

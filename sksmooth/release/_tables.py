@@ -296,6 +296,13 @@ def _codes(values, levels, series=None):
                        count=len(values))
 
 
+def dtype_follows_values(dtype):
+    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
+    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
+    float64 when every value is missing). A synthetic column must not echo it."""
+    return isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
+
+
 def _as_dtype(pd, values, dtype, levels, categorical):
     """A synthetic column whose dtype depends on public inputs only.
 
@@ -312,7 +319,7 @@ def _as_dtype(pd, values, dtype, levels, categorical):
         return pd.array(np.asarray(values, dtype=bool), dtype=dtype)
     if _is_numeric(dtype) and levels is None:
         values = np.asarray(values, dtype=float)
-        if isinstance(dtype, np.dtype):
+        if dtype_follows_values(dtype):
             return np.rint(values).astype(np.int64) if categorical else values
         if getattr(dtype, "kind", "f") in "iu":
             values = np.rint(values)
