@@ -486,7 +486,7 @@ class StumpERMClassifier(_BaseERMOracle):
         d = len(lower)
         keys = rng.random((n_blocks, n_cells, d))
         cells = np.argsort(keys, axis=1).reshape(n_blocks * n_cells, d)
-        return lower + (cells + 0.5) / n_cells * (upper - lower)
+        return grid_threshold(lower, upper, cells + 0.5, n_cells)
 
     def _erm_default_n_points(self, n_features):
         return 64 * (check_positive_int(self.n_thresholds, "n_thresholds") + 1)
