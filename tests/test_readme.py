@@ -31,11 +31,17 @@ def test_readme_example_runs_certified_and_is_rerunnable(tmp_path):
         assert lines[-1] == "(6, 0)-DP"
 
 
-def test_readme_names_the_ci_test_command():
-    text = (ROOT / "README.md").read_text()
+def test_readme_test_command_is_the_one_ci_runs():
+    readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = re.search(r"^python -m pytest.*$", ci, flags=re.M).group(0)
-    assert command in text
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) == 2  # set-up is two commands: demo, then tests
+    demo, tests = (b.strip() for b in blocks)
+    assert "\n" not in demo and demo.endswith("sksmooth demo")
+    assert "\n" not in tests and "install-services.sh" in tests
+    assert tests.endswith('python -m pytest -q -m "not slow" tests')
+    ci_lines = [line.strip() for line in ci.splitlines()]
+    assert tests in ci_lines
 
 
 def test_user_facing_text_cites_papers_not_internal_files():
