@@ -190,6 +190,23 @@ def check_bounds(bounds, n_features, X=None, name="bounds"):
     return lower, upper
 
 
+def check_box_has_width(lower, upper, name="bounds"):
+    """Refuse a public box of zero width on every feature (``lower == upper``).
+
+    Every row would be mapped to the same point, so an estimator could learn
+    or release nothing but label frequencies: almost surely a mistaken
+    ``bounds``, never a useful setting.
+    """
+    if np.size(lower) and np.all(np.asarray(lower) == np.asarray(upper)):
+        raise ValueError(
+            f"{name} has zero width on every feature (lower == upper): every row "
+            "would be mapped to the same point, so nothing but the label "
+            "frequencies could be learned or released. Pass the public range of "
+            f"the features, e.g. {name}=(0.0, 1.0)."
+        )
+    return lower, upper
+
+
 def clip_to_bounds(X, lower, upper):
     """Clip ``X`` to the box; return ``(X_clipped, n_clipped_rows)``.
 

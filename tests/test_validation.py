@@ -1,10 +1,12 @@
 import numpy as np
 import pytest
 
-from sksmooth import PrivacyLeakWarning
+from sksmooth import (PerturbedERMClassifier, PrivacyLeakWarning, PrivateProperClassifier,
+                      SmoothHedgeClassifier, SmoothMWEM)
 from sksmooth._validation import (
     BinaryLabels,
     check_bounds,
+    check_box_has_width,
     check_delta,
     check_epsilon,
     check_generator,
@@ -150,3 +152,23 @@ def test_check_binary_target():
         check_binary_target([0, 1, 2])
     with pytest.raises(ValueError, match="Unknown label type"):
         check_binary_target([0.5, 1.7, 2.2])
+
+
+
+@pytest.mark.parametrize("estimator, supervised", [
+    (PrivateProperClassifier(bounds=(0, 0), classes=[0, 1]), True),
+    (PerturbedERMClassifier(bounds=(2.0, 2.0), classes=[0, 1]), True),
+    (SmoothHedgeClassifier(bounds=(0, 0), hypotheses="stumps"), True),
+    (SmoothMWEM(bounds=(1, 1)), False),
+], ids=lambda v: type(v).__name__)
+def test_public_box_of_zero_width_everywhere_is_refused(estimator, supervised):
+    X = np.random.default_rng(0).random((20, 2))
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=r"bounds has zero width on every feature.*"
+                                         r"bounds=\(0\.0, 1\.0\)"):
+        estimator.fit(X, y) if supervised else estimator.fit(X)
+
+
+def test_box_with_one_flat_feature_is_accepted():
+    lower, upper = check_box_has_width(np.array([0.0, 1.0]), np.array([0.0, 2.0]))
+    assert upper[1] == 2.0

@@ -27,7 +27,7 @@ from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
                             Options, Real, validate_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
-from .._validation import check_bounds, check_generator, clip_to_bounds
+from .._validation import check_bounds, check_box_has_width, check_generator, clip_to_bounds
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
@@ -416,7 +416,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", UserWarning, stacklevel=4)
             lower, upper = X.min(axis=0), X.max(axis=0)
         else:
-            lower, upper = check_bounds(params["bounds"], X.shape[1])
+            lower, upper = check_box_has_width(*check_bounds(params["bounds"], X.shape[1]))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
                          bounds_inferred=params["bounds"] is None,
                          cover_seed=int(check_generator(params["random_state"])

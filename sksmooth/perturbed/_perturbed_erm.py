@@ -57,6 +57,7 @@ from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BinaryLabels,
     check_bounds,
+    check_box_has_width,
     check_generator,
     clip_to_bounds,
 )
@@ -111,7 +112,8 @@ def _check_bounds_param(value, name="bounds"):
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be None or a pair (lower, upper) of numbers or "
                         f"arrays, e.g. {name}=(0, 1).") from None
-    check_bounds((lower, upper), max(lower.size, upper.size), name=name)
+    check_box_has_width(*check_bounds((lower, upper), max(lower.size, upper.size), name=name),
+                        name=name)
     return value
 
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
-from .._validation import check_bounds
+from .._validation import check_bounds, check_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
@@ -247,7 +247,7 @@ def public_box(bounds, X):
         if len(finite) == 0:
             finite = np.zeros((1, X.shape[1]))
         return check_bounds(None, X.shape[1], X=finite)
-    return check_bounds(bounds, X.shape[1])
+    return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 
 def _build_cover(params, lower, upper, public_rng):

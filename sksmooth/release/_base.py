@@ -32,6 +32,7 @@ from .._private_data import encode_private_labels, sanitize_rows, validate_priva
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
+    check_box_has_width,
     check_delta,
     check_positive_int,
     check_sigma,
@@ -230,6 +231,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
                                     np.nan_to_num(finite, nan=0.0))
         lower, upper = schema.public_bounds(lower, upper)
+        if self.bounds is not None:
+            check_box_has_width(lower, upper)
         classes, inferred = None, False
         if y is not None:
             y = _labels_1d(y, n)
