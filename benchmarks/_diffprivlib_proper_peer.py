@@ -112,6 +112,174 @@ def _diffprivlib_model(model, eps, d, classes, seed):
                                   random_state=seed)
 
 
+# ------------------------------------------------------- neighbouring relations
+# Under which neighbouring relation does each diffprivlib model's epsilon hold?
+# (the derivations are in docs/guide/private_proper.rst; these checks exercise
+# the installed diffprivlib's own mechanisms)
+
+def permute_and_flip_distribution(utility, epsilon, sensitivity=1.0, monotonic=True):
+    """Exact output law of diffprivlib's ``PermuteAndFlip`` (McKenna, Sheldon 2020).
+
+    Candidates are visited in a uniformly random order and ``r`` is accepted
+    with ``p_r = exp(scale (u_r - max u))``, ``scale`` as in diffprivlib's
+    ``_find_probabilities``. So ``P(r) = p_r E[prod_{j before r} (1 - p_j)]``
+    ``= p_r sum_s e_s(1 - p_{-r}) s! (K - 1 - s)! / K!`` (``e_s``: elementary
+    symmetric polynomials of the other candidates' rejection probabilities).
+    """
+    from math import factorial
+
+    from diffprivlib.mechanisms import PermuteAndFlip
+
+    mech = PermuteAndFlip(epsilon=epsilon, sensitivity=sensitivity, monotonic=monotonic,
+                          utility=[float(u) for u in utility])
+    p = np.exp(np.asarray(mech._probabilities, dtype=float))
+    k = len(p)
+    weights = np.array([factorial(s) * factorial(k - 1 - s) / factorial(k) for s in range(k)])
+    out = np.empty(k)
+    for r in range(k):
+        e = np.array([1.0])
+        for q in np.delete(1.0 - p, r):
+            e = np.convolve(e, [1.0, q])  # coefficients of prod (1 + q z)
+        out[r] = p[r] * float(e @ weights)
+    return out
+
+
+def _max_log_ratio(a, b):
+    return float(np.max(np.abs(np.log(a) - np.log(b))))
+
+
+def permute_and_flip_losses(epsilon=1.0, n_classes=10, trials=300, seed=0):
+    """Largest privacy loss of the forest's leaf-label step over random leaf counts.
+
+    ``add/remove``: one count +1 (monotone); ``substitution``: within a leaf one
+    count -1 and another +1 (a row changing label; a row moving to another
+    leaf is one removal and one addition in two leaves, i.e. two add/remove losses).
+    """
+    rng = np.random.RandomState(seed)
+    worst = {"add_remove": 0.0, "substitution_same_leaf": 0.0}
+    for _ in range(trials):
+        counts = rng.randint(0, 6, size=n_classes).astype(float)
+        a, b = rng.choice(n_classes, 2, replace=False)
+        base = permute_and_flip_distribution(counts, epsilon)
+        added = counts.copy()
+        added[a] += 1
+        worst["add_remove"] = max(worst["add_remove"],
+                                  _max_log_ratio(base, permute_and_flip_distribution(added, epsilon)))
+        if counts[a] > 0:
+            moved = counts.copy()
+            moved[a] -= 1
+            moved[b] += 1
+            worst["substitution_same_leaf"] = max(
+                worst["substitution_same_leaf"],
+                _max_log_ratio(base, permute_and_flip_distribution(moved, epsilon)))
+    return worst
+
+
+def _empirical_pf(counts, epsilon, draws, seed):
+    """Monte Carlo frequencies of diffprivlib's own PermuteAndFlip sampler."""
+    from diffprivlib.mechanisms import PermuteAndFlip
+
+    mech = PermuteAndFlip(epsilon=epsilon, sensitivity=1, monotonic=True,
+                          utility=[float(c) for c in counts], random_state=seed)
+    hits = np.bincount([mech.randomise() for _ in range(draws)], minlength=len(counts))
+    return hits / draws
+
+
+def geometric_count_loss(epsilon=1.0, draws=200_000, seed=0):
+    """GaussianNB's count mechanism: ``GeometricTruncated(epsilon / 3, sensitivity=1)``.
+
+    Returns the loss per unit change of one count read from the mechanism
+    (``-_scale``) and a Monte Carlo estimate of ``log P(c)/P(c+1)`` at the
+    output ``c`` from counts 50 and 51.
+    """
+    from diffprivlib.mechanisms import GeometricTruncated
+
+    mech = GeometricTruncated(epsilon=epsilon / 3, sensitivity=1, lower=1, upper=1000,
+                              random_state=seed)
+    at50 = np.array([mech.randomise(50) for _ in range(draws)])
+    at51 = np.array([mech.randomise(51) for _ in range(draws)])
+    estimate = float(np.log(np.mean(at50 == 50) / np.mean(at51 == 50)))
+    return {"loss_per_unit_count": float(-mech._scale), "monte_carlo_log_ratio": estimate}
+
+
+def gaussian_nb_publishes_n(name="digits", fits=20):
+    """GaussianNB's ``class_count_`` sums to the exact n (its counts are forced to n).
+
+    Fits on D and on D minus one row: an observer reading ``class_count_.sum()``
+    tells the two apart with certainty, so no epsilon holds under addition/removal.
+    """
+    from diffprivlib.models import GaussianNB
+
+    X, y = load(name)
+    d = X.shape[1]
+    hits = []
+    for X_fit, y_fit in ((X, y), (X[1:], y[1:])):
+        for _ in range(fits):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clf = GaussianNB(epsilon=0.5, bounds=(np.zeros(d), np.ones(d))).fit(X_fit, y_fit)
+            hits.append(int(round(clf.class_count_.sum())) == len(y_fit))
+    return {"dataset": name, "fits": len(hits), "fraction_with_sum_equal_to_n": float(np.mean(hits))}
+
+
+def forest_rows_changing_tree(n=1347, n_trees=10):
+    """RandomForestClassifier assigns row ``i`` to tree ``i // (n / T)`` (shuffle=False).
+
+    Removing row 0 shifts every later row; returns how many remaining rows then
+    sit in another tree, and how many trees' row sets change.
+    """
+    before = (np.arange(n) // (n / n_trees)).astype(int)[1:]
+    after = (np.arange(n - 1) // ((n - 1) / n_trees)).astype(int)
+    moved = before != after
+    trees = set(before[moved].tolist()) | set(after[moved].tolist()) | {0}
+    return {"n": n, "n_trees": n_trees, "rows_changing_tree": int(moved.sum()),
+            "trees_whose_rows_change": len(trees)}
+
+
+def logistic_cms_epsilon(epsilon, n_features, n_classes, C=1.0):
+    """The epsilon that Chaudhuri, Monteleoni, Sarwate (JMLR 2011, Thm 9) certify for
+    diffprivlib's LogisticRegression as calibrated (data_norm = sqrt(d), intercept).
+
+    Rows of norm ``R`` (``R^2 = d + 1`` with the intercept column): in the
+    rescaled problem (rows of norm 1) the loss curvature is ``c R^2`` (``c =
+    1/4``), but ``Vector.randomise`` uses ``c R`` in both ``epsilon'`` and the
+    extra regulariser. The theorem's bound on the loss of one binary problem
+    is ``epsilon' + 2 log(1 + c R^2 / (n Lambda + n Delta))`` (noise of scale
+    ``2 R / epsilon'`` covers the gradient term), summed over the OvR problems.
+    """
+    c, R = 0.25, float(np.sqrt(n_features + 1.0))
+    k = 1 if n_classes == 2 else n_classes
+    eps_k, n_lambda = epsilon / k, 1.0 / C
+    eps_prime = eps_k - 2 * np.log(1 + c * R / n_lambda)
+    n_delta = 0.0
+    if eps_prime <= 0:  # diffprivlib's branch (vector.py)
+        n_delta = c * R / np.expm1(eps_k / 4) - n_lambda
+        eps_prime = eps_k / 2
+    per_problem = eps_prime + 2 * np.log(1 + c * R * R / (n_lambda + n_delta))
+    return float(k * per_problem)
+
+
+def relation_audit():
+    """The checks above, at the benchmark's settings (written under ``relations``)."""
+    pf_exact = permute_and_flip_distribution([3, 1, 0], 1.0)
+    pf_sampled = _empirical_pf([3, 1, 0], 1.0, 100_000, seed=0)
+    lr = []
+    for name in DATASETS + MULTICLASS_DATASETS:
+        X, y = load(name)
+        for eps in EPSILONS:
+            lr.append({"dataset": name, "epsilon": eps, "cms_certified_epsilon":
+                       logistic_cms_epsilon(eps, X.shape[1], len(np.unique(y)))})
+    return {
+        "permute_and_flip_check": {"counts": [3, 1, 0], "epsilon": 1.0,
+                                   "exact": pf_exact.tolist(), "sampled": pf_sampled.tolist()},
+        "forest_leaf_label_loss_eps1": permute_and_flip_losses(1.0),
+        "forest_partition": forest_rows_changing_tree(),
+        "gaussian_nb_count_loss_eps1": geometric_count_loss(1.0),
+        "gaussian_nb_publishes_n": gaussian_nb_publishes_n(),
+        "logistic_regression_cms": lr,
+    }
+
+
 def main(quick=False):
     import diffprivlib
 

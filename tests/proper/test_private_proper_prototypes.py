@@ -475,3 +475,14 @@ def test_one_row_moves_the_statistics_by_at_most_the_sensitivity_at_extreme_boun
     moved = (np.abs((s1.sums - s0.sums).astype(float)).sum()
              + W * np.abs((s1.counts - s0.counts).astype(float)).sum())
     assert moved <= 2 * (strategy.codes_map.l1_bound + W)
+
+
+def test_fit_with_a_class_of_more_than_4300_digits():
+    # |H| = ((2G + 1)^d + 1)^(k m) has ~21 600 digits here; the fit's log line
+    # once called str() on it, which Python refuses above 4300 digits
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(4000, 64)), rng.integers(0, 10, 4000)
+    clf = _clf(classes=list(range(10)), projection=None, prototypes_per_label=16,
+               epsilon=1e3).fit(X, y)
+    assert clf.cover_size_.bit_length() * np.log10(2) > 4300
+    assert clf.predict(X[:5]).shape == (5,)
