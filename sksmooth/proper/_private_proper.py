@@ -202,8 +202,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
         ``'add_remove'`` (``'exponential'``, ``'noisy_means'``) uses ``exp(epsilon *
-        score)``, or half the noise of ``'noisy_means'`` (Laplace scale; the
-        Gaussian's ``rho`` doubles): ``epsilon``-DP under addition/removal
+        score)``, and ``'noisy_means'`` half the Laplace scale (half the
+        Gaussian's variance): ``epsilon``-DP under addition/removal
         only, ``2 epsilon`` under substitution (the guarantee says so).
     domain : array-like of shape (n_domain_points, n_features) or None
         ``'littlestone'`` only: the finite domain. Rows of ``X`` off it are
