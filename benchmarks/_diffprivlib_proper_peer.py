@@ -201,8 +201,8 @@ def permute_and_flip_losses(epsilon=1.0, n_classes=10, trials=300, seed=0):
         base = permute_and_flip_distribution(counts, epsilon)
         added = counts.copy()
         added[a] += 1
-        worst["add_remove"] = max(worst["add_remove"],
-                                  _max_log_ratio(base, permute_and_flip_distribution(added, epsilon)))
+        loss = _max_log_ratio(base, permute_and_flip_distribution(added, epsilon))
+        worst["add_remove"] = max(worst["add_remove"], loss)
         if counts[a] > 0:
             moved = counts.copy()
             moved[a] -= 1
@@ -257,7 +257,8 @@ def gaussian_nb_publishes_n(name="digits", fits=20):
                 warnings.simplefilter("ignore")
                 clf = GaussianNB(epsilon=0.5, bounds=(np.zeros(d), np.ones(d))).fit(X_fit, y_fit)
             hits.append(int(round(clf.class_count_.sum())) == len(y_fit))
-    return {"dataset": name, "fits": len(hits), "fraction_with_sum_equal_to_n": float(np.mean(hits))}
+    return {"dataset": name, "fits": len(hits),
+            "fraction_with_sum_equal_to_n": float(np.mean(hits))}
 
 
 def forest_rows_changing_tree(n=1347, n_trees=10):
