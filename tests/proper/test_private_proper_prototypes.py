@@ -133,6 +133,23 @@ def test_add_remove_gaussian_states_its_substitution_epsilon():
     assert 1.0 < eps_sub < 2.0
 
 
+def test_add_remove_laplace_is_the_substitution_release_at_twice_epsilon():
+    # the benchmark compares diffprivlib's GaussianNB/forest (2 epsilon under
+    # substitution) with this release: same noise, same public choices, and the
+    # guarantee says 2 epsilon under substitution
+    X, y = _digits()
+    with warnings.catch_warnings():  # seeded: the same public and noise draws
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        ar, sub = (_clf(epsilon=eps, delta=0.0, neighbouring=rel, classes=list(range(10)),
+                        random_state=0).fit(X[:400], y[:400])
+                   for eps, rel in ((0.5, "add_remove"), (1.0, "substitute")))
+    assert ar.noise_std_ == sub.noise_std_
+    assert ar.hypothesis_.index == sub.hypothesis_.index
+    assert (ar.projection_dim_, ar.prototypes_per_label_) == (sub.projection_dim_,
+                                                              sub.prototypes_per_label_)
+    assert "(only 1-differential privacy under substitution)" in ar.guarantee_.claim
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(hypotheses="stumps"), "hypotheses='prototypes'"),
     (dict(epsilon=1e-9, delta=0.0), "epsilon"),
