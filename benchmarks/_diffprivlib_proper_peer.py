@@ -36,7 +36,7 @@ re-runs the checks below and stores them under ``relations``):
   ``monotonic=True`` at sensitivity 1 (``models/forest.py:559``), valid for
   one count growing (add/remove), with every row in one tree. But rows go to
   trees by *position* (``forest.py:254-255``), so removing a row moves other
-  rows between trees (4 rows, 7 trees for 1347 rows): no parallel composition
+  rows between trees (4 rows, 6 trees for digits' 1348 training rows): no parallel composition
   under add/remove. Under **substitution** in place: a row moving leaves
   costs ``epsilon`` in each of two leaves, a label change within a leaf is
   not monotone (loss up to 1.91 at a claimed 1 over 300 random leaves): ``2 epsilon``.
@@ -261,7 +261,7 @@ def gaussian_nb_publishes_n(name="digits", fits=20):
             "fraction_with_sum_equal_to_n": float(np.mean(hits))}
 
 
-def forest_rows_changing_tree(n=1347, n_trees=10):
+def forest_rows_changing_tree(n, n_trees=10):
     """RandomForestClassifier assigns row ``i`` to tree ``i // (n / T)`` (shuffle=False).
 
     Removing row 0 shifts every later row; returns how many remaining rows then
@@ -312,7 +312,7 @@ def relation_audit():
         "permute_and_flip_check": {"counts": [3, 1, 0], "epsilon": 1.0,
                                    "exact": pf_exact.tolist(), "sampled": pf_sampled.tolist()},
         "forest_leaf_label_loss_eps1": permute_and_flip_losses(1.0),
-        "forest_partition": forest_rows_changing_tree(),
+        "forest_partition": forest_rows_changing_tree(len(split(len(load("digits")[0]), 0)[0])),
         "gaussian_nb_count_loss_eps1": geometric_count_loss(1.0),
         "gaussian_nb_publishes_n": gaussian_nb_publishes_n(),
         "logistic_regression_cms": lr,
