@@ -16,7 +16,8 @@ Neighbouring relation of each peer (diffprivlib 0.6.6; ``--relations``
 re-runs the checks below and stores them under ``relations``):
 
 * ``LogisticRegression``: objective perturbation of Chaudhuri, Monteleoni,
-  Sarwate (JMLR 2011), whose theorem is for datasets of the same ``n``
+  Sarwate, "Differentially Private Empirical Risk Minimization" (JMLR 2011,
+  Alg. 2), whose theorem is for datasets of the same ``n``
   differing in one entry, i.e. **substitution**: the noise scale ``2 R /
   epsilon'`` (``mechanisms/vector.py:157``) is the gradient change of a
   *replaced* row, and ``n`` enters the objective. No add/remove claim. The
@@ -276,7 +277,7 @@ def forest_rows_changing_tree(n, n_trees=10):
 
 
 def logistic_cms_epsilon(epsilon, n_features, n_classes, C=1.0):
-    """The epsilon that Chaudhuri, Monteleoni, Sarwate (JMLR 2011, Thm 9) certify for
+    """The epsilon that Chaudhuri, Monteleoni, Sarwate (JMLR 2011, Alg. 2) certify for
     diffprivlib's LogisticRegression as calibrated (data_norm = sqrt(d), intercept).
 
     Rows of norm ``R`` (``R^2 = d + 1`` with the intercept column): in the
