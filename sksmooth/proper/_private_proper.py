@@ -29,6 +29,7 @@ NeurIPS 2020, arXiv:2004.00010, Thm 14, Cor. 13.
 """
 
 import copy
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -76,7 +77,12 @@ _AUTO = Options("auto")
 def _count_text(count):
     """``count`` for a log line: exact below 10^9, else its order of magnitude."""
     count = int(count)
-    return str(count) if count < 10**9 else f"~10^{len(str(count)) - 1}"
+    if count < 10**9:
+        return str(count)
+    # the exponent from the bit length: str() of a Python int over 4300 digits raises
+    exponent = int((count.bit_length() - 1) * math.log10(2))
+    exponent += (count >= 10 ** (exponent + 1)) - (count < 10 ** exponent)
+    return f"~10^{exponent}"
 
 
 def check_public_classes(value, name="classes"):
@@ -195,9 +201,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     neighbouring : {'substitute', 'add_remove'}, default='substitute'
         ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
-        ``'add_remove'`` (``'exponential'`` only) uses ``exp(epsilon *
-        score)``: ``epsilon``-DP under addition/removal only, ``2 epsilon``
-        under substitution (the guarantee says so).
+        ``'add_remove'`` (``'exponential'``, ``'noisy_means'``) uses ``exp(epsilon *
+        score)``, and ``'noisy_means'`` half the Laplace scale (half the
+        Gaussian's variance): ``epsilon``-DP under addition/removal
+        only, ``2 epsilon`` under substitution (the guarantee says so).
     domain : array-like of shape (n_domain_points, n_features) or None
         ``'littlestone'`` only: the finite domain. Rows of ``X`` off it are
         mapped to the nearest domain point.

@@ -133,6 +133,23 @@ def test_add_remove_gaussian_states_its_substitution_epsilon():
     assert 1.0 < eps_sub < 2.0
 
 
+def test_add_remove_laplace_is_the_substitution_release_at_twice_epsilon():
+    # the benchmark compares diffprivlib's GaussianNB/forest (2 epsilon under
+    # substitution) with this release: same noise, same public choices, and the
+    # guarantee says 2 epsilon under substitution
+    X, y = _digits()
+    with warnings.catch_warnings():  # seeded: the same public and noise draws
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        ar, sub = (_clf(epsilon=eps, delta=0.0, neighbouring=rel, classes=list(range(10)),
+                        random_state=0).fit(X[:400], y[:400])
+                   for eps, rel in ((0.5, "add_remove"), (1.0, "substitute")))
+    assert ar.noise_std_ == sub.noise_std_
+    assert ar.hypothesis_.index == sub.hypothesis_.index
+    assert (ar.projection_dim_, ar.prototypes_per_label_) == (sub.projection_dim_,
+                                                              sub.prototypes_per_label_)
+    assert "(only 1-differential privacy under substitution)" in ar.guarantee_.claim
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(hypotheses="stumps"), "hypotheses='prototypes'"),
     (dict(epsilon=1e-9, delta=0.0), "epsilon"),
@@ -475,3 +492,14 @@ def test_one_row_moves_the_statistics_by_at_most_the_sensitivity_at_extreme_boun
     moved = (np.abs((s1.sums - s0.sums).astype(float)).sum()
              + W * np.abs((s1.counts - s0.counts).astype(float)).sum())
     assert moved <= 2 * (strategy.codes_map.l1_bound + W)
+
+
+def test_fit_with_a_class_of_more_than_4300_digits():
+    # |H| = ((2G + 1)^d + 1)^(k m) has ~21 600 digits here; the fit's log line
+    # once called str() on it, which Python refuses above 4300 digits
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(4000, 64)), rng.integers(0, 10, 4000)
+    clf = _clf(classes=list(range(10)), projection=None, prototypes_per_label=16,
+               epsilon=1e3).fit(X, y)
+    assert clf.cover_size_.bit_length() * np.log10(2) > 4300
+    assert clf.predict(X[:5]).shape == (5,)
