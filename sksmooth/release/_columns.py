@@ -218,7 +218,7 @@ class NumberColumn:
         self.integer = bool(integer)
 
     def encode(self, values):
-        return np.asarray(values)  # converted (or refused, value-free) by validate_private_data
+        return as_floats(values)  # a non-number -> NaN, mapped into the box later
 
     def decode(self, numbers, rng=None):
         values = np.asarray(numbers, dtype=float)

@@ -154,19 +154,15 @@ class TableSchema:
     def encode(self, X):
         """Numeric matrix: level codes for columns with levels, numbers otherwise.
 
-        Columns without levels are returned as given (floats or objects) for
-        :func:`~sksmooth._private_data.validate_private_data` to convert.
+        A non-number in a column without levels becomes NaN (then mapped
+        into the box like any missing value). An ndarray without levels is
+        returned as given: :func:`~sksmooth._private_data.validate_private_data`
+        converts it, or refuses a non-numeric array with a value-free message
+        (the package-wide rule for arrays).
         """
         if not self.is_frame and not np.any(self.has_levels):
-            return X  # numbers only: validate_private_data converts (or refuses) it
-        columns = self.codec.encode(TableCodec.split(X)[0])
-        try:
-            return np.column_stack([np.asarray(c, dtype=float) for c in columns])
-        except (TypeError, ValueError):  # validate_private_data refuses it without values
-            out = np.empty((X.shape[0], self.n_features), dtype=object)
-            for j, c in enumerate(columns):
-                out[:, j] = c
-            return out
+            return X
+        return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
 
     def public_bounds(self, lower, upper):
         """Bounds with the level-coded columns set to ``[0, L-1]``."""
@@ -254,7 +250,7 @@ def _column_strategy(j, is_categorical, declared, columns, dtype):
         raise ValueError(f"categories gives levels for column {name!r}, which is not in "
                          "categorical_features; add it there.")
     if not is_categorical:
-        if dtype is not None and not is_numeric_dtype(dtype):
+        if not _reads_as_numbers(dtype):
             raise ValueError(
                 f"column {name!r} is not numeric: declare it categorical "
                 f"(categorical_features) with public levels (categories="
@@ -263,9 +259,17 @@ def _column_strategy(j, is_categorical, declared, columns, dtype):
     levels = public_levels(declared, dtype, name, "categories")
     if levels is not None:
         return LevelColumn(levels, dtype)
-    if dtype is None or is_numeric_dtype(dtype):
+    if _reads_as_numbers(dtype):
         return NumberColumn(dtype, integer=True)  # integer levels between the public bounds
     raise undeclared_levels_error(name, "categories")
+
+
+def _reads_as_numbers(dtype):
+    """A numeric dtype, or ``object``: pandas stores a numeric column holding one
+    stray text as ``object`` (the dtype follows the values), so it is read as
+    numbers with the non-number mapped like a missing value, never refused. A
+    text, boolean or Categorical dtype is structure: it needs levels."""
+    return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"
 
 
 def _name(j, columns):

@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
+import sksmooth.release._columns as columns_module
+import sksmooth.release._tables as tables_module
 from sksmooth.release import SmoothMWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import (
@@ -234,3 +236,44 @@ def test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused():
                      bounds=(0, 3)).partial_fit(df)
     est.partial_fit(chunk)
     assert est.release().sample(5)["size"].dtype == np.int64
+
+
+@pytest.mark.parametrize("family", ["mwem", "aim"])
+def test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families(family):
+    # found while unifying the codecs: SmoothMWEM refused the object column
+    # ("not numeric") that one text entry makes of a numeric column, so the
+    # refusal told that some private row held text; AIM already mapped it
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.uniform(0, 4, _N), "size": rng.integers(0, 4, _N)})
+    for column in ("x", "size"):
+        bad = df.copy()
+        bad[column] = bad[column].astype(object)
+        bad.loc[3, column] = "n/a"
+        if family == "mwem":
+            est = SmoothMWEM(categorical_features=["size"], bounds=(0, 4), n_bins=4)
+        else:
+            est = AdaptiveMarginalSynthesizer(levels={"size": 4}, bounds={"x": (0, 4)},
+                                              n_bins=4)
+        out = est.fit(bad).sample(20)
+        assert est.guarantee_.certified
+        assert out.dtypes.to_dict() == est.fit(df).sample(20).dtypes.to_dict()
+
+
+# ------------------------------------- the deliberately broken variants are caught
+def test_a_codec_echoing_the_input_dtype_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "public_output_dtype", lambda column: column.dtype)
+    with pytest.raises(AssertionError):
+        test_declared_levels_of_a_numpy_column_do_not_echo_a_missing_value()
+
+
+def test_a_chunk_check_on_dtype_names_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "structure_family", str)
+    with pytest.raises(ValueError, match="differ from the first chunk"):
+        test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused()
+
+
+def test_a_schema_refusing_object_columns_is_caught(monkeypatch):
+    monkeypatch.setattr(tables_module, "_reads_as_numbers",
+                        lambda dtype: dtype is None or columns_module.is_numeric_dtype(dtype))
+    with pytest.raises(ValueError, match="not numeric"):
+        test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families("mwem")
