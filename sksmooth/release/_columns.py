@@ -137,11 +137,26 @@ def as_floats(values):
             return np.asarray(values, dtype=float)
     except (TypeError, ValueError, OverflowError):
         pass
-    # loop over the distinct values only, not the rows
+    distinct, inverse = _distinct_text(values)
+    floats = np.array([_float_or_nan(v) for v in distinct], dtype=float)
+    return floats[inverse]
+
+
+def _distinct_text(values):
+    """``(texts, inverse)``: the distinct values as text and each row's index in
+    them, so that a per-value rule loops over the distinct values, not the rows.
+
+    A pandas Series is factorised by hashing (a missing value is ``"nan"``);
+    an array through numpy's sort of its values' text.
+    """
+    factorize = getattr(values, "factorize", None)
+    if factorize is not None:
+        codes, uniques = factorize()
+        texts = [str(v) for v in np.asarray(uniques, dtype=object).tolist()] + ["nan"]
+        return texts, np.asarray(codes)  # a missing value's code -1 indexes "nan"
     distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
                                   return_inverse=True)
-    floats = np.array([_float_or_nan(v) for v in distinct.tolist()], dtype=float)
-    return floats[inverse.ravel()]
+    return distinct.tolist(), inverse.ravel()
 
 
 def _float_or_nan(text):
@@ -189,12 +204,9 @@ class LevelColumn:
             sorted_levels = levels[order].astype(float)
             pos = np.clip(np.searchsorted(sorted_levels, v), 0, len(levels) - 1)
             return np.where(sorted_levels[pos] == v, order[pos], 0).astype(np.int64)
-        # compare as text; loop over the distinct values only, not the rows
         lookup = {str(value): code for code, value in enumerate(levels.tolist())}
-        distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
-                                      return_inverse=True)
-        codes = np.array([lookup.get(v, 0) for v in distinct.tolist()], dtype=np.int64)
-        return codes[inverse.ravel()]
+        distinct, inverse = _distinct_text(values)
+        return np.array([lookup.get(v, 0) for v in distinct], dtype=np.int64)[inverse]
 
     def decode(self, numbers, rng=None):
         return self.levels[_rint_codes(numbers, self.n_codes)]

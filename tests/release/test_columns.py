@@ -152,9 +152,13 @@ def test_bad_values_map_to_fixed_codes_never_refused():
 def test_level_codes_are_vectorised_over_distinct_values():
     rng = np.random.default_rng(0)
     values = rng.choice(np.array(["a", "b", "c", "zz"], dtype=object), 200_000)
-    codes = LevelColumn(np.array(["a", "b", "c"])).encode(values)
-    np.testing.assert_array_equal(codes, np.select(
-        [values == "b", values == "c"], [1, 2], 0))
+    expected = np.select([values == "b", values == "c"], [1, 2], 0)
+    column = LevelColumn(np.array(["a", "b", "c"]))
+    np.testing.assert_array_equal(column.encode(values), expected)
+    series = pd.Series(values, dtype=object)
+    series[:3] = [None, np.nan, 2]  # missing values and a number: code 0, by hashing
+    expected[:3] = 0
+    np.testing.assert_array_equal(column.encode(series), expected)
     categorical = pd.Series(pd.Categorical(values, categories=["a", "b", "c", "zz"]))
     np.testing.assert_array_equal(
         LevelColumn(np.asarray(categorical.dtype.categories)).encode(categorical),
