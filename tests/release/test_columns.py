@@ -68,12 +68,11 @@ def _fit(family, kind, df_or_array):
                              categories=categories, bounds=([0, 0], [4, 1]), n_bins=4)
             return est.fit(df_or_array)
         where, value = declaration["aim"]
-        params = {"levels": {name: value, "other" if name == "c" else 1: 2}}
+        params = {"levels": {"other" if name == "c" else 1: 2}}
         if where == "bounds":
             params["bounds"] = {name: value}
-            params["levels"] = {"other" if name == "c" else 1: 2}
-        elif where == "dtype":
-            params["levels"] = {"other" if name == "c" else 1: 2}
+        elif where == "levels":
+            params["levels"][name] = value
         return AdaptiveMarginalSynthesizer(epsilon=1.0, n_bins=4, **params).fit(df_or_array)
 
 
