@@ -16,7 +16,6 @@ measure (AIM, McKenna et al. 2022) and *synthesizes* rows from them.
 import itertools
 import math
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,12 +36,20 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
+from .._validation import resolve_public_classes
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
-from ..exceptions import PrivacyLeakWarning
+from ._columns import (
+    BinnedColumn,
+    LevelColumn,
+    TableCodec,
+    dtype_categories,
+    public_levels,
+    structure_family,
+    undeclared_levels_error,
+)
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
-from ._tables import dtype_follows_values
 from .graphical._mst import select_spanning_tree
 from .graphical._selection import (
     ADD_REMOVE,
@@ -78,165 +85,6 @@ _SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable
                "arXiv:2108.04978, Alg. 1")
 
 
-class _LevelColumn:
-    """A categorical column: public levels coded ``0 .. L-1``.
-
-    A value outside the public levels (or missing) is mapped to code 0,
-    never refused and never counted (the count would depend on the data).
-    """
-
-    def __init__(self, levels, dtype):
-        self.levels = levels  # 1-D array of level values
-        self.dtype = dtype
-
-    @property
-    def n_codes(self):
-        return len(self.levels)
-
-    def encode(self, values):
-        levels = self.levels
-        values = np.asarray(values)
-        if levels.dtype.kind in "iufb" and values.dtype.kind in "iufb":
-            v = np.asarray(values, dtype=float)
-            order = np.argsort(levels, kind="stable")
-            pos = np.searchsorted(levels[order].astype(float), v)
-            pos = np.clip(pos, 0, len(levels) - 1)
-            hit = levels[order].astype(float)[pos] == v
-            return np.where(hit, order[pos], 0)
-        # compare as strings; loop over the distinct values only, not the rows
-        lookup = {str(value): code for code, value in enumerate(levels.tolist())}
-        distinct, inverse = np.unique(values.astype(str), return_inverse=True)
-        codes = np.array([lookup.get(v, 0) for v in distinct.tolist()], dtype=np.int64)
-        return codes[inverse.ravel()]
-
-    def decode(self, codes, rng):
-        return self.levels[codes]
-
-    def output_dtype(self):
-        """The public levels' dtype (see :func:`_public_output_dtype`)."""
-        return self.levels.dtype
-
-
-class _BinnedColumn:
-    """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
-
-    The discretisation is data independent (bounds and bin count are public
-    parameters), so it costs no privacy budget; a private quantile split
-    would. A value below/above the bounds goes to the first/last bin, a
-    missing, NaN or non-number value to the middle bin (the package's fixed
-    rule for bad rows, never refused or counted). Synthetic values are drawn
-    uniformly inside their bin from the sampling stream (post-processing); a
-    pandas nullable integer column (``Int64``) gets the integers of its bin,
-    a numpy one floats (its int dtype could be float64 because of a missing
-    value: the dtype is not public).
-    """
-
-    def __init__(self, lower, upper, n_bins, dtype):
-        self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
-        self.dtype = dtype
-
-    @property
-    def n_codes(self):
-        return self.n_bins
-
-    @property
-    def edges(self):
-        return np.linspace(self.lower, self.upper, self.n_bins + 1)
-
-    def encode(self, values):
-        v = _as_floats(values)
-        rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
-        rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
-        codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
-        return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
-
-    def decode(self, codes, rng):
-        width = (self.upper - self.lower) / self.n_bins
-        values = self.lower + (codes + rng.random(len(codes))) * width
-        values = np.clip(values, self.lower, self.upper)
-        if self.output_dtype().kind in "iu":
-            lo, hi = np.ceil(self.lower), np.floor(self.upper)
-            values = np.clip(np.floor(values), lo, hi)
-        return values
-
-    def output_dtype(self):
-        """Integers only for a pandas nullable integer dtype (see :func:`_public_output_dtype`)."""
-        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
-
-
-def _as_floats(values):
-    """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
-    and no error message quoting a private value."""
-    try:
-        with np.errstate(invalid="ignore"):
-            return np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        pass
-    # loop over the distinct values only, not the rows
-    distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
-                                  return_inverse=True)
-    floats = np.array([_float_or_nan(v) for v in distinct.tolist()], dtype=float)
-    return floats[inverse.ravel()]
-
-
-def _float_or_nan(text):
-    try:
-        return float(text)
-    except ValueError:
-        return np.nan
-
-
-def _public_output_dtype(column):
-    """The dtype a synthetic column gets: public inputs only, never the values.
-
-    A numpy dtype is read from the values (pandas stores an int column with
-    one missing value as float64, a bool column as object), so echoing it
-    would tell whether some real row had a missing value. A numpy column
-    therefore gets its public levels' dtype (a continuous one: float64, or
-    integers for a nullable ``Int64`` column); a pandas extension dtype
-    (Categorical, nullable ``Int64``), which a missing value does not change,
-    is the target dtype.
-    """
-    if dtype_follows_values(column.dtype):
-        return column.output_dtype()
-    return column.dtype
-
-
-class _ColumnCodec:
-    """Maps every column to codes ``0 .. n_codes-1`` and back (one strategy per column)."""
-
-    def __init__(self, names, columns, frame):
-        self.names = names
-        self.columns = columns  # _LevelColumn or _BinnedColumn, one per column
-        self.frame = frame
-
-    @property
-    def shape(self):
-        return tuple(c.n_codes for c in self.columns)
-
-    def encode(self, values):
-        return np.stack([c.encode(v) for c, v in zip(self.columns, values)], axis=1)
-
-    def subset(self, stop):
-        return _ColumnCodec(self.names[:stop], self.columns[:stop], self.frame)
-
-    def decode(self, codes, rng):
-        values = [c.decode(codes[:, j], rng) for j, c in enumerate(self.columns)]
-        if not self.frame:
-            if not values:
-                return np.empty((len(codes), 0))
-            return np.stack(values, axis=1)
-        import pandas as pd  # a DataFrame came in, so pandas is installed
-
-        data = {}
-        for name, col, column in zip(self.names, values, self.columns):
-            if isinstance(column.dtype, pd.CategoricalDtype):
-                data[name] = pd.Categorical(col, dtype=column.dtype)
-            else:
-                data[name] = pd.Series(col).astype(_public_output_dtype(column)).to_numpy()
-        return pd.DataFrame(data, columns=list(self.names))
-
-
 def _check_column_bounds(value, name="bounds"):
     """``None`` or ``{column: (lower, upper)}`` with finite ``lower < upper``."""
     if value is None:
@@ -257,63 +105,30 @@ def _check_column_bounds(value, name="bounds"):
     return value
 
 
-def _levels_of(values, declared, name):
-    """Public levels of one column: declared, or from a categorical/bool dtype."""
-    dtype = getattr(values, "dtype", None)
-    if declared is not None:
-        if isinstance(declared, numbers.Integral) and not isinstance(declared, bool):
-            return np.arange(int(declared)), False
-        arr = np.asarray(list(declared))
-        if arr.ndim != 1 or arr.size == 0 or len(set(arr.tolist())) != arr.size:
-            raise ValueError(f"levels for column {name!r} must be an int >= 1 or a non-empty "
-                             "list of distinct values.")
-        return arr, False
-    if hasattr(dtype, "categories"):
-        return np.asarray(dtype.categories), False
-    if dtype is not None and dtype.kind == "b":
-        return np.array([False, True]), False
-    values = np.asarray(values)
-    if values.dtype.kind in "iuf":
-        finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
-        top = int(np.floor(finite.max())) if finite.size else 0
-        return np.arange(max(top, 0) + 1), True
-    return np.unique(values.astype(str)), True
-
-
-def _dtype_family(dtype):
-    """What a chunk's column type must keep across chunks.
-
-    Any numpy or pandas string dtype is one family: numpy and pandas infer a
-    string width, int vs float (a NaN), bool vs object, or str vs float64
-    (a chunk whose text is all missing) from the values, and encoding
-    compares values as strings or floats anyway, so a finer check would
-    refuse a chunk because of its values. A pandas extension dtype (e.g. a
-    Categorical with its declared categories) must stay the same.
-    """
-    if dtype_follows_values(dtype):
-        return "inferred"
-    return str(dtype)
-
-
 class _StreamFrame:
-    """The public column structure fixed at the first chunk (picklable)."""
+    """The public column structure fixed at the first chunk (picklable).
+
+    ``leaked``: ``("y",)`` when the label set was read from ``y``
+    (``classes=None``, warned), else ``()``.
+    """
 
     def __init__(self, codec, leaked, has_y):
         self.codec, self.leaked, self.has_y = codec, leaked, has_y
 
     def encode(self, columns):
-        return self.codec.encode(columns).astype(np.int64)
+        return _codes(self.codec, columns)
+
+
+def _codes(codec, columns):
+    """The level codes of a table's columns, one column of codes per strategy."""
+    return np.stack(codec.encode(columns), axis=1).astype(np.int64)
 
 
 class _PartitionCounter(PartitionCounter):
     """Encodes the rows of a dask partition under the fixed levels."""
 
     def map_block(self, X, y):
-        if hasattr(X, "columns"):
-            columns = [X[c] for c in X.columns]
-        else:
-            X = np.asarray(X)
-            columns = [X[:, j] for j in range(X.shape[1])]
+        columns = TableCodec.split(X)[0]
         if y is not None:
             columns.append(np.asarray(y))
         return (self.frame.encode(columns),)
@@ -357,9 +172,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         (column name or index -> entry), each entry an int (codes) or a list
         of level values. Columns with a ``Categorical`` dtype use its
         categories and boolean columns ``[False, True]`` when not given.
-        Anything left undeclared is read from the data with a
-        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (the release is
-        then not certified).
+        A column with neither levels nor ``bounds`` is refused: levels are
+        never read from the data (they would release which values occur,
+        and the largest code would set the model's size).
     bounds : None or dict, default=None
         Continuous columns and their public range: ``{column name or index:
         (lower, upper)}``. Each such column is cut into ``n_bins``
@@ -373,6 +188,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Bins per continuous column (``bounds``).
     classes : None or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
+        ``None`` reads it from ``y`` with a
+        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (the release is
+        then not certified), as in every release estimator.
     workload : int, tuple of int or list of tuple, default=2
         Marginals to be accurate on: ``k`` (all k-way tables), a tuple of
         orders such as ``(2, 3)``, or an explicit list of column-index
@@ -506,9 +324,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table."""
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
         if frame:
-            names = [str(c) for c in X.columns]
-            columns = [X[c] for c in X.columns]
-            dtypes = list(X.dtypes)
+            columns, names, dtypes, _ = TableCodec.split(X)
+            names = [str(c) for c in names]
         else:
             if sp.issparse(X):
                 raise TypeError("Sparse data was passed for X, but dense data is required: "
@@ -519,9 +336,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             # sklearn's structural checks (2-D, non-empty); messages carry no
             # data values, non-finite entries pass through
             arr = validate_private_data(self, X, dtype=None, accept_sparse=False)
-            names = [f"x{j}" for j in range(arr.shape[1])]
-            columns = [arr[:, j] for j in range(arr.shape[1])]
-            dtypes = [arr.dtype] * arr.shape[1]
+            columns, names, dtypes, _ = TableCodec.split(arr)
         if len(columns) == 0 or len(columns[0]) == 0:
             raise ValueError("X must have at least one row and one column.")
         levels = self.levels
@@ -544,29 +359,42 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return columns, names, declared, dtypes, frame
 
     def _encode(self, X, y):
+        """``(codes, codec, leaked)``: the table's level codes under its public codec.
+
+        Levels are public (declared, a Categorical dtype, or bool) and a
+        continuous column is binned on its public ``bounds``; a column with
+        neither is refused. The label set is ``classes`` or, when None, read
+        from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``), the
+        rule of every release estimator.
+        """
         values, names, declared, dtypes, frame = self._columns(X, y)
-        bounds = self._column_bounds(names, len(values) - int(y is not None))
-        columns, leaked = [], []
-        for j, (col, entry, name, dtype) in enumerate(zip(values, declared, names, dtypes)):
-            if bounds[j] is not None:
-                if entry is not None or hasattr(dtype, "categories"):
-                    raise ValueError(f"column {name!r} has both levels and bounds: declare it "
-                                     "either categorical (levels) or continuous (bounds).")
-                columns.append(_BinnedColumn(*bounds[j], self.n_bins, dtype))
-                continue
-            lv, from_data = _levels_of(col, entry, name)
-            columns.append(_LevelColumn(lv, dtype))
-            if from_data:
-                leaked.append(name)
-        if leaked:
-            warnings.warn(
-                f"levels of columns {leaked[:5]}{'...' if len(leaked) > 5 else ''} were read "
-                "from the data, which leaks which values occur; declare them with levels=... "
-                "(or classes=... for y), use Categorical dtypes, or declare a continuous "
-                "column's public range with bounds={column: (lower, upper)}.",
-                PrivacyLeakWarning, stacklevel=3)
-        codec = _ColumnCodec(names, columns, frame)
-        return codec.encode(values).astype(np.int64), codec, leaked
+        n_features = len(values) - int(y is not None)
+        bounds = self._column_bounds(names, n_features)
+        columns = [self._column_strategy(names[j], declared[j], dtypes[j], bounds[j])
+                   for j in range(n_features)]
+        leaked = ()
+        if y is not None:
+            classes, inferred = resolve_public_classes(values[-1], self.classes, stacklevel=6,
+                                                       binary=False)
+            columns.append(LevelColumn(classes, dtypes[-1]))
+            leaked = ("y",) if inferred else ()
+        codec = TableCodec(names, columns, frame)
+        return _codes(codec, values), codec, leaked
+
+    def _column_strategy(self, name, declared, dtype, bounds):
+        """A column's codec strategy: binned on public bounds, or public levels."""
+        if bounds is not None:
+            if declared is not None or dtype_categories(dtype) is not None:
+                raise ValueError(f"column {name!r} has both levels and bounds: declare it "
+                                 "either categorical (levels) or continuous (bounds).")
+            return BinnedColumn(*bounds, self.n_bins, dtype)
+        levels = public_levels(declared, dtype, name, "levels")
+        if levels is None:
+            raise undeclared_levels_error(
+                name, "levels", alternative=(
+                    f", or declare a continuous column's public range with bounds="
+                    f"{{{name!r}: (lower, upper)}}"))
+        return LevelColumn(levels, dtype)
 
     def _column_bounds(self, names, n_features):
         """``(lower, upper)`` or ``None`` for every column (labels: never continuous)."""
@@ -622,9 +450,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
             validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False)
         columns, names, _, dtypes, _ = self._columns(X, y)
-        if names != frame.codec.names or [_dtype_family(t) for t in dtypes] != [
-                _dtype_family(c.dtype) for c in frame.codec.columns] or (
-                y is not None) != frame.has_y:
+        structure = (frame.codec.frame, tuple(names), tuple(structure_family(t) for t in dtypes))
+        if structure != frame.codec.structure() or (y is not None) != frame.has_y:
             raise ValueError(
                 "this chunk's columns (names, dtypes, or whether y is given) differ from the "
                 "first chunk's: every chunk of one release must have the same schema (e.g. "
@@ -635,9 +462,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _partition_counter(self, stream):
         if stream.frame.leaked:
             raise ValueError(
-                f"levels of columns {list(stream.frame.leaked)[:5]} would be read from the "
-                "data; a dask collection is counted without loading it, so declare them "
-                "with levels=... (classes=... for y) or use Categorical dtypes.")
+                "the label set would be read from y; a dask collection is counted without "
+                "loading it, so declare the public labels with classes=[...].")
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
     def _check_dask_parameters(self, y):
@@ -709,8 +535,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if seeded:
             not_certified.append(SEEDED_NOISE_NOTE)
         if leaked:
-            not_certified.append("levels are public (some were read from the data: "
-                                 "PrivacyLeakWarning)")
+            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
         return Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy ({neighbouring.name} "
                   "neighbours)",

@@ -214,8 +214,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """
         if frame is not None:
             schema = TableSchema.from_input(X, self.categorical_features, self.categories)
-            if schema.n_features == frame.schema.n_features and not _same_schema(
-                    schema, frame.schema):  # (a different width: sklearn's message below)
+            if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
+                    schema):  # (a different width: sklearn's message below)
                 raise ValueError(
                     "this chunk's columns (names, dtypes, categorical features or levels) "
                     "differ from the first chunk's: every chunk of one release must have "
@@ -413,24 +413,6 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         evaluate = _IntervalQueries.on_grid(name, lower, upper, budget)
         return self._wrap_concepts(uni, evaluate, len(evaluate.features),
                                    f"{name} on a grid of the bounds")
-
-def _same_schema(a, b):
-    """Whether two table schemas have the same columns, dtypes and levels."""
-    if a.n_features != b.n_features or not np.array_equal(a.categorical, b.categorical):
-        return False
-    if (a.columns is None) != (b.columns is None):
-        return False
-    if a.columns is not None and (list(a.columns) != list(b.columns) or
-                                  [str(t) for t in a.dtypes] != [str(t) for t in b.dtypes]):
-        return False
-    return all(_same_levels(la, lb) for la, lb in zip(a.levels, b.levels))
-
-
-def _same_levels(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return len(a) == len(b) and bool(np.array_equal(a, b))
-
 
 class _PartitionCounter(PartitionCounter):
     """Maps the rows of a dask partition by the public frame."""

@@ -57,10 +57,18 @@ def test_dataframe_round_trip_keeps_names_dtypes_levels():
     assert list(synth.get_feature_names_out()) == list(df.columns)
 
 
-def test_undeclared_levels_warn_and_are_not_certified():
-    with pytest.warns(PrivacyLeakWarning, match="levels"):
-        synth = AdaptiveMarginalSynthesizer().fit(codes())
+def test_undeclared_levels_are_refused_naming_the_fix():
+    # levels used to be read from the data (the private maximum set the model's
+    # shape): see tests/release/test_columns.py for the attack
+    with pytest.raises(ValueError, match=r"levels=\{'x0'.*bounds="):
+        AdaptiveMarginalSynthesizer().fit(codes())
+
+
+def test_undeclared_classes_warn_and_are_not_certified():
+    with pytest.warns(PrivacyLeakWarning, match="classes"):
+        synth = AdaptiveMarginalSynthesizer(levels=3).fit(codes(), codes()[:, 0])
     assert not synth.guarantee_.certified
+    assert any("label set" in note for note in synth.guarantee_.assumptions_not_certified)
 
 
 def test_declared_levels_certified_and_no_warning():
@@ -144,10 +152,11 @@ def test_bad_parameters_name_themselves(name, value):
 
 # seeded so that sklearn's determinism checks run instead of being skipped (a default
 # instance draws fresh OS entropy per fit, by design)
-@parametrize_with_checks([AdaptiveMarginalSynthesizer(epsilon=1.0, random_state=0)])
+# (levels=3: levels are never read from the data; other values map to level 0)
+@parametrize_with_checks([AdaptiveMarginalSynthesizer(epsilon=1.0, levels=3, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # levels read from the test data
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded; classes read from y
         check(estimator)
 
 

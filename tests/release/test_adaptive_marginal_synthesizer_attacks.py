@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sksmooth.release._aim as aim
+import sksmooth.release._columns as columns
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
 _PARAMS = dict(epsilon=1.0, levels={"size": 3, "flag": [False, True]},
@@ -50,7 +50,7 @@ def test_synthetic_dtypes_do_not_reveal_a_missing_value():
 
 def test_a_release_that_echoes_the_input_dtypes_is_caught(monkeypatch):
     # the deliberately broken variant: the fitted column's own dtype
-    monkeypatch.setattr(aim, "_public_output_dtype", lambda column: column.dtype)
+    monkeypatch.setattr(columns, "public_output_dtype", lambda column: column.dtype)
     df = _table()
     assert _synthetic_dtypes(df) != _synthetic_dtypes(_with_a_missing_row(df))
 

@@ -1,0 +1,395 @@
+"""Column codecs: one public rule for turning a private table into numbers and back.
+
+Every release estimator sees its input through a :class:`TableCodec`: one
+strategy per column, fixed from the input's *structure* (column names and
+dtypes of a DataFrame, the width of an ndarray) and from public parameters
+only, never from the values of the private rows (in the style of
+private-pgm's ``Domain``: the domain is declared, not measured).
+
+Three column strategies:
+
+- :class:`LevelColumn`: a categorical column with public levels, coded
+  ``0 .. L-1``;
+- :class:`NumberColumn`: a numeric column passed through as numbers (the
+  MWEM family's universe discretises it on its public bounds; with
+  ``integer=True`` it has the integer levels between those bounds);
+- :class:`BinnedColumn`: a continuous column cut into equal-width bins of
+  its public bounds (AdaptiveMarginalSynthesizer).
+
+The rules, the same for every estimator:
+
+- **Where levels come from** (:func:`public_levels`): declared by the user,
+  the categories of a pandas ``Categorical`` dtype, or ``[False, True]`` for
+  a boolean dtype. Nothing else: a column without public levels is refused
+  with a message naming the parameter that declares them
+  (:func:`undeclared_levels_error`). Reading levels from the data would
+  release which values occur (and, for integer codes, the private maximum
+  would set the model's shape and memory).
+- **Bad values** (:meth:`LevelColumn.encode`, :meth:`BinnedColumn.encode`):
+  a value outside the levels, a missing value or a non-number takes a fixed
+  code (level 0; the first/last bin below/above the bounds, the middle bin
+  for a missing value). Never refused, never counted (see
+  :mod:`sksmooth._private_data`).
+- **Output dtype** (:func:`public_output_dtype`): a dtype pandas or numpy
+  picks from the values (``dtype_follows_values``: every numpy dtype, and
+  pandas' ``str``) is replaced by the column's public dtype (its levels'
+  dtype; float64 for a continuous column; integers for a nullable integer
+  column); a pandas extension dtype that a missing value does not change
+  (``Categorical``, ``Int64``, ``Float64``, ``boolean``) is kept.
+
+pandas is imported lazily, only when a DataFrame came in.
+"""
+
+import numpy as np
+
+__all__ = [
+    "BinnedColumn",
+    "LevelColumn",
+    "NumberColumn",
+    "TableCodec",
+    "as_floats",
+    "dtype_categories",
+    "dtype_follows_values",
+    "is_bool_dtype",
+    "is_dataframe",
+    "is_numeric_dtype",
+    "public_levels",
+    "public_output_dtype",
+    "undeclared_levels_error",
+]
+
+
+# ------------------------------------------------------------------ dtypes
+def is_dataframe(X):
+    """True for a pandas DataFrame (without importing pandas)."""
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def dtype_follows_values(dtype):
+    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
+    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
+    float64 when every value is missing). A synthetic column must not echo it."""
+    return dtype is None or isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
+
+
+def is_numeric_dtype(dtype):
+    """Numbers (not booleans), numpy or pandas extension (``Int64``, ``Float64``)."""
+    try:
+        return np.issubdtype(np.dtype(dtype), np.number) and not np.issubdtype(
+            np.dtype(dtype), np.bool_)
+    except TypeError:  # pandas extension dtypes (Categorical, string, nullable ints)
+        return getattr(dtype, "kind", "O") in "iuf"
+
+
+def is_bool_dtype(dtype):
+    return getattr(dtype, "kind", None) == "b" or str(dtype) == "boolean"
+
+
+def dtype_categories(dtype):
+    """The categories of a pandas ``Categorical`` dtype, else ``None``."""
+    cats = getattr(dtype, "categories", None)
+    return None if cats is None else np.asarray(cats)
+
+
+# ------------------------------------------------------------------ levels
+def public_levels(declared, dtype, name, parameter):
+    """The public levels of one column, or ``None`` when it has none.
+
+    ``declared``: an int ``L`` (codes ``0 .. L-1``) or a list of distinct
+    levels, given by the user; otherwise the categories of a ``Categorical``
+    dtype, or ``[False, True]`` for a boolean dtype. Never the data.
+    """
+    if declared is not None:
+        if isinstance(declared, (int, np.integer)) and not isinstance(declared, bool):
+            if declared < 1:
+                raise ValueError(f"{parameter} for column {name!r} must be an int >= 1 or a "
+                                 "non-empty list of distinct levels.")
+            return np.arange(int(declared))
+        levels = np.asarray(list(declared))
+        if levels.ndim != 1 or levels.size == 0 or len(set(levels.tolist())) != levels.size:
+            raise ValueError(f"{parameter} for column {name!r} must be a non-empty list of "
+                             "distinct levels" + (" or an int >= 1." if parameter == "levels"
+                                                  else "."))
+        return levels
+    categories = dtype_categories(dtype)
+    if categories is not None:
+        return categories
+    if dtype is not None and is_bool_dtype(dtype):
+        return np.array([False, True])
+    return None
+
+
+def undeclared_levels_error(name, parameter, alternative=""):
+    """The refusal of a column without public levels (names the fix)."""
+    return ValueError(
+        f"column {name!r} has no public levels: declare them with {parameter}="
+        f"{{{name!r}: [...]}} or give the column a pandas Categorical dtype{alternative}. "
+        "Levels are never read from the private data (that would release which values "
+        "occur, and the largest value would set the model's size).")
+
+
+# ------------------------------------------------------------------ values
+def as_floats(values):
+    """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
+    and no error message quoting a private value."""
+    try:
+        with np.errstate(invalid="ignore"):
+            return np.asarray(values, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    distinct, inverse = _distinct_text(values)
+    floats = np.array([_float_or_nan(v) for v in distinct], dtype=float)
+    return floats[inverse]
+
+
+def _distinct_text(values):
+    """``(texts, inverse)``: the distinct values as text and each row's index in
+    them, so that a per-value rule loops over the distinct values, not the rows.
+
+    A pandas Series is factorised by hashing (a missing value is ``"nan"``);
+    an array through numpy's sort of its values' text.
+    """
+    factorize = getattr(values, "factorize", None)
+    if factorize is not None:
+        codes, uniques = factorize()
+        texts = [str(v) for v in np.asarray(uniques, dtype=object).tolist()] + ["nan"]
+        return texts, np.asarray(codes)  # a missing value's code -1 indexes "nan"
+    distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
+                                  return_inverse=True)
+    return distinct.tolist(), inverse.ravel()
+
+
+def _float_or_nan(text):
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
+
+
+def _rint_codes(numbers, n_codes):
+    """Nearest code in ``0 .. n_codes-1`` (NaN -> 0)."""
+    v = np.nan_to_num(np.rint(np.asarray(numbers, dtype=float)), nan=0.0)
+    return np.clip(v, 0, n_codes - 1).astype(np.int64)
+
+
+# ---------------------------------------------------------------- columns
+class LevelColumn:
+    """A categorical column: public levels coded ``0 .. L-1``.
+
+    A value takes the code of the level it equals — numbers compare as
+    numbers when the levels are numbers (``1``, ``1.0``, ``True`` and the
+    text ``"1"`` are level ``1``), anything else by its text. A value outside
+    the levels, a missing value or a non-number gets code 0: never refused,
+    never counted (the count would depend on the data).
+    """
+
+    def __init__(self, levels, dtype=None):
+        self.levels = np.asarray(levels)
+        self.dtype = dtype  # the input's dtype (or None)
+
+    @property
+    def n_codes(self):
+        return len(self.levels)
+
+    def encode(self, values):
+        levels = self.levels
+        categories = dtype_categories(getattr(values, "dtype", None))
+        if categories is not None and categories.dtype == levels.dtype and np.array_equal(
+                categories, levels):  # a Categorical with exactly these levels: its codes
+            codes = np.asarray(values.cat.codes, dtype=np.int64)
+            return np.where(codes < 0, 0, codes)
+        if levels.dtype.kind in "iufb":
+            v = as_floats(values)
+            order = np.argsort(levels, kind="stable")
+            sorted_levels = levels[order].astype(float)
+            pos = np.clip(np.searchsorted(sorted_levels, v), 0, len(levels) - 1)
+            return np.where(sorted_levels[pos] == v, order[pos], 0).astype(np.int64)
+        lookup = {str(value): code for code, value in enumerate(levels.tolist())}
+        distinct, inverse = _distinct_text(values)
+        return np.array([lookup.get(v, 0) for v in distinct], dtype=np.int64)[inverse]
+
+    def decode(self, numbers, rng=None):
+        return self.levels[_rint_codes(numbers, self.n_codes)]
+
+    def output_dtype(self):
+        return self.levels.dtype
+
+
+class NumberColumn:
+    """A numeric column passed through as numbers (the MWEM family's universe).
+
+    The universe discretises it on its public bounds, and
+    :func:`~sksmooth._private_data.sanitize_rows` maps a missing or
+    out-of-bounds value into them. ``integer=True``: a categorical column
+    whose levels are the integers between its public bounds (synthetic
+    values are rounded to them).
+    """
+
+    def __init__(self, dtype=None, integer=False):
+        self.dtype = dtype
+        self.integer = bool(integer)
+
+    def encode(self, values):
+        return as_floats(values)  # a non-number -> NaN, mapped into the box later
+
+    def decode(self, numbers, rng=None):
+        values = np.asarray(numbers, dtype=float)
+        return np.rint(values) if self.output_dtype().kind in "iu" else values
+
+    def output_dtype(self):
+        """int64 for integer levels, a nullable integer column's integers, else float64."""
+        if self.integer:
+            return np.dtype(np.int64)
+        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+
+
+class BinnedColumn:
+    """A continuous column cut into ``n_bins`` equal-width bins of its public bounds.
+
+    The discretisation is data independent (bounds and bin count are public
+    parameters), so it costs no privacy budget; a private quantile split
+    would. A value below/above the bounds goes to the first/last bin, a
+    missing, NaN or non-number value to the middle bin (never refused or
+    counted). Synthetic values are drawn uniformly inside their bin from the
+    sampling stream (post-processing); integers of the bin for a pandas
+    nullable integer column (``Int64``), floats for a numpy one.
+    """
+
+    def __init__(self, lower, upper, n_bins, dtype=None):
+        self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
+        self.dtype = dtype
+
+    @property
+    def n_codes(self):
+        return self.n_bins
+
+    @property
+    def edges(self):
+        return np.linspace(self.lower, self.upper, self.n_bins + 1)
+
+    def encode(self, values):
+        v = as_floats(values)
+        rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
+        rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
+        codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
+        return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
+
+    def decode(self, codes, rng):
+        width = (self.upper - self.lower) / self.n_bins
+        values = self.lower + (np.asarray(codes) + rng.random(len(codes))) * width
+        values = np.clip(values, self.lower, self.upper)
+        if self.output_dtype().kind in "iu":
+            lo, hi = np.ceil(self.lower), np.floor(self.upper)
+            values = np.clip(np.floor(values), lo, hi)
+        return values
+
+    def output_dtype(self):
+        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+
+
+def public_output_dtype(column):
+    """The dtype a synthetic column gets: public inputs only, never the values.
+
+    A numpy dtype is read from the values (pandas stores an int column with
+    one missing value as float64, a bool column as object), so echoing it
+    would tell whether some real row had a missing value: such a column gets
+    its strategy's public dtype (levels' dtype, float64, or integers for a
+    nullable ``Int64`` column). A pandas extension dtype (Categorical,
+    nullable ``Int64``), which a missing value does not change, is kept.
+    """
+    if dtype_follows_values(column.dtype):
+        return column.output_dtype()
+    return column.dtype
+
+
+def structure_family(dtype):
+    """What a chunk's column type must keep across the chunks of one release.
+
+    Any dtype that follows the values is one family (int vs float because of
+    a NaN, bool vs object, str vs float64 for an all-missing chunk), since a
+    finer check would refuse a chunk because of its values; a pandas
+    extension dtype (e.g. a Categorical with its declared categories) must
+    stay the same.
+    """
+    return "inferred" if dtype_follows_values(dtype) else str(dtype)
+
+
+# ------------------------------------------------------------------ table
+class TableCodec:
+    """Public column structure of a table: one strategy per column.
+
+    ``encode`` maps the columns to numbers (codes or raw numbers, per
+    strategy), ``decode`` maps numbers back to synthetic values in the
+    input's names and public dtypes: a DataFrame when a DataFrame came in,
+    an ndarray otherwise (of the columns' common public dtype; object when
+    some levels are not numbers).
+    """
+
+    def __init__(self, names, columns, frame):
+        self.names = list(names)
+        self.columns = list(columns)
+        self.frame = bool(frame)
+
+    @staticmethod
+    def split(X):
+        """``(columns, names, dtypes, frame)`` of a DataFrame or a 2-D array."""
+        if is_dataframe(X):
+            return ([X.iloc[:, j] for j in range(X.shape[1])], list(X.columns),
+                    list(X.dtypes), True)
+        arr = np.asarray(X)
+        return ([arr[:, j] for j in range(arr.shape[1])], [f"x{j}" for j in range(arr.shape[1])],
+                [arr.dtype] * arr.shape[1], False)
+
+    @property
+    def shape(self):
+        return tuple(c.n_codes for c in self.columns)
+
+    @property
+    def dtypes(self):
+        return [c.dtype for c in self.columns]
+
+    def structure(self):
+        """What every chunk of one release must share (names, dtype families)."""
+        return (self.frame, tuple(str(n) for n in self.names),
+                tuple(structure_family(t) for t in self.dtypes))
+
+    def encode(self, columns):
+        """One numeric column per strategy (codes, or numbers as given)."""
+        return [c.encode(v) for c, v in zip(self.columns, columns)]
+
+    def subset(self, stop):
+        return TableCodec(self.names[:stop], self.columns[:stop], self.frame)
+
+    def decode(self, numbers, rng=None):
+        numbers = np.asarray(numbers)
+        values = [c.decode(numbers[:, j], rng) for j, c in enumerate(self.columns)]
+        if not self.frame:
+            return _stack(values, [public_output_dtype(c) for c in self.columns], len(numbers))
+        import pandas as pd  # a DataFrame came in, so pandas is installed
+
+        data = {name: _pandas_column(pd, v, public_output_dtype(c))
+                for name, v, c in zip(self.names, values, self.columns)}
+        return pd.DataFrame(data, columns=self.names)
+
+    def feature_names(self):
+        if self.frame:
+            return np.asarray([str(c) for c in self.names], dtype=object)
+        return np.asarray([f"x{j}" for j in range(len(self.names))], dtype=object)
+
+
+def _stack(values, dtypes, n_rows):
+    if not values:
+        return np.empty((n_rows, 0))
+    if all(np.dtype(t).kind in "iufb" for t in dtypes):
+        common = np.result_type(*dtypes)
+        return np.stack([np.asarray(v).astype(common) for v in values], axis=1)
+    return np.stack([np.asarray(v, dtype=object) for v in values], axis=1)
+
+
+def _pandas_column(pd, values, dtype):
+    if dtype_categories(dtype) is not None:
+        return pd.Categorical(values, dtype=dtype)
+    if isinstance(dtype, np.dtype):
+        return np.asarray(values).astype(dtype)
+    return pd.array(np.asarray(values, dtype=object) if dtype.kind not in "iufb" else values,
+                    dtype=dtype)

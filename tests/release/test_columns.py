@@ -1,0 +1,282 @@
+"""The one column codec of the release estimators (sksmooth.release._columns).
+
+Both families — the MWEM family (through TableSchema) and
+AdaptiveMarginalSynthesizer — read a table through the same column
+strategies, so the rules below are tested once over both: where levels come
+from, how bad values map, which dtype a synthetic column gets.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import sksmooth.release._columns as columns_module
+import sksmooth.release._tables as tables_module
+from sksmooth.release import SmoothMWEM
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+from sksmooth.release._columns import (
+    BinnedColumn,
+    LevelColumn,
+    NumberColumn,
+    TableCodec,
+    public_levels,
+)
+
+pd = pytest.importorskip("pandas")
+
+_N = 120
+
+
+def _column(kind, rng):
+    """One column of each input dtype, with its public declaration per family."""
+    if kind == "float":
+        return rng.uniform(0, 4, _N), {"mwem": None, "aim": ("bounds", (0.0, 4.0))}
+    if kind == "int":
+        return rng.integers(0, 4, _N), {"mwem": [0, 1, 2, 3], "aim": ("levels", 4)}
+    if kind == "Int64":
+        return pd.array(rng.integers(0, 4, _N), dtype="Int64"), {
+            "mwem": [0, 1, 2, 3], "aim": ("levels", [0, 1, 2, 3])}
+    if kind == "bool":  # declared: a missing value makes a numpy bool column object
+        return rng.random(_N) < 0.4, {"mwem": [False, True], "aim": ("levels", [False, True])}
+    if kind == "object":
+        return rng.choice(["oslo", "lima"], _N).astype(object), {
+            "mwem": ["lima", "oslo"], "aim": ("levels", ["lima", "oslo"])}
+    assert kind == "category"
+    return pd.Categorical(rng.choice(["a", "b"], _N), categories=["a", "b", "c"]), {
+        "mwem": "dtype", "aim": ("dtype", None)}
+
+
+_KINDS = ["float", "int", "Int64", "bool", "object", "category"]
+_EXPECTED_DTYPE = {  # public dtypes: the input's numpy dtype is never echoed
+    "float": np.dtype(float), "int": np.dtype(np.int64), "Int64": pd.Int64Dtype(),
+    "bool": np.dtype(bool), "object": None, "category": None}
+
+
+def _fit(family, kind, df_or_array):
+    rng = np.random.default_rng(0)
+    _, declaration = _column(kind, rng)
+    name = "c" if hasattr(df_or_array, "columns") else 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # everything is declared: nothing read from the data
+        if family == "mwem":
+            spec = declaration["mwem"]
+            other = "other" if name == "c" else 1
+            categorical = [other] if spec is None else [name, other]
+            categories = {name: spec} if isinstance(spec, list) else None
+            est = SmoothMWEM(epsilon=1.0, categorical_features=categorical,
+                             categories=categories, bounds=([0, 0], [4, 1]), n_bins=4)
+            return est.fit(df_or_array)
+        where, value = declaration["aim"]
+        params = {"levels": {"other" if name == "c" else 1: 2}}
+        if where == "bounds":
+            params["bounds"] = {name: value}
+        elif where == "levels":
+            params["levels"][name] = value
+        return AdaptiveMarginalSynthesizer(epsilon=1.0, n_bins=4, **params).fit(df_or_array)
+
+
+@pytest.mark.parametrize("family", ["mwem", "aim"])
+@pytest.mark.parametrize("kind", _KINDS)
+def test_dataframe_round_trip_every_dtype_both_families(family, kind):
+    rng = np.random.default_rng(0)
+    values, _ = _column(kind, rng)
+    df = pd.DataFrame({"c": values, "other": rng.integers(0, 2, _N)})
+    est = _fit(family, kind, df)
+    out = est.sample(60, random_state=0)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["c", "other"]
+    np.testing.assert_array_equal(est.get_feature_names_out(), ["c", "other"])
+    expected = _EXPECTED_DTYPE[kind]
+    if kind == "category":
+        assert out["c"].dtype == df["c"].dtype  # the declared categories, kept
+        assert set(out["c"]) <= {"a", "b", "c"}
+    elif kind == "object":
+        assert set(out["c"]) <= {"lima", "oslo"}
+    else:
+        assert out["c"].dtype == expected, (out["c"].dtype, expected)
+        assert out["c"].between(0, 4).all()
+    # the same table with one missing value: the synthetic dtypes do not change
+    neighbour = df.reindex(range(_N + 1))  # pandas upcasts: int64 -> float64, bool -> object
+    again = _fit(family, kind, neighbour).sample(5, random_state=0)
+    assert (again.dtypes == out.dtypes).all(), (again.dtypes, out.dtypes)
+    # pickling keeps the codec
+    import pickle
+
+    restored = pickle.loads(pickle.dumps(est))
+    assert (restored.sample(5).dtypes == out.dtypes).all()
+
+
+@pytest.mark.parametrize("family", ["mwem", "aim"])
+@pytest.mark.parametrize("kind", ["float", "int", "object"])
+def test_ndarray_in_ndarray_out_both_families(family, kind):
+    rng = np.random.default_rng(0)
+    values, _ = _column(kind, rng)
+    other = rng.integers(0, 2, _N)
+    X = np.column_stack([values, other]).astype(object if kind == "object" else float)
+    out = _fit(family, kind, X).sample(30, random_state=0)
+    assert isinstance(out, np.ndarray) and out.shape == (30, 2)
+    if kind == "object":
+        assert out.dtype == object and set(out[:, 0]) <= {"lima", "oslo"}
+    else:  # the columns' common public dtype: float with a continuous column, else int
+        assert out.dtype == (np.dtype(float) if kind == "float" else np.dtype(np.int64))
+
+
+# ------------------------------------------------------------- the one rule
+def test_levels_come_from_declarations_dtype_categories_or_bool_only():
+    assert list(public_levels(3, None, "a", "levels")) == [0, 1, 2]
+    assert list(public_levels(["x", "y"], None, "a", "levels")) == ["x", "y"]
+    assert list(public_levels(None, pd.CategoricalDtype(["p", "q"]), "a", "levels")) == ["p", "q"]
+    assert list(public_levels(None, np.dtype(bool), "a", "levels")) == [False, True]
+    for dtype in (np.dtype(np.int64), np.dtype(float), np.dtype(object), None):
+        assert public_levels(None, dtype, "a", "levels") is None
+    with pytest.raises(ValueError, match="distinct"):
+        public_levels(["x", "x"], None, "a", "categories")
+    with pytest.raises(ValueError, match=">= 1"):
+        public_levels(0, None, "a", "levels")
+
+
+def test_bad_values_map_to_fixed_codes_never_refused():
+    levels = LevelColumn(np.array([1, 2, 3]))
+    codes = levels.encode(np.array([3, 1.0, True, "2", "x", None, np.nan, 17], dtype=object))
+    np.testing.assert_array_equal(codes, [2, 0, 0, 1, 0, 0, 0, 0])
+    text = LevelColumn(np.array(["a", "b"]))
+    np.testing.assert_array_equal(text.encode(np.array(["b", None, 3, "a"], dtype=object)),
+                                  [1, 0, 0, 0])
+    binned = BinnedColumn(0, 10, 5)
+    np.testing.assert_array_equal(
+        binned.encode(np.array([-1e300, 0, 9.99, 1e300, np.nan, "x"], dtype=object)),
+        [0, 0, 4, 4, 2, 2])
+
+
+def test_level_codes_are_vectorised_over_distinct_values():
+    rng = np.random.default_rng(0)
+    values = rng.choice(np.array(["a", "b", "c", "zz"], dtype=object), 200_000)
+    expected = np.select([values == "b", values == "c"], [1, 2], 0)
+    column = LevelColumn(np.array(["a", "b", "c"]))
+    np.testing.assert_array_equal(column.encode(values), expected)
+    series = pd.Series(values, dtype=object)
+    series[:3] = [None, np.nan, 2]  # missing values and a number: code 0, by hashing
+    expected[:3] = 0
+    np.testing.assert_array_equal(column.encode(series), expected)
+    categorical = pd.Series(pd.Categorical(values, categories=["a", "b", "c", "zz"]))
+    np.testing.assert_array_equal(
+        LevelColumn(np.asarray(categorical.dtype.categories)).encode(categorical),
+        np.select([values == "b", values == "c", values == "zz"], [1, 2, 3], 0))
+
+
+def test_number_column_output_dtype_is_public():
+    assert NumberColumn(np.dtype(np.int64)).output_dtype() == np.dtype(float)
+    assert NumberColumn(np.dtype(float), integer=True).output_dtype() == np.dtype(np.int64)
+    assert NumberColumn(pd.Int64Dtype()).output_dtype() == np.dtype(np.int64)
+    codec = TableCodec(["a"], [NumberColumn(None, integer=True)], frame=False)
+    np.testing.assert_array_equal(codec.decode(np.array([[0.4], [1.6]])), [[0], [2]])
+
+
+# ---------------------------------------------------------------- attacks
+def _observable(X):
+    """What AdaptiveMarginalSynthesizer shows for X before any noise: the model's
+    shape (public domain) or the refusal (its type and message)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return AdaptiveMarginalSynthesizer(method="mst", random_state=0).fit(X).model_.shape
+    except ValueError as exc:
+        return type(exc).__name__, str(exc)
+
+
+def _neighbours():
+    X = np.random.default_rng(0).integers(0, 3, size=(100, 2))
+    Y = X.copy()
+    Y[0, 0] = 40  # one row's value: the old code allocated arange(max + 1) for it
+    return X, Y
+
+
+def test_undeclared_levels_do_not_depend_on_a_private_maximum():
+    # before: levels were read from the data, model_.shape was (3, 3) vs (41, 3)
+    # (and a row holding 10**9 made fit allocate ~8 GB and get killed)
+    X, Y = _neighbours()
+    assert _observable(X) == _observable(Y)
+    assert "levels" in _observable(X)[1]
+
+
+def test_a_codec_reading_levels_from_the_data_is_caught(monkeypatch):
+    # the deliberately broken variant: the old rule, levels 0 .. max of the column
+    columns = AdaptiveMarginalSynthesizer._columns
+
+    def old_rule(self, X, y):
+        values, names, declared, dtypes, frame = columns(self, X, y)
+        declared = [int(np.max(v)) + 1 if d is None else d for v, d in zip(values, declared)]
+        return values, names, declared, dtypes, frame
+
+    monkeypatch.setattr(AdaptiveMarginalSynthesizer, "_columns", old_rule)
+    X, Y = _neighbours()
+    assert _observable(X) != _observable(Y)
+
+
+def test_declared_levels_of_a_numpy_column_do_not_echo_a_missing_value():
+    # found while unifying the codecs: SmoothMWEM gave a declared-level int64
+    # column the input's dtype, float64 when some private row was missing
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"size": rng.integers(0, 4, 80), "x": rng.random(80)})
+    neighbour = pd.concat([df, pd.DataFrame({"size": [np.nan], "x": [0.5]})],
+                          ignore_index=True)
+    assert df.dtypes["size"] != neighbour.dtypes["size"]
+    make = lambda: SmoothMWEM(categorical_features=["size"],  # noqa: E731
+                              categories={"size": [0, 1, 2, 3]}, bounds=(0, 3))
+    a, b = make().fit(df).sample(5), make().fit(neighbour).sample(5)
+    assert a.dtypes["size"] == b.dtypes["size"] == np.dtype(np.int64)
+
+
+def test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused():
+    # found while unifying the codecs: SmoothMWEM's chunk check compared dtype
+    # names, so a chunk with one missing value (int64 -> float64) was refused
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"size": rng.integers(0, 4, 80), "x": rng.random(80)})
+    chunk = df.iloc[:10].copy()
+    chunk["size"] = chunk["size"].astype(float)
+    chunk.loc[chunk.index[0], "size"] = np.nan
+    est = SmoothMWEM(categorical_features=["size"], categories={"size": [0, 1, 2, 3]},
+                     bounds=(0, 3)).partial_fit(df)
+    est.partial_fit(chunk)
+    assert est.release().sample(5)["size"].dtype == np.int64
+
+
+@pytest.mark.parametrize("family", ["mwem", "aim"])
+def test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families(family):
+    # found while unifying the codecs: SmoothMWEM refused the object column
+    # ("not numeric") that one text entry makes of a numeric column, so the
+    # refusal told that some private row held text; AIM already mapped it
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.uniform(0, 4, _N), "size": rng.integers(0, 4, _N)})
+    for column in ("x", "size"):
+        bad = df.copy()
+        bad[column] = bad[column].astype(object)
+        bad.loc[3, column] = "n/a"
+        if family == "mwem":
+            est = SmoothMWEM(categorical_features=["size"], bounds=(0, 4), n_bins=4)
+        else:
+            est = AdaptiveMarginalSynthesizer(levels={"size": 4}, bounds={"x": (0, 4)},
+                                              n_bins=4)
+        out = est.fit(bad).sample(20)
+        assert est.guarantee_.certified
+        assert out.dtypes.to_dict() == est.fit(df).sample(20).dtypes.to_dict()
+
+
+# ------------------------------------- the deliberately broken variants are caught
+def test_a_codec_echoing_the_input_dtype_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "public_output_dtype", lambda column: column.dtype)
+    with pytest.raises(AssertionError):
+        test_declared_levels_of_a_numpy_column_do_not_echo_a_missing_value()
+
+
+def test_a_chunk_check_on_dtype_names_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "structure_family", str)
+    with pytest.raises(ValueError, match="differ from the first chunk"):
+        test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused()
+
+
+def test_a_schema_refusing_object_columns_is_caught(monkeypatch):
+    monkeypatch.setattr(tables_module, "_reads_as_numbers",
+                        lambda dtype: dtype is None or columns_module.is_numeric_dtype(dtype))
+    with pytest.raises(ValueError, match="not numeric"):
+        test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families("mwem")
