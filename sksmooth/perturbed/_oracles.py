@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._domain import domain_row_indices
+from .._domain import domain_row_indices, grid_threshold
 from .._private_data import box_position
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
 from ..exceptions import PrivacyLeakWarning
@@ -65,12 +65,6 @@ class PreparedRows:
     n_rows: int
     n_features: int
     context: object = None
-
-
-def grid_threshold(lower, upper, index, n_cells):
-    """``lower + index (upper - lower) / n_cells`` without overflow for any finite
-    bounds (on halves; equal to the direct formula for normal floats)."""
-    return 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
 
 
 def fwht(values):

@@ -53,13 +53,9 @@ from math import comb
 
 import numpy as np
 
+from .._domain import grid_threshold
 from .._validation import check_positive_int
-from ._oracles import (
-    MulticlassStumpERMClassifier,
-    PreparedRows,
-    StumpERMClassifier,
-    grid_threshold,
-)
+from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
 
 __all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
 

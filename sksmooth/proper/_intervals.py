@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from .._domain import box_distance, grid_threshold
 from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
 from ._hypothesis import SelectedHypothesis
@@ -73,7 +74,8 @@ class IntervalRule:
     feature: int
     cuts: np.ndarray  # sorted thresholds; piece j is cuts[j-1] <= x < cuts[j]
     labels: np.ndarray  # label code of every piece (len(cuts) + 1)
-    width: float
+    lower: float  # the feature's public bounds (margins are in box widths)
+    upper: float
 
     def codes(self, X):
         return self.labels[np.searchsorted(self.cuts, X[:, self.feature], side="right")]
@@ -81,8 +83,9 @@ class IntervalRule:
     def margin(self, X):
         if len(self.cuts) == 0:
             return np.zeros(X.shape[0])
-        dist = np.abs(X[:, self.feature, None] - self.cuts[None, :]).min(axis=1)
-        return dist / (self.width if self.width > 0 else 1.0)
+        distance = box_distance(X[:, self.feature, None], self.cuts[None, :],
+                                self.lower, self.upper)
+        return distance.min(axis=1)
 
     def describe(self, classes):
         x = f"x[{self.feature}]"
@@ -139,8 +142,7 @@ class IntervalStrategy(ExponentialSelectionBound):
         n_cells = max(2, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         if params["cover_size"] != "auto":  # cap the grid: cover_size cut points in all
             n_cells = max(2, min(n_cells, int(params["cover_size"]) // len(lower) + 1))
-        inner = np.arange(1, n_cells) / n_cells
-        cuts = lower[:, None] + inner[None, :] * (upper - lower)[:, None]
+        cuts = grid_threshold(lower[:, None], upper[:, None], np.arange(1, n_cells), n_cells)
         return cls(cuts, n_classes, max(2, n_classes), lower, upper,
                    params["neighbouring"] == "add_remove", bounds_inferred)
 
@@ -205,7 +207,7 @@ class IntervalStrategy(ExponentialSelectionBound):
         f, interior, labels = choice
         cuts = self.cuts[f, np.asarray(interior, dtype=int) - 1]
         rule = IntervalRule(int(f), cuts, np.asarray(labels, dtype=int),
-                            float(self.upper[f] - self.lower[f]))
+                            float(self.lower[f]), float(self.upper[f]))
         index = self._index(f, interior, labels)
         return SelectedHypothesis(index, rule, classes, feature_names)
 
