@@ -18,8 +18,8 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting._ledger import charge, check_accountant
+from ..mechanisms._exact_selection import rational_permute_and_flip
 from ..preprocessing import PublicBoundsScaler
-from ._permute_and_flip import permute_and_flip
 
 __all__ = ["PrivateSearchCV"]
 
@@ -436,7 +436,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             delta[r.candidate] += r.spent.delta
             max_fit[r.candidate] = np.maximum(max_fit[r.candidate], r.spent)
 
-        best = permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
+        best = rational_permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
         certified = certified and not randomness.seeded and _preprocessing_is_public(estimator)
         charge(ledger, params["epsilon_selection"], 0.0,
                label=f"{type(self).__name__} selection", certified=certified)
