@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import check_epsilon
-from ._common import check_monotonic, check_rng, check_scores, check_sensitivity, check_size
+from ._common import check_rng, check_scores, check_selection_inputs, check_sensitivity
 from ._discrete import ExpMinusTable, _geometric_exp_minus_one
 
 __all__ = ["exact_exponential_mechanism", "permute_and_flip"]
@@ -106,17 +106,6 @@ class _SelectionCoins:
         return heads
 
 
-def _check_selection_inputs(scores, epsilon, sensitivity, rng, monotonic, size):
-    return (
-        _check_integer_scores(scores),
-        check_epsilon(epsilon),
-        check_sensitivity(sensitivity),
-        check_rng(rng),
-        check_monotonic(monotonic),
-        check_size(size),
-    )
-
-
 def pick_uniform_true(accepted, rng):
     """Per row of the boolean matrix ``accepted``, a uniform column among the Trues."""
     counts = accepted.sum(axis=1)
@@ -173,8 +162,8 @@ def permute_and_flip(scores, epsilon, sensitivity, rng, monotonic=False, size=No
     >>> permute_and_flip([0, 50, 1], 1.0, 1.0, np.random.default_rng(0))
     1
     """
-    scores, epsilon, sensitivity, rng, monotonic, size = _check_selection_inputs(
-        scores, epsilon, sensitivity, rng, monotonic, size
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size, _check_integer_scores
     )
     coins = _SelectionCoins(scores, epsilon, sensitivity, monotonic)
     n = scores.size
@@ -300,8 +289,8 @@ def exact_exponential_mechanism(
     >>> exact_exponential_mechanism([0, 50, 1], 1.0, 1.0, np.random.default_rng(0))
     1
     """
-    scores, epsilon, sensitivity, rng, monotonic, size = _check_selection_inputs(
-        scores, epsilon, sensitivity, rng, monotonic, size
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size, _check_integer_scores
     )
     coins = _SelectionCoins(scores, epsilon, sensitivity, monotonic)
     n = scores.size
