@@ -29,13 +29,12 @@ privately?", FOCS 2008 (generic learner over a finite class).
 """
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .._domain import box_distance, grid_threshold
-from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
 from ._hypothesis import SelectedHypothesis
 from ._selection_bound import ExponentialSelectionBound
@@ -219,28 +218,9 @@ class IntervalStrategy(ExponentialSelectionBound):
             code = code * self.n_classes + int(label)
         return ((int(f) << (self.n_cells - 1)) + mask) * self.n_classes ** self.max_pieces + code
 
-    def epsilon_under_substitution(self, epsilon, delta=0.0):
-        return 2.0 * epsilon if self.add_remove else epsilon
-
     def guarantee_facts(self, params, n, details):
-        certified, not_certified = [], []
-        if self.bounds_inferred:
-            not_certified.append("grid is data independent (bounds taken from data)")
-        else:
-            certified.append("grid built from public bounds only")
-        bound = self.excess_error_bound(params["epsilon"], params["beta"], n)
-        notes = [
+        class_note = (
             f"class: interval partitions of one feature, <= {self.max_pieces} pieces on a "
             f"grid of {self.n_cells} cells, any label per piece (ln|H| = "
-            f"{self.log_n_hypotheses():.4g}); sampled exactly by dynamic programming",
-            f"w.p. >= 1 - beta the empirical error is within {bound:.4g} of the best "
-            "hypothesis of the class (agnostic)",
-            "pure epsilon-DP: this method spends delta = 0 whatever delta is set to",
-        ]
-        return INTERVAL_SOURCE, certified, not_certified, notes
-
-    def spent(self, params):
-        return PrivacySpent(params["epsilon"], 0.0)
-
-    def with_neighbouring(self, neighbouring):
-        return replace(self, add_remove=neighbouring == "add_remove")
+            f"{self.log_n_hypotheses():.4g}); sampled exactly by dynamic programming")
+        return (INTERVAL_SOURCE, *self.selection_facts(params, n, "grid", class_note))
