@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_epsilon
-from ._common import add_noise, check_rng
+from ._common import add_noise, check_rng, check_size
 
 __all__ = [
     "discrete_gaussian_delta",
@@ -446,15 +446,6 @@ def _check_integer_sensitivity(sensitivity):
     return int(sensitivity)
 
 
-def _check_mechanism_size(size):
-    if size is None:
-        return None
-    size = _check_sample_size(size)
-    if size == 0:
-        raise ValueError("size must be None or an int >= 1, got 0.")
-    return size
-
-
 def discrete_laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     """Add exact discrete Laplace noise of scale ``sensitivity / epsilon``.
 
@@ -503,7 +494,7 @@ def discrete_laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     epsilon = check_epsilon(epsilon)
     sensitivity = _check_integer_sensitivity(sensitivity)
     rng = check_rng(rng)
-    size = _check_mechanism_size(size)
+    size = check_size(size)
     scale = Fraction(sensitivity) / Fraction(epsilon)
     if scale > _MAX_SCALE:
         raise ValueError(
@@ -555,7 +546,7 @@ def discrete_gaussian_mechanism(value, sigma, rng, size=None):
     arr, is_scalar = _check_integer_value(value)
     sigma2 = _exact_positive_rational(sigma, "sigma", upper=_MAX_SCALE) ** 2
     rng = check_rng(rng)
-    size = _check_mechanism_size(size)
+    size = check_size(size)
     return add_noise(
         arr, is_scalar, size, lambda n: _discrete_gaussian_rational(sigma2, n, rng)
     )
