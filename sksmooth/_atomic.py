@@ -6,6 +6,8 @@ before the call and restored if it raises. The snapshot is a deep copy, so
 in-place updates of fitted arrays are rolled back too; shared handles that
 define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
 a ledger charge is never rolled back: charged is charged.
+:func:`forget_fit` is the other half of the rule for ``fit``: a new fit
+starts from the constructor parameters, nothing of the previous fit left.
 """
 
 import copy
