@@ -6,17 +6,30 @@ before the call and restored if it raises. The snapshot is a deep copy, so
 in-place updates of fitted arrays are rolled back too; shared handles that
 define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
 a ledger charge is never rolled back: charged is charged.
+:func:`forget_fit` is the other half of the rule for ``fit``: a new fit
+starts from the constructor parameters, nothing of the previous fit left.
 """
 
 import copy
 import functools
 
-__all__ = ["atomic_update"]
+__all__ = ["atomic_update", "forget_fit"]
 
 
 def _state(estimator):
     params = estimator.get_params(deep=False)
     return {k: v for k, v in vars(estimator).items() if k not in params}
+
+
+def forget_fit(estimator, private=()):
+    """Delete what a previous fit left: every fitted attribute (trailing
+    underscore) and the named ``private`` state, so that a new ``fit`` starts
+    from the constructor parameters only (a failed fit then leaves nothing
+    half-old, half-new)."""
+    for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]:
+        delattr(estimator, name)
+    for name in private:
+        vars(estimator).pop(name, None)
 
 
 def atomic_update(method):

@@ -1,8 +1,30 @@
-"""Rows of ``X`` as indices into a finite domain (shared by the finite-domain learners)."""
+"""Public domains: equally spaced points of the bounds box, and rows of ``X``
+as indices into a finite domain (shared by the finite-domain learners)."""
 
 import numpy as np
 
-__all__ = ["domain_row_indices"]
+__all__ = ["box_distance", "domain_row_indices", "grid_threshold"]
+
+
+def grid_threshold(lower, upper, index, n_cells):
+    """``lower + index (upper - lower) / n_cells``: point ``index`` of the grid of
+    ``n_cells`` equal cells on the public interval ``[lower, upper]``.
+
+    Computed on halves, so it never overflows for finite bounds (the direct
+    formula gives ``inf`` when ``upper - lower`` exceeds the float range,
+    e.g. bounds ``(-1e308, 1e308)``); equal to the direct formula up to
+    rounding, and exactly ``lower`` / ``upper`` at ``index`` 0 / ``n_cells``.
+    Broadcasts over arrays of bounds and indices.
+    """
+    point = 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
+    return np.where(index <= 0, lower, np.where(index >= n_cells, upper, point))
+
+
+def box_distance(x, point, lower, upper):
+    """``|x - point| / (upper - lower)``: a distance in units of the public box
+    width (a degenerate width counts as 1), on halves so it never overflows."""
+    half_width = upper / 2 - lower / 2
+    return np.abs(x / 2 - point / 2) / np.where(half_width > 0, half_width, 0.5)
 
 
 def domain_row_indices(domain, X):

@@ -25,6 +25,7 @@ __all__ = [
     "BinaryLabels",
     "resolve_public_classes",
     "check_binary_target",
+    "check_same_classes",
 ]
 
 
@@ -263,6 +264,20 @@ def check_binary_target(y):
         )
 
 
+def check_same_classes(classes, classes_):
+    """Error unless a later ``partial_fit`` call's ``classes`` (if given) equals
+    ``classes_`` (in any order)."""
+    if classes is None:
+        return
+    given = np.unique(np.asarray(classes))
+    if not np.array_equal(given, classes_):
+        raise ValueError(
+            f"classes={given.tolist()} differs from classes_={classes_.tolist()} "
+            "set by the first partial_fit call; pass the same labels, or call fit "
+            "to start over."
+        )
+
+
 class BinaryLabels:
     """Map any two labels to ``{-1, +1}`` (SPEC §3.1).
 
@@ -288,18 +303,7 @@ class BinaryLabels:
             )
         return labels
 
-    @staticmethod
-    def check_same_classes(classes, classes_):
-        """Error unless a later call's ``classes`` (if given) equals ``classes_``."""
-        if classes is None:
-            return
-        given = np.unique(np.asarray(classes))
-        if not np.array_equal(given, classes_):
-            raise ValueError(
-                f"classes={given.tolist()} differs from classes_={classes_.tolist()} "
-                "set by the first partial_fit call; pass the same labels, or call fit "
-                "to start over."
-            )
+    check_same_classes = staticmethod(check_same_classes)
 
     @staticmethod
     def encode(y, classes_):

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._domain import grid_threshold
 from ._base import (
     ConceptClass,
     FiniteConcepts,
@@ -168,8 +169,7 @@ class _StumpLike(ConceptClass):
         gamma, max_size = _check_cover_args(gamma, max_size)
         lower, upper = _resolve_bounds(bounds, n_features)
         d = len(lower)
-        width = upper - lower
-        live = np.flatnonzero(width > 0)
+        live = np.flatnonzero(upper > lower)
         if max_size is not None and max_size < 2:
             raise ValueError(
                 f"max_size={max_size} is too small: a stump cover holds at least the "
@@ -187,9 +187,9 @@ class _StumpLike(ConceptClass):
         if n_needed is not None and len(live) and n_cells < n_needed:
             _warn_capped(name, max_size, gamma, achieved)
 
-        inner = np.arange(1, n_cells) / n_cells  # interior grid in (0, 1)
-        feats = np.repeat(live, len(inner))
-        thr = (lower[feats] + np.tile(inner, len(live)) * width[feats])
+        interior = np.arange(1, n_cells)  # interior grid points 1..N-1 of N cells
+        feats = np.repeat(live, len(interior))
+        thr = grid_threshold(lower[feats], upper[feats], np.tile(interior, len(live)), n_cells)
         feature = np.concatenate([[0, 0], feats, feats])
         threshold = np.concatenate([[lower[0], lower[0]], thr, thr])
         sign = np.concatenate([[1, -1], np.ones(len(thr)), -np.ones(len(thr))]).astype(np.int8)
@@ -334,8 +334,7 @@ class Boxes(ConceptClass):
         gamma, max_size = _check_cover_args(gamma, max_size)
         lower, upper = _resolve_bounds(bounds, n_features)
         d = len(lower)
-        width = upper - lower
-        live = np.flatnonzero(width > 0)
+        live = np.flatnonzero(upper > lower)
         dl = len(live)
         if max_size is not None and max_size < 2:
             raise ValueError(f"max_size={max_size} is too small for a box cover; pass max_size >= 2.")
@@ -364,17 +363,16 @@ class Boxes(ConceptClass):
         if n_needed is not None and dl and n_cells < n_needed:
             _warn_capped("Boxes.cover", max_size, gamma, achieved)
 
-        # all grid intervals [g_a, g_b], a < b, as relative positions
+        # all grid intervals [g_a, g_b], a < b, as grid indices
         a_idx, b_idx = np.triu_indices(n_cells + 1, k=1)
-        rel_lo, rel_hi = a_idx / n_cells, b_idx / n_cells
         n_int = len(a_idx)
         grids = np.stack(np.meshgrid(*([np.arange(n_int)] * dl), indexing="ij"), -1).reshape(-1, dl)
         n_boxes = len(grids)
         lo = np.broadcast_to(lower, (n_boxes, d)).copy()
         hi = np.broadcast_to(upper, (n_boxes, d)).copy()
         if dl:
-            lo[:, live] = lower[live] + rel_lo[grids] * width[live]
-            hi[:, live] = lower[live] + rel_hi[grids] * width[live]
+            lo[:, live] = grid_threshold(lower[live], upper[live], a_idx[grids], n_cells)
+            hi[:, live] = grid_threshold(lower[live], upper[live], b_idx[grids], n_cells)
         lo = np.vstack([lo, np.full((1, d), np.inf)])
         hi = np.vstack([hi, np.full((1, d), -np.inf)])
         bracket = 0.0 if dl == 0 else 1.0 - max(0.0, 1.0 - 2.0 / n_cells) ** dl

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import _is_real, check_generator, check_positive_int
+from .._validation import _is_real, check_epsilon, check_generator, check_positive_int
 
 
 def check_sensitivity(sensitivity, name="sensitivity"):
@@ -80,3 +80,30 @@ def check_monotonic(monotonic, name="monotonic"):
     if not isinstance(monotonic, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {monotonic!r}.")
     return bool(monotonic)
+
+
+def check_selection_inputs(scores, epsilon, sensitivity, rng, monotonic, size,
+                           score_check=check_scores):
+    """The checked arguments of a selection mechanism, in its signature's order.
+
+    ``score_check`` validates the scores (real-valued by default; the exact
+    samplers pass their integer check).
+    """
+    return (
+        score_check(scores),
+        check_epsilon(epsilon),
+        check_sensitivity(sensitivity),
+        check_rng(rng),
+        check_monotonic(monotonic),
+        check_size(size),
+    )
+
+
+def add_noise(value, is_scalar, size, draw):
+    """``value`` plus ``draw(n)`` (``n`` i.i.d. noises, in C order), shaped like
+    ``value`` or ``(size, *value.shape)``; a Python scalar for scalar input."""
+    shape = value.shape if size is None else (size,) + value.shape
+    noisy = value + draw(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    if is_scalar and size is None:
+        return noisy.item()
+    return noisy

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_epsilon
-from ._common import check_rng
+from ._common import add_noise, check_rng, check_size
 
 __all__ = [
     "discrete_gaussian_delta",
@@ -446,24 +446,6 @@ def _check_integer_sensitivity(sensitivity):
     return int(sensitivity)
 
 
-def _add_noise(arr, is_scalar, size, draw):
-    shape = arr.shape if size is None else (size,) + arr.shape
-    noise = draw(int(np.prod(shape, dtype=np.int64))).reshape(shape)
-    noisy = arr + noise
-    if is_scalar and size is None:
-        return int(noisy)
-    return noisy
-
-
-def _check_mechanism_size(size):
-    if size is None:
-        return None
-    size = _check_sample_size(size)
-    if size == 0:
-        raise ValueError("size must be None or an int >= 1, got 0.")
-    return size
-
-
 def discrete_laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     """Add exact discrete Laplace noise of scale ``sensitivity / epsilon``.
 
@@ -512,13 +494,13 @@ def discrete_laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     epsilon = check_epsilon(epsilon)
     sensitivity = _check_integer_sensitivity(sensitivity)
     rng = check_rng(rng)
-    size = _check_mechanism_size(size)
+    size = check_size(size)
     scale = Fraction(sensitivity) / Fraction(epsilon)
     if scale > _MAX_SCALE:
         raise ValueError(
             f"sensitivity/epsilon must be <= {_MAX_SCALE:g}; increase epsilon."
         )
-    return _add_noise(
+    return add_noise(
         arr, is_scalar, size,
         lambda n: _discrete_laplace_rational(scale.numerator, scale.denominator, n, rng),
     )
@@ -564,8 +546,8 @@ def discrete_gaussian_mechanism(value, sigma, rng, size=None):
     arr, is_scalar = _check_integer_value(value)
     sigma2 = _exact_positive_rational(sigma, "sigma", upper=_MAX_SCALE) ** 2
     rng = check_rng(rng)
-    size = _check_mechanism_size(size)
-    return _add_noise(
+    size = check_size(size)
+    return add_noise(
         arr, is_scalar, size, lambda n: _discrete_gaussian_rational(sigma2, n, rng)
     )
 

@@ -12,12 +12,13 @@ exactly the stated mechanism's and its pure ``epsilon``-DP guarantee holds
 for the implementation, not only for an idealised real-valued sampler.
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
 from .._validation import check_epsilon
-from ._common import check_monotonic, check_rng, check_sensitivity, check_size
+from ._common import check_rng, check_scores, check_selection_inputs, check_sensitivity
 from ._discrete import ExpMinusTable, _geometric_exp_minus_one
 
 __all__ = ["exact_exponential_mechanism", "permute_and_flip"]
@@ -105,18 +106,7 @@ class _SelectionCoins:
         return heads
 
 
-def _check_selection_inputs(scores, epsilon, sensitivity, rng, monotonic, size):
-    return (
-        _check_integer_scores(scores),
-        check_epsilon(epsilon),
-        check_sensitivity(sensitivity),
-        check_rng(rng),
-        check_monotonic(monotonic),
-        check_size(size),
-    )
-
-
-def _pick_uniform_true(accepted, rng):
+def pick_uniform_true(accepted, rng):
     """Per row of the boolean matrix ``accepted``, a uniform column among the Trues."""
     counts = accepted.sum(axis=1)
     rank = rng.integers(0, counts)  # every row has at least one True
@@ -172,8 +162,8 @@ def permute_and_flip(scores, epsilon, sensitivity, rng, monotonic=False, size=No
     >>> permute_and_flip([0, 50, 1], 1.0, 1.0, np.random.default_rng(0))
     1
     """
-    scores, epsilon, sensitivity, rng, monotonic, size = _check_selection_inputs(
-        scores, epsilon, sensitivity, rng, monotonic, size
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size, _check_integer_scores
     )
     coins = _SelectionCoins(scores, epsilon, sensitivity, monotonic)
     n = scores.size
@@ -183,8 +173,62 @@ def permute_and_flip(scores, epsilon, sensitivity, rng, monotonic=False, size=No
     for start in range(0, n_draws, rows):
         stop = min(n_draws, start + rows)
         heads = coins.flip(np.tile(np.arange(n), stop - start), rng)
-        out[start:stop] = _pick_uniform_true(heads.reshape(stop - start, n), rng)
+        out[start:stop] = pick_uniform_true(heads.reshape(stop - start, n), rng)
     return int(out[0]) if size is None else out
+
+
+def rational_permute_and_flip(scores, epsilon, sensitivity, rng):
+    """Permute-and-flip over real scores read as exact rationals; ``epsilon``-DP.
+
+    As :func:`permute_and_flip` (one draw, ``epsilon/(2 Delta)``), for
+    finite float scores that need not be integers (e.g. sums of per-row
+    utilities in ``[0, 1]``): every float is an exact rational, so every
+    ``gamma_r = eps (s* - s_r) / (2 Delta)`` is one, and its coin
+    ``Bernoulli(exp(-gamma_r))`` is drawn exactly by :class:`ExpMinusTable`
+    (integer arithmetic over the common denominator of the ``gamma_r``).
+    The output is a uniform choice among the heads (the best candidate is
+    always heads), the law of visiting the candidates in a random order and
+    stopping at the first head.
+
+    Parameters
+    ----------
+    scores : array-like of float, shape (n_candidates,)
+        Finite; each changes by at most ``sensitivity`` between neighbours.
+    epsilon, sensitivity : float
+        ``> 0``, used as the exact rationals ``Fraction(epsilon)``,
+        ``Fraction(sensitivity)``.
+    rng : numpy.random.Generator
+        The privacy-noise stream.
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    McKenna & Sheldon, "Permute-and-Flip: A new mechanism for differentially
+    private selection", NeurIPS 2020, arXiv:2010.12603, Algorithm 1 and
+    Theorem 1. Canonne, Kamath & Steinke, "The Discrete Gaussian for
+    Differential Privacy", NeurIPS 2020, arXiv:2004.00010, Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sksmooth.mechanisms._exact_selection import rational_permute_and_flip
+    >>> rational_permute_and_flip([0.25, 40.5, 1.0], 1.0, 1.0, np.random.default_rng(0))
+    1
+    """
+    scores = check_scores(scores)
+    rate = Fraction(check_epsilon(epsilon)) / (2 * Fraction(check_sensitivity(sensitivity)))
+    rng = check_rng(rng)
+    exact = [Fraction(s) for s in scores.tolist()]
+    best = max(exact)
+    gammas = [rate * (best - s) for s in exact]
+    denominator = math.lcm(*(g.denominator for g in gammas))
+    numerators = [g.numerator * (denominator // g.denominator) for g in gammas]
+    heads = ExpMinusTable.from_rationals(numerators, denominator).bernoulli(
+        np.arange(scores.size), rng)
+    return int(pick_uniform_true(heads[None, :], rng)[0])
 
 
 def _proposals_per_round(coins):
@@ -245,8 +289,8 @@ def exact_exponential_mechanism(
     >>> exact_exponential_mechanism([0, 50, 1], 1.0, 1.0, np.random.default_rng(0))
     1
     """
-    scores, epsilon, sensitivity, rng, monotonic, size = _check_selection_inputs(
-        scores, epsilon, sensitivity, rng, monotonic, size
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size, _check_integer_scores
     )
     coins = _SelectionCoins(scores, epsilon, sensitivity, monotonic)
     n = scores.size

@@ -8,13 +8,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_epsilon
-from ._common import (
-    check_monotonic,
-    check_rng,
-    check_scores,
-    check_sensitivity,
-    check_size,
-)
+from ._common import check_monotonic, check_scores, check_selection_inputs, check_sensitivity
 
 __all__ = [
     "FLOAT_SELECTION_NOTE",
@@ -155,12 +149,9 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng, monotonic=False, si
     ...                       rng=np.random.default_rng(0))
     1
     """
-    scores = check_scores(scores)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
-    monotonic = check_monotonic(monotonic)
-    rng = check_rng(rng)
-    size = check_size(size)
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size
+    )
     log_weights = _scaled_log_weights(scores, epsilon, sensitivity, monotonic)
     return _argmax_with_noise(log_weights, rng, size, _gumbel)
 
@@ -255,12 +246,9 @@ def report_noisy_max(
     ...                  rng=np.random.default_rng(0), noise="exponential")
     1
     """
-    scores = check_scores(scores)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
-    monotonic = check_monotonic(monotonic)
-    rng = check_rng(rng)
-    size = check_size(size)
+    scores, epsilon, sensitivity, rng, monotonic, size = check_selection_inputs(
+        scores, epsilon, sensitivity, rng, monotonic, size
+    )
     if noise not in ("laplace", "exponential"):
         raise ValueError(
             f"noise must be 'laplace' or 'exponential', got {noise!r}."

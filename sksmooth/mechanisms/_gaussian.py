@@ -4,7 +4,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_delta, check_epsilon
-from ._common import check_rng, check_sensitivity, check_size, check_value
+from ._common import add_noise, check_rng, check_sensitivity, check_size, check_value
 
 __all__ = ["gaussian_mechanism", "gaussian_noise_std"]
 
@@ -172,8 +172,4 @@ def gaussian_mechanism(
     noise_std = gaussian_noise_std(epsilon, delta, sensitivity, calibration)
     rng = check_rng(rng)
     size = check_size(size)
-    shape = arr.shape if size is None else (size,) + arr.shape
-    noisy = arr + rng.normal(scale=noise_std, size=shape)
-    if is_scalar and size is None:
-        return float(noisy)
-    return noisy
+    return add_noise(arr, is_scalar, size, lambda n: rng.normal(scale=noise_std, size=n))

@@ -2,7 +2,7 @@
 
 
 from .._validation import check_epsilon
-from ._common import check_rng, check_sensitivity, check_size, check_value
+from ._common import add_noise, check_rng, check_sensitivity, check_size, check_value
 
 __all__ = ["laplace_mechanism"]
 
@@ -57,8 +57,4 @@ def laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     rng = check_rng(rng)
     size = check_size(size)
     scale = sensitivity / epsilon
-    shape = arr.shape if size is None else (size,) + arr.shape
-    noisy = arr + rng.laplace(scale=scale, size=shape)
-    if is_scalar and size is None:
-        return float(noisy)
-    return noisy
+    return add_noise(arr, is_scalar, size, lambda n: rng.laplace(scale=scale, size=n))

@@ -13,13 +13,14 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
+from .._atomic import forget_fit
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, CallableValue, Check, Integer, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting._ledger import charge, check_accountant
+from ..mechanisms._exact_selection import rational_permute_and_flip
 from ..preprocessing import PublicBoundsScaler
-from ._permute_and_flip import permute_and_flip
 
 __all__ = ["PrivateSearchCV"]
 
@@ -408,7 +409,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
-        self._forget_previous_fit()
+        forget_fit(self)  # a refit that fails leaves no half-old, half-new result
         if fit_params:
             raise TypeError(
                 "PrivateSearchCV.fit takes no fit parameters: their effect on the "
@@ -436,7 +437,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             delta[r.candidate] += r.spent.delta
             max_fit[r.candidate] = np.maximum(max_fit[r.candidate], r.spent)
 
-        best = permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
+        best = rational_permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
         certified = certified and not randomness.seeded and _preprocessing_is_public(estimator)
         charge(ledger, params["epsilon_selection"], 0.0,
                label=f"{type(self).__name__} selection", certified=certified)
@@ -454,14 +455,6 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.privacy_spent_ = total
         self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator)
         return self
-
-    _FITTED = ("n_splits_", "cv_results_", "best_index_", "best_params_", "best_estimator_",
-               "privacy_spent_", "guarantee_")
-
-    def _forget_previous_fit(self):
-        """A refit that fails leaves no half-old, half-new result."""
-        for name in self._FITTED:
-            self.__dict__.pop(name, None)
 
     def _refit(self, estimator, params, X, y, ledger, max_fit, best, total, certified):
         """Charge the worst-case refit padding, then refit the selected candidate.

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._domain import grid_threshold
 from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, Stumps,
                        Thresholds)
 from ..classes._base import _fmt
@@ -158,9 +159,9 @@ class AxisCovers:
         n_cap = (req.max_experts - req.n_classes) // max(len(live) * n_pairs, 1) + 1
         n_cells = 1 if len(live) == 0 else max(1, min(n_needed, n_cap))
         capped = "max_experts" if len(live) and n_cells < n_needed else ""
-        inner = np.arange(1, n_cells) / n_cells
-        feats = np.repeat(live, len(inner))
-        thr = lower[feats] + np.tile(inner, len(live)) * (upper - lower)[feats]
+        interior = np.arange(1, n_cells)
+        feats = np.repeat(live, len(interior))
+        thr = grid_threshold(lower[feats], upper[feats], np.tile(interior, len(live)), n_cells)
         # the constants: pair q at the lowest threshold of feature 0 predicts right[q]
         const_pair = np.array([np.flatnonzero((pairs.right == c) &
                                               (pairs.left == (c + 1) % req.n_classes))[0]

@@ -22,12 +22,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._atomic import atomic_update
+from .._atomic import atomic_update, forget_fit
 from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
                             Options, Real, validate_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
-from .._validation import check_bounds, check_box_has_width, check_generator, clip_to_bounds
+from .._validation import (check_bounds, check_box_has_width, check_generator,
+                           check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
@@ -358,9 +359,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
-        self.__dict__.pop("_stream", None)
+        forget_fit(self, private=("_stream",))
         return self._partial_fit(X, y, None, params, from_fit=True)
 
     @atomic_update
@@ -393,7 +392,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if first:
             self._start_stream(X, y, classes, params, from_fit)
         else:
-            _check_same_classes(classes, self.classes_)
+            check_same_classes(classes, self.classes_)
             self._stream_strategy_for(params, X.shape[1])
         y_index = _encode(y, self.classes_)
         X, n_clipped = clip_to_bounds(X, *self.bounds_)
@@ -708,14 +707,6 @@ def _fit_classes(y, classes, from_fit):
     return labels
 
 
-def _check_same_classes(classes, classes_):
-    if classes is None:
-        return
-    given = np.unique(np.asarray(classes))
-    if not np.array_equal(given, classes_):
-        raise ValueError(
-            f"classes={given.tolist()} differs from classes_={classes_.tolist()} set by the "
-            "first partial_fit call; pass the same labels, or call fit to start over.")
 
 
 def _encode(y, classes_):

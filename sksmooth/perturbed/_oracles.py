@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._domain import domain_row_indices
+from .._domain import domain_row_indices, grid_threshold
 from .._private_data import box_position
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
 from ..exceptions import PrivacyLeakWarning
@@ -65,12 +65,6 @@ class PreparedRows:
     n_rows: int
     n_features: int
     context: object = None
-
-
-def grid_threshold(lower, upper, index, n_cells):
-    """``lower + index (upper - lower) / n_cells`` without overflow for any finite
-    bounds (on halves; equal to the direct formula for normal floats)."""
-    return 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
 
 
 def fwht(values):
@@ -535,16 +529,22 @@ class ThresholdERMClassifier(StumpERMClassifier):
         return X
 
     @property
+    def _over_the_whole_line(self):
+        """The exact path: every threshold of the real line (an infinite class),
+        instead of the grid on ``bounds``."""
+        return self.n_thresholds is None
+
+    @property
     def _erm_uses_bounds(self):
-        return self.n_thresholds is not None
+        return not self._over_the_whole_line
 
     def _erm_incremental(self):
         # the exact path (n_thresholds=None) sorts the rows: no finite statistic
-        return (self.n_thresholds is not None
+        return (not self._over_the_whole_line
                 and type(self)._fit_pm1 is ThresholdERMClassifier._fit_pm1)
 
     def _fit_pm1(self, X, y_pm1, weights):
-        if self.n_thresholds is not None:
+        if not self._over_the_whole_line:
             return super()._fit_pm1(X, y_pm1, weights)
         self._n_thresholds = None  # the exact path (read by predict)
         x = X[:, 0]
@@ -573,17 +573,17 @@ class ThresholdERMClassifier(StumpERMClassifier):
         return np.where(X[:, 0] >= self.threshold_, 1.0, -1.0) * self.sign_
 
     def _erm_class_size(self, n_features):
-        if self.n_thresholds is None:
+        if self._over_the_whole_line:
             return None
         return super()._erm_class_size(n_features)
 
     def _erm_default_n_points(self, n_features):
-        if self.n_thresholds is None:
+        if self._over_the_whole_line:
             return 16
         return super()._erm_default_n_points(n_features)
 
     def _erm_evaluate_class(self, Z):
-        if self.n_thresholds is None:
+        if self._over_the_whole_line:
             raise ValueError("ThresholdERMClassifier(n_thresholds=None) is an infinite class.")
         return super()._erm_evaluate_class(Z)
 

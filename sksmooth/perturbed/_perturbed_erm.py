@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._atomic import atomic_update
+from .._atomic import atomic_update, forget_fit
 from .._constraints import (
     EPSILON,
     RANDOM_STATE,
@@ -401,7 +401,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
-        self._forget_fit()  # a refused or failed fit leaves no usable model
+        # a refused or failed fit leaves no usable model
+        forget_fit(self, private=("_run", "_params_cache"))
         randomness = release_randomness(params["random_state"])
         X, y = validate_private_data(self, X, y, dtype=float)
         codec = label_codec(y, params["classes"])
@@ -422,12 +423,6 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                certified=not problems)
         self._publish_fit(plan, estimator, codec.classes_, problems, n_rows=len(X))
         return self
-
-    def _forget_fit(self):
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
-        vars(self).pop("_run", None)
-        vars(self).pop("_params_cache", None)
 
     def _plan(self, params, X, randomness, codec):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""

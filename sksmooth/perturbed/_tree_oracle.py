@@ -53,13 +53,9 @@ from math import comb
 
 import numpy as np
 
+from .._domain import grid_threshold
 from .._validation import check_positive_int
-from ._oracles import (
-    MulticlassStumpERMClassifier,
-    PreparedRows,
-    StumpERMClassifier,
-    grid_threshold,
-)
+from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
 
 __all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
 
@@ -71,17 +67,21 @@ _TREE_PATH_FEATURES = 4
 
 @dataclass(frozen=True)
 class GridLeaf:
-    """One side of the tree: a constant (``feature == -1``) or a stump."""
+    """One side of a tree: a constant ``below`` (``feature == -1``, then
+    ``above == below``) or a stump with value ``below`` for cells under
+    ``cell_index`` and ``above`` from it on. Values are +-1 (binary trees) or
+    label indices (multiclass trees)."""
 
     feature: int
     cell_index: int
     threshold: float
-    sign: int
+    below: int
+    above: int
 
     def predict(self, cells):
         if self.feature < 0:
-            return np.full(len(cells), float(self.sign))
-        return np.where(cells[:, self.feature] >= self.cell_index, 1.0, -1.0) * self.sign
+            return np.full(len(cells), self.below)
+        return np.where(cells[:, self.feature] >= self.cell_index, self.above, self.below)
 
 
 def _smallest_prime_at_least(n):
@@ -191,6 +191,31 @@ class _GridTreeMixin:
     def _joint_counts(self, Z):
         raise NotImplementedError("depth-2 trees use their own separation bound")
 
+    @staticmethod
+    def _side_values(leaf):
+        """``(feature, cell_index, value below, value above)`` of a side."""
+        return leaf.feature, leaf.cell_index, leaf.below, leaf.above
+
+    @staticmethod
+    def _constant_leaf(value):
+        return GridLeaf(-1, 0, -np.inf, int(value), int(value))
+
+    def _make_leaf(self, feature, cell_index, below, above, lower, upper):
+        if feature < 0:
+            return self._constant_leaf(below)
+        threshold = grid_threshold(lower[feature], upper[feature], cell_index,
+                                   self._n_thresholds + 1)
+        return GridLeaf(int(feature), int(cell_index), float(threshold), int(below), int(above))
+
+    def _tree_values(self, X):
+        """The fitted tree's leaf value at every row of ``X``."""
+        lower, upper = self.bounds_
+        cells = self._cells(X, self._n_thresholds, lower, upper)
+        if self.feature_ < 0:
+            return self.left_.predict(cells)
+        go_right = cells[:, self.feature_] >= self._cell_index
+        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+
     # -- canonical parametrisation: the released parameters are a function of
     # the released *function* (module docstring, "Canonical parameters") --
     def _set_canonical_tree(self):
@@ -291,7 +316,7 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     threshold_ : float
         Root threshold: rows with ``cell >= `` its index go right.
     left_, right_ : GridLeaf
-        The two sides (``feature == -1``: a constant ``sign``).
+        The two sides (``feature == -1``: a constant; values +-1).
     bounds_ : tuple of ndarray
     n_features_in_ : int
 
@@ -331,7 +356,7 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         active = self._active(lower, upper)
         total, sides = self._tree_sides(hist, n)
         if not active.any():
-            self._set_tree(-1, None, GridLeaf(-1, 0, -np.inf, 1 if total >= -total else -1))
+            self._set_tree(-1, None, self._constant_leaf(1 if total >= -total else -1))
             return
         tree = sum(self._side_best(side_total, side_below, active)
                    for side_total, side_below in sides)
@@ -366,12 +391,12 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
 
     def _leaf(self, index, d, n, lower, upper):
         if index < 2:
-            return GridLeaf(-1, 0, -np.inf, 1 if index == 0 else -1)
+            return self._constant_leaf(1 if index == 0 else -1)
         index -= 2
         sign = 1 if index < d * n else -1
         feature, b = divmod(index % (d * n), n)
         threshold = grid_threshold(lower[feature], upper[feature], b + 1, n + 1)
-        return GridLeaf(int(feature), int(b + 1), float(threshold), sign)
+        return GridLeaf(int(feature), int(b + 1), float(threshold), -sign, sign)
 
     def _set_tree(self, feature, cell_index, left, right=None):
         if feature < 0:  # no active feature: a constant (both sides equal)
@@ -384,31 +409,8 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
                                                self._n_thresholds + 1))
         self.left_, self.right_ = left, right
 
-    @staticmethod
-    def _side_values(leaf):
-        """``(feature, cell_index, value below, value above)`` of a side."""
-        if leaf.feature < 0:
-            return -1, 0, leaf.sign, leaf.sign
-        return leaf.feature, leaf.cell_index, -leaf.sign, leaf.sign
-
-    @staticmethod
-    def _constant_leaf(value):
-        return GridLeaf(-1, 0, -np.inf, int(value))
-
-    def _make_leaf(self, feature, cell_index, below, above, lower, upper):
-        if feature < 0:
-            return self._constant_leaf(below)
-        threshold = grid_threshold(lower[feature], upper[feature], cell_index,
-                                   self._n_thresholds + 1)
-        return GridLeaf(int(feature), int(cell_index), float(threshold), int(above))
-
     def _predict_pm1(self, X):
-        lower, upper = self.bounds_
-        cells = self._cells(X, self._n_thresholds, lower, upper)
-        if self.feature_ < 0:
-            return self.left_.predict(cells)
-        go_right = cells[:, self.feature_] >= self._cell_index
-        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+        return self._tree_values(X).astype(float)
 
     # -- what PerturbedERMClassifier needs to certify ----------------------
     def _erm_class_size(self, n_features):
@@ -441,23 +443,6 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         there are more than 20000 feature subsets to check)."""
         fewest = self._fewest_in_a_cell_tuple(Z)
         return 2.0 if fewest is None else float(2.0 * np.sqrt(fewest / len(Z)))
-
-
-@dataclass(frozen=True)
-class MulticlassGridLeaf:
-    """One side of a multiclass tree: a constant label (``feature == -1``,
-    ``labels[0]``) or a stump with label ``labels[0]`` below, ``labels[1]`` above."""
-
-    feature: int
-    cell_index: int
-    threshold: float
-    labels: tuple
-
-    def predict(self, cells):
-        if self.feature < 0:
-            return np.full(len(cells), self.labels[0])
-        return np.where(cells[:, self.feature] >= self.cell_index, self.labels[1],
-                        self.labels[0])
 
 
 def _best_distinct_pair(below, above):
@@ -498,7 +483,7 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
     feature_ : int
         Root feature (-1: a constant).
     threshold_ : float
-    left_, right_ : MulticlassGridLeaf
+    left_, right_ : GridLeaf
         Labels are indices into ``classes_``.
 
     References
@@ -522,7 +507,7 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         active = self._active(lower, upper)
         total, sides = self._tree_sides(hist, n)
         if not active.any():
-            self._set_tree(-1, 0, MulticlassGridLeaf(-1, 0, -np.inf, (int(np.argmax(total)),) * 2))
+            self._set_tree(-1, 0, self._constant_leaf(np.argmax(total)))
             return
         tree = sum(self._side_best(side_total, side_below, active)
                    for side_total, side_below in sides)
@@ -551,41 +536,17 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         pair[~active] = -np.inf
         best = int(np.argmax(np.concatenate([side_total, pair.ravel()])))
         if best < k:
-            return MulticlassGridLeaf(-1, 0, -np.inf, (best, best))
+            return self._constant_leaf(best)
         feature, b, c_below, c_above = np.unravel_index(best - k, pair.shape)
         threshold = grid_threshold(lower[feature], upper[feature], b + 1,
                                    self._n_thresholds + 1)
-        return MulticlassGridLeaf(int(feature), int(b + 1), float(threshold),
-                                  (int(c_below), int(c_above)))
+        return GridLeaf(int(feature), int(b + 1), float(threshold), int(c_below), int(c_above))
 
     def _set_tree(self, feature, cell_index, left, right=None):
         DepthTwoTreeERMClassifier._set_tree(self, feature, cell_index, left, right)
 
-    @staticmethod
-    def _side_values(leaf):
-        if leaf.feature < 0:
-            return -1, 0, leaf.labels[0], leaf.labels[0]
-        return leaf.feature, leaf.cell_index, leaf.labels[0], leaf.labels[1]
-
-    @staticmethod
-    def _constant_leaf(value):
-        return MulticlassGridLeaf(-1, 0, -np.inf, (int(value),) * 2)
-
-    def _make_leaf(self, feature, cell_index, below, above, lower, upper):
-        if feature < 0:
-            return self._constant_leaf(below)
-        threshold = grid_threshold(lower[feature], upper[feature], cell_index,
-                                   self._n_thresholds + 1)
-        return MulticlassGridLeaf(int(feature), int(cell_index), float(threshold),
-                                  (int(below), int(above)))
-
     def _predict_codes(self, X):
-        lower, upper = self.bounds_
-        cells = self._cells(X, self._n_thresholds, lower, upper)
-        if self.feature_ < 0:
-            return self.left_.predict(cells)
-        go_right = cells[:, self.feature_] >= self._cell_index
-        return np.where(go_right, self.right_.predict(cells), self.left_.predict(cells))
+        return self._tree_values(X)
 
     def _erm_class_size(self, n_features, n_classes=2):
         """Upper bound ``d n (k + d n k (k - 1))^2`` on ``|F|``."""

@@ -44,11 +44,10 @@ cover of the class under the uniform measure suffices for smoothed data).
 
 import math
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._guarantee import PrivacySpent
 from .._private_data import sanitize_rows
 from .._validation import check_bounds, check_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
@@ -207,37 +206,17 @@ class ExponentialStrategy(ExponentialSelectionBound):
         rule = TwoLabelRule(ConceptRule(self.concepts.subset([concept])), inside, outside)
         return SelectedHypothesis(index, rule, classes, feature_names)
 
-    def epsilon_under_substitution(self, epsilon, delta=0.0):
-        """The add/remove calibration is ``2 epsilon``-DP under substitution."""
-        return 2.0 * epsilon if self.add_remove else epsilon
-
     def log_n_hypotheses(self):
         return math.log(self.n_hypotheses)
 
     def guarantee_facts(self, params, n, details):
         """``(source, certified, not_certified, notes)`` for the guarantee."""
-        certified, not_certified = [], []
-        if self.bounds_inferred:
-            not_certified.append("cover is data independent (bounds taken from data)")
-        else:
-            certified.append("cover built from public bounds only")
-        bound = self.excess_error_bound(params["epsilon"], params["beta"], n)
-        notes = [
+        class_note = (
             f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
             f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
             f"{self.cover_gamma} ({'certified' if self.gamma_certified else 'not certified'})"
-            " under the uniform measure on bounds_",
-            f"w.p. >= 1 - beta the empirical error is within {bound:.4g} of the best "
-            "hypothesis of the class (agnostic)",
-            "pure epsilon-DP: this method spends delta = 0 whatever delta is set to",
-        ]
-        return GENERIC_SOURCE, certified, not_certified, notes
-
-    def spent(self, params):
-        return PrivacySpent(params["epsilon"], 0.0)
-
-    def with_neighbouring(self, neighbouring):
-        return replace(self, add_remove=neighbouring == "add_remove")
+            " under the uniform measure on bounds_")
+        return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", class_note))
 
 
 def public_box(bounds, X):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import softmax
 
-from .._domain import domain_row_indices
+from .._domain import box_distance, domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
 from .._private_data import sanitize_rows
 from ..classes import HalfspaceConcepts, StumpConcepts
@@ -58,10 +58,10 @@ class ConceptRule:
         """Unsigned distance to the boundary in the concept's units (0 if none)."""
         c = self.concept
         if isinstance(c, StumpConcepts):
-            lower, upper = c.bounds if c.bounds is not None else (None, None)
             f = int(c.feature[0])
-            width = 1.0 if lower is None else float(np.asarray(upper)[f] - np.asarray(lower)[f])
-            return np.abs(X[:, f] - c.threshold[0]) / (width if width > 0 else 1.0)
+            lower, upper = ((0.0, 1.0) if c.bounds is None
+                            else (float(np.asarray(end)[f]) for end in c.bounds))
+            return box_distance(X[:, f], c.threshold[0], lower, upper)
         if isinstance(c, HalfspaceConcepts):
             norm = float(np.linalg.norm(c.coef[0]))
             if norm == 0.0:

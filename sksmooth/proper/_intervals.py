@@ -29,12 +29,12 @@ privately?", FOCS 2008 (generic learner over a finite class).
 """
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .._guarantee import PrivacySpent
+from .._domain import box_distance, grid_threshold
 from .._private_data import sanitize_rows
 from ._hypothesis import SelectedHypothesis
 from ._selection_bound import ExponentialSelectionBound
@@ -73,7 +73,8 @@ class IntervalRule:
     feature: int
     cuts: np.ndarray  # sorted thresholds; piece j is cuts[j-1] <= x < cuts[j]
     labels: np.ndarray  # label code of every piece (len(cuts) + 1)
-    width: float
+    lower: float  # the feature's public bounds (margins are in box widths)
+    upper: float
 
     def codes(self, X):
         return self.labels[np.searchsorted(self.cuts, X[:, self.feature], side="right")]
@@ -81,8 +82,9 @@ class IntervalRule:
     def margin(self, X):
         if len(self.cuts) == 0:
             return np.zeros(X.shape[0])
-        dist = np.abs(X[:, self.feature, None] - self.cuts[None, :]).min(axis=1)
-        return dist / (self.width if self.width > 0 else 1.0)
+        distance = box_distance(X[:, self.feature, None], self.cuts[None, :],
+                                self.lower, self.upper)
+        return distance.min(axis=1)
 
     def describe(self, classes):
         x = f"x[{self.feature}]"
@@ -139,8 +141,7 @@ class IntervalStrategy(ExponentialSelectionBound):
         n_cells = max(2, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         if params["cover_size"] != "auto":  # cap the grid: cover_size cut points in all
             n_cells = max(2, min(n_cells, int(params["cover_size"]) // len(lower) + 1))
-        inner = np.arange(1, n_cells) / n_cells
-        cuts = lower[:, None] + inner[None, :] * (upper - lower)[:, None]
+        cuts = grid_threshold(lower[:, None], upper[:, None], np.arange(1, n_cells), n_cells)
         return cls(cuts, n_classes, max(2, n_classes), lower, upper,
                    params["neighbouring"] == "add_remove", bounds_inferred)
 
@@ -205,7 +206,7 @@ class IntervalStrategy(ExponentialSelectionBound):
         f, interior, labels = choice
         cuts = self.cuts[f, np.asarray(interior, dtype=int) - 1]
         rule = IntervalRule(int(f), cuts, np.asarray(labels, dtype=int),
-                            float(self.upper[f] - self.lower[f]))
+                            float(self.lower[f]), float(self.upper[f]))
         index = self._index(f, interior, labels)
         return SelectedHypothesis(index, rule, classes, feature_names)
 
@@ -217,28 +218,9 @@ class IntervalStrategy(ExponentialSelectionBound):
             code = code * self.n_classes + int(label)
         return ((int(f) << (self.n_cells - 1)) + mask) * self.n_classes ** self.max_pieces + code
 
-    def epsilon_under_substitution(self, epsilon, delta=0.0):
-        return 2.0 * epsilon if self.add_remove else epsilon
-
     def guarantee_facts(self, params, n, details):
-        certified, not_certified = [], []
-        if self.bounds_inferred:
-            not_certified.append("grid is data independent (bounds taken from data)")
-        else:
-            certified.append("grid built from public bounds only")
-        bound = self.excess_error_bound(params["epsilon"], params["beta"], n)
-        notes = [
+        class_note = (
             f"class: interval partitions of one feature, <= {self.max_pieces} pieces on a "
             f"grid of {self.n_cells} cells, any label per piece (ln|H| = "
-            f"{self.log_n_hypotheses():.4g}); sampled exactly by dynamic programming",
-            f"w.p. >= 1 - beta the empirical error is within {bound:.4g} of the best "
-            "hypothesis of the class (agnostic)",
-            "pure epsilon-DP: this method spends delta = 0 whatever delta is set to",
-        ]
-        return INTERVAL_SOURCE, certified, not_certified, notes
-
-    def spent(self, params):
-        return PrivacySpent(params["epsilon"], 0.0)
-
-    def with_neighbouring(self, neighbouring):
-        return replace(self, add_remove=neighbouring == "add_remove")
+            f"{self.log_n_hypotheses():.4g}); sampled exactly by dynamic programming")
+        return (INTERVAL_SOURCE, *self.selection_facts(params, n, "grid", class_note))

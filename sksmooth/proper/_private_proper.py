@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import atomic_update
+from .._atomic import atomic_update, forget_fit
 from .._constraints import (
     RANDOM_STATE,
     EPSILON,
@@ -418,8 +418,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        for name in ("_strategy", "_statistics", "hypothesis_"):
-            vars(self).pop(name, None)
+        forget_fit(self, private=("_strategy", "_statistics", "_release_log"))
         return self._learn(X, y, classes=None, first=True)
 
     @atomic_update

@@ -3,18 +3,23 @@
 Both the cover strategy (:mod:`._exponential`) and the interval strategy
 (:mod:`._intervals`) select with the exponential mechanism over a finite,
 data-independent class of size ``|H|`` on a public box, so they share the
-excess-error bound and the public attributes of a release.
+excess-error bound, the public attributes of a release, the (pure epsilon)
+accounting and the common part of the guarantee.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
+
+from .._guarantee import PrivacySpent
 
 __all__ = ["ExponentialSelectionBound"]
 
 
 class ExponentialSelectionBound:
-    """Mixin: needs ``log_n_hypotheses()``, ``add_remove``, ``lower``, ``upper``."""
+    """Mixin for a dataclass with ``log_n_hypotheses()``, ``add_remove``,
+    ``bounds_inferred``, ``lower``, ``upper``."""
 
     def excess_error_bound(self, epsilon, beta, n):
         """``c (ln|H| + ln(1/beta)) / (epsilon n)``, ``c = 2`` (substitution) or 1
@@ -33,3 +38,30 @@ class ExponentialSelectionBound:
             "bounds_": (self.lower, self.upper),
             "excess_error_bound_": self.excess_error_bound(params["epsilon"], params["beta"], n),
         }
+
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
+        """The add/remove calibration is ``2 epsilon``-DP under substitution."""
+        return 2.0 * epsilon if self.add_remove else epsilon
+
+    def spent(self, params):
+        return PrivacySpent(params["epsilon"], 0.0)
+
+    def with_neighbouring(self, neighbouring):
+        return replace(self, add_remove=neighbouring == "add_remove")
+
+    def selection_facts(self, params, n, structure, class_note):
+        """``(certified, not_certified, notes)`` of the guarantee; ``structure``
+        names the public class (cover, grid), ``class_note`` describes it."""
+        certified, not_certified = [], []
+        if self.bounds_inferred:
+            not_certified.append(f"{structure} is data independent (bounds taken from data)")
+        else:
+            certified.append(f"{structure} built from public bounds only")
+        bound = self.excess_error_bound(params["epsilon"], params["beta"], n)
+        notes = [
+            class_note,
+            f"w.p. >= 1 - beta the empirical error is within {bound:.4g} of the best "
+            "hypothesis of the class (agnostic)",
+            "pure epsilon-DP: this method spends delta = 0 whatever delta is set to",
+        ]
+        return certified, not_certified, notes

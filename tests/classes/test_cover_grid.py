@@ -166,3 +166,18 @@ def test_thresholds_reject_several_features():
         Thresholds().cover(bounds=([0, 0], [1, 1]), gamma=0.1)
     with pytest.raises(ValueError, match="X has 2 features"):
         Thresholds().cover(bounds=(0, 1), gamma=0.1).evaluate(np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("concepts", [Thresholds(), Stumps(), Boxes()])
+def test_grid_covers_of_the_widest_bounds_are_finite(concepts):
+    # the direct formula lower + t (upper - lower) overflowed to inf here
+    bounds = (np.array([-1e308, 0.0]), np.array([1e308, 1.0]))
+    if isinstance(concepts, Thresholds):
+        bounds = (bounds[0][:1], bounds[1][:1])
+    cover = concepts.cover(bounds=bounds, gamma=0.1)
+    ends = (cover.lower, cover.upper) if isinstance(cover, BoxConcepts) else (cover.threshold,)
+    for end in ends:
+        inside = end[np.isfinite(end)]  # the empty box uses +-inf on purpose
+        assert len(inside) > 0 and np.all(np.abs(inside) <= 1e308)
+    X = np.array([[-5e307, 0.2], [5e307, 0.8]])[:, : len(bounds[0])]
+    assert cover.evaluate(X).shape == (2, len(cover))

@@ -19,7 +19,7 @@ from sksmooth.metrics import audit_epsilon
 from sksmooth.model_selection import PrivateSearchCV
 from sksmooth.model_selection import _search
 from sksmooth.model_selection._audit_cases import private_search_audit_cases, selection_audit
-from sksmooth.model_selection._permute_and_flip import bernoulli_exp_neg, permute_and_flip
+from sksmooth.mechanisms._exact_selection import rational_permute_and_flip as permute_and_flip
 from sksmooth.preprocessing import PublicBoundsScaler
 
 
@@ -223,7 +223,7 @@ def test_private_search_selection_passes_the_audit_and_noise_free_is_caught(monk
     correct = _selection_audit(n_trials, epsilon_selection=1.0)
     # tight pair: the true epsilon of this event is ln(2 e^{1/2} - 1) = 0.83
     assert 0.4 < correct.epsilon_lower <= 1.0
-    monkeypatch.setattr(_search, "permute_and_flip", _noise_free)
+    monkeypatch.setattr(_search, "rational_permute_and_flip", _noise_free)
     assert _selection_audit(n_trials, epsilon_selection=1.0).epsilon_lower > 3.0
 
 
@@ -237,7 +237,7 @@ def test_audit_catalog_case_is_the_tested_pair():
     (None, 0.6, 1.0), (_noise_free, 3.0, np.inf), (_half_noise, 1.0, np.inf)])
 def test_private_search_selection_audit_with_power(monkeypatch, variant, low, high):
     if variant is not None:
-        monkeypatch.setattr(_search, "permute_and_flip", variant)
+        monkeypatch.setattr(_search, "rational_permute_and_flip", variant)
     result = _selection_audit(3000, epsilon_selection=1.0)
     assert low < result.epsilon_lower <= high
 
@@ -258,19 +258,12 @@ def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
 
 
 # ------------------------------------------------------- the exact sampler
-def test_bernoulli_exp_neg_is_exact_in_distribution():
+@pytest.mark.parametrize("scores", [[3.0, 5.0], [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+def test_permute_and_flip_on_fractional_scores_matches_its_closed_form(scores):
+    # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2, for non-integer scores too
     rng = np.random.default_rng(3)
-    for gamma in (Fraction(0), Fraction(1, 3), Fraction(5, 2), Fraction(1, 2**80)):
-        draws = np.array([bernoulli_exp_neg(gamma, rng) for _ in range(20_000)])
-        p = np.exp(-float(gamma))
-        assert abs(draws.mean() - p) < 5 * np.sqrt(p * (1 - p) / draws.size) + 1e-12
-
-
-def test_permute_and_flip_matches_its_closed_form():
-    # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2 (McKenna & Sheldon, Alg. 1)
-    rng = np.random.default_rng(4)
-    picks = np.array([permute_and_flip([3.0, 5.0], 1.0, 1.0, rng) for _ in range(20_000)])
-    p = 0.5 * np.exp(-1.0)
+    picks = np.array([permute_and_flip(scores, 2.0, 1.0, rng) for _ in range(20_000)])
+    p = 0.5 * np.exp(-float(Fraction(scores[1]) - Fraction(scores[0])))
     assert abs((picks == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / picks.size)
 
 
@@ -347,7 +340,7 @@ def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
 def test_docstring_examples_run():
     import doctest
 
-    from sksmooth.model_selection import _permute_and_flip
+    from sksmooth.mechanisms import _exact_selection
 
-    results = [doctest.testmod(module) for module in (_search, _permute_and_flip)]
+    results = [doctest.testmod(module) for module in (_search, _exact_selection)]
     assert all(r.failed == 0 for r in results) and results[0].attempted > 0

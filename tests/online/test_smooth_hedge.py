@@ -719,3 +719,14 @@ def test_dense_cover_is_built_once_per_size_across_epochs(monkeypatch):
     assert len(sizes) == 10 and len(set(sizes)) < len(sizes)
     assert len(calls) == len(set(calls))  # never rebuilt at the same size
     assert sorted(set(calls)) == sorted(set(calls) & {2 ** k for k in range(2, 30)})
+
+
+@pytest.mark.parametrize("hypotheses", ["thresholds", "stumps"])
+def test_covers_of_the_widest_bounds_are_finite(hypotheses):
+    # the cover's grid overflowed to inf thresholds for bounds this wide
+    X = np.linspace(-1e307, 1e307, 40)[:, None]
+    y = (X[:, 0] > 0).astype(int)
+    clf = SmoothHedgeClassifier(hypotheses=hypotheses, bounds=(-1e308, 1e308), horizon=40)
+    clf.fit(X, y)
+    assert np.all(np.isfinite(clf.cover_.threshold))
+    assert clf.score(X, y) >= 0.9

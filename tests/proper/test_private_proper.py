@@ -467,3 +467,14 @@ def test_breast_cancer_accuracy_epsilon_one():
                                       classes=[0, 1]).fit(X[tr], y[tr])
         accs.append(clf.score(X[te], y[te]))
     assert np.mean(accs) >= 0.85
+
+
+def test_intervals_on_the_widest_bounds_cut_at_finite_points():
+    # the interval grid's cuts overflowed to inf for bounds this wide
+    X = np.linspace(-1e307, 1e307, 60)[:, None]
+    y = (X[:, 0] > 0).astype(int)
+    clf = PrivateProperClassifier(hypotheses="intervals", bounds=(-1e308, 1e308),
+                                  epsilon=20.0).fit(X, y)
+    assert "inf" not in clf.hypothesis_.description
+    assert np.all(np.isfinite(clf.decision_function(X)))
+    assert clf.score(X, y) >= 0.9

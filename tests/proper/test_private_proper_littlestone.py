@@ -104,3 +104,18 @@ def test_littlestone_accepts_a_finite_class_instance():
     np.testing.assert_array_equal(
         clf.predict(domain[:, None]), (matrix[clf.hypothesis_.index] > 0).astype(int)
     )
+
+
+def test_a_refit_with_another_method_keeps_no_stale_attribute():
+    domain, X, y = _littlestone_data()
+    clf = _littlestone(domain=domain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        clf.fit(X, y)
+    assert hasattr(clf, "littlestone_dimension_")
+    clf.set_params(method="exponential", domain=None, bounds=(float(domain.min()),
+                                                               float(domain.max())))
+    clf.fit(X, y)
+    stale = [name for name in ("littlestone_dimension_", "theoretical_sample_size_",
+                               "candidate_indices_") if hasattr(clf, name)]
+    assert stale == []
