@@ -519,7 +519,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             certified=bool(certified),
             assumptions_certified=(
                 "fold partition drawn from public randomness (never from labels)",
-                "per-row utility clipped to [0, 1]: each score has sensitivity 1",
+                "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
+                "each score has sensitivity 1",
                 "no exact held-out score is released",
             ),
             assumptions_not_certified=tuple(not_certified),
