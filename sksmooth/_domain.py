@@ -14,17 +14,27 @@ def grid_threshold(lower, upper, index, n_cells):
     formula gives ``inf`` when ``upper - lower`` exceeds the float range,
     e.g. bounds ``(-1e308, 1e308)``); equal to the direct formula up to
     rounding, and exactly ``lower`` / ``upper`` at ``index`` 0 / ``n_cells``.
-    Broadcasts over arrays of bounds and indices.
+    Clipped to ``[lower, upper]``: halving a subnormal bound loses its last
+    bit, which could put a point outside the box. Broadcasts over arrays of
+    bounds and indices.
     """
     point = 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
+    point = np.minimum(np.maximum(point, lower), upper)
     return np.where(index <= 0, lower, np.where(index >= n_cells, upper, point))
 
 
 def box_distance(x, point, lower, upper):
     """``|x - point| / (upper - lower)``: a distance in units of the public box
-    width (a degenerate width counts as 1), on halves so it never overflows."""
+    width (a degenerate width counts as 1). Computed directly (exact to
+    rounding, also for subnormal widths) and, where the direct differences
+    overflow, on halves, so it is finite for every finite input."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = upper - lower
+        gap = np.abs(x - point)
+        direct = gap / np.where(width > 0, width, 1.0)
     half_width = upper / 2 - lower / 2
-    return np.abs(x / 2 - point / 2) / np.where(half_width > 0, half_width, 0.5)
+    halves = np.abs(x / 2 - point / 2) / np.where(half_width > 0, half_width, 0.5)
+    return np.where(np.isfinite(width) & np.isfinite(gap), direct, halves)
 
 
 def domain_row_indices(domain, X):

@@ -38,8 +38,8 @@ def check_scores(scores, name="scores"):
         )
     if not np.all(np.isfinite(arr)):
         raise ValueError(
-            f"{name} must be finite (no NaN or inf); {int(np.sum(~np.isfinite(arr)))} "
-            "entries are not. Drop excluded candidates instead of scoring them -inf."
+            f"{name} must be finite (no NaN or inf). Drop excluded candidates "
+            "instead of scoring them -inf."
         )
     return arr
 

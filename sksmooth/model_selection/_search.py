@@ -133,8 +133,18 @@ def _release_report(fitted):
     return PrivacySpent(float(spent[0]), float(spent[1])), certified
 
 
-def _row_utility(scoring, estimator, X, y):
-    """Per-row utility in ``[0, 1]``: the clipping makes each row's sensitivity 1."""
+def _utility_step(n_rows):
+    """``2^-(52 - bit_length(n))``: utilities on this dyadic grid have exact
+    float sums over ``n`` rows (every partial sum is a multiple of the step
+    below ``2^bit_length(n)``, under ``2^53`` steps), so the computed scores
+    of neighbouring datasets differ by at most 1 exactly, as the exact
+    selection sampler (which reads them as rationals) requires."""
+    return 2.0 ** -(52 - int(n_rows).bit_length())
+
+
+def _row_utility(scoring, estimator, X, y, n_rows):
+    """Per-row utility in ``[0, 1]`` on the grid of :func:`_utility_step`: the
+    clipping makes each row's sensitivity 1, the grid keeps it 1 in the sums."""
     if scoring == "accuracy":
         values = np.asarray(estimator.predict(X)) == np.asarray(y)
     else:
@@ -145,7 +155,9 @@ def _row_utility(scoring, estimator, X, y):
             f"scoring must return one value per held-out row ({len(y)}), got "
             f"{values.shape[0]}."
         )
-    return np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    values = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    step = _utility_step(n_rows)
+    return np.rint(values / step) * step
 
 
 def _take(data, indices):
@@ -156,7 +168,7 @@ def _fit_and_count(estimator, params, X, y, train, test, scoring, candidate):
     model = clone(estimator).set_params(**params)
     model.fit(_take(X, train), _take(y, train))
     spent, certified = _release_report(model)
-    utility = _row_utility(scoring, model, _take(X, test), _take(y, test))
+    utility = _row_utility(scoring, model, _take(X, test), _take(y, test), len(y))
     return _FoldResult(candidate, float(utility.sum()), spent, certified)
 
 
@@ -198,7 +210,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         Per-row utility summed over held-out rows. ``"accuracy"`` counts
         correct predictions. A callable ``scoring(estimator, X, y)`` must
         return one value per row; values are clipped to ``[0, 1]`` (NaN -> 0),
-        which is what makes each score's sensitivity 1.
+        which is what makes each score's sensitivity 1, and rounded to
+        multiples of ``2^-(52 - bit_length(n_samples))`` (below ``1e-9`` for
+        up to 8 million rows), which keeps it exactly 1 in the float sums.
     refit : bool, default=True
         Refit the selected candidate on all rows as ``best_estimator_``. The
         refit is a further release, charged at the largest candidate cost
@@ -505,7 +519,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             certified=bool(certified),
             assumptions_certified=(
                 "fold partition drawn from public randomness (never from labels)",
-                "per-row utility clipped to [0, 1]: each score has sensitivity 1",
+                "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
+                "each score has sensitivity 1",
                 "no exact held-out score is released",
             ),
             assumptions_not_certified=tuple(not_certified),

@@ -405,9 +405,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         return twin
 
     # --------------------------------------------------------------- fitting
-    @atomic_update
     def fit(self, X, y):
         """Fit on ``(X, y)`` and release a hypothesis (one charged release).
+
+        A fit that raises (bad input, exhausted budget) leaves no model: the
+        previous fit is forgotten first.
 
         Parameters
         ----------
@@ -418,8 +420,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        forget_fit(self, private=("_strategy", "_statistics", "_release_log"))
-        return self._learn(X, y, classes=None, first=True)
+        forget_fit(self, private=("_strategy", "_statistics", "_release_log",
+                                  "_classes_inferred", "_seeded"))
+        return self._learn_atomically(X, y, classes=None, first=True)
 
     @atomic_update
     def partial_fit(self, X, y, classes=None):
@@ -472,6 +475,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         progress.log(f"charged ({self._release_log[-1].epsilon:g}, "
                      f"{self._release_log[-1].delta:g}); hypothesis released")
         return self
+
+    # fit's first release: a failure restores the state after forget_fit (no
+    # model), not the previous fit; the same stack depth as partial_fit's, so
+    # the warnings' stacklevel points at the caller of either
+    _learn_atomically = atomic_update(_learn)
 
     def _public_labels(self, y, classes, params, first):
         """``(classes_, inferred)``: public labels, or read from ``y`` (flagged)."""

@@ -334,7 +334,7 @@ def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
                              accountant=ledger).fit(X, y)
     assert search.best_index_ == 0
     assert _search._row_utility(lambda e, X, y: np.array([-3.0, 0.5, 7.0, np.nan]),
-                                None, None, np.zeros(4)).tolist() == [0.0, 0.5, 1.0, 0.0]
+                                None, None, np.zeros(4), 4).tolist() == [0.0, 0.5, 1.0, 0.0]
 
 
 def test_docstring_examples_run():

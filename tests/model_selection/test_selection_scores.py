@@ -1,0 +1,83 @@
+"""PrivateSearchCV's selection scores have sensitivity exactly 1 as computed.
+
+The exact permute-and-flip sampler reads the float scores as exact
+rationals, so its pure epsilon-DP guarantee needs the *computed* scores of
+neighbouring datasets to differ by at most 1 exactly. Summing arbitrary
+float utilities in ``[0, 1]`` rounds: with utilities ``(0, 0.75 * 2^-52)``
+the float sum is ``0.75 * 2^-52``, with the first row's utility changed to
+1 it rounds up to ``1 + 2^-52``: a change of ``1 + 2^-54 > 1``.
+"""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from sksmooth._guarantee import Guarantee, PrivacySpent
+from sksmooth.accounting._ledger import charge
+from sksmooth.model_selection import PrivateSearchCV
+from sksmooth.model_selection import _search
+
+
+class ConstantRelease(ClassifierMixin, BaseEstimator):
+    """A data-independent (hence private) model that charges its epsilon."""
+
+    def __init__(self, *, epsilon=1.0, accountant=None):
+        self.epsilon = epsilon
+        self.accountant = accountant
+
+    def fit(self, X, y):
+        charge(self.accountant, self.epsilon, 0.0, label="ConstantRelease")
+        self.classes_ = np.array([0, 1])
+        self.privacy_spent_ = PrivacySpent(self.epsilon, 0.0)
+        self.guarantee_ = Guarantee(f"({self.epsilon}, 0)-DP", "no data used", True)
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+TINY = 0.75 * 2.0 ** -52
+
+
+def _selection_scores(X, y, monkeypatch, cv=2):
+    """The score vector PrivateSearchCV hands to its selection sampler."""
+    seen = []
+
+    def record(scores, epsilon, sensitivity, rng):
+        seen.append([Fraction(float(s)) for s in scores])
+        return 0
+
+    monkeypatch.setattr(_search, "rational_permute_and_flip", record)
+    search = PrivateSearchCV(ConstantRelease(), {"epsilon": [1.0, 2.0]},
+                             epsilon_selection=1.0, cv=cv, refit=False, random_state=0,
+                             scoring=lambda est, X, y: X[:, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    (scores,) = seen
+    return scores
+
+
+@pytest.mark.parametrize("tiny", [TINY, 0.6 * 2.0 ** -52, 2.0 ** -52 - 2.0 ** -60])
+@pytest.mark.parametrize("tiny_row", [1, 2])  # same held-out fold as row 0, or not
+def test_neighbouring_scores_differ_by_at_most_one_exactly(monkeypatch, tiny, tiny_row):
+    # failed before the utilities were put on a dyadic grid: the float sums
+    # of (0, tiny) and (1, tiny) differ by more than 1
+    y = np.array([0, 1, 0, 1])
+    X = np.zeros((4, 1))
+    X[tiny_row, 0] = tiny
+    X_neighbour = X.copy()
+    X_neighbour[0, 0] = 1.0
+    here = _selection_scores(X, y, monkeypatch)
+    there = _selection_scores(X_neighbour, y, monkeypatch)
+    assert max(abs(a - b) for a, b in zip(here, there)) <= 1
+
+
+def test_the_grid_changes_a_utility_by_less_than_its_step():
+    values = np.array([0.0, TINY, 0.1, 1.0 / 3.0, 1.0 - 2.0 ** -53, 1.0])
+    quantised = _search._row_utility(lambda e, X, y: values, None, None, np.zeros(6), 1000)
+    assert np.all(np.abs(quantised - values) <= 2.0 ** -(52 - 10) / 2)  # 1000 < 2^10
+    assert quantised[0] == 0.0 and quantised[-1] == 1.0 and quantised[2] == pytest.approx(0.1)
