@@ -4,6 +4,10 @@ Usage (called by bench_synthetic_tables.py)::
 
     /work/peervenv/bin/python _snsynth_peer.py METHOD DATA.npy OUT.npy EPS DELTA DEGREE SEED
 
+METHOD is ``aim``, ``mst`` (smartnoise's MST with the record count
+estimated as the reference does, below) or ``mst_known_total`` (smartnoise's
+MST as shipped, exact record count; kept for the earlier numbers).
+
 mbi 1.1's ``MarkovRandomField.synthetic_data`` conditions each column only
 on the already-drawn columns of the *measured* cliques that contain it;
 when the measured cliques form cycles that is not a valid factorisation of
@@ -11,7 +15,33 @@ the model, and the emitted rows miss dependencies the model has. The
 harness replaces it with an i.i.d. sampler that walks a junction tree of
 the triangulated clique graph: the root clique's attributes are drawn
 jointly from its calibrated marginal, every other clique draws its new
-attributes conditioned on its separator (written for this benchmark).
+attributes conditioned on its separator (written for this benchmark). The
+junction tree mbi builds joins only cliques that share attributes, so it is
+a forest when the measured cliques fall into disconnected groups (AIM can
+end that way); every tree of the forest is walked from its own root.
+
+smartnoise's MST port differs from the reference mechanism (private-pgm,
+``mechanisms/mst.py``, McKenna, Miklau & Sheldon, "Winning the NIST
+Contest", JPC 2021, arXiv:2108.04978) in how it gets the record count:
+
+* it passes ``known_total=len(data)`` to ``estimation.mirror_descent`` in
+  its selection step and its final estimation: the exact count of records,
+  which is private under add/remove neighbours (so its claimed epsilon does
+  not cover it). The reference calls ``mirror_descent`` without
+  ``known_total``; mbi then estimates the total from the noisy measurements
+  (``minimum_variance_unbiased_total``: inverse-variance weighted mean of
+  the sums of the identity-query measurements).
+* after domain compression it divides the merged level's noisy sum by
+  ``sqrt(k)`` (``k`` merged levels, to keep one noise std per cell) but
+  keeps the identity query, so the model is fitted to ``1/sqrt(k)`` of the
+  merged level's mass. The reference divides the query's cell by the same
+  ``sqrt(k)``; such a measurement is not an identity query, so it also does
+  not enter the total estimate.
+
+``reference_mst_estimation`` patches both, as the sampler is patched. The
+number of emitted rows is the same rule for every method of the benchmark:
+the harness asks for ``len(data)`` rows (the reference would emit its
+estimated total; the metrics are fractions of the emitted rows).
 
 Prints one JSON line: fit/sample wall time and peak RSS of this process.
 """
@@ -38,8 +68,11 @@ def fixed_synthetic_data(self, rows=None, method="sample"):
     marginals = marginal_oracles.message_passing_stable(potentials)
     rng = np.random.default_rng()
     data = {}
-    root = max(nodes, key=lambda c: domain.size(c))
-    for clique in [root] + [v for _, v in nx.bfs_edges(jtree, root)]:
+    order = []
+    for component in nx.connected_components(jtree):  # a forest when cliques are disjoint
+        root = max(component, key=lambda c: domain.size(c))
+        order += [root] + [v for _, v in nx.bfs_edges(jtree, root)]
+    for clique in order:
         clique = tuple(clique)
         known = tuple(a for a in clique if a in data)
         new = tuple(a for a in clique if a not in data)
@@ -63,12 +96,46 @@ def fixed_synthetic_data(self, rows=None, method="sample"):
     return Dataset(df, domain)
 
 
+def reference_mst_estimation():
+    """smartnoise's MST with the record count estimated as the reference's (docstring)."""
+    from mbi import LinearMeasurement, estimation
+    from snsynth.mst import mst as sn_mst
+
+    class EstimatedTotal:
+        """``estimation`` as smartnoise's MST module sees it, ``known_total`` dropped."""
+
+        @staticmethod
+        def mirror_descent(domain, measurements, known_total=None, **kwargs):
+            return estimation.mirror_descent(domain, measurements, **kwargs)
+
+    shipped_compress = sn_mst.MSTSynthesizer.compress_domain
+
+    def compress_domain(self, data, measurements):
+        data, compressed, undo = shipped_compress(self, data, measurements)
+        out = []
+        for before, m in zip(measurements, compressed):
+            merged = np.asarray(before.noisy_measurement).size - np.asarray(m.noisy_measurement).size + 1
+            if merged > 1:  # the last cell is the merged levels' sum, divided by sqrt(merged)
+                scale = np.ones(np.asarray(m.noisy_measurement).size)
+                scale[-1] = 1.0 / np.sqrt(merged)
+                m = LinearMeasurement(m.noisy_measurement, m.clique, m.stddev,
+                                      query=lambda f, s=scale: f.datavector() * s)
+            out.append(m)
+        return data, out, undo
+
+    sn_mst.estimation = EstimatedTotal
+    sn_mst.MSTSynthesizer.compress_domain = compress_domain
+
+
 def main():
     method, data_path, out_path, eps, delta, degree, seed = sys.argv[1:8]
     import mbi
     from snsynth import Synthesizer
 
     mbi.MarkovRandomField.synthetic_data = fixed_synthetic_data
+    if method == "mst":
+        reference_mst_estimation()
+    method = "mst" if method == "mst_known_total" else method
     np.random.seed(int(seed))
     X = np.load(data_path)
     df = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])

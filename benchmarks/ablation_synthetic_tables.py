@@ -9,7 +9,9 @@ at a time (monkeypatching internals, for measurement only):
 ``{"max_iter": 1000, "final_max_iter": 1000}`` (AIM: reference's mirror-
 descent iterations per round / at the end), ``{"nocompress": true}`` (MST
 without domain compression), ``{"public_n": true}`` (the exact record count
-given to the model, as smartnoise's MST does), ``{"final_tol": 1e-7}``
+given to the model, as smartnoise's shipped MST does), ``{"uniform_split":
+true}`` (MST's merged levels split uniformly, as the reference does, not by
+their noisy 1-way shares), ``{"final_tol": 1e-7}``
 (final estimation to tight convergence). Prints mean ± standard error over
 seeds ``0 .. N_SEEDS-1`` of the 2-way max/mean error of the emitted rows
 (``rows``) and of the model's own marginals (``model``: the difference is
@@ -68,10 +70,15 @@ def run(name, eps, seed, method, **kw):
         SS.estimate = est
     else:
         SS.estimate = SS._orig_est
+    from sksmooth.release.graphical._compression import LevelGroups, compress_levels
     if kw.pop('nocompress', False):
         _mst.compress_levels = lambda ms, exempt=(): None
+    elif kw.pop('uniform_split', False):  # the reference's uniform split of a merged level
+        def uniform(ms, exempt=()):
+            groups = compress_levels(ms, exempt)
+            return None if groups is None else LevelGroups(groups.group_of)
+        _mst.compress_levels = uniform
     else:
-        from sksmooth.release.graphical._compression import compress_levels
         _mst.compress_levels = compress_levels
     orig = S.select_and_measure
     _aim.select_and_measure = functools.partial(orig, **kw) if kw else orig
