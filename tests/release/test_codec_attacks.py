@@ -1,0 +1,134 @@
+"""Attacks on the release column codec (sksmooth.release._columns) with neighbouring tables.
+
+Each test builds two tables that differ in one row and checks that nothing
+the user sees differs except through the mechanism's noise: a row's code
+(the counts' sensitivity), refusals, fitted structure, output dtypes and
+pickled state. Every fix has a deliberately broken variant that is caught.
+"""
+
+import decimal
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import sksmooth.release._columns as columns_module
+from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
+from sksmooth.metrics import audit_epsilon
+from sksmooth.release import SmoothMWEM
+from sksmooth.release._columns import BinnedColumn, LevelColumn, NumberColumn
+
+pd = pytest.importorskip("pandas")
+
+# values a private row may hold in an object column (one of each kind)
+_ODD_VALUES = [True, False, 1, 1.0, -0.0, 0.0, "1", "1.0", "True", "x", "", "é", None, np.nan,
+               pd.NA, np.float32(0.1), 0.1, b"3", decimal.Decimal("2"), 10**20, 10**400,
+               1e308, -1e308, float("inf"), "nan", 2, "2", [1, 2]]
+
+
+def _columns_under_test():
+    return [LevelColumn(np.array([0, 1, 2])), LevelColumn(np.array([False, True])),
+            LevelColumn(np.array(["1", "2", "True", "x", "nan", "0.0"])),
+            BinnedColumn(-1.0, 3.0, 4), NumberColumn()]
+
+
+def _object_column(values, kind):
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return pd.Series(arr, dtype=object) if kind == "series" else arr
+
+
+def _codes(column, values):
+    out = np.asarray(column.encode(values), dtype=float)
+    return np.where(np.isnan(out), -999.0, out)  # NaN == NaN for the comparison
+
+
+@pytest.mark.parametrize("kind", ["series", "array"])
+def test_a_rows_code_depends_on_that_row_only(kind):
+    # before the fix: a stray text anywhere in the column made True read as
+    # float("True") = NaN in every row, np.float32(0.1) as 0.1 and b"3" as NaN;
+    # and hashing put True, 1 and 1.0 in one unique whose *text* ("True" or
+    # "1") came from whichever row was first — so changing ONE row changed the
+    # codes of many others: the counts' sensitivity was unbounded
+    rng = np.random.default_rng(0)
+    for column in _columns_under_test():
+        for _ in range(30):
+            values = [_ODD_VALUES[i] for i in rng.integers(0, len(_ODD_VALUES), 12)]
+            together = _codes(column, _object_column(values, kind))
+            alone = np.concatenate([_codes(column, _object_column([v], kind)) for v in values])
+            np.testing.assert_array_equal(together, alone, err_msg=f"{column} {values}")
+
+
+def test_one_row_cannot_move_the_codes_of_others():
+    # the concrete neighbours behind the audit below
+    d0 = pd.Series([True, True, 1, 1.0, 0.0], dtype=object)
+    d1 = d0.copy()
+    d1[4] = "x"  # one row changed
+    for column in (LevelColumn(np.array([0, 1])), LevelColumn(np.array(["1", "True"])),
+                   BinnedColumn(0.0, 1.0, 2)):
+        changed = _codes(column, d0) != _codes(column, d1)
+        assert changed.sum() <= 1, column
+
+
+# ------------------------------------------------ the release: empirical audit
+_EPS = 1.0
+_N_TRUE = 10
+
+
+def _flag_table(last):
+    """``_N_TRUE`` rows holding ``True`` (a 0/1 column read as an object column)."""
+    values = np.empty(2 * _N_TRUE, dtype=object)
+    values[:_N_TRUE] = True
+    values[_N_TRUE:] = 0.0
+    values[-1] = last
+    return pd.DataFrame({"flag": values})
+
+
+def _release_counts(dataset, rng):
+    with warnings.catch_warnings():  # the audit seeds every run: not certified, warned
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.simplefilter("ignore", PrivacyWarning)
+        est = SmoothMWEM(epsilon=_EPS, queries="marginals", marginal_width=1, n_iter=1,
+                         selection_fraction=0.01, n_passes=0, categorical_features=["flag"],
+                         categories={"flag": [0, 1]}, bounds=(0, 1), random_state=rng)
+        return est.fit(dataset).noisy_counts_[0].ravel()
+
+
+def _many_ones(counts):
+    return counts[1] >= _N_TRUE / 2
+
+
+def _codec_audit(trials=300):
+    d0, d1 = _flag_table(0.0), _flag_table("x")  # neighbours: the last row only
+    return audit_epsilon(_release_counts, d0, d1, _many_ones, trials,
+                         random_state=0).epsilon_lower
+
+
+def test_release_from_an_object_column_passes_the_audit():
+    assert _codec_audit() <= _EPS
+
+
+def _text_float(value):  # the old rule: float of the value's text
+    try:
+        return float(str(value))
+    except ValueError:
+        return np.nan
+
+
+def test_a_codec_reading_numbers_through_their_text_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "_float_or_nan", _text_float)
+    assert _codec_audit() > 2 * _EPS
+
+
+def test_a_codec_taking_the_text_of_a_hashed_unique_is_caught(monkeypatch):
+    def first_rows_text(values):  # the old rule: one text per hashed unique
+        codes, uniques = values.factorize()
+        return [str(u) for u in np.asarray(uniques, dtype=object).tolist()] + ["nan"], codes
+
+    monkeypatch.setattr(columns_module, "_distinct_text", first_rows_text)
+    d0 = pd.Series([1, 1, 2], dtype=object)
+    d1 = d0.copy()
+    d1[0] = True  # one row; the old rule moved row 1 too ("True" is not level "1")
+    column = LevelColumn(np.array(["x", "1", "2"]))
+    assert (_codes(column, d0) != _codes(column, d1)).sum() > 1
