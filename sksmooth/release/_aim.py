@@ -171,7 +171,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codes ``0 .. L-1``. A sequence (one entry per column) or a dict
         (column name or index -> entry), each entry an int (codes) or a list
         of level values. Columns with a ``Categorical`` dtype use its
-        categories and boolean columns ``[False, True]`` when not given.
+        categories and pandas ``boolean`` columns ``[False, True]`` when not
+        given; a numpy bool column needs ``[False, True]`` declared (one
+        missing value makes it an object column, so its dtype is not public).
         A column with neither levels nor ``bounds`` is refused: levels are
         never read from the data (they would release which values occur,
         and the largest code would set the model's size).

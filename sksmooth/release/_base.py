@@ -201,6 +201,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         tags.requires_fit = True
         tags.target_tags.required = False
         tags.input_tags.allow_nan = True  # mapped by the public rule, never refused
+        tags.input_tags.string = True  # a non-number is mapped like a missing value
         return tags
 
     # ------------------------------------------------------------ data

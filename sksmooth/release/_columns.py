@@ -18,9 +18,15 @@ Three column strategies:
 
 The rules, the same for every estimator:
 
+- **Which dtypes count** (:func:`public_dtype`): only those no private
+  value can change (``Categorical``, pandas' nullable ``Int64``/``Float64``/
+  ``boolean``). A dtype numpy or pandas picks from the values (int64 vs
+  float64 vs object, numpy bool vs object, ``str`` vs object, datetime vs
+  object) is not structure: one row would change it, so every such column
+  is treated alike (numbers unless declared) and its dtype is not stored.
 - **Where levels come from** (:func:`public_levels`): declared by the user,
   the categories of a pandas ``Categorical`` dtype, or ``[False, True]`` for
-  a boolean dtype. Nothing else: a column without public levels is refused
+  pandas' ``boolean`` dtype. Nothing else: a column without public levels is refused
   with a message naming the parameter that declares them
   (:func:`undeclared_levels_error`). Reading levels from the data would
   release which values occur (and, for integer codes, the private maximum
@@ -53,6 +59,7 @@ __all__ = [
     "is_bool_dtype",
     "is_dataframe",
     "is_numeric_dtype",
+    "public_dtype",
     "public_levels",
     "public_output_dtype",
     "undeclared_levels_error",
@@ -66,10 +73,29 @@ def is_dataframe(X):
 
 
 def dtype_follows_values(dtype):
-    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
-    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
-    float64 when every value is missing). A synthetic column must not echo it."""
-    return dtype is None or isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
+    """Whether pandas/numpy may pick this dtype from the values, so that one
+    private row can change it: every numpy dtype (a missing value makes int64
+    float64 and bool object, a stray text makes any column object, a number
+    among texts makes ``str`` object) and every pandas dtype inferred from
+    values (``str``, datetimes with a time zone, periods, intervals). Only a
+    dtype that no value can change is structure: a ``Categorical`` (a value
+    outside its categories is missing) and pandas' nullable numbers and
+    booleans (``Int64``, ``Float64``, ``boolean``: a missing value is
+    ``pd.NA``), which pandas never infers. ``None`` (an ndarray) follows too.
+    """
+    if dtype is None or isinstance(dtype, np.dtype):
+        return True
+    if getattr(dtype, "categories", None) is not None:
+        return False
+    return not (getattr(dtype, "kind", "O") in "iufb" and hasattr(dtype, "numpy_dtype"))
+
+
+def public_dtype(dtype):
+    """The part of a column's dtype that is public structure: the dtype itself
+    when no value can change it, else ``None`` (nothing). Every decision of
+    the codec — levels, which columns are categorical, output dtypes, what a
+    pickled estimator stores — is taken from it, never from the input dtype."""
+    return None if dtype_follows_values(dtype) else dtype
 
 
 def is_numeric_dtype(dtype):
@@ -97,8 +123,11 @@ def public_levels(declared, dtype, name, parameter):
 
     ``declared``: an int ``L`` (codes ``0 .. L-1``) or a list of distinct
     levels, given by the user; otherwise the categories of a ``Categorical``
-    dtype, or ``[False, True]`` for a boolean dtype. Never the data.
+    dtype, or ``[False, True]`` for pandas' ``boolean`` dtype. Never the data,
+    nor a dtype that follows it (a numpy bool column with one missing value
+    is an object column: :func:`public_dtype`).
     """
+    dtype = public_dtype(dtype)
     if declared is not None:
         if isinstance(declared, (int, np.integer)) and not isinstance(declared, bool):
             if declared < 1:
@@ -123,7 +152,8 @@ def undeclared_levels_error(name, parameter, alternative=""):
     """The refusal of a column without public levels (names the fix)."""
     return ValueError(
         f"column {name!r} has no public levels: declare them with {parameter}="
-        f"{{{name!r}: [...]}} or give the column a pandas Categorical dtype{alternative}. "
+        f"{{{name!r}: [...]}} or give the column a pandas Categorical (or nullable "
+        f"'boolean') dtype{alternative}. "
         "Levels are never read from the private data (that would release which values "
         "occur, and the largest value would set the model's size).")
 
@@ -205,11 +235,15 @@ def _text(value):
 
 
 def _float_or_nan(value):
-    """``float(value)`` (of the value, not of its text), NaN when it has none."""
+    """``float(value)`` (of the value, not of its text), NaN when it has none; a
+    number beyond the float range (``10**400``) is +-inf, as in
+    :func:`~sksmooth._private_data.validate_private_data`."""
     try:
         return float(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError):
         return np.nan
+    except OverflowError:
+        return np.inf if value > 0 else -np.inf
 
 
 def _rint_codes(numbers, n_codes):
@@ -231,7 +265,7 @@ class LevelColumn:
 
     def __init__(self, levels, dtype=None):
         self.levels = np.asarray(levels)
-        self.dtype = dtype  # the input's dtype (or None)
+        self.dtype = public_dtype(dtype)  # the input's dtype if it is structure, else None
 
     @property
     def n_codes(self):
@@ -272,7 +306,7 @@ class NumberColumn:
     """
 
     def __init__(self, dtype=None, integer=False):
-        self.dtype = dtype
+        self.dtype = public_dtype(dtype)
         self.integer = bool(integer)
 
     def encode(self, values):
@@ -303,7 +337,7 @@ class BinnedColumn:
 
     def __init__(self, lower, upper, n_bins, dtype=None):
         self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
-        self.dtype = dtype
+        self.dtype = public_dtype(dtype)
 
     @property
     def n_codes(self):

@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 
 import sksmooth.release._columns as columns_module
+import sksmooth.release._tables as tables_module
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
 from sksmooth.release import SmoothMWEM
+from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import BinnedColumn, LevelColumn, NumberColumn
 
 pd = pytest.importorskip("pandas")
@@ -132,3 +134,128 @@ def test_a_codec_taking_the_text_of_a_hashed_unique_is_caught(monkeypatch):
     d1[0] = True  # one row; the old rule moved row 1 too ("True" is not level "1")
     column = LevelColumn(np.array(["x", "1", "2"]))
     assert (_codes(column, d0) != _codes(column, d1)).sum() > 1
+
+
+# ------------------------------- dtypes that follow the values are not structure
+def _observable(make, X):
+    """Everything but the noise: refusal (type, message) or, once fitted, the
+    model's shape, the synthetic columns' names and dtypes, the certification
+    and the pickled codec."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = make().fit(X)
+            out = est.sample(5, random_state=0)
+    except (TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    model = getattr(est, "model_", None)
+    codec = est._codec if hasattr(est, "_codec") else est._schema
+    dtypes = [str(t) for t in (out.dtypes if hasattr(out, "dtypes") else [out.dtype])]
+    return (getattr(model, "shape", None), list(est.get_feature_names_out()), dtypes,
+            est.guarantee_.certified, pickle.dumps(codec))
+
+
+def _one_row_changed(df, column, value):
+    other = df.copy()
+    other[column] = other[column].astype(object)
+    other.loc[0, column] = value
+    return other
+
+
+def _tables():
+    rng = np.random.default_rng(0)
+    n = 60
+    x = rng.uniform(0, 1, n)
+    return {
+        # numpy bool; a None makes the column object
+        "bool": (pd.DataFrame({"c": rng.random(n) < 0.5, "x": x}), None),
+        # pandas >= 3 'str'; one number among the texts makes it object
+        "str": (pd.DataFrame({"c": rng.choice(["a", "b"], n), "x": x}), 3),
+        # float; one stray text makes it object
+        "float": (pd.DataFrame({"c": rng.uniform(0, 1, n), "x": x}), "n/a"),
+        # int; one missing value makes it float64 (the pickled codec kept the dtype)
+        "int": (pd.DataFrame({"c": rng.integers(0, 2, n), "x": x}), np.nan),
+        # datetime; one stray text makes it object
+        "datetime": (pd.DataFrame({"c": pd.date_range("2020", periods=n), "x": x}), "n/a"),
+    }
+
+
+_FAMILIES = {
+    "mwem": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0),
+    "mwem categorical": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
+                                           categorical_features=["c"]),
+    "mwem from_dtype": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
+                                          categorical_features="from_dtype"),
+    "aim": lambda: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, n_bins=2, method="mst",
+                                               random_state=0),
+    "aim levels": lambda: AdaptiveMarginalSynthesizer(
+        bounds={"x": (0, 1)}, n_bins=2, method="mst", random_state=0,
+        levels={"c": [0, 1]}),
+}
+
+
+@pytest.mark.parametrize("family", sorted(_FAMILIES))
+@pytest.mark.parametrize("kind", sorted(_tables()))
+def test_a_dtype_one_row_changes_changes_nothing_visible(family, kind):
+    # before the fix, e.g.: a numpy bool column had levels [False, True] but the
+    # object column of its neighbour (one None) had none (AIM refused it, SmoothMWEM
+    # read it as a continuous column); a 'str' column was refused ("not numeric")
+    # and its neighbour with one number accepted; 'from_dtype' made a float column
+    # with one stray text categorical (int64 output); a datetime column was refused
+    # and its neighbour accepted; the pickled codec stored int64 vs float64
+    df, value = _tables()[kind]
+    make = _FAMILIES[family]
+    assert _observable(make, df) == _observable(make, _one_row_changed(df, "c", value))
+
+
+def _trust_input_dtypes(monkeypatch):
+    for module in (columns_module, tables_module):
+        monkeypatch.setattr(module, "public_dtype", lambda dtype: dtype)
+
+
+@pytest.mark.parametrize("family, kind", [("aim", "bool"), ("mwem", "str"),
+                                          ("mwem from_dtype", "float"), ("mwem", "int")])
+def test_a_codec_trusting_the_input_dtype_is_caught(monkeypatch, family, kind):
+    _trust_input_dtypes(monkeypatch)
+    df, value = _tables()[kind]
+    make = _FAMILIES[family]
+    assert _observable(make, df) != _observable(make, _one_row_changed(df, "c", value))
+
+
+# ------------------------------------------------------- arrays and lists
+def _array_neighbours():
+    X = np.random.default_rng(0).uniform(0, 1, (60, 2))
+    Y = X.astype(object)
+    Y[0, 0] = "n/a"  # one row: the array is now object
+    return X, Y
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_an_array_with_one_text_is_mapped_not_refused(as_list):
+    # before the fix: SmoothMWEM passed an array without declared levels straight
+    # to validation, which refused the object array ("could not be converted")
+    # and accepted its float neighbour
+    X, Y = _array_neighbours()
+    if as_list:
+        X, Y = X.tolist(), Y.tolist()
+    make = _FAMILIES["mwem"]
+    assert _observable(make, X) == _observable(make, Y)
+    # the same row as an object array with a True: True reads 1.0 whatever the others
+    Z = np.asarray(Y, dtype=object)
+    Z[1, 0] = True
+    est = make().fit(Z)
+    assert est.transform(Z).shape == (60, 2)
+
+
+def test_an_encoder_passing_arrays_to_validation_is_caught(monkeypatch):
+    encode = tables_module.TableSchema.encode
+
+    def old_encode(self, X):
+        if not self.is_frame and not np.any(self.has_levels):
+            return X
+        return encode(self, X)
+
+    monkeypatch.setattr(tables_module.TableSchema, "encode", old_encode)
+    X, Y = _array_neighbours()
+    make = _FAMILIES["mwem"]
+    assert _observable(make, X) != _observable(make, Y)
