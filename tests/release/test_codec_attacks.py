@@ -259,3 +259,43 @@ def test_an_encoder_passing_arrays_to_validation_is_caught(monkeypatch):
     X, Y = _array_neighbours()
     make = _FAMILIES["mwem"]
     assert _observable(make, X) != _observable(make, Y)
+
+
+# ------------------------------------------------------------------ labels
+def _label_neighbours():
+    y0 = np.tile(np.array([0, 1, 1], dtype=object), 10)
+    y1 = y0.copy()
+    y1[0] = "x"  # one row: a stray text among integer labels
+    return np.zeros((30, 1)), y0, y1
+
+
+
+
+def test_one_stray_label_moves_one_labels_code_only():
+    # before the fix: SmoothMWEM mapped labels by a sorted search that raised on a
+    # label not comparable with the classes, and then mapped EVERY label to class 0
+    # (one text among 30 integer labels moved 20 rows): unbounded sensitivity
+    from sksmooth.release._base import PrivateTable
+
+    _, y0, y1 = _label_neighbours()
+    frame = PrivateTable(None, None, np.zeros(1), np.ones(1), np.zeros(1, dtype=bool),
+                         np.array([0, 1]), False, None, n_rows=0)
+    a = frame.map_rows(np.zeros((30, 1)), y0).y
+    b = frame.map_rows(np.zeros((30, 1)), y1).y
+    assert (a != b).sum() <= 1
+
+
+def test_a_label_encoder_failing_as_a_whole_is_caught(monkeypatch):
+    import sksmooth.release._base as base_module
+    from sksmooth._private_data import encode_private_labels
+
+    class SortedSearch:  # the old rule: one sorted search over all labels
+        def __init__(self, classes):
+            self.classes = classes
+
+        def encode(self, y):
+            return encode_private_labels(y, self.classes)
+
+    monkeypatch.setattr(base_module, "LevelColumn", SortedSearch)
+    with pytest.raises(AssertionError):
+        test_one_stray_label_moves_one_labels_code_only()
