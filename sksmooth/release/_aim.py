@@ -43,6 +43,7 @@ from ._columns import (
     BinnedColumn,
     LevelColumn,
     TableCodec,
+    as_table,
     dtype_categories,
     public_levels,
     structure_family,
@@ -337,7 +338,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                  "category values.")
             # sklearn's structural checks (2-D, non-empty); messages carry no
             # data values, non-finite entries pass through
-            arr = validate_private_data(self, X, dtype=None, accept_sparse=False)
+            arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False)
             columns, names, dtypes, _ = TableCodec.split(arr)
         if len(columns) == 0 or len(columns[0]) == 0:
             raise ValueError("X must have at least one row and one column.")

@@ -54,6 +54,7 @@ __all__ = [
     "NumberColumn",
     "TableCodec",
     "as_floats",
+    "as_table",
     "dtype_categories",
     "dtype_follows_values",
     "is_bool_dtype",
@@ -159,6 +160,18 @@ def undeclared_levels_error(name, parameter, alternative=""):
 
 
 # ------------------------------------------------------------------ values
+def as_table(X):
+    """A nested list as an object array: its entries keep their own values (numpy
+    would otherwise pick one dtype for all of them, turning ``True`` into the
+    text ``"True"`` when another row holds a text)."""
+    if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
+        return X
+    try:
+        return np.asarray(X, dtype=object)
+    except ValueError:  # ragged: validation reports it
+        return X
+
+
 def as_floats(values):
     """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
     and no error message quoting a private value.

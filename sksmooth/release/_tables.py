@@ -47,6 +47,7 @@ from ._columns import (
     LevelColumn,
     NumberColumn,
     TableCodec,
+    as_table,
     dtype_categories,
     is_bool_dtype,
     is_dataframe,
@@ -142,7 +143,7 @@ class TableSchema:
     @classmethod
     def from_input(cls, X, categorical_features, categories):
         """Schema from the input's structure and the public parameters."""
-        X = _as_table(X)
+        X = as_table(X)
         frame = is_dataframe(X)
         shape = getattr(X, "shape", None)
         if shape is None or len(shape) != 2:  # lists, 1-D or 3-D input: validation says so
@@ -169,7 +170,7 @@ class TableSchema:
         held text. Input of an unusual structure (1-D, 3-D, ragged) is
         returned as given, for validation to report.
         """
-        X = _as_table(X)
+        X = as_table(X)
         if self.n_features == 0 or getattr(X, "ndim", 2) != 2:
             return X
         return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
@@ -199,18 +200,6 @@ class TableSchema:
         return (self.codec.structure() == other.codec.structure()
                 and np.array_equal(self.categorical, other.categorical)
                 and all(_same_levels(a, b) for a, b in zip(self.levels, other.levels)))
-
-
-def _as_table(X):
-    """A nested list as an object array: its entries keep their own values (numpy
-    would otherwise pick one dtype for all of them, turning ``True`` into the
-    text ``"True"`` when another row holds a text)."""
-    if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
-        return X
-    try:
-        return np.asarray(X, dtype=object)
-    except ValueError:  # ragged: validation reports it
-        return X
 
 
 def _same_levels(a, b):

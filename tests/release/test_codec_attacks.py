@@ -299,3 +299,39 @@ def test_a_label_encoder_failing_as_a_whole_is_caught(monkeypatch):
     monkeypatch.setattr(base_module, "LevelColumn", SortedSearch)
     with pytest.raises(AssertionError):
         test_one_stray_label_moves_one_labels_code_only()
+
+
+def _list_neighbours():
+    rows0 = [[True, 0]] * 30 + [[0.0, 1]] * 30
+    rows1 = [list(r) for r in rows0]
+    rows1[-1][0] = "x"  # one row: numpy would make the whole list a text array
+    return rows0, rows1
+
+
+def _rows_moved(encode):
+    rows0, rows1 = _list_neighbours()
+    a, b = np.asarray(encode(rows0), dtype=float), np.asarray(encode(rows1), dtype=float)
+    return int(np.any(a != b, axis=1).sum())
+
+
+def _aim_codes(rows):
+    return AdaptiveMarginalSynthesizer(levels=2)._encode(rows, None)[0]
+
+
+def _mwem_numbers(rows):
+    return tables_module.TableSchema.from_input(rows, None, None).encode(rows)
+
+
+@pytest.mark.parametrize("encode", [_aim_codes, _mwem_numbers])
+def test_a_list_with_one_text_moves_one_row_only(encode):
+    # before the fix: AdaptiveMarginalSynthesizer let numpy convert a nested list,
+    # which turned every True into the text "True" (level 0) once one row held a
+    # text: one row moved 30 (SmoothMWEM refused the list, see above)
+    assert _rows_moved(encode) <= 1
+
+
+def test_a_list_converted_by_numpy_is_caught(monkeypatch):
+    import sksmooth.release._aim as aim_module
+
+    monkeypatch.setattr(aim_module, "as_table", lambda X: X)
+    assert _rows_moved(_aim_codes) > 1
