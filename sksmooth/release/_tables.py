@@ -167,11 +167,12 @@ class TableSchema:
         becomes NaN (then mapped into the box like any missing value). An
         array's dtype follows its values (one text makes a float array
         object), so refusing a non-numeric array would tell that some row
-        held text. Input of an unusual structure (1-D, 3-D, ragged) is
-        returned as given, for validation to report.
+        held text. Input of an unusual structure (1-D, 3-D, ragged, another
+        width) is returned as given, for validation to report.
         """
         X = as_table(X)
-        if self.n_features == 0 or getattr(X, "ndim", 2) != 2:
+        if self.n_features == 0 or len(getattr(X, "shape", ())) != 2 \
+                or X.shape[1] != self.n_features:  # validation names the mismatch
             return X
         return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
 
