@@ -43,6 +43,7 @@ from ._columns import (
     BinnedColumn,
     LevelColumn,
     TableCodec,
+    as_table,
     dtype_categories,
     public_levels,
     structure_family,
@@ -171,7 +172,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codes ``0 .. L-1``. A sequence (one entry per column) or a dict
         (column name or index -> entry), each entry an int (codes) or a list
         of level values. Columns with a ``Categorical`` dtype use its
-        categories and boolean columns ``[False, True]`` when not given.
+        categories and pandas ``boolean`` columns ``[False, True]`` when not
+        given; a numpy bool column needs ``[False, True]`` declared (one
+        missing value makes it an object column, so its dtype is not public).
         A column with neither levels nor ``bounds`` is refused: levels are
         never read from the data (they would release which values occur,
         and the largest code would set the model's size).
@@ -335,7 +338,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                  "category values.")
             # sklearn's structural checks (2-D, non-empty); messages carry no
             # data values, non-finite entries pass through
-            arr = validate_private_data(self, X, dtype=None, accept_sparse=False)
+            arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False)
             columns, names, dtypes, _ = TableCodec.split(arr)
         if len(columns) == 0 or len(columns[0]) == 0:
             raise ValueError("X must have at least one row and one column.")

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
-from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
+from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     check_bounds,
@@ -43,6 +43,7 @@ from ..classes import Halfspaces
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
+from ._columns import LevelColumn
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
@@ -158,7 +159,9 @@ class PrivateTable:
                 "release() to start over.")
         if y is not None:
             y = _labels_1d(y, n)
-            y = self.classes[encode_private_labels(y, self.classes)]
+            # the labels are one more column with public levels: the codec's rule,
+            # row by row (a label of another type maps to level 0, alone)
+            y = self.classes[LevelColumn(self.classes).encode(y)]
         return replace(self, X=sanitize_rows(X_num, self.lower, self.upper), y=y, n_rows=None)
 
 
@@ -201,6 +204,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         tags.requires_fit = True
         tags.target_tags.required = False
         tags.input_tags.allow_nan = True  # mapped by the public rule, never refused
+        tags.input_tags.string = True  # a non-number is mapped like a missing value
         return tags
 
     # ------------------------------------------------------------ data

@@ -18,9 +18,15 @@ Three column strategies:
 
 The rules, the same for every estimator:
 
+- **Which dtypes count** (:func:`public_dtype`): only those no private
+  value can change (``Categorical``, pandas' nullable ``Int64``/``Float64``/
+  ``boolean``). A dtype numpy or pandas picks from the values (int64 vs
+  float64 vs object, numpy bool vs object, ``str`` vs object, datetime vs
+  object) is not structure: one row would change it, so every such column
+  is treated alike (numbers unless declared) and its dtype is not stored.
 - **Where levels come from** (:func:`public_levels`): declared by the user,
   the categories of a pandas ``Categorical`` dtype, or ``[False, True]`` for
-  a boolean dtype. Nothing else: a column without public levels is refused
+  pandas' ``boolean`` dtype. Nothing else: a column without public levels is refused
   with a message naming the parameter that declares them
   (:func:`undeclared_levels_error`). Reading levels from the data would
   release which values occur (and, for integer codes, the private maximum
@@ -48,11 +54,13 @@ __all__ = [
     "NumberColumn",
     "TableCodec",
     "as_floats",
+    "as_table",
     "dtype_categories",
     "dtype_follows_values",
     "is_bool_dtype",
     "is_dataframe",
     "is_numeric_dtype",
+    "public_dtype",
     "public_levels",
     "public_output_dtype",
     "undeclared_levels_error",
@@ -66,10 +74,29 @@ def is_dataframe(X):
 
 
 def dtype_follows_values(dtype):
-    """Whether pandas/numpy may pick this dtype from the values: numpy dtypes and
-    pandas' string dtypes (pandas >= 3 stores a text column as ``str``, and as
-    float64 when every value is missing). A synthetic column must not echo it."""
-    return dtype is None or isinstance(dtype, np.dtype) or str(dtype) in ("str", "string")
+    """Whether pandas/numpy may pick this dtype from the values, so that one
+    private row can change it: every numpy dtype (a missing value makes int64
+    float64 and bool object, a stray text makes any column object, a number
+    among texts makes ``str`` object) and every pandas dtype inferred from
+    values (``str``, datetimes with a time zone, periods, intervals). Only a
+    dtype that no value can change is structure: a ``Categorical`` (a value
+    outside its categories is missing) and pandas' nullable numbers and
+    booleans (``Int64``, ``Float64``, ``boolean``: a missing value is
+    ``pd.NA``), which pandas never infers. ``None`` (an ndarray) follows too.
+    """
+    if dtype is None or isinstance(dtype, np.dtype):
+        return True
+    if getattr(dtype, "categories", None) is not None:
+        return False
+    return not (getattr(dtype, "kind", "O") in "iufb" and hasattr(dtype, "numpy_dtype"))
+
+
+def public_dtype(dtype):
+    """The part of a column's dtype that is public structure: the dtype itself
+    when no value can change it, else ``None`` (nothing). Every decision of
+    the codec — levels, which columns are categorical, output dtypes, what a
+    pickled estimator stores — is taken from it, never from the input dtype."""
+    return None if dtype_follows_values(dtype) else dtype
 
 
 def is_numeric_dtype(dtype):
@@ -97,8 +124,11 @@ def public_levels(declared, dtype, name, parameter):
 
     ``declared``: an int ``L`` (codes ``0 .. L-1``) or a list of distinct
     levels, given by the user; otherwise the categories of a ``Categorical``
-    dtype, or ``[False, True]`` for a boolean dtype. Never the data.
+    dtype, or ``[False, True]`` for pandas' ``boolean`` dtype. Never the data,
+    nor a dtype that follows it (a numpy bool column with one missing value
+    is an object column: :func:`public_dtype`).
     """
+    dtype = public_dtype(dtype)
     if declared is not None:
         if isinstance(declared, (int, np.integer)) and not isinstance(declared, bool):
             if declared < 1:
@@ -123,23 +153,50 @@ def undeclared_levels_error(name, parameter, alternative=""):
     """The refusal of a column without public levels (names the fix)."""
     return ValueError(
         f"column {name!r} has no public levels: declare them with {parameter}="
-        f"{{{name!r}: [...]}} or give the column a pandas Categorical dtype{alternative}. "
+        f"{{{name!r}: [...]}} or give the column a pandas Categorical (or nullable "
+        f"'boolean') dtype{alternative}. "
         "Levels are never read from the private data (that would release which values "
         "occur, and the largest value would set the model's size).")
 
 
 # ------------------------------------------------------------------ values
+def as_table(X):
+    """A nested list as an object array: its entries keep their own values (numpy
+    would otherwise pick one dtype for all of them, turning ``True`` into the
+    text ``"True"`` when another row holds a text)."""
+    if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
+        return X
+    try:
+        return np.asarray(X, dtype=object)
+    except ValueError:  # ragged: validation reports it
+        return X
+
+
 def as_floats(values):
     """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
-    and no error message quoting a private value."""
+    and no error message quoting a private value.
+
+    Each row's float is ``float(value)`` — numpy's own conversion — or NaN,
+    whatever the other rows hold: a stray text elsewhere in the column must
+    not change how ``True`` or ``np.float32(0.1)`` reads (a row's mapping
+    depending on another row would break the counts' sensitivity).
+    """
     try:
         with np.errstate(invalid="ignore"):
             return np.asarray(values, dtype=float)
     except (TypeError, ValueError, OverflowError):
         pass
-    distinct, inverse = _distinct_text(values)
-    floats = np.array([_float_or_nan(v) for v in distinct], dtype=float)
-    return floats[inverse]
+    factorize = getattr(values, "factorize", None)
+    if factorize is not None:  # a Series: one conversion per distinct value, by hashing
+        try:
+            codes, uniques = factorize()
+        except TypeError:  # an unhashable entry (a list in a cell): row by row below
+            pass
+        else:  # values equal in Python (True, 1, 1.0) share a unique and a float
+            floats = [_float_or_nan(v) for v in np.asarray(uniques, dtype=object).tolist()]
+            return np.array(floats + [np.nan], dtype=float)[np.asarray(codes)]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.frompyfunc(_float_or_nan, 1, 1)(np.asarray(values, dtype=object)).astype(float)
 
 
 def _distinct_text(values):
@@ -147,23 +204,59 @@ def _distinct_text(values):
     them, so that a per-value rule loops over the distinct values, not the rows.
 
     A pandas Series is factorised by hashing (a missing value is ``"nan"``);
-    an array through numpy's sort of its values' text.
+    an array through numpy's sort of its values' text. Hashing puts values
+    that are equal in Python but of different text (``True``, ``1``, ``1.0``;
+    ``0.0``, ``-0.0``) in one unique, whose text would then depend on which
+    row came first: unless every unique is a string, each row's own text is
+    factorised instead.
     """
     factorize = getattr(values, "factorize", None)
     if factorize is not None:
-        codes, uniques = factorize()
-        texts = [str(v) for v in np.asarray(uniques, dtype=object).tolist()] + ["nan"]
-        return texts, np.asarray(codes)  # a missing value's code -1 indexes "nan"
-    distinct, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
-                                  return_inverse=True)
+        try:
+            codes, uniques = factorize()
+        except TypeError:  # an unhashable entry: the array path
+            codes, uniques = None, None
+        if uniques is not None:
+            uniques = np.asarray(uniques, dtype=object).tolist()
+            if not all(isinstance(u, str) for u in uniques):
+                texts = _texts(values)
+                texts[np.asarray(codes) < 0] = "nan"
+                codes, uniques = type(values)(texts, dtype=object).factorize()
+                uniques = np.asarray(uniques, dtype=object).tolist()
+            return uniques + ["nan"], np.asarray(codes)  # a missing value's code -1: "nan"
+    distinct, inverse = np.unique(_texts(values), return_inverse=True)
     return distinct.tolist(), inverse.ravel()
 
 
-def _float_or_nan(text):
+def _texts(values):
+    """Each row's text (an object array of strings), by :func:`_text`."""
+    with np.errstate(invalid="ignore"):
+        return np.frompyfunc(_text, 1, 1)(np.asarray(values, dtype=object))
+
+
+def _text(value):
+    """``str(value)``; ``"nan"`` for a missing value (None, NaN, ``pd.NA``, NaT),
+    as pandas' hashing codes them, whichever path a column takes."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return "nan"
     try:
-        return float(text)
-    except ValueError:
+        if value != value:  # NaN of any float type, numpy NaT
+            return "nan"
+    except (TypeError, ValueError):  # e.g. an array in a cell
+        pass
+    return str(value)
+
+
+def _float_or_nan(value):
+    """``float(value)`` (of the value, not of its text), NaN when it has none; a
+    number beyond the float range (``10**400``) is +-inf, as in
+    :func:`~sksmooth._private_data.validate_private_data`."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
         return np.nan
+    except OverflowError:
+        return np.inf if value > 0 else -np.inf
 
 
 def _rint_codes(numbers, n_codes):
@@ -185,7 +278,7 @@ class LevelColumn:
 
     def __init__(self, levels, dtype=None):
         self.levels = np.asarray(levels)
-        self.dtype = dtype  # the input's dtype (or None)
+        self.dtype = public_dtype(dtype)  # the input's dtype if it is structure, else None
 
     @property
     def n_codes(self):
@@ -226,7 +319,7 @@ class NumberColumn:
     """
 
     def __init__(self, dtype=None, integer=False):
-        self.dtype = dtype
+        self.dtype = public_dtype(dtype)
         self.integer = bool(integer)
 
     def encode(self, values):
@@ -257,7 +350,7 @@ class BinnedColumn:
 
     def __init__(self, lower, upper, n_bins, dtype=None):
         self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
-        self.dtype = dtype
+        self.dtype = public_dtype(dtype)
 
     @property
     def n_codes(self):

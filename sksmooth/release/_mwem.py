@@ -229,14 +229,18 @@ class SmoothMWEM(ReleaseMixin):
         Projected Smooth MWEM (requires ``sigma``).
     categorical_features : None, 'from_dtype', bool mask, int indices or names, default=None
         Categorical features. Levels: ``categories``, a pandas
-        ``Categorical`` dtype's categories, ``[False, True]`` for booleans, or
-        the integers between the public bounds of a numeric column.
+        ``Categorical`` dtype's categories, ``[False, True]`` for pandas'
+        ``boolean`` dtype, or the integers between the public bounds.
         ``None``: only the DataFrame columns whose dtype carries levels
-        (Categorical, boolean). ``'from_dtype'``: every non-numeric column.
+        (Categorical, ``boolean``). ``'from_dtype'``: those, and every
+        column named in ``categories``. A dtype numpy or pandas picks from
+        the values (numpy bool, ``str``, object, int vs float) is not
+        public — one row can change it — so such a column is numbers unless
+        declared here.
     categories : None or dict, default=None
         Public levels ``{column name or index: [levels]}``. Never read from
-        the data: a string column without declared levels is an error. A
-        value outside the levels is mapped to the first level.
+        the data. A value outside the levels is mapped to the first level; a
+        text in a column without levels is mapped like a missing value.
     bounds : tuple (lower, upper) or None, default=None
         Public domain box. ``None`` takes it from the data
         (``PrivacyLeakWarning``). Rows outside are clipped to it; how many

@@ -1,19 +1,25 @@
 """Tables in, tables out: the public schema of the release estimators' input.
 
 A :class:`TableSchema` is fitted from the input's *structure* (column names
-and dtypes of a pandas DataFrame, or the width of an ndarray) and from
-public parameters only — never from the values of the private rows:
+and the public dtypes of a pandas DataFrame, or the width of an ndarray) and
+from public parameters only — never from the values of the private rows. A
+dtype numpy or pandas picks from the values (int64/float64/object, numpy
+bool, ``str``, datetime: one row can change it) is not structure
+(:func:`~sksmooth.release._columns.public_dtype`): such a column is numbers
+unless declared categorical.
 
 - which columns are categorical: ``categorical_features`` as names,
-  indices, a boolean mask, or ``'from_dtype'`` (pandas ``Categorical``,
-  boolean and string/object columns);
+  indices, a boolean mask, or ``'from_dtype'`` (the columns whose public
+  dtype is not numeric — pandas ``Categorical`` and ``boolean`` — and those
+  with declared ``categories``);
 - the levels of a categorical column are public: declared in
   ``categories={column: [levels]}``, or the categories of a pandas
-  ``Categorical`` dtype, or ``[False, True]`` for a boolean column; a
-  numeric categorical column without declared levels has the integer levels
-  between its public bounds. A string column without declared levels is an
-  error that names the fix: reading the levels from the data would release
-  which values occur.
+  ``Categorical`` dtype, or ``[False, True]`` for pandas' ``boolean``
+  dtype; a categorical column without declared levels has the integer
+  levels between its public bounds. A text in a column without declared
+  levels is mapped like a missing value, never refused (a refusal would
+  tell that some row held text); reading levels from the data would
+  release which values occur.
 
 Internally every column is a number, by the shared column codec of
 :mod:`sksmooth.release._columns` (the same rules as
@@ -41,10 +47,12 @@ from ._columns import (
     LevelColumn,
     NumberColumn,
     TableCodec,
+    as_table,
     dtype_categories,
     is_bool_dtype,
     is_dataframe,
     is_numeric_dtype,
+    public_dtype,
     public_levels,
     undeclared_levels_error,
 )
@@ -135,16 +143,17 @@ class TableSchema:
     @classmethod
     def from_input(cls, X, categorical_features, categories):
         """Schema from the input's structure and the public parameters."""
+        X = as_table(X)
         frame = is_dataframe(X)
         shape = getattr(X, "shape", None)
         if shape is None or len(shape) != 2:  # lists, 1-D or 3-D input: validation says so
             return cls(TableCodec([], [], False), np.zeros(0, dtype=bool))
         n_features = shape[1]
         columns = list(X.columns) if frame else None
-        dtypes = list(X.dtypes) if frame else [None] * n_features
-        mask = _categorical_mask(categorical_features, n_features, columns,
-                                 dtypes if frame else None)
+        dtypes = [public_dtype(t) for t in X.dtypes] if frame else [None] * n_features
         declared = _declared_levels(categories, n_features, columns)
+        mask = _categorical_mask(categorical_features, n_features, columns,
+                                 dtypes if frame else None, declared)
         strategies = [_column_strategy(j, mask[j], declared.get(j), columns, dtypes[j])
                       for j in range(n_features)]
         names = columns if frame else [f"x{j}" for j in range(n_features)]
@@ -154,13 +163,16 @@ class TableSchema:
     def encode(self, X):
         """Numeric matrix: level codes for columns with levels, numbers otherwise.
 
-        A non-number in a column without levels becomes NaN (then mapped
-        into the box like any missing value). An ndarray without levels is
-        returned as given: :func:`~sksmooth._private_data.validate_private_data`
-        converts it, or refuses a non-numeric array with a value-free message
-        (the package-wide rule for arrays).
+        A DataFrame and an array alike go through the codec: a non-number
+        becomes NaN (then mapped into the box like any missing value). An
+        array's dtype follows its values (one text makes a float array
+        object), so refusing a non-numeric array would tell that some row
+        held text. Input of an unusual structure (1-D, 3-D, ragged, another
+        width) is returned as given, for validation to report.
         """
-        if not self.is_frame and not np.any(self.has_levels):
+        X = as_table(X)
+        if self.n_features == 0 or len(getattr(X, "shape", ())) != 2 \
+                or X.shape[1] != self.n_features:  # validation names the mismatch
             return X
         return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
 
@@ -198,7 +210,8 @@ def _same_levels(a, b):
 
 
 # ----------------------------------------------------------------- helpers
-def _categorical_mask(spec, n_features, columns, dtypes):
+def _categorical_mask(spec, n_features, columns, dtypes, declared):
+    """The categorical columns; ``dtypes`` are public (:func:`public_dtype`)."""
     mask = np.zeros(n_features, dtype=bool)
     if spec is None:
         if dtypes is not None:  # levels known from the dtype are categorical anyway
@@ -208,7 +221,8 @@ def _categorical_mask(spec, n_features, columns, dtypes):
         if dtypes is None:
             raise ValueError("categorical_features='from_dtype' needs a pandas DataFrame; "
                              "pass indices or a boolean mask for an ndarray.")
-        mask[:] = [not is_numeric_dtype(t) for t in dtypes]
+        # a dtype that follows the values (None here) is numbers unless declared
+        mask[:] = [not is_numeric_dtype(t) or j in declared for j, t in enumerate(dtypes)]
         return mask
     items = list(spec)
     if items and isinstance(items[0], (bool, np.bool_)):

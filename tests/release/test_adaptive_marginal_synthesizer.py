@@ -28,7 +28,7 @@ def frame(n=300, seed=0):
     return pd.DataFrame({
         "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n),
                                  categories=["red", "green", "blue", "violet"]),
-        "flag": rng.random(n) < 0.3,
+        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
         "city": rng.choice(["Oslo", "Lima"], n).astype(object),
         "size": rng.integers(0, 4, n),
     })
@@ -51,7 +51,7 @@ def test_dataframe_round_trip_keeps_names_dtypes_levels():
     assert list(out.columns) == list(df.columns)
     assert isinstance(out["colour"].dtype, pd.CategoricalDtype)
     assert list(out["colour"].cat.categories) == ["red", "green", "blue", "violet"]
-    assert out["flag"].dtype == bool
+    assert out["flag"].dtype == "boolean"
     assert set(out["city"]) <= {"Oslo", "Lima"}
     assert out["size"].dtype == df["size"].dtype and set(out["size"]) <= {0, 1, 2, 3}
     assert list(synth.get_feature_names_out()) == list(df.columns)
@@ -168,7 +168,7 @@ def mixed_frame(n=2000, seed=0, scale=10.0):
         "x": x,
         "z": x + rng.normal(0, 3, n),
         "age": rng.integers(18, 90, n),
-        "smoker": rng.random(n) < 0.3,
+        "smoker": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
     })
 
 
@@ -188,7 +188,7 @@ def test_continuous_columns_from_public_bounds_without_leak():
     out = synth.sample(2000, random_state=0)
     assert list(out.columns) == list(df.columns)
     assert out["x"].dtype == float and out["age"].dtype == float  # numpy int: see attacks
-    assert out["smoker"].dtype == bool
+    assert out["smoker"].dtype == "boolean"
     assert out["x"].between(0, 100).all() and out["age"].between(18, 90).all()
     # the dependence between x and z survives the binning
     assert np.corrcoef(out["x"], out["z"])[0, 1] > 0.5

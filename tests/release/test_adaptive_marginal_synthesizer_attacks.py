@@ -49,7 +49,8 @@ def test_synthetic_dtypes_do_not_reveal_a_missing_value():
 
 
 def test_a_release_that_echoes_the_input_dtypes_is_caught(monkeypatch):
-    # the deliberately broken variant: the fitted column's own dtype
+    # the deliberately broken variant: the fitted column's own dtype, kept and echoed
+    monkeypatch.setattr(columns, "public_dtype", lambda dtype: dtype)
     monkeypatch.setattr(columns, "public_output_dtype", lambda column: column.dtype)
     df = _table()
     assert _synthetic_dtypes(df) != _synthetic_dtypes(_with_a_missing_row(df))

@@ -62,7 +62,7 @@ def _frame_data(n=400, seed=1):
     return pd.DataFrame({
         "colour": colour,
         "size": rng.integers(0, 5, n),
-        "flag": rng.random(n) < 0.3,
+        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
         "x": rng.random(n),
     })
 
@@ -219,7 +219,7 @@ def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
     out = est.sample(25, random_state=0)
     assert list(out.columns) == list(df.columns)
     # public dtype rule: integer levels -> int64, continuous -> float64, the rest kept
-    assert list(out.dtypes) == [df.dtypes["colour"], np.dtype(np.int64), np.dtype(bool),
+    assert list(out.dtypes) == [df.dtypes["colour"], np.dtype(np.int64), pd.BooleanDtype(),
                                 np.dtype(float)]
     assert est.transform(df.iloc[:5]).shape == (5, 4)
 
@@ -275,7 +275,6 @@ def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_pa
 @pytest.mark.parametrize("bad, match", [
     (lambda X, y: (X[:, :2], y), "features"),
     (lambda X, y: (X, None), "y was given with the first chunk"),
-    (lambda X, y: (np.full(X.shape, "abc"), y), "numbers"),
 ])
 def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
     X, y = _numeric_data()
