@@ -28,6 +28,8 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import validate_data
 
+from ._values import level_codes
+
 __all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
 
 
@@ -146,16 +148,11 @@ def box_position(X, lower, upper):
 
 
 def encode_private_labels(y, classes_):
-    """Index of each label in ``classes_``; labels outside it map to 0 (module rule)."""
-    y = np.asarray(y)
-    classes_ = np.asarray(classes_)
-    order = np.argsort(classes_, kind="stable")
-    sorted_classes = classes_[order]
-    try:
-        pos = np.searchsorted(sorted_classes, y)
-    except TypeError:  # labels of a type not comparable with classes_
-        return np.zeros(len(y), dtype=np.intp)
-    pos = np.clip(pos, 0, len(sorted_classes) - 1)
-    known = sorted_classes[pos] == y
-    codes = np.where(known, order[pos], 0)
-    return codes.astype(np.intp)
+    """Index of each label in ``classes_``; labels outside it map to 0 (module rule).
+
+    Each label's code depends on that label only (:func:`~sksmooth._values.level_codes`):
+    one label of a type not comparable with ``classes_`` must not move the
+    others (sorting would raise, and mapping every label to 0 would make one
+    row change all of them).
+    """
+    return level_codes(y, classes_).astype(np.intp)

@@ -3,8 +3,9 @@
 import warnings
 
 import numpy as np
+import pytest
 
-from sksmooth._private_data import box_position, sanitize_rows
+from sksmooth._private_data import box_position, encode_private_labels, sanitize_rows
 
 _MAX = np.finfo(float).max
 
@@ -66,3 +67,44 @@ def test_a_dataframe_object_column_beyond_the_float_range_keeps_its_names():
     clf = _fitted_on(PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1],
                                              random_state=0), frame, [0, 1, 0, 1])
     assert list(clf.feature_names_in_) == ["a", "b"]
+
+
+def _old_sorted_search_labels(y, classes_):
+    """The rule before: sort and search; a label not comparable -> every label 0."""
+    y, classes_ = np.asarray(y), np.asarray(classes_)
+    order = np.argsort(classes_, kind="stable")
+    try:
+        pos = np.searchsorted(classes_[order], y)
+    except TypeError:
+        return np.zeros(len(y), dtype=np.int64)
+    pos = np.clip(pos, 0, len(classes_) - 1)
+    return np.where(classes_[order][pos] == y, order[pos], 0)
+
+
+def _labels_moved_by_one_stray_label(encode):
+    classes = np.array([0, 1])
+    y = np.array([0, 1] * 10, dtype=object)
+    neighbour = y.copy()
+    neighbour[3] = "x"  # one row's label is a text
+    return int(np.sum(encode(y, classes) != encode(neighbour, classes)))
+
+
+@pytest.mark.parametrize("stray", ["x", None, [1], 1e308, 10**400, object()])
+def test_one_stray_label_moves_only_its_own_code(stray):
+    y = np.array([1, 0] * 10, dtype=object)
+    neighbour = y.copy()
+    neighbour[0] = stray
+    codes = encode_private_labels(y, [0, 1])
+    assert codes.tolist() == [1, 0] * 10
+    moved = encode_private_labels(neighbour, [0, 1]) != codes
+    assert moved.sum() == 1 and moved[0]  # the stray label maps to class 0
+
+
+def test_a_label_encoder_moving_every_label_on_one_stray_label_is_caught():
+    assert _labels_moved_by_one_stray_label(encode_private_labels) == 1
+    assert _labels_moved_by_one_stray_label(_old_sorted_search_labels) == 10
+
+
+def test_text_labels_are_coded_by_their_text():
+    codes = encode_private_labels(np.array(["b", "a", "c", "b"]), np.array(["b", "a"]))
+    assert codes.tolist() == [0, 1, 0, 0]

@@ -48,12 +48,13 @@ pandas is imported lazily, only when a DataFrame came in.
 
 import numpy as np
 
+from .._values import as_floats, level_codes
+
 __all__ = [
     "BinnedColumn",
     "LevelColumn",
     "NumberColumn",
     "TableCodec",
-    "as_floats",
     "as_table",
     "dtype_categories",
     "dtype_follows_values",
@@ -172,93 +173,6 @@ def as_table(X):
         return X
 
 
-def as_floats(values):
-    """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
-    and no error message quoting a private value.
-
-    Each row's float is ``float(value)`` — numpy's own conversion — or NaN,
-    whatever the other rows hold: a stray text elsewhere in the column must
-    not change how ``True`` or ``np.float32(0.1)`` reads (a row's mapping
-    depending on another row would break the counts' sensitivity).
-    """
-    try:
-        with np.errstate(invalid="ignore"):
-            return np.asarray(values, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        pass
-    factorize = getattr(values, "factorize", None)
-    if factorize is not None:  # a Series: one conversion per distinct value, by hashing
-        try:
-            codes, uniques = factorize()
-        except TypeError:  # an unhashable entry (a list in a cell): row by row below
-            pass
-        else:  # values equal in Python (True, 1, 1.0) share a unique and a float
-            floats = [_float_or_nan(v) for v in np.asarray(uniques, dtype=object).tolist()]
-            return np.array(floats + [np.nan], dtype=float)[np.asarray(codes)]
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.frompyfunc(_float_or_nan, 1, 1)(np.asarray(values, dtype=object)).astype(float)
-
-
-def _distinct_text(values):
-    """``(texts, inverse)``: the distinct values as text and each row's index in
-    them, so that a per-value rule loops over the distinct values, not the rows.
-
-    A pandas Series is factorised by hashing (a missing value is ``"nan"``);
-    an array through numpy's sort of its values' text. Hashing puts values
-    that are equal in Python but of different text (``True``, ``1``, ``1.0``;
-    ``0.0``, ``-0.0``) in one unique, whose text would then depend on which
-    row came first: unless every unique is a string, each row's own text is
-    factorised instead.
-    """
-    factorize = getattr(values, "factorize", None)
-    if factorize is not None:
-        try:
-            codes, uniques = factorize()
-        except TypeError:  # an unhashable entry: the array path
-            codes, uniques = None, None
-        if uniques is not None:
-            uniques = np.asarray(uniques, dtype=object).tolist()
-            if not all(isinstance(u, str) for u in uniques):
-                texts = _texts(values)
-                texts[np.asarray(codes) < 0] = "nan"
-                codes, uniques = type(values)(texts, dtype=object).factorize()
-                uniques = np.asarray(uniques, dtype=object).tolist()
-            return uniques + ["nan"], np.asarray(codes)  # a missing value's code -1: "nan"
-    distinct, inverse = np.unique(_texts(values), return_inverse=True)
-    return distinct.tolist(), inverse.ravel()
-
-
-def _texts(values):
-    """Each row's text (an object array of strings), by :func:`_text`."""
-    with np.errstate(invalid="ignore"):
-        return np.frompyfunc(_text, 1, 1)(np.asarray(values, dtype=object))
-
-
-def _text(value):
-    """``str(value)``; ``"nan"`` for a missing value (None, NaN, ``pd.NA``, NaT),
-    as pandas' hashing codes them, whichever path a column takes."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return "nan"
-    try:
-        if value != value:  # NaN of any float type, numpy NaT
-            return "nan"
-    except (TypeError, ValueError):  # e.g. an array in a cell
-        pass
-    return str(value)
-
-
-def _float_or_nan(value):
-    """``float(value)`` (of the value, not of its text), NaN when it has none; a
-    number beyond the float range (``10**400``) is +-inf, as in
-    :func:`~sksmooth._private_data.validate_private_data`."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return np.nan
-    except OverflowError:
-        return np.inf if value > 0 else -np.inf
-
-
 def _rint_codes(numbers, n_codes):
     """Nearest code in ``0 .. n_codes-1`` (NaN -> 0)."""
     v = np.nan_to_num(np.rint(np.asarray(numbers, dtype=float)), nan=0.0)
@@ -291,15 +205,7 @@ class LevelColumn:
                 categories, levels):  # a Categorical with exactly these levels: its codes
             codes = np.asarray(values.cat.codes, dtype=np.int64)
             return np.where(codes < 0, 0, codes)
-        if levels.dtype.kind in "iufb":
-            v = as_floats(values)
-            order = np.argsort(levels, kind="stable")
-            sorted_levels = levels[order].astype(float)
-            pos = np.clip(np.searchsorted(sorted_levels, v), 0, len(levels) - 1)
-            return np.where(sorted_levels[pos] == v, order[pos], 0).astype(np.int64)
-        lookup = {str(value): code for code, value in enumerate(levels.tolist())}
-        distinct, inverse = _distinct_text(values)
-        return np.array([lookup.get(v, 0) for v in distinct], dtype=np.int64)[inverse]
+        return level_codes(values, levels)
 
     def decode(self, numbers, rng=None):
         return self.levels[_rint_codes(numbers, self.n_codes)]
