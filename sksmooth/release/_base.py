@@ -27,6 +27,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._domain import grid_threshold
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
 from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
@@ -479,11 +480,12 @@ class _IntervalQueries:
         feats, lo_t, hi_t = [], [], []
         for j in range(d):
             if name == "thresholds":
-                t = np.linspace(lower[j], upper[j], per_feature + 2)[1:-1]
+                t = grid_threshold(lower[j], upper[j], np.arange(1, per_feature + 1),
+                                   per_feature + 1)
                 lo_j, hi_j = np.full(len(t), -np.inf), t
             else:
                 m = max(2, int(np.sqrt(2 * per_feature)))
-                edges = np.linspace(lower[j], upper[j], m + 1)
+                edges = grid_threshold(lower[j], upper[j], np.arange(m + 1), m)
                 a, b = np.triu_indices(m)
                 lo_j, hi_j = edges[a], edges[b + 1]
             feats.append(np.full(len(lo_j), j))

@@ -48,6 +48,8 @@ pandas is imported lazily, only when a DataFrame came in.
 
 import numpy as np
 
+from .._domain import grid_threshold
+from .._private_data import box_position
 from .._values import as_floats, level_codes
 
 __all__ = [
@@ -264,18 +266,18 @@ class BinnedColumn:
 
     @property
     def edges(self):
-        return np.linspace(self.lower, self.upper, self.n_bins + 1)
+        return grid_threshold(self.lower, self.upper, np.arange(self.n_bins + 1), self.n_bins)
 
     def encode(self, values):
         v = as_floats(values)
-        rel = (v - self.lower) / (self.upper - self.lower) * self.n_bins
+        rel = box_position(v, self.lower, self.upper) * self.n_bins  # NaN stays NaN
         rel = np.where(np.isnan(rel), self.n_bins / 2.0, rel)
         codes = np.floor(np.clip(rel, -1.0, self.n_bins))  # clip first: no int overflow
         return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
 
     def decode(self, codes, rng):
-        width = (self.upper - self.lower) / self.n_bins
-        values = self.lower + (np.asarray(codes) + rng.random(len(codes))) * width
+        values = grid_threshold(self.lower, self.upper,
+                                np.asarray(codes) + rng.random(len(codes)), self.n_bins)
         values = np.clip(values, self.lower, self.upper)
         if self.output_dtype().kind in "iu":
             lo, hi = np.ceil(self.lower), np.floor(self.upper)

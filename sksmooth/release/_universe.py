@@ -25,6 +25,8 @@ sigma-smoothness (equal-width bins have equal volume).
 
 import numpy as np
 
+from .._domain import grid_threshold
+
 __all__ = ["GridUniverse", "SampleUniverse"]
 
 
@@ -131,17 +133,17 @@ class GridUniverse(_AttributeSchema):
             return self.classes
         if self.categorical[j]:
             return self.cat_levels[j]
-        width = self.upper[j] - self.lower[j]
-        if width == 0:
+        if self.upper[j] == self.lower[j]:
             return np.array([self.lower[j]])
-        edges = np.linspace(self.lower[j], self.upper[j], self.shape[j] + 1)
-        return 0.5 * (edges[:-1] + edges[1:])
+        m = self.shape[j]  # bin centres, on halves: finite for any finite bounds
+        return grid_threshold(self.lower[j], self.upper[j], np.arange(m) + 0.5, m)
 
     def bin_edges(self, j):
         """Bin edges of continuous feature ``j`` (None for categorical)."""
         if self.categorical[j] or j >= self.n_features:
             return None
-        return np.linspace(self.lower[j], self.upper[j], self.shape[j] + 1)
+        m = self.shape[j]
+        return grid_threshold(self.lower[j], self.upper[j], np.arange(m + 1), m)
 
     def decode(self, flat, rng=None, jitter=False):
         """Feature rows (and labels) of universe points given by flat index.
@@ -164,11 +166,11 @@ class GridUniverse(_AttributeSchema):
     def _decode_levels(self, codes, rng, jitter):
         X = np.empty((len(codes[0]), self.n_features))
         for j in range(self.n_features):
-            values = self.level_values(j)
-            X[:, j] = values[codes[j]]
-            if jitter and not self.categorical[j] and self.shape[j] > 1:
-                half = 0.5 * (self.upper[j] - self.lower[j]) / self.shape[j]
-                X[:, j] += rng.uniform(-half, half, size=X.shape[0])
+            if jitter and not self.categorical[j] and self.shape[j] > 1:  # inside the bin
+                X[:, j] = grid_threshold(self.lower[j], self.upper[j],
+                                         codes[j] + rng.random(X.shape[0]), self.shape[j])
+            else:
+                X[:, j] = self.level_values(j)[codes[j]]
         y = self.classes[codes[-1]] if self.has_labels else None
         return X, y
 
@@ -190,7 +192,7 @@ class SampleUniverse(_AttributeSchema):
     def __init__(self, lower, upper, categorical, n_points, rng, classes=None):
         super().__init__(lower, upper, categorical, classes)
         self.size = int(n_points)
-        X = rng.uniform(self.lower, self.upper, size=(self.size, self.n_features))
+        X = grid_threshold(self.lower, self.upper, rng.random((self.size, self.n_features)), 1)
         for j in range(self.n_features):
             if self.categorical[j]:
                 levels = self.cat_levels[j]
