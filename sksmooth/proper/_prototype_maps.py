@@ -69,6 +69,12 @@ __all__ = ["BoxCodes", "ProjectedL1Codes", "project_onto_l1_ball", "random_proje
 _MEAN_ABS_NORMAL = math.sqrt(2.0 / math.pi)
 
 
+def _count_weight(n_cells, dim):
+    """``W = G ceil(sqrt(d))`` for a code map of ``d`` coordinates: the weight
+    of the counts' coordinate (the Gaussian's), shared by both maps."""
+    return n_cells * (math.isqrt(dim - 1) + 1)
+
+
 def _box_width(lower, upper):
     width = upper - lower
     return np.where(width > 0, width, 1.0)
@@ -130,8 +136,7 @@ class BoxCodes:
 
     @property
     def count_weight(self):
-        """``W = G ceil(sqrt(d))``: the counts' coordinate (the Gaussian's weight)."""
-        return self.n_cells * (math.isqrt(self.dim - 1) + 1)
+        return _count_weight(self.n_cells, self.dim)
 
     @property
     def radix(self):
@@ -186,7 +191,7 @@ class ProjectedL1Codes:
 
     @property
     def count_weight(self):
-        return self.n_cells * (math.isqrt(self.dim - 1) + 1)
+        return _count_weight(self.n_cells, self.dim)
 
     @property
     def radix(self):
