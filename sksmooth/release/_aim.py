@@ -201,8 +201,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     method : {"auto", "aim", "mst"}, default="auto"
         ``"aim"``: the adaptive loop above (AIM, McKenna et al. 2022).
         ``"mst"``: MST (McKenna, Miklau & Sheldon 2021): the 1-way
-        marginals, then a private maximum spanning tree of 2-way marginals,
-        each third of the budget spent on one step; ``2d - 1`` precise
+        marginals (``rho/3``), then a private maximum spanning tree of 2-way
+        marginals (selection ``2 rho/15``, its tables ``8 rho/15``: the
+        paper's equal thirds give selection more than it needs, see
+        :mod:`sksmooth.release.graphical._mst`); ``2d - 1`` precise
         measurements, a tree-shaped model (the workload and
         ``max_model_size`` do not change it); levels whose noisy 1-way count
         is below ``3 sigma`` are merged before the 2-way step (MST's domain

@@ -46,9 +46,13 @@ def test_spends_exactly_the_budget_on_2d_minus_1_tables(spy, neighbouring):
     audit(spy, result, rho, neighbouring)
     d = len(shape)
     assert len(spy.sigmas) == 2 * d - 1 and len(spy.epsilons) == d - 1
-    # a third of the budget on each step
-    one_way = [r.rho for r in result.records if r.kind == "measure" and len(r.attrs) == 1]
-    assert math.fsum(one_way) == pytest.approx(rho / 3, rel=1e-12)
+    # rho/3 on the 1-way tables, 2 rho/15 on the picks, 8 rho/15 on the tree's tables
+    spent = {kind: math.fsum(r.rho for r in result.records
+                             if r.kind == kind[0] and len(r.attrs) == kind[1])
+             for kind in (("measure", 1), ("select", 0), ("measure", 2))}
+    assert spent[("measure", 1)] == pytest.approx(rho / 3, rel=1e-12)
+    assert spent[("select", 0)] == pytest.approx(2 * rho / 15, rel=1e-12)
+    assert spent[("measure", 2)] == pytest.approx(8 * rho / 15, rel=1e-12)
     if neighbouring.public_total:
         assert result.total == len(codes)
 
