@@ -55,10 +55,12 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
         self.bounds_ = (lower, upper)
         self.n_clipped_ = clip_to_bounds(X, lower, upper)[1]
-        width = upper - lower
+        # on halves, so bounds such as (-1e308, 1e308) do not overflow the width;
         # zero-width features map to the middle of the range
-        self._scale = np.divide(high - low, width, out=np.zeros_like(width), where=width > 0)
-        self._offset = np.where(width > 0, low - lower * self._scale, 0.5 * (low + high))
+        half_width = upper / 2 - lower / 2
+        self._scale = np.divide(high - low, half_width, out=np.zeros_like(half_width),
+                                where=half_width > 0)
+        self._offset = np.where(half_width > 0, low, 0.5 * (low + high))
         return self
 
     def _check_feature_range(self):
@@ -80,7 +82,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         X, _ = clip_to_bounds(X, *self.bounds_)
-        return X * self._scale + self._offset
+        return (X / 2 - self.bounds_[0] / 2) * self._scale + self._offset
 
     def inverse_transform(self, X):
         """Map scaled values back into the box (clipped values stay clipped)."""
@@ -88,4 +90,5 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
         safe = np.where(self._scale > 0, self._scale, 1.0)
-        return np.where(self._scale > 0, (X - self._offset) / safe, 0.5 * (lower + upper))
+        half = lower / 2 + (X - self._offset) / safe
+        return np.where(self._scale > 0, 2 * half, lower / 2 + upper / 2)

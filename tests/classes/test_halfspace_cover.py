@@ -107,3 +107,21 @@ def test_pairs_cover_reaches_requested_gamma_and_respects_max_size():
     assert capped.n_concepts <= 50
     with pytest.warns(UserWarning, match="exceeds the requested gamma"):
         Halfspaces().cover(bounds=(0.0, 1.0), n_features=2, gamma=0.01, max_size=200, random_state=0)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_bounds_wider_than_the_float_range_are_refused_naming_bounds(fit_intercept):
+    # upper - lower overflows: the cover's halfspaces were nan and the
+    # estimators reported "X contains NaN or inf" for a clean X
+    with pytest.raises(ValueError, match=r"bounds: features \[0\] have a width"):
+        Halfspaces(fit_intercept=fit_intercept).cover(
+            bounds=([-1e308, 0.0], [1e308, 1.0]), max_size=50, random_state=0)
+
+
+def test_smooth_hedge_with_too_wide_bounds_names_bounds():
+    from sksmooth.online import SmoothHedgeClassifier
+
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.raises(ValueError, match="bounds: features"):
+        SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(-1e308, 1e308),
+                              random_state=0).fit(X, (X[:, 0] > 0).astype(int))

@@ -39,3 +39,15 @@ def test_bounds_from_data_warn():
 def test_bad_feature_range(feature_range):
     with pytest.raises(ValueError, match="feature_range"):
         PublicBoundsScaler(bounds=(0, 1), feature_range=feature_range).fit([[0.5]])
+
+
+def test_bounds_wider_than_the_float_range_scale_without_overflow():
+    # upper - lower = 2e308 overflows: the scale used to be 0 and every value
+    # mapped to the lower end of feature_range
+    X = np.array([[-1e308], [0.0], [5e307], [1e308]])
+    scaler = PublicBoundsScaler(bounds=(-1e308, 1e308)).fit(X)
+    Z = scaler.transform(X)
+    np.testing.assert_allclose(Z.ravel(), [0.0, 0.5, 0.75, 1.0], rtol=1e-12)
+    np.testing.assert_allclose(scaler.inverse_transform(Z), X, rtol=1e-12)
+    flat = PublicBoundsScaler(bounds=([1e308, 0.0], [1e308, 1.0])).fit([[1e308, 0.5]])
+    assert np.all(np.isfinite(flat.inverse_transform(flat.transform([[1e308, 0.5]]))))
