@@ -3,7 +3,7 @@
 Run (each step resumes where it stopped; peer runs are cached)::
 
     python benchmarks/bench_synthetic_tables.py prepare
-    python benchmarks/bench_synthetic_tables.py peers  [--budget-s 4800]
+    python benchmarks/bench_synthetic_tables.py peers  [--budget-s 4800] [--seeds 5]
     python benchmarks/bench_synthetic_tables.py ours   [--seeds 5] [--label ours|ours-aim|ours-mst]
     python benchmarks/bench_synthetic_tables.py report
 
@@ -195,8 +195,8 @@ def _append(path, rec):
 
 
 # ---------------------------------------------------------------- peers
-def _peer_schedule():
-    """Priority order for a limited time budget.
+def _peer_schedule(n_seeds=5):
+    """Priority order for a limited time budget, seeds ``0 .. n_seeds - 1``.
 
     MST (the reference's record-count estimation, ``_snsynth_peer.py``)
     first on the tables where ours missed it, then the cells where ours was
@@ -210,8 +210,8 @@ def _peer_schedule():
     rest = [("digits15", 1.0), ("digits15", 2.0), ("digits15y", 1.0), ("breast30", 0.5),
             ("mixed40", 1.0), ("mixed40", 2.0)]
     plan = [(name, "mst", eps, seed) for group in (missed, within, rest)
-            for name, eps in group for seed in range(5)]
-    plan += [("digits8", "aim", eps, seed) for seed in range(5) for eps in EPSILONS]
+            for name, eps in group for seed in range(n_seeds)]
+    plan += [("digits8", "aim", eps, seed) for seed in range(n_seeds) for eps in EPSILONS]
     plan += [("digits15", "aim", 1.0, seed) for seed in range(5)]
     plan += [("breast30", "aim", 1.0, 0), ("mixed40", "aim", 1.0, 0)]
     return plan
@@ -246,7 +246,7 @@ def cached_runs(peers_only=False):
     return runs
 
 
-def peers(budget_s, timeout_s, names=None, methods=None):
+def peers(budget_s, timeout_s, names=None, methods=None, n_seeds=5):
     """Run the scheduled peer releases not yet cached (optionally only some
     workloads / methods); a failed run is retried, a timeout only at a
     longer limit."""
@@ -258,7 +258,7 @@ def peers(budget_s, timeout_s, names=None, methods=None):
 
     done = {k for k, r in cached_runs(peers_only=True).items() if settled(r)}
     start = time.time()
-    for name, method, eps, seed in _peer_schedule():
+    for name, method, eps, seed in _peer_schedule(n_seeds):
         if (name, method, eps, seed) in done or (names and name not in names) \
                 or (methods and method not in methods):
             continue
@@ -555,7 +555,7 @@ if __name__ == "__main__":
         prepare()
     elif args.command == "peers":
         peers(args.budget_s, args.timeout_s, args.names.split(","),
-              args.methods.split(",") if args.methods else None)
+              args.methods.split(",") if args.methods else None, args.seeds)
     elif args.command == "one":
         one(args.name, args.epsilon, args.seed, args.label)
     elif args.command == "ours":
