@@ -5,6 +5,7 @@ Run (each step resumes where it stopped; peer runs are cached)::
     python benchmarks/bench_synthetic_tables.py prepare
     python benchmarks/bench_synthetic_tables.py peers  [--budget-s 4800] [--seeds 5]
     python benchmarks/bench_synthetic_tables.py ours   [--seeds 5] [--label ours|ours-aim|ours-mst]
+    python benchmarks/bench_synthetic_tables.py pure    [--seeds 5]
     python benchmarks/bench_synthetic_tables.py report
 
 Workloads (all columns categorical, levels fixed from public information):
@@ -54,6 +55,13 @@ reference's estimation (``_snsynth_peer.py``). The shipped variant's
 earlier numbers are kept as method ``mst_known_total`` (not a target).
 Both sides emit ``len(data)`` rows (the benchmark's request; errors are
 fractions of the emitted rows).
+
+The cost of ``delta = 0`` (``pure``): ``AdaptiveMarginalSynthesizer`` is
+accounted in zCDP and needs ``delta > 0``; ``SmoothMWEM`` runs either way
+(Laplace noise and basic composition at ``delta = 0``, Gaussian noise in zCDP
+otherwise), so it is run on digits8 and digits15 at ``delta = 0`` and
+``delta = 1e-9``, same epsilon, same neighbours (substitution), same seeds;
+the ratio of the errors is the price of pure DP there.
 
 Metrics: max and mean absolute error over all cells of all 2-way (and 3-way)
 marginal tables of n emitted rows, as fractions; wall time of fit+sample; CPU
@@ -405,6 +413,53 @@ def downstream():
     return out
 
 
+# ---------------------------------------------------------------- delta = 0
+PURE_OUT = os.path.join(HERE, "results", "synthetic_tables_pure_dp.json")
+
+
+def pure(n_seeds):
+    """SmoothMWEM at delta = 0 vs delta = 1e-9 (module docstring); in-process."""
+    import warnings
+
+    from sksmooth.release import SmoothMWEM
+
+    runs = []
+    for name in ("digits8", "digits15"):
+        X, levels = load(name)
+        for eps in EPSILONS:
+            for delta in (0.0, DELTA):
+                for seed in range(n_seeds):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # seeded runs warn
+                        synth = SmoothMWEM(
+                            epsilon=eps, delta=delta, marginal_width=2,
+                            categorical_features=np.arange(X.shape[1]),
+                            bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
+                            random_state=seed).fit(X.astype(float))
+                        rows = np.rint(synth.sample(len(X), random_state=seed)).astype(np.int64)
+                    mx, mean = marginal_errors(X, rows, levels, 2)
+                    runs.append({"workload": name, "epsilon": eps, "delta": delta, "seed": seed,
+                                 "max_2way": mx, "mean_2way": mean})
+    summary = []
+    for name in ("digits8", "digits15"):
+        for eps in EPSILONS:
+            cell = {"workload": name, "epsilon": eps}
+            for delta in (0.0, DELTA):
+                rs = [r for r in runs if (r["workload"], r["epsilon"], r["delta"]) == (name, eps, delta)]
+                for k in ("max_2way", "mean_2way"):
+                    cell[f"{k}_delta_{delta:g}"] = float(np.mean([r[k] for r in rs]))
+            for k in ("max_2way", "mean_2way"):
+                cell[f"{k}_ratio"] = cell[f"{k}_delta_0"] / cell[f"{k}_delta_{DELTA:g}"]
+            summary.append(cell)
+            print(f"| {name} | {eps:g} | {cell['max_2way_delta_0']:.3f} / {cell['mean_2way_delta_0']:.4f} "
+                  f"| {cell[f'max_2way_delta_{DELTA:g}']:.3f} / {cell[f'mean_2way_delta_{DELTA:g}']:.4f} "
+                  f"| {cell['max_2way_ratio']:.2f} / {cell['mean_2way_ratio']:.2f} |")
+    with open(PURE_OUT, "w") as fh:
+        json.dump({"description": "SmoothMWEM (substitution neighbours, n public), 2-way "
+                   "marginals of n emitted rows, delta = 0 vs 1e-9 at the same epsilon; "
+                   f"{n_seeds} seeds", "summary": summary, "runs": runs}, fh, indent=1)
+
+
 # ---------------------------------------------------------------- report
 def _summary(records):
     groups = {}
@@ -539,7 +594,7 @@ def report():
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["prepare", "peers", "ours", "one", "report"])
+    parser.add_argument("command", choices=["prepare", "peers", "ours", "one", "pure", "report"])
     parser.add_argument("--budget-s", type=float, default=4800.0)
     parser.add_argument("--timeout-s", type=float, default=900.0)
     parser.add_argument("--seeds", type=int, default=5)
@@ -561,5 +616,7 @@ if __name__ == "__main__":
     elif args.command == "ours":
         ours(args.seeds, args.timeout_s, args.names.split(","), args.label,
              tuple(float(e) for e in args.epsilons.split(",")))
+    elif args.command == "pure":
+        pure(args.seeds)
     elif args.command == "report":
         report()
