@@ -12,7 +12,8 @@ without domain compression), ``{"public_n": true}`` (the exact record count
 given to the model, as smartnoise's shipped MST does), ``{"uniform_split":
 true}`` (MST's merged levels split uniformly, as the reference does, not by
 their noisy 1-way shares), ``{"final_tol": 1e-7}``
-(final estimation to tight convergence), ``{"selection_share": 0.5}`` (MST's
+(final estimation to tight convergence), ``{"order": 3}`` (score the 3-way
+marginals instead of the workload's lowest order), ``{"selection_share": 0.5}`` (MST's
 selection share of the budget left after the 1-way tables: 0.5 is the
 paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9). WORKLOAD may
 also be one of the tables *outside* the benchmark, on which defaults are
@@ -76,6 +77,7 @@ def run(name, eps, seed, method, **kw):
     X, levels = _held_out(name) if name in HELD_OUT else B.load(name)
     from sksmooth.release.graphical import _mst as mst_module
     mst_module.SELECTION_SHARE = kw.pop('selection_share', 0.2)
+    order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
     from sksmooth.release.graphical import _mst
     from sksmooth.release.graphical import _selection as SS
     if not hasattr(SS, '_orig_start'):
@@ -127,7 +129,7 @@ def run(name, eps, seed, method, **kw):
     if name in B.DOWNSTREAM:
         _, test, lv = B.load_labelled(name)
         out['acc'] = (B._classifier_accuracy(np.clip(rows, 0, np.array(lv) - 1), test, lv), 0)
-    for o in (2,) if name in HELD_OUT else B.WORKLOADS[name][:1]:
+    for o in [order] if order else (2,) if name in HELD_OUT else B.WORKLOADS[name][:1]:
         out['row'] = B.marginal_errors(X, rows, levels, o)
         out['model'] = model_err(X, s.model_, levels, o)
     return out
