@@ -707,8 +707,6 @@ def _fit_classes(y, classes, from_fit):
     return labels
 
 
-
-
 def _encode(y, classes_):
     index = np.searchsorted(classes_, y)
     index = np.minimum(index, len(classes_) - 1)

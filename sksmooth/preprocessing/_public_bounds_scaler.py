@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._private_data import box_position
 from .._validation import check_bounds, clip_to_bounds
 
 __all__ = ["PublicBoundsScaler"]
@@ -55,12 +56,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
         self.bounds_ = (lower, upper)
         self.n_clipped_ = clip_to_bounds(X, lower, upper)[1]
-        # on halves, so bounds such as (-1e308, 1e308) do not overflow the width;
-        # zero-width features map to the middle of the range
-        half_width = upper / 2 - lower / 2
-        self._scale = np.divide(high - low, half_width, out=np.zeros_like(half_width),
-                                where=half_width > 0)
-        self._offset = np.where(half_width > 0, low, 0.5 * (low + high))
+        self._feature_range = (low, high)
         return self
 
     def _check_feature_range(self):
@@ -81,14 +77,20 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Clip ``X`` to ``bounds_`` and scale it to ``feature_range``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        X, _ = clip_to_bounds(X, *self.bounds_)
-        return (X / 2 - self.bounds_[0] / 2) * self._scale + self._offset
+        lower, upper = self.bounds_
+        low, high = self._feature_range
+        # box_position clips and works on halves: no overflow for bounds such as
+        # (-1e308, 1e308); a zero-width feature maps to the middle of the range
+        position = box_position(X, lower, upper)
+        half_width = upper / 2 - lower / 2
+        return np.where(half_width > 0, low + position * (high - low), 0.5 * (low + high))
 
     def inverse_transform(self, X):
         """Map scaled values back into the box (clipped values stay clipped)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
-        safe = np.where(self._scale > 0, self._scale, 1.0)
-        half = lower / 2 + (X - self._offset) / safe
-        return np.where(self._scale > 0, 2 * half, lower / 2 + upper / 2)
+        low, high = self._feature_range
+        half_width = upper / 2 - lower / 2
+        half = lower / 2 + (X - low) / (high - low) * half_width
+        return np.where(half_width > 0, 2 * half, lower / 2 + upper / 2)
