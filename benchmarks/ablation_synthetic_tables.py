@@ -43,6 +43,9 @@ import bench_synthetic_tables as B  # noqa: E402
 from sksmooth.release import _aim
 from sksmooth.release.graphical import _selection as S
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
+from sksmooth.release.graphical import _mst
+
+DEFAULT_SELECTION_SHARE = _mst.SELECTION_SHARE
 
 def _bins(X, k=4):
     lo, hi = X.min(0), X.max(0)
@@ -75,10 +78,8 @@ def model_err(X, model, levels, order):
 
 def run(name, eps, seed, method, **kw):
     X, levels = _held_out(name) if name in HELD_OUT else B.load(name)
-    from sksmooth.release.graphical import _mst as mst_module
-    mst_module.SELECTION_SHARE = kw.pop('selection_share', 0.2)
+    _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
-    from sksmooth.release.graphical import _mst
     from sksmooth.release.graphical import _selection as SS
     if not hasattr(SS, '_orig_start'):
         SS._orig_start = SS.start_fitter
