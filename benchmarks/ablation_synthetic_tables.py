@@ -15,7 +15,12 @@ their noisy 1-way shares), ``{"final_tol": 1e-7}``
 (final estimation to tight convergence), ``{"order": 3}`` (score the 3-way
 marginals instead of the workload's lowest order), ``{"selection_share": 0.5}`` (MST's
 selection share of the budget left after the 1-way tables: 0.5 is the
-paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9). WORKLOAD may
+paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9),
+``{"refine_share": 0.15, "refine_snr": 3}`` (MST on ``1 - share`` of rho, then
+AIM's rounds on the workload with the rest, as many as keep one round's noise
+std on a mean-sized 2-way table at or below ``1/snr`` of its mean cell count
+``n / cells``; pure MST when that is < 1 round; ``method='mst'`` only; results
+of issue 11's session in ``results/mst_refinement.json``). WORKLOAD may
 also be one of the tables *outside* the benchmark, on which defaults are
 checked (``HELD_OUT``: 15 other digits pixels, wine, diabetes, two more
 generated networks; 4 equal-width bins on the data's range for wine and
@@ -44,6 +49,7 @@ from sksmooth.release import _aim
 from sksmooth.release.graphical import _selection as S
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release.graphical import _mst
+from sksmooth.release.graphical._compression import CompressedModel, compress_levels
 
 DEFAULT_SELECTION_SHARE = _mst.SELECTION_SHARE
 
@@ -76,8 +82,56 @@ def model_err(X, model, levels, order):
         errs.append(np.abs(t - model.marginal(attrs).ravel()))
     e = np.concatenate(errs); return float(e.max()), float(e.mean())
 
+def tree_then_rounds(codes, shape, rho, rng, *, workload, share, snr, neighbouring=S.ADD_REMOVE,
+                     exempt=(), progress=None, measure_fraction=0.9):
+    """MST within ``(1 - share) rho``, then AIM's rounds with the rest (see the usage)."""
+    d = len(shape)
+    cells = np.mean([shape[i] * shape[j] for i, j in itertools.combinations(range(d), 2)])
+    n = codes.n if hasattr(codes, 'counts') else len(codes)
+    # sigma = l2 sqrt(T / (2 alpha share rho)) <= n / (snr cells)  <=>  T <= ...
+    n_rounds = int(2 * measure_fraction * share * rho * (n / (snr * cells * neighbouring.l2))**2)
+    if n_rounds < 1:
+        return _mst.select_spanning_tree(codes, shape, rho, rng, neighbouring=neighbouring,
+                                         exempt=exempt)
+    fitter = S.start_fitter(codes, shape, rho, rng, neighbouring, 30)
+    budget = fitter.budget
+    tree_rho = (1 - share) * rho
+    sigma_one = budget.sigma_for(tree_rho * _mst.ONE_WAY_SHARE / d)
+    for a in range(d):
+        fitter.measure((a,), sigma_one)
+    groups = compress_levels(fitter.measurements, exempt)
+    if groups is not None:
+        fitter = fitter.regrouped(groups)
+    fitter.refit()
+    pairs = list(itertools.combinations(range(d), 2))
+    eps = np.sqrt(8 * tree_rho * (1 - _mst.ONE_WAY_SHARE) * _mst.SELECTION_SHARE / (d - 1))
+    edges = _mst._private_kruskal(_mst._pair_scores(fitter, pairs), pairs, d, eps,
+                                  neighbouring.l1, budget, rng)
+    sigma_two = budget.sigma_for((tree_rho - budget.used) / (d - 1))
+    for edge in edges:
+        fitter.measure(edge, sigma_two)
+    fitter.refit(100)
+    tables, weights = S.candidate_tables(workload, d)
+    sigma, epsilon = budget.round_parameters(budget.remaining, n_rounds, measure_fraction)
+    S.adaptive_rounds(fitter, tables, weights, sigma, epsilon, max_model_size=10**7,
+                      measure_fraction=measure_fraction)
+    fitter.refit(1000)
+    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
+    result = S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
+    result.n_rounds = n_rounds
+    return result
+
+
 def run(name, eps, seed, method, **kw):
     X, levels = _held_out(name) if name in HELD_OUT else B.load(name)
+    if 'refine_share' in kw:
+        orders = (2,) if name in HELD_OUT else B.WORKLOADS[name]
+        workload = [(t, 1.0) for k in orders for t in itertools.combinations(range(X.shape[1]), k)]
+        _aim.select_spanning_tree = functools.partial(
+            tree_then_rounds, workload=workload, share=kw.pop('refine_share'),
+            snr=kw.pop('refine_snr'))
+    else:
+        _aim.select_spanning_tree = _mst.select_spanning_tree
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
     from sksmooth.release.graphical import _selection as SS
@@ -102,7 +156,7 @@ def run(name, eps, seed, method, **kw):
         SS.estimate = est
     else:
         SS.estimate = SS._orig_est
-    from sksmooth.release.graphical._compression import LevelGroups, compress_levels
+    from sksmooth.release.graphical._compression import LevelGroups
     if kw.pop('nocompress', False):
         _mst.compress_levels = lambda ms, exempt=(): None
     elif kw.pop('uniform_split', False):  # the reference's uniform split of a merged level
@@ -130,16 +184,24 @@ def run(name, eps, seed, method, **kw):
     if name in B.DOWNSTREAM:
         _, test, lv = B.load_labelled(name)
         out['acc'] = (B._classifier_accuracy(np.clip(rows, 0, np.array(lv) - 1), test, lv), 0)
-    for o in [order] if order else (2,) if name in HELD_OUT else B.WORKLOADS[name][:1]:
-        out['row'] = B.marginal_errors(X, rows, levels, o)
-        out['model'] = model_err(X, s.model_, levels, o)
+    orders = [order] if order else (2,) if name in HELD_OUT else B.WORKLOADS[name]
+    for o in orders:  # 'row' / 'model': the first order scored; 'row<k>': every order
+        out[f'row{o}'] = B.marginal_errors(X, rows, levels, o)
+    out['row'] = out[f'row{orders[0]}']
+    out['model'] = model_err(X, s.model_, levels, orders[0])
     return out
 
 if __name__ == '__main__':
     name, eps, method = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     kw = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
     seeds = range(int(sys.argv[5]) if len(sys.argv) > 5 else 5)
-    res = [run(name, eps, s, method, **kw) for s in seeds]
+    res = [run(name, eps, s, method, **dict(kw)) for s in seeds]
+    if os.environ.get('ABLATION_LOG'):  # one JSON line per invocation, every seed's numbers
+        with open(os.environ['ABLATION_LOG'], 'a') as fh:
+            fh.write(json.dumps(dict(workload=name, epsilon=eps, method=method, options=kw,
+                                     runs=res)) + '\n')
     agg = lambda k, i: np.mean([r[k][i] for r in res])
     se = lambda k, i: np.std([r[k][i] for r in res]) / np.sqrt(len(res))
-    print(f"{name} eps={eps} {method} {kw}: rows max {agg('row',0):.4f}±{se('row',0):.4f} mean {agg('row',1):.5f}±{se('row',1):.5f} | model max {agg('model',0):.4f} mean {agg('model',1):.5f} | acc {agg('acc',0) if 'acc' in res[0] else float('nan'):.3f}±{se('acc',0) if 'acc' in res[0] else 0:.3f} | cpu {np.mean([r['cpu'] for r in res]):.1f} meas {np.mean([r['n_meas'] for r in res]):.0f}", flush=True)
+    orders = ' | '.join(f"{k} max {agg(k,0):.4f}±{se(k,0):.4f} mean {agg(k,1):.5f}±{se(k,1):.5f}"
+                        for k in sorted(res[0]) if k.startswith('row') and k != 'row')
+    print(f"{name} eps={eps} {method} {kw}: {orders} | model max {agg('model',0):.4f} mean {agg('model',1):.5f} | acc {agg('acc',0) if 'acc' in res[0] else float('nan'):.3f}±{se('acc',0) if 'acc' in res[0] else 0:.3f} | cpu {np.mean([r['cpu'] for r in res]):.1f} meas {np.mean([r['n_meas'] for r in res]):.0f}", flush=True)

@@ -69,6 +69,7 @@ __all__ = [
     "SelectionResult",
     "candidate_tables",
     "select_and_measure",
+    "adaptive_rounds",
     "measure_total",
     "round_signal_to_noise",
 ]
@@ -164,6 +165,12 @@ class _Budget:
 
     def sigma_for(self, rho):
         return self.neighbouring.l2 / math.sqrt(2.0 * rho)
+
+    def round_parameters(self, rho, n_rounds, measure_fraction):
+        """``(sigma, epsilon)`` of ``n_rounds`` equal rounds sharing ``rho``, a
+        fraction ``measure_fraction`` of each on its measurement."""
+        return (self.sigma_for(measure_fraction * rho / n_rounds),
+                math.sqrt(8.0 * (1.0 - measure_fraction) * rho / n_rounds))
 
     def spend_measure(self, attrs, sigma):
         self.records.append(PrivacyRecord("measure", attrs, sigma, self.measure_cost(sigma)))
@@ -339,36 +346,45 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     SelectionResult
     """
     fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
-    budget, d = fitter.budget, len(fitter.data.shape)
+    d = len(fitter.data.shape)
     tables, weights = candidate_tables(workload, d)
-    n_rounds = rounds_per_attr * d
-    sigma = budget.sigma_for(measure_fraction * rho / n_rounds)
-    epsilon = math.sqrt(8.0 * (1.0 - measure_fraction) * rho / n_rounds)
+    sigma, epsilon = fitter.budget.round_parameters(rho, rounds_per_attr * d, measure_fraction)
     for a in range(d):
         fitter.measure((a,), sigma)
     fitter.refit()
+    adaptive_rounds(fitter, tables, weights, sigma, epsilon, max_model_size=max_model_size,
+                    measure_fraction=measure_fraction, progress=progress)
+    if progress is not None:
+        progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
+    fitter.refit(final_max_iter)
+    return SelectionResult(fitter.model, fitter.measurements, fitter.total, fitter.budget.records)
+
+
+def adaptive_rounds(fitter, tables, weights, sigma, epsilon, *, max_model_size,
+                    measure_fraction, progress=None):
+    """AIM's rounds (module docstring, steps 3-5) until ``fitter``'s budget is spent.
+
+    Starts at noise std ``sigma`` and selection ``epsilon``; the model-size
+    cap grows with the fraction of the whole budget spent.
+    """
+    budget = fitter.budget
     final = False
     while not final and budget.remaining > 0:
         round_cost = budget.measure_cost(sigma) + epsilon**2 / 8.0
         if budget.remaining < 2.0 * round_cost:  # last round: spend exactly the rest
-            remaining = budget.remaining
-            sigma = budget.sigma_for(measure_fraction * remaining)
-            epsilon = math.sqrt(8.0 * (1.0 - measure_fraction) * remaining)
+            sigma, epsilon = budget.round_parameters(budget.remaining, 1, measure_fraction)
             final = True
-        size_limit = max_model_size * min(1.0, (budget.used + round_cost) / rho)
+        size_limit = max_model_size * min(1.0, (budget.used + round_cost) / budget.rho)
         budget.spend_select(epsilon)
-        attrs = _select(fitter, tables, weights, sigma, epsilon, size_limit, rng)
+        attrs = _select(fitter, tables, weights, sigma, epsilon, size_limit, fitter.rng)
         before = fitter.model.marginal(attrs)
         fitter.measure(attrs, sigma)
         fitter.refit()
         moved = fitter.total * np.abs(fitter.model.marginal(attrs) - before).sum()
-        if moved <= _EXPECTED_ABS_NORMAL * sigma * table_size(shape, attrs) and not final:
+        if moved <= _EXPECTED_ABS_NORMAL * sigma * table_size(fitter.data.shape, attrs) \
+                and not final:
             sigma, epsilon = sigma / 2.0, epsilon * 2.0  # AIM's annealing
-        report_budget(progress, budget, rho)
-    if progress is not None:
-        progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
-    fitter.refit(final_max_iter)
-    return SelectionResult(fitter.model, fitter.measurements, fitter.total, budget.records)
+        report_budget(progress, budget, budget.rho)
 
 
 def report_budget(progress, budget, rho):
@@ -426,6 +442,6 @@ def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,
     sizes = [table_size(shape, t) for t in tables if len(t) == 2]
     if not sizes:
         return math.inf
-    sigma = _Budget(rho, neighbouring).sigma_for(
-        measure_fraction * rho / (rounds_per_attr * len(shape)))
+    sigma, _ = _Budget(rho, neighbouring).round_parameters(
+        rho, rounds_per_attr * len(shape), measure_fraction)
     return float(total) / (float(np.mean(sizes)) * sigma)
