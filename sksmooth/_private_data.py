@@ -131,20 +131,26 @@ def sanitize_rows(X, lower, upper):
     return np.minimum(X, upper, out=X)
 
 
-def box_position(X, lower, upper):
-    """``(x - lower) / (upper - lower)`` clipped to ``[0, 1]``; 0 on a degenerate feature.
+def box_coordinates(X, lower, upper):
+    """``(x - lower) / (upper - lower)``, not clipped; a degenerate feature's width counts as 1.
 
     Computed on halves, so that no step overflows for any finite bounds
     (``upper - lower`` may exceed the largest float, and an overflow would
     turn the row into NaN, and a warning, only for some values); equal to the
-    direct formula for normal floats (halving is exact).
+    direct formula for normal floats (halving is exact). Differences of two
+    rows' coordinates are their gaps in units of the box width.
     """
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     half_width = upper / 2 - lower / 2
-    degenerate = ~(half_width > 0)
-    position = (np.asarray(X, dtype=float) / 2 - lower / 2) / np.where(degenerate, 1.0,
-                                                                       half_width)
-    return np.clip(np.where(degenerate, 0.0, position), 0.0, 1.0)
+    return (np.asarray(X, dtype=float) / 2 - lower / 2) / np.where(half_width > 0, half_width,
+                                                                     0.5)
+
+
+def box_position(X, lower, upper):
+    """:func:`box_coordinates` clipped to ``[0, 1]``; 0 on a degenerate feature."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    degenerate = ~(upper / 2 - lower / 2 > 0)
+    return np.clip(np.where(degenerate, 0.0, box_coordinates(X, lower, upper)), 0.0, 1.0)
 
 
 def encode_private_labels(y, classes_):

@@ -61,7 +61,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._private_data import box_position
+from .._domain import grid_threshold
+from .._private_data import box_coordinates, box_position
 
 __all__ = ["BoxCodes", "ProjectedL1Codes", "project_onto_l1_ball", "random_projection"]
 
@@ -73,11 +74,6 @@ def _count_weight(n_cells, dim):
     """``W = G ceil(sqrt(d))`` for a code map of ``d`` coordinates: the weight
     of the counts' coordinate (the Gaussian's), shared by both maps."""
     return n_cells * (math.isqrt(dim - 1) + 1)
-
-
-def _box_width(lower, upper):
-    width = upper - lower
-    return np.where(width > 0, width, 1.0)
 
 
 def nearest_prototype_scores(Z, P, labels):
@@ -153,9 +149,8 @@ class BoxCodes:
         return np.clip(np.rint(means + self.n_cells), 0, 2 * self.n_cells).astype(np.int64)
 
     def rule(self, codes, labels):
-        width = self.upper - self.lower
-        prototypes = self.lower + width * codes / (2.0 * self.n_cells)
-        return BoxPrototypeRule(prototypes, labels, _box_width(self.lower, self.upper))
+        prototypes = grid_threshold(self.lower, self.upper, codes, 2 * self.n_cells)
+        return BoxPrototypeRule(prototypes, labels, self.lower, self.upper)
 
     def describe(self):
         return (f"on a grid of {self.radix} points per feature ({self.dim} features); "
@@ -241,11 +236,14 @@ class BoxPrototypeRule:
 
     prototypes: np.ndarray  # (n_prototypes, n_features), on the public grid
     labels: np.ndarray  # (n_prototypes,) label codes, sorted; every label present
-    width: np.ndarray  # (n_features,) box widths (1 where a feature is degenerate)
+    lower: np.ndarray  # (n_features,) the public box
+    upper: np.ndarray
 
     def class_scores(self, X):
-        """Per label, ``-min ||(x - p) / width||^2`` over its prototypes (argmax: prediction)."""
-        return nearest_prototype_scores(X / self.width, self.prototypes / self.width,
+        """Per label, ``-min ||(x - p) / width||^2`` over its prototypes (argmax:
+        prediction); ``width = upper - lower`` (1 where a feature is degenerate)."""
+        return nearest_prototype_scores(box_coordinates(X, self.lower, self.upper),
+                                        box_coordinates(self.prototypes, self.lower, self.upper),
                                         self.labels)
 
     def codes(self, X):

@@ -98,7 +98,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._guarantee import PrivacySpent
-from .._private_data import sanitize_rows
+from .._domain import grid_threshold
+from .._private_data import box_coordinates, sanitize_rows
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
 from ._exponential import public_box
@@ -199,7 +200,7 @@ class PrototypeStrategy:
             m = strategy.auto_prototypes_per_label(noise, X.shape[0])
         if m == 1:
             return strategy
-        anchors = public_rng.uniform(lower, upper, size=(int(m), len(lower)))
+        anchors = grid_threshold(lower, upper, public_rng.random(size=(int(m), len(lower))), 1)
         return replace(strategy, anchors=anchors)
 
     def projection_dim(self, params, n):
@@ -269,7 +270,8 @@ class PrototypeStrategy:
         """Index of the nearest public anchor of every (mapped) row."""
         if self.anchors is None:
             return np.zeros(X.shape[0], dtype=np.int64)
-        Z, A = X / self._width(), self.anchors / self._width()
+        Z = box_coordinates(X, self.lower, self.upper)
+        A = box_coordinates(self.anchors, self.lower, self.upper)
         return np.argmin((A * A).sum(axis=1)[None, :] - 2.0 * Z @ A.T, axis=1)
 
     @property
@@ -283,10 +285,6 @@ class PrototypeStrategy:
         if self.anchors is None:
             return points ** self.n_classes
         return (points + 1) ** self.n_groups
-
-    def _width(self):
-        width = self.upper - self.lower
-        return np.where(width > 0, width, 1.0)
 
     def empty_statistics(self):
         g, d = self.n_groups, self.codes_map.dim

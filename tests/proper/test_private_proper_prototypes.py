@@ -503,3 +503,20 @@ def test_fit_with_a_class_of_more_than_4300_digits():
                epsilon=1e3).fit(X, y)
     assert clf.cover_size_.bit_length() * np.log10(2) > 4300
     assert clf.predict(X[:5]).shape == (5,)
+
+
+@pytest.mark.parametrize("prototypes_per_label", [1, 3])
+@pytest.mark.parametrize("delta", [0.0, 1e-6])  # the projected L1 map / the box map
+def test_prototypes_on_the_widest_bounds_stay_finite_and_learn(prototypes_per_label, delta):
+    # upper - lower overflowed: the public anchors raised OverflowError and the
+    # box map's rule put its prototypes at infinity (NaN scores)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1e307, 1e307, size=(4000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = PrivateProperClassifier(hypotheses="prototypes", method="noisy_means",
+                                  bounds=(-1e308, 1e308), epsilon=20.0, delta=delta,
+                                  classes=[0, 1], prototypes_per_label=prototypes_per_label).fit(X, y)
+    assert np.all(np.isfinite(clf.hypothesis_._rule.prototypes))
+    scores = clf.decision_function(X)
+    assert np.all(np.isfinite(scores)) and np.ptp(scores) > 0
+    assert clf.score(X, y) >= 0.9
