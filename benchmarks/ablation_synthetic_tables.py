@@ -106,22 +106,8 @@ def tree_then_rounds(codes, shape, rho, rng, *, workload, share, snr, neighbouri
         return _mst.select_spanning_tree(codes, shape, rho, rng, neighbouring=neighbouring,
                                          exempt=exempt)
     fitter = S.start_fitter(codes, shape, rho, rng, neighbouring, 30)
+    fitter, groups = _mst.measure_spanning_tree(fitter, (1 - share) * rho, exempt)
     budget = fitter.budget
-    tree_rho = (1 - share) * rho
-    sigma_one = budget.sigma_for(tree_rho * _mst.ONE_WAY_SHARE / d)
-    for a in range(d):
-        fitter.measure((a,), sigma_one)
-    groups = compress_levels(fitter.measurements, exempt)
-    if groups is not None:
-        fitter = fitter.regrouped(groups)
-    fitter.refit()
-    pairs = list(itertools.combinations(range(d), 2))
-    eps = np.sqrt(8 * tree_rho * (1 - _mst.ONE_WAY_SHARE) * _mst.SELECTION_SHARE / (d - 1))
-    edges = _mst._private_kruskal(_mst._pair_scores(fitter, pairs), pairs, d, eps,
-                                  neighbouring.l1, budget, rng)
-    sigma_two = budget.sigma_for((tree_rho - budget.used) / (d - 1))
-    for edge in edges:
-        fitter.measure(edge, sigma_two)
     fitter.refit(100)
     tables, weights = S.candidate_tables(workload, d)
     sigma, epsilon = budget.round_parameters(budget.remaining, n_rounds, measure_fraction)
@@ -129,9 +115,7 @@ def tree_then_rounds(codes, shape, rho, rng, *, workload, share, snr, neighbouri
                       measure_fraction=measure_fraction)
     fitter.refit(1000)
     model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
-    result = S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
-    result.n_rounds = n_rounds
-    return result
+    return S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
 
 
 def run(name, eps, seed, method, **kw):

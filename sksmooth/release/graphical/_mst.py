@@ -65,7 +65,7 @@ from ._selection import (
     start_fitter,
 )
 
-__all__ = ["select_spanning_tree", "ONE_WAY_SHARE", "SELECTION_SHARE"]
+__all__ = ["select_spanning_tree", "measure_spanning_tree", "ONE_WAY_SHARE", "SELECTION_SHARE"]
 
 ONE_WAY_SHARE = 1.0 / 3.0  # of rho: the 1-way tables (as in the paper)
 SELECTION_SHARE = 0.2  # of the rest: the d - 1 picks; the tree's tables get 0.8
@@ -123,7 +123,25 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     SelectionResult
     """
     fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
+    fitter, groups = measure_spanning_tree(fitter, rho, exempt)
+    report_budget(progress, fitter.budget, rho)
+    if progress is not None:
+        progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
+    fitter.refit(final_max_iter)
+    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
+    return SelectionResult(model, fitter.measurements, fitter.total, fitter.budget.records)
+
+
+def measure_spanning_tree(fitter, rho, exempt=()):
+    """Steps 1-3 of the module docstring, spending ``rho`` of ``fitter``'s budget.
+
+    ``fitter`` must not have measured anything yet. Returns ``(fitter,
+    groups)``: the fitter holding the ``2d - 1`` measurements (on the
+    compressed levels ``groups`` when some were merged, else ``groups`` is
+    ``None``), its model not yet fitted to the tree's tables.
+    """
     budget, d = fitter.budget, len(fitter.data.shape)
+    spent_before = budget.used
     n_edges = d - 1
     one_way = ONE_WAY_SHARE if n_edges else 1.0
     sigma_one = budget.sigma_for(rho * one_way / d)
@@ -138,14 +156,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
         selection = rho * (1.0 - ONE_WAY_SHARE) * SELECTION_SHARE
         epsilon = math.sqrt(8.0 * selection / n_edges)
         edges = _private_kruskal(_pair_scores(fitter, pairs), pairs, d, epsilon,
-                                 neighbouring.l1, budget, rng)
-        # the rest of the budget (8 rho/15, up to rounding) measures the tree's tables
-        sigma_two = budget.sigma_for(budget.remaining / n_edges)
+                                 budget.neighbouring.l1, budget, fitter.rng)
+        # the rest of rho (8 rho/15, up to rounding) measures the tree's tables
+        sigma_two = budget.sigma_for((rho - (budget.used - spent_before)) / n_edges)
         for edge in edges:
             fitter.measure(edge, sigma_two)
-    report_budget(progress, budget, rho)
-    if progress is not None:
-        progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
-    fitter.refit(final_max_iter)
-    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
-    return SelectionResult(model, fitter.measurements, fitter.total, budget.records)
+    return fitter, groups
