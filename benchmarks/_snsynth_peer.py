@@ -5,8 +5,11 @@ Usage (called by bench_synthetic_tables.py)::
     /work/peervenv/bin/python _snsynth_peer.py METHOD DATA.npy OUT.npy EPS DELTA DEGREE SEED
 
 METHOD is ``aim``, ``mst`` (smartnoise's MST with the record count
-estimated as the reference does, below) or ``mst_known_total`` (smartnoise's
-MST as shipped, exact record count; kept for the earlier numbers).
+estimated as the reference does, below), ``mst_systematic`` (the same MST,
+rows drawn by systematic sampling within each separator configuration, as
+sksmooth's ``sample`` does by default: the sampler-matched comparison) or
+``mst_known_total`` (smartnoise's MST as shipped, exact record count; kept
+for the earlier numbers).
 
 mbi 1.1's ``MarkovRandomField.synthetic_data`` conditions each column only
 on the already-drawn columns of the *measured* cliques that contain it;
@@ -51,12 +54,29 @@ import resource
 import sys
 import time
 
+import importlib.util
+import os
+
 import numpy as np
 import pandas as pd
 
+SAMPLING_SCHEME = "iid"  # 'systematic' for METHOD mst_systematic
+
+
+def _row_uniforms():
+    """sksmooth's ``row_uniforms``, loaded from its file (numpy only; the peer
+    venv does not install sksmooth)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "sksmooth",
+                        "release", "_systematic.py")
+    spec = importlib.util.spec_from_file_location("_systematic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.row_uniforms
+
 
 def fixed_synthetic_data(self, rows=None, method="sample"):
-    """i.i.d. rows conditioned on the triangulated junction-tree cliques."""
+    """Rows conditioned on the triangulated junction-tree cliques: i.i.d., or
+    systematic within each separator configuration (``SAMPLING_SCHEME``)."""
     import networkx as nx
     from mbi import Dataset, junction_tree, marginal_oracles
 
@@ -67,6 +87,7 @@ def fixed_synthetic_data(self, rows=None, method="sample"):
     potentials = self.potentials.expand(nodes)
     marginals = marginal_oracles.message_passing_stable(potentials)
     rng = np.random.default_rng()
+    row_uniforms = _row_uniforms()
     data = {}
     order = []
     for component in nx.connected_components(jtree):  # a forest when cliques are disjoint
@@ -88,7 +109,7 @@ def fixed_synthetic_data(self, rows=None, method="sample"):
             key = np.ravel_multi_index(tuple(data[a] for a in known), [domain[a] for a in known])
         else:
             key = np.zeros(total, dtype=int)
-        u = rng.random(total)[:, None] * cdf[key, -1:]
+        u = row_uniforms(key, rng, SAMPLING_SCHEME)[:, None] * cdf[key, -1:]
         flat = np.minimum((u >= cdf[key]).sum(axis=1), cdf.shape[1] - 1)
         for a, col in zip(new, np.unravel_index(flat, [domain[a] for a in new])):
             data[a] = col
@@ -133,9 +154,12 @@ def main():
     from snsynth import Synthesizer
 
     mbi.MarkovRandomField.synthetic_data = fixed_synthetic_data
-    if method == "mst":
+    global SAMPLING_SCHEME
+    if method in ("mst", "mst_systematic"):
         reference_mst_estimation()
-    method = "mst" if method == "mst_known_total" else method
+    if method == "mst_systematic":
+        SAMPLING_SCHEME = "systematic"
+    method = "mst" if method in ("mst_known_total", "mst_systematic") else method
     np.random.seed(int(seed))
     X = np.load(data_path)
     df = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])

@@ -16,6 +16,9 @@ their noisy 1-way shares), ``{"final_tol": 1e-7}``
 marginals instead of the workload's lowest order), ``{"selection_share": 0.5}`` (MST's
 selection share of the budget left after the 1-way tables: 0.5 is the
 paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9),
+``{"scheme": "iid"}`` (the rows drawn i.i.d.: every results file
+written before systematic sampling became ``sample``'s default, i.e.
+``mst_selection_share.json`` and ``mst_refinement.json``, used i.i.d. rows),
 ``{"refine_share": 0.15, "refine_snr": 3}`` (MST on ``1 - share`` of rho, then
 AIM's rounds on the workload with the rest, as many as keep one round's noise
 std on a mean-sized 2-way table at or below ``1/snr`` of its mean cell count
@@ -130,6 +133,7 @@ def run(name, eps, seed, method, **kw):
         _aim.select_spanning_tree = _mst.select_spanning_tree
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
+    scheme = kw.pop('scheme', 'systematic')  # how the rows are drawn (sample's default)
     from sksmooth.release.graphical import _selection as SS
     if not hasattr(SS, '_orig_start'):
         SS._orig_start = SS.start_fitter
@@ -174,7 +178,7 @@ def run(name, eps, seed, method, **kw):
             cpu = time.process_time() - t
     finally:
         _aim.select_and_measure = orig
-    rows = s.sample(len(X), random_state=seed)
+    rows = s.sample(len(X), random_state=seed, scheme=scheme)
     rows = np.rint(np.column_stack(rows) if isinstance(rows, tuple) else rows).astype(np.int64)
     out = dict(cpu=cpu, n_meas=len(s.measured_tables_), chosen=s.method_)
     if name in B.DOWNSTREAM:

@@ -26,7 +26,10 @@ Workloads (all columns categorical, levels fixed from public information):
 
 Ours: ``AdaptiveMarginalSynthesizer(method='auto')`` (label ``ours``: AIM or MST
 chosen by the signal-to-noise rule of the estimator's docstring), and optionally
-the two strategies forced (``ours-aim``, ``ours-mst``). On the labelled
+the two strategies forced (``ours-aim``, ``ours-mst``). ``ours`` draws its
+rows as ``sample`` does by default (systematic sampling within each
+separator configuration); ``ours-iid`` is the same release with
+``sample(scheme='iid')``. On the labelled
 workloads the label column is passed as ``y`` (``fit(X, y)`` with public
 ``classes``, the supervised use; MST then never merges label levels) and the
 synthetic ``(X, y)`` are stacked back into one table; the peers get the label
@@ -63,6 +66,13 @@ otherwise), so it is run on digits8 and digits15 at ``delta = 0`` and
 ``delta = 1e-9``, same epsilon, same neighbours (substitution), same seeds;
 the ratio of the errors is the price of pure DP there.
 
+Sampling: the issue's peers draw i.i.d. rows, so three comparisons are
+reported: ``targets`` (ours as shipped vs reference AIM / MST, the issue's
+targets), ``targets_both_iid`` (``ours-iid`` vs the same peers: the
+mechanisms alone) and ``targets_both_systematic`` (ours vs the reference MST
+with its rows drawn by the same systematic sampler, method
+``mst_systematic``, on the tables where it ran).
+
 Metrics: max and mean absolute error over all cells of all 2-way (and 3-way)
 marginal tables of n emitted rows, as fractions; wall time of fit+sample; CPU
 time; peak RSS of the process (each run in a fresh subprocess).
@@ -96,7 +106,8 @@ DOWNSTREAM = {"digits15y": "digits15", "breast30y": "breast30"}
 TEST_FRACTION = 0.3
 SPLIT_SEED = 7  # public, fixed: which rows are held out for the downstream test
 MIN_PEER_SEEDS = 5  # a peer cell with fewer successful seeds is not used as a target
-OURS = ("ours", "ours-aim", "ours-mst", "mwem")  # AdaptiveMarginalSynthesizer auto/aim/mst; SmoothMWEM
+# AdaptiveMarginalSynthesizer auto/aim/mst, auto with i.i.d. rows; SmoothMWEM
+OURS = ("ours", "ours-aim", "ours-mst", "ours-iid", "mwem")
 
 
 # ---------------------------------------------------------------- data
@@ -222,6 +233,9 @@ def _peer_schedule(n_seeds=5):
     plan += [("digits8", "aim", eps, seed) for seed in range(n_seeds) for eps in EPSILONS]
     plan += [("digits15", "aim", 1.0, seed) for seed in range(5)]
     plan += [("breast30", "aim", 1.0, 0), ("mixed40", "aim", 1.0, 0)]
+    # the sampler-matched MST: the reference's model, rows drawn systematically
+    plan += [(name, "mst_systematic", eps, seed) for seed in range(n_seeds) for name in
+             ("digits8", "digits15", "digits15y", "breast30", "breast30y") for eps in EPSILONS]
     return plan
 
 
@@ -317,7 +331,8 @@ def one(name, eps, seed, label):
                                bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
                                random_state=seed)
         else:
-            method = {"ours": "auto", "ours-aim": "aim", "ours-mst": "mst"}[label]
+            method = {"ours": "auto", "ours-aim": "aim", "ours-mst": "mst",
+                      "ours-iid": "auto"}[label]
             supervised = name in DOWNSTREAM  # the label column is passed as y
             synth = AdaptiveMarginalSynthesizer(
                 epsilon=eps, delta=DELTA, levels=list(levels[:-1] if supervised else levels),
@@ -330,7 +345,8 @@ def one(name, eps, seed, label):
         else:
             synth.fit(X)
     fit_time = time.perf_counter() - start
-    rows = synth.sample(len(X), random_state=seed)
+    rows = synth.sample(len(X), random_state=seed,
+                        scheme="iid" if label == "ours-iid" else "systematic")
     rows = np.rint(np.column_stack(rows) if isinstance(rows, tuple) else rows).astype(np.int64)
     total = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -398,7 +414,7 @@ def downstream():
         out.append({"workload": name, "method": "real", "accuracy": _classifier_accuracy(
             train, test, levels), "majority": float(np.mean(test[:, -1] == np.bincount(
                 train[:, -1]).argmax()))})
-        for method in ("mst", "mst_known_total", "aim") + OURS:
+        for method in ("mst", "mst_known_total", "mst_systematic", "aim") + OURS:
             for eps in EPSILONS:
                 accs = []
                 for seed in range(10):
@@ -496,19 +512,29 @@ def verdict(ours, ours_se, best, best_se):
     return "within noise" if math.isfinite(se) and ours - best < 2.0 * se else "missed"
 
 
-def _targets(summary):
-    """Ours vs the better of the peers' mean and max errors, per workload and epsilon."""
+def _targets(summary, label="ours", peer_methods=("aim", "mst")):
+    """``label`` vs the better of the peers' mean and max errors, per workload and epsilon.
+
+    Default: ours as shipped vs the issue's peers (reference AIM and MST,
+    i.i.d. rows). ``label='ours-iid'``: both sides draw i.i.d. rows (the
+    mechanisms compared); ``peer_methods=('mst_systematic',)``: both sides
+    draw rows systematically."""
     by = {(r["workload"], r["method"], r["epsilon"]): r for r in summary}
     out = []
     for (name, method, eps), r in sorted(by.items()):
-        if method != "ours" or "max_2way" not in r:
+        if method != label or "max_2way" not in r:
             continue
-        # MST with the reference's estimated record count; where it has fewer
-        # than MIN_PEER_SEEDS runs, smartnoise's shipped MST (exact count)
-        mst = "mst" if by.get((name, "mst", eps), {}).get("n_seeds", 0) >= MIN_PEER_SEEDS \
-            else "mst_known_total"
-        peers = [by[(name, m, eps)] for m in ("aim", mst) if (name, m, eps) in by
-                 and "max_2way" in by[(name, m, eps)]]
+        methods = list(peer_methods)
+        if "mst" in methods:
+            # MST with the reference's estimated record count; where it has fewer
+            # than MIN_PEER_SEEDS runs, smartnoise's shipped MST (exact count)
+            if by.get((name, "mst", eps), {}).get("n_seeds", 0) < MIN_PEER_SEEDS:
+                methods[methods.index("mst")] = "mst_known_total"
+        peers = [by[(name, m, eps)] for m in methods if (name, m, eps) in by
+                 and "max_2way" in by[(name, m, eps)]
+                 and by[(name, m, eps)]["n_seeds"] >= MIN_PEER_SEEDS]
+        if not peers:
+            continue
         row = {"workload": name, "epsilon": eps, "peers": [p["method"] for p in peers],
                "chosen": r.get("chosen")}
         for k in ("max_2way", "mean_2way", "max_3way", "mean_3way"):
@@ -528,7 +554,7 @@ def _targets(summary):
 def rst_targets(targets):
     """The targets as an reStructuredText table (docs/guide/query_release.rst)."""
     short = {"met": "met", "within noise": "within", "missed": "MISSED"}
-    label = {"aim": "AIM", "mst": "MST", "mst_known_total": "MST*"}
+    label = {"aim": "AIM", "mst": "MST", "mst_known_total": "MST*", "mst_systematic": "MST-sys"}
     lines = []
     for t in targets:
         cells = []
@@ -557,6 +583,8 @@ def report():
         "python": sys.version.split()[0],
         "summary": summary,
         "targets": _targets(summary),
+        "targets_both_iid": _targets(summary, "ours-iid"),
+        "targets_both_systematic": _targets(summary, "ours", ("mst_systematic",)),
         "downstream": {"classifier": "LogisticRegression on one-hot codes, trained on n "
                                      "synthetic rows of the training part, accuracy on the "
                                      f"real held-out {TEST_FRACTION:.0%} (split seed "
@@ -584,7 +612,8 @@ def report():
                       f"{c['ours']:.4f} ± {c['ours_se']:.4f} | {c['best_peer_method']} "
                       f"{c['best_peer']:.4f} ± {c['best_peer_se']:.4f} ({c['best_peer_seeds']}) | "
                       f"{c['verdict']} |")
-    print("\n" + rst_targets(out["targets"]) + "\n")
+    for key in ("targets", "targets_both_iid", "targets_both_systematic"):
+        print(f"\n{key}\n\n" + rst_targets(out[key]) + "\n")
     print("\n| workload | method | eps | seeds | accuracy |\n|---|---|---|---|---|")
     for r in out["downstream"]["results"]:
         sd = f" ± {r['accuracy_sd']:.3f} (sd)" if "accuracy_sd" in r else ""

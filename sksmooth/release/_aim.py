@@ -4,7 +4,8 @@ A synthetic-data *sampler* (not a transformer): ``fit`` runs the adaptive
 select-measure-estimate loop of :mod:`sksmooth.release.graphical._selection`
 (AIM) or the spanning-tree selection of :mod:`sksmooth.release.graphical._mst`
 (MST) on a table of categorical and binned continuous columns, ``sample``
-draws i.i.d. synthetic rows from the released graphical model,
+draws synthetic rows from the released graphical model (systematic sampling
+by default, :mod:`._systematic`; i.i.d. on request),
 ``fit_resample`` returns a synthetic ``(X, y)`` (imbalanced-learn's sampler
 contract). There is no ``transform``:
 synthetic rows are never silently paired with real labels or real columns.
@@ -51,6 +52,7 @@ from ._columns import (
 )
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
+from ._systematic import check_scheme
 from .graphical._mst import select_spanning_tree
 from .graphical._selection import (
     ADD_REMOVE,
@@ -272,6 +274,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     inference for differential privacy", ICML 2019, arXiv:1901.09136.
     Canonne, Kamath & Steinke, "The discrete Gaussian for differential
     privacy", NeurIPS 2020, arXiv:2004.00010.
+    Madow & Madow, "On the theory of systematic sampling, I", Annals of
+    Mathematical Statistics 15(1), 1944 (``sample``'s default scheme).
 
     Examples
     --------
@@ -569,7 +573,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         )
 
     # ------------------------------------------------------------ outputs
-    def sample(self, n_samples=None, random_state=None):
+    def sample(self, n_samples=None, random_state=None, *, scheme="systematic"):
         """Synthetic rows from the released model (post-processing, no privacy cost).
 
         Parameters
@@ -578,6 +582,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             Number of rows; default: ``round(n_records_)``.
         random_state : None, int or Generator
             Randomness of the draw, independent of the mechanism's noise.
+        scheme : {'systematic', 'iid'}, default='systematic'
+            ``'systematic'``: every row has exactly the model's distribution
+            and the rows' counts on each of the model's cliques, given
+            its separator, are within one of their expected value, so the rows add little sampling error to the model's;
+            rows are exchangeable, not independent (systematic sampling,
+            Madow & Madow 1944). ``'iid'``: independent rows.
 
         Returns
         -------
@@ -597,8 +607,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral) \
                 or n_samples < 0:
             raise ValueError(f"n_samples must be an int >= 0, got {n_samples!r}.")
+        check_scheme(scheme)
         rng = sampling_generator(random_state)
-        codes = self.model_.sample(int(n_samples), rng)
+        codes = self.model_.sample(int(n_samples), rng, scheme)
         if not self._has_y:
             return self._codec.decode(codes, rng)
         y_syn = self._codec.columns[-1].decode(codes[:, -1], rng)

@@ -45,6 +45,7 @@ from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import LevelColumn
+from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
@@ -516,7 +517,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     independent of the mechanism's noise.
     """
 
-    def sample(self, n_samples, random_state=None):
+    def sample(self, n_samples, random_state=None, *, scheme="systematic"):
         """Draw synthetic rows from the released distribution (post-processing, free).
 
         Parameters
@@ -525,6 +526,13 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         random_state : None, int or Generator
             Randomness of the draw only (never the fit's noise stream);
             ``None`` is fresh OS entropy. Seeding a draw costs no privacy.
+        scheme : {'systematic', 'iid'}, default='systematic'
+            ``'systematic'``: every row has exactly the released
+            distribution and the rows' counts are within one of their
+            expectation on each point of a dense model, on each clique
+            given its separator for a factored one (systematic sampling,
+            Madow & Madow 1944; rows exchangeable, not independent).
+            ``'iid'``: independent rows.
 
         Returns
         -------
@@ -541,10 +549,10 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         if n_samples > _MAX_SAMPLES:
             raise ValueError(f"n_samples must be <= {_MAX_SAMPLES} per call (memory); draw "
                              "in several calls.")
-        return self._emit(n_samples, sampling_generator(random_state))
+        return self._emit(n_samples, sampling_generator(random_state), check_scheme(scheme))
 
-    def _emit(self, n_samples, rng):
-        codes = self.model_.sample(n_samples, rng)
+    def _emit(self, n_samples, rng, scheme="systematic"):
+        codes = self.model_.sample(n_samples, rng, scheme)
         X_num, y_syn = self._universe.decode_codes(codes, rng=rng,
                                                    jitter=getattr(self, "jitter", False))
         X_syn = self._schema.decode(X_num)

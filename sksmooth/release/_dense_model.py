@@ -16,6 +16,7 @@ choice for small universes (up to ~2^24 points).
 import numpy as np
 
 from .._logsumexp import logsumexp
+from ._systematic import row_uniforms
 
 __all__ = ["DenseModel"]
 
@@ -96,9 +97,10 @@ class DenseModel:
         model._p = p
         return model
 
-    def sample(self, n_samples, rng):
-        """``n_samples`` i.i.d. rows of level codes, shape ``(n_samples, len(shape))``."""
+    def sample(self, n_samples, rng, scheme="systematic"):
+        """``n_samples`` rows of level codes, shape ``(n_samples, len(shape))``;
+        ``scheme``: ``'systematic'`` or ``'iid'`` (:mod:`._systematic`)."""
         cdf = np.cumsum(self._p.reshape(-1))
-        u = rng.uniform(0.0, cdf[-1], size=int(n_samples))
+        u = cdf[-1] * row_uniforms(np.zeros(int(n_samples), dtype=np.int64), rng, scheme)
         flat = np.minimum(np.searchsorted(cdf, u, side="right"), self.size - 1)
         return np.stack(np.unravel_index(flat, self.shape), axis=1).astype(np.int64)

@@ -10,7 +10,9 @@ oracles share one signature:
   indices (an ndarray of shape ``[shape[a] for a in attrs]``, sums to 1);
 - ``multiply(attrs, log_factor)``: a new model proportional to
   ``model * exp(log_factor)``, the factor defined over ``attrs``;
-- ``sample(n_samples, rng)``: i.i.d. rows of level codes, ``(n, n_attrs)``;
+- ``sample(n_samples, rng, scheme)``: rows of level codes, ``(n, n_attrs)``,
+  each with the model's distribution; ``scheme='systematic'`` (low-variance
+  counts, :mod:`._systematic`) or ``'iid'``;
 - ``size``: number of stored floats (for memory caps);
 - ``fits(attrs, max_size)``: whether a factor over ``attrs`` keeps ``size``
   within ``max_size`` (AIM's model-size rule; always true for the dense
@@ -43,4 +45,5 @@ class ReleaseModel(Protocol):
 
     def multiply(self, attrs: tuple, log_factor: np.ndarray) -> "ReleaseModel": ...
 
-    def sample(self, n_samples: int, rng: np.random.Generator) -> np.ndarray: ...
+    def sample(self, n_samples: int, rng: np.random.Generator,
+               scheme: str = "systematic") -> np.ndarray: ...

@@ -69,10 +69,11 @@ class SyntheticSampler(BaseEstimator):
         self.fit_resample(X, y)
         return self
 
-    def sample(self, n_samples, random_state=None):
-        """More synthetic rows from the fitted release (post-processing, free)."""
+    def sample(self, n_samples, random_state=None, *, scheme="systematic"):
+        """More synthetic rows from the fitted release (post-processing, free);
+        ``scheme`` as in the release's ``sample``."""
         check_is_fitted(self, "estimator_")
-        return self.estimator_.sample(n_samples, random_state=random_state)
+        return self.estimator_.sample(n_samples, random_state=random_state, scheme=scheme)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -132,6 +132,26 @@ def test_is_a_sampler_not_a_transformer():
     assert set(np.unique(y_syn)) <= {0, 1}
 
 
+def test_sample_scheme_systematic_by_default_iid_on_request():
+    """The default rows' 1-way counts stay close to ``n`` times the model's
+    marginals (each clique's counts given its separator are within one; the
+    i.i.d. deviation is ~ sqrt(n p (1 - p)), about 12 rows here); an unknown
+    scheme names the parameter."""
+    synth = AdaptiveMarginalSynthesizer(levels=3, method="mst", random_state=0).fit(codes())
+    marginals = [synth.model_.marginal((a,)) for a in range(3)]
+
+    def deviation(rows):
+        return np.mean([np.abs(np.bincount(rows[:, a], minlength=3) - 999 * marginals[a])
+                        for a in range(3)])
+
+    default = np.mean([deviation(synth.sample(999, random_state=s)) for s in range(20)])
+    iid = np.mean([deviation(synth.sample(999, random_state=s, scheme="iid"))
+                   for s in range(20)])
+    assert default < 2.0 < 8.0 < iid, (default, iid)
+    with pytest.raises(ValueError, match="scheme must be 'systematic'"):
+        synth.sample(5, scheme="stratified")
+
+
 def test_out_of_level_values_are_mapped_not_refused():
     X = codes().astype(float)
     X[0, 0] = np.nan

@@ -106,3 +106,20 @@ def test_answer_of_arbitrary_queries_needs_the_dense_grid():
     est = _fit(700, n_iter=2)
     with pytest.raises(ValueError, match="factored"):
         est.answer(lambda X: X[:, :1] > 0)
+
+
+@pytest.mark.parametrize("scheme", ["systematic", "iid"])
+def test_dense_rows_are_within_one_of_every_cell_s_expectation(scheme):
+    """Systematic draws put ``floor(n p)`` or ``ceil(n p)`` rows on every grid
+    point; i.i.d. draws do not; both keep every point's probability (the mean
+    count over draws)."""
+    p = np.random.default_rng(9).dirichlet(np.ones(12))
+    model = DenseModel.from_probabilities(p, (3, 4))
+    rng = np.random.default_rng(10)
+    counts = np.array([np.bincount(np.ravel_multi_index(tuple(model.sample(500, rng, scheme).T),
+                                                        (3, 4)), minlength=12)
+                       for _ in range(400)])
+    within_one = np.abs(counts - 500 * p).max() < 1.0 + 1e-9
+    assert within_one == (scheme == "systematic")
+    # the mean count of every point is 500 p (4 standard errors of the i.i.d. count)
+    assert np.all(np.abs(counts.mean(0) - 500 * p) < 4 * np.sqrt(500 * p * (1 - p) / 400))

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from .._systematic import row_uniforms
 from ._domain import as_attrs, table_shape
 from ._estimation import Measurement
 
@@ -104,12 +105,13 @@ class LevelGroups:
             out = out * self.within[a].reshape([-1 if i == axis else 1 for i in range(out.ndim)])
         return out
 
-    def expand_rows(self, codes, rng):
-        """Rows of compressed codes to original levels, drawn by the shares within a group."""
+    def expand_rows(self, codes, rng, scheme="systematic"):
+        """Rows of compressed codes to original levels, drawn by the shares within a group
+        (uniforms by ``scheme``, :mod:`sksmooth.release._systematic`)."""
         out = np.empty_like(codes)
         for a, shifted in enumerate(self._shifted_cdf):
             g = codes[:, a]
-            pos = np.searchsorted(shifted, g + rng.random(len(g)), side="right")
+            pos = np.searchsorted(shifted, g + row_uniforms(g, rng, scheme), side="right")
             end = np.cumsum(self.group_size[a])[g] - 1
             out[:, a] = self._members[a][np.minimum(pos, end)]
         return out
@@ -187,5 +189,5 @@ class CompressedModel:
         attrs = as_attrs(attrs)
         return self.groups.expand_table(self.inner.marginal(attrs), attrs)
 
-    def sample(self, n_samples, rng):
-        return self.groups.expand_rows(self.inner.sample(n_samples, rng), rng)
+    def sample(self, n_samples, rng, scheme="systematic"):
+        return self.groups.expand_rows(self.inner.sample(n_samples, rng, scheme), rng, scheme)

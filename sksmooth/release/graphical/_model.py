@@ -117,9 +117,10 @@ class FactoredModel:
         return _eliminate(self._index, self.tree.cliques, self._reduced, attrs,
                           self._separator_tables)
 
-    def sample(self, n_samples, rng):
-        """``n_samples`` i.i.d. rows of level codes, shape ``(n, n_attrs)``."""
-        return sample_rows(self.tree, self.beliefs, self.shape, int(n_samples), rng)
+    def sample(self, n_samples, rng, scheme="systematic"):
+        """``n_samples`` rows of level codes, shape ``(n, n_attrs)``; ``scheme``:
+        ``'systematic'`` or ``'iid'`` (:mod:`sksmooth.release._systematic`)."""
+        return sample_rows(self.tree, self.beliefs, self.shape, int(n_samples), rng, scheme)
 
     # ------------------------------------------------------------ inference
     def clique_potentials(self):

@@ -1,4 +1,4 @@
-"""I.i.d. rows from a calibrated junction tree, clique by clique.
+"""Rows from a calibrated junction tree, clique by clique.
 
 The root clique's attributes are drawn jointly from its belief; every other
 clique, visited root to leaves, draws its attributes outside the separator
@@ -11,13 +11,18 @@ a matrix ``(separator configurations, new configurations)`` of cumulative
 sums, each row ending at 1. Shifting row ``s`` by ``s`` makes the
 concatenation of all rows one increasing array, so a single
 ``searchsorted(flat, s_i + u_i)`` performs the inverse-CDF draw of every row
-``i`` in its own conditional distribution. Resolution: the shift costs
+``i`` in its own conditional distribution. The uniforms are systematic within
+each separator configuration by default (:mod:`sksmooth.release._systematic`:
+every row keeps its exact conditional distribution, the counts of a clique
+given its separator are within one of their expectation) or i.i.d.
+(``scheme='iid'``). Resolution: the shift costs
 ``log2(n_separator_configurations)`` bits of the uniform's 52, i.e.
 conditional probabilities are resolved to ``~2^-52 * n_sep``.
 """
 
 import numpy as np
 
+from .._systematic import row_uniforms
 from ._domain import table_shape
 
 __all__ = ["sample_rows", "conditional_cdf", "draw_conditional"]
@@ -51,8 +56,10 @@ def draw_conditional(cdf, sep_index, u):
     return np.minimum(pos - sep_index * n_new, n_new - 1)
 
 
-def sample_rows(tree, beliefs, shape, n_samples, rng):
-    """``n_samples`` rows of level codes drawn from the calibrated ``beliefs``."""
+def sample_rows(tree, beliefs, shape, n_samples, rng, scheme="systematic"):
+    """``n_samples`` rows of level codes drawn from the calibrated ``beliefs``.
+
+    ``scheme``: ``'systematic'`` or ``'iid'`` (module docstring)."""
     rows = np.zeros((n_samples, len(shape)), dtype=np.int64)
     for clique, edge in tree.parent_order():
         sep = () if edge is None else tree.separators[edge]
@@ -61,7 +68,7 @@ def sample_rows(tree, beliefs, shape, n_samples, rng):
             sep_index = np.ravel_multi_index(tuple(rows[:, sep].T), table_shape(shape, sep))
         else:
             sep_index = np.zeros(n_samples, dtype=np.int64)
-        flat = draw_conditional(cdf, sep_index, rng.random(n_samples))
+        flat = draw_conditional(cdf, sep_index, row_uniforms(sep_index, rng, scheme))
         if new:
             rows[:, new] = np.stack(np.unravel_index(flat, table_shape(shape, new)), axis=1)
     return rows

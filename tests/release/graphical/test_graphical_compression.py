@@ -91,12 +91,26 @@ def test_merged_mass_follows_the_noisy_shares_of_its_levels():
     np.testing.assert_allclose(flat.within[0], [1, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("scheme", ["systematic", "iid"])
 @pytest.mark.parametrize("shares", [None, [[5, 1, 0, 2, 2], [1, 1], [1, 3, 1]]])
-def test_rows_match_the_expanded_marginals(shares):
+def test_rows_match_the_expanded_marginals(shares, scheme):
     model = _compressed_model(shares=shares)
-    rows = model.sample(N_ROWS, np.random.default_rng(7))
+    rows = model.sample(N_ROWS, np.random.default_rng(7), scheme)
     pv = p_values(rows, model)
     assert pv.min() > ALPHA / len(pv), pv.min()
+
+
+@pytest.mark.parametrize("scheme", ["systematic", "iid"])
+def test_systematic_split_of_a_merged_level_is_within_one_of_its_shares(scheme):
+    """Given ``m`` rows in a merged group, each member level gets ``m`` times
+    its share to within one row (systematic); i.i.d. rows miss that."""
+    groups = LevelGroups([np.array([0, 1, 1, 1, 1])], [np.array([9.0, 3.0, 1.0, 2.0, 1.7])])
+    codes = np.r_[np.zeros(300, dtype=np.int64), np.ones(701, dtype=np.int64)][:, None]
+    rows = groups.expand_rows(codes, np.random.default_rng(8), scheme)
+    np.testing.assert_array_equal(rows[:300, 0], 0)
+    counts = np.bincount(rows[300:, 0], minlength=5)[1:]
+    deviation = np.abs(counts - 701 * groups.within[0][1:]).max()
+    assert (deviation < 1.0 + 1e-9) == (scheme == "systematic"), deviation
 
 
 def test_rows_that_ignore_the_groups_are_caught():

@@ -1,12 +1,17 @@
 """Sampling matches the model's marginals (chi-square), and a sampler that
-ignores the conditioning on separators is caught by the same test."""
+ignores the conditioning on separators is caught by the same test. The
+systematic scheme keeps every clique's counts, given its separator, within
+one of their expectation, and keeps the model's conditional independences
+(a variant that assigns the points in row order is caught)."""
 
 import itertools
 import time
 
 import numpy as np
-from scipy.stats import chi2
+import pytest
+from scipy.stats import chi2, chi2_contingency
 
+import sksmooth.release.graphical._sampling as sampling
 from sksmooth.release.graphical import FactoredModel
 from sksmooth.release.graphical._domain import table_shape
 from sksmooth.release.graphical._sampling import conditional_cdf, draw_conditional
@@ -55,10 +60,11 @@ def broken_sample(model, n, rng):
     return rows
 
 
-def test_samples_match_model_marginals():
+@pytest.mark.parametrize("scheme", ["systematic", "iid"])
+def test_samples_match_model_marginals(scheme):
     model = coupled_chain((3, 4, 2, 3, 2), strength=1.5)
     assert len(model.tree.cliques) > 1  # conditioning on separators is exercised
-    rows = model.sample(N_ROWS, np.random.default_rng(12345))
+    rows = model.sample(N_ROWS, np.random.default_rng(12345), scheme)
     pv = p_values(rows, model)
     assert pv.min() > ALPHA / len(pv), pv.min()
 
@@ -90,3 +96,47 @@ def test_draw_conditional_respects_rows():
     sep = np.array([0, 1, 2, 0, 1, 2])
     u = np.array([0.0, 0.3, 0.999, 0.5, 0.0, 0.5])
     np.testing.assert_array_equal(draw_conditional(cdf, sep, u), [0, 2, 1, 0, 2, 1])
+
+
+@pytest.mark.parametrize("scheme", ["systematic", "iid"])
+def test_systematic_counts_are_within_one_of_their_expectation(scheme):
+    """Root clique: ``|count - n p| < 1``; every other clique, within each
+    configuration ``s`` of its separator (``m_s`` rows): ``|count - m_s p(x | s)| < 1``.
+    I.i.d. rows miss that by several counts."""
+    model = coupled_chain((3, 4, 2, 3, 2), strength=1.5)
+    rows = model.sample(997, np.random.default_rng(3), scheme)
+    deviations = []
+    tree, shape = model.tree, model.shape
+    for clique, edge in tree.parent_order():
+        sep = () if edge is None else tree.separators[edge]
+        cdf, new = conditional_cdf(model.beliefs[clique], sep)
+        conditional = np.diff(cdf, axis=1, prepend=0.0)  # rows: p(new | s)
+        sep_index = (np.ravel_multi_index(tuple(rows[:, sep].T), table_shape(shape, sep))
+                     if sep else np.zeros(len(rows), dtype=np.int64))
+        new_index = np.ravel_multi_index(tuple(rows[:, new].T), table_shape(shape, new))
+        counts = np.zeros(conditional.shape)
+        np.add.at(counts, (sep_index, new_index), 1)
+        expected = counts.sum(axis=1, keepdims=True) * conditional
+        deviations.append(np.abs(counts - expected).max())
+    assert (max(deviations) < 1.0 + 1e-9) == (scheme == "systematic"), deviations
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_systematic_rows_keep_the_conditional_independence(monkeypatch, broken,
+                                                          index_order_uniforms):
+    """Chain 0 - 1 - 2: the model has ``x0`` independent of ``x2`` given ``x1``;
+    a chi-square test of independence within every level of ``x1``."""
+    if broken:
+        monkeypatch.setattr(sampling, "row_uniforms", index_order_uniforms)
+    rng = np.random.default_rng(4)
+    model = FactoredModel.uniform((3, 3, 3))
+    for attrs in [(0, 1), (1, 2)]:
+        model = model.multiply(attrs, rng.normal(scale=1.0, size=(3, 3)))
+    rows = model.sample(6000, np.random.default_rng(5))
+    p_values = []
+    for level in range(3):
+        at = rows[:, 1] == level
+        table = np.zeros((3, 3))
+        np.add.at(table, (rows[at, 0], rows[at, 2]), 1)
+        p_values.append(chi2_contingency(table[table.sum(1) > 0][:, table.sum(0) > 0])[1])
+    assert (min(p_values) < ALPHA / 3) == broken, p_values
