@@ -584,10 +584,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             Randomness of the draw, independent of the mechanism's noise.
         scheme : {'systematic', 'iid'}, default='systematic'
             ``'systematic'``: every row has exactly the model's distribution
-            and the rows' counts on each of the model's cliques, given
-            its separator, are within one of their expected value, so the rows add little sampling error to the model's;
-            rows are exchangeable, not independent (systematic sampling,
-            Madow & Madow 1944). ``'iid'``: independent rows.
+            and the rows' counts on each of the model's cliques, given its
+            separator, are within one of their expected value, so the rows
+            add little sampling error to the model's; rows are
+            exchangeable, not independent (systematic sampling, Madow &
+            Madow 1944). ``'iid'``: independent rows.
 
         Returns
         -------

@@ -3,19 +3,26 @@
 import numpy as np
 import pytest
 
+from sksmooth.release._systematic import systematic_uniforms
+
+
+class _Unshuffled:
+    """A sampling stream whose permutations are the identity."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def permutation(self, n):
+        return np.arange(n)
+
+    def random(self, size):
+        return self.rng.random(size)
+
 
 def in_index_order(groups, rng, scheme="systematic"):
     """Broken variant: the systematic points of each group handed to its rows
     in index order (no random assignment), so the rows come out sorted."""
-    groups = np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
-    sorted_groups = groups[order]
-    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-    sizes = np.diff(np.r_[starts, groups.size])
-    group = np.repeat(np.arange(starts.size), sizes)
-    u = np.empty(groups.size)
-    u[order] = (np.arange(groups.size) - starts[group] + rng.random(starts.size)[group]) / sizes[group]
-    return u
+    return systematic_uniforms(groups, _Unshuffled(rng))
 
 
 @pytest.fixture
