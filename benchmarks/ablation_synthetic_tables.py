@@ -16,6 +16,8 @@ their noisy 1-way shares), ``{"final_tol": 1e-7}``
 marginals instead of the workload's lowest order), ``{"selection_share": 0.5}`` (MST's
 selection share of the budget left after the 1-way tables: 0.5 is the
 paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9),
+``{"one_way_share": 0.2}`` (MST's share of rho for the 1-way tables; the
+default is the paper's 1/3),
 ``{"scheme": "iid"}`` (the rows drawn i.i.d.: every results file
 written before systematic sampling became ``sample``'s default, i.e.
 ``mst_selection_share.json`` and ``mst_refinement.json``, used i.i.d. rows),
@@ -57,6 +59,7 @@ from sksmooth.release.graphical import _mst
 from sksmooth.release.graphical._compression import CompressedModel, compress_levels
 
 DEFAULT_SELECTION_SHARE = _mst.SELECTION_SHARE
+DEFAULT_ONE_WAY_SHARE = _mst.ONE_WAY_SHARE
 
 def _bins(X, k=4):
     lo, hi = X.min(0), X.max(0)
@@ -132,6 +135,7 @@ def run(name, eps, seed, method, **kw):
     else:
         _aim.select_spanning_tree = _mst.select_spanning_tree
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
+    _mst.ONE_WAY_SHARE = kw.pop('one_way_share', DEFAULT_ONE_WAY_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
     scheme = kw.pop('scheme', 'systematic')  # how the rows are drawn (sample's default)
     from sksmooth.release.graphical import _selection as SS

@@ -4,6 +4,7 @@ Run (each step resumes where it stopped; peer runs are cached)::
 
     python benchmarks/bench_synthetic_tables.py prepare
     python benchmarks/bench_synthetic_tables.py peers  [--budget-s 4800] [--seeds 5]
+                     [--methods mst,...] [--names breast30y,...] [--epsilons 2.0,...]
     python benchmarks/bench_synthetic_tables.py ours   [--seeds 5] [--label ours|ours-aim|ours-mst]
     python benchmarks/bench_synthetic_tables.py pure    [--seeds 5]
     python benchmarks/bench_synthetic_tables.py report
@@ -204,6 +205,9 @@ def _record(name, method, eps, seed, rows, timing):
     for order in WORKLOADS[name]:
         mx, mean = marginal_errors(X, rows, levels, order)
         rec[f"max_{order}way"], rec[f"mean_{order}way"] = mx, mean
+    if name in DOWNSTREAM:  # kept with the run: the rows' files do not outlive the machine
+        _, test, _ = load_labelled(name)
+        rec["accuracy"] = _classifier_accuracy(rows, test, levels)
     return rec
 
 
@@ -235,7 +239,8 @@ def _peer_schedule(n_seeds=5):
     plan += [("breast30", "aim", 1.0, 0), ("mixed40", "aim", 1.0, 0)]
     # the sampler-matched MST: the reference's model, rows drawn systematically
     plan += [(name, "mst_systematic", eps, seed) for seed in range(n_seeds) for name in
-             ("digits8", "digits15", "digits15y", "breast30", "breast30y") for eps in EPSILONS]
+             ("digits8", "digits15", "digits15y", "breast30", "breast30y", "mixed40")
+             for eps in EPSILONS]
     return plan
 
 
@@ -268,10 +273,10 @@ def cached_runs(peers_only=False):
     return runs
 
 
-def peers(budget_s, timeout_s, names=None, methods=None, n_seeds=5):
+def peers(budget_s, timeout_s, names=None, methods=None, n_seeds=5, epsilons=None):
     """Run the scheduled peer releases not yet cached (optionally only some
-    workloads / methods); a failed run is retried, a timeout only at a
-    longer limit."""
+    workloads / methods / epsilons); a failed run is retried, a timeout only
+    at a longer limit."""
     os.makedirs(WORK, exist_ok=True)
     log = os.path.join(WORK, "peers.jsonl")
     def settled(r):  # a success, or a timeout at a limit at least this run's
@@ -282,7 +287,7 @@ def peers(budget_s, timeout_s, names=None, methods=None, n_seeds=5):
     start = time.time()
     for name, method, eps, seed in _peer_schedule(n_seeds):
         if (name, method, eps, seed) in done or (names and name not in names) \
-                or (methods and method not in methods):
+                or (methods and method not in methods) or (epsilons and eps not in epsilons):
             continue
         if time.time() - start > budget_s:
             print("peer budget exhausted", flush=True)
@@ -406,8 +411,22 @@ def _classifier_accuracy(train, test, levels):
     return float(clf.fit(X_tr, y_tr).score(X_te, y_te))
 
 
-def downstream():
-    """Train on synthetic rows, test on the real held-out rows (vs training on real rows)."""
+def downstream(records):
+    """Train on synthetic rows, test on the real held-out rows (vs training on real rows).
+
+    A run's accuracy is the one recorded with it, else computed from its rows'
+    file in ``WORK`` (then saved into the run's record). A (workload, method,
+    epsilon) cell with neither (runs recorded before accuracies were, on
+    another machine) keeps the previous report's entry, marked ``"source":
+    "previous report"``."""
+    previous = {}
+    if os.path.exists(OUT):
+        previous = {(r["workload"], r["method"], r.get("epsilon")): r
+                    for r in json.load(open(OUT)).get("downstream", {}).get("results", [])}
+    by_cell = {}
+    for r in records:
+        if r["workload"] in DOWNSTREAM and r.get("status") == "ok":
+            by_cell.setdefault((r["workload"], r["method"], float(r["epsilon"])), []).append(r)
     out = []
     for name in DOWNSTREAM:
         train, test, levels = load_labelled(name)
@@ -417,15 +436,19 @@ def downstream():
         for method in ("mst", "mst_known_total", "mst_systematic", "aim") + OURS:
             for eps in EPSILONS:
                 accs = []
-                for seed in range(10):
-                    path = os.path.join(WORK, f"{name}_{method}_{eps}_{seed}.npy")
-                    if os.path.exists(path):
+                for r in by_cell.get((name, method, eps), []):
+                    path = os.path.join(WORK, f"{name}_{method}_{eps}_{r['seed']}.npy")
+                    if "accuracy" not in r and os.path.exists(path):  # saved with the run
                         rows = np.clip(np.load(path).astype(np.int64), 0, np.array(levels) - 1)
-                        accs.append(_classifier_accuracy(rows, test, levels))
+                        r["accuracy"] = _classifier_accuracy(rows, test, levels)
+                    if "accuracy" in r:
+                        accs.append(r["accuracy"])
                 if accs:
                     out.append({"workload": name, "method": method, "epsilon": eps,
                                 "n_seeds": len(accs), "accuracy": float(np.mean(accs)),
                                 "accuracy_sd": float(np.std(accs))})
+                elif (name, method, eps) in previous:
+                    out.append({**previous[(name, method, eps)], "source": "previous report"})
     return out
 
 
@@ -588,7 +611,7 @@ def report():
         "downstream": {"classifier": "LogisticRegression on one-hot codes, trained on n "
                                      "synthetic rows of the training part, accuracy on the "
                                      f"real held-out {TEST_FRACTION:.0%} (split seed "
-                                     f"{SPLIT_SEED})", "results": downstream()},
+                                     f"{SPLIT_SEED})", "results": downstream(records)},
         "runs": records,
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
@@ -639,7 +662,8 @@ if __name__ == "__main__":
         prepare()
     elif args.command == "peers":
         peers(args.budget_s, args.timeout_s, args.names.split(","),
-              args.methods.split(",") if args.methods else None, args.seeds)
+              args.methods.split(",") if args.methods else None, args.seeds,
+              tuple(float(e) for e in args.epsilons.split(",")))
     elif args.command == "one":
         one(args.name, args.epsilon, args.seed, args.label)
     elif args.command == "ours":
