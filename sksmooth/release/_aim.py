@@ -287,6 +287,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     (5, 4)
     """
 
+    _release_state = ("_stream", "_codec", "_has_y")
+
     _parameter_constraints = {
         "epsilon": EPSILON,
         "delta": Real(0, 1, closed="neither"),

@@ -200,6 +200,8 @@ class ReleaseContext:
 class ReleaseData(StreamingRelease, BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
+    _release_state = ("_stream", "_schema", "_sampling_rng", "_y_name", "_universe")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None

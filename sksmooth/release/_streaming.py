@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .._atomic import atomic_update
+from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
 from .._randomness import ReleaseRandomness, release_randomness
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
@@ -84,6 +84,9 @@ class StreamingRelease:
     ``_release_stream`` (and may extend ``_check_public_parameters``).
     """
 
+    # private state a release leaves besides its fitted attributes (forgotten by ``fit``)
+    _release_state = ("_stream",)
+
     def __sklearn_is_fitted__(self):
         return hasattr(self, "privacy_spent_")  # released, not merely accumulating
 
@@ -96,11 +99,18 @@ class StreamingRelease:
         y : array-like of shape (n_samples,), optional
             Labels, one more (categorical) attribute.
 
+        A new fit starts from the parameters: the previous release's fitted
+        state is forgotten first, so a fit that fails (bad input, a ledger
+        that refuses the charge) leaves an unfitted estimator, nothing of the
+        previous release mixed with the new input's structure
+        (:func:`~sksmooth._atomic.forget_fit`).
+
         Returns
         -------
         self
         """
-        self._stream = None  # fit = reset + one chunk + release
+        forget_fit(self, private=self._release_state)  # fit = reset + one chunk + release
+        self._stream = None
         try:
             self._accumulate(X, y, whole_table=True)
             return self.release()

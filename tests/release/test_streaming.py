@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyWarning
@@ -253,6 +254,51 @@ def test_a_release_refused_by_the_ledger_publishes_nothing_and_keeps_the_counts(
         est.release()
     assert not hasattr(est, "model_") and not hasattr(est, "privacy_spent_")
     np.testing.assert_array_equal(est._stream.statistic.state(), before)
+
+
+_REFIT_MAKERS = {
+    "mwem": lambda acc: SmoothMWEM(bounds=(0, 4), categorical_features=[0, 1], epsilon=1.0,
+                                   accountant=acc),
+    "snm": lambda acc: SubsampledNetMechanism(bounds=(0, 4), n_universe=40, n_candidates=100,
+                                              synthetic_size=10, epsilon=1.0, accountant=acc),
+    "gaussian": lambda acc: GaussianPerQuery(bounds=(0, 4), epsilon=1.0, delta=1e-6,
+                                             accountant=acc),
+    "aim": lambda acc: AdaptiveMarginalSynthesizer(levels=5, epsilon=1.0, delta=1e-6,
+                                                   accountant=acc),
+}
+
+
+def _failing_refit(est, failure):
+    X, y = _numeric_data(60)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    if failure == "ledger":  # the first fit spent the ledger's whole budget
+        with pytest.raises(BudgetError):
+            est.fit(frame)
+    else:  # a wider table, refused after its structure was read: y shorter than X
+        with pytest.raises(ValueError):
+            est.fit(frame, y[:-3])
+
+
+@pytest.mark.parametrize("failure", ["ledger", "bad_input"])
+@pytest.mark.parametrize("name", sorted(_REFIT_MAKERS))
+def test_a_failed_refit_leaves_no_release_and_nothing_stale(name, failure):
+    # fit forgets the previous release first (sksmooth._atomic.forget_fit), as
+    # the classifiers' fit does: before, a failed SmoothMWEM refit kept the old
+    # release with the new table's n_features_in_ / feature_names_in_
+    make = _REFIT_MAKERS[name]
+    budget = 1.0 if failure == "ledger" else 2.0  # the ledger refuses the refit, or not
+    est = make(BudgetAccountant(epsilon=budget, delta=1e-5))
+    est.fit(pd.DataFrame(_numeric_data(60)[0][:, :2], columns=["x", "y"]))
+    check_is_fitted(est)
+    _failing_refit(est, failure)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    fresh = make(BudgetAccountant(epsilon=budget, delta=1e-5))
+    fresh.accountant.spend(1.0, 0.0, "the first fit's share")
+    _failing_refit(fresh, failure)
+    assert sorted(vars(est)) == sorted(vars(fresh))
+    for name in ("n_features_in_", "feature_names_in_"):  # the new table's, if any
+        np.testing.assert_array_equal(getattr(est, name, None), getattr(fresh, name, None))
 
 
 def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_path):
