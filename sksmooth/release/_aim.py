@@ -45,6 +45,7 @@ from ._columns import (
     LevelColumn,
     TableCodec,
     as_table,
+    column_index,
     dtype_categories,
     public_levels,
     structure_family,
@@ -113,6 +114,27 @@ def _check_column_bounds(value, name="bounds"):
     return value
 
 
+def _check_workload(value, name="workload"):
+    """A tuple of orders in ``[1, 8]`` or a list of column-index tuples (not mixed)."""
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise TypeError(f"{name} must be an order k, a tuple of orders such as (2, 3), or a "
+                        f"list of column-index tuples such as [(0, 1), (1, 2)]; got {value!r}.")
+    is_int = [isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value]
+    if all(is_int):
+        if not all(1 <= v <= 8 for v in value):
+            raise ValueError(f"{name}: every order must be in [1, 8] (tables of more than 8 "
+                             f"columns are not supported), got {value!r}.")
+        return value
+    tables_ok = not any(is_int) and all(
+        isinstance(t, (list, tuple, np.ndarray)) and 0 < len(t) <= 8 and all(
+            isinstance(a, numbers.Integral) and not isinstance(a, bool) and a >= 0 for a in t)
+        for t in value)
+    if not tables_ok:
+        raise ValueError(f"{name} must be all orders, such as (2, 3), or all tables of 1 to 8 "
+                         f"non-negative column indices, such as [(0, 1), (1, 2)]; got {value!r}.")
+    return value
+
+
 class _StreamFrame:
     """The public column structure fixed at the first chunk (picklable).
 
@@ -177,8 +199,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     levels : None, int, sequence or dict, default=None
         The public levels of every column. An int ``L``: every column holds
         codes ``0 .. L-1``. A sequence (one entry per column) or a dict
-        (column name or index -> entry), each entry an int (codes) or a list
-        of level values. Columns with a ``Categorical`` dtype use its
+        (column name or index -> entry; an int key is a position, as in
+        scikit-learn, and an unknown key is refused), each entry an int
+        (codes) or a list of level values. Columns with a ``Categorical`` dtype use its
         categories and pandas ``boolean`` columns ``[False, True]`` when not
         given; a numpy bool column needs ``[False, True]`` declared (one
         missing value makes it an object column, so its dtype is not public).
@@ -260,7 +283,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     privacy_spent_ : PrivacySpent
     guarantee_ : Guarantee
     feature_names_in_ : ndarray of str
-        Column names when a DataFrame was fitted.
+        Column names when a DataFrame whose column names are all strings was
+        fitted (scikit-learn's rule); the synthetic frame keeps the fitted
+        column labels as they were, strings or not.
 
     References
     ----------
@@ -299,7 +324,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "n_bins": Integer(2, high=1024, cap_reason=(
             "a table's cells are the product of its columns' bins")),
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),
-                     InstanceOf((list, tuple), "a tuple of orders or a list of column tuples")),
+                     Check(_check_workload, "a tuple of orders or a list of column tuples")),
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
         "method": Options("auto", "aim", "mst"),
         "neighbouring": Options("add_remove", "substitution"),
@@ -339,9 +364,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _columns(self, X, y):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table."""
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
-        if frame:
+        if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)
-            names = [str(c) for c in names]
         else:
             if sp.issparse(X):
                 raise TypeError("Sparse data was passed for X, but dense data is required: "
@@ -359,7 +383,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if levels is None or isinstance(levels, numbers.Integral):
             declared = [levels] * len(columns)
         elif isinstance(levels, dict):
-            declared = [levels.get(n, levels.get(j)) for j, n in enumerate(names)]
+            declared = [None] * len(columns)
+            for key, value in levels.items():
+                declared[column_index(key, len(columns), names if frame else None,
+                                      "levels")] = value
         else:
             declared = list(levels)
             if len(declared) != len(columns):
@@ -385,7 +412,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         """
         values, names, declared, dtypes, frame = self._columns(X, y)
         n_features = len(values) - int(y is not None)
-        bounds = self._column_bounds(names, n_features)
+        bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
         columns = [self._column_strategy(names[j], declared[j], dtypes[j], bounds[j])
                    for j in range(n_features)]
         leaked = ()
@@ -413,19 +440,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return LevelColumn(levels, dtype)
 
     def _column_bounds(self, names, n_features):
-        """``(lower, upper)`` or ``None`` for every column (labels: never continuous)."""
-        out = [None] * len(names)
+        """``(lower, upper)`` or ``None`` for every feature column (``names``: the
+        DataFrame's, ``None`` for an ndarray); the labels are never continuous."""
+        out = [None] * n_features
         for key, pair in (self.bounds or {}).items():
-            if isinstance(key, str) and key in names[:n_features]:
-                j = names.index(key)
-            elif isinstance(key, numbers.Integral) and not isinstance(key, bool) \
-                    and 0 <= key < n_features:
-                j = int(key)
-            else:
-                raise ValueError(f"bounds names column {key!r}, which X does not have; use "
-                                 "column names of a DataFrame or indices in "
-                                 f"[0, {n_features - 1}].")
-            out[j] = pair
+            out[column_index(key, n_features, names, "bounds")] = pair
         return out
 
     def _tables(self, d):
@@ -510,8 +529,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         self.privacy_records_ = list(result.records)
         self.rho_ = result.rho_spent
         self.n_features_in_ = len(codec.shape) - int(self._has_y)
-        if codec.frame:
-            self.feature_names_in_ = np.array(codec.names[: self.n_features_in_], dtype=object)
+        names = codec.names[: self.n_features_in_]
+        if codec.frame and all(isinstance(n, str) for n in names):  # scikit-learn's rule
+            self.feature_names_in_ = np.array(names, dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
         self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
                                           stream.randomness.seeded, leaked, method)
@@ -632,5 +652,4 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """Column names of the synthetic rows."""
         check_is_fitted(self, "model_")
-        names = self._codec.names[: self.n_features_in_]
-        return np.array(names, dtype=object)
+        return self._codec.feature_names(input_features, self.n_features_in_)

@@ -614,7 +614,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     def get_feature_names_out(self, input_features=None):
         """Column names of the synthetic rows (those of the fitted input)."""
         check_is_fitted(self, "model_")
-        return self._schema.feature_names()
+        return self._schema.feature_names(input_features)
 
     def answer(self, queries=None):
         """Answer queries from the released distribution (post-processing).

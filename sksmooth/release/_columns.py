@@ -46,6 +46,8 @@ The rules, the same for every estimator:
 pandas is imported lazily, only when a DataFrame came in.
 """
 
+import numbers
+
 import numpy as np
 
 from .._domain import grid_threshold
@@ -58,6 +60,7 @@ __all__ = [
     "NumberColumn",
     "TableCodec",
     "as_table",
+    "column_index",
     "dtype_categories",
     "dtype_follows_values",
     "is_bool_dtype",
@@ -119,6 +122,29 @@ def dtype_categories(dtype):
     """The categories of a pandas ``Categorical`` dtype, else ``None``."""
     cats = getattr(dtype, "categories", None)
     return None if cats is None else np.asarray(cats)
+
+
+def column_index(key, n_features, columns, name):
+    """The position of the column named by ``key`` in parameter ``name``.
+
+    scikit-learn's rule: an integer is a position, any other key a column
+    name of the DataFrame (``columns``; ``None`` for an ndarray). An unknown
+    key is refused, naming the parameter.
+    """
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError(f"{name}: column keys must be names or integer indices.")
+    if isinstance(key, numbers.Integral):
+        if not -n_features <= key < n_features:
+            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns.")
+        return int(key) % n_features
+    if columns is None:
+        raise ValueError(f"{name}: column name {key!r} given but X has no column names "
+                         "(an ndarray); use integer indices.")
+    if key not in columns:
+        raise ValueError(f"{name}: X has no column {key!r}; name one of its columns "
+                         f"{list(columns)[:8]}{' ...' if len(columns) > 8 else ''} or give "
+                         "an integer index.")
+    return columns.index(key)
 
 
 # ------------------------------------------------------------------ levels
@@ -372,10 +398,28 @@ class TableCodec:
                 for name, v, c in zip(self.names, values, self.columns)}
         return pd.DataFrame(data, columns=self.names)
 
-    def feature_names(self):
+    def feature_names(self, input_features=None, n_features=None):
+        """Names of the first ``n_features`` columns (all by default), as strings.
+
+        ``input_features`` (scikit-learn's ``get_feature_names_out``
+        argument): for a DataFrame it must list the fitted names (the
+        synthetic rows carry them); for an ndarray, as many names as
+        columns, returned as given (scikit-learn's rule).
+        """
+        n_features = len(self.names) if n_features is None else n_features
         if self.frame:
-            return np.asarray([str(c) for c in self.names], dtype=object)
-        return np.asarray([f"x{j}" for j in range(len(self.names))], dtype=object)
+            names = np.asarray([str(c) for c in self.names[:n_features]], dtype=object)
+        else:
+            names = np.asarray([f"x{j}" for j in range(n_features)], dtype=object)
+        if input_features is not None:
+            given = np.asarray(input_features, dtype=object).ravel()
+            if len(given) != n_features or (self.frame and not np.array_equal(
+                    given.astype(str), names.astype(str))):
+                raise ValueError(
+                    f"input_features must be None or the {n_features} fitted column names "
+                    f"{list(names) if self.frame else '(any names)'}, got {list(given)}.")
+            return given if not self.frame else names
+        return names
 
 
 def _stack(values, dtypes, n_rows):

@@ -48,6 +48,7 @@ from ._columns import (
     NumberColumn,
     TableCodec,
     as_table,
+    column_index,
     dtype_categories,
     is_bool_dtype,
     is_dataframe,
@@ -188,8 +189,8 @@ class TableSchema:
         """Synthetic rows in the input's format (names, public dtypes, levels)."""
         return self.codec.decode(np.asarray(X_num, dtype=float))
 
-    def feature_names(self):
-        return self.codec.feature_names()
+    def feature_names(self, input_features=None):
+        return self.codec.feature_names(input_features)
 
     def same_structure(self, other):
         """Whether a later chunk's schema maps its rows like this one.
@@ -231,29 +232,14 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
                              f"n_features={n_features}, got {len(items)}.")
         return np.asarray(items, dtype=bool)
     for item in items:
-        mask[_column_index(item, n_features, columns, "categorical_features")] = True
+        mask[column_index(item, n_features, columns, "categorical_features")] = True
     return mask
-
-
-def _column_index(key, n_features, columns, name):
-    if isinstance(key, (bool, np.bool_)):
-        raise TypeError(f"{name}: column keys must be names or integer indices.")
-    if isinstance(key, numbers.Integral):
-        if not -n_features <= key < n_features:
-            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns.")
-        return int(key) % n_features
-    if columns is None:
-        raise ValueError(f"{name}: column name {key!r} given but X has no column names "
-                         "(an ndarray); use integer indices.")
-    if key not in columns:
-        raise ValueError(f"{name}: X has no column {key!r}.")
-    return columns.index(key)
 
 
 def _declared_levels(categories, n_features, columns):
     out = {}
     for key, levels in (categories or {}).items():
-        out[_column_index(key, n_features, columns, "categories")] = np.asarray(list(levels))
+        out[column_index(key, n_features, columns, "categories")] = np.asarray(list(levels))
     return out
 
 

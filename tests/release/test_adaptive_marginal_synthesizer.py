@@ -249,6 +249,31 @@ def test_bad_continuous_parameters_name_the_fix(params, match):
         AdaptiveMarginalSynthesizer(**params).fit(mixed_frame(n=100))
 
 
+@pytest.mark.parametrize("params, match", [
+    (dict(levels={0: 3, 1: 3, 2: 3, "typo": 9}), "levels: X has no column 'typo'"),
+    (dict(levels={5: 3}), "levels: index 5 is out of range"),
+    (dict(levels=3, bounds={"zz": (0, 1)}), "bounds: X has no column 'zz'"),
+    (dict(levels=3, workload=[(0, 1), 2]), "workload must be all orders"),
+    (dict(levels=3, workload=(2, 9)), r"workload: every order must be in \[1, 8\]"),
+    (dict(levels=3, workload=[()]), "workload must be all orders"),
+])
+def test_column_keys_and_workloads_are_checked_naming_the_parameter(params, match):
+    # before: unknown levels keys were ignored, an order above 8 was cut to
+    # the number of columns, and a mixed workload raised a bare TypeError
+    with pytest.raises(ValueError, match=match):
+        AdaptiveMarginalSynthesizer(**params).fit(pd.DataFrame(codes()))
+
+
+def test_integer_column_labels_are_kept_as_given():
+    # before: the synthetic frame's columns were the strings '0', '1', '2'
+    synth = AdaptiveMarginalSynthesizer(levels={0: 3, 2: 3, 1: 3}, random_state=0)
+    out = synth.fit(pd.DataFrame(codes())).sample(5)
+    assert list(out.columns) == [0, 1, 2] and out[0].between(0, 2).all()
+    # scikit-learn's rule: feature_names_in_ only for string column names
+    assert not hasattr(synth, "feature_names_in_")
+    assert list(synth.get_feature_names_out()) == ["0", "1", "2"]
+
+
 # ---------------------------------------------------------------- method
 def test_auto_picks_mst_when_aim_rounds_would_be_noise_and_aim_otherwise():
     # 300 records, 10 columns of 4 levels, eps=0.5: one AIM round's noise on a

@@ -77,6 +77,24 @@ def _fit(family, kind, df_or_array):
 
 
 @pytest.mark.parametrize("family", ["mwem", "aim"])
+def test_get_feature_names_out_checks_input_features_both_families(family):
+    # before: input_features was ignored, even of the wrong length
+    rng = np.random.default_rng(0)
+    values, _ = _column("int", rng)
+    other = rng.integers(0, 2, _N)
+    named = _fit(family, "int", pd.DataFrame({"c": values, "other": other}))
+    assert list(named.get_feature_names_out(["c", "other"])) == ["c", "other"]
+    for wrong in (["c"], ["c", "x"]):
+        with pytest.raises(ValueError, match="input_features"):
+            named.get_feature_names_out(wrong)
+    plain = _fit(family, "int", np.column_stack([values, other]))
+    assert list(plain.get_feature_names_out()) == ["x0", "x1"]
+    assert list(plain.get_feature_names_out(["p", "q"])) == ["p", "q"]  # scikit-learn's rule
+    with pytest.raises(ValueError, match="input_features"):
+        plain.get_feature_names_out(["p"])
+
+
+@pytest.mark.parametrize("family", ["mwem", "aim"])
 @pytest.mark.parametrize("kind", _KINDS)
 def test_dataframe_round_trip_every_dtype_both_families(family, kind):
     rng = np.random.default_rng(0)
