@@ -49,6 +49,8 @@ def _structural_message(exc, what):
         return text.splitlines()[0]  # about the container type, not values
     if "n_features" in text or "features, but" in text:
         return text  # counts of columns only: public structure, no values
+    if "feature names" in text.lower():
+        return text  # column names: public structure (the table's schema), no values
     if "0 sample" in text or "minimum of" in text:
         return text  # counts only
     if "sparse" in text:

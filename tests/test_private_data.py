@@ -108,3 +108,19 @@ def test_a_label_encoder_moving_every_label_on_one_stray_label_is_caught():
 def test_text_labels_are_coded_by_their_text():
     codes = encode_private_labels(np.array(["b", "a", "c", "b"]), np.array(["b", "a"]))
     assert codes.tolist() == [0, 1, 0, 0]
+
+
+def test_a_column_name_mismatch_names_the_columns_and_no_value():
+    # column names are the table's public schema: the message says which
+    # differ (before: "refused by input validation ... detail not shown")
+    pd = pytest.importorskip("pandas")
+    from sksmooth import PrivateProperClassifier
+
+    frame = pd.DataFrame({"a": [0.1, 0.9, 0.4, 0.8], "b": [0.2, 0.6, 0.3, 0.7]})
+    clf = _fitted_on(PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                             random_state=0), frame, [0, 1, 0, 1])
+    renamed = frame.rename(columns={"a": "q"}).assign(b=[0.123456789] * 4)
+    with pytest.raises(ValueError, match="feature names should match") as info:
+        clf.predict(renamed)
+    assert "'q'" in str(info.value) or "- q" in str(info.value)
+    assert "0.123456789" not in str(info.value)
