@@ -16,7 +16,13 @@ Pipeline contract (SPEC §7): ``fit_transform(X)`` / ``transform(X)`` emit
 synthetic rows (the release as the last step of an unsupervised
 preprocessing pipeline); with a ``y`` — what a supervised ``Pipeline`` or a
 ``ColumnTransformer`` passes — they raise and point to ``fit_resample`` /
-:meth:`ReleaseMixin.as_sampler`, so synthetic X is never paired with real y.
+:meth:`ReleaseMixin.as_sampler`, so fitting through them never pairs
+synthetic X with real y. One route stays open and cannot be closed here:
+an already fitted release wrapped in scikit-learn's ``FrozenEstimator``
+inside a supervised ``Pipeline`` (its ``fit`` is a no-op, then the
+pipeline calls ``transform(X)`` without ``y``, which looks exactly like the
+unsupervised use); don't freeze a release into a supervised pipeline —
+use :meth:`ReleaseMixin.as_sampler` in imbalanced-learn's ``Pipeline``.
 """
 
 from dataclasses import dataclass, replace

@@ -118,7 +118,11 @@ class SmoothMWEM(ReleaseMixin):
     **Tables and pipelines.** ``X`` may be a pandas DataFrame with numeric,
     boolean, string and ``Categorical`` columns (levels are public: see
     ``categories``); ``sample``/``fit_resample``/``transform`` then return a
-    DataFrame with the same names and dtypes. ``fit_transform(X)`` emits
+    DataFrame with the same names and dtypes. A text or numpy-bool column
+    must be declared (``categorical_features`` with ``categories``): its
+    dtype follows the values, so it is not public and an undeclared such
+    column is read as numbers within ``bounds`` (a text like a missing
+    value), never refused — refusing it would tell that every row held text. ``fit_transform(X)`` emits
     synthetic rows; with a ``y`` it raises (a supervised pipeline would pair
     synthetic X with real y): use ``fit_resample`` or :meth:`as_sampler`.
 
