@@ -45,8 +45,11 @@ from ._columns import (
     LevelColumn,
     TableCodec,
     as_table,
+    check_n_samples,
     column_index,
     dtype_categories,
+    format_labels,
+    label_name,
     public_levels,
     structure_family,
     undeclared_levels_error,
@@ -312,7 +315,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     (5, 4)
     """
 
-    _release_state = ("_stream", "_codec", "_has_y")
+    _release_state = ("_stream", "_codec", "_has_y", "_y_name")
 
     _parameter_constraints = {
         "epsilon": EPSILON,
@@ -475,7 +478,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             counted |= set(itertools.combinations(range(d), 2)) if d > 1 else {(0,)}
         counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
-        return ReleaseStream(params, frame, randomness, tables, counts), (codes,)
+        return ReleaseStream(params, frame, randomness, tables, counts, label_name(y)), (codes,)
 
     def _stream_labels(self, stream):
         return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None
@@ -522,6 +525,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = stream.frame.has_y
+        self._y_name = stream.y_name
         self.method_ = method
         self.model_ = result.model
         self.measured_tables_ = [m.attrs for m in result.measurements]
@@ -621,21 +625,20 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             integers for a pandas nullable ``Int64`` column), since pandas
             picks a numpy dtype from the values (an int column with a
             missing value is float64).
-        y_syn : ndarray
-            Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``.
+        y_syn : ndarray or Series
+            Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``; a
+            pandas Series with the fitted ``y``'s name when ``y`` was one.
         """
         check_is_fitted(self, "model_")
-        if n_samples is None:
-            n_samples = max(int(round(self.n_records_)), 1)
-        if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral) \
-                or n_samples < 0:
-            raise ValueError(f"n_samples must be an int >= 0, got {n_samples!r}.")
+        n_samples = (max(int(round(self.n_records_)), 1) if n_samples is None
+                     else check_n_samples(n_samples))
         check_scheme(scheme)
         rng = sampling_generator(random_state)
         codes = self.model_.sample(int(n_samples), rng, scheme)
         if not self._has_y:
             return self._codec.decode(codes, rng)
-        y_syn = self._codec.columns[-1].decode(codes[:, -1], rng)
+        y_syn = format_labels(self._codec.columns[-1].decode(codes[:, -1], rng),
+                              getattr(self, "_y_name", False))
         return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):

@@ -41,7 +41,6 @@ from .._validation import (
     check_bounds,
     check_box_has_width,
     check_delta,
-    check_positive_int,
     check_sigma,
     resolve_public_classes,
 )
@@ -50,7 +49,7 @@ from ..classes import Halfspaces
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
-from ._columns import LevelColumn
+from ._columns import LevelColumn, check_n_samples, format_labels, label_name
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
@@ -61,7 +60,6 @@ __all__ = ["ReleaseData", "ReleaseMixin", "ReleaseContext", "PrivateTable", "COM
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 MAX_UNIVERSE_CAP = 2**28
 _MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts
-_MAX_SAMPLES = 10**8  # synthetic rows per sample() call (memory)
 
 
 # ------------------------------------------------------------ parameter checks
@@ -278,10 +276,9 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """First chunk: fix the public structure; return the stream and mapped rows."""
         data = self._validate_common(X, y, classes=classes)
         context = self._release_context(data, params, randomness, whole_table)
-        y_name = (getattr(y, "name", None) if hasattr(y, "to_numpy") and y is not None
-                  else False)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
-                               WorkloadCounts(context.counted_on, context.workload), y_name)
+                               WorkloadCounts(context.counted_on, context.workload),
+                               label_name(y))
         return stream, (data.X, data.y)
 
     def _stream_labels(self, stream):
@@ -549,15 +546,13 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
             original names and dtypes when a DataFrame was fitted).
             Continuous coordinates are drawn uniformly inside their grid bin
             (``jitter=True``) or at its centre.
-        y_syn : ndarray of shape (n_samples,)
-            Only when labels were fitted: returned as ``(X_syn, y_syn)``.
+        y_syn : ndarray or Series of shape (n_samples,)
+            Only when labels were fitted: returned as ``(X_syn, y_syn)``; a
+            pandas Series with the fitted ``y``'s name when ``y`` was one.
         """
         check_is_fitted(self, "model_")
-        n_samples = check_positive_int(n_samples, "n_samples", minimum=0)
-        if n_samples > _MAX_SAMPLES:
-            raise ValueError(f"n_samples must be <= {_MAX_SAMPLES} per call (memory); draw "
-                             "in several calls.")
-        return self._emit(n_samples, sampling_generator(random_state), check_scheme(scheme))
+        return self._emit(check_n_samples(n_samples), sampling_generator(random_state),
+                          check_scheme(scheme))
 
     def _emit(self, n_samples, rng, scheme="systematic"):
         codes = self.model_.sample(n_samples, rng, scheme)
@@ -566,15 +561,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         X_syn = self._schema.decode(X_num)
         if y_syn is None:
             return X_syn
-        return X_syn, self._format_labels(y_syn)
-
-    def _format_labels(self, y_syn):
-        name = getattr(self, "_y_name", None)
-        if name is False:
-            return y_syn
-        import pandas as pd  # a Series was fitted, so pandas is installed
-
-        return pd.Series(y_syn, name=name)
+        return X_syn, format_labels(y_syn, getattr(self, "_y_name", False))
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then emit ``len(X)`` synthetic rows; refuses a ``y`` (see class doc)."""

@@ -52,6 +52,7 @@ import numpy as np
 
 from .._domain import grid_threshold
 from .._private_data import box_position
+from .._validation import check_positive_int
 from .._values import as_floats, level_codes
 
 __all__ = [
@@ -60,10 +61,13 @@ __all__ = [
     "NumberColumn",
     "TableCodec",
     "as_table",
+    "check_n_samples",
     "column_index",
     "dtype_categories",
     "dtype_follows_values",
+    "format_labels",
     "is_bool_dtype",
+    "label_name",
     "is_dataframe",
     "is_numeric_dtype",
     "public_dtype",
@@ -438,3 +442,32 @@ def _pandas_column(pd, values, dtype):
         return np.asarray(values).astype(dtype)
     return pd.array(np.asarray(values, dtype=object) if dtype.kind not in "iufb" else values,
                     dtype=dtype)
+
+
+# ------------------------------------------------------- synthetic output
+MAX_SAMPLES = 10**8  # synthetic rows per sample() call (memory)
+
+
+def check_n_samples(n_samples):
+    """``sample``'s row count: an int in ``[0, MAX_SAMPLES]``, else an error naming it."""
+    n_samples = check_positive_int(n_samples, "n_samples", minimum=0)
+    if n_samples > MAX_SAMPLES:
+        raise ValueError(f"n_samples must be <= {MAX_SAMPLES} per call (memory); draw "
+                         "in several calls.")
+    return n_samples
+
+
+def label_name(y):
+    """The name of a pandas Series ``y`` (its synthetic labels come back under it,
+    a column name being public structure); ``False`` for any other ``y``."""
+    return getattr(y, "name", None) if y is not None and hasattr(y, "to_numpy") \
+        and not hasattr(y, "columns") else False
+
+
+def format_labels(y_syn, name):
+    """Synthetic labels as fitted: a Series named ``name``, or the array (``False``)."""
+    if name is False:
+        return y_syn
+    import pandas as pd  # a Series was fitted, so pandas is installed
+
+    return pd.Series(y_syn, name=name)

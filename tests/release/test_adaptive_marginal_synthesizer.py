@@ -210,8 +210,13 @@ def test_continuous_columns_from_public_bounds_without_leak():
     assert out["x"].dtype == float and out["age"].dtype == float  # numpy int: see attacks
     assert out["smoker"].dtype == "boolean"
     assert out["x"].between(0, 100).all() and out["age"].between(18, 90).all()
-    # the dependence between x and z survives the binning
-    assert np.corrcoef(out["x"], out["z"])[0, 1] > 0.5
+    # the dependence between x and z (0.96 in the data) survives the binning;
+    # on a seeded release: unseeded, its correlation fell below 0.5 in 6 of
+    # 200 releases (0.41-0.50), a flaky draw; the columns independent give ~0
+    seeded = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, n_bins=8,
+                                         random_state=0).fit(df)
+    rows = seeded.sample(2000, random_state=0)
+    assert np.corrcoef(rows["x"], rows["z"])[0, 1] > 0.5
 
 
 def test_continuous_values_are_drawn_uniformly_inside_their_bin():

@@ -76,6 +76,28 @@ def _fit(family, kind, df_or_array):
         return AdaptiveMarginalSynthesizer(epsilon=1.0, n_bins=4, **params).fit(df_or_array)
 
 
+@pytest.mark.parametrize("as_series", [True, False])
+@pytest.mark.parametrize("family", ["mwem", "aim"])
+def test_synthetic_labels_come_back_as_fitted_and_n_samples_is_checked_alike(family, as_series):
+    # before: AdaptiveMarginalSynthesizer returned an ndarray for a Series y,
+    # and refused sample(2.0) with ValueError where SmoothMWEM raised TypeError
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.integers(0, 3, 300)})
+    y = pd.Series(rng.integers(0, 2, 300), name="label") if as_series else \
+        rng.integers(0, 2, 300)
+    est = (SmoothMWEM(categorical_features=["a", "b"], bounds=(0, 2), classes=[0, 1])
+           if family == "mwem" else AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1]))
+    _, y_syn = est.fit(X, y).sample(20, random_state=0)
+    if as_series:
+        assert isinstance(y_syn, pd.Series) and y_syn.name == "label" and len(y_syn) == 20
+    else:
+        assert isinstance(y_syn, np.ndarray) and y_syn.shape == (20,)
+    assert set(np.asarray(y_syn)) <= {0, 1}
+    for bad, error in ((2.0, TypeError), (-1, ValueError), (10**9, ValueError)):
+        with pytest.raises(error, match="n_samples"):
+            est.sample(bad)
+
+
 @pytest.mark.parametrize("family", ["mwem", "aim"])
 def test_get_feature_names_out_checks_input_features_both_families(family):
     # before: input_features was ignored, even of the wrong length
