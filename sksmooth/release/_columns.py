@@ -139,7 +139,8 @@ def column_index(key, n_features, columns, name):
         raise TypeError(f"{name}: column keys must be names or integer indices.")
     if isinstance(key, numbers.Integral):
         if not -n_features <= key < n_features:
-            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns.")
+            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns "
+                             "(an integer key is a position, as in scikit-learn).")
         return int(key) % n_features
     if columns is None:
         raise ValueError(f"{name}: column name {key!r} given but X has no column names "
