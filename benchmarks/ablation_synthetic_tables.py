@@ -8,7 +8,8 @@ METHOD is ``aim``, ``mst`` or ``auto``; JSON_KW switches one difference
 at a time (monkeypatching internals, for measurement only):
 ``{"max_iter": 1000, "final_max_iter": 1000}`` (AIM: reference's mirror-
 descent iterations per round / at the end), ``{"nocompress": true}`` (MST
-without domain compression), ``{"public_n": true}`` (the exact record count
+without domain compression; 20 seeds on the cells where ``auto`` runs MST:
+``results/mst_compression.json``, a trade), ``{"public_n": true}`` (the exact record count
 given to the model, as smartnoise's shipped MST does), ``{"uniform_split":
 true}`` (MST's merged levels split uniformly, as the reference does, not by
 their noisy 1-way shares), ``{"final_tol": 1e-7}``
