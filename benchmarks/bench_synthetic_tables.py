@@ -415,10 +415,11 @@ def downstream(records):
     """Train on synthetic rows, test on the real held-out rows (vs training on real rows).
 
     A run's accuracy is the one recorded with it, else computed from its rows'
-    file in ``WORK`` (then saved into the run's record). A (workload, method,
-    epsilon) cell with neither (runs recorded before accuracies were, on
-    another machine) keeps the previous report's entry, marked ``"source":
-    "previous report"``."""
+    file in ``WORK`` (then saved into the run's record). Runs with neither
+    (recorded before accuracies were, on another machine) are covered by the
+    previous report's entry for their cell when it has as many seeds: the
+    cell then pools that entry's mean and sd with the other runs (marked
+    ``"source"``)."""
     previous = {}
     if os.path.exists(OUT):
         previous = {(r["workload"], r["method"], r.get("epsilon")): r
@@ -435,7 +436,7 @@ def downstream(records):
                 train[:, -1]).argmax()))})
         for method in ("mst", "mst_known_total", "mst_systematic", "aim") + OURS:
             for eps in EPSILONS:
-                accs = []
+                accs, unknown = [], 0
                 for r in by_cell.get((name, method, eps), []):
                     path = os.path.join(WORK, f"{name}_{method}_{eps}_{r['seed']}.npy")
                     if "accuracy" not in r and os.path.exists(path):  # saved with the run
@@ -443,13 +444,28 @@ def downstream(records):
                         r["accuracy"] = _classifier_accuracy(rows, test, levels)
                     if "accuracy" in r:
                         accs.append(r["accuracy"])
-                if accs:
+                    else:
+                        unknown += 1
+                prev = previous.get((name, method, eps))
+                if unknown and prev is not None and prev.get("n_seeds") == unknown:
+                    out.append(_pooled(name, method, eps, accs, prev))
+                elif accs:
                     out.append({"workload": name, "method": method, "epsilon": eps,
                                 "n_seeds": len(accs), "accuracy": float(np.mean(accs)),
                                 "accuracy_sd": float(np.std(accs))})
-                elif (name, method, eps) in previous:
-                    out.append({**previous[(name, method, eps)], "source": "previous report"})
     return out
+
+
+def _pooled(name, method, eps, accs, prev):
+    """``accs`` pooled with a previous entry's mean and population sd (exact)."""
+    n1, n2 = prev["n_seeds"], len(accs)
+    m1, m2 = prev["accuracy"], (float(np.mean(accs)) if accs else 0.0)
+    second = n1 * (prev["accuracy_sd"] ** 2 + m1 ** 2) + float(np.sum(np.square(accs)))
+    mean = (n1 * m1 + n2 * m2) / (n1 + n2)
+    return {"workload": name, "method": method, "epsilon": eps, "n_seeds": n1 + n2,
+            "accuracy": mean, "accuracy_sd": float(np.sqrt(max(second / (n1 + n2) - mean**2, 0))),
+            "source": "previous report" if not n2 else
+            f"{n1} seeds from the previous report, {n2} recorded with their runs"}
 
 
 # ---------------------------------------------------------------- delta = 0
