@@ -33,8 +33,16 @@ from ._values import level_codes
 __all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
 
 
+_HIDDEN_VALUE_MESSAGE = (
+    "{what} must hold numbers only; at least one entry could not be converted to float "
+    "(argument must be a string or a real number; the value is not shown: it may be "
+    "private). Encode non-numeric columns first, e.g. with OrdinalEncoder.")
+
+
 def _structural_message(exc, what):
     text = str(exc)
+    if "could not convert" in text or "invalid literal" in text:  # quotes the entry: never
+        return _HIDDEN_VALUE_MESSAGE.format(what=what)  # passed, whatever the entry says
     if "Expected 2D array" in text or "Expected a 2-dimensional" in text:
         return (f"{what} must be 2-D (n_samples, n_features). Reshape your data either "
                 "using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a "
@@ -49,17 +57,14 @@ def _structural_message(exc, what):
         return text.splitlines()[0]  # about the container type, not values
     if "n_features" in text or "features, but" in text:
         return text  # counts of columns only: public structure, no values
-    if "feature names" in text.lower():
+    if text.startswith(("The feature names should match", "Feature names")):
         return text  # column names: public structure (the table's schema), no values
     if "0 sample" in text or "minimum of" in text:
         return text  # counts only
     if "sparse" in text:
         return text
-    if "could not convert" in text or "dtype" in text or "convert" in text:
-        return (f"{what} must hold numbers only; at least one entry could not be "
-                "converted to float (argument must be a string or a real number; the "
-                "value is not shown: it may be private). "
-                "Encode non-numeric columns first, e.g. with OrdinalEncoder.")
+    if "dtype" in text or "convert" in text:
+        return _HIDDEN_VALUE_MESSAGE.format(what=what)
     return (f"{what} was refused by input validation ({type(exc).__name__}); the "
             "detail is not shown because it may contain private values.")
 
