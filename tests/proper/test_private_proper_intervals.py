@@ -78,8 +78,10 @@ def test_iris_multiclass_intervals_are_accurate_and_proper():
     for seed in range(3):
         perm = np.random.default_rng(seed).permutation(len(X))
         tr, te = perm[:110], perm[110:]
+        # seeded: unseeded, the mean of three releases hit exactly 0.85 once in a
+        # fresh-clone CI run (0/60 in a rerun: a rare draw at 1-2%, not a regression)
         clf = PrivateProperClassifier(hypotheses="intervals", epsilon=1.0, bounds=bounds,
-                                      classes=[0, 1, 2]).fit(X[tr], y[tr])
+                                      classes=[0, 1, 2], random_state=seed).fit(X[tr], y[tr])
         accs.append(clf.score(X[te], y[te]))
     assert np.mean(accs) > 0.85
     hyp = clf.hypothesis_
