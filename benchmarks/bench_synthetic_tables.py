@@ -417,9 +417,10 @@ def downstream(records):
     A run's accuracy is the one recorded with it, else computed from its rows'
     file in ``WORK`` (then saved into the run's record). Runs with neither
     (recorded before accuracies were, on another machine) are covered by the
-    previous report's entry for their cell when it has as many seeds: the
-    cell then pools that entry's mean and sd with the other runs (marked
-    ``"source"``)."""
+    previous report's entry for their cell when it covers exactly their seeds
+    (an entry without a seed list: as many seeds): the cell then pools that
+    entry's mean and sd with the other runs and keeps it under
+    ``"previous"`` (with its seeds), so a later report pools it again."""
     previous = {}
     if os.path.exists(OUT):
         previous = {(r["workload"], r["method"], r.get("epsilon")): r
@@ -436,36 +437,43 @@ def downstream(records):
                 train[:, -1]).argmax()))})
         for method in ("mst", "mst_known_total", "mst_systematic", "aim") + OURS:
             for eps in EPSILONS:
-                accs, unknown = [], 0
+                known, unknown = {}, []
                 for r in by_cell.get((name, method, eps), []):
                     path = os.path.join(WORK, f"{name}_{method}_{eps}_{r['seed']}.npy")
                     if "accuracy" not in r and os.path.exists(path):  # saved with the run
                         rows = np.clip(np.load(path).astype(np.int64), 0, np.array(levels) - 1)
                         r["accuracy"] = _classifier_accuracy(rows, test, levels)
                     if "accuracy" in r:
-                        accs.append(r["accuracy"])
+                        known[int(r["seed"])] = r["accuracy"]
                     else:
-                        unknown += 1
-                prev = previous.get((name, method, eps))
-                if unknown and prev is not None and prev.get("n_seeds") == unknown:
-                    out.append(_pooled(name, method, eps, accs, prev))
-                elif accs:
-                    out.append({"workload": name, "method": method, "epsilon": eps,
-                                "n_seeds": len(accs), "accuracy": float(np.mean(accs)),
-                                "accuracy_sd": float(np.std(accs))})
+                        unknown.append(int(r["seed"]))
+                entry = {"workload": name, "method": method, "epsilon": eps}
+                base = previous.get((name, method, eps))
+                base = base.get("previous", base) if base is not None else None
+                covers = base is not None and unknown and (
+                    base.get("seeds") == sorted(unknown) if "seeds" in base
+                    else base["n_seeds"] == len(unknown))
+                if covers:
+                    base = {k: base[k] for k in ("n_seeds", "accuracy", "accuracy_sd")}
+                    out.append({**entry, **_pooled(base, list(known.values())),
+                                "seeds": sorted(unknown + list(known)),
+                                "previous": {**base, "seeds": sorted(unknown)}})
+                elif known:
+                    out.append({**entry, "n_seeds": len(known),
+                                "accuracy": float(np.mean(list(known.values()))),
+                                "accuracy_sd": float(np.std(list(known.values()))),
+                                "seeds": sorted(known)})
     return out
 
 
-def _pooled(name, method, eps, accs, prev):
+def _pooled(prev, accs):
     """``accs`` pooled with a previous entry's mean and population sd (exact)."""
     n1, n2 = prev["n_seeds"], len(accs)
-    m1, m2 = prev["accuracy"], (float(np.mean(accs)) if accs else 0.0)
+    m1 = prev["accuracy"]
     second = n1 * (prev["accuracy_sd"] ** 2 + m1 ** 2) + float(np.sum(np.square(accs)))
-    mean = (n1 * m1 + n2 * m2) / (n1 + n2)
-    return {"workload": name, "method": method, "epsilon": eps, "n_seeds": n1 + n2,
-            "accuracy": mean, "accuracy_sd": float(np.sqrt(max(second / (n1 + n2) - mean**2, 0))),
-            "source": "previous report" if not n2 else
-            f"{n1} seeds from the previous report, {n2} recorded with their runs"}
+    mean = (n1 * m1 + float(np.sum(accs))) / (n1 + n2)
+    return {"n_seeds": n1 + n2, "accuracy": mean,
+            "accuracy_sd": float(np.sqrt(max(second / (n1 + n2) - mean**2, 0.0)))}
 
 
 # ---------------------------------------------------------------- delta = 0

@@ -46,7 +46,7 @@ from ._columns import (
     TableCodec,
     as_table,
     check_n_samples,
-    column_index,
+    column_positions,
     dtype_categories,
     format_labels,
     label_name,
@@ -387,9 +387,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             declared = [levels] * len(columns)
         elif isinstance(levels, dict):
             declared = [None] * len(columns)
-            for key, value in levels.items():
-                declared[column_index(key, len(columns), names if frame else None,
-                                      "levels")] = value
+            for j, value in column_positions(levels, len(columns), names if frame else None,
+                                             "levels").items():
+                declared[j] = value
         else:
             declared = list(levels)
             if len(declared) != len(columns):
@@ -446,8 +446,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         """``(lower, upper)`` or ``None`` for every feature column (``names``: the
         DataFrame's, ``None`` for an ndarray); the labels are never continuous."""
         out = [None] * n_features
-        for key, pair in (self.bounds or {}).items():
-            out[column_index(key, n_features, names, "bounds")] = pair
+        for j, pair in column_positions(self.bounds or {}, n_features, names, "bounds").items():
+            out[j] = pair
         return out
 
     def _tables(self, d):

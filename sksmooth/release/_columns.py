@@ -63,6 +63,7 @@ __all__ = [
     "as_table",
     "check_n_samples",
     "column_index",
+    "column_positions",
     "dtype_categories",
     "dtype_follows_values",
     "format_labels",
@@ -132,8 +133,10 @@ def column_index(key, n_features, columns, name):
     """The position of the column named by ``key`` in parameter ``name``.
 
     scikit-learn's rule: an integer is a position, any other key a column
-    name of the DataFrame (``columns``; ``None`` for an ndarray). An unknown
-    key is refused, naming the parameter.
+    name of the DataFrame (``columns``; ``None`` for an ndarray). Refused,
+    naming the parameter: an unknown key, a name that several columns share,
+    and an integer that is also the label of *another* column (with labels
+    ``[1, 0]``, is ``0`` the first column or the second?).
     """
     if isinstance(key, (bool, np.bool_)):
         raise TypeError(f"{name}: column keys must be names or integer indices.")
@@ -141,15 +144,37 @@ def column_index(key, n_features, columns, name):
         if not -n_features <= key < n_features:
             raise ValueError(f"{name}: index {key} is out of range for {n_features} columns "
                              "(an integer key is a position, as in scikit-learn).")
-        return int(key) % n_features
+        position = int(key) % n_features
+        if columns is not None and key in columns and list(columns).index(key) != position:
+            raise ValueError(f"{name}: key {key!r} is a position and also the label of "
+                             "another column of X; give the columns string labels, or "
+                             "declare every column in order with a list.")
+        return position
     if columns is None:
         raise ValueError(f"{name}: column name {key!r} given but X has no column names "
                          "(an ndarray); use integer indices.")
+    columns = list(columns)
     if key not in columns:
         raise ValueError(f"{name}: X has no column {key!r}; name one of its columns "
-                         f"{list(columns)[:8]}{' ...' if len(columns) > 8 else ''} or give "
+                         f"{columns[:8]}{' ...' if len(columns) > 8 else ''} or give "
                          "an integer index.")
+    if columns.count(key) > 1:
+        raise ValueError(f"{name}: X has {columns.count(key)} columns named {key!r}; give "
+                         "them distinct names, or use integer indices.")
     return columns.index(key)
+
+
+def column_positions(mapping, n_features, columns, name):
+    """``{position: value}`` of a ``{column key: value}`` parameter (keys by
+    :func:`column_index`); two keys naming one column are refused."""
+    out, keys = {}, {}
+    for key, value in mapping.items():
+        j = column_index(key, n_features, columns, name)
+        if j in out:
+            raise ValueError(f"{name}: keys {keys[j]!r} and {key!r} name the same column; "
+                             "keep one.")
+        out[j], keys[j] = value, key
+    return out
 
 
 # ------------------------------------------------------------------ levels
@@ -407,24 +432,24 @@ class TableCodec:
         """Names of the first ``n_features`` columns (all by default), as strings.
 
         ``input_features`` (scikit-learn's ``get_feature_names_out``
-        argument): for a DataFrame it must list the fitted names (the
-        synthetic rows carry them); for an ndarray, as many names as
-        columns, returned as given (scikit-learn's rule).
+        argument): when the fitted DataFrame's names are all strings (its
+        ``feature_names_in_``) it must list them; otherwise any names, as
+        many as columns, returned as given (scikit-learn's rule).
         """
         n_features = len(self.names) if n_features is None else n_features
         if self.frame:
             names = np.asarray([str(c) for c in self.names[:n_features]], dtype=object)
         else:
             names = np.asarray([f"x{j}" for j in range(n_features)], dtype=object)
-        if input_features is not None:
-            given = np.asarray(input_features, dtype=object).ravel()
-            if len(given) != n_features or (self.frame and not np.array_equal(
-                    given.astype(str), names.astype(str))):
-                raise ValueError(
-                    f"input_features must be None or the {n_features} fitted column names "
-                    f"{list(names) if self.frame else '(any names)'}, got {list(given)}.")
-            return given if not self.frame else names
-        return names
+        if input_features is None:
+            return names
+        named = self.frame and all(isinstance(c, str) for c in self.names[:n_features])
+        given = np.asarray(input_features, dtype=object).ravel()
+        if len(given) != n_features or (named and not np.array_equal(given, names)):
+            raise ValueError(
+                f"input_features must be None or the {n_features} fitted column names "
+                f"{list(names) if named else '(any names)'}, got {list(given)}.")
+        return names if named else given
 
 
 def _stack(values, dtypes, n_rows):

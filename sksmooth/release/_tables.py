@@ -49,6 +49,7 @@ from ._columns import (
     TableCodec,
     as_table,
     column_index,
+    column_positions,
     dtype_categories,
     is_bool_dtype,
     is_dataframe,
@@ -237,10 +238,8 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
 
 
 def _declared_levels(categories, n_features, columns):
-    out = {}
-    for key, levels in (categories or {}).items():
-        out[column_index(key, n_features, columns, "categories")] = np.asarray(list(levels))
-    return out
+    return {j: np.asarray(list(levels)) for j, levels in column_positions(
+        categories or {}, n_features, columns, "categories").items()}
 
 
 def _column_strategy(j, is_categorical, declared, columns, dtype):

@@ -270,13 +270,29 @@ def test_column_keys_and_workloads_are_checked_naming_the_parameter(params, matc
 
 
 def test_integer_column_labels_are_kept_as_given():
-    # before: the synthetic frame's columns were the strings '0', '1', '2'
-    synth = AdaptiveMarginalSynthesizer(levels={0: 3, 2: 3, 1: 3}, random_state=0)
-    out = synth.fit(pd.DataFrame(codes())).sample(5)
-    assert list(out.columns) == [0, 1, 2] and out[0].between(0, 2).all()
-    # scikit-learn's rule: feature_names_in_ only for string column names
+    # before: the synthetic frame's columns were the strings '2', '0', '1'
+    table = pd.DataFrame(codes(), columns=[2, 0, 1])
+    synth = AdaptiveMarginalSynthesizer(levels=[3, 3, 3], random_state=0).fit(table)
+    out = synth.sample(5)
+    assert list(out.columns) == [2, 0, 1] and out[0].between(0, 2).all()
+    # scikit-learn's rule: feature_names_in_ only for string column names, and
+    # then any input_features of the right length
     assert not hasattr(synth, "feature_names_in_")
-    assert list(synth.get_feature_names_out()) == ["0", "1", "2"]
+    assert list(synth.get_feature_names_out()) == ["2", "0", "1"]
+    assert list(synth.get_feature_names_out(["x0", "x1", "x2"])) == ["x0", "x1", "x2"]
+
+
+@pytest.mark.parametrize("columns, levels, match", [
+    ([2, 0, 1], {0: 3, 1: 3, 2: 3}, "key 0 is a position and also the label of another"),
+    ([1, "b", "c"], {1: 3, "b": 3, "c": 3}, "key 1 is a position and also the label"),
+    (["a", "b", "c"], {0: 3, 1: 3, "b": 3, "c": 3}, "keys 1 and 'b' name the same column"),
+    (["a", "a", "c"], {"a": 3, "c": 3}, "X has 2 columns named 'a'"),
+])
+def test_ambiguous_column_keys_are_refused(columns, levels, match):
+    # found in review: with labels [2, 0, 1] the key 0 silently meant the
+    # first column, and two keys could declare one column twice
+    with pytest.raises(ValueError, match=match):
+        AdaptiveMarginalSynthesizer(levels=levels).fit(pd.DataFrame(codes(), columns=columns))
 
 
 # ---------------------------------------------------------------- method
