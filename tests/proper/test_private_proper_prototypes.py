@@ -435,10 +435,13 @@ def test_pure_dp_digits_accuracy_with_the_projection():
     X, y = _digits()
     order = np.random.default_rng(1).permutation(len(X))
     train, test = order[:1350], order[1350:]
-    accs = [_clf(epsilon=1.0, delta=0.0, classes=list(range(10))).fit(X[train], y[train])
-            .score(X[test], y[test]) for _ in range(5)]
-    box = [_clf(epsilon=1.0, delta=0.0, projection=None, classes=list(range(10)))
-           .fit(X[train], y[train]).score(X[test], y[test]) for _ in range(5)]
+    # seeded releases: unseeded, the mean of five fell below 0.5 in 2 of 400
+    # repeats (mean .567, sd .026): a rare draw, not a regression
+    accs = [_clf(epsilon=1.0, delta=0.0, classes=list(range(10)), random_state=seed)
+            .fit(X[train], y[train]).score(X[test], y[test]) for seed in range(5)]
+    box = [_clf(epsilon=1.0, delta=0.0, projection=None, classes=list(range(10)),
+                random_state=seed).fit(X[train], y[train]).score(X[test], y[test])
+           for seed in range(5)]
     assert np.mean(accs) > 0.5 and np.mean(box) < 0.45  # ~0.6 vs ~0.37
 
 
