@@ -61,8 +61,6 @@ def _structural_message(exc, what):
         return text  # column names: public structure (the table's schema), no values
     if "0 sample" in text or "minimum of" in text:
         return text  # counts only
-    if "sparse" in text:
-        return text
     if "dtype" in text or "convert" in text:
         return _HIDDEN_VALUE_MESSAGE.format(what=what)
     return (f"{what} was refused by input validation ({type(exc).__name__}); the "

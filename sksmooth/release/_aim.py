@@ -386,10 +386,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if levels is None or isinstance(levels, numbers.Integral):
             declared = [levels] * len(columns)
         elif isinstance(levels, dict):
-            declared = [None] * len(columns)
-            for j, value in column_positions(levels, len(columns), names if frame else None,
-                                             "levels").items():
-                declared[j] = value
+            given = column_positions(levels, len(columns), names if frame else None, "levels")
+            declared = [given.get(j) for j in range(len(columns))]
         else:
             declared = list(levels)
             if len(declared) != len(columns):
@@ -445,10 +443,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _column_bounds(self, names, n_features):
         """``(lower, upper)`` or ``None`` for every feature column (``names``: the
         DataFrame's, ``None`` for an ndarray); the labels are never continuous."""
-        out = [None] * n_features
-        for j, pair in column_positions(self.bounds or {}, n_features, names, "bounds").items():
-            out[j] = pair
-        return out
+        given = column_positions(self.bounds or {}, n_features, names, "bounds")
+        return [given.get(j) for j in range(n_features)]
 
     def _tables(self, d):
         w = self.workload

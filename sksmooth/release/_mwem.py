@@ -122,9 +122,10 @@ class SmoothMWEM(ReleaseMixin):
     must be declared (``categorical_features`` with ``categories``): its
     dtype follows the values, so it is not public and an undeclared such
     column is read as numbers within ``bounds`` (a text like a missing
-    value), never refused — refusing it would tell that every row held text. ``fit_transform(X)`` emits
-    synthetic rows; with a ``y`` it raises (a supervised pipeline would pair
-    synthetic X with real y): use ``fit_resample`` or :meth:`as_sampler`.
+    value), never refused — refusing it would tell that every row held
+    text. ``fit_transform(X)`` emits synthetic rows; with a ``y`` it raises
+    (a supervised pipeline would pair synthetic X with real y): use
+    ``fit_resample`` or :meth:`as_sampler`.
 
     A table's selection score is the L1 distance between its current and its
     true marginal (sensitivity 2/n). Excluding already-measured queries,

@@ -110,7 +110,6 @@ class StreamingRelease:
         self
         """
         forget_fit(self, private=self._release_state)  # fit = reset + one chunk + release
-        self._stream = None
         try:
             self._accumulate(X, y, whole_table=True)
             return self.release()
