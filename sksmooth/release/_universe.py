@@ -26,6 +26,7 @@ sigma-smoothness (equal-width bins have equal volume).
 import numpy as np
 
 from .._domain import grid_threshold
+from .._private_data import box_position
 
 __all__ = ["GridUniverse", "SampleUniverse"]
 
@@ -85,8 +86,7 @@ class GridUniverse(_AttributeSchema):
             if self.categorical[j]:
                 levels.append(len(self.cat_levels[j]))
             else:
-                width = self.upper[j] - self.lower[j]
-                levels.append(int(n_bins[j]) if width > 0 else 1)
+                levels.append(int(n_bins[j]) if self.upper[j] > self.lower[j] else 1)
         if self.has_labels:
             levels.append(len(self.classes))
         self.shape = tuple(int(v) for v in levels)
@@ -98,7 +98,8 @@ class GridUniverse(_AttributeSchema):
 
         Vectorised over all columns of a kind at once: categorical codes are
         ``rint(x) - first level``, continuous ones ``floor((x - lower) /
-        width * n_bins)``, then clipped to ``[0, L - 1]``.
+        width * n_bins)`` (on halves: finite for any finite bounds), then
+        clipped to ``[0, L - 1]``.
         """
         X = np.asarray(X, dtype=float)
         d = self.n_features
@@ -112,10 +113,9 @@ class GridUniverse(_AttributeSchema):
         else:
             V = np.empty_like(X)
             V[:, cat] = np.rint(X[:, cat]) - first
-            width = self.upper[cont] - self.lower[cont]
-            flat = width <= 0
-            rel = (X[:, cont] - self.lower[cont]) / np.where(flat, 1.0, width)
-            V[:, cont] = np.where(flat, 0.0, np.floor(rel * shape[cont]))
+            # on halves: no overflow (a NaN code) for bounds as wide as the float range
+            rel = box_position(X[:, cont], self.lower[cont], self.upper[cont])
+            V[:, cont] = np.floor(rel * shape[cont])
         np.maximum(V, 0.0, out=V)
         np.minimum(V, shape - 1, out=V)
         codes = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)

@@ -167,3 +167,25 @@ def test_messages_never_echo_private_values():
     # would tell that some row held text (tests/release/test_codec_attacks.py)
     est = SmoothMWEM(bounds=(0, 5)).fit(X)
     assert "secret1234567" not in repr(vars(est))
+
+
+_WIDE = dict(marginal_width=1, bounds=(-np.finfo(float).max, np.finfo(float).max))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SmoothMWEM(**_WIDE),
+    lambda: LaplacePerQuery(**_WIDE),
+    lambda: GaussianPerQuery(**_WIDE),
+    lambda: SubsampledNetMechanism(universe="grid", n_universe=10, n_candidates=20,
+                                   synthetic_size=3, **_WIDE),
+])
+@pytest.mark.parametrize("value", [1e308, np.inf, -np.inf])
+def test_bounds_as_wide_as_the_float_range_fit_every_neighbour(make, value):
+    # (x - lower) / width overflowed to inf / inf = NaN for |x| >~ 0.8e308: a
+    # negative code and a crash only when such a row was present
+    X = np.zeros((4, 1))
+    X[0, 0] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        est = make().fit(X)
+    assert est.guarantee_.certified
