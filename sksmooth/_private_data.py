@@ -11,13 +11,18 @@ how many rows it touched is never reported.
 
 The rule, the same in every private estimator:
 
+- an entry that is no real number (a text, a dict, a complex number with an
+  imaginary part) reads as ``NaN``, a number beyond the float range as
+  ``+-inf``, a complex one with imaginary part 0 as its real part: an object
+  or complex dtype follows the values (one such entry in a list or a
+  DataFrame column), so it is not structure;
 - a non-finite or out-of-box coordinate is replaced: ``+inf`` by the upper
   bound, ``-inf`` by the lower bound, ``NaN`` by the centre of the box, then
   every coordinate is clipped to the public box;
 - a label outside the public label set ``classes_`` becomes ``classes_[0]``.
 
 What stays an error is the *structure* of the input, which is public: its
-shape, its number of columns, a non-numeric dtype. Those messages name the
+shape, its number of columns, a sparse container. Those messages name the
 problem and the fix, never a value (scikit-learn's own messages print the
 offending value or the whole array; they are replaced here).
 """
@@ -25,10 +30,11 @@ offending value or the whole array; they are replaced here).
 import warnings
 
 import numpy as np
+from scipy import sparse
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import validate_data
 
-from ._values import level_codes
+from ._values import as_floats, level_codes
 
 __all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
 
@@ -75,11 +81,16 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     message free of data values.
     """
     kwargs.setdefault("ensure_all_finite", False)
+    numeric = kwargs.get("dtype", "numeric") is not None
     try:
         try:
             X = validate_data(estimator, X, reset=reset, **kwargs)
-        except OverflowError:  # an object entry beyond the float range: map it, never refuse
-            X = validate_data(estimator, _with_overflow_as_inf(X), reset=reset, **kwargs)
+        except (OverflowError, TypeError, ValueError):
+            if not numeric:
+                raise
+            # a value that is no real number (a text in an object column, 10**400, a
+            # complex entry) is mapped, never refused: the refusal would be a release
+            X = validate_data(estimator, _as_real_numbers(X), reset=reset, **kwargs)
     except (TypeError, ValueError) as exc:
         raise type(exc)(_structural_message(exc, "X")) from None
     if isinstance(y, str) and y == "no_validation":
@@ -87,20 +98,24 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     return X, _check_private_y(y, X.shape[0])
 
 
-def _float_or_signed_inf(value):
-    try:
-        return float(value)
-    except OverflowError:  # a Python int (or Decimal, Fraction) beyond the float range
-        return np.inf if value > 0 else -np.inf
-
-
-def _with_overflow_as_inf(X):
-    """``X`` with every object entry converted to float, beyond-range numbers to +-inf
-    (then mapped like any infinite coordinate by :func:`sanitize_rows`)."""
+def _as_real_numbers(X):
+    """``X`` with object and complex entries read by :func:`~sksmooth._values.as_floats`
+    (a non-number is NaN, a number beyond the float range +-inf, a complex one its
+    real part or NaN); mapped into the box afterwards by :func:`sanitize_rows`.
+    Input of another structure is returned as given, for validation to report."""
+    if sparse.issparse(X):  # refused as such by validation
+        return X
     if hasattr(X, "columns"):  # a DataFrame: keep its column names
-        return X.apply(lambda column: column.map(_float_or_signed_inf)
-                       if column.dtype == object else column)
-    return np.vectorize(_float_or_signed_inf, otypes=[float])(np.asarray(X, dtype=object))
+        return X.apply(lambda column: type(column)(as_floats(column), index=column.index,
+                                                   name=column.name)
+                       if column.dtype == object or column.dtype.kind == "c" else column)
+    try:
+        array = np.asarray(X)
+    except (TypeError, ValueError):  # ragged: a structural error
+        return X
+    if array.dtype == object or array.dtype.kind == "c":
+        return as_floats(array.ravel()).reshape(array.shape)
+    return X
 
 
 def _check_private_y(y, n_samples):

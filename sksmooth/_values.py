@@ -8,6 +8,8 @@ is unbounded). Non-numbers and missing values are mapped, never refused, and
 no message quotes a value. Loops run over distinct values, not rows.
 """
 
+import warnings
+
 import numpy as np
 
 __all__ = ["as_floats", "distinct_text", "level_codes"]
@@ -40,10 +42,14 @@ def as_floats(values):
     not change how ``True`` or ``np.float32(0.1)`` reads (a row's mapping
     depending on another row would break the counts' sensitivity).
     """
+    if np.iscomplexobj(values):  # a complex dtype follows its values: real ones read as such
+        values = np.asarray(values)
+        return np.where(values.imag == 0, values.real, np.nan)
     try:
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)  # a complex object
             return np.asarray(values, dtype=float)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, np.exceptions.ComplexWarning):
         pass
     factorize = getattr(values, "factorize", None)
     if factorize is not None:  # a Series: one conversion per distinct value, by hashing
@@ -106,13 +112,19 @@ def _text(value):
             return "nan"
     except (TypeError, ValueError):  # e.g. an array in a cell
         pass
-    return str(value)
+    try:
+        return str(value)
+    except ValueError:  # an int past Python's int-to-text limit (4300 digits by default)
+        return f"<int of {value.bit_length()} bits>"
 
 
 def _float_or_nan(value):
     """``float(value)`` (of the value, not of its text), NaN when it has none; a
     number beyond the float range (``10**400``) is +-inf, as in
-    :func:`~sksmooth._private_data.validate_private_data`."""
+    :func:`~sksmooth._private_data.validate_private_data`; a complex number is its
+    real part when its imaginary part is 0, else NaN."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return float(value.real) if value.imag == 0 else np.nan
     try:
         return float(value)
     except (TypeError, ValueError):

@@ -174,10 +174,12 @@ def _private(cls):
     return "epsilon" in _make(cls).get_params(deep=False)
 
 
-# release estimators read a text in an array as a missing value (mapped, never
-# refused: an array's dtype follows its values, tests/release/test_codec_attacks.py)
+# private estimators read a text in an array as a missing value (mapped, never
+# refused: an array's dtype follows its values, tests/release/test_codec_attacks.py,
+# tests/test_private_data.py)
 TAKES_STRING_COLUMNS = {"AdaptiveMarginalSynthesizer", "SmoothMWEM", "SubsampledNetMechanism",
-                        "LaplacePerQuery", "GaussianPerQuery", "SyntheticSampler"}
+                        "LaplacePerQuery", "GaussianPerQuery", "SyntheticSampler",
+                        "PerturbedERMClassifier", "PrivateProperClassifier", "PrivateSearchCV"}
 STRUCTURAL_X = {
     "empty": np.empty((0, 2)),
     "one_feature_1d": np.linspace(0, 1, 40),

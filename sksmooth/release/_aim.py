@@ -373,9 +373,6 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             if sp.issparse(X):
                 raise TypeError("Sparse data was passed for X, but dense data is required: "
                                 "sparse input is not supported; use X.toarray().")
-            if np.asarray(X).dtype.kind == "c":
-                raise ValueError("Complex data not supported: X must hold level codes or "
-                                 "category values.")
             # sklearn's structural checks (2-D, non-empty); messages carry no
             # data values, non-finite entries pass through
             arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False)

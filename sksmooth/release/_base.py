@@ -260,8 +260,6 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if sparse.issparse(X):
             raise TypeError("X is sparse, but the release estimators need dense input; "
                             "convert it with X.toarray().")
-        if np.iscomplexobj(X):
-            raise ValueError("Complex data not supported: X must be real-valued.")
         X_num = schema.encode(X)
         if is_dataframe(X):
             import pandas as pd  # a DataFrame came in, so pandas is installed

@@ -47,10 +47,17 @@ _EXPECTED_TRANSFORMER = {
 }
 
 
+_COMPLEX_IS_A_VALUE = (
+    "a complex dtype follows the values (one complex entry in a list or a DataFrame "
+    "column): a real-valued entry reads as its real part, any other as missing, "
+    "never refused (the refusal would be a release)"
+)
+
+
 def _expected(estimator):
     if isinstance(estimator, (SmoothMWEM, SubsampledNetMechanism)):
-        return _EXPECTED_TRANSFORMER
-    return {}
+        return {**_EXPECTED_TRANSFORMER, "check_complex_data": _COMPLEX_IS_A_VALUE}
+    return {"check_complex_data": _COMPLEX_IS_A_VALUE}
 
 
 @parametrize_with_checks(
