@@ -295,6 +295,8 @@ def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
         X = X if len(X) else np.zeros((1, X.shape[1]))
         y_pm1 = y_pm1 if len(y_pm1) else np.array([1])
         weights = weights if len(weights) else np.ones(1)
-        oracle.fit(X, np.r_[y_pm1, other], sample_weight=np.r_[weights, 0.0])
+        # the other label on a copy of the first row, with weight 0
+        oracle.fit(np.concatenate([X, X[:1]]), np.r_[y_pm1, other],
+                   sample_weight=np.r_[weights, 0.0])
         return oracle
     return oracle.fit(X, y_pm1, sample_weight=weights)

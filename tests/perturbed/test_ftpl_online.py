@@ -283,3 +283,27 @@ def test_oracle_failure_on_the_statistic_path_changes_nothing():
     _play(twin, X[30:], y[30:], 10)
     assert clf.cumulative_loss_ == twin.cumulative_loss_
     assert np.array_equal(clf._run.past.statistic, twin._run.past.statistic)
+
+
+def test_a_one_class_round_with_a_heuristic_oracle_fits():
+    # the constant fallback gave the dummy oracle one more label than rows: a
+    # single-row first round with online_perturbation='labels' always raised, and
+    # a private fit raised only when every label was one class (an uncharged
+    # release; found by a new-user review)
+    from sklearn.linear_model import LogisticRegression
+
+    from sksmooth.perturbed import PerturbedERMClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = PerturbedERMClassifier(LogisticRegression(), online_perturbation="labels",
+                                 bounds=(0, 1), classes=[0, 1])
+    for i in range(5):
+        clf.partial_fit(X[i:i + 1], y[i:i + 1])
+    assert clf.predict(X).shape == (40,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(30):  # 6 of 40 such fits raised before
+            PerturbedERMClassifier(LogisticRegression(), n_hallucinated=2, bounds=(0, 1),
+                                   classes=[0, 1], random_state=seed).fit(X, np.ones(40, int))
