@@ -21,6 +21,7 @@ conditional probabilities are resolved to ``~2^-52 * n_sep``.
 """
 
 import numpy as np
+from scipy.special import logsumexp
 
 from .._systematic import row_uniforms
 from ._domain import table_shape
@@ -41,7 +42,15 @@ def conditional_cdf(belief, sep):
     values = np.transpose(belief.values, order)
     n_sep = int(np.prod(values.shape[:len(sep)], dtype=np.int64))
     values = values.reshape(n_sep, -1)
-    prob = np.exp(values - values.max(axis=1, keepdims=True))
+    top = values.max(axis=1)
+    empty = ~np.isfinite(top)
+    if empty.any():
+        # a separator configuration with no mass in this clique but some in its
+        # parent (exp underflow in one of them): the clique's marginal of the new
+        # attributes, so that every row gets a level
+        values[empty] = logsumexp(values[~empty], axis=0)
+        top[empty] = values[empty].max(axis=1)
+    prob = np.exp(values - top[:, None])
     cdf = np.cumsum(prob, axis=1)
     cdf /= cdf[:, -1:]
     cdf[:, -1] = 1.0

@@ -140,3 +140,18 @@ def test_systematic_rows_keep_the_conditional_independence(monkeypatch, broken,
         np.add.at(table, (rows[at, 0], rows[at, 2]), 1)
         p_values.append(chi2_contingency(table[table.sum(1) > 0][:, table.sum(0) > 0])[1])
     assert (min(p_values) < ALPHA / 3) == broken, p_values
+
+
+def test_a_separator_configuration_without_mass_draws_from_the_clique_marginal():
+    # a row of the clique's belief all -inf (underflow) gave NaN cumulative sums and
+    # an out-of-range level: sample() failed on ~1 in 100 small-n releases
+    from sksmooth.release.graphical._factor import Factor
+
+    values = np.log(np.array([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8], [1.0, 1.0, 1.0]]))
+    values[2] = -np.inf
+    cdf, new = conditional_cdf(Factor((0, 1), values), (0,))
+    assert new == (1,) and np.all(np.isfinite(cdf)) and np.all(cdf[:, -1] == 1.0)
+    marginal = np.array([0.3, 0.4, 1.3]) / 2.0
+    np.testing.assert_allclose(cdf[2], np.cumsum(marginal))
+    levels = draw_conditional(cdf, np.array([2, 2, 2]), np.array([0.0, 0.3, 0.99]))
+    assert list(levels) == [0, 1, 2]
