@@ -36,7 +36,7 @@ from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
 
-__all__ = ["validate_private_data", "sanitize_rows", "encode_private_labels"]
+__all__ = ["validate_private_data", "as_real_numbers", "sanitize_rows", "encode_private_labels"]
 
 
 _HIDDEN_VALUE_MESSAGE = (
@@ -90,7 +90,7 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
                 raise
             # a value that is no real number (a text in an object column, 10**400, a
             # complex entry) is mapped, never refused: the refusal would be a release
-            X = validate_data(estimator, _as_real_numbers(X), reset=reset, **kwargs)
+            X = validate_data(estimator, as_real_numbers(X), reset=reset, **kwargs)
     except (TypeError, ValueError) as exc:
         raise type(exc)(_structural_message(exc, "X")) from None
     if isinstance(y, str) and y == "no_validation":
@@ -98,7 +98,7 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     return X, _check_private_y(y, X.shape[0])
 
 
-def _as_real_numbers(X):
+def as_real_numbers(X):
     """``X`` with object and complex entries read by :func:`~sksmooth._values.as_floats`
     (a non-number is NaN, a number beyond the float range +-inf, a complex one its
     real part or NaN); mapped into the box afterwards by :func:`sanitize_rows`.

@@ -30,7 +30,7 @@ from scipy.special import softmax
 
 from .._domain import box_distance, domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
-from .._private_data import sanitize_rows
+from .._private_data import as_real_numbers, sanitize_rows
 from ..classes import HalfspaceConcepts, StumpConcepts
 
 __all__ = ["ConceptRule", "DomainRule", "TwoLabelRule", "SelectedHypothesis", "ProperRelease"]
@@ -212,12 +212,29 @@ class ProperRelease:
     guarantee: Guarantee
     privacy_spent: PrivacySpent
     feature_names_in: np.ndarray = field(default=None)
+    bounds: tuple = field(default=None)
+    n_features_in: int = field(default=None)
+
+    def _rows(self, X):
+        """Query rows read as the estimator reads them: the same column names (in
+        order) for a DataFrame, non-numbers as NaN, then mapped into ``bounds``."""
+        names = getattr(X, "columns", None)
+        if names is not None and self.feature_names_in is not None \
+                and [str(c) for c in names] != [str(c) for c in self.feature_names_in]:
+            raise ValueError("The feature names should match those that were passed during "
+                             f"fit: expected {list(self.feature_names_in)}, got {list(names)}; "
+                             "select the columns in that order.")
+        X = np.asarray(as_real_numbers(X), dtype=float)
+        if X.ndim != 2 or (self.n_features_in is not None and X.shape[1] != self.n_features_in):
+            raise ValueError(f"X must be 2-D with {self.n_features_in} features (as at fit), "
+                             f"got shape {X.shape}.")
+        return X if self.bounds is None else sanitize_rows(X, *self.bounds)
 
     def predict(self, X):
-        return self.hypothesis.predict(np.asarray(X, dtype=float))
+        return self.hypothesis.predict(self._rows(X))
 
     def decision_function(self, X):
-        return self.hypothesis.decision_function(np.asarray(X, dtype=float))
+        return self.hypothesis.decision_function(self._rows(X))
 
     def predict_proba(self, X):
-        return self.hypothesis.predict_proba(np.asarray(X, dtype=float))
+        return self.hypothesis.predict_proba(self._rows(X))

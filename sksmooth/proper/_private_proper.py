@@ -633,5 +633,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "hypothesis_")
         return ProperRelease(self.hypothesis_, self.classes_, self.guarantee_,
-                             self.privacy_spent_, getattr(self, "feature_names_in_", None))
+                             self.privacy_spent_, getattr(self, "feature_names_in_", None),
+                             getattr(self, "bounds_", None), self.n_features_in_)
 

@@ -260,7 +260,7 @@ def test_an_encoder_passing_arrays_to_validation_is_caught(monkeypatch):
 
     monkeypatch.setattr(tables_module.TableSchema, "encode", old_encode)
     # validation maps non-numbers too (the second defence): broken as well here
-    monkeypatch.setattr(private_data_module, "_as_real_numbers", lambda X: X)
+    monkeypatch.setattr(private_data_module, "as_real_numbers", lambda X: X)
     X, Y = _array_neighbours()
     make = _FAMILIES["mwem"]
     assert _observable(make, X) != _observable(make, Y)
