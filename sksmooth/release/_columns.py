@@ -332,12 +332,21 @@ class BinnedColumn:
         return np.clip(codes, 0, self.n_bins - 1).astype(np.int64)
 
     def decode(self, codes, rng):
-        values = grid_threshold(self.lower, self.upper,
-                                np.asarray(codes) + rng.random(len(codes)), self.n_bins)
-        values = np.clip(values, self.lower, self.upper)
+        codes = np.asarray(codes)
+        u = rng.random(len(codes))
+        values = np.clip(grid_threshold(self.lower, self.upper, codes + u, self.n_bins),
+                         self.lower, self.upper)
         if self.output_dtype().kind in "iu":
-            lo, hi = np.ceil(self.lower), np.floor(self.upper)
-            values = np.clip(np.floor(values), lo, hi)
+            # uniform over the integers that encode to the bin: [edge_k, edge_k+1),
+            # the last bin up to the upper bound; a bin holding none rounds instead
+            edges = self.edges
+            first = np.ceil(edges[codes])
+            last = np.where(codes == self.n_bins - 1, np.floor(self.upper),
+                            np.ceil(edges[codes + 1]) - 1.0)
+            spread = last - first + 1.0
+            inside = first + np.floor(u * np.maximum(spread, 1.0))
+            rounded = np.clip(np.rint(values), np.ceil(self.lower), np.floor(self.upper))
+            values = np.where(spread >= 1.0, np.minimum(inside, last), rounded)
         return values
 
     def output_dtype(self):
