@@ -458,7 +458,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
     # ------------------------------------------- fit / partial_fit / release
     # (the flow is sksmooth.release._streaming; these are its hooks)
-    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None, n_rows=None):
         """First chunk: fix the columns' public levels and the counted tables."""
         if classes is not None and self.classes is None:
             raise ValueError("AdaptiveMarginalSynthesizer: declare the public label set as "

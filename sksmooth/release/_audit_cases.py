@@ -43,8 +43,9 @@ class _FirstChunkCountedTwice(SmoothMWEM):
     every count by 2, so the measurement spends twice its epsilon.)
     """
 
-    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
-        stream, rows = super()._open_stream(X, y, params, randomness, whole_table, classes)
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None, n_rows=None):
+        stream, rows = super()._open_stream(X, y, params, randomness, whole_table, classes,
+                                           n_rows)
         stream.statistic.update(*rows)
         return stream, rows
 

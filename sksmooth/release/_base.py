@@ -270,10 +270,14 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     # ------------------------------------------------------- streaming
     # (fit / partial_fit / release: sksmooth.release._streaming)
-    def _open_stream(self, X, y, params, randomness, whole_table, classes=None):
-        """First chunk: fix the public structure; return the stream and mapped rows."""
+    def _open_stream(self, X, y, params, randomness, whole_table, classes=None, n_rows=None):
+        """First chunk: fix the public structure; return the stream and mapped rows.
+
+        ``n_rows``: the whole table's row count when ``fit`` passes it in blocks
+        (``n_bins='auto'`` with ``sigma`` sizes the grid from it)."""
         data = self._validate_common(X, y, classes=classes)
-        context = self._release_context(data, params, randomness, whole_table)
+        sized = data if n_rows is None else replace(data, n_rows=n_rows)
+        context = self._release_context(sized, params, randomness, whole_table)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload),
                                label_name(y))

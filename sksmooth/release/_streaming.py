@@ -190,8 +190,9 @@ class StreamingRelease:
         if stream is None:
             self._check_public_parameters(params)
             randomness = _without_fresh_noise(release_randomness(self.random_state))
-            stream, rows = self._open_stream(first_X, first_y, params, randomness,
-                                             whole_table and not dask_input, classes)
+            whole = whole_table and not dask_input
+            stream, rows = self._open_stream(first_X, first_y, params, randomness, whole, classes,
+                                             n_rows=_n_rows(X) if whole else None)
             stream.params = dict(params)  # a plain dict: picklable
             stream.parameter_values = dict(self.get_params(deep=False))
             self._stream = stream
@@ -227,6 +228,12 @@ class PartitionCounter:
             if len(block_X):
                 statistic.update(*self.map_block(block_X, block_y))
         return statistic.state()
+
+
+def _n_rows(X):
+    """Rows of a whole table split into blocks (its first block holds only some)."""
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 2 else None
 
 
 def row_blocks(X, y):

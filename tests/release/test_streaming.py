@@ -552,3 +552,22 @@ def test_counting_plan_codes_only_the_blocks_tables_touch():
         counts.counts((0, 11)).ravel(),
         np.bincount(codes[:, 0] * 8 + codes[:, 11], minlength=64))
     np.testing.assert_array_equal(counts.counts((1,)), np.bincount(codes[:, 1], minlength=8))
+
+
+def test_auto_bins_with_sigma_are_sized_from_the_whole_table_not_its_first_block(monkeypatch):
+    # fit counts a large table in row blocks; the grid was sized from the first
+    # block's row count (2^20 bins at n = 2^20 + 1000; found by a review)
+    import sksmooth.release._streaming as streaming
+
+    X = np.random.default_rng(0).uniform(size=(1000, 1))
+
+    def grid_points():
+        est = SmoothMWEM(bounds=(0, 1), sigma=0.5, n_bins="auto", marginal_width=1,
+                         random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return est.fit(X).distribution_.shape
+
+    assert grid_points() == (2000,)  # ceil(n / sigma) bins
+    monkeypatch.setattr(streaming, "_BLOCK_ENTRIES", 64)  # 64 rows per block
+    assert grid_points() == (2000,)
