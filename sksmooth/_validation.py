@@ -26,6 +26,9 @@ __all__ = [
     "resolve_public_classes",
     "check_binary_target",
     "check_same_classes",
+    "declared_classes",
+    "check_inferred_box_has_width",
+    "same_value",
 ]
 
 
@@ -208,6 +211,18 @@ def check_box_has_width(lower, upper, name="bounds"):
     return lower, upper
 
 
+def check_inferred_box_has_width(lower, upper):
+    """Refuse a box read from the data (``bounds=None``) that has zero width on every
+    feature: one row, or constant columns, in the first batch would fix a box
+    that maps every later row to one point (chance-level accuracy, no warning)."""
+    if np.size(lower) and np.all(np.asarray(lower) == np.asarray(upper)):
+        raise ValueError(
+            "bounds=None took the box from the data, and it has zero width on every "
+            "feature (one sample, or constant columns): every row would be mapped to one "
+            "point. Pass bounds=(lower, upper), the public range of the features.")
+    return lower, upper
+
+
 def clip_to_bounds(X, lower, upper):
     """Clip ``X`` to the box; return ``(X_clipped, n_clipped_rows)``.
 
@@ -276,6 +291,43 @@ def check_same_classes(classes, classes_):
             "set by the first partial_fit call; pass the same labels, or call fit "
             "to start over."
         )
+
+
+def declared_classes(classes, parameter):
+    """The public label set of a first ``partial_fit`` call: its ``classes``, else the
+    ``classes`` parameter; refused when both are given and list different labels
+    (two public declarations that disagree are a mistake, not a choice)."""
+    if classes is None or parameter is None:
+        return parameter if classes is None else classes
+    try:
+        same = np.array_equal(np.unique(np.asarray(classes)), np.unique(np.asarray(parameter)))
+    except TypeError:  # labels of types that do not sort together
+        same = False
+    if not same:
+        raise ValueError(f"classes passed to partial_fit ({list(classes)}) differ from the "
+                         f"classes parameter ({list(parameter)}); pass the same labels, or "
+                         "none to partial_fit.")
+    return classes
+
+
+def same_value(a, b):
+    """Whether a parameter value equals another (arrays and nested sequences by
+    content); values that do not compare count as different."""
+    if a is b:
+        return True
+    try:
+        if isinstance(a, (tuple, list, np.ndarray)) or isinstance(b, (tuple, list, np.ndarray)):
+            return _same_sequence(a, b)
+        return bool(a == b)
+    except Exception:  # values of types that do not compare: treat as changed
+        return False
+
+
+def _same_sequence(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    return type(a) is type(b) and len(a) == len(b) and all(
+        same_value(x, y) for x, y in zip(a, b))
 
 
 class BinaryLabels:

@@ -172,3 +172,38 @@ def test_public_box_of_zero_width_everywhere_is_refused(estimator, supervised):
 def test_box_with_one_flat_feature_is_accepted():
     lower, upper = check_box_has_width(np.array([0.0, 1.0]), np.array([0.0, 2.0]))
     assert upper[1] == 2.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
+    lambda: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1]),
+])
+def test_partial_fit_classes_disagreeing_with_the_classes_parameter_are_refused(make):
+    # the partial_fit labels silently won: every real label mapped to 'a' and the
+    # classifier trained on a constant label (found by a new-user review)
+    import warnings
+
+    X = np.random.default_rng(0).uniform(size=(20, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.raises(ValueError, match="differ from the classes parameter"):
+        make().partial_fit(X, y, classes=["a", "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert list(make().partial_fit(X, y, classes=[1, 0]).classes_) == [0, 1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PerturbedERMClassifier(),
+    lambda: PrivateProperClassifier(classes=[0, 1]),
+    lambda: SmoothHedgeClassifier(hypotheses="stumps"),
+])
+def test_a_box_read_from_a_single_row_is_refused_with_the_fix(make):
+    # bounds=None and a one-row first batch fixed a zero-width box for the whole
+    # stream: every later row mapped to one point, chance accuracy, no warning
+    # (SmoothHedge with boxes crashed instead; found by a new-user review)
+    import warnings
+
+    X = np.array([[0.3, 0.7]])
+    with warnings.catch_warnings(), pytest.raises(ValueError, match="bounds=None took the box"):
+        warnings.simplefilter("ignore")
+        make().partial_fit(X, [1], classes=[0, 1])

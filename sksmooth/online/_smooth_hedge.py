@@ -28,6 +28,7 @@ from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._validation import (check_bounds, check_box_has_width, check_generator,
+                           check_inferred_box_has_width,
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
@@ -413,7 +414,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "batch, so the cover depends on the data and the regret bound's "
                 "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", UserWarning, stacklevel=4)
-            lower, upper = X.min(axis=0), X.max(axis=0)
+            lower, upper = check_inferred_box_has_width(X.min(axis=0), X.max(axis=0))
         else:
             lower, upper = check_box_has_width(*check_bounds(params["bounds"], X.shape[1]))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],

@@ -60,6 +60,7 @@ from .._validation import (
     check_box_has_width,
     check_generator,
     clip_to_bounds,
+    declared_classes,
 )
 from ..accounting import charge, check_accountant
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
@@ -609,7 +610,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 stacklevel=5)
 
     def _start_run(self, params, X, y, classes):
-        given = classes if classes is not None else params["classes"]
+        given = declared_classes(classes, params["classes"])
         codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
         oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)

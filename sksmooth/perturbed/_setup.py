@@ -15,7 +15,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import check_bounds
+from .._validation import check_bounds, check_inferred_box_has_width
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
@@ -106,6 +106,8 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
         if quiet:  # online use makes no privacy claim: a data-derived box is fine
             warnings.simplefilter("ignore", PrivacyLeakWarning)
         box = check_bounds(bounds, n_features, X)
+    if bounds is None:
+        check_inferred_box_has_width(*box)
     if _is_exact_oracle(oracle) and oracle._erm_uses_bounds and \
             oracle.get_params().get("bounds") is None:
         oracle.set_params(bounds=box)

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._private_data import sanitize_rows
-from .._validation import check_bounds, check_box_has_width
+from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
@@ -225,7 +225,7 @@ def public_box(bounds, X):
         finite = X[np.all(np.isfinite(X), axis=1)]
         if len(finite) == 0:
             finite = np.zeros((1, X.shape[1]))
-        return check_bounds(None, X.shape[1], X=finite)
+        return check_inferred_box_has_width(*check_bounds(None, X.shape[1], X=finite))
     return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 

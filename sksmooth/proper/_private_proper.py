@@ -33,6 +33,7 @@ import math
 import warnings
 from dataclasses import dataclass
 
+import joblib
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -56,6 +57,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
+from .._validation import declared_classes
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import PrivacyLeakWarning
@@ -83,6 +85,12 @@ def _count_text(count):
     exponent = int((count.bit_length() - 1) * math.log10(2))
     exponent += (count >= 10 ** (exponent + 1)) - (count < 10 ** exponent)
     return f"~10^{exponent}"
+
+
+# parameters each partial_fit release may change (its budget, its report); every
+# other parameter fixes the cover and the running counts at the first call
+_PER_RELEASE_PARAMETERS = frozenset({"epsilon", "delta", "neighbouring", "accountant",
+                                     "verbose", "random_state"})
 
 
 def check_public_classes(value, name="classes"):
@@ -421,7 +429,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         forget_fit(self, private=("_strategy", "_statistics", "_release_log",
-                                  "_classes_inferred", "_seeded"))
+                                  "_classes_inferred", "_seeded", "_structure"))
         return self._learn_atomically(X, y, classes=None, first=True)
 
     @atomic_update
@@ -492,7 +500,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                     "labels, or call fit to start over."
                 )
             return self.classes_, self._classes_inferred
-        given = classes if classes is not None else params["classes"]
+        given = declared_classes(classes, params["classes"])
         if given is not None:
             return check_public_classes(given), False
         # not certified from here on: the label set is read from the data
@@ -519,6 +527,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 f"method={params['method']!r} differs from method={strategy.name!r} of the "
                 "first partial_fit call; call fit to start over."
             )
+        for name, fingerprint in self._structure.items():
+            if joblib.hash(self.get_params(deep=False)[name]) != fingerprint:
+                raise ValueError(
+                    f"{name} was changed since the first partial_fit call; the running "
+                    "counts were made with the old value. Set it back, or call fit to "
+                    "start over with the new one.")
         return strategy
 
     def _release(self, strategy, statistics, params, randomness, classes_, inferred, first):
@@ -534,6 +548,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             spent.epsilon, spent.delta,
             strategy.epsilon_under_substitution(spent.epsilon, spent.delta), certified))
         self._strategy, self._statistics, self._release_log = strategy, statistics, log
+        if first:  # what fixes the cover and the counts; a release's own budget may change
+            # by content (joblib.hash): a restored or copied state compares equal
+            self._structure = {name: joblib.hash(value) for name, value
+                               in self.get_params(deep=False).items()
+                               if name not in _PER_RELEASE_PARAMETERS}
         self._classes_inferred, self._seeded = inferred, randomness.seeded
         self.classes_ = classes_
         self.n_samples_seen_ = statistics.n

@@ -45,6 +45,7 @@ import numpy as np
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
 from .._randomness import ReleaseRandomness, release_randomness
+from .._validation import declared_classes, same_value
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -176,7 +177,7 @@ class StreamingRelease:
         if stream is not None:
             _check_parameters_unchanged(self, stream)
         if classes is not None:
-            _check_same_labels(classes, self.classes, "the classes parameter")
+            declared_classes(classes, self.classes)
             if stream is not None:
                 _check_same_labels(classes, self._stream_labels(stream),
                                    "the label set fixed at the first chunk")
@@ -293,28 +294,10 @@ def _check_same_labels(given, expected, what):
                          "public label set is fixed: pass the same labels (or none).")
 
 
-def _same_value(a, b):
-    if a is b:
-        return True
-    try:
-        if isinstance(a, (tuple, list, np.ndarray)) or isinstance(b, (tuple, list, np.ndarray)):
-            return _same_sequence(a, b)
-        return bool(a == b)
-    except Exception:  # values of types that do not compare: treat as changed
-        return False
-
-
-def _same_sequence(a, b):
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-    return type(a) is type(b) and len(a) == len(b) and all(
-        _same_value(x, y) for x, y in zip(a, b))
-
-
 def _check_parameters_unchanged(estimator, stream):
     """A release's parameters are those of its first chunk (structure is fixed then)."""
     for name, value in estimator.get_params(deep=False).items():
-        if not _same_value(value, stream.parameter_values.get(name)):
+        if not same_value(value, stream.parameter_values.get(name)):
             raise ValueError(
                 f"{name} was changed since the first partial_fit chunk of this release; "
                 "the counts were made with the old value. Set it back, or call fit (or "

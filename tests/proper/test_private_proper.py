@@ -510,3 +510,18 @@ def test_the_published_release_predicts_like_the_estimator(kw):
         release.predict(X[X.columns[::-1]])
     with pytest.raises(ValueError, match="4 features"):
         release.predict(query[:, :3])
+
+
+def test_a_structural_parameter_changed_mid_stream_is_refused():
+    # set_params(hypotheses='halfspaces') between partial_fit calls was ignored: the
+    # stream kept releasing stumps (found by a new-user review); a release's own
+    # budget may still change
+    X, y = _threshold_data(200)
+    clf = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).partial_fit(X[:100], y[:100])
+    clf.set_params(epsilon=2.0).partial_fit(X[100:150], y[100:150])
+    for change in (dict(hypotheses="halfspaces"), dict(bounds=(0, 2)), dict(classes=[0, 1, 2])):
+        before = clf.set_params(epsilon=1.0).get_params()
+        with pytest.raises(ValueError, match="was changed since the first partial_fit"):
+            clf.set_params(**change).partial_fit(X[150:], y[150:])
+        clf.set_params(**{k: before[k] for k in change})
+    assert clf.partial_fit(X[150:], y[150:]).n_releases_ == 3
