@@ -579,7 +579,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 f"({neighbouring.name})",
                 "zCDP spends sum to the budget (see privacy_records_)",
                 "model-size cap and candidate set depend only on released tables",
-            ),
+            ) + (() if neighbouring.public_total else (
+                "over tables of one row or more: an empty table is refused (a later "
+                "partial_fit chunk may be empty)",)),
             assumptions_not_certified=tuple(not_certified),
             notes=("exact discrete Gaussian noise on integer counts and exact "
                    "exponential-mechanism selection on integer scores (no floating-point "
