@@ -144,6 +144,11 @@ class MulticlassCodec(BinaryCodec):
         return G + (np.sqrt(k) - 1.0) * np.sqrt(2.0 * np.log(2.0 / delta))
 
 
+_ONE_LABEL = ("y contains only one class; this classifier needs two or more. Pass the "
+              "public label set with classes=[...] (on the first partial_fit call, or as "
+              "the classes parameter).")
+
+
 def online_codec(y, classes, max_classes):
     """The codec of an online run (not private: the label set may come from
     ``y``; labels outside the set are refused)."""
@@ -154,6 +159,8 @@ def online_codec(y, classes, max_classes):
             raise ValueError("classes must list at least two distinct labels, e.g. "
                              "classes=[0, 1] or classes=[0, 1, 2].")
     labels = np.unique(y if classes is None else np.asarray(classes))
+    if len(labels) < 2:
+        raise ValueError(_ONE_LABEL)
     if len(labels) > max_classes:
         raise ValueError(f"classes lists {len(labels)} labels; the cap is {max_classes} "
                          "(the multiclass oracle's memory grows like k^2).")
@@ -169,6 +176,8 @@ def label_codec(y, classes, stacklevel=4):
     """The codec for the public ``classes`` (or, leaking, the labels of ``y``)."""
     if classes is None:
         check_classification_targets(y)
+        if len(np.unique(y)) < 2:
+            raise ValueError(_ONE_LABEL)
         if len(np.unique(y)) <= 2:
             check_binary_target(y)
             classes_, _ = resolve_public_classes(y, None, stacklevel=stacklevel + 1)

@@ -119,10 +119,14 @@ def _check_bounds_param(value, name="bounds"):
 
 
 def _oracle_has(name):
-    """``available_if`` check: the released oracle defines ``name``."""
+    """``available_if`` check: the released oracle defines ``name`` (before fit: the
+    oracle passed as ``estimator``, so that the answer does not change at fit)."""
 
     def check(self):
-        return getattr(self, "estimator_", None) is None or hasattr(self.estimator_, name)
+        fitted = getattr(self, "estimator_", None)
+        if fitted is not None:
+            return hasattr(fitted, name)
+        return self.estimator is None or hasattr(self.estimator, name)
 
     return check
 

@@ -635,3 +635,25 @@ def test_lemma1_additive_delta_slack_is_paid():
     paper_at_half_delta = 32 / rho**2 * (G + np.sqrt(2 * np.log(1 / (delta / 2))))
     assert np.isclose(lemma1_min_noise(rho, delta, G), paper_at_half_delta)
     assert np.isclose(perturbation_noise(0.5, rho, delta, G), paper_at_half_delta / 0.5)
+
+
+def test_predict_proba_availability_does_not_change_at_fit():
+    # with an oracle without predict_proba (LinearSVC) the method was reported
+    # available before fit and not after: VotingClassifier(voting='soft') failed
+    # (found by a new-user review)
+    from sklearn.svm import LinearSVC
+
+    unfitted = PerturbedERMClassifier(LinearSVC(), bounds=(0, 1), classes=[0, 1])
+    assert not hasattr(unfitted, "predict_proba")
+    assert hasattr(PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1]), "decision_function")
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_one_label_without_public_classes_is_refused_like_the_other_classifiers(method):
+    # classes=None and one label gave classes_=[1] with two predict_proba columns and
+    # decision_function -1 where predict said 1; online, the next batch's other
+    # label was then refused (found by a new-user review)
+    X = np.random.default_rng(0).uniform(size=(50, 2))
+    with warnings.catch_warnings(), pytest.raises(ValueError, match="only one class"):
+        warnings.simplefilter("ignore")
+        getattr(PerturbedERMClassifier(bounds=(0, 1)), method)(X, np.ones(50, int))
