@@ -253,9 +253,17 @@ def _build_cover(params, lower, upper, public_rng):
     gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
     kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
                   random_state=public_rng)
-    with warnings.catch_warnings():
-        # a radius capped by max_size is reported in guarantee_ notes
-        warnings.simplefilter("ignore", UserWarning)
-        if isinstance(hyp, Thresholds):
-            return hyp.cover(**kwargs)
-        return hyp.cover(n_features=len(lower), **kwargs)
+    with warnings.catch_warnings(record=True) as capped:
+        warnings.simplefilter("always", UserWarning)
+        cover = (hyp.cover(**kwargs) if isinstance(hyp, Thresholds)
+                 else hyp.cover(n_features=len(lower), **kwargs))
+    for w in capped:  # public inputs only; the radius is also in guarantee_ notes
+        if not issubclass(w.category, UserWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        warnings.warn(f"PrivateProperClassifier: the cover is capped at cover_size={max_size} "
+                      "hypotheses, so the released hypothesis may be far from the class's "
+                      "best (the selection bound is relative to the cover). Raise cover_size "
+                      f"or gamma, or use fewer features or hypotheses='stumps'. ({w.message})",
+                      UserWarning, stacklevel=6)
+    return cover

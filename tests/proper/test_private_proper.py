@@ -525,3 +525,16 @@ def test_a_structural_parameter_changed_mid_stream_is_refused():
             clf.set_params(**change).partial_fit(X[150:], y[150:])
         clf.set_params(**{k: before[k] for k in change})
     assert clf.partial_fit(X[150:], y[150:]).n_releases_ == 3
+
+
+def test_a_capped_cover_warns_with_the_estimators_parameters():
+    # boxes on 30 features: a cover of 2 hypotheses, radius 1, majority-rate accuracy,
+    # no warning and a CERTIFIED guarantee (found by a new-user review); the cover
+    # depends on public inputs only, so warning costs nothing
+    X, y = load_breast_cancer(return_X_y=True)
+    bounds = (X.min(axis=0), X.max(axis=0))
+    with pytest.warns(UserWarning, match="cover is capped at cover_size=20000"):
+        PrivateProperClassifier(hypotheses="boxes", bounds=bounds, classes=[0, 1]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        PrivateProperClassifier(bounds=bounds, classes=[0, 1]).fit(X, y)  # stumps: not capped
