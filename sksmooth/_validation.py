@@ -27,6 +27,7 @@ __all__ = [
     "check_binary_target",
     "check_same_classes",
     "declared_classes",
+    "check_public_classes",
     "check_inferred_box_has_width",
     "same_value",
 ]
@@ -291,6 +292,24 @@ def check_same_classes(classes, classes_):
             "set by the first partial_fit call; pass the same labels, or call fit "
             "to start over."
         )
+
+
+def check_public_classes(value, name="classes"):
+    """The public label set: a 1-D list of at least two distinct labels (numbers or
+    strings, no NaN), returned sorted."""
+    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1:
+        raise TypeError(f"{name} must be a 1-D list of labels, e.g. {name}=[0, 1].")
+    labels = np.asarray(value)
+    if labels.dtype == object or labels.dtype.kind not in "biufUS":
+        raise TypeError(f"{name} must hold numbers or strings, e.g. {name}=[0, 1].")
+    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"{name} must not contain NaN or inf.")
+    unique = np.unique(labels)
+    if len(unique) != len(labels):
+        raise ValueError(f"{name} must not contain duplicates.")
+    if len(unique) < 2:
+        raise ValueError(f"{name} must list at least two labels, e.g. {name}=[0, 1].")
+    return unique
 
 
 def declared_classes(classes, parameter):

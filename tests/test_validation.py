@@ -207,3 +207,22 @@ def test_a_box_read_from_a_single_row_is_refused_with_the_fix(make):
     with warnings.catch_warnings(), pytest.raises(ValueError, match="bounds=None took the box"):
         warnings.simplefilter("ignore")
         make().partial_fit(X, [1], classes=[0, 1])
+
+
+@pytest.mark.parametrize("make,call", [
+    (lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0, 1)), dict(classes={0, 1})),
+    (lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0, 1)), dict(classes=[None, 1])),
+    (lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0, 1)), dict(classes=[[0], [1]])),
+    (lambda: PerturbedERMClassifier(bounds=(0, 1), classes=[0, np.nan]), None),
+])
+def test_one_check_of_a_public_label_set_for_every_classifier(make, call):
+    # "len() of unsized object", a raw '<' TypeError, a 2-D label set accepted, and
+    # NaN predictions from classes=[0, nan] (found by a new-user review)
+    import warnings
+
+    X = np.random.default_rng(0).uniform(size=(20, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with warnings.catch_warnings(), pytest.raises((TypeError, ValueError),
+                                                  match=r"classes must (be|hold|not)"):
+        warnings.simplefilter("ignore")
+        make().fit(X, y) if call is None else make().partial_fit(X, y, **call)

@@ -28,7 +28,7 @@ from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._validation import (check_bounds, check_box_has_width, check_generator,
-                           check_inferred_box_has_width,
+                           check_inferred_box_has_width, check_public_classes,
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
@@ -696,9 +696,7 @@ def _vote(proba):
 
 
 def _fit_classes(y, classes, from_fit):
-    labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-    if classes is not None and len(labels) != len(np.asarray(classes)):
-        raise ValueError("classes contains duplicates; pass each label once.")
+    labels = np.unique(y) if classes is None else check_public_classes(classes)
     if len(labels) < 2:
         if from_fit:
             raise ValueError("Classifier can't train when only one class is present: got "

@@ -35,7 +35,8 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._private_data import encode_private_labels
-from .._validation import BinaryLabels, check_binary_target, resolve_public_classes
+from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
+                           resolve_public_classes)
 from ..exceptions import PrivacyLeakWarning
 from ._setup import hallucinate
 
@@ -153,12 +154,7 @@ def online_codec(y, classes, max_classes):
     """The codec of an online run (not private: the label set may come from
     ``y``; labels outside the set are refused)."""
     check_classification_targets(y)
-    if classes is not None:
-        given = np.asarray(classes)
-        if given.ndim != 1 or len(np.unique(given)) != len(given) or len(given) < 2:
-            raise ValueError("classes must list at least two distinct labels, e.g. "
-                             "classes=[0, 1] or classes=[0, 1, 2].")
-    labels = np.unique(y if classes is None else np.asarray(classes))
+    labels = np.unique(y) if classes is None else check_public_classes(classes)
     if len(labels) < 2:
         raise ValueError(_ONE_LABEL)
     if len(labels) > max_classes:

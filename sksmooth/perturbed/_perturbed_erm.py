@@ -59,6 +59,7 @@ from .._validation import (
     check_bounds,
     check_box_has_width,
     check_generator,
+    check_public_classes,
     clip_to_bounds,
     declared_classes,
 )
@@ -91,13 +92,7 @@ _MAX_CLASSES = 1000
 
 
 def _check_classes(value, name="classes"):
-    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1:
-        raise TypeError(f"{name} must be None or a 1-D list of labels, e.g. "
-                        f"{name}=[0, 1]; got {type(value).__name__}.")
-    labels = np.asarray(value)
-    if len(np.unique(labels)) != len(labels) or len(labels) < 2:
-        raise ValueError(f"{name} must list at least two distinct labels, e.g. "
-                         f"{name}=[0, 1] or {name}=[0, 1, 2].")
+    labels = check_public_classes(value, name)
     if len(labels) > _MAX_CLASSES:
         raise ValueError(f"{name} lists {len(labels)} labels; the cap is {_MAX_CLASSES} "
                          "(the multiclass oracle's memory grows like k^2).")

@@ -57,7 +57,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import declared_classes
+from .._validation import check_public_classes, declared_classes
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import PrivacyLeakWarning
@@ -91,23 +91,6 @@ def _count_text(count):
 # other parameter fixes the cover and the running counts at the first call
 _PER_RELEASE_PARAMETERS = frozenset({"epsilon", "delta", "neighbouring", "accountant",
                                      "verbose", "random_state"})
-
-
-def check_public_classes(value, name="classes"):
-    """The public label set: a 1-D list of at least two distinct labels."""
-    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1:
-        raise TypeError(f"{name} must be a 1-D list of labels, e.g. {name}=[0, 1].")
-    labels = np.asarray(value)
-    if labels.dtype == object or labels.dtype.kind not in "biufUS":
-        raise TypeError(f"{name} must hold numbers or strings, e.g. {name}=[0, 1].")
-    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        raise ValueError(f"{name} must not contain NaN or inf.")
-    unique = np.unique(labels)
-    if len(unique) != len(labels):
-        raise ValueError(f"{name} must not contain duplicates.")
-    if len(unique) < 2:
-        raise ValueError(f"{name} must list at least two labels, e.g. {name}=[0, 1].")
-    return unique
 
 
 @dataclass(frozen=True)
