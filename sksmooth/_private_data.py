@@ -49,6 +49,8 @@ def _structural_message(exc, what):
     text = str(exc)
     if "could not convert" in text or "invalid literal" in text:  # quotes the entry: never
         return _HIDDEN_VALUE_MESSAGE.format(what=what)  # passed, whatever the entry says
+    if text.startswith("Found array with dim"):  # the number of dimensions: structure
+        return text.splitlines()[0] + f" Pass {what} as a 2-D array (n_samples, n_features)."
     if "Expected 2D array" in text or "Expected a 2-dimensional" in text:
         return (f"{what} must be 2-D (n_samples, n_features). Reshape your data either "
                 "using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a "

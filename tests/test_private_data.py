@@ -182,3 +182,13 @@ def test_a_complex_entry_in_a_list_is_read_like_a_number():
     np.testing.assert_array_equal(
         as_floats(np.array([np.complex128(0.5), 1 + 2j, "x", 2], dtype=object)),
         [0.5, np.nan, np.nan, 2.0])
+
+
+def test_a_three_dimensional_X_is_named_as_such():
+    # it was "refused by input validation ... detail not shown", though the problem
+    # is its shape only (found by a new-user review)
+    from sksmooth import PrivateProperClassifier
+
+    with pytest.raises(ValueError, match="dim 3.*2-D array"):
+        PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).fit(np.zeros((4, 2, 2)),
+                                                                   [0, 1, 0, 1])
