@@ -27,6 +27,7 @@ __all__ = [
     "check_binary_target",
     "check_same_classes",
     "declared_classes",
+    "same_label_set",
     "check_public_classes",
     "check_inferred_box_has_width",
     "same_value",
@@ -312,17 +313,22 @@ def check_public_classes(value, name="classes"):
     return unique
 
 
+def same_label_set(a, b):
+    """Whether two label lists hold the same labels (any order); labels of types that
+    do not sort together count as different."""
+    try:
+        return bool(np.array_equal(np.unique(np.asarray(a)), np.unique(np.asarray(b))))
+    except TypeError:
+        return False
+
+
 def declared_classes(classes, parameter):
     """The public label set of a first ``partial_fit`` call: its ``classes``, else the
     ``classes`` parameter; refused when both are given and list different labels
     (two public declarations that disagree are a mistake, not a choice)."""
     if classes is None or parameter is None:
         return parameter if classes is None else classes
-    try:
-        same = np.array_equal(np.unique(np.asarray(classes)), np.unique(np.asarray(parameter)))
-    except TypeError:  # labels of types that do not sort together
-        same = False
-    if not same:
+    if not same_label_set(classes, parameter):
         raise ValueError(f"classes passed to partial_fit ({list(classes)}) differ from the "
                          f"classes parameter ({list(parameter)}); pass the same labels, or "
                          "none to partial_fit.")

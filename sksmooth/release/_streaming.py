@@ -45,7 +45,7 @@ import numpy as np
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
 from .._randomness import ReleaseRandomness, release_randomness
-from .._validation import declared_classes, same_value
+from .._validation import declared_classes, same_label_set, same_value
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -295,11 +295,7 @@ def _check_same_labels(given, expected, what):
     """``classes`` given to partial_fit must list the labels of ``expected``."""
     if expected is None:
         return
-    try:
-        same = np.array_equal(np.unique(np.asarray(given)), np.unique(np.asarray(expected)))
-    except TypeError:  # labels of types that do not sort together
-        same = False
-    if not same:
+    if not same_label_set(given, expected):
         raise ValueError(f"classes passed to partial_fit differ from {what}; a release's "
                          "public label set is fixed: pass the same labels (or none).")
 
