@@ -721,11 +721,14 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- predict
     def _transform_query(self, X):
+        """Query rows read as fit reads rows: with a box, a non-finite or non-numeric
+        entry is mapped into it (as ``PrivateProperClassifier`` does); without one
+        (an oracle on its own domain) it is refused."""
         check_is_fitted(self, "estimator_")
-        X = validate_data(self, X, dtype=float, reset=False)
-        if self.bounds_ is not None:
-            X, _ = clip_to_bounds(X, *self.bounds_)
-        return X
+        if self.bounds_ is None:
+            return validate_data(self, X, dtype=float, reset=False)
+        X = validate_private_data(self, X, reset=False, dtype=np.float64)
+        return sanitize_rows(X, *self.bounds_)
 
     def predict(self, X):
         """Predict labels with the released (perturbed) hypothesis."""

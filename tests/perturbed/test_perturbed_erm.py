@@ -657,3 +657,19 @@ def test_one_label_without_public_classes_is_refused_like_the_other_classifiers(
     with warnings.catch_warnings(), pytest.raises(ValueError, match="only one class"):
         warnings.simplefilter("ignore")
         getattr(PerturbedERMClassifier(bounds=(0, 1)), method)(X, np.ones(50, int))
+
+
+def test_predict_maps_query_rows_into_the_box_as_fit_does():
+    # fit mapped NaN / inf / text into the public box, predict refused them (a
+    # cross-validation score on private held-out rows then failed exactly when one
+    # of them held NaN; found by a new-user review). PrivateProper maps both.
+    X = np.random.default_rng(0).uniform(size=(80, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1]).fit(X, y)
+    query = X[:4].astype(object)
+    query[0, 0], query[1, 1], query[2, 0] = np.nan, np.inf, "n/a"
+    mapped = np.array([[0.5, X[0, 1]], [X[1, 0], 1.0], [0.5, X[2, 1]], X[3]])
+    np.testing.assert_array_equal(clf.predict(query), clf.predict(mapped))
+    np.testing.assert_array_equal(clf.decision_function(query), clf.decision_function(mapped))
