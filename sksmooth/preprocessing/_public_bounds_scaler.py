@@ -4,10 +4,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._private_data import box_position
-from .._validation import check_bounds, clip_to_bounds
+from .._private_data import box_position, sanitize_rows, validate_private_data
+from .._validation import check_bounds
 
 __all__ = ["PublicBoundsScaler"]
+
+
+def _finite_rows(X):
+    """Rows without NaN or inf (``bounds=None`` reads the box from them, warned)."""
+    finite = X[np.all(np.isfinite(X), axis=1)]
+    return finite if len(finite) else np.zeros((1, X.shape[1]))
 
 
 class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -17,7 +23,11 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     maximum are read from the (private) training data, this scaler uses only
     public bounds, so it can precede a private estimator in a
     :class:`~sklearn.pipeline.Pipeline` without weakening its guarantee.
-    Values outside the box are clipped (a fixed map, which costs no privacy).
+    Rows are read by the private estimators' rule
+    (:mod:`sksmooth._private_data`), a fixed row-wise map that costs no
+    privacy: values outside the box are clipped, ``+-inf`` goes to the
+    bound, NaN and non-numbers to the box centre; nothing about the rows
+    (e.g. how many were clipped) is stored or refused.
 
     Parameters
     ----------
@@ -31,8 +41,6 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ----------
     bounds_ : tuple of ndarray of shape (n_features,)
         The validated box.
-    n_clipped_ : int
-        Rows of the last ``fit`` data with at least one clipped value.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -51,11 +59,11 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Validate the bounds against ``X``'s number of features."""
-        X = validate_data(self, X, dtype=np.float64)
         low, high = self._check_feature_range()
-        lower, upper = check_bounds(self.bounds, X.shape[1], X=X)
+        X = validate_private_data(self, X, dtype=np.float64)
+        lower, upper = check_bounds(self.bounds, X.shape[1],
+                                    X=None if self.bounds is not None else _finite_rows(X))
         self.bounds_ = (lower, upper)
-        self.n_clipped_ = clip_to_bounds(X, lower, upper)[1]
         self._feature_range = (low, high)
         return self
 
@@ -76,14 +84,19 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Clip ``X`` to ``bounds_`` and scale it to ``feature_range``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_private_data(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
         low, high = self._feature_range
         # box_position clips and works on halves: no overflow for bounds such as
         # (-1e308, 1e308); a zero-width feature maps to the middle of the range
-        position = box_position(X, lower, upper)
+        position = box_position(sanitize_rows(X, lower, upper), lower, upper)
         half_width = upper / 2 - lower / 2
         return np.where(half_width > 0, low + position * (high - low), 0.5 * (low + high))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # mapped to the box centre, never refused
+        return tags
 
     def inverse_transform(self, X):
         """Map scaled values back into the box (clipped values stay clipped)."""
