@@ -212,7 +212,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         for ``fit``, ``MulticlassDepthTwoTreeERMClassifier`` (same grid)
         online (``MulticlassStumpERMClassifier(n_thresholds=128)`` above 32
         features).
-    epsilon : float in [1e-6, 1e6], default=1.0
+    epsilon : float in [1e-9, 1e6], default=1.0
         Privacy budget of ``fit``. Lemma 2 certifies only ``epsilon <= 1``:
         larger values get the noise of ``epsilon = 1`` (a warning says so) and
         ``privacy_spent_`` reports, and the ledger charges, 1.

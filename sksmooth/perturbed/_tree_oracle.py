@@ -314,7 +314,7 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     feature_ : int
         Root feature (-1 when every feature has zero width: a constant).
     threshold_ : float
-        Root threshold: rows with ``cell >= `` its index go right.
+        Root threshold: rows whose cell index is at least this go right.
     left_, right_ : GridLeaf
         The two sides (``feature == -1``: a constant; values +-1).
     bounds_ : tuple of ndarray

@@ -143,7 +143,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         prototypes by post-processing; ``(epsilon, delta)``-DP with discrete
         Gaussian noise when ``delta > 0``, pure ``epsilon``-DP with discrete
         Laplace noise when ``delta = 0`` (much noisier in many dimensions).
-    epsilon : float > 0, default=1.0
+    epsilon : float in [1e-9, 1e6], default=1.0
         Privacy parameter of *each* release.
     delta : float in [0, 1), default=0.0
         ``'exponential'`` is pure DP and spends ``delta = 0`` whatever is set
@@ -284,11 +284,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_wine
+    >>> from sksmooth.datasets import load_breast_cancer_public
     >>> from sksmooth.proper import PrivateProperClassifier
-    >>> X, y = load_wine(return_X_y=True)
-    >>> clf = PrivateProperClassifier(epsilon=1.0, bounds=(X.min(0), X.max(0)),
-    ...                               classes=[0, 1, 2]).fit(X, y)
+    >>> X, y, bounds = load_breast_cancer_public()  # bounds: the published ranges
+    >>> clf = PrivateProperClassifier(epsilon=1.0, bounds=bounds, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.certified
+    True
     >>> clf.hypothesis_.index in range(clf.cover_size_)
     True
     >>> release = clf.to_release()  # publish this

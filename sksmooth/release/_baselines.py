@@ -161,8 +161,21 @@ class LaplacePerQuery(_PerQueryBase):
 
     Integer counts plus discrete Laplace noise of scale ``L1 / epsilon``
     (``L1 = k``, ``'per_query'``; ``2 G``, ``'structured'``), sampled
-    exactly. Parameters as in :class:`SmoothMWEM` (queries, universe, bounds,
-    categories, ...); ``delta`` must be 0.
+    exactly.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    delta : float, default=0.0
+        Must be 0 (pure DP); use :class:`GaussianPerQuery` for ``delta > 0``.
+    sensitivity : {'per_query', 'structured'}, default='per_query'
+        ``'per_query'``: the k counts have L1 sensitivity ``k`` (every query
+        can change); ``'structured'``: a workload of whole tables is answered
+        from noisy count tables, ``L1 = 2 G`` for ``G`` tables (changing a
+        row moves two cells of each; the module docstring).
+    queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
+categorical_features, categories, bounds, classes, accountant, random_state :
+        as in :class:`SmoothMWEM`.
 
     Attributes
     ----------
@@ -200,6 +213,19 @@ class GaussianPerQuery(_PerQueryBase):
     ``sqrt(2 G)``, Canonne, Kamath, Steinke 2020, Thm 4; converted to
     ``(epsilon, delta)``). The zCDP route is a little more noise than an
     analytic continuous calibration: the price of exact sampling.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    delta : float, default=1e-5
+    sensitivity : {'per_query', 'structured'}, default='per_query'
+        ``'per_query'``: L2 sensitivity ``sqrt(k)`` for k counts;
+        ``'structured'``: ``sqrt(2 G)`` for a workload of ``G`` whole tables
+        answered from noisy count tables (changing a row moves two cells of
+        each).
+    queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
+categorical_features, categories, bounds, classes, accountant, random_state :
+        as in :class:`SmoothMWEM`.
 
     Attributes
     ----------

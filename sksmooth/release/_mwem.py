@@ -213,8 +213,10 @@ class SmoothMWEM(ReleaseMixin):
         last for tables (lower error by measurement). Both are stored.
     universe : {'grid', 'sample'}, default='grid'
     n_bins : int or 'auto', default='auto'
-        Bins per continuous feature of a grid universe (``'auto'``: 16, or
-        ``ceil(n/sigma)`` capped by ``max_universe_size`` when ``sigma`` is set).
+        Bins per continuous feature of a grid universe. ``'auto'``: 16, fewer
+        when the grid would exceed ``min(max_universe_size, 2**16)`` points (e.g.
+        9 for 5 continuous features, 4 for 8; public inputs only); when
+        ``sigma`` is set, ``ceil(n/sigma)`` capped by ``max_universe_size``.
     n_universe : int or 'auto', default='auto'
         Points of a sampled universe (``'auto'``: 10 000).
     max_universe_size : int, default=2**24

@@ -59,7 +59,10 @@ class SubsampledNetMechanism(ReleaseMixin):
     universe : {'sample', 'grid'}, default='sample'
     n_universe : int or 'auto', default='auto'
         ``M = |V|`` (``'auto'``: 1000).
-    n_bins, max_universe_size, categorical_features, categories, bounds, classes, jitter :
+    n_bins : int or 'auto', default=8
+        Bins per continuous feature of the grid ``V`` is drawn from (``'auto'``
+        as in :class:`SmoothMWEM`).
+    max_universe_size, categorical_features, categories, bounds, classes, jitter :
         as in :class:`SmoothMWEM` (the grid is the space ``V`` is drawn from).
     accountant : BudgetAccountant or None
     random_state : None, int or Generator
