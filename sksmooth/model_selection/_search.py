@@ -19,6 +19,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting._ledger import charge, check_accountant
+from ..exceptions import BudgetError
 from ..mechanisms._exact_selection import rational_permute_and_flip
 from ..preprocessing import PublicBoundsScaler
 
@@ -172,6 +173,30 @@ def _fit_and_count(estimator, params, X, y, train, test, scoring, candidate):
     return _FoldResult(candidate, float(utility.sum()), spent, certified)
 
 
+def _check_candidates(estimator, candidates):
+    """Refuse, before anything is fitted or charged, a candidate the search could
+    not account: one that sets its own accountant (its fits would bypass the
+    search's ledger), or one released under add/remove neighbours (the search
+    composes its fits under substitution of one row, where such a release can
+    cost twice its epsilon); and check every candidate's public parameters."""
+    for params in candidates:
+        ledgers = [k for k in params if k == "accountant" or k.endswith("__accountant")]
+        if ledgers:
+            raise ValueError(
+                f"param_grid sets {ledgers[0]!r}: every fit of the search is charged to "
+                "the search's ledger (its accountant parameter); remove it from the grid.")
+        model = clone(estimator).set_params(**params)
+        final = _final_step(model)
+        if final.get_params(deep=False).get("neighbouring") == "add_remove":
+            raise ValueError(
+                "PrivateSearchCV composes its fits under substitution of one row, where a "
+                "release calibrated for add/remove neighbours can cost twice its epsilon; "
+                "use neighbouring='substitute' for the searched estimator.")
+        if hasattr(type(final), "_parameter_constraints") \
+                and type(final).__module__.startswith("sksmooth."):  # its own table
+            validate_params(final)
+
+
 def _estimator_has(attr):
     def check(self):
         if hasattr(self, "best_estimator_"):
@@ -199,7 +224,11 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         A private sksmooth estimator (it has an ``accountant`` parameter), or
         a :class:`~sklearn.pipeline.Pipeline` ending in one.
     param_grid : dict or list of dict
-        Candidate parameters, as for ``GridSearchCV``.
+        Candidate parameters, as for ``GridSearchCV``. Refused before any fit:
+        a grid that sets an accountant (the fits would bypass the search's
+        ledger), a candidate with ``neighbouring='add_remove'`` (the search
+        composes under substitution, where it can cost twice its epsilon), and
+        invalid parameter values.
     epsilon_selection : float
         Epsilon of the private selection step (> 0).
     cv : int, default=3
@@ -431,11 +460,12 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             )
         ledger, estimator = self._ledger(params["estimator"])
         self._check_ledger_reaches_workers(ledger)
+        candidates = list(ParameterGrid(params["param_grid"]))
+        _check_candidates(estimator, candidates)  # before any fit is charged
         if ledger is not None:
             ledger.check(params["epsilon_selection"])
         randomness = release_randomness(self.random_state, name="random_state")
         X, y = indexable(X, y)
-        candidates = list(ParameterGrid(params["param_grid"]))
         splits = self._folds(len(y), randomness.public)
         results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"],
                                   params["verbose"])
@@ -451,6 +481,19 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             delta[r.candidate] += r.spent.delta
             max_fit[r.candidate] = np.maximum(max_fit[r.candidate], r.spent)
 
+        if ledger is not None and params["refit"]:
+            # the selection and the refit (padded to the costliest candidate) together,
+            # before the selection is charged: a refit refused afterwards would waste it
+            worst_eps, worst_delta = max_fit.max(axis=0)
+            try:
+                ledger.check(params["epsilon_selection"] + float(worst_eps), float(worst_delta))
+            except BudgetError as exc:
+                raise BudgetError(
+                    f"{exc} The search's fold fits were charged; the selection "
+                    f"(epsilon {params['epsilon_selection']:g}) and the refit (up to "
+                    f"({float(worst_eps):g}, {float(worst_delta):g})) would exceed the "
+                    "budget, so neither was run: raise the budget, or pass refit=False."
+                ) from None
         best = rational_permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
         certified = certified and not randomness.seeded and _preprocessing_is_public(estimator)
         charge(ledger, params["epsilon_selection"], 0.0,

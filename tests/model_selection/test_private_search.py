@@ -113,14 +113,33 @@ def test_refused_refit_publishes_nothing(cancer):
     # a previous successful search on another ledger is forgotten, not kept half-updated
     earlier = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3)
     earlier.fit(X, y)
-    # room for the 3 fold fits and the selection (2.0), not for the refit
+    # room for the 3 fold fits and the selection (2.0), not for the refit: the
+    # selection is refused too (it was charged and lost before; found by a review)
     ledger = BudgetAccountant(epsilon=2.2)
     search = earlier.set_params(accountant=ledger)
-    with pytest.raises(BudgetError):
+    with pytest.raises(BudgetError, match="neither was run"):
         search.fit(X, y)
     assert not any(hasattr(search, a) for a in
                    ("best_index_", "best_params_", "best_estimator_", "cv_results_"))
-    assert ledger.spent.epsilon == pytest.approx(2.0)
+    assert ledger.spent.epsilon == pytest.approx(1.5)
+
+
+def test_a_candidate_the_search_cannot_account_is_refused_before_any_fit(cancer):
+    # found by a review: add/remove candidates were summed as if substitution-DP
+    # (claim (6, 0), true cost 11.5), and an accountant in the grid sent the fits
+    # to another ledger
+    X, y = cancer
+    ledger, other = BudgetAccountant(epsilon=10.0), BudgetAccountant()
+    with pytest.raises(ValueError, match="neighbouring='substitute'"):
+        PrivateSearchCV(_proper(neighbouring="add_remove"), {"epsilon": [0.5, 1.0]},
+                        epsilon_selection=0.5, cv=3, accountant=ledger).fit(X, y)
+    with pytest.raises(ValueError, match="sets 'accountant'"):
+        PrivateSearchCV(_proper(), {"epsilon": [0.5], "accountant": [other]},
+                        epsilon_selection=0.5, cv=3, accountant=ledger).fit(X, y)
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivateSearchCV(_proper(), {"epsilon": [0.5, -1.0]}, epsilon_selection=0.5, cv=3,
+                        accountant=ledger).fit(X, y)
+    assert ledger.spent.epsilon == 0 and other.spent.epsilon == 0
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
