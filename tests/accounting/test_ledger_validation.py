@@ -161,3 +161,18 @@ def test_postgres_repr_hides_the_password(postgres_server):
     url = postgres_server.replace("postgres@", "postgres:hunter2@")
     acc = BudgetAccountant(url=url)
     assert "hunter2" not in repr(acc) and "url=" in repr(acc)
+
+
+def test_a_relative_ledger_path_is_fixed_at_construction(tmp_path, monkeypatch):
+    # the path was kept relative and reconnected lazily: after a chdir, spends
+    # landed in another directory's ledger (found by a review)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    ledger = BudgetAccountant(epsilon=1.0, path="ledger.sqlite")
+    monkeypatch.chdir(tmp_path / "b")
+    ledger.spend(0.5)
+    assert ledger.path == str(tmp_path / "a" / "ledger.sqlite")
+    assert not (tmp_path / "b" / "ledger.sqlite").exists()
+    assert BudgetAccountant(epsilon=1.0, path=str(tmp_path / "a" / "ledger.sqlite")).spent \
+        == (0.5, 0.0)

@@ -84,7 +84,7 @@ def check_ledger_path(path, name="path"):
             f"{name}={path!r}: the directory {directory!r} does not exist; "
             "create it first or choose a path in an existing directory."
         )
-    return path
+    return os.path.abspath(path)  # fixed now: a later chdir must not move the ledger
 
 
 class SQLiteStorage:
