@@ -249,8 +249,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``best_estimator_`` (as in scikit-learn).
     n_jobs : int, default=None
         Parallel (candidate, fold) fits via joblib. With ``n_jobs != 1`` the
-        ledger must be a file (``BudgetAccountant(path=...)``) so worker
-        charges are recorded.
+        ledger must be shared: a file (``BudgetAccountant(path=...)``, one
+        machine) or a PostgreSQL server (``BudgetAccountant(url=...)``, also a
+        Dask cluster), so that worker charges are recorded.
     accountant : BudgetAccountant, default=None
         The ledger of the whole search. It is set as the ``accountant`` of
         every private step of every candidate, so each fit charges it. If
@@ -404,12 +405,13 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return ledger, clone(estimator).set_params(**{k: ledger for k in keys})
 
     def _check_ledger_reaches_workers(self, ledger):
-        if (ledger is not None and ledger.path is None
+        if (ledger is not None and ledger.path is None and ledger.url is None
                 and joblib.effective_n_jobs(self.n_jobs) != 1):
             raise ValueError(
                 "n_jobs != 1 with an in-memory BudgetAccountant: worker processes "
                 "would charge copies of the ledger. Create it with "
-                "BudgetAccountant(path=...) or use n_jobs=1."
+                "BudgetAccountant(path=...) (a file) or BudgetAccountant(url=...) "
+                "(PostgreSQL, also across machines), or use n_jobs=1."
             )
 
     def _folds(self, n_samples, public_rng):

@@ -308,3 +308,21 @@ def test_ledger_inherited_through_fork_is_shared_and_leaves_the_parent_working(
     assert process.exitcode == 0
     acc.spend(0.5, label="parent-after")  # the child did not break our session
     assert [r.label for r in acc.ledger] == ["parent-before", "child", "parent-after"]
+
+
+def test_a_parallel_private_search_charges_a_postgres_ledger(postgres_url):
+    # PrivateSearchCV refused any ledger but a file for n_jobs != 1 and called a
+    # PostgreSQL ledger "in-memory" (found by a review)
+    import os
+
+    from sksmooth.datasets import load_breast_cancer_public
+    from sksmooth.model_selection import PrivateSearchCV
+
+    X, y, _ = load_breast_cancer_public()
+    ledger = BudgetAccountant(url=postgres_url)
+    search = PrivateSearchCV(
+        PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]), {"epsilon": [0.5, 1.0]},
+        epsilon_selection=0.5, cv=3, n_jobs=2, accountant=ledger).fit(X[:240], y[:240])
+    assert ledger.spent.epsilon == pytest.approx(3 * 1.5 + 0.5 + 1.0)
+    assert {r.pid for r in ledger.ledger} - {os.getpid()}  # the workers charged it
+    assert search.guarantee_.certified

@@ -176,3 +176,12 @@ def test_a_relative_ledger_path_is_fixed_at_construction(tmp_path, monkeypatch):
     assert not (tmp_path / "b" / "ledger.sqlite").exists()
     assert BudgetAccountant(epsilon=1.0, path=str(tmp_path / "a" / "ledger.sqlite")).spent \
         == (0.5, 0.0)
+
+
+def test_a_password_in_the_query_string_is_never_shown():
+    # libpq accepts ?password=...; only user:pw@ was hidden (found by a review)
+    pytest.importorskip("psycopg")
+    url = "postgresql://alice@127.0.0.1:1/ledger?password=hunter2&connect_timeout=2"
+    with pytest.raises(ConnectionError, match="cannot connect") as info:
+        BudgetAccountant(url=url)
+    assert "hunter2" not in str(info.value) and "password=***" in str(info.value)

@@ -25,6 +25,7 @@ nothing, and no lock (the server ends the dead session).
 
 import os
 import random
+import re
 import threading
 import time
 from urllib.parse import urlsplit, urlunsplit
@@ -63,11 +64,11 @@ _MAX_ATTEMPTS = 20
 def redact_url(url):
     """``url`` with any password replaced by ``***`` (for messages and repr)."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[-1]}"))
+    if parts.password is not None:
+        host = parts.netloc.rsplit("@", 1)[-1]
+        url = urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    # libpq also takes ?password=... in the query string
+    return re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
 
 
 def _import_psycopg():
