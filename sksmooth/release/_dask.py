@@ -50,7 +50,7 @@ def refuse_unknown_categories(collection, name):
 
 def _partitions(collection):
     """One delayed object per row block of a dask DataFrame/Series/Array."""
-    if hasattr(collection, "to_delayed") and hasattr(collection, "npartitions"):
+    if hasattr(collection, "divisions"):  # DataFrame / Series (a dask Array has chunks)
         return list(collection.to_delayed())
     if getattr(collection, "ndim", 1) == 2:
         collection = collection.rechunk({1: -1})  # whole rows in every block

@@ -185,6 +185,7 @@ class StreamingRelease:
             return  # adds nothing; refusing it would tell that a (filtered) chunk was empty
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
+            _check_dask_pair(X, y)
             self._check_dask_parameters(y)
             first_X, first_y = _dask_head(X, y)
             blocks = []
@@ -308,6 +309,22 @@ def _check_parameters_unchanged(estimator, stream):
                 f"{name} was changed since the first partial_fit chunk of this release; "
                 "the counts were made with the old value. Set it back, or call fit (or "
                 "release() and a new partial_fit) to use the new one.")
+
+
+def _check_dask_pair(X, y):
+    """X and y (if given) both dask collections with the same row blocks."""
+    if y is None:
+        return
+    if not (is_dask_collection(X) and is_dask_collection(y)):
+        raise ValueError("X and y must both be dask collections (or both in memory): got "
+                         f"{type(X).__name__} and {type(y).__name__}; convert the other with "
+                         "dask.dataframe.from_pandas / dask.array.from_array, partitioned "
+                         "as X.")
+    x_blocks, y_blocks = getattr(X, "npartitions", None), getattr(y, "npartitions", None)
+    if x_blocks != y_blocks:
+        raise ValueError(f"X has {x_blocks} partitions and y {y_blocks}: partition them "
+                         "alike (same row blocks), e.g. y = X-derived or from_array with "
+                         "X's chunks.")
 
 
 def _dask_head(X, y):
