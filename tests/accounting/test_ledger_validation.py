@@ -185,3 +185,16 @@ def test_a_password_in_the_query_string_is_never_shown():
     with pytest.raises(ConnectionError, match="cannot connect") as info:
         BudgetAccountant(url=url)
     assert "hunter2" not in str(info.value) and "password=***" in str(info.value)
+
+
+def test_a_postgres_schema_with_other_budget_and_spends_tables_is_not_taken(postgres_url):
+    # the driver inserted a row into another application's 'budget' table, then
+    # failed with a raw UndefinedColumn (found by a review); SQLite already refused
+    psycopg = pytest.importorskip("psycopg")
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE spends (id SERIAL, amount REAL, note TEXT)")
+        connection.execute("CREATE TABLE budget (epsilon REAL, delta REAL, owner TEXT)")
+    with pytest.raises(ValueError, match="is not a sksmooth ledger .*'spends' lacks"):
+        BudgetAccountant(epsilon=1.0, url=postgres_url)
+    with psycopg.connect(postgres_url) as connection:
+        assert connection.execute("SELECT count(*) FROM budget").fetchone()[0] == 0

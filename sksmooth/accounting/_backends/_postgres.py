@@ -33,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ._protocol import refuse_if_over
 from ._sql import (
     RECORDS_SQL,
+    REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
     budget_mismatch_message,
     insert_spend_sql,
@@ -53,6 +54,8 @@ _CREATE_SPENDS = (
     "time DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, "
     "certified BOOLEAN NOT NULL DEFAULT TRUE)"
 )
+_COLUMNS = ("SELECT table_name, column_name FROM information_schema.columns WHERE "
+            "table_schema = current_schema() AND table_name IN ('budget', 'spends')")
 _TOTALS = totals_sql("NUMERIC")
 _INSERT = insert_spend_sql("%s")
 # Serialises concurrent first-time creation of the tables (CREATE TABLE IF
@@ -148,6 +151,19 @@ class PostgresStorage:
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK_KEY,))
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
+        present = {}
+        for table, column in connection.execute(_COLUMNS).fetchall():
+            present.setdefault(table, set()).add(column)
+        for table, required in REQUIRED_COLUMNS.items():
+            if not required <= present.get(table, set()):
+                raise ValueError(
+                    f"url={redact_url(self.url)!r} is not a sksmooth ledger (table {table!r} "
+                    f"lacks {sorted(required - present.get(table, set()))}); give the "
+                    "ledger a database or schema of its own, e.g. "
+                    "?options=-csearch_path%3Dsksmooth_ledger.")
+        if "certified" not in present.get("spends", set()):  # written before it was recorded
+            connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
+                               "DEFAULT TRUE")
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
             connection.execute("INSERT INTO budget VALUES (%s, %s)", tuple(budget))

@@ -9,6 +9,7 @@ from ._protocol import LedgerTotals, Spend
 
 __all__ = [
     "budget_mismatch_message",
+    "REQUIRED_COLUMNS",
     "SPEND_COLUMNS",
     "insert_spend_sql",
     "records_from_rows",
@@ -19,6 +20,11 @@ __all__ = [
 ]
 
 SPEND_COLUMNS = ("label", "epsilon", "delta", "time", "pid", "certified")
+
+# columns an existing table must have to be taken for a ledger's ("certified"
+# is added to a ledger written before it was recorded)
+REQUIRED_COLUMNS = {"budget": {"epsilon", "delta"},
+                    "spends": {"id", "label", "epsilon", "delta", "time", "pid"}}
 
 SELECT_BUDGET_SQL = "SELECT epsilon, delta FROM budget"
 

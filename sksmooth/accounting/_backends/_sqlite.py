@@ -17,6 +17,7 @@ import weakref
 from ._protocol import refuse_if_over
 from ._sql import (
     RECORDS_SQL,
+    REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
     budget_mismatch_message,
     insert_spend_sql,
@@ -33,7 +34,6 @@ _CREATE_SPENDS = (
     "label TEXT, epsilon REAL, delta REAL, time REAL, pid INTEGER, "
     "certified INTEGER NOT NULL DEFAULT 1)"
 )
-_REQUIRED_SPEND_COLUMNS = {"id", "label", "epsilon", "delta", "time", "pid"}
 _TOTALS = totals_sql("REAL")
 _INSERT = insert_spend_sql("?")
 _TIMEOUT_SECONDS = 60.0
@@ -150,9 +150,11 @@ class SQLiteStorage:
     def _create_or_check(self, connection, budget):
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
+        for table, required in REQUIRED_COLUMNS.items():
+            present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+            if not required <= present:
+                raise self._not_a_ledger(f"table {table!r} lacks {sorted(required - present)}")
         columns = {row[1] for row in connection.execute("PRAGMA table_info(spends)")}
-        if not _REQUIRED_SPEND_COLUMNS <= columns:
-            raise self._not_a_ledger(f"table 'spends' lacks {_REQUIRED_SPEND_COLUMNS - columns}")
         if "certified" not in columns:  # a ledger written before certification was recorded
             connection.execute(
                 "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
