@@ -79,3 +79,23 @@ def test_unknown_command_exits_nonzero():
     with pytest.raises(SystemExit) as exc:
         main(["frobnicate"])
     assert exc.value.code != 0
+
+
+def test_bench_skips_staged_scripts_and_passes_quick_only_where_it_exists(monkeypatch, capsys):
+    # `sksmooth bench` always failed the staged synthetic-tables script (no
+    # subcommand) and passed --quick to scripts without one (found by a review)
+    from sksmooth import cli
+
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "run",
+                        lambda cmd, cwd: calls.append(cmd) or type("P", (), {"returncode": 0}))
+    assert main(["bench", "--quick", "synthetic_tables", "audits", "ledger"]) == 0
+    ran = {cmd[1].rsplit("/", 1)[-1]: cmd[2:] for cmd in calls}
+    assert ran == {"bench_audits.py": [], "bench_ledger.py": ["--quick"]}
+    assert "skipped: bench_synthetic_tables.py runs in stages" in capsys.readouterr().out
+
+
+def test_audit_seed_must_be_a_non_negative_integer(capsys):
+    with pytest.raises(SystemExit):
+        main(["audit", "--seed", "-1"])
+    assert "--seed must be an integer >= 0" in capsys.readouterr().err
