@@ -20,6 +20,7 @@ ledger records what each release finally claims, and whether the releasing
 estimator could certify that claim.
 """
 
+import numbers
 import os
 import threading
 import time
@@ -243,8 +244,9 @@ class BudgetAccountant:
             ``((epsilon - spent.epsilon) / k, (delta - spent.delta) / k)``,
             floored at 0; ``inf`` where the budget is unlimited.
         """
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
+        k = int(k)
         spent = self.spent
         return RemainingBudget(
             _left(self.budget.epsilon, spent.epsilon) / k,

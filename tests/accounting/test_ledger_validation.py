@@ -198,3 +198,8 @@ def test_a_postgres_schema_with_other_budget_and_spends_tables_is_not_taken(post
         BudgetAccountant(epsilon=1.0, url=postgres_url)
     with psycopg.connect(postgres_url) as connection:
         assert connection.execute("SELECT count(*) FROM budget").fetchone()[0] == 0
+
+
+def test_remaining_takes_a_numpy_integer_count():
+    # k=np.int64(2) was refused as "not a positive integer" (found by a review)
+    assert BudgetAccountant(epsilon=2.0).remaining(k=np.int64(2)).epsilon == 1.0
