@@ -36,7 +36,8 @@ from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
 
-__all__ = ["validate_private_data", "as_real_numbers", "sanitize_rows", "encode_private_labels"]
+__all__ = ["validate_private_data", "as_real_numbers", "finite_rows", "sanitize_rows",
+           "encode_private_labels"]
 
 
 _HIDDEN_VALUE_MESSAGE = (
@@ -118,6 +119,13 @@ def as_real_numbers(X):
     if array.dtype == object or array.dtype.kind == "c":
         return as_floats(array.ravel()).reshape(array.shape)
     return X
+
+
+def finite_rows(X):
+    """The rows of ``X`` without NaN or inf (one zero row if none): what a box read
+    from the data (``bounds=None``, warned) is taken from."""
+    finite = X[np.all(np.isfinite(X), axis=1)]
+    return finite if len(finite) else np.zeros((1, X.shape[1]))
 
 
 def _check_private_y(y, n_samples):

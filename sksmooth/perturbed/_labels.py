@@ -172,9 +172,10 @@ def label_codec(y, classes, stacklevel=4):
     """The codec for the public ``classes`` (or, leaking, the labels of ``y``)."""
     if classes is None:
         check_classification_targets(y)
-        if len(np.unique(y)) < 2:
+        n_labels = len(np.unique(y))
+        if n_labels < 2:
             raise ValueError(_ONE_LABEL)
-        if len(np.unique(y)) <= 2:
+        if n_labels == 2:
             check_binary_target(y)
             classes_, _ = resolve_public_classes(y, None, stacklevel=stacklevel + 1)
             return BinaryCodec(classes_)

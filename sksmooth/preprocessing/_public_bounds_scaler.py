@@ -4,16 +4,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._private_data import box_position, sanitize_rows, validate_private_data
+from .._private_data import box_position, finite_rows, sanitize_rows, validate_private_data
 from .._validation import check_bounds
 
 __all__ = ["PublicBoundsScaler"]
-
-
-def _finite_rows(X):
-    """Rows without NaN or inf (``bounds=None`` reads the box from them, warned)."""
-    finite = X[np.all(np.isfinite(X), axis=1)]
-    return finite if len(finite) else np.zeros((1, X.shape[1]))
 
 
 class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -62,7 +56,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         low, high = self._check_feature_range()
         X = validate_private_data(self, X, dtype=np.float64)
         lower, upper = check_bounds(self.bounds, X.shape[1],
-                                    X=None if self.bounds is not None else _finite_rows(X))
+                                    X=None if self.bounds is not None else finite_rows(X))
         self.bounds_ = (lower, upper)
         self._feature_range = (low, high)
         return self

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._private_data import sanitize_rows
+from .._private_data import finite_rows, sanitize_rows
 from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..mechanisms import exact_exponential_mechanism
@@ -222,10 +222,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
 def public_box(bounds, X):
     """``(lower, upper)`` from the public ``bounds``; from the finite rows if None."""
     if bounds is None:
-        finite = X[np.all(np.isfinite(X), axis=1)]
-        if len(finite) == 0:
-            finite = np.zeros((1, X.shape[1]))
-        return check_inferred_box_has_width(*check_bounds(None, X.shape[1], X=finite))
+        return check_inferred_box_has_width(*check_bounds(None, X.shape[1], X=finite_rows(X)))
     return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 

@@ -511,8 +511,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 f"method={params['method']!r} differs from method={strategy.name!r} of the "
                 "first partial_fit call; call fit to start over."
             )
+        current = self.get_params(deep=False)
         for name, fingerprint in self._structure.items():
-            if joblib.hash(self.get_params(deep=False)[name]) != fingerprint:
+            if joblib.hash(current[name]) != fingerprint:
                 raise ValueError(
                     f"{name} was changed since the first partial_fit call; the running "
                     "counts were made with the old value. Set it back, or call fit to "

@@ -150,12 +150,13 @@ class SQLiteStorage:
     def _create_or_check(self, connection, budget):
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
+        present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+                   for table in REQUIRED_COLUMNS}
         for table, required in REQUIRED_COLUMNS.items():
-            present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-            if not required <= present:
-                raise self._not_a_ledger(f"table {table!r} lacks {sorted(required - present)}")
-        columns = {row[1] for row in connection.execute("PRAGMA table_info(spends)")}
-        if "certified" not in columns:  # a ledger written before certification was recorded
+            if not required <= present[table]:
+                raise self._not_a_ledger(
+                    f"table {table!r} lacks {sorted(required - present[table])}")
+        if "certified" not in present["spends"]:  # a ledger written before certification was recorded
             connection.execute(
                 "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
             )
