@@ -1,5 +1,6 @@
 """BudgetAccountant parameters: every bad value gets a TypeError/ValueError naming it."""
 
+import re
 import sqlite3
 import sys
 
@@ -64,6 +65,16 @@ def test_path_of_wrong_type(path):
 def test_path_that_is_not_a_file(path):
     with pytest.raises(ValueError, match="path=.*not a file"):
         BudgetAccountant(path=path)
+
+
+@pytest.mark.parametrize("url", ["sqlite:///", "sqlite:///:memory:"])
+def test_sqlite_url_that_is_not_a_file_suggests_a_url_that_works(url, tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="not a file") as error:
+        BudgetAccountant(url=url)
+    assert f"url={url!r}" in str(error.value)
+    suggestion = re.search(r"such as url='([^']+)'", str(error.value)).group(1)
+    monkeypatch.chdir(tmp_path)
+    assert BudgetAccountant(url=suggestion).spent == (0.0, 0.0)  # the fix it names works
 
 
 def test_path_in_missing_directory(tmp_path):

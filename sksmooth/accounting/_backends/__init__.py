@@ -46,7 +46,8 @@ def _storage_for_url(url):
     if url.startswith(_POSTGRES_SCHEMES):
         return PostgresStorage(url)
     if url.startswith(_SQLITE_SCHEME):
-        return SQLiteStorage(check_ledger_path(url[len(_SQLITE_SCHEME):], name="url"))
+        return SQLiteStorage(check_ledger_path(url[len(_SQLITE_SCHEME):], name="url",
+                                              prefix=_SQLITE_SCHEME))
     raise ValueError(
         f"url must start with 'postgresql://' (PostgreSQL server) or 'sqlite:///' "
         f"(SQLite file), got {url.split(':', 1)[0]!r}; for a local file you may "

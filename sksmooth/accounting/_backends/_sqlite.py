@@ -57,10 +57,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_park_inherited_connections)
 
 
-def check_ledger_path(path, name="path"):
+def check_ledger_path(path, name="path", prefix=""):
     """Return ``path`` as a ``str`` naming a file that SQLite can create or open.
 
-    Raises ``TypeError`` for a non path-like value and ``ValueError`` for an
+    ``prefix`` is what the user wrote before ``path`` (``"sqlite:///"`` for a
+    ``url``): messages quote and suggest values of that form. Raises ``TypeError`` for a non path-like value and ``ValueError`` for an
     empty path, a directory, or a file in a missing directory.
     """
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
@@ -71,17 +72,18 @@ def check_ledger_path(path, name="path"):
     path = os.fspath(path)
     if not isinstance(path, str):
         raise TypeError(f"{name} must be a text path, got {type(path).__name__}.")
+    given = prefix + path
     if path == "" or path == ":memory:":
         raise ValueError(
-            f"{name}={path!r} is not a file; pass a file name such as "
-            f"{name}='ledger.sqlite', or {name}=None for an in-memory ledger."
+            f"{name}={given!r} is not a file; pass a file name such as "
+            f"{name}='{prefix}ledger.sqlite', or {name}=None for an in-memory ledger."
         )
     if os.path.isdir(path):
-        raise ValueError(f"{name}={path!r} is a directory; pass a file inside it.")
+        raise ValueError(f"{name}={given!r} is a directory; pass a file inside it.")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(
-            f"{name}={path!r}: the directory {directory!r} does not exist; "
+            f"{name}={given!r}: the directory {directory!r} does not exist; "
             "create it first or choose a path in an existing directory."
         )
     return os.path.abspath(path)  # fixed now: a later chdir must not move the ledger
