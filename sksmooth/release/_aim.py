@@ -364,8 +364,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ input
-    def _columns(self, X, y):
-        """``(columns, names, declared levels, dtypes, frame)`` of the input table."""
+    def _columns(self, X, y, min_rows=1):
+        """``(columns, names, declared levels, dtypes, frame)`` of the input table
+        (a later chunk may have no rows: ``min_rows=0``)."""
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
         if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)
@@ -375,9 +376,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                 "sparse input is not supported; use X.toarray().")
             # sklearn's structural checks (2-D, non-empty); messages carry no
             # data values, non-finite entries pass through
-            arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False)
+            arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False,
+                                        ensure_min_samples=min_rows)
             columns, names, dtypes, _ = TableCodec.split(arr)
-        if len(columns) == 0 or len(columns[0]) == 0:
+        if len(columns) == 0 or len(columns[0]) < min_rows:
             raise ValueError("X must have at least one row and one column.")
         levels = self.levels
         if levels is None or isinstance(levels, numbers.Integral):
@@ -479,8 +481,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _map_chunk(self, stream, X, y):
         frame = stream.frame
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
-            validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False)
-        columns, names, _, dtypes, _ = self._columns(X, y)
+            validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False,
+                                  ensure_min_samples=0)
+        # no rows is allowed: a later chunk's row count is private under add/remove
+        columns, names, _, dtypes, _ = self._columns(X, y, min_rows=0)
         structure = (frame.codec.frame, tuple(names), tuple(structure_family(t) for t in dtypes))
         if structure != frame.codec.structure() or (y is not None) != frame.has_y:
             raise ValueError(

@@ -233,7 +233,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                     "differ from the first chunk's: every chunk of one release must have "
                     "the same schema (e.g. the same pandas Categorical dtypes); call fit, "
                     "or release() and start a new accumulation, to change it.")
-            return frame.map_rows(self._numeric(X, frame.schema, reset=False), y)
+            # a later chunk may have no rows (its row count is private under add/remove)
+            return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
@@ -255,7 +256,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                              inferred, schema, n_rows=0)
         return frame.map_rows(X_num, y)
 
-    def _numeric(self, X, schema, reset):
+    def _numeric(self, X, schema, reset, min_rows=1):
         """The input as a float matrix (level codes), validated without echoing values."""
         if sparse.issparse(X):
             raise TypeError("X is sparse, but the release estimators need dense input; "
@@ -266,7 +267,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
             X_num = pd.DataFrame(X_num, columns=X.columns)
         return validate_private_data(self, X_num, reset=reset, dtype=np.float64,
-                                     ensure_min_samples=1)
+                                     ensure_min_samples=min_rows)
 
     # ------------------------------------------------------- streaming
     # (fit / partial_fit / release: sksmooth.release._streaming)

@@ -181,8 +181,6 @@ class StreamingRelease:
             if stream is not None:
                 _check_same_labels(classes, self._stream_labels(stream),
                                    "the label set fixed at the first chunk")
-        if stream is not None and _rowless(X, y, getattr(self, "n_features_in_", None)):
-            return  # adds nothing; refusing it would tell that a (filtered) chunk was empty
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
@@ -232,14 +230,6 @@ class PartitionCounter:
             if len(block_X):
                 statistic.update(*self.map_block(block_X, block_y))
         return statistic.state()
-
-
-def _rowless(X, y, n_features):
-    """Whether a later chunk has no rows and the stream's width (its structure is
-    then checked: only the row count is let through)."""
-    shape = getattr(X, "shape", None)
-    return (shape is not None and len(shape) == 2 and shape[0] == 0
-            and shape[1] == n_features and (y is None or len(y) == 0))
 
 
 def _n_rows(X):

@@ -592,6 +592,32 @@ def test_a_later_chunk_without_rows_adds_nothing_and_is_not_refused(make):
                                       b.release().sample(50, random_state=1))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels=2, classes=[0, 1]),
+    lambda: SmoothMWEM(bounds=(0, 1), categorical_features=[0, 1, 2], classes=[0, 1]),
+])
+def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
+    # an empty DataFrame chunk was refused by AIM whatever its columns (its row count
+    # is private), and taken by SmoothMWEM whatever its columns (found by a review)
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 2, size=(40, 3)), columns=["a", "b", "c"])
+    y = pd.Series(rng.integers(0, 2, size=40), name="label")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = make().set_params(random_state=0).partial_fit(X[:20], y[:20])
+        a.partial_fit(X[20:], y[20:])
+        b = make().set_params(random_state=0).partial_fit(X[:20], y[:20])
+        b.partial_fit(X[:0], y[:0]).partial_fit(X[20:], y[20:])
+        for other in (X[:0].rename(columns={"a": "z"}), X[:0].astype("category")):
+            with pytest.raises(ValueError, match="differ from the first chunk"):
+                b.partial_fit(other, y[:0])
+        with pytest.raises(ValueError):
+            b.partial_fit(X[:0])  # labels were given at the first chunk
+        np.testing.assert_array_equal(a.release().sample(50, random_state=1)[0],
+                                      b.release().sample(50, random_state=1)[0])
+
+
 def test_a_dask_array_counts_like_the_same_array_in_memory():
     # dask arrays took the DataFrame branch (they have npartitions too): each
     # partition arrived as an object array of Delayed (found by a review)
