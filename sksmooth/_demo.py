@@ -89,7 +89,7 @@ def _perturbed_erm(out_dir, fast, progress):
     rows = {}
     for name, (oracle, points) in oracles.items():
         progress(f"PerturbedERMClassifier with {name}")
-        private, plain, majority, certified = [], [], [], None
+        private, plain, majority, certified, notes = [], [], [], None, {}
         for seed in seeds:
             X_tr, X_te, y_tr, y_te = train_test_split(
                 X, y, test_size=0.3, random_state=seed, stratify=y
@@ -98,9 +98,11 @@ def _perturbed_erm(out_dir, fast, progress):
                 oracle, epsilon=1.0, delta=1e-5, bounds=bounds, classes=[0, 1],
                 separating_points=points, accountant=acc,
             )
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 warnings.simplefilter("ignore", PrivacyWarning)
                 clf.fit(X_tr, y_tr)
+            notes.update(dict.fromkeys(str(w.message) for w in caught))  # once, in order
             private.append(clf.score(X_te, y_te))
             plain.append(oracle.fit(X_tr, y_tr).score(X_te, y_te))
             majority.append(_majority_rate(y_te))
@@ -111,6 +113,8 @@ def _perturbed_erm(out_dir, fast, progress):
             f"(non-private {np.mean(plain):.3f}, majority class {np.mean(majority):.3f}); privacy "
             f"{'CERTIFIED' if certified else 'NOT certified (heuristic oracle)'}"
         )
+        for note in notes:  # the same warning from every split, shown once
+            yield f"  warning: {note}"
     yield f"ledger: {len(acc)} fits, total spent {acc.spent}"
     plt = _pyplot()
     if plt is not None:

@@ -35,6 +35,10 @@ def test_demo_fast_end_to_end(tmp_path):
     assert "PrivateSearchCV: selected" in report
     # no private fit is seeded, so nothing is reported as seeded noise
     assert "PrivacyLeakWarning" not in proc.stderr and "seeded noise" not in report
+    # a fit's warning is reported once per configuration, not once per split
+    assert "Warning" not in proc.stderr
+    warned = [line for line in report.splitlines() if line.strip().startswith("warning:")]
+    assert warned and len(warned) == len(set(warned))
     assert "seeds/" not in report
     if importlib.util.find_spec("matplotlib") is None:
         assert "figures skipped" in report and "figures in" not in report
