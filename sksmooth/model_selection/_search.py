@@ -197,6 +197,22 @@ def _check_candidates(estimator, candidates):
             validate_params(final)
 
 
+def _planned_spends(estimator, candidates):
+    """``(epsilon, delta)`` one fit of each candidate charges, from public
+    parameters alone (rows of an array), or ``None`` when a candidate's charge
+    depends on the data (an estimator without ``_planned_spend``, or one that
+    returns ``None``)."""
+    spends = []
+    for params in candidates:
+        final = _final_step(clone(estimator).set_params(**params))
+        plan = getattr(final, "_planned_spend", None)
+        spend = None if plan is None else plan(validate_params(final))
+        if spend is None:
+            return None
+        spends.append(spend)
+    return np.array(spends, dtype=float)
+
+
 def _estimator_has(attr):
     def check(self):
         if hasattr(self, "best_estimator_"):
@@ -314,7 +330,11 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     candidate is cheaper than the dearest one, one "refit padding" record of
     the difference, so that the total charged does not depend on the
     selection. Both are charged before ``best_*`` attributes exist and before
-    the refit; a ``BudgetError`` leaves no selection published.
+    the refit; a ``BudgetError`` leaves no selection published. When every
+    candidate's charge follows from its parameters (the sksmooth estimators;
+    not a ``PerturbedERMClassifier`` given ``noise``), ``fit`` first checks
+    that the ledger can pay ``(eps_total, delta_total)`` and otherwise
+    refuses before any fit is charged.
 
     The statement is *certified* when every fit's own ``guarantee_`` is
     certified, ``random_state`` is ``None`` and the pipeline steps before the
@@ -465,7 +485,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         candidates = list(ParameterGrid(params["param_grid"]))
         _check_candidates(estimator, candidates)  # before any fit is charged
         if ledger is not None:
-            ledger.check(params["epsilon_selection"])
+            self._check_whole_search(ledger, _planned_spends(estimator, candidates), params)
         randomness = release_randomness(self.random_state, name="random_state")
         X, y = indexable(X, y)
         splits = self._folds(len(y), randomness.public)
@@ -514,6 +534,28 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.privacy_spent_ = total
         self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator)
         return self
+
+    def _check_whole_search(self, ledger, spends, params):
+        """Refuse, before any fit, a search the ledger cannot pay to the end: the
+        folds, the selection and the padded refit (when every candidate's charge
+        is known from its parameters; else the selection alone is checked, and
+        the fits are checked one by one as they are charged)."""
+        if spends is None:
+            ledger.check(params["epsilon_selection"])
+            return
+        fits = self.cv * spends.sum(axis=0)
+        refit = spends.max(axis=0) if params["refit"] else np.zeros(2)
+        epsilon = float(fits[0] + params["epsilon_selection"] + refit[0])
+        delta = float(fits[1] + refit[1])
+        try:  # a delta of 1 or more exceeds every finite delta budget; capped to be checkable
+            ledger.check(epsilon, min(delta, float(np.nextafter(1.0, 0.0))))
+        except BudgetError as exc:
+            raise BudgetError(
+                f"{exc} The whole search would charge ({epsilon:g}, {delta:g}): "
+                f"{len(spends)} candidates x {self.cv} folds, the selection"
+                f"{' and the refit' if params['refit'] else ''}; nothing was fitted or "
+                "charged. Raise the budget, or search fewer candidates, folds or "
+                "smaller epsilons.") from None
 
     def _refit(self, estimator, params, X, y, ledger, max_fit, best, total, certified):
         """Charge the worst-case refit padding, then refit the selected candidate.

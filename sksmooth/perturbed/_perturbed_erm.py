@@ -457,6 +457,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                             tuple(certified), tuple(problems), tuple(notes))
 
     @staticmethod
+    def _planned_spend(params):
+        """``(epsilon, delta)`` one fit charges, from public parameters alone: with
+        ``noise='auto'`` the asked epsilon, served at 1 above 1 (:meth:`_calibrate_noise`);
+        ``None`` with a given noise, whose epsilon is Lemma 2's value for the
+        calibration of the data's dimension."""
+        if not isinstance(params["noise"], str):
+            return None
+        return PrivacySpent(min(params["epsilon"], 1.0), params["delta"])
+
+    @staticmethod
     def _calibrate_noise(params, cal, codec):
         """``eta``, the epsilon it guarantees, notes and problems (Lemma 2)."""
         noise, epsilon, delta = params["noise"], params["epsilon"], params["delta"]

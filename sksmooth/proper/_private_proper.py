@@ -444,12 +444,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             )
         return self._learn(X, y, classes=classes, first=first)
 
+    @staticmethod
+    def _planned_spend(params):
+        """``(epsilon, delta)`` one release charges, from public parameters alone."""
+        spends_delta = _STRATEGIES[params["method"]].spends_delta
+        return PrivacySpent(params["epsilon"], params["delta"] if spends_delta else 0.0)
+
     def _learn(self, X, y, classes, first):
         params = validate_params(self)
         strategy_cls = _STRATEGIES[params["method"]]
         if self.accountant is not None:  # refuse before touching data
-            self.accountant.check(params["epsilon"],
-                                  params["delta"] if strategy_cls.spends_delta else 0.0)
+            self.accountant.check(*self._planned_spend(params))
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)

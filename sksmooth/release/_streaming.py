@@ -44,6 +44,7 @@ import numpy as np
 
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
+from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._validation import declared_classes, same_label_set, same_value
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
@@ -208,10 +209,14 @@ class StreamingRelease:
         for block_X, block_y in blocks:
             stream.statistic.update(*self._map_chunk(stream, block_X, block_y))
 
+    def _planned_spend(self, params):
+        """``(epsilon, delta)`` one release charges, from public parameters alone."""
+        return PrivacySpent(params["epsilon"], params.get("delta", 0.0))
+
     def _check_public_parameters(self, params):
         """Checks of public inputs before any data is touched (ledger first)."""
         if self.accountant is not None:
-            self.accountant.check(params["epsilon"], params.get("delta", 0.0))
+            self.accountant.check(*self._planned_spend(params))
 
 
 class PartitionCounter:

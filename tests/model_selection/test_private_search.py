@@ -96,12 +96,51 @@ def test_no_exact_score_is_published(cancer):
     assert search.guarantee_.certified
 
 
+def test_a_search_the_budget_cannot_pay_is_refused_before_any_fit(cancer):
+    X, y = cancer
+    # every candidate's charge is known from its parameters: 3 x (0.5 + 1.0) + 0.5 +
+    # 1.0 = 6; with 4 left, the search spent 3.5 and then failed (found by a review)
+    ledger = BudgetAccountant(epsilon=4.0)
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5, cv=3,
+                             accountant=ledger)
+    with pytest.raises(BudgetError, match=r"whole search would charge \(6, 0\).*nothing was"):
+        search.fit(X, y)
+    assert len(ledger) == 0 and not hasattr(search, "best_index_")
+    search.set_params(refit=False)
+    with pytest.raises(BudgetError, match=r"\(5, 0\)"):  # no refit to pay
+        search.fit(X, y)
+    ledger = BudgetAccountant(epsilon=6.0)
+    assert search.set_params(refit=True, accountant=ledger).fit(X, y).privacy_spent_ == (6, 0)
+    assert ledger.spent.epsilon == pytest.approx(6.0)  # the plan is exactly what is charged
+
+
+@pytest.mark.parametrize("params, planned", [
+    ({"epsilon": 0.5, "delta": 1e-6}, (0.5, 1e-6)),
+    ({"epsilon": 3.0, "delta": 1e-6}, (1.0, 1e-6)),  # Lemma 2 certifies epsilon <= 1: 1 is charged
+    ({"epsilon": 0.5, "delta": 1e-6, "noise": 50.0}, None),  # Lemma 2's value for the data
+])
+def test_perturbed_erm_plans_its_charge_from_public_parameters(cancer, params, planned):
+    from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
+    X, y = cancer
+    model = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=4), bounds=(0, 1),
+                                   classes=[0, 1], separating_points="oracle", **params)
+    plan = _search._planned_spends(model, [{}])
+    if planned is None:
+        assert plan is None
+        return
+    np.testing.assert_allclose(plan, [planned])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert model.fit(X, y).privacy_spent_ == pytest.approx(planned)
+
+
 def test_budget_error_publishes_no_selection(cancer):
     X, y = cancer
-    # room for the 6 fold fits (3.0) but not for the selection
+    # a charge the search cannot know in advance (no _planned_spend): room for the
+    # 6 fold fits (3.0) but not for the selection
     ledger = BudgetAccountant(epsilon=3.2)
-    search = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=6,
-                             accountant=ledger)
+    search = PrivateSearchCV(RandomizedMajority(), {"epsilon": [0.5]}, epsilon_selection=0.5,
+                             cv=6, accountant=ledger)
     with pytest.raises(BudgetError):
         search.fit(X, y)
     assert not hasattr(search, "best_index_") and not hasattr(search, "best_params_")
@@ -111,7 +150,8 @@ def test_budget_error_publishes_no_selection(cancer):
 def test_refused_refit_publishes_nothing(cancer):
     X, y = cancer
     # a previous successful search on another ledger is forgotten, not kept half-updated
-    earlier = PrivateSearchCV(_proper(), {"epsilon": [0.5]}, epsilon_selection=0.5, cv=3)
+    earlier = PrivateSearchCV(RandomizedMajority(), {"epsilon": [0.5]}, epsilon_selection=0.5,
+                              cv=3)
     earlier.fit(X, y)
     # room for the 3 fold fits and the selection (2.0), not for the refit: the
     # selection is refused too (it was charged and lost before; found by a review)
