@@ -19,18 +19,36 @@ def level_codes(values, levels):
     """Index of each value in ``levels``; a value outside them (or missing) gets 0.
 
     Numbers compare as numbers when the levels are numbers (``1``, ``1.0``,
-    ``True`` and the text ``"1"`` are level ``1``), anything else by its text.
+    ``True`` and the text ``"1"`` are level ``1``), anything else by its text;
+    among text levels, one whose text is a number (``"1"``, ``"2.5"``) also
+    takes the values equal to that number, so ``1`` in an int column and
+    ``1.0`` in a float column read alike (one missing value turns a pandas
+    int column into a float one: its other rows must keep their codes).
     """
     levels = np.asarray(levels)
     if levels.dtype.kind in "iufb":
-        v = as_floats(values)
-        order = np.argsort(levels, kind="stable")
-        sorted_levels = levels[order].astype(float)
-        pos = np.clip(np.searchsorted(sorted_levels, v), 0, len(levels) - 1)
-        return np.where(sorted_levels[pos] == v, order[pos], 0).astype(np.int64)
-    lookup = {str(value): code for code, value in enumerate(levels.tolist())}
+        return _numeric_codes(as_floats(values), levels.astype(float),
+                              np.arange(len(levels)))
+    texts = [str(value) for value in levels.tolist()]
+    lookup = {text: code for code, text in enumerate(texts)}
     distinct, inverse = distinct_text(values)
-    return np.array([lookup.get(v, 0) for v in distinct], dtype=np.int64)[inverse]
+    codes = np.array([lookup.get(v, 0) for v in distinct], dtype=np.int64)[inverse]
+    numeric = [(number, code) for code, number in enumerate(map(_float_or_nan, texts))
+               if np.isfinite(number)]
+    if numeric:
+        numbers, numeric_codes = np.array(numeric).T
+        matched = _numeric_codes(as_floats(values), numbers, numeric_codes.astype(np.int64),
+                                 missing=-1)
+        codes = np.where(matched >= 0, matched, codes)
+    return codes
+
+
+def _numeric_codes(v, numbers, codes, missing=0):
+    """``codes[k]`` for the first ``k`` with ``numbers[k] == v``, else ``missing``."""
+    order = np.argsort(numbers, kind="stable")
+    sorted_numbers = numbers[order]
+    pos = np.clip(np.searchsorted(sorted_numbers, v), 0, len(numbers) - 1)
+    return np.where(sorted_numbers[pos] == v, codes[order[pos]], missing).astype(np.int64)
 
 
 def as_floats(values):

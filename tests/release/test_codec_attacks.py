@@ -134,9 +134,11 @@ def test_a_codec_taking_the_text_of_a_hashed_unique_is_caught(monkeypatch):
     monkeypatch.setattr(values_module, "distinct_text", first_rows_text)
     d0 = pd.Series([1, 1, 2], dtype=object)
     d1 = d0.copy()
-    d1[0] = True  # one row; the old rule moved row 1 too ("True" is not level "1")
-    column = LevelColumn(np.array(["x", "1", "2"]))
+    d1[0] = True  # one row; the old rule moved row 1 too (1 is not level "True")
+    column = LevelColumn(np.array(["x", "True", "2"]))
     assert (_codes(column, d0) != _codes(column, d1)).sum() > 1
+    monkeypatch.undo()
+    assert (_codes(column, d0) != _codes(column, d1)).sum() == 1
 
 
 # ------------------------------- dtypes that follow the values are not structure

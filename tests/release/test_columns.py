@@ -189,6 +189,31 @@ def test_bad_values_map_to_fixed_codes_never_refused():
         [0, 0, 4, 4, 2, 2])
 
 
+@pytest.mark.parametrize("levels", [["1", "2", "3"], [1, 2, "other"], ["1.0", "2", "3"]])
+def test_one_missing_value_keeps_the_other_rows_codes_under_text_levels(levels):
+    # one NaN turns a pandas int column into float64; integers were then matched to
+    # the text levels as "1.0" and every row got code 0 (found by an attack review)
+    from sksmooth._values import level_codes
+    column = pd.Series(np.random.default_rng(0).integers(1, 4, size=400))
+    with_missing = pd.concat([column, pd.Series([np.nan])], ignore_index=True)
+    assert with_missing.dtype == float
+    codes = level_codes(column, np.asarray(levels))
+    assert (codes[column == 2] == 1).all()  # "2" is the second level of every list
+    np.testing.assert_array_equal(level_codes(with_missing, np.asarray(levels))[:-1], codes)
+    np.testing.assert_array_equal(level_codes(column.to_numpy(float), np.asarray(levels)),
+                                  codes)
+
+
+def test_one_missing_label_keeps_the_other_labels_codes():
+    from sksmooth._private_data import encode_private_labels
+    y = np.random.default_rng(1).integers(0, 2, size=50)
+    codes = encode_private_labels(y, np.array(["0", "1"]))
+    assert set(codes) == {0, 1}
+    np.testing.assert_array_equal(
+        encode_private_labels(np.append(y.astype(float), np.nan), np.array(["0", "1"]))[:-1],
+        codes)
+
+
 def test_level_codes_are_vectorised_over_distinct_values():
     rng = np.random.default_rng(0)
     values = rng.choice(np.array(["a", "b", "c", "zz"], dtype=object), 200_000)
