@@ -51,7 +51,6 @@ from ._columns import (
     format_labels,
     label_name,
     public_levels,
-    structure_family,
     undeclared_levels_error,
 )
 from ._statistics import MarginalCounts
@@ -485,7 +484,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                   ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
         columns, names, _, dtypes, _ = self._columns(X, y, min_rows=0)
-        structure = (frame.codec.frame, tuple(names), tuple(structure_family(t) for t in dtypes))
+        structure = TableCodec.structure_of(frame.codec.frame, names, dtypes)
         if structure != frame.codec.structure() or (y is not None) != frame.has_y:
             raise ValueError(
                 "this chunk's columns (names, dtypes, or whether y is given) differ from the "

@@ -416,8 +416,12 @@ class TableCodec:
 
     def structure(self):
         """What every chunk of one release must share (names, dtype families)."""
-        return (self.frame, tuple(str(n) for n in self.names),
-                tuple(structure_family(t) for t in self.dtypes))
+        return self.structure_of(self.frame, self.names, self.dtypes)
+
+    @staticmethod
+    def structure_of(frame, names, dtypes):
+        """:meth:`structure` of a chunk's ``names`` and ``dtypes``."""
+        return (frame, tuple(str(n) for n in names), tuple(structure_family(t) for t in dtypes))
 
     def encode(self, columns):
         """One numeric column per strategy (codes, or numbers as given)."""

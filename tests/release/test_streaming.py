@@ -618,6 +618,28 @@ def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
                                       b.release().sample(50, random_state=1)[0])
 
 
+def test_integer_column_labels_pass_the_chunk_check(monkeypatch):
+    # AIM compared a chunk's names with the first chunk's as text: a frame with integer
+    # column labels was refused at its second chunk, and a whole-table fit exactly when
+    # its rows were split into blocks (n > 2^20 / d: a refusal that told n from n + 1
+    # under add/remove; found by an attack review)
+    from sksmooth.release import _streaming
+
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.default_rng(0).integers(0, 2, size=(60, 3)))
+    assert list(X.columns) == [0, 1, 2]
+    make = lambda: AdaptiveMarginalSynthesizer(levels=2, method="mst", random_state=0)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = make().fit(X).sample(40, random_state=1)
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 30)  # 10 rows per block
+        pd.testing.assert_frame_equal(make().fit(X).sample(40, random_state=1), whole)
+        chunks = make().partial_fit(X[:30]).partial_fit(X[30:]).release()
+        pd.testing.assert_frame_equal(chunks.sample(40, random_state=1), whole)
+        with pytest.raises(ValueError, match="differ from the first chunk"):
+            make().partial_fit(X[:30]).partial_fit(X[30:].rename(columns={2: 5}))
+
+
 def test_a_dask_array_counts_like_the_same_array_in_memory():
     # dask arrays took the DataFrame branch (they have npartitions too): each
     # partition arrived as an object array of Delayed (found by a review)
