@@ -64,7 +64,7 @@ def as_floats(values):
         values = np.asarray(values)
         return np.where(values.imag == 0, values.real, np.nan)
     try:
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", np.exceptions.ComplexWarning)  # a complex object
             return np.asarray(values, dtype=float)
     except (TypeError, ValueError, OverflowError, np.exceptions.ComplexWarning):
@@ -128,6 +128,8 @@ def _text(value):
     try:
         if value != value:  # NaN of any float type, numpy NaT
             return "nan"
+    except ArithmeticError:  # a signalling decimal NaN refuses even to compare
+        return "nan"
     except (TypeError, ValueError):  # e.g. an array in a cell
         pass
     try:

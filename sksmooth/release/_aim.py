@@ -393,7 +393,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if y is not None:
             y = np.asarray(y)
             if y.ndim != 1 or len(y) != len(columns[0]):
-                raise ValueError(f"y must be 1-D with len(X)={len(columns[0])} entries.")
+                # no lengths in the message: the record count is private under add/remove
+                raise ValueError("y must be 1-D with one entry per row of X.")
             columns.append(y)
             names.append("y")
             declared.append(self.classes)
@@ -480,8 +481,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _map_chunk(self, stream, X, y):
         frame = stream.frame
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
-            validate_private_data(self, X, reset=False, dtype=None, accept_sparse=False,
-                                  ensure_min_samples=0)
+            validate_private_data(self, as_table(X), reset=False, dtype=None,
+                                  accept_sparse=False, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
         columns, names, _, dtypes, _ = self._columns(X, y, min_rows=0)
         structure = TableCodec.structure_of(frame.codec.frame, names, dtypes)

@@ -222,7 +222,10 @@ def undeclared_levels_error(name, parameter, alternative=""):
 def as_table(X):
     """A nested list as an object array: its entries keep their own values (numpy
     would otherwise pick one dtype for all of them, turning ``True`` into the
-    text ``"True"`` when another row holds a text)."""
+    text ``"True"`` when another row holds a text). A complex array follows its
+    values (one complex entry makes it complex): read by :func:`as_floats`."""
+    if isinstance(X, np.ndarray) and X.dtype.kind == "c":
+        return as_floats(X)
     if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
         return X
     try:

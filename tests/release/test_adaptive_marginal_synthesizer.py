@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sksmooth.release.graphical._selection as selection
 from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget, zcdp_to_dp
@@ -168,16 +167,6 @@ def test_bad_parameters_name_themselves(name, value):
     synth = AdaptiveMarginalSynthesizer(**{name: value})
     with pytest.raises((TypeError, ValueError), match=name):
         synth.fit(codes())
-
-
-# seeded so that sklearn's determinism checks run instead of being skipped (a default
-# instance draws fresh OS entropy per fit, by design)
-# (levels=3: levels are never read from the data; other values map to level 0)
-@parametrize_with_checks([AdaptiveMarginalSynthesizer(epsilon=1.0, levels=3, random_state=0)])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded; classes read from y
-        check(estimator)
 
 
 # ---------------------------------------------------------------- continuous columns

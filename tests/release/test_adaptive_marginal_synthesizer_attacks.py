@@ -161,3 +161,53 @@ def test_an_ndarray_chunk_of_text_is_mapped_not_refused():
     synth = AdaptiveMarginalSynthesizer(levels=[[0, 1], [0, 1]]).partial_fit(X)
     synth.partial_fit(np.array([["a", "b"]] * 5, dtype=object))
     assert synth.release().sample(5).shape == (5, 2)
+
+
+# ------------------------- one row's value may not decide a refusal or a warning
+# (found by an attack review; each neighbour pair differs by one row)
+def _outcome(X, y=None, **params):
+    """Refusal (type, message) or the warnings of a fit: all a user sees but the noise."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            AdaptiveMarginalSynthesizer(**params).fit(X, y)
+    except (ArithmeticError, TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return sorted({str(w.message) for w in caught})
+
+
+def test_a_complex_entry_in_an_ndarray_is_mapped_not_refused():
+    rows = [[0, 1], [2, 1], [1, 0]] * 20
+    assert _outcome(np.array(rows), levels=3) == _outcome(np.array(rows + [[1 + 0j, 2]]), levels=3)
+
+
+def test_a_value_beyond_the_float_range_warns_nothing():
+    X = np.random.default_rng(0).random((100, 2)).astype(np.longdouble)
+    Y = X.copy()
+    Y[0, 0] = np.longdouble("1e4000")
+    if not np.isinf(Y[0, 0].astype(float)):  # a platform whose long double is a double
+        pytest.skip("np.longdouble has no range beyond float64 here")
+    bounds = {0: (0, 1), 1: (0, 1)}
+    assert _outcome(X, bounds=bounds) == _outcome(Y, bounds=bounds) == []
+    from sksmooth.release import SmoothMWEM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the grid estimators read it the same way
+        SmoothMWEM(bounds=(0, 1)).fit(Y)
+
+
+def test_a_signalling_decimal_nan_is_a_missing_value():
+    from decimal import Decimal
+
+    X = pd.DataFrame({"a": [Decimal("1"), Decimal("2")] * 30})
+    Y = X.copy()
+    Y.at[0, "a"] = Decimal("sNaN")
+    levels = {"a": ["1", "2", "other"]}
+    assert _outcome(X, levels=levels) == _outcome(Y, levels=levels) == []
+
+
+def test_a_label_count_mismatch_does_not_print_the_record_count():
+    # the record count is private under add/remove (AIM's default)
+    X = np.random.default_rng(0).integers(0, 3, size=(1234, 2))
+    outcome = _outcome(X, [0, 1], levels=3, classes=[0, 1])
+    assert outcome[0] == "ValueError" and "1234" not in outcome[1]

@@ -68,6 +68,8 @@ def _expected(estimator):
                                synthetic_size=20, n_queries=50, random_state=0),
         LaplacePerQuery(bounds=(-10, 10), random_state=0),
         GaussianPerQuery(bounds=(-10, 10), random_state=0),
+        # levels=3: levels are never read from the data; other values map to level 0
+        AdaptiveMarginalSynthesizer(epsilon=1.0, levels=3, random_state=0),
     ],
     expected_failed_checks=_expected,
 )
