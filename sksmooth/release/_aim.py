@@ -467,7 +467,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                              "the classes parameter (classes=[...]), not in partial_fit.")
         codes, codec, leaked = self._encode(X, y)
         tables = self._tables(codes.shape[1])
-        counted = {tuple(sorted(t)) for t, _ in tables}
+        # every 1-way table: both strategies measure them all first
+        counted = {tuple(sorted(t)) for t, _ in tables} | {(a,) for a in range(codes.shape[1])}
         if params["method"] != "aim":  # MST measures a spanning tree of all 2-way tables
             d = codes.shape[1]
             counted |= set(itertools.combinations(range(d), 2)) if d > 1 else {(0,)}

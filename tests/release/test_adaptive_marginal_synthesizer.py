@@ -258,6 +258,17 @@ def test_column_keys_and_workloads_are_checked_naming_the_parameter(params, matc
         AdaptiveMarginalSynthesizer(**params).fit(pd.DataFrame(codes()))
 
 
+@pytest.mark.parametrize("method", ["aim", "auto", "mst"])
+def test_a_workload_that_leaves_columns_out_is_released(method):
+    # AIM measures every 1-way table first, but only the workload's tables were
+    # counted: method='aim' raised after the ledger was charged (found by a review)
+    X = np.random.default_rng(0).integers(0, 5, size=(300, 6))
+    ledger = BudgetAccountant(epsilon=10, delta=1e-3)
+    synth = AdaptiveMarginalSynthesizer(levels=5, workload=[(0, 1)], method=method,
+                                        accountant=ledger, random_state=0).fit(X)
+    assert synth.sample(10).shape == (10, 6) and len(ledger) == 1
+
+
 def test_integer_column_labels_are_kept_as_given():
     # before: the synthetic frame's columns were the strings '2', '0', '1'
     table = pd.DataFrame(codes(), columns=[2, 0, 1])
