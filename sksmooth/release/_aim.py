@@ -48,9 +48,9 @@ from ._columns import (
     check_n_samples,
     column_positions,
     dtype_categories,
+    dtype_levels_note,
     format_labels,
     label_name,
-    public_levels,
     undeclared_levels_error,
 )
 from ._statistics import MarginalCounts
@@ -204,8 +204,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         (column name or index -> entry; an int key is a position, as in
         scikit-learn, and an unknown key is refused), each entry an int
         (codes) or a list of level values. Columns with a ``Categorical`` dtype use its
-        categories and pandas ``boolean`` columns ``[False, True]`` when not
-        given; a numpy bool column needs ``[False, True]`` declared (one
+        categories when not given (the release is then marked not certified:
+        ``astype('category')`` reads them from the data, and the code cannot
+        tell a publicly declared dtype from such a one), pandas ``boolean``
+        columns ``[False, True]``; a numpy bool column needs ``[False, True]`` declared (one
         missing value makes it an object column, so its dtype is not public).
         A column with neither levels nor ``bounds`` is refused: levels are
         never read from the data (they would release which values occur,
@@ -431,13 +433,13 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 raise ValueError(f"column {name!r} has both levels and bounds: declare it "
                                  "either categorical (levels) or continuous (bounds).")
             return BinnedColumn(*bounds, self.n_bins, dtype)
-        levels = public_levels(declared, dtype, name, "levels")
-        if levels is None:
+        column = LevelColumn.public(declared, dtype, name, "levels")
+        if column is None:
             raise undeclared_levels_error(
                 name, "levels", alternative=(
                     f", or declare a continuous column's public range with bounds="
                     f"{{{name!r}: (lower, upper)}}"))
-        return LevelColumn(levels, dtype)
+        return column
 
     def _column_bounds(self, names, n_features):
         """``(lower, upper)`` or ``None`` for every feature column (``names``: the
@@ -511,8 +513,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codec, leaked = stream.frame.codec, stream.frame.leaked
         neighbouring = ADD_REMOVE if params["neighbouring"] == "add_remove" else SUBSTITUTION
         rho = zcdp_from_dp_budget(epsilon, delta)
-        certified = not (stream.randomness.seeded or leaked)
-        charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
+        not_certified = self._not_certified(codec, stream.randomness.seeded, leaked)
+        charge(self.accountant, epsilon, delta, type(self).__name__,
+               certified=not not_certified)
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
         with Progress(type(self).__name__, params["verbose"], total=100,
                       unit="% of rho") as progress:
@@ -535,8 +538,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if codec.frame and all(isinstance(n, str) for n in names):  # scikit-learn's rule
             self.feature_names_in_ = np.array(names, dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring,
-                                          stream.randomness.seeded, leaked, method)
+        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring, not_certified, method)
 
     def _run(self, params, counts, shape, tables, rho, neighbouring, rng, label=(),
              progress=None):
@@ -568,12 +570,19 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         result.records[:0] = spent
         return method, result
 
-    def _guarantee(self, epsilon, delta, neighbouring, seeded, leaked, method):
-        not_certified = []
+    @staticmethod
+    def _not_certified(codec, seeded, leaked):
+        """Assumptions of the privacy claim the code could not certify."""
+        out = []
         if seeded:
-            not_certified.append(SEEDED_NOISE_NOTE)
+            out.append(SEEDED_NOISE_NOTE)
         if leaked:
-            not_certified.append("label set is public (taken from y: PrivacyLeakWarning)")
+            out.append("label set is public (taken from y: PrivacyLeakWarning)")
+        if codec.levels_from_dtype():
+            out.append(dtype_levels_note(codec.levels_from_dtype(), "levels"))
+        return out
+
+    def _guarantee(self, epsilon, delta, neighbouring, not_certified, method):
         return Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy ({neighbouring.name} "
                   "neighbours)",

@@ -49,7 +49,13 @@ from ..classes import Halfspaces
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
-from ._columns import LevelColumn, check_n_samples, format_labels, label_name
+from ._columns import (
+    LevelColumn,
+    check_n_samples,
+    dtype_levels_note,
+    format_labels,
+    label_name,
+)
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
@@ -310,6 +316,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
+        if data.schema.codec.levels_from_dtype():
+            out.append(dtype_levels_note(data.schema.codec.levels_from_dtype(), "categories"))
         return out
 
     # -------------------------------------------------------- universe

@@ -25,7 +25,9 @@ The rules, the same for every estimator:
   object) is not structure: one row would change it, so every such column
   is treated alike (numbers unless declared) and its dtype is not stored.
 - **Where levels come from** (:func:`public_levels`): declared by the user,
-  the categories of a pandas ``Categorical`` dtype, or ``[False, True]`` for
+  the categories of a pandas ``Categorical`` dtype (a release then names
+  those columns as not certified, :meth:`TableCodec.levels_from_dtype`:
+  ``astype('category')`` reads them from the data), or ``[False, True]`` for
   pandas' ``boolean`` dtype. Nothing else: a column without public levels is refused
   with a message naming the parameter that declares them
   (:func:`undeclared_levels_error`). Reading levels from the data would
@@ -65,6 +67,7 @@ __all__ = [
     "column_index",
     "column_positions",
     "dtype_categories",
+    "dtype_levels_note",
     "dtype_follows_values",
     "format_labels",
     "is_bool_dtype",
@@ -208,6 +211,14 @@ def public_levels(declared, dtype, name, parameter):
     return None
 
 
+def dtype_levels_note(names, parameter):
+    """The assumption a release cannot certify when levels came from dtypes."""
+    return (f"levels of columns {names} are their pandas Categorical dtype's categories: "
+            "public only if the dtype was declared from public knowledge (astype('category') "
+            "or read_csv(dtype='category') reads them from the data); declare them with "
+            f"{parameter}= to certify")
+
+
 def undeclared_levels_error(name, parameter, alternative=""):
     """The refusal of a column without public levels (names the fix)."""
     return ValueError(
@@ -251,9 +262,19 @@ class LevelColumn:
     never counted (the count would depend on the data).
     """
 
-    def __init__(self, levels, dtype=None):
+    def __init__(self, levels, dtype=None, from_dtype=False):
         self.levels = np.asarray(levels)
         self.dtype = public_dtype(dtype)  # the input's dtype if it is structure, else None
+        self.from_dtype = from_dtype  # levels are the Categorical dtype's categories
+
+    @classmethod
+    def public(cls, declared, dtype, name, parameter):
+        """The column of :func:`public_levels`, or ``None`` when it has none."""
+        levels = public_levels(declared, dtype, name, parameter)
+        if levels is None:
+            return None
+        return cls(levels, dtype, from_dtype=(
+            declared is None and dtype_categories(public_dtype(dtype)) is not None))
 
     @property
     def n_codes(self):
@@ -416,6 +437,11 @@ class TableCodec:
     @property
     def dtypes(self):
         return [c.dtype for c in self.columns]
+
+    def levels_from_dtype(self):
+        """Names of the columns whose levels are their ``Categorical`` dtype's categories."""
+        return [name for name, column in zip(self.names, self.columns)
+                if getattr(column, "from_dtype", False)]
 
     def structure(self):
         """What every chunk of one release must share (names, dtype families)."""

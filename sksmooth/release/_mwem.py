@@ -247,7 +247,11 @@ class SmoothMWEM(ReleaseMixin):
     categories : None or dict, default=None
         Public levels ``{column name or index: [levels]}``. Never read from
         the data. A value outside the levels is mapped to the first level; a
-        text in a column without levels is mapped like a missing value.
+        text in a column without levels is mapped like a missing value. A
+        categorical column without entry here uses its pandas ``Categorical``
+        dtype's categories, and the release is then marked not certified for
+        it (``astype('category')`` reads them from the data; the code cannot
+        tell a publicly declared dtype from such a one).
     bounds : tuple (lower, upper) or None, default=None
         Public domain box. ``None`` takes it from the data
         (``PrivacyLeakWarning``). Rows outside are clipped to it; how many

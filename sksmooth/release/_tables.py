@@ -55,7 +55,6 @@ from ._columns import (
     is_dataframe,
     is_numeric_dtype,
     public_dtype,
-    public_levels,
     undeclared_levels_error,
 )
 
@@ -255,9 +254,9 @@ def _column_strategy(j, is_categorical, declared, columns, dtype):
                 f"(categorical_features) with public levels (categories="
                 f"{{{name!r}: [...]}} or a pandas Categorical dtype).")
         return NumberColumn(dtype)
-    levels = public_levels(declared, dtype, name, "categories")
-    if levels is not None:
-        return LevelColumn(levels, dtype)
+    column = LevelColumn.public(declared, dtype, name, "categories")
+    if column is not None:
+        return column
     if _reads_as_numbers(dtype):
         return NumberColumn(dtype, integer=True)  # integer levels between the public bounds
     raise undeclared_levels_error(name, "categories")

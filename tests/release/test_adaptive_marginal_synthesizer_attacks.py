@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 
 import sksmooth.release._columns as columns
+from sksmooth.accounting import BudgetAccountant
+from sksmooth.release import SmoothMWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
 _PARAMS = dict(epsilon=1.0, levels={"size": 3, "flag": [False, True]},
@@ -189,8 +191,6 @@ def test_a_value_beyond_the_float_range_warns_nothing():
         pytest.skip("np.longdouble has no range beyond float64 here")
     bounds = {0: (0, 1), 1: (0, 1)}
     assert _outcome(X, bounds=bounds) == _outcome(Y, bounds=bounds) == []
-    from sksmooth.release import SmoothMWEM
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the grid estimators read it the same way
         SmoothMWEM(bounds=(0, 1)).fit(Y)
@@ -211,3 +211,25 @@ def test_a_label_count_mismatch_does_not_print_the_record_count():
     X = np.random.default_rng(0).integers(0, 3, size=(1234, 2))
     outcome = _outcome(X, [0, 1], levels=3, classes=[0, 1])
     assert outcome[0] == "ValueError" and "1234" not in outcome[1]
+
+
+@pytest.mark.parametrize("make, parameter", [
+    (lambda **kw: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, **kw), "levels"),
+    (lambda **kw: SmoothMWEM(bounds=(0, 1), categorical_features=["d"], **kw), "categories"),
+])
+def test_levels_taken_from_a_categorical_dtype_are_not_certified(make, parameter):
+    # astype('category') reads the levels from the private column: one added row with
+    # a new value changes the model's shape (found by an attack review). The code
+    # cannot tell such a dtype from one declared publicly, so the release says so.
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"d": rng.choice(["flu", "cold"], 200), "x": rng.random(200)})
+    neighbour = pd.concat([df, pd.DataFrame({"d": ["HIV"], "x": [0.5]})], ignore_index=True)
+    for table in (df, neighbour):
+        ledger = BudgetAccountant()
+        synth = make(accountant=ledger).fit(table.astype({"d": "category"}))
+        assert not synth.guarantee_.certified and ledger.spent_not_certified.epsilon > 0
+        (note,) = synth.guarantee_.assumptions_not_certified
+        assert "['d']" in note and f"{parameter}=" in note
+    declared = {"d": ["cold", "flu", "HIV"]}
+    synth = make(**{parameter: declared}).fit(neighbour.astype({"d": "category"}))
+    assert synth.guarantee_.certified
