@@ -415,7 +415,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         values, names, declared, dtypes, frame = self._columns(X, y)
         n_features = len(values) - int(y is not None)
         bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
-        columns = [self._column_strategy(names[j], declared[j], dtypes[j], bounds[j])
+        # a column is named as the parameters name it: its label, or its index (ndarray)
+        columns = [self._column_strategy(names[j] if frame else j, declared[j], dtypes[j],
+                                         bounds[j])
                    for j in range(n_features)]
         leaked = ()
         if y is not None:

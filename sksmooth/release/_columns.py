@@ -68,6 +68,7 @@ __all__ = [
     "column_positions",
     "dtype_categories",
     "dtype_levels_note",
+    "frame_columns",
     "dtype_follows_values",
     "format_labels",
     "is_bool_dtype",
@@ -137,8 +138,8 @@ def column_index(key, n_features, columns, name):
 
     scikit-learn's rule: an integer is a position, any other key a column
     name of the DataFrame (``columns``; ``None`` for an ndarray). Refused,
-    naming the parameter: an unknown key, a name that several columns share,
-    and an integer that is also the label of *another* column (with labels
+    naming the parameter: an unknown key and an integer that is also the
+    label of *another* column (with labels
     ``[1, 0]``, is ``0`` the first column or the second?).
     """
     if isinstance(key, (bool, np.bool_)):
@@ -161,10 +162,7 @@ def column_index(key, n_features, columns, name):
         raise ValueError(f"{name}: X has no column {key!r}; name one of its columns "
                          f"{columns[:8]}{' ...' if len(columns) > 8 else ''} or give "
                          "an integer index.")
-    if columns.count(key) > 1:
-        raise ValueError(f"{name}: X has {columns.count(key)} columns named {key!r}; give "
-                         "them distinct names, or use integer indices.")
-    return columns.index(key)
+    return columns.index(key)  # labels are distinct (frame_columns)
 
 
 def column_positions(mapping, n_features, columns, name):
@@ -197,8 +195,17 @@ def public_levels(declared, dtype, name, parameter):
                 raise ValueError(f"{parameter} for column {name!r} must be an int >= 1 or a "
                                  "non-empty list of distinct levels.")
             return np.arange(int(declared))
-        levels = np.asarray(list(declared))
-        if levels.ndim != 1 or levels.size == 0 or len(set(levels.tolist())) != levels.size:
+        if isinstance(declared, (set, frozenset)):
+            raise TypeError(f"{parameter} for column {name!r} is a set, whose order is not "
+                            "fixed (the codes and seeded releases would change between runs); "
+                            "pass a list.")
+        items = list(declared)
+        levels = np.asarray(items)
+        if levels.dtype.kind in "US" and not all(isinstance(v, str) for v in items):
+            levels = np.empty(len(items), dtype=object)  # mixed types keep their own
+            levels[:] = items
+        texts = {str(v) for v in levels.tolist()}  # values are matched by value or text
+        if levels.ndim != 1 or levels.size == 0 or len(texts) != levels.size:
             raise ValueError(f"{parameter} for column {name!r} must be a non-empty list of "
                              "distinct levels" + (" or an int >= 1." if parameter == "levels"
                                                   else "."))
@@ -209,6 +216,21 @@ def public_levels(declared, dtype, name, parameter):
     if dtype is not None and is_bool_dtype(dtype):
         return np.array([False, True])
     return None
+
+
+def frame_columns(X):
+    """A DataFrame's column labels; duplicates are refused (one output column
+    per name: a synthetic frame would otherwise merge them). Labels are public."""
+    columns = list(X.columns)
+    seen, repeated = set(), []
+    for name in columns:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    if repeated:
+        raise ValueError(f"X has duplicate column names {repeated}: give every column its "
+                         "own name (e.g. X.columns = [...]) before fitting.")
+    return columns
 
 
 def dtype_levels_note(names, parameter):
@@ -424,7 +446,7 @@ class TableCodec:
     def split(X):
         """``(columns, names, dtypes, frame)`` of a DataFrame or a 2-D array."""
         if is_dataframe(X):
-            return ([X.iloc[:, j] for j in range(X.shape[1])], list(X.columns),
+            return ([X.iloc[:, j] for j in range(X.shape[1])], frame_columns(X),
                     list(X.dtypes), True)
         arr = np.asarray(X)
         return ([arr[:, j] for j in range(arr.shape[1])], [f"x{j}" for j in range(arr.shape[1])],

@@ -51,6 +51,7 @@ from ._columns import (
     column_index,
     column_positions,
     dtype_categories,
+    frame_columns,
     is_bool_dtype,
     is_dataframe,
     is_numeric_dtype,
@@ -150,7 +151,7 @@ class TableSchema:
         if shape is None or len(shape) != 2:  # lists, 1-D or 3-D input: validation says so
             return cls(TableCodec([], [], False), np.zeros(0, dtype=bool))
         n_features = shape[1]
-        columns = list(X.columns) if frame else None
+        columns = frame_columns(X) if frame else None
         dtypes = [public_dtype(t) for t in X.dtypes] if frame else [None] * n_features
         declared = _declared_levels(categories, n_features, columns)
         mask = _categorical_mask(categorical_features, n_features, columns,
@@ -237,8 +238,7 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
 
 
 def _declared_levels(categories, n_features, columns):
-    return {j: np.asarray(list(levels)) for j, levels in column_positions(
-        categories or {}, n_features, columns, "categories").items()}
+    return dict(column_positions(categories or {}, n_features, columns, "categories"))
 
 
 def _column_strategy(j, is_categorical, declared, columns, dtype):

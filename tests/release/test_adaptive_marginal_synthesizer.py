@@ -59,8 +59,10 @@ def test_dataframe_round_trip_keeps_names_dtypes_levels():
 def test_undeclared_levels_are_refused_naming_the_fix():
     # levels used to be read from the data (the private maximum set the model's
     # shape): see tests/release/test_columns.py for the attack
-    with pytest.raises(ValueError, match=r"levels=\{'x0'.*bounds="):
-        AdaptiveMarginalSynthesizer().fit(codes())
+    with pytest.raises(ValueError, match=r"levels=\{0: .*bounds=\{0: "):
+        AdaptiveMarginalSynthesizer().fit(codes())  # an ndarray: keys are indices
+    # the fix the message names works (it named 'x0', refused for an ndarray: a review)
+    AdaptiveMarginalSynthesizer(levels={0: 3, 1: 3, 2: 3}).fit(codes())
 
 
 def test_undeclared_classes_warn_and_are_not_certified():
@@ -286,7 +288,7 @@ def test_integer_column_labels_are_kept_as_given():
     ([2, 0, 1], {0: 3, 1: 3, 2: 3}, "key 0 is a position and also the label of another"),
     ([1, "b", "c"], {1: 3, "b": 3, "c": 3}, "key 1 is a position and also the label"),
     (["a", "b", "c"], {0: 3, 1: 3, "b": 3, "c": 3}, "keys 1 and 'b' name the same column"),
-    (["a", "a", "c"], {"a": 3, "c": 3}, "X has 2 columns named 'a'"),
+    (["a", "a", "c"], {"a": 3, "c": 3}, r"X has duplicate column names \['a'\]"),
 ])
 def test_ambiguous_column_keys_are_refused(columns, levels, match):
     # found in review: with labels [2, 0, 1] the key 0 silently meant the

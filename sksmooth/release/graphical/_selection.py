@@ -390,7 +390,8 @@ def adaptive_rounds(fitter, tables, weights, sigma, epsilon, *, max_model_size,
 def report_budget(progress, budget, rho):
     """Advance ``progress`` (a bar over 100) to the percentage of ``rho`` spent."""
     if progress is not None:
-        progress.update(min(100, int(100 * budget.used / rho)) - progress.done)
+        # spends sum to rho up to float rounding: 99.99999...% is the whole budget
+        progress.update(min(100, int(100 * budget.used / rho + 1e-9)) - progress.done)
 
 
 def as_counts(codes, shape):
