@@ -218,6 +218,20 @@ def public_levels(declared, dtype, name, parameter):
     return None
 
 
+def _holds(dtype, levels):
+    """Whether a public extension dtype can hold every declared level as it is."""
+    categories = dtype_categories(dtype)
+    if categories is not None:
+        return set(levels.tolist()) <= set(categories.tolist())
+    import pandas as pd  # an extension dtype came in, so pandas is installed
+
+    try:
+        held = pd.array(levels.tolist(), dtype=dtype)
+    except (TypeError, ValueError):
+        return False
+    return held.tolist() == levels.tolist()
+
+
 def frame_columns(X):
     """A DataFrame's column labels; duplicates are refused (one output column
     per name: a synthetic frame would otherwise merge them). Labels are public."""
@@ -295,8 +309,17 @@ class LevelColumn:
         levels = public_levels(declared, dtype, name, parameter)
         if levels is None:
             return None
+        dtype = public_dtype(dtype)
+        if declared is not None and dtype is not None and not _holds(dtype, levels):
+            raise ValueError(
+                f"{parameter} for column {name!r} declares {levels.tolist()[:8]}, which its "
+                f"dtype {dtype} cannot hold (its values would never match them, and the "
+                "synthetic column could not be built): "
+                + ("drop the column's entry (its categories are used) or declare levels "
+                   "among its categories." if dtype_categories(dtype) is not None else
+                   "declare levels that dtype holds."))
         return cls(levels, dtype, from_dtype=(
-            declared is None and dtype_categories(public_dtype(dtype)) is not None))
+            declared is None and dtype_categories(dtype) is not None))
 
     @property
     def n_codes(self):

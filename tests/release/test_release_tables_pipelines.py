@@ -130,6 +130,31 @@ def test_declared_levels_of_mixed_types_keep_their_types(make):
         AdaptiveMarginalSynthesizer(levels={"m": {1, "a"}, "k": 2}).fit(X)
 
 
+@pytest.mark.parametrize("column, declared", [
+    (pd.array([0, 1, 2] * 40, dtype="Int64"), ["a", "b"]),
+    (pd.array([0, 1, 2] * 40, dtype="Int64"), [0.5, 1.5]),
+    (pd.array([True, False, True] * 40, dtype="boolean"), ["no", "yes"]),
+    (pd.Categorical(["x", "y", "x"] * 40), [0, 1, 2]),
+])
+@pytest.mark.parametrize("estimator", ["aim", "mwem"])
+def test_declared_levels_a_public_dtype_cannot_hold_are_refused_before_the_charge(
+        column, declared, estimator):
+    # the fit charged the budget, then every sample() raised (nullable dtypes) or the
+    # column came out all NaN (Categorical): found by a review
+    from sksmooth.accounting import BudgetAccountant
+
+    X = pd.DataFrame({"c": column, "k": [0, 1, 0] * 40})
+    ledger = BudgetAccountant()
+    make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": declared, "k": 2},
+                                                       accountant=ledger),
+            "mwem": lambda: SmoothMWEM(categorical_features=["c", "k"],
+                                       categories={"c": declared}, bounds=(0, 1),
+                                       accountant=ledger)}[estimator]
+    with pytest.raises(ValueError, match=r"column 'c' declares .* cannot hold"):
+        make().fit(X)
+    assert len(ledger) == 0
+
+
 def test_categorical_features_by_mask_index_and_dtype():
     df = _frame()[["age", "smoker", "grade"]]
     bounds = ([18, 0, 0], [90, 1, 2])
