@@ -115,7 +115,7 @@ class FactoredModel:
         if host is not None:
             return _sum_to(tables[host], self.tree.cliques[host], attrs)
         return _eliminate(self._index, self.tree.cliques, self._reduced, attrs,
-                          self._separator_tables)
+                          self._separator_tables, self._message_cache)
 
     def sample(self, n_samples, rng, scheme="systematic"):
         """``n_samples`` rows of level codes, shape ``(n, n_attrs)``; ``scheme``:
@@ -142,6 +142,11 @@ class FactoredModel:
 
     @cached_property
     def _reduced_cache(self):
+        return {}
+
+    @cached_property
+    def _message_cache(self):
+        """Elimination messages, shared by the queries of one model (:func:`_eliminate`)."""
         return {}
 
     def _reduced(self, node, sub_attrs):
@@ -284,7 +289,7 @@ def _contract(table, attrs, factors, keep):
     return np.einsum(table, [label[a] for a in attrs], [label[a] for a in keep])
 
 
-def _eliminate(index, cliques, reduced, attrs, separator_tables):
+def _eliminate(index, cliques, reduced, attrs, separator_tables, messages=None):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -298,7 +303,15 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables):
     ``reduced(node, sub_attrs)``, cached by the model, so a large clique is
     summed once per round of queries rather than once per query. The
     contractions are ``einsum`` calls on normalised (overflow-free) tables.
+
+    A clique's message is fixed by the clique, the targets it holds and the
+    messages it receives, so it is keyed by those (recursively) in
+    ``messages`` (a dict kept by the model): the queries of one round share
+    them (the pairs ``(i, j)`` for all ``j`` share every message carrying
+    only ``i``), and each query mostly pays for its common ancestor alone.
     """
+    if messages is None:
+        messages = {}
     chains = [index.chain(index.host[a]) for a in attrs]
     common = set(chains[0]).intersection(*chains[1:])
     top = max(common, key=lambda i: index.depth[i])
@@ -309,7 +322,14 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables):
     inbox = {}
     for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
         clique = cliques[node]
-        incoming = inbox.pop(node, ())
+        received = inbox.pop(node, ())
+        incoming = [(m_attrs, m) for _, m_attrs, m in received]
+        if node != top:
+            key = (node, tuple(a for a in clique if a in targets),
+                   tuple(sorted(k for k, _, _ in received)))
+            if key in messages:
+                inbox.setdefault(index.parent[node], []).append((key, *messages[key]))
+                continue
         sep = () if node == top else index.separator[node]
         needed = set(sep) | (targets & set(clique))
         for m_attrs, _ in incoming:
@@ -324,5 +344,6 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables):
         view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
         with np.errstate(divide="ignore", invalid="ignore"):
             message = np.where(sep_table.reshape(view) > 0, message / sep_table.reshape(view), 0.0)
-        inbox.setdefault(index.parent[node], []).append((keep, message))
+        messages[key] = (keep, message)
+        inbox.setdefault(index.parent[node], []).append((key, keep, message))
     raise AssertionError("unreachable: the common ancestor ends the loop")

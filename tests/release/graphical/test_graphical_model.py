@@ -65,3 +65,34 @@ def test_extreme_factors_stay_finite():
     m = model.marginal((0,))
     assert np.all(np.isfinite(m)) and abs(m.sum() - 1) < 1e-12
     np.testing.assert_allclose(m, [0.5, 0.0, 0.5], atol=1e-12)
+
+
+def test_queries_of_one_model_share_their_elimination_messages(monkeypatch):
+    # a chain of 12 attributes: every pair's marginal needs the messages along its
+    # path; they were recomputed for each pair (sum of path lengths contractions),
+    # now each is computed once per model and the pair pays for its top clique
+    import sksmooth.release.graphical._model as model_module
+
+    rng = np.random.default_rng(0)
+    d = 12
+    shape = (3,) * d
+    model = FactoredModel.uniform(shape)
+    log_dense = np.zeros(shape)
+    for a in range(d - 1):
+        values = rng.normal(scale=2.0, size=(3, 3))
+        model = model.multiply((a, a + 1), values)
+        log_dense = log_dense + values.reshape([3 if b in (a, a + 1) else 1 for b in range(d)])
+    p = np.exp(log_dense - log_dense.max())
+    p /= p.sum()
+    calls = []
+    contract = model_module._contract
+    monkeypatch.setattr(model_module, "_contract", lambda *a: calls.append(1) or contract(*a))
+    pairs = list(itertools.combinations(range(d), 2))
+    for pair in pairs:
+        other = tuple(a for a in range(d) if a not in pair)
+        np.testing.assert_allclose(model.marginal(pair), p.sum(axis=other), atol=1e-10, rtol=0)
+    assert len(model.tree.cliques) == d - 1
+    # unshared: one contraction per clique of every pair's path (320 here, O(d^3));
+    # shared: one per pair (its top clique) plus each attribute's messages along its
+    # path, computed once (O(d^2))
+    assert len(calls) <= len(pairs) + d * (d - 1)
