@@ -394,6 +394,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
             y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:  # a column vector, as SmoothMWEM takes it
+                y = y.ravel()
             if y.ndim != 1 or len(y) != len(columns[0]):
                 # no lengths in the message: the record count is private under add/remove
                 raise ValueError("y must be 1-D with one entry per row of X.")

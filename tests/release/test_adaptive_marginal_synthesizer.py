@@ -121,6 +121,18 @@ def test_verbose_reports_after_the_charge_and_prints_nothing_when_refused(capsys
     assert capsys.readouterr().err == ""
 
 
+def test_a_column_vector_y_is_taken_like_a_1d_y():
+    # AIM refused y of shape (n, 1) ('y must be 1-D'), which SmoothMWEM takes (a review)
+    X = codes()
+    y = X[:, 0] % 2
+    make = lambda: AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1], random_state=0)  # noqa: E731
+    expected = make().fit(X, y).sample(20, random_state=1)
+    for column in (y.reshape(-1, 1), pd.DataFrame({"t": y})):
+        got = make().fit(X, column).sample(20, random_state=1)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+
+
 def test_is_a_sampler_not_a_transformer():
     synth = AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1])
     assert not hasattr(synth, "transform") and not hasattr(synth, "fit_transform")
