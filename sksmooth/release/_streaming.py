@@ -71,6 +71,7 @@ class ReleaseStream:
     statistic: Any  # exact counts, with update(...), empty_like(), state(), merge_state()
     y_name: Any = False  # name of a pandas Series y, False for arrays
     parameter_values: dict = field(default_factory=dict)
+    schema: dict = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
 
     def __deepcopy__(self, memo):
         # @atomic_update snapshots the state before every chunk: copy the
@@ -168,11 +169,31 @@ class StreamingRelease:
         params = validate_params(self)
         _check_parameters_unchanged(self, stream)
         self._check_public_parameters(params)
+        _take_schema(self)
+        self.__dict__.update(stream.schema)  # the new release's input schema
         self._release_stream(_with_noise(stream), params)
         self._stream = None
         return self
 
     def _accumulate(self, X, y, *, whole_table, classes=None):
+        # a published release keeps its input schema until the next release replaces it;
+        # meanwhile the chunks are validated against the accumulation's own
+        published = _take_schema(self) if self.__sklearn_is_fitted__() else None
+        stream = getattr(self, "_stream", None)
+        if published is not None and stream is not None:
+            self.__dict__.update(stream.schema)
+        try:
+            self._add_chunk(X, y, whole_table=whole_table, classes=classes)
+        finally:
+            stream = getattr(self, "_stream", None)
+            seen = (_take_schema(self) if published is not None else
+                    {a: self.__dict__[a] for a in _SCHEMA_ATTRIBUTES if a in self.__dict__})
+            if stream is not None:
+                stream.schema = seen
+            if published is not None:
+                self.__dict__.update(published)
+
+    def _add_chunk(self, X, y, *, whole_table, classes=None):
         params = validate_params(self)
         stream = getattr(self, "_stream", None)
         if stream is not None:
@@ -235,6 +256,14 @@ class PartitionCounter:
             if len(block_X):
                 statistic.update(*self.map_block(block_X, block_y))
         return statistic.state()
+
+
+_SCHEMA_ATTRIBUTES = ("n_features_in_", "feature_names_in_")  # set by validate_data
+
+
+def _take_schema(estimator):
+    """Remove and return the input-schema attributes scikit-learn's validation sets."""
+    return {a: estimator.__dict__.pop(a) for a in _SCHEMA_ATTRIBUTES if a in estimator.__dict__}
 
 
 def _n_rows(X):

@@ -640,6 +640,32 @@ def test_integer_column_labels_pass_the_chunk_check(monkeypatch):
             make().partial_fit(X[:30]).partial_fit(X[30:].rename(columns={2: 5}))
 
 
+@pytest.mark.parametrize("make, narrower", [
+    (lambda: SmoothMWEM(bounds=(0, 1), random_state=0), {}),
+    (lambda: AdaptiveMarginalSynthesizer(bounds={"a": (0, 1), "b": (0, 1), "c": (0, 1)},
+                                         random_state=0),
+     {"bounds": {"a": (0, 1), "b": (0, 1)}}),
+])
+def test_a_new_accumulation_leaves_the_published_release_as_it_was(make, narrower):
+    # partial_fit after fit set n_features_in_ / feature_names_in_ to the new chunk's
+    # while the published model still had the old columns: transform and
+    # get_feature_names_out broke until release() (found by a review)
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.default_rng(0).random((200, 3)), columns=list("abc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make().fit(X)
+        est.set_params(**narrower).partial_fit(X[["a", "b"]]).partial_fit(X[["a", "b"]])
+        assert est.n_features_in_ == 3 and list(est.feature_names_in_) == list("abc")
+        assert list(est.get_feature_names_out()) == list("abc")
+        assert est.sample(4).shape == (4, 3)
+        with pytest.raises(ValueError):
+            est.partial_fit(X)  # validated against the accumulation's columns
+        est.release()
+    assert est.n_features_in_ == 2 and list(est.feature_names_in_) == ["a", "b"]
+    assert est.sample(4).shape == (4, 2)
+
+
 def test_a_dask_array_counts_like_the_same_array_in_memory():
     # dask arrays took the DataFrame branch (they have npartitions too): each
     # partition arrived as an object array of Delayed (found by a review)
