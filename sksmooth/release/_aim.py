@@ -393,6 +393,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             if len(declared) != len(columns):
                 raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
+            label_dtype = getattr(y, "dtype", None)  # a Categorical's categories are public
             y = np.asarray(y)
             if y.ndim == 2 and y.shape[1] == 1:  # a column vector, as SmoothMWEM takes it
                 y = y.ravel()
@@ -402,7 +403,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             columns.append(y)
             names.append("y")
             declared.append(self.classes)
-            dtypes.append(y.dtype)
+            dtypes.append(y.dtype if label_dtype is None else label_dtype)
         return columns, names, declared, dtypes, frame
 
     def _encode(self, X, y):
@@ -423,10 +424,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                    for j in range(n_features)]
         leaked = ()
         if y is not None:
-            classes, inferred = resolve_public_classes(values[-1], self.classes, stacklevel=6,
-                                                       binary=False)
-            columns.append(LevelColumn(classes, dtypes[-1]))
-            leaked = ("y",) if inferred else ()
+            labels = None
+            if self.classes is None:  # a Categorical y's categories, else read from y
+                labels = LevelColumn.public(None, dtypes[-1], "y", "classes")
+            if labels is None:
+                classes, inferred = resolve_public_classes(values[-1], self.classes,
+                                                           stacklevel=6, binary=False)
+                labels = LevelColumn.public(classes, dtypes[-1], "y", "classes")
+                leaked = ("y",) if inferred else ()
+            columns.append(labels)
         codec = TableCodec(names, columns, frame)
         return _codes(codec, values), codec, leaked
 
@@ -517,7 +523,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codec, leaked = stream.frame.codec, stream.frame.leaked
         neighbouring = ADD_REMOVE if params["neighbouring"] == "add_remove" else SUBSTITUTION
         rho = zcdp_from_dp_budget(epsilon, delta)
-        not_certified = self._not_certified(codec, stream.randomness.seeded, leaked)
+        not_certified = self._not_certified(codec, stream.randomness.seeded, leaked,
+                                            stream.frame.has_y)
         charge(self.accountant, epsilon, delta, type(self).__name__,
                certified=not not_certified)
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
@@ -575,15 +582,18 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return method, result
 
     @staticmethod
-    def _not_certified(codec, seeded, leaked):
+    def _not_certified(codec, seeded, leaked, has_y):
         """Assumptions of the privacy claim the code could not certify."""
         out = []
         if seeded:
             out.append(SEEDED_NOISE_NOTE)
         if leaked:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
-        if codec.levels_from_dtype():
-            out.append(dtype_levels_note(codec.levels_from_dtype(), "levels"))
+        features = codec.subset(len(codec.columns) - int(has_y))
+        if features.levels_from_dtype():
+            out.append(dtype_levels_note(features.levels_from_dtype(), "levels"))
+        if has_y and getattr(codec.columns[-1], "from_dtype", False):
+            out.append(dtype_levels_note(["y"], "classes"))
         return out
 
     def _guarantee(self, epsilon, delta, neighbouring, not_certified, method):

@@ -52,9 +52,11 @@ from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
     check_n_samples,
+    dtype_categories,
     dtype_levels_note,
     format_labels,
     label_name,
+    public_dtype,
 )
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
@@ -150,6 +152,7 @@ class PrivateTable:
     classes_inferred: bool
     schema: TableSchema
     n_rows: Optional[int] = None  # rows behind accumulated counts (X is then None)
+    classes_from_dtype: bool = False  # the categories of a Categorical y
 
     @property
     def n(self):
@@ -252,14 +255,17 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         lower, upper = schema.public_bounds(lower, upper)
         if self.bounds is not None:
             check_box_has_width(lower, upper)
-        classes, inferred = None, False
+        classes, inferred, from_dtype = None, False, False
         if y is not None:
+            categories = dtype_categories(public_dtype(getattr(y, "dtype", None)))
             y = _labels_1d(y, n)
             declared = self.classes if classes is None else classes
+            if declared is None and categories is not None:  # not read from the rows
+                declared, from_dtype = categories, True
             classes, inferred = resolve_public_classes(y, declared, stacklevel=5,
                                                        binary=False)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), classes,
-                             inferred, schema, n_rows=0)
+                             inferred, schema, n_rows=0, classes_from_dtype=from_dtype)
         return frame.map_rows(X_num, y)
 
     def _numeric(self, X, schema, reset, min_rows=1):
@@ -318,6 +324,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
         if data.schema.codec.levels_from_dtype():
             out.append(dtype_levels_note(data.schema.codec.levels_from_dtype(), "categories"))
+        if data.classes_from_dtype:
+            out.append(dtype_levels_note(["y"], "classes"))
         return out
 
     # -------------------------------------------------------- universe
