@@ -25,6 +25,7 @@ unsupervised use); don't freeze a release into a supervised pipeline —
 use :meth:`ReleaseMixin.as_sampler` in imbalanced-learn's ``Pipeline``.
 """
 
+import copy
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -213,7 +214,7 @@ class ReleaseContext:
 class ReleaseData(StreamingRelease, BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
-    _release_state = ("_stream", "_schema", "_sampling_rng", "_y_name", "_universe")
+    _release_state = ("_stream", "_schema", "_sampling_rng", "_seeded", "_y_name", "_universe")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -592,13 +593,17 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     def transform(self, X):
         """``len(X)`` fresh synthetic rows (the values of ``X`` are not used).
 
-        Drawn from fresh OS entropy (post-processing). When labels were
-        fitted, the synthetic labels are dropped: use :meth:`sample` or
-        :meth:`fit_resample` to get rows and labels drawn together.
+        Drawn from fresh OS entropy (post-processing); a release fitted with a
+        seed draws them reproducibly instead: the same rows for the same
+        ``len(X)``, from a copy of its sampling stream (so ``fit_transform``
+        and a seeded Pipeline repeat). When labels were fitted, the synthetic
+        labels are dropped: use :meth:`sample` or :meth:`fit_resample` to get
+        rows and labels drawn together.
         """
         check_is_fitted(self, "model_")
         n = self._numeric(X, self._schema, reset=False).shape[0]
-        out = self._emit(n, sampling_generator(None))
+        rng = copy.deepcopy(self._sampling_rng) if self._seeded else sampling_generator(None)
+        out = self._emit(n, rng)
         return out[0] if isinstance(out, tuple) else out
 
     def fit_resample(self, X, y):
@@ -686,4 +691,5 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         """Public facts about the input needed to format outputs."""
         self._schema = stream.frame.schema
         self._sampling_rng = stream.randomness.sampling
+        self._seeded = stream.randomness.seeded
         self._y_name = stream.y_name
