@@ -6,11 +6,14 @@ so that the error messages are uniform and name the parameter and the fix.
 """
 
 import numbers
+import os
+import sys
 import warnings
 
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
+from ._values import check_no_numeric_twins
 from .exceptions import PrivacyLeakWarning
 
 __all__ = [
@@ -308,6 +311,7 @@ def check_public_classes(value, name="classes"):
     unique = np.unique(labels)
     if len(unique) != len(labels):
         raise ValueError(f"{name} must not contain duplicates.")
+    check_no_numeric_twins(unique, name)
     if len(unique) < 2:
         raise ValueError(f"{name} must list at least two labels, e.g. {name}=[0, 1].")
     return unique
@@ -406,7 +410,17 @@ class BinaryLabels:
         return classes_[(np.asarray(y_pm1) > 0).astype(int)]
 
 
-def resolve_public_classes(y, classes, stacklevel=3, binary=True):
+def user_stacklevel():
+    """``stacklevel`` for a ``warnings.warn`` in the caller that names the first frame
+    outside this package (the user's line, however deep the call came from)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def resolve_public_classes(y, classes, stacklevel=None, binary=True):
     """Label set of a private estimator, and whether it came from ``y``.
 
     The label set is part of what a fitted classifier releases. It is public
@@ -416,7 +430,8 @@ def resolve_public_classes(y, classes, stacklevel=3, binary=True):
     certified).
 
     ``binary=False`` (the release estimators, whose labels are one more
-    categorical attribute) accepts any number of public labels.
+    categorical attribute) accepts any number of public labels. The warning
+    names the user's line (:func:`user_stacklevel`) unless ``stacklevel`` is given.
 
     Returns
     -------
@@ -432,7 +447,7 @@ def resolve_public_classes(y, classes, stacklevel=3, binary=True):
             "not covered by the privacy guarantee. Pass the public labels, e.g. "
             "classes=[0, 1].",
             PrivacyLeakWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel() if stacklevel is None else stacklevel,
         )
         return fit_classes(y), True
     return fit_classes(y, classes=classes), False
@@ -443,6 +458,8 @@ def _fit_any_classes(y, classes=None):
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")
+    if classes is not None:
+        check_no_numeric_twins(labels, "classes")
     if len(labels) == 0:
         raise ValueError("classes must list at least one label.")
     return labels

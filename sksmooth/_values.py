@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["as_floats", "distinct_text", "level_codes"]
+__all__ = ["as_floats", "check_no_numeric_twins", "distinct_text", "level_codes"]
 
 
 def level_codes(values, levels):
@@ -41,6 +41,23 @@ def level_codes(values, levels):
                                  missing=-1)
         codes = np.where(matched >= 0, matched, codes)
     return codes
+
+
+def check_no_numeric_twins(levels, name):
+    """Refuse text levels that are the same number (``'7'`` and ``'007'``, ``'1'`` and
+    ``'1.0'``): :func:`level_codes` matches a number by value, so only the first of
+    them could ever be taken."""
+    levels = np.asarray(levels)
+    if levels.dtype.kind in "iufb":
+        return
+    seen = {}
+    for text in map(str, levels.tolist()):
+        number = _float_or_nan(text)
+        if np.isfinite(number):
+            if number in seen:
+                raise ValueError(f"{name} lists {seen[number]!r} and {text!r}, the same "
+                                 "number: values are matched by number, so keep one of them.")
+            seen[number] = text
 
 
 def _numeric_codes(v, numbers, codes, missing=0):

@@ -50,7 +50,9 @@ from ._columns import (
     dtype_categories,
     dtype_levels_note,
     format_labels,
+    label_dtype,
     label_name,
+    public_labels,
     undeclared_levels_error,
 )
 from ._statistics import MarginalCounts
@@ -225,9 +227,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Bins per continuous column (``bounds``).
     classes : None or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
-        ``None`` reads it from ``y`` with a
-        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (the release is
-        then not certified), as in every release estimator.
+        ``None``: a pandas ``Categorical`` ``y``'s categories (the release is
+        then not certified, as for levels from a dtype), ``[False, True]`` for
+        a ``boolean`` ``y``, else read from ``y`` with a
+        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (not certified), as
+        in every release estimator.
     workload : int, tuple of int or list of tuple, default=2
         Marginals to be accurate on: ``k`` (all k-way tables), a tuple of
         orders such as ``(2, 3)``, or an explicit list of column-index
@@ -253,7 +257,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         under substitution; under add/remove it is a discrete Gaussian
         count paid with 1% of the budget (in ``privacy_records_``).
     max_model_size : int, default=1_000_000
-        Cap on the floats stored by the junction tree (8 MB); tables whose
+        Cap on the floats stored by the junction tree (8 MB; scoring the
+        candidates also caches elimination messages, up to 16 times the
+        model's floats, at least 4 Mi floats); tables whose
         measurement would exceed it are never selected. AIM's paper uses 80 MB
         (``10_000_000``); every round scores every candidate table on the
         model, so the fit's time grows with the cap. On a strongly dependent
@@ -402,7 +408,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             if len(declared) != len(columns):
                 raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
-            label_dtype = getattr(y, "dtype", None)  # a Categorical's categories are public
+            y_dtype = label_dtype(y)  # a Categorical's categories are public
             y = np.asarray(y)
             if y.ndim == 2 and y.shape[1] == 1:  # a column vector, as SmoothMWEM takes it
                 y = y.ravel()
@@ -412,7 +418,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             columns.append(y)
             names.append("y")
             declared.append(self.classes)
-            dtypes.append(y.dtype if label_dtype is None else label_dtype)
+            dtypes.append(y.dtype if y_dtype is None else y_dtype)
         return columns, names, declared, dtypes, frame
 
     def _encode(self, X, y):
@@ -433,15 +439,13 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                    for j in range(n_features)]
         leaked = ()
         if y is not None:
-            labels = None
-            if self.classes is None:  # a Categorical y's categories, else read from y
-                labels = LevelColumn.public(None, dtypes[-1], "y", "classes")
-            if labels is None:
-                classes, inferred = resolve_public_classes(values[-1], self.classes,
-                                                           stacklevel=6, binary=False)
-                labels = LevelColumn.public(classes, dtypes[-1], "y", "classes")
-                leaked = ("y",) if inferred else ()
-            columns.append(labels)
+            declared, from_dtype = self.classes, False
+            if declared is None:  # a Categorical or boolean y's labels are not read from it
+                declared, from_dtype = public_labels(None, dtypes[-1])
+            classes, inferred = resolve_public_classes(values[-1], declared, binary=False)
+            public_labels(classes, dtypes[-1])  # refuses labels the dtype cannot hold
+            columns.append(LevelColumn(classes, dtypes[-1], from_dtype=from_dtype))
+            leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
         return _codes(codec, values), codec, leaked
 

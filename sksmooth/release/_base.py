@@ -53,11 +53,11 @@ from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
     check_n_samples,
-    dtype_categories,
     dtype_levels_note,
     format_labels,
+    label_dtype,
     label_name,
-    public_dtype,
+    public_labels,
 )
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
@@ -256,16 +256,16 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         lower, upper = schema.public_bounds(lower, upper)
         if self.bounds is not None:
             check_box_has_width(lower, upper)
-        classes, inferred, from_dtype = None, False, False
+        labels, inferred, from_dtype = None, False, False
         if y is not None:
-            categories = dtype_categories(public_dtype(getattr(y, "dtype", None)))
+            dtype = label_dtype(y)
             y = _labels_1d(y, n)
             declared = self.classes if classes is None else classes
-            if declared is None and categories is not None:  # not read from the rows
-                declared, from_dtype = categories, True
-            classes, inferred = resolve_public_classes(y, declared, stacklevel=5,
-                                                       binary=False)
-        frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), classes,
+            if declared is None:  # a Categorical or boolean y's labels are not read from it
+                declared, from_dtype = public_labels(None, dtype)
+            labels, inferred = resolve_public_classes(y, declared, binary=False)
+            public_labels(labels, dtype)  # refuses labels the dtype cannot hold
+        frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), labels,
                              inferred, schema, n_rows=0, classes_from_dtype=from_dtype)
         return frame.map_rows(X_num, y)
 
@@ -602,7 +602,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         """
         check_is_fitted(self, "model_")
         n = self._numeric(X, self._schema, reset=False).shape[0]
-        rng = copy.deepcopy(self._sampling_rng) if self._seeded else sampling_generator(None)
+        seeded = getattr(self, "_seeded", False)  # absent from releases pickled before it
+        rng = copy.deepcopy(self._sampling_rng) if seeded else sampling_generator(None)
         out = self._emit(n, rng)
         return out[0] if isinstance(out, tuple) else out
 

@@ -55,7 +55,7 @@ import numpy as np
 from .._domain import grid_threshold
 from .._private_data import box_position
 from .._validation import check_positive_int
-from .._values import as_floats, level_codes
+from .._values import as_floats, check_no_numeric_twins, level_codes
 
 __all__ = [
     "BinnedColumn",
@@ -72,10 +72,12 @@ __all__ = [
     "dtype_follows_values",
     "format_labels",
     "is_bool_dtype",
+    "label_dtype",
     "label_name",
     "is_dataframe",
     "is_numeric_dtype",
     "public_dtype",
+    "public_labels",
     "public_levels",
     "public_output_dtype",
     "undeclared_levels_error",
@@ -209,6 +211,7 @@ def public_levels(declared, dtype, name, parameter):
             raise ValueError(f"{parameter} for column {name!r} must be a non-empty list of "
                              "distinct levels" + (" or an int >= 1." if parameter == "levels"
                                                   else "."))
+        check_no_numeric_twins(levels, f"{parameter} for column {name!r}")
         return levels
     categories = dtype_categories(dtype)
     if categories is not None:
@@ -216,6 +219,27 @@ def public_levels(declared, dtype, name, parameter):
     if dtype is not None and is_bool_dtype(dtype):
         return np.array([False, True])
     return None
+
+
+def label_dtype(y):
+    """The dtype of a label vector (a Series', a one-column DataFrame's, an array's)."""
+    dtypes = getattr(y, "dtypes", None)
+    if hasattr(y, "columns") and len(y.columns) == 1:
+        return dtypes.iloc[0]
+    return getattr(y, "dtype", None)
+
+
+def public_labels(classes, dtype):
+    """``(labels, from_dtype)``: the label set a ``y`` of ``dtype`` has in public.
+
+    Declared ``classes`` (refused when a ``Categorical`` or nullable dtype cannot
+    hold them); else a ``Categorical`` dtype's categories (``from_dtype``: not
+    certified, :func:`dtype_levels_note`) or ``[False, True]`` for pandas'
+    ``boolean``; ``(None, False)`` when only ``y`` itself could tell (the caller
+    reads it with a ``PrivacyLeakWarning``).
+    """
+    column = LevelColumn.public(classes, dtype, "y", "classes")
+    return (None, False) if column is None else (column.levels, column.from_dtype)
 
 
 def _holds(dtype, levels):
@@ -315,9 +339,11 @@ class LevelColumn:
                 f"{parameter} for column {name!r} declares {levels.tolist()[:8]}, which its "
                 f"dtype {dtype} cannot hold (its values would never match them, and the "
                 "synthetic column could not be built): "
-                + ("drop the column's entry (its categories are used) or declare levels "
-                   "among its categories." if dtype_categories(dtype) is not None else
-                   "declare levels that dtype holds."))
+                + (("pass classes=None (its categories are used)" if parameter == "classes"
+                    else "drop the column's entry (its categories are used)")
+                   + f" or declare {parameter} among its categories."
+                   if dtype_categories(dtype) is not None else
+                   f"declare {parameter} that dtype holds."))
         return cls(levels, dtype, from_dtype=(
             declared is None and dtype_categories(dtype) is not None))
 

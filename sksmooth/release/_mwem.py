@@ -258,8 +258,10 @@ class SmoothMWEM(ReleaseMixin):
         were clipped is a statistic of the private data, so it is not stored
         or reported anywhere (no ``n_clipped_``).
     classes : array-like or None, default=None
-        Public label set when ``y`` is given (``None``: from ``y``, with a
-        ``PrivacyLeakWarning``).
+        Public label set when ``y`` is given. ``None``: a pandas
+        ``Categorical`` ``y``'s categories (not certified, as for levels from
+        a dtype), ``[False, True]`` for a ``boolean`` ``y``, else read from
+        ``y`` with a ``PrivacyLeakWarning``.
     jitter : bool, default=True
         Draw continuous synthetic coordinates uniformly inside their grid
         bin (from the sampling stream); ``False``: the bin centre.

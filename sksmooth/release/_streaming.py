@@ -71,7 +71,11 @@ class ReleaseStream:
     statistic: Any  # exact counts, with update(...), empty_like(), state(), merge_state()
     y_name: Any = False  # name of a pandas Series y, False for arrays
     parameter_values: dict = field(default_factory=dict)
-    schema: dict = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
+    schema: Any = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
+
+    def __setstate__(self, state):
+        state.setdefault("schema", None)  # pickled before streams kept one: _schema_of
+        self.__dict__.update(state)
 
     def __deepcopy__(self, memo):
         # @atomic_update snapshots the state before every chunk: copy the
@@ -169,8 +173,9 @@ class StreamingRelease:
         params = validate_params(self)
         _check_parameters_unchanged(self, stream)
         self._check_public_parameters(params)
+        schema = _schema_of(stream, self)
         _take_schema(self)
-        self.__dict__.update(stream.schema)  # the new release's input schema
+        self.__dict__.update(schema)  # the new release's input schema
         self._release_stream(_with_noise(stream), params)
         self._stream = None
         return self
@@ -181,7 +186,7 @@ class StreamingRelease:
         published = _take_schema(self) if self.__sklearn_is_fitted__() else None
         stream = getattr(self, "_stream", None)
         if published is not None and stream is not None:
-            self.__dict__.update(stream.schema)
+            self.__dict__.update(_schema_of(stream, published))
         try:
             self._add_chunk(X, y, whole_table=whole_table, classes=classes)
         finally:
@@ -259,6 +264,15 @@ class PartitionCounter:
 
 
 _SCHEMA_ATTRIBUTES = ("n_features_in_", "feature_names_in_")  # set by validate_data
+
+
+def _schema_of(stream, fallback):
+    """The accumulation's input schema; a stream pickled before streams kept one
+    had the estimator's (``fallback``: the estimator, or its published schema)."""
+    if stream.schema is not None:
+        return stream.schema
+    source = fallback if isinstance(fallback, dict) else fallback.__dict__
+    return {a: source[a] for a in _SCHEMA_ATTRIBUTES if a in source}
 
 
 def _take_schema(estimator):

@@ -13,6 +13,7 @@ import pytest
 
 import sksmooth.release._columns as columns
 from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.release import SmoothMWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
@@ -258,3 +259,34 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
         (note,) = synth.guarantee_.assumptions_not_certified
         assert "['y']" in note and "classes=" in note
     assert shapes[0] == shapes[1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: AdaptiveMarginalSynthesizer(levels=3, **kw),
+    lambda **kw: SmoothMWEM(bounds=(0, 2), **kw),
+])
+def test_labels_a_public_dtype_gives_are_taken_alike_by_every_release(make):
+    # SmoothMWEM took classes=['a', 'b'] for a Categorical y of other categories (every
+    # label mapped to 'a'), and read a boolean y's labels from the rows with a warning
+    # where AIM took [False, True] (found by a review)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (60, 2))
+    y = pd.Series(rng.choice(["neg", "pos"], 60)).astype(pd.CategoricalDtype(["neg", "pos"]))
+    with pytest.raises(ValueError, match=r"pass classes=None \(its categories are used\)"):
+        make(classes=["a", "b"]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        synth = make().fit(X, pd.Series(rng.random(60) < 0.5, dtype="boolean"))
+    assert synth.guarantee_.certified
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels=3),
+    lambda: SmoothMWEM(bounds=(0, 2)),
+])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_a_label_set_read_from_y_warns_at_the_users_line(make, method):
+    X = np.random.default_rng(0).integers(0, 3, (60, 2))
+    with pytest.warns(PrivacyLeakWarning) as caught:
+        getattr(make(), method)(X, X[:, 0] % 2)
+    assert {w.filename for w in caught if w.category is PrivacyLeakWarning} == {__file__}

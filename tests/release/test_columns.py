@@ -13,6 +13,7 @@ import pytest
 
 import sksmooth.release._columns as columns_module
 import sksmooth.release._tables as tables_module
+from sksmooth import PrivateProperClassifier
 from sksmooth.release import SmoothMWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import (
@@ -369,3 +370,18 @@ def test_integer_values_of_a_bin_are_drawn_from_the_integers_that_encode_to_it(l
     values = column.decode(codes, rng)
     np.testing.assert_array_equal(column.encode(values), codes)  # each stays in its bin
     assert set(np.unique(values)) == set(range(lower, upper + 1))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels={"a": ["007", "7"]}).fit(
+        pd.DataFrame({"a": ["007", "7"] * 20})),
+    lambda: SmoothMWEM(bounds=(0, 1), classes=["1", "1.0"]).fit(
+        np.random.default_rng(0).random((20, 2)), ["1", "1.0"] * 10),
+    lambda: PrivateProperClassifier(classes=["01", "1"], bounds=(0, 1)).fit(
+        np.random.default_rng(0).random((20, 2)), ["01", "1"] * 10),
+])
+def test_text_levels_that_are_the_same_number_are_refused(make):
+    # numbers are matched by value: of '007' and '7' only the first could be taken, so
+    # classes=['01', '1'] trained on one class silently (found by a review)
+    with pytest.raises(ValueError, match="the same number"):
+        make()

@@ -640,6 +640,19 @@ def test_integer_column_labels_pass_the_chunk_check(monkeypatch):
             make().partial_fit(X[:30]).partial_fit(X[30:].rename(columns={2: 5}))
 
 
+def test_a_new_accumulation_leaves_an_ndarray_release_as_it_was():
+    # AIM validates an ndarray's width with scikit-learn (a DataFrame's with its codec)
+    X = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AdaptiveMarginalSynthesizer(levels=3, random_state=0).fit(X)
+        est.partial_fit(X[:, :2])
+        assert est.n_features_in_ == 3 and len(est.get_feature_names_out()) == 3
+        assert est.sample(4).shape == (4, 3)
+        est.release()
+    assert est.n_features_in_ == 2 and est.sample(4).shape == (4, 2)
+
+
 @pytest.mark.parametrize("make, narrower", [
     (lambda: SmoothMWEM(bounds=(0, 1), random_state=0), {}),
     (lambda: AdaptiveMarginalSynthesizer(bounds={"a": (0, 1), "b": (0, 1), "c": (0, 1)},
@@ -682,3 +695,23 @@ def test_a_dask_array_counts_like_the_same_array_in_memory():
         make().fit(da.from_array(X, chunks=(len(X) // 3, 3)), y)
     with pytest.raises(ValueError, match="partition them alike"):
         make().fit(da.from_array(X, chunks=(len(X) // 3, 3)), da.from_array(y, chunks=len(X) // 2))
+
+
+def test_releases_and_streams_pickled_before_their_new_fields_still_work():
+    # a release pickled before it kept _seeded raised in transform; a stream pickled
+    # before it kept its schema raised in release() and partial_fit (a review)
+    X = np.random.default_rng(0).integers(0, 3, (100, 2)).astype(float)
+
+    def as_old(est, attribute, owner=lambda e: e):
+        del owner(est).__dict__[attribute]
+        return pickle.loads(pickle.dumps(est))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = as_old(SmoothMWEM(bounds=(0, 2)).fit(X), "_seeded")
+        assert old.transform(X[:3]).shape == (3, 2)
+        old = as_old(SmoothMWEM(bounds=(0, 2)).partial_fit(X), "schema", lambda e: e._stream)
+        assert old.release().n_features_in_ == 2
+        old = as_old(SmoothMWEM(bounds=(0, 2)).fit(X).partial_fit(X), "schema",
+                     lambda e: e._stream)
+        assert old.partial_fit(X).release().n_features_in_ == 2

@@ -147,7 +147,14 @@ class FactoredModel:
     @cached_property
     def _message_cache(self):
         """Elimination messages, shared by the queries of one model (:func:`_eliminate`)."""
-        return {}
+        return _MessageCache(max(16 * self.size, 2**22))
+
+    def __getstate__(self):
+        # the query caches are recomputed on demand: a pickle holds the model only
+        state = dict(self.__dict__)
+        for cache in ("_message_cache", "_reduced_cache"):
+            state.pop(cache, None)
+        return state
 
     def _reduced(self, node, sub_attrs):
         """Clique ``node``'s marginal on ``sub_attrs`` (cached per model)."""
@@ -289,6 +296,22 @@ def _contract(table, attrs, factors, keep):
     return np.einsum(table, [label[a] for a in attrs], [label[a] for a in keep])
 
 
+class _MessageCache(dict):
+    """Messages of :func:`_eliminate` up to ``max_floats`` floats in all, the oldest
+    dropped first (queries come in runs that share their recent messages, e.g. the
+    pairs ``(i, j)`` for one ``i``), so its memory stays a few models' size."""
+
+    def __init__(self, max_floats):
+        super().__init__()
+        self.max_floats, self.floats = max_floats, 0
+
+    def __setitem__(self, key, value):
+        self.floats += value[1].size
+        while self and self.floats > self.max_floats:
+            self.floats -= self.pop(next(iter(self)))[1].size
+        super().__setitem__(key, value)
+
+
 def _eliminate(index, cliques, reduced, attrs, separator_tables, messages=None):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
@@ -306,7 +329,7 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables, messages=None):
 
     A clique's message is fixed by the clique, the targets it holds and the
     messages it receives, so it is keyed by those (recursively) in
-    ``messages`` (a dict kept by the model): the queries of one round share
+    ``messages`` (a cache of bounded size kept by the model): the queries of one round share
     them (the pairs ``(i, j)`` for all ``j`` share every message carrying
     only ``i``), and each query mostly pays for its common ancestor alone.
     """

@@ -304,7 +304,7 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
 
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,
-                       max_model_size=10**7, rounds_per_attr=16, measure_fraction=0.9,
+                       max_model_size=10**6, rounds_per_attr=16, measure_fraction=0.9,
                        max_iter=10, final_max_iter=500, progress=None):
     """Run the adaptive loop (module docstring) on ``codes`` within ``rho``-zCDP.
 

@@ -96,3 +96,34 @@ def test_queries_of_one_model_share_their_elimination_messages(monkeypatch):
     # shared: one per pair (its top clique) plus each attribute's messages along its
     # path, computed once (O(d^2))
     assert len(calls) <= len(pairs) + d * (d - 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shared_messages_give_every_marginal_of_a_branching_model(seed):
+    # cliques receiving several messages: the key holds the children's keys (a chain
+    # never exercises it); queries of mixed orders share one bounded cache
+    import sksmooth.release.graphical._model as model_module
+
+    rng = np.random.default_rng(seed)
+    d, shape = 9, (2, 3, 2, 2, 3, 2, 2, 2, 3)
+    model = FactoredModel.uniform(shape)
+    log_dense = np.zeros(shape)
+    parents = [None] + [int(rng.integers(0, a)) for a in range(1, d)]  # a random tree
+    extra = [tuple(sorted(rng.choice(d, 3, replace=False))) for _ in range(2)]
+    for attrs in [(p, a) for a, p in enumerate(parents) if p is not None] + extra:
+        values = rng.normal(scale=1.5, size=[shape[a] for a in attrs])
+        model = model.multiply(attrs, values)
+        log_dense = log_dense + values.reshape([shape[a] if a in attrs else 1 for a in range(d)])
+    p = np.exp(log_dense - log_dense.max())
+    p /= p.sum()
+    queries = [q for k in (2, 3, 4) for q in itertools.combinations(range(d), k)]
+    for attrs in rng.permutation(np.array(queries, dtype=object)):
+        other = tuple(a for a in range(d) if a not in attrs)
+        np.testing.assert_allclose(model.marginal(tuple(attrs)), p.sum(axis=other),
+                                   atol=1e-10, rtol=0)
+    cache = model._message_cache
+    assert cache.floats <= cache.max_floats and len(cache) > 0
+    small = model_module._MessageCache(20)  # a tiny budget drops the oldest, stays exact
+    for key, value in list(cache.items())[:50]:
+        small[key] = value
+    assert small.floats <= 20 or len(small) == 1
