@@ -715,3 +715,14 @@ def test_releases_and_streams_pickled_before_their_new_fields_still_work():
         old = as_old(SmoothMWEM(bounds=(0, 2)).fit(X).partial_fit(X), "schema",
                      lambda e: e._stream)
         assert old.partial_fit(X).release().n_features_in_ == 2
+
+
+def test_partial_fit_classes_declare_the_label_set_of_a_grid_release():
+    # the grid family ignored partial_fit(classes=...) when the classes parameter was
+    # None: it read the labels from y with a PrivacyLeakWarning (found by a review)
+    X = np.random.default_rng(0).integers(0, 3, (60, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = SmoothMWEM(bounds=(0, 2)).partial_fit(X, X[:, 0] % 2, classes=[0, 1, 2])
+        est.release()
+    assert list(est.classes_) == [0, 1, 2] and est.guarantee_.certified
