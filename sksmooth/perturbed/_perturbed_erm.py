@@ -403,6 +403,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         params = validate_params(self)
         # a refused or failed fit leaves no usable model
         forget_fit(self, private=("_run", "_params_cache"))
+        planned = self._planned_spend(params)
+        if params["accountant"] is not None and planned is not None:
+            params["accountant"].check(*planned)  # refuse before touching data
         randomness = release_randomness(params["random_state"])
         X, y = validate_private_data(self, X, y, dtype=float)
         codec = label_codec(y, params["classes"])

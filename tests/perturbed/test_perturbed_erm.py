@@ -207,6 +207,9 @@ def test_budget_error_before_fitting():
         quiet_fit(clf, [[0.1], [0.9]], [0, 1])
     assert not hasattr(clf, "estimator_")
     assert acc.spent.epsilon == 0
+    # refused from its parameters, before the data are read (a 3-D X raised first)
+    with pytest.raises(BudgetError):
+        quiet_fit(clf, np.zeros((2, 1, 1)), [0, 1])
 
 
 def test_fit_refused_by_the_ledger_after_a_successful_fit_leaves_no_model(monkeypatch):
