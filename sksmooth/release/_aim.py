@@ -264,8 +264,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         (``10_000_000``); every round scores every candidate table on the
         model, so the fit's time grows with the cap. On a strongly dependent
         40-column table (n = 10 000, 5 levels, epsilon 1;
-        ``benchmarks/bench_aim_dependent_table.py``) the fit takes 47 s at the
-        default and 416 s at ``10_000_000``, with 2-way errors max .062 vs
+        ``benchmarks/bench_aim_dependent_table.py``) the fit takes 50 s at the
+        default and 426 s at ``10_000_000``, with 2-way errors max .062 vs
         .061, mean .0050 vs .0050 (one seed; another seed with
         ``method='aim'``: .070 vs .056, .0054 vs .0051); on the benchmark's
         40-column table at epsilon 2 the two caps give the same errors
