@@ -149,7 +149,6 @@ class ExponentialStrategy(ExponentialSelectionBound):
     bounds_inferred: bool
 
     name = "exponential"
-    spends_delta = False
 
     # ------------------------------------------------------------ building
     @classmethod

@@ -133,7 +133,6 @@ class IntervalStrategy(ExponentialSelectionBound):
     bounds_inferred: bool
 
     name = "exponential"
-    spends_delta = False
 
     @classmethod
     def build(cls, params, lower, upper, n_classes, bounds_inferred):

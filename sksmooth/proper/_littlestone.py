@@ -80,7 +80,6 @@ class LittlestoneStrategy:
     ldim: int
 
     name = "littlestone"
-    spends_delta = True
     bounds_inferred = False  # the domain is the public box
 
     @classmethod
@@ -200,7 +199,9 @@ class LittlestoneStrategy:
         certified = ["splits and internal parameters depend on public inputs only"]
         return LITTLESTONE_SOURCE, certified, [], notes
 
-    def spent(self, params):
+    @staticmethod
+    def spent(params):
+        """``(epsilon, delta)`` a release charges, from its parameters alone."""
         return PrivacySpent(params["epsilon"], params["delta"])
 
 

@@ -447,8 +447,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     @staticmethod
     def _planned_spend(params):
         """``(epsilon, delta)`` one release charges, from public parameters alone."""
-        spends_delta = _STRATEGIES[params["method"]].spends_delta
-        return PrivacySpent(params["epsilon"], params["delta"] if spends_delta else 0.0)
+        return _STRATEGIES[params["method"]].spent(params)
 
     def _learn(self, X, y, classes, first):
         params = validate_params(self)

@@ -174,7 +174,6 @@ class PrototypeStrategy:
     row_map: object = None  # BoxCodes or ProjectedL1Codes (public); None: BoxCodes
 
     name = "noisy_means"
-    spends_delta = True  # delta > 0: Gaussian noise, spent; delta = 0: pure Laplace
 
     @classmethod
     def build(cls, params, X, n_classes, public_rng):
@@ -470,5 +469,7 @@ class PrototypeStrategy:
         ]
         return PROTOTYPE_SOURCE, certified, not_certified, notes
 
-    def spent(self, params):
+    @staticmethod
+    def spent(params):
+        """``(epsilon, delta)`` a release charges, from its parameters alone."""
         return PrivacySpent(params["epsilon"], params["delta"])

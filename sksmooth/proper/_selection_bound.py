@@ -43,7 +43,9 @@ class ExponentialSelectionBound:
         """The add/remove calibration is ``2 epsilon``-DP under substitution."""
         return 2.0 * epsilon if self.add_remove else epsilon
 
-    def spent(self, params):
+    @staticmethod
+    def spent(params):
+        """``(epsilon, delta)`` a release charges, from its parameters alone."""
         return PrivacySpent(params["epsilon"], 0.0)
 
     def with_neighbouring(self, neighbouring):

@@ -538,3 +538,23 @@ def test_a_capped_cover_warns_with_the_estimators_parameters():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         PrivateProperClassifier(bounds=bounds, classes=[0, 1]).fit(X, y)  # stumps: not capped
+
+
+@pytest.mark.parametrize("params", [
+    dict(hypotheses="stumps", delta=1e-6, bounds=(0, 1)),  # exponential: no delta spent
+    dict(hypotheses="prototypes", method="noisy_means", delta=1e-6, bounds=(0, 1)),
+    dict(hypotheses="prototypes", method="noisy_means", delta=0.0, bounds=(0, 1)),
+    dict(hypotheses="thresholds", method="littlestone", delta=1e-6,
+         domain=np.arange(16) / 16),
+])
+def test_the_planned_charge_is_the_charge(params):
+    # PrivateSearchCV refuses a search from these plans before any fit: each strategy's
+    # own spent() is the plan, one source of truth
+    rng = np.random.default_rng(0)
+    X = rng.choice(np.arange(16) / 16, (200, 1))
+    y = (X[:, 0] >= 0.3).astype(int)
+    model = PrivateProperClassifier(classes=[0, 1], **params)
+    plan = model._planned_spend(model.get_params())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert model.fit(X, y).privacy_spent_ == plan
