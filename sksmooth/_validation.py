@@ -458,8 +458,6 @@ def _fit_any_classes(y, classes=None):
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")
-    if classes is not None:
-        check_no_numeric_twins(labels, "classes")
     if len(labels) == 0:
         raise ValueError("classes must list at least one label.")
     return labels

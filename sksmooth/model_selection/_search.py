@@ -178,7 +178,13 @@ def _check_candidates(estimator, candidates):
     not account: one that sets its own accountant (its fits would bypass the
     search's ledger), or one released under add/remove neighbours (the search
     composes its fits under substitution of one row, where such a release can
-    cost twice its epsilon); and check every candidate's public parameters."""
+    cost twice its epsilon); and check every candidate's public parameters.
+
+    Returns the ``(epsilon, delta)`` one fit of each candidate charges, from its
+    public parameters (rows of an array), or ``None`` when a candidate's charge
+    depends on the data (an estimator without ``_planned_spend``, or one that
+    returns ``None``)."""
+    spends = []
     for params in candidates:
         ledgers = [k for k in params if k == "accountant" or k.endswith("__accountant")]
         if ledgers:
@@ -192,25 +198,13 @@ def _check_candidates(estimator, candidates):
                 "PrivateSearchCV composes its fits under substitution of one row, where a "
                 "release calibrated for add/remove neighbours can cost twice its epsilon; "
                 "use neighbouring='substitute' for the searched estimator.")
+        validated = None
         if hasattr(type(final), "_parameter_constraints") \
                 and type(final).__module__.startswith("sksmooth."):  # its own table
-            validate_params(final)
-
-
-def _planned_spends(estimator, candidates):
-    """``(epsilon, delta)`` one fit of each candidate charges, from public
-    parameters alone (rows of an array), or ``None`` when a candidate's charge
-    depends on the data (an estimator without ``_planned_spend``, or one that
-    returns ``None``)."""
-    spends = []
-    for params in candidates:
-        final = _final_step(clone(estimator).set_params(**params))
+            validated = validate_params(final)
         plan = getattr(final, "_planned_spend", None)
-        spend = None if plan is None else plan(validate_params(final))
-        if spend is None:
-            return None
-        spends.append(spend)
-    return np.array(spends, dtype=float)
+        spends.append(None if plan is None or validated is None else plan(validated))
+    return None if any(s is None for s in spends) else np.array(spends, dtype=float)
 
 
 def _estimator_has(attr):
@@ -483,9 +477,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         ledger, estimator = self._ledger(params["estimator"])
         self._check_ledger_reaches_workers(ledger)
         candidates = list(ParameterGrid(params["param_grid"]))
-        _check_candidates(estimator, candidates)  # before any fit is charged
+        spends = _check_candidates(estimator, candidates)  # before any fit is charged
         if ledger is not None:
-            self._check_whole_search(ledger, _planned_spends(estimator, candidates), params)
+            self._check_whole_search(ledger, spends, params)
         randomness = release_randomness(self.random_state, name="random_state")
         X, y = indexable(X, y)
         splits = self._folds(len(y), randomness.public)

@@ -451,8 +451,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if not noise_problems:
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         check_accountant(params["accountant"])
-        if params["accountant"] is not None:
-            params["accountant"].check(epsilon, params["delta"])
+        if params["accountant"] is not None and self._planned_spend(params) is None:
+            params["accountant"].check(epsilon, params["delta"])  # fit checked the plan
         self._warn_plan(problems, cal, eta, len(X))
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")

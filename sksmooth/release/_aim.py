@@ -37,7 +37,6 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
-from .._validation import resolve_public_classes
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
 from ._columns import (
@@ -48,11 +47,11 @@ from ._columns import (
     check_n_samples,
     column_positions,
     dtype_categories,
-    dtype_levels_note,
+    dtype_levels_notes,
     format_labels,
     label_dtype,
     label_name,
-    public_labels,
+    resolve_labels,
     undeclared_levels_error,
 )
 from ._statistics import MarginalCounts
@@ -439,11 +438,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                    for j in range(n_features)]
         leaked = ()
         if y is not None:
-            declared, from_dtype = self.classes, False
-            if declared is None:  # a Categorical or boolean y's labels are not read from it
-                declared, from_dtype = public_labels(None, dtypes[-1])
-            classes, inferred = resolve_public_classes(values[-1], declared, binary=False)
-            public_labels(classes, dtypes[-1])  # refuses labels the dtype cannot hold
+            classes, inferred, from_dtype = resolve_labels(values[-1], self.classes, dtypes[-1])
             columns.append(LevelColumn(classes, dtypes[-1], from_dtype=from_dtype))
             leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
@@ -603,11 +598,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if leaked:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
         features = codec.subset(len(codec.columns) - int(has_y))
-        if features.levels_from_dtype():
-            out.append(dtype_levels_note(features.levels_from_dtype(), "levels"))
-        if has_y and getattr(codec.columns[-1], "from_dtype", False):
-            out.append(dtype_levels_note(["y"], "classes"))
-        return out
+        return out + dtype_levels_notes(
+            features.levels_from_dtype(), "levels",
+            labels_from_dtype=has_y and getattr(codec.columns[-1], "from_dtype", False))
 
     def _guarantee(self, epsilon, delta, neighbouring, not_certified, method):
         return Guarantee(

@@ -43,7 +43,6 @@ from .._validation import (
     check_box_has_width,
     check_delta,
     check_sigma,
-    resolve_public_classes,
 )
 from ..accounting import check_accountant
 from ..classes import Halfspaces
@@ -53,11 +52,11 @@ from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
     check_n_samples,
-    dtype_levels_note,
+    dtype_levels_notes,
     format_labels,
     label_dtype,
     label_name,
-    public_labels,
+    resolve_labels,
 )
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
@@ -261,10 +260,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             dtype = label_dtype(y)
             y = _labels_1d(y, n)
             declared = self.classes if classes is None else classes
-            if declared is None:  # a Categorical or boolean y's labels are not read from it
-                declared, from_dtype = public_labels(None, dtype)
-            labels, inferred = resolve_public_classes(y, declared, binary=False)
-            public_labels(labels, dtype)  # refuses labels the dtype cannot hold
+            labels, inferred, from_dtype = resolve_labels(y, declared, dtype)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), labels,
                              inferred, schema, n_rows=0, classes_from_dtype=from_dtype)
         return frame.map_rows(X_num, y)
@@ -323,11 +319,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
-        if data.schema.codec.levels_from_dtype():
-            out.append(dtype_levels_note(data.schema.codec.levels_from_dtype(), "categories"))
-        if data.classes_from_dtype:
-            out.append(dtype_levels_note(["y"], "classes"))
-        return out
+        return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "categories",
+                                        labels_from_dtype=data.classes_from_dtype)
 
     # -------------------------------------------------------- universe
     def _grid_bins(self, n, sigma, n_continuous, other_levels=1):

@@ -54,7 +54,7 @@ import numpy as np
 
 from .._domain import grid_threshold
 from .._private_data import box_position
-from .._validation import check_positive_int
+from .._validation import check_positive_int, resolve_public_classes
 from .._values import as_floats, check_no_numeric_twins, level_codes
 
 __all__ = [
@@ -67,7 +67,7 @@ __all__ = [
     "column_index",
     "column_positions",
     "dtype_categories",
-    "dtype_levels_note",
+    "dtype_levels_notes",
     "frame_columns",
     "dtype_follows_values",
     "format_labels",
@@ -77,8 +77,8 @@ __all__ = [
     "is_dataframe",
     "is_numeric_dtype",
     "public_dtype",
-    "public_labels",
     "public_levels",
+    "resolve_labels",
     "public_output_dtype",
     "undeclared_levels_error",
 ]
@@ -223,23 +223,27 @@ def public_levels(declared, dtype, name, parameter):
 
 def label_dtype(y):
     """The dtype of a label vector (a Series', a one-column DataFrame's, an array's)."""
-    dtypes = getattr(y, "dtypes", None)
     if hasattr(y, "columns") and len(y.columns) == 1:
-        return dtypes.iloc[0]
+        return y.dtypes.iloc[0]
     return getattr(y, "dtype", None)
 
 
-def public_labels(classes, dtype):
-    """``(labels, from_dtype)``: the label set a ``y`` of ``dtype`` has in public.
+def resolve_labels(y, classes, dtype):
+    """``(labels, inferred, from_dtype)``: the label set of a release's ``y``.
 
-    Declared ``classes`` (refused when a ``Categorical`` or nullable dtype cannot
-    hold them); else a ``Categorical`` dtype's categories (``from_dtype``: not
-    certified, :func:`dtype_levels_note`) or ``[False, True]`` for pandas'
-    ``boolean``; ``(None, False)`` when only ``y`` itself could tell (the caller
-    reads it with a ``PrivacyLeakWarning``).
+    Declared ``classes``; else a ``Categorical`` ``dtype``'s categories
+    (``from_dtype``: not certified, :func:`dtype_levels_notes`) or ``[False,
+    True]`` for pandas' ``boolean``; else read from ``y`` (``inferred``, with a
+    ``PrivacyLeakWarning``). Labels the dtype cannot hold are refused.
     """
-    column = LevelColumn.public(classes, dtype, "y", "classes")
-    return (None, False) if column is None else (column.levels, column.from_dtype)
+    from_dtype = False
+    if classes is None:  # a Categorical or boolean y's labels are not read from it
+        column = LevelColumn.public(None, dtype, "y", "classes")
+        if column is not None:
+            classes, from_dtype = column.levels, column.from_dtype
+    labels, inferred = resolve_public_classes(y, classes, binary=False)
+    LevelColumn.public(labels, dtype, "y", "classes")  # refuses what the dtype cannot hold
+    return labels, inferred, from_dtype
 
 
 def _holds(dtype, levels):
@@ -259,24 +263,23 @@ def _holds(dtype, levels):
 def frame_columns(X):
     """A DataFrame's column labels; duplicates are refused (one output column
     per name: a synthetic frame would otherwise merge them). Labels are public."""
-    columns = list(X.columns)
-    seen, repeated = set(), []
-    for name in columns:
-        if name in seen and name not in repeated:
-            repeated.append(name)
-        seen.add(name)
+    repeated = list(dict.fromkeys(X.columns[X.columns.duplicated()]))
     if repeated:
         raise ValueError(f"X has duplicate column names {repeated}: give every column its "
                          "own name (e.g. X.columns = [...]) before fitting.")
-    return columns
+    return list(X.columns)
 
 
-def dtype_levels_note(names, parameter):
-    """The assumption a release cannot certify when levels came from dtypes."""
-    return (f"levels of columns {names} are their pandas Categorical dtype's categories: "
+def dtype_levels_notes(names, parameter, labels_from_dtype=False):
+    """The assumptions a release cannot certify when levels came from dtypes: those of
+    the feature columns ``names`` (declared with ``parameter``) and of the labels."""
+    groups = [(names, parameter)] if names else []
+    if labels_from_dtype:
+        groups.append((["y"], "classes"))
+    return [f"levels of columns {group} are their pandas Categorical dtype's categories: "
             "public only if the dtype was declared from public knowledge (astype('category') "
             "or read_csv(dtype='category') reads them from the data); declare them with "
-            f"{parameter}= to certify")
+            f"{declared_by}= to certify" for group, declared_by in groups]
 
 
 def undeclared_levels_error(name, parameter, alternative=""):

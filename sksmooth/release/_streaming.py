@@ -173,7 +173,7 @@ class StreamingRelease:
         params = validate_params(self)
         _check_parameters_unchanged(self, stream)
         self._check_public_parameters(params)
-        schema = _schema_of(stream, self)
+        schema = _schema_of(stream, self.__dict__)
         _take_schema(self)
         self.__dict__.update(schema)  # the new release's input schema
         self._release_stream(_with_noise(stream), params)
@@ -266,13 +266,12 @@ class PartitionCounter:
 _SCHEMA_ATTRIBUTES = ("n_features_in_", "feature_names_in_")  # set by validate_data
 
 
-def _schema_of(stream, fallback):
+def _schema_of(stream, attributes):
     """The accumulation's input schema; a stream pickled before streams kept one
-    had the estimator's (``fallback``: the estimator, or its published schema)."""
+    had the estimator's (taken from ``attributes``: its ``__dict__`` or published schema)."""
     if stream.schema is not None:
         return stream.schema
-    source = fallback if isinstance(fallback, dict) else fallback.__dict__
-    return {a: source[a] for a in _SCHEMA_ATTRIBUTES if a in source}
+    return {a: attributes[a] for a in _SCHEMA_ATTRIBUTES if a in attributes}
 
 
 def _take_schema(estimator):

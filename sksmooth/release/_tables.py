@@ -153,7 +153,7 @@ class TableSchema:
         n_features = shape[1]
         columns = frame_columns(X) if frame else None
         dtypes = [public_dtype(t) for t in X.dtypes] if frame else [None] * n_features
-        declared = _declared_levels(categories, n_features, columns)
+        declared = column_positions(categories or {}, n_features, columns, "categories")
         mask = _categorical_mask(categorical_features, n_features, columns,
                                  dtypes if frame else None, declared)
         strategies = [_column_strategy(j, mask[j], declared.get(j), columns, dtypes[j])
@@ -235,10 +235,6 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
     for item in items:
         mask[column_index(item, n_features, columns, "categorical_features")] = True
     return mask
-
-
-def _declared_levels(categories, n_features, columns):
-    return dict(column_positions(categories or {}, n_features, columns, "categories"))
 
 
 def _column_strategy(j, is_categorical, declared, columns, dtype):

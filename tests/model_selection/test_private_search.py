@@ -124,7 +124,7 @@ def test_perturbed_erm_plans_its_charge_from_public_parameters(cancer, params, p
     X, y = cancer
     model = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=4), bounds=(0, 1),
                                    classes=[0, 1], separating_points="oracle", **params)
-    plan = _search._planned_spends(model, [{}])
+    plan = _search._check_candidates(model, [{}])
     if planned is None:
         assert plan is None
         return

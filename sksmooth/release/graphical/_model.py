@@ -312,7 +312,7 @@ class _MessageCache(dict):
         super().__setitem__(key, value)
 
 
-def _eliminate(index, cliques, reduced, attrs, separator_tables, messages=None):
+def _eliminate(index, cliques, reduced, attrs, separator_tables, messages):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -333,8 +333,6 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables, messages=None):
     them (the pairs ``(i, j)`` for all ``j`` share every message carrying
     only ``i``), and each query mostly pays for its common ancestor alone.
     """
-    if messages is None:
-        messages = {}
     chains = [index.chain(index.host[a]) for a in attrs]
     common = set(chains[0]).intersection(*chains[1:])
     top = max(common, key=lambda i: index.depth[i])
