@@ -51,6 +51,7 @@ from ._columns import (
     format_labels,
     label_dtype,
     label_name,
+    label_output_dtype,
     resolve_labels,
     undeclared_levels_error,
 )
@@ -330,7 +331,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     (5, 4)
     """
 
-    _release_state = ("_stream", "_codec", "_has_y", "_y_name")
+    _release_state = ("_stream", "_codec", "_has_y", "_y_name", "_y_dtype")
 
     _parameter_constraints = {
         "epsilon": EPSILON,
@@ -494,7 +495,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             counted |= set(itertools.combinations(range(d), 2)) if d > 1 else {(0,)}
         counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
-        return ReleaseStream(params, frame, randomness, tables, counts, label_name(y)), (codes,)
+        return ReleaseStream(params, frame, randomness, tables, counts, label_name(y),
+                             label_output_dtype(y)), (codes,)
 
     def _stream_labels(self, stream):
         return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None
@@ -545,7 +547,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         # ---- publish (after the charge)
         self._codec = codec
         self._has_y = stream.frame.has_y
-        self._y_name = stream.y_name
+        self._y_name, self._y_dtype = stream.y_name, stream.y_dtype
         self.method_ = method
         self.model_ = result.model
         self.measured_tables_ = [m.attrs for m in result.measurements]
@@ -656,7 +658,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             missing value is float64).
         y_syn : ndarray or Series
             Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``; a
-            pandas Series with the fitted ``y``'s name when ``y`` was one.
+            pandas Series with the fitted ``y``'s name when ``y`` was one, and its
+            dtype when that is public (Categorical, ``boolean``, ``Int64``).
         """
         check_is_fitted(self, "model_")
         n_samples = (max(int(round(self.n_records_)), 1) if n_samples is None
@@ -667,7 +670,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if not self._has_y:
             return self._codec.decode(codes, rng)
         y_syn = format_labels(self._codec.columns[-1].decode(codes[:, -1], rng),
-                              getattr(self, "_y_name", False))
+                              getattr(self, "_y_name", False), getattr(self, "_y_dtype", None))
         return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):

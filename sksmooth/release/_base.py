@@ -56,6 +56,7 @@ from ._columns import (
     format_labels,
     label_dtype,
     label_name,
+    label_output_dtype,
     resolve_labels,
 )
 from ._systematic import check_scheme
@@ -213,7 +214,8 @@ class ReleaseContext:
 class ReleaseData(StreamingRelease, BaseEstimator):
     """Data handling shared by the release estimators (universe, workload)."""
 
-    _release_state = ("_stream", "_schema", "_sampling_rng", "_seeded", "_y_name", "_universe")
+    _release_state = ("_stream", "_schema", "_sampling_rng", "_seeded", "_y_name", "_y_dtype",
+                      "_universe")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -290,7 +292,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         context = self._release_context(sized, params, randomness, whole_table)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload),
-                               label_name(y))
+                               label_name(y), label_output_dtype(y))
         return stream, (data.X, data.y)
 
     def _stream_labels(self, stream):
@@ -561,7 +563,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
             (``jitter=True``) or at its centre.
         y_syn : ndarray or Series of shape (n_samples,)
             Only when labels were fitted: returned as ``(X_syn, y_syn)``; a
-            pandas Series with the fitted ``y``'s name when ``y`` was one.
+            pandas Series with the fitted ``y``'s name when ``y`` was one, and its
+            dtype when that is public (Categorical, ``boolean``, ``Int64``).
         """
         check_is_fitted(self, "model_")
         return self._emit(check_n_samples(n_samples), sampling_generator(random_state),
@@ -574,7 +577,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         X_syn = self._schema.decode(X_num)
         if y_syn is None:
             return X_syn
-        return X_syn, format_labels(y_syn, getattr(self, "_y_name", False))
+        return X_syn, format_labels(y_syn, getattr(self, "_y_name", False),
+                                    getattr(self, "_y_dtype", None))
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then emit ``len(X)`` synthetic rows; refuses a ``y`` (see class doc)."""
@@ -686,4 +690,4 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         self._schema = stream.frame.schema
         self._sampling_rng = stream.randomness.sampling
         self._seeded = stream.randomness.seeded
-        self._y_name = stream.y_name
+        self._y_name, self._y_dtype = stream.y_name, stream.y_dtype

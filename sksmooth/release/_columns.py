@@ -74,6 +74,7 @@ __all__ = [
     "is_bool_dtype",
     "label_dtype",
     "label_name",
+    "label_output_dtype",
     "is_dataframe",
     "is_numeric_dtype",
     "public_dtype",
@@ -606,10 +607,19 @@ def label_name(y):
         and not hasattr(y, "columns") else False
 
 
-def format_labels(y_syn, name):
-    """Synthetic labels as fitted: a Series named ``name``, or the array (``False``)."""
+def label_output_dtype(y):
+    """The public dtype a pandas Series ``y``'s synthetic labels come back with
+    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`), else ``None``."""
+    return public_dtype(label_dtype(y)) if label_name(y) is not False else None
+
+
+def format_labels(y_syn, name, dtype=None):
+    """Synthetic labels as fitted: a Series named ``name`` (of the public ``dtype``
+    when there is one), or the array (``name`` is ``False``)."""
     if name is False:
         return y_syn
     import pandas as pd  # a Series was fitted, so pandas is installed
 
+    if dtype is not None:
+        return pd.Series(_pandas_column(pd, y_syn, dtype), name=name)
     return pd.Series(y_syn, name=name)

@@ -70,11 +70,13 @@ class ReleaseStream:
     context: Any  # estimator-specific public choices (universe, workload, ...)
     statistic: Any  # exact counts, with update(...), empty_like(), state(), merge_state()
     y_name: Any = False  # name of a pandas Series y, False for arrays
+    y_dtype: Any = None  # a Series y's public dtype (label_output_dtype)
     parameter_values: dict = field(default_factory=dict)
     schema: Any = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
 
     def __setstate__(self, state):
         state.setdefault("schema", None)  # pickled before streams kept one: _schema_of
+        state.setdefault("y_dtype", None)  # pickled before the label dtype was kept
         self.__dict__.update(state)
 
     def __deepcopy__(self, memo):

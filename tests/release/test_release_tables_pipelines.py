@@ -172,6 +172,31 @@ def test_y_series_round_trip_and_fit_resample():
     assert ys.name == "target" and len(Xs) == len(df) and set(ys) <= {"no", "yes"}
 
 
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: SmoothMWEM(**_FRAME_PARAMS, **kw),
+    lambda **kw: AdaptiveMarginalSynthesizer(levels={"city": ["lyon", "nice", "paris"]},
+                                             bounds={"age": (18, 90), "visits": (0, 9)}, **kw),
+])
+@pytest.mark.parametrize("y_dtype, classes", [
+    (pd.CategoricalDtype(["no", "yes", "unsure"]), None),
+    ("boolean", None),
+    ("Int64", [0, 1]),
+])
+def test_synthetic_y_keeps_a_public_label_dtype(make, y_dtype, classes):
+    # a Categorical y came back as plain strings, a nullable Int64 as int64: the
+    # label dtype is public structure (a value cannot change it), as for X's columns
+    df = _frame()
+    smoker = df["smoker"].to_numpy(dtype=bool)
+    values = {"boolean": smoker, "Int64": smoker.astype(int)}.get(
+        y_dtype, np.where(smoker, "yes", "no"))
+    y = pd.Series(values, name="target").astype(y_dtype)
+    _, ys = make(classes=classes).fit_resample(df, y)
+    assert ys.name == "target" and ys.dtype == y.dtype, (ys.dtype, y.dtype)
+    # ndarray y -> ndarray labels
+    _, ys = make(classes=[0, 1]).fit_resample(df, smoker.astype(int))
+    assert isinstance(ys, np.ndarray)
+
 def test_set_output_does_not_raise_oddly():
     df = _frame()[["age", "visits"]]
     est = SmoothMWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
