@@ -19,6 +19,16 @@ selection share of the budget left after the 1-way tables: 0.5 is the
 paper's equal thirds, 0.2 the default, 0.1 AIM's alpha = 0.9),
 ``{"one_way_share": 0.2}`` (MST's share of rho for the 1-way tables; the
 default is the paper's 1/3),
+``{"selection": "noiseless" | "oracle_tree" | "penalised"}`` (MST's tree
+selection replaced, to find where its error comes from; the first two are
+diagnostics, *not private*: ``noiseless`` runs Kruskal's exponential
+mechanism at 10^4 times its epsilon on the usual scores, ``oracle_tree``
+takes the exact maximum spanning tree of each pair's distance from the
+independence of its own margins; both charge the usual selection budget so
+the measurements are unchanged. ``penalised`` is private: each pair's score
+minus the L1 error the 1-way measurements' noise is expected to put into
+it, ``sqrt(2/pi) sum_ab sqrt(s_i(a)^2 p_j(b)^2 + p_i(a)^2 s_j(b)^2)``, a
+public number; results in ``results/mst_selection_noise.json``),
 ``{"scheme": "iid"}`` (the rows drawn i.i.d.: every results file
 written before systematic sampling became ``sample``'s default, i.e.
 ``mst_selection_share.json`` and ``mst_refinement.json``, used i.i.d. rows),
@@ -125,6 +135,57 @@ def tree_then_rounds(codes, shape, rho, rng, *, workload, share, snr, neighbouri
     return S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
 
 
+_ORIG_PAIR_SCORES, _ORIG_KRUSKAL = _mst._pair_scores, _mst._private_kruskal
+
+
+def _expected_one_way_noise(fitter, pairs):
+    """Public: the L1 error each pair's independence score gets from the 1-way noise."""
+    d = len(fitter.data.shape)
+    p = [np.asarray(fitter.model.marginal((a,)), float) for a in range(d)]
+    s = [np.broadcast_to(np.asarray(fitter.measurements[a].sigma, float), p[a].shape)
+         for a in range(d)]
+    return np.array([np.sqrt(2 / np.pi) * np.sqrt(np.outer(s[i]**2, p[j]**2)
+                                                  + np.outer(p[i]**2, s[j]**2)).sum()
+                     for i, j in pairs])
+
+
+def _selection_variant(selection):
+    """Patch MST's tree selection (see the usage); ``None`` restores it."""
+    _mst._pair_scores, _mst._private_kruskal = _ORIG_PAIR_SCORES, _ORIG_KRUSKAL
+    if selection is None:
+        return
+    extra = {}
+
+    def scores(fitter, pairs):
+        if selection == 'penalised':
+            extra['penalty'] = _expected_one_way_noise(fitter, pairs)
+        if selection != 'oracle_tree':
+            return _ORIG_PAIR_SCORES(fitter, pairs)
+        out = []
+        for i, j in pairs:  # distance of the (compressed) table from its own margins' product
+            x = fitter.data.counts((i, j)).astype(float)
+            out.append(S.integer_l1_error(np.outer(x.sum(1), x.sum(0)) / max(x.sum(), 1), x))
+        return np.array(out, dtype=np.int64)
+
+    def kruskal(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
+        boost = 1.0 if selection == 'penalised' else 1e4
+        penalty = extra.get('penalty', np.zeros(len(pairs)))
+        component = np.arange(n_attrs)
+        left, right = np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
+        chosen = []
+        for _ in range(n_attrs - 1):
+            joins = np.flatnonzero(component[left] != component[right])
+            budget.spend_select(epsilon)  # the usual charge, whatever the variant
+            pick = int(joins[S.select_exact(scores_[joins], np.ones(joins.size), penalty[joins],
+                                            sensitivity, boost * epsilon, rng)])
+            chosen.append(pairs[pick])
+            old, new = component[right[pick]], component[left[pick]]
+            component[component == old] = new
+        return chosen
+
+    _mst._pair_scores, _mst._private_kruskal = scores, kruskal
+
+
 def run(name, eps, seed, method, **kw):
     X, levels = _held_out(name) if name in HELD_OUT + HELD_OUT_2 else B.load(name)
     if 'refine_share' in kw:
@@ -135,6 +196,7 @@ def run(name, eps, seed, method, **kw):
             snr=kw.pop('refine_snr'))
     else:
         _aim.select_spanning_tree = _mst.select_spanning_tree
+    _selection_variant(kw.pop('selection', None))
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     _mst.ONE_WAY_SHARE = kw.pop('one_way_share', DEFAULT_ONE_WAY_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
