@@ -241,7 +241,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         cube for parities, the domain for a finite class); 'uniform' = ``m``
         i.i.d. uniform points of the domain; 'auto' = 'oracle' for exact
         oracles, else 'uniform'; an array ``(m, n_features)`` inside
-        ``bounds``; or ``callable(m, rng) -> array``.
+        ``bounds``; or ``callable(m, rng) -> array``. The points are
+        published (``separating_points_``); an array or a callable makes the
+        private release *not certified*, since the code cannot check that
+        they are independent of the data.
     online_perturbation : {'hallucinated', 'labels'}, default='hallucinated'
         ``partial_fit`` variant: Alg. 1 (hallucinated examples), or the
         hallucination-free variant that perturbs past labels (no bound).
@@ -446,8 +449,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             problems.append("classes=None: the label set was read from the data")
         else:
             certified.append("label set given publicly (classes)")
-        certified.append("separating points drawn from the public stream, independently "
-                         "of the data")
+        if isinstance(params["separating_points"], str):
+            certified.append("separating points drawn from the public stream, independently "
+                             "of the data")
+        else:  # published in separating_points_: they must not be private rows
+            problems.append("separating_points given as an array or a callable: the code "
+                            "cannot check that they are independent of the private data, and "
+                            "they are published (separating_points_)")
         if not noise_problems:
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         check_accountant(params["accountant"])

@@ -208,6 +208,28 @@ def test_to_release_holds_only_released_values():
         online.to_release()
 
 
+@pytest.mark.parametrize("given", [lambda X: X[:64], lambda X: (lambda m, rng: X[:m])],
+                         ids=["array", "callable"])
+def test_separating_points_a_user_gives_are_not_certified(given):
+    # the release publishes Z (separating_points_) and certified "drawn from the
+    # public stream, independently of the data" for any Z: a user passing private
+    # rows published them under a certified guarantee (found by a review)
+    from sksmooth.accounting import BudgetAccountant
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(2000, 6)).astype(float)
+    y = (X[:, 0] + X[:, 3]) % 2
+    ledger = BudgetAccountant(1.0, 1e-5)
+    clf = quiet(PerturbedERMClassifier(ParityERMClassifier(), classes=[0, 1], bounds=(0, 1),
+                                       accountant=ledger, separating_points=given(X)), X, y)
+    assert not clf.guarantee_.certified and not ledger.ledger[-1].certified
+    assert not any("public stream" in a for a in clf.guarantee_.assumptions_certified)
+    assert any("separating_points" in a for a in clf.guarantee_.assumptions_not_certified)
+    drawn = quiet(PerturbedERMClassifier(ParityERMClassifier(), classes=[0, 1], bounds=(0, 1),
+                                         separating_points="uniform"), X, y)
+    assert any("public stream" in a for a in drawn.guarantee_.assumptions_certified)
+
+
 # ----------------------------------------------------- parameter table
 @pytest.mark.parametrize("params, error, match", [
     (dict(estimator="tree"), TypeError, "estimator"),
