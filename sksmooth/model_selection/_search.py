@@ -14,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._atomic import forget_fit
-from .._constraints import EPSILON, RANDOM_STATE, Boolean, CallableValue, Check, Integer, Options, validate_params
+from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, Options, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
@@ -45,14 +45,42 @@ def _check_estimator(estimator, name):
             f"{name} must be a scikit-learn estimator (e.g. a sksmooth private "
             f"classifier or a Pipeline ending in one), got {type(estimator).__name__}."
         )
-    if not any(k == "accountant" or k.endswith("__accountant")
-               for k in estimator.get_params(deep=True)):
+    final = _final_step(estimator)
+    if "accountant" not in final.get_params(deep=False):
+        wraps = any(k.endswith("__accountant") for k in final.get_params(deep=True))
         raise TypeError(
             f"{name} must be a private sksmooth estimator (one with an "
-            "'accountant' parameter, possibly the last step of a Pipeline); a "
-            "non-private estimator fitted on private folds would release the data."
+            "'accountant' parameter, possibly the last step of a Pipeline); "
+            + (f"{type(final).__name__} wraps one but has no accountant of its own and "
+               "reports no privacy_spent_, so the search could not account its fits "
+               "(a one-vs-rest wrapper fits the private estimator once per class): use "
+               "the private estimator directly (the sksmooth classifiers are multiclass)."
+               if wraps else
+               "a non-private estimator fitted on private folds would release the data.")
         )
     return estimator
+
+
+def _check_scoring(scoring, name):
+    from sklearn.metrics._scorer import _BaseScorer
+
+    if isinstance(scoring, str):
+        if scoring == "accuracy":
+            return scoring
+        raise ValueError(f"{name} must be 'accuracy' (the one per-row metric by name) or a "
+                         "callable scoring(estimator, X, y) returning one utility per row, "
+                         f"got {scoring!r}.")
+    if not callable(scoring) or isinstance(scoring, type):
+        raise TypeError(f"{name} must be 'accuracy' or a callable scoring(estimator, X, y) "
+                        f"returning one utility per row, got {type(scoring).__name__}.")
+    if isinstance(scoring, _BaseScorer):
+        raise TypeError(
+            f"{name} must return one value per held-out row (the sum over rows is "
+            "what has sensitivity 1); a scikit-learn scorer returns one number per "
+            "fold. Use 'accuracy', or a callable scoring(estimator, X, y) returning "
+            "an array of per-row utilities in [0, 1]."
+        )
+    return scoring
 
 
 def _check_param_grid(param_grid, name):
@@ -232,7 +260,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : estimator
         A private sksmooth estimator (it has an ``accountant`` parameter), or
-        a :class:`~sklearn.pipeline.Pipeline` ending in one.
+        a :class:`~sklearn.pipeline.Pipeline` ending in one (a wrapper such as
+        ``OneVsRestClassifier`` is refused: its fits report no privacy spent).
     param_grid : dict or list of dict
         Candidate parameters, as for ``GridSearchCV``. Refused before any fit:
         a grid that sets an accountant (the fits would bypass the search's
@@ -248,10 +277,14 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     scoring : "accuracy" or callable, default="accuracy"
         Per-row utility summed over held-out rows. ``"accuracy"`` counts
         correct predictions. A callable ``scoring(estimator, X, y)`` must
-        return one value per row; values are clipped to ``[0, 1]`` (NaN -> 0),
-        which is what makes each score's sensitivity 1, and rounded to
-        multiples of ``2^-(52 - bit_length(n_samples))`` (below ``1e-9`` for
-        up to 8 million rows), which keeps it exactly 1 in the float sums.
+        return one value per row; values are clipped to ``[0, 1]`` (NaN -> 0)
+        and rounded to multiples of ``2^-(52 - bit_length(n_samples))``
+        (below ``1e-9`` for up to 8 million rows), which keeps the sums
+        exact. Each score then has sensitivity 1 only if every row's value
+        depends on that row alone (not a fold-level metric spread over the
+        rows), which the code cannot check: a search with a callable is
+        *not certified*. A scikit-learn scorer (one number per fold) is
+        refused.
     refit : bool, default=True
         Refit the selected candidate on all rows as ``best_estimator_``. The
         refit is a further release, charged at the largest candidate cost
@@ -331,8 +364,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     refuses before any fit is charged.
 
     The statement is *certified* when every fit's own ``guarantee_`` is
-    certified, ``random_state`` is ``None`` and the pipeline steps before the
-    final estimator are data-independent (``PublicBoundsScaler``).
+    certified, ``random_state`` is ``None``, ``scoring='accuracy'`` and the
+    pipeline steps before the final estimator are data-independent
+    (``PublicBoundsScaler``).
 
     Publish ``best_params_`` and the released hypothesis of
     ``best_estimator_`` (e.g. its ``to_release()`` object where available),
@@ -370,7 +404,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         "epsilon_selection": EPSILON,
         "cv": Integer(2, high=_MAX_FOLDS,
                       cap_reason="every candidate is fitted and charged once per fold"),
-        "scoring": (Options("accuracy"), CallableValue()),
+        "scoring": Check(_check_scoring, "'accuracy' or a per-row callable"),
         "refit": Boolean(),
         "n_jobs": Check(_check_n_jobs, "None or a non-zero int"),
         "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
@@ -511,7 +545,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "budget, so neither was run: raise the budget, or pass refit=False."
                 ) from None
         best = rational_permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
-        certified = certified and not randomness.seeded and _preprocessing_is_public(estimator)
+        certified = (certified and not randomness.seeded and _preprocessing_is_public(estimator)
+                     and params["scoring"] == "accuracy")
         charge(ledger, params["epsilon_selection"], 0.0,
                label=f"{type(self).__name__} selection", certified=certified)
         total = PrivacySpent(eps.sum() + params["epsilon_selection"], delta.sum())
@@ -526,7 +561,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         if params["refit"]:
             self.best_estimator_ = best_estimator
         self.privacy_spent_ = total
-        self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator)
+        self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator,
+                                          params["scoring"])
         return self
 
     def _check_whole_search(self, ledger, spends, params):
@@ -585,12 +621,20 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         results["delta_spent"] = delta
         return results
 
-    def _guarantee(self, total, certified, seeded, estimator):
+    def _guarantee(self, total, certified, seeded, estimator, scoring):
         not_certified = []
         if seeded:
             not_certified.append(SEEDED_NOISE_NOTE)
         if not _preprocessing_is_public(estimator):
             not_certified.append(_PUBLIC_STEPS_NOTE)
+        per_row = ("per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
+                   "each score has sensitivity 1")
+        if scoring != "accuracy":
+            not_certified.append(
+                "scoring is a callable: the scores have sensitivity 1 only if each "
+                "row's utility depends on that row alone (a fold-level metric spread "
+                "over the rows does not), which the code cannot check")
+            per_row = "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums)"
         if not certified and not not_certified:
             not_certified.append("some candidate fit's own guarantee_ is not certified")
         return Guarantee(
@@ -600,8 +644,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             certified=bool(certified),
             assumptions_certified=(
                 "fold partition drawn from public randomness (never from labels)",
-                "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
-                "each score has sensitivity 1",
+                per_row,
                 "no exact held-out score is released",
             ),
             assumptions_not_certified=tuple(not_certified),

@@ -396,6 +396,43 @@ def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
                                 None, None, np.zeros(4), 4).tolist() == [0.0, 0.5, 1.0, 0.0]
 
 
+def test_a_callable_scoring_is_not_certified(cancer):
+    # each row's utility in [0, 1] has sensitivity 1 only if it depends on that row
+    # alone: a fold-level metric spread over the rows moves ~n/3 utilities when one
+    # row changes, yet the search certified "each score has sensitivity 1" (review)
+    X, y = cancer
+    ledger = BudgetAccountant()
+    gate = lambda est, Xf, yf: np.full(len(yf), float(np.mean(est.predict(Xf) == yf) > 0.9))
+    search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                             scoring=gate, accountant=ledger).fit(X, y)
+    assert not search.guarantee_.certified
+    assert not any("sensitivity 1" in a for a in search.guarantee_.assumptions_certified)
+    assert any("scoring" in a for a in search.guarantee_.assumptions_not_certified)
+    selection = [r for r in ledger.ledger if "selection" in r.label]
+    assert selection and not selection[0].certified
+    accuracy = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5).fit(X, y)
+    assert accuracy.guarantee_.certified
+    assert any("sensitivity 1" in a for a in accuracy.guarantee_.assumptions_certified)
+
+
+def test_setups_the_search_cannot_account_are_refused_before_any_charge(cancer):
+    # a wrapper of a private estimator (its fits report no privacy_spent_) and a
+    # scikit-learn scorer (one number per fold) were refused only after fold fits
+    # had been charged (found by a new-user review)
+    from sklearn.metrics import get_scorer
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = cancer
+    ledger = BudgetAccountant(epsilon=10.0)
+    with pytest.raises(TypeError, match="OneVsRestClassifier.*accountant"):
+        PrivateSearchCV(OneVsRestClassifier(_proper()), {"estimator__epsilon": [0.5, 1.0]},
+                        epsilon_selection=0.5, accountant=ledger).fit(X, y)
+    with pytest.raises(TypeError, match="one value per held-out row"):
+        PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                        scoring=get_scorer("accuracy"), accountant=ledger).fit(X, y)
+    assert len(ledger) == 0
+
+
 def test_docstring_examples_run():
     import doctest
 
