@@ -32,6 +32,7 @@ import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import joblib
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
@@ -405,7 +406,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """
         params = validate_params(self)
         # a refused or failed fit leaves no usable model
-        forget_fit(self, private=("_run", "_params_cache"))
+        forget_fit(self, private=("_run", "_params_cache", "_run_structure"))
         planned = self._planned_spend(params)
         if params["accountant"] is not None and planned is not None:
             params["accountant"].check(*planned)  # refuse before touching data
@@ -562,7 +563,12 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         The rows of ``X`` are first predicted by the current leader (their
         0-1 loss is added to ``cumulative_loss_``), then the oracle is
         refitted on all past rows plus a fresh perturbation (every
-        ``refit_every`` rounds). A failed call changes nothing.
+        ``refit_every`` rounds). A failed call changes nothing. The parameters
+        the run is set up with in its first round (``estimator``,
+        ``classes``, ``bounds``, ``separating_points``, ``n_hallucinated``,
+        ``online_perturbation``, ``noise``, ``random_state``) cannot change
+        between rounds (``set_params`` then makes the next call raise);
+        ``horizon``, ``refit_every`` and ``verbose`` can.
 
         Parameters
         ----------
@@ -596,13 +602,25 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         the same object as in the last validated round. Sound: a parameter
         changes through ``set_params`` (a new object), and the mutable ones
         (``classes``, ``bounds``, ``estimator``, ``separating_points``) are
-        read only by the first round, which always validates."""
+        read only by the first round, which always validates; a later round
+        refuses a change to any of :data:`_RUN_PARAMETERS`."""
         current = tuple(getattr(self, name) for name in self._parameter_constraints)
         cache = getattr(self, "_params_cache", None)
         if not first and cache is not None and cache.matches(current):
             return cache.params
         params = validate_params(self)
         self._refuse_privacy_params(params)
+        structure = {name: _fingerprint(params[name]) for name in _RUN_PARAMETERS}
+        if first:
+            self._run_structure = structure
+        else:
+            for name in _RUN_PARAMETERS:
+                if structure[name] != getattr(self, "_run_structure", structure)[name]:
+                    raise ValueError(
+                        f"{name} was changed since the first partial_fit call; the run "
+                        "(its oracle, domain, separating points and noise rule) was set "
+                        "up with the old value. Set it back, or start a new run on "
+                        "sklearn.base.clone(estimator).")
         self._params_cache = _ParamsCache(current, dict(params))
         return params
 
@@ -810,6 +828,28 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = True
         return tags
 
+
+
+# read by the first partial_fit round only: a later round refuses a change
+_RUN_PARAMETERS = ("estimator", "classes", "bounds", "separating_points", "n_hallucinated",
+                   "online_perturbation", "noise", "random_state")
+
+
+def _fingerprint(value):
+    """A value's content hash (numbers and sequences of numbers by value: ``(0, 1)``
+    and ``(0.0, 1.0)`` are one box); its identity when it cannot be hashed (a lambda).
+    A random generator is its kind only: its state advances with the run."""
+    if isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return type(value).__name__
+    if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):
+        try:
+            value = tuple(np.asarray(v, dtype=float) for v in value)
+        except (TypeError, ValueError):
+            pass
+    try:
+        return joblib.hash(value)
+    except Exception:  # noqa: BLE001 - joblib raises pickling errors of any type
+        return ("object", id(value))
 
 
 class _ParamsCache:

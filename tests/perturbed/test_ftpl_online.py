@@ -188,6 +188,30 @@ def test_a_parameter_changed_between_rounds_is_validated():
     assert clf.n_rounds_ == 4
 
 
+@pytest.mark.parametrize("name, value", [
+    ("online_perturbation", "labels"), ("bounds", (0, 0.01)), ("classes", [0, 1, 2]),
+    ("estimator", StumpERMClassifier(8)), ("separating_points", "uniform"),
+    ("n_hallucinated", 32), ("noise", "theory"), ("random_state", 5),
+])
+def test_a_parameter_the_run_was_set_up_with_cannot_change_mid_run(name, value):
+    # set_params between rounds crashed with an internal AttributeError
+    # (online_perturbation) or was silently ignored (bounds, classes, estimator, ...):
+    # the run's oracle, box, separating points and noise rule come from round 1
+    X, y = _threshold_stream(40)
+    clf = _play(PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], random_state=0),
+                X[:20], y[:20], 10)
+    before = pickle.dumps(clf._run)
+    clf.set_params(**{name: value})
+    with pytest.raises(ValueError, match=f"{name} was changed since the first partial_fit"):
+        clf.partial_fit(X[20:30], y[20:30])
+    assert pickle.dumps(clf._run) == before and clf.n_rounds_ == 2
+    clf.set_params(**{name: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1],
+                                                   random_state=0).get_params()[name]})
+    clf.set_params(bounds=(0.0, 1.0), horizon=100, refit_every=2)  # equal value; per-round ones
+    _play(clf, X[20:], y[20:], 10)
+    assert clf.n_rounds_ == 4
+
+
 def test_fast_path_refuses_what_validate_data_refuses():
     X, y = _threshold_stream(40)
     clf = _play(PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1]), X[:20], y[:20], 10)
