@@ -14,9 +14,12 @@ row (a timing benchmark, not an error comparison).
 Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/bench_aim_dependent_table.py [--quick] [--levels 5]
+        [--epsilon 1] [--seed 0]
 
-Writes ``benchmarks/results/aim_dependent_table.json`` (``*_quick.json``
-with ``--quick``).
+Writes ``benchmarks/results/aim_dependent_table.json``; a setting other than
+the default is named in the file (``aim_dependent_table_levels10_eps5_quick.json``,
+``..._seed1.json``: ``--seed`` seeds the releases and their rows, the
+table stays the same).
 """
 
 import argparse
@@ -52,14 +55,14 @@ def two_way_errors(X, rows, n_levels):
     return float(errors.max()), float(errors.mean())
 
 
-def run(X, n_levels, epsilon, **params):
+def run(X, n_levels, epsilon, seed, **params):
     start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded: a benchmark
-        synth = AdaptiveMarginalSynthesizer(levels=n_levels, epsilon=epsilon, random_state=0,
+        synth = AdaptiveMarginalSynthesizer(levels=n_levels, epsilon=epsilon, random_state=seed,
                                             **params).fit(X)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    rows = np.asarray(synth.sample(len(X), random_state=0), dtype=np.int64)
+    rows = np.asarray(synth.sample(len(X), random_state=seed), dtype=np.int64)
     max_error, mean_error = two_way_errors(X, rows, n_levels)
     return {**{k: str(v) for k, v in params.items()}, "method_": synth.method_,
             "fit_wall_s": round(wall, 1), "fit_cpu_s": round(cpu, 1),
@@ -72,6 +75,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="leave out the 1e7 cap")
     parser.add_argument("--levels", type=int, default=5)
     parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     X = dependent_table(args.levels)
     configurations = [{}, {"method": "mst"}]
@@ -79,13 +83,16 @@ def main():
         configurations.insert(1, {"max_model_size": 10_000_000})
     rows = []
     for params in configurations:
-        rows.append(run(X, args.levels, args.epsilon, **params))
+        rows.append(run(X, args.levels, args.epsilon, args.seed, **params))
         print(json.dumps(rows[-1]), flush=True)
-    out = RESULTS.with_name("aim_dependent_table_quick.json") if args.quick else RESULTS
+    name = (RESULTS.stem + (f"_levels{args.levels}" if args.levels != 5 else "")
+            + (f"_eps{args.epsilon:g}" if args.epsilon != 1.0 else "")
+            + (f"_seed{args.seed}" if args.seed != 0 else "") + ("_quick" if args.quick else ""))
+    out = RESULTS.with_name(name + ".json")
     out.write_text(json.dumps({
         "description": __doc__.split("\n\n")[0] + " " + __doc__.split("\n\n")[1],
         "table": {"n": len(X), "columns": X.shape[1], "levels": args.levels,
-                  "epsilon": args.epsilon, "delta": 1e-9},
+                  "epsilon": args.epsilon, "delta": 1e-9, "seed": args.seed},
         "python": platform.python_version(), "machine": platform.machine(),
         "rows": rows}, indent=1) + "\n")
 

@@ -79,19 +79,15 @@ _MAX_MODEL_SIZE = 10**9  # floats: 8 GB
 _COUNT_SHARE = 0.01  # of rho, for the noisy record count behind method='auto' (add/remove)
 # method='auto' runs AIM when round_signal_to_noise >= this. Measured on six
 # tables x three epsilons (benchmarks/bench_synthetic_tables.py, ours with the
-# method forced, 5 seeds): below ~0.8 MST has the lower max and mean error;
-# from ~0.8 to ~1.5 they split: on 3 of 4 tables AIM's mean error is lower by
-# <= 3.5%, MST's max error by 6-15%, and a classifier trained on MST's rows
-# scores higher (on a 40-column table with two parents per column, which no
-# tree captures, the reverse: AIM's max error 27% lower); from ~1.6 up AIM is
-# at least as good on both. The threshold sits at the top of the split zone:
-# AIM only where it does not trade a large max-error and downstream loss for
-# a small mean-error gain.
-# Re-checked after MST's selection share dropped to 2 rho/15 (graphical._mst),
-# on the three digits cells where 'auto' picks AIM (10 seeds, in-process
-# ablation): AIM still has the lower max error (digits8 eps 1: .048 vs .052,
-# eps 2: .039 vs .052; digits15 eps 2: .068 vs .085) and a mean error lower or
-# equal (.0087 vs .0086, .0068 vs .0075, .0094 vs .0100).
+# method forced, 5 seeds: the ours-aim / ours-mst rows of
+# results/synthetic_tables.json, MST at its current selection share): below
+# ~0.8 MST has the lower max and mean error; from ~0.8 to ~1.5 MST's mean
+# error is lower on all 4 tables (by 2-11%), its max error on 2 (by 11-24%;
+# AIM's 2% lower on digits15y at eps 2, 26% lower on a 40-column table with
+# two parents per column, which no tree captures), and a classifier trained
+# on MST's rows scores higher; from ~1.6 up AIM's max error is 7-24% lower
+# and its mean error equal (digits8 eps 1: .0082 both) or 8-14% lower. The
+# threshold sits at the top of the split zone.
 _AIM_MIN_SIGNAL_TO_NOISE = 1.5
 _SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable and general "
                "approach to differentially private synthetic data', JPC 2021, "
@@ -251,9 +247,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         ``1/1.5`` of the table's mean cell count ``N / cells``, else MST —
         few records or many columns leave AIM's ``16 d`` rounds mostly
         noise, while with a strong signal AIM's adaptive, wider tables win;
-        between ratios ~0.8 and ~1.5 the two trade a slightly lower mean
-        error (AIM) for a clearly lower max error (MST), measured on six
-        tables (see ``_AIM_MIN_SIGNAL_TO_NOISE``). ``N`` is public
+        between ratios ~0.8 and ~1.5 MST has the lower mean error and
+        mostly the lower max error, measured on six tables (see
+        ``_AIM_MIN_SIGNAL_TO_NOISE``). ``N`` is public
         under substitution; under add/remove it is a discrete Gaussian
         count paid with 1% of the budget (in ``privacy_records_``).
     max_model_size : int, default=1_000_000
@@ -266,10 +262,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         40-column table (n = 10 000, 5 levels, epsilon 1;
         ``benchmarks/bench_aim_dependent_table.py``) the fit takes 50 s at the
         default and 426 s at ``10_000_000``, with 2-way errors max .062 vs
-        .061, mean .0050 vs .0050 (one seed; another seed with
-        ``method='aim'``: .070 vs .056, .0054 vs .0051); on the benchmark's
+        .061, mean .0050 vs .0050 (one seed; another seed: .065 vs .056,
+        .0051 vs .0048, ``results/aim_dependent_table_seed1.json``); on the benchmark's
         40-column table at epsilon 2 the two caps give the same errors
-        (20 seeds, ``benchmarks/results/synthetic_tables.json``).
+        (20 seeds; ``benchmarks/results/synthetic_tables.json`` now and as
+        of commit ``6ec5b5e``, at the previous default of ``10_000_000``).
     neighbouring : {"add_remove", "substitution"}, default="add_remove"
         Neighbouring relation of the guarantee. ``"add_remove"`` (AIM's)
         keeps the number of records private (it is estimated from the noisy

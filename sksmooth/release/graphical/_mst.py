@@ -34,9 +34,9 @@ mean error is lower in all 18 benchmark cells (six tables x epsilon in
 the benchmark (one tie, one 3% higher, within 1 SE); the downstream
 accuracy is never lower; the max error is lower in 10 of the 18 cells
 (one tie; higher in 7, by at most 7%; on breast30y at epsilon 2 the 3-way
-max error is 9% higher at 20 seeds, ~2.5 SE) and in 8 of the 15 held-out
+max error is 9% higher at 20 seeds) and in 8 of the 15 held-out
 cells (``benchmarks/results/mst_selection_share.json``). ``1 : 9`` (AIM's share) lowers the
-mean error in as many cells but the max error in fewer (9 of 18, 4 of 15),
+mean error in 16 of 18 and 14 of 15 cells but the max error in fewer (9 of 18, 4 of 15),
 and loses downstream accuracy on breast30y: with too little budget the
 tree's edges are picked worse. Re-checked with the rows drawn as ``sample``
 draws them and 3-way errors, shares 0.15 to 0.5, 10 seeds
