@@ -366,7 +366,10 @@ class Boxes(ConceptClass):
         # all grid intervals [g_a, g_b], a < b, as grid indices
         a_idx, b_idx = np.triu_indices(n_cells + 1, k=1)
         n_int = len(a_idx)
-        grids = np.stack(np.meshgrid(*([np.arange(n_int)] * dl), indexing="ij"), -1).reshape(-1, dl)
+        # every dl-tuple of interval indices, in C order (meshgrid takes at most 32 axes)
+        flat = np.arange(n_int**dl)
+        grids = np.stack([(flat // n_int**(dl - 1 - k)) % n_int for k in range(dl)], axis=-1) \
+            if dl else np.zeros((1, 0), dtype=np.int64)
         n_boxes = len(grids)
         lo = np.broadcast_to(lower, (n_boxes, d)).copy()
         hi = np.broadcast_to(upper, (n_boxes, d)).copy()

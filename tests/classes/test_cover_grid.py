@@ -113,6 +113,16 @@ def test_box_cover_radius_brute_force(gamma):
     assert radius >= 0.6 * cover.gamma
 
 
+def test_box_cover_past_32_features():
+    # numpy's meshgrid takes at most 32 arrays: 33 features crashed with a
+    # RuntimeError from inside the cover (found by a review)
+    with pytest.warns(UserWarning):
+        C = Boxes().cover(bounds=(np.zeros(33), np.ones(33)), gamma=0.1, max_size=1000)
+    assert C.n_concepts >= 2  # the whole box (one interval per feature) and the empty one
+    X = np.random.default_rng(0).random((5, 33))
+    assert C.evaluate(X).shape == (5, C.n_concepts)
+
+
 def test_box_bracket_width():
     cover = Boxes().cover(bounds=(0.0, 1.0), gamma=0.25, n_features=1)
     assert cover.n_concepts == 11 and cover.gamma == 0.25  # N = 4

@@ -77,6 +77,12 @@ def test_parities_degree_range_and_cap():
     with pytest.warns(UserWarning, match="max_size=5"):
         Q = Parities().cover(bounds=(0, 1), n_features=6, max_size=5, random_state=0)
     assert Q.n_concepts == 5 and Q.gamma == 0.5 and Q.gamma_certified
+    # 30 binary features: 2^30 characters, too many to sample a subset from; the
+    # message named neither a parameter nor a fix (found by a review)
+    with pytest.raises(ValueError, match=r"max_degree=\d") as caught:
+        Parities().cover(bounds=(0, 1), n_features=30, max_size=1000, random_state=0)
+    k = int(caught.value.args[0].split("max_degree=")[1].split(")")[0])
+    Parities(max_degree=k).cover(bounds=(0, 1), n_features=30, max_size=1000, random_state=0)
 
 
 @pytest.mark.parametrize(
