@@ -136,6 +136,34 @@ def check_positive_int(value, name, minimum=1):
     return value
 
 
+BOUNDS_HINT = "Pass e.g. bounds=(0.0, 1.0), or bounds=(lower_array, upper_array)."
+
+
+def check_bounds_pair(value, name="bounds"):
+    """The ``bounds`` parameter's shape, checked before any data is seen.
+
+    A pair ``(lower, upper)`` — a tuple, a list, or an array of shape
+    ``(2,)`` or ``(2, n_features)`` — of finite numbers, each a scalar or a
+    1-D array (its length is checked against the data at fit). Returns
+    ``value`` unchanged. The parameter tables add :data:`BOUNDS_HINT` to
+    every message.
+    """
+    pair = isinstance(value, (tuple, list)) or (
+        isinstance(value, np.ndarray) and value.ndim in (1, 2))
+    if not pair or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (lower, upper).")
+    try:
+        lower, upper = (np.asarray(v, dtype=float) for v in value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold numbers.") from None
+    if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
+        raise ValueError(f"{name}: lower and upper must each be a number or a non-empty "
+                         "1-D array.")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"{name} must be finite (no NaN or inf).")
+    return value
+
+
 def check_bounds(bounds, n_features, X=None, name="bounds"):
     """Validate the public domain box and return ``(lower, upper)`` arrays.
 

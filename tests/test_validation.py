@@ -169,6 +169,32 @@ def test_public_box_of_zero_width_everywhere_is_refused(estimator, supervised):
         estimator.fit(X, y) if supervised else estimator.fit(X)
 
 
+_BOXED = [
+    lambda b: PrivateProperClassifier(bounds=b, classes=[0, 1]),
+    lambda b: PerturbedERMClassifier(bounds=b, classes=[0, 1]),
+    lambda b: SmoothHedgeClassifier(bounds=b, hypotheses="stumps"),
+    lambda b: SmoothMWEM(bounds=b),
+]
+
+
+@pytest.mark.parametrize("make", _BOXED, ids=["proper", "perturbed", "hedge", "mwem"])
+def test_every_estimator_takes_the_same_bounds(make):
+    # a (2, d) array was a pair for two estimators and refused by the other two
+    # with "must be a pair (lower, upper), got ndarray of shape (2, 3)" (review)
+    X = np.random.default_rng(0).random((40, 3))
+    y = np.arange(40) % 2
+    for bounds in [(0, 1), [0.0, 1.0], (np.zeros(3), np.ones(3)),
+                   np.array([np.zeros(3), np.ones(3)]), np.array([0.0, 1.0])]:
+        est = make(bounds)
+        est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
+    for bounds, error in [(np.zeros((3, 3)), TypeError), ((0, 1, 2), TypeError),
+                          ("01", TypeError), ((0, np.inf), ValueError),
+                          ((np.zeros((2, 2)), 1), ValueError)]:
+        est = make(bounds)
+        with pytest.raises(error, match=r"bounds.*bounds=\(0\.0, 1\.0\)"):
+            est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
+
+
 def test_box_with_one_flat_feature_is_accepted():
     lower, upper = check_box_has_width(np.array([0.0, 1.0]), np.array([0.0, 2.0]))
     assert upper[1] == 2.0

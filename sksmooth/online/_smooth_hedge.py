@@ -24,11 +24,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update, forget_fit
 from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
-                            Options, Real, validate_params)
+                            Options, Param, Real, validate_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
-from .._validation import (check_bounds, check_box_has_width, check_generator,
-                           check_inferred_box_has_width, check_public_classes,
+from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, check_box_has_width,
+                           check_generator, check_inferred_box_has_width, check_public_classes,
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
@@ -75,22 +75,6 @@ def lemma_3_2_bound(log_n_functions, n_rounds, p):
     res = minimize_scalar(value, bounds=(-20.0, 5.0), method="bounded",
                           options={"xatol": 1e-10})
     return float(min(n_rounds, res.fun, value(0.0)))
-
-
-def _check_bounds_parameter(value, name):
-    """``bounds``: a pair (lower, upper) of finite scalars or 1-D arrays."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(f"{name} must be None or a pair (lower, upper) of scalars or 1-D "
-                        "arrays, e.g. bounds=(0.0, 1.0).")
-    try:
-        lower, upper = (np.asarray(v, dtype=float) for v in value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must hold numbers, e.g. bounds=(0.0, 1.0).") from None
-    if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
-        raise ValueError(f"{name}: lower and upper must be scalars or non-empty 1-D arrays.")
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError(f"{name} must be finite (no NaN or inf).")
-    return value
 
 
 @dataclass
@@ -313,7 +297,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                                                     "as a float")),
         "gamma": (Options("auto"), Real(0.0, 1.0, closed="neither")),
         "learning_rate": (Options("auto"), Real(0.0, np.inf, closed="neither")),
-        "bounds": (NoneValue(), Check(_check_bounds_parameter, "a pair (lower, upper)")),
+        "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
+                        hint=BOUNDS_HINT),
         "max_experts": Integer(2, high=2 ** 26, cap_reason="memory: a few floats per "
                                                            "hypothesis, about 2 GB"),
         "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "

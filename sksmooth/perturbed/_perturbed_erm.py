@@ -48,6 +48,7 @@ from .._constraints import (
     Integer,
     NoneValue,
     Options,
+    Param,
     Real,
     validate_params,
 )
@@ -56,8 +57,10 @@ from .._private_data import sanitize_rows, validate_private_data
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
+    BOUNDS_HINT,
     BinaryLabels,
     check_bounds,
+    check_bounds_pair,
     check_box_has_width,
     check_generator,
     check_public_classes,
@@ -101,14 +104,7 @@ def _check_classes(value, name="classes"):
 
 
 def _check_bounds_param(value, name="bounds"):
-    if isinstance(value, (str, bytes, dict)) or np.ndim(value) == 0 and value is not None:
-        raise TypeError(f"{name} must be None or a pair (lower, upper), e.g. {name}=(0, 1).")
-    try:
-        lower, upper = value
-        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be None or a pair (lower, upper) of numbers or "
-                        f"arrays, e.g. {name}=(0, 1).") from None
+    lower, upper = (np.asarray(v, dtype=float) for v in check_bounds_pair(value, name))
     check_box_has_width(*check_bounds((lower, upper), max(lower.size, upper.size), name=name),
                         name=name)
     return value
@@ -346,7 +342,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "online_perturbation": Options("hallucinated", "labels"),
         "horizon": (NoneValue(), Integer(1, high=10**9, cap_reason="rounds")),
         "refit_every": Integer(1, high=10**9, cap_reason="rounds"),
-        "bounds": (NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
+        "bounds": Param((NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
+                        hint=BOUNDS_HINT),
         "classes": (NoneValue(), Check(_check_classes, "a list of labels")),
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),

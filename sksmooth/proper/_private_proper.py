@@ -57,7 +57,8 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import check_public_classes, declared_classes
+from .._validation import (BOUNDS_HINT, check_bounds_pair, check_public_classes,
+                           declared_classes)
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import PrivacyLeakWarning
@@ -305,8 +306,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "delta": Real(0.0, 1.0, closed="left"),
         "alpha": Real(0.0, 1.0, closed="neither"),
         "beta": Real(0.0, 1.0, closed="neither"),
-        "bounds": Param((NoneValue(), InstanceOf((tuple, list), "a pair (lower, upper)")),
-                        only_when=_ON_A_BOX),  # 'littlestone': the domain is the box
+        "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
+                        only_when=_ON_A_BOX,  # 'littlestone': the domain is the box
+                        hint=BOUNDS_HINT),
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
         "prototypes_per_label": Param((_AUTO, Integer(1, high=4096, cap_reason=(
             "the statistics hold prototypes_per_label x n_classes x n_features integers"))),

@@ -35,11 +35,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._domain import grid_threshold
-from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options
+from .._constraints import (EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options,
+                           Param)
 from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
+    BOUNDS_HINT,
     check_bounds,
+    check_bounds_pair,
     check_box_has_width,
     check_delta,
     check_sigma,
@@ -85,21 +88,6 @@ def _check_queries(value, name):
                     f"concept class with cover(...), or a callable; got {type(value).__name__}.")
 
 
-def _check_bounds_param(value, name):
-    try:
-        lower, upper = value
-        lower = np.asarray(lower, dtype=float)
-        upper = np.asarray(upper, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be None or a pair (lower, upper) of numbers or 1-D "
-                        "arrays of numbers, e.g. bounds=(0.0, 1.0).") from None
-    if isinstance(value, (str, bytes, dict)) or lower.ndim > 1 or upper.ndim > 1:
-        raise TypeError(f"{name} must be a pair (lower, upper) of numbers or 1-D arrays.")
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError(f"{name} must be finite (no NaN or inf).")
-    return value
-
-
 def _check_classes(value, name):
     if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1 or len(value) == 0:
         raise TypeError(f"{name} must be None or a non-empty 1-D list of the public labels, "
@@ -130,7 +118,8 @@ COMMON_CONSTRAINTS = {
     "categorical_features": Check(check_categorical_features,
                                   "None, 'from_dtype', a mask, indices or names"),
     "categories": Check(check_categories, "None or a dict {column: [levels]}"),
-    "bounds": (NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
+    "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
+                    hint=BOUNDS_HINT),
     "classes": (NoneValue(), Check(_check_classes, "a 1-D list of labels")),
     "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
     "random_state": RANDOM_STATE,
