@@ -700,3 +700,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     def n_features_in_(self):
         self._check_refitted()
         return self.best_estimator_.n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        self._check_refitted()
+        return self.best_estimator_.feature_names_in_

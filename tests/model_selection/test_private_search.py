@@ -344,6 +344,17 @@ def test_clone_get_params_and_delegation(cancer):
     assert search.best_estimator_.get_params()["epsilon"] == search.best_params_["epsilon"]
 
 
+def test_feature_names_are_delegated_as_grid_search_does(cancer):
+    # GridSearchCV exposes feature_names_in_ for a DataFrame; PrivateSearchCV did not
+    pd = pytest.importorskip("pandas")
+    X, y = cancer
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    search = PrivateSearchCV(_proper(), {"epsilon": [1.0]}, epsilon_selection=0.5).fit(frame, y)
+    assert list(search.feature_names_in_) == list(frame.columns)
+    plain = PrivateSearchCV(_proper(), {"epsilon": [1.0]}, epsilon_selection=0.5).fit(X, y)
+    assert not hasattr(plain, "feature_names_in_")
+
+
 def test_refit_false_has_no_best_estimator(cancer):
     X, y = cancer
     search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
