@@ -329,6 +329,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             (isinstance(hyp, str) and hyp in ("stumps", "thresholds"))
             or isinstance(hyp, (Stumps, Thresholds)))
         tags.input_tags.allow_nan = False
+        # one multiclass stump names at most two labels: on sklearn's 3-blob check
+        # it cannot reach the 0.83 accuracy asked (binary accuracy is tested in
+        # tests/online without this tag)
+        tags.classifier_tags.poor_score = True
         return tags
 
     # ------------------------------------------------------------------ fit

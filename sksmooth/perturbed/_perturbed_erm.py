@@ -823,6 +823,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
+        # a private fit at sklearn's check sizes (n ~ 100) is dominated by its
+        # certified perturbation; accuracy is tested where theory says it must
+        # be good (tests/perturbed)
+        tags.classifier_tags.poor_score = True
         return tags
 
 
