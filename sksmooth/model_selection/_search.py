@@ -14,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._atomic import forget_fit
-from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, Options, validate_params
+from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
