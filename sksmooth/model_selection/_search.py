@@ -35,7 +35,7 @@ _SELECTION_SOURCE = (
 )
 _PUBLIC_STEPS_NOTE = (
     "pipeline steps before the final estimator learn nothing from the data "
-    "(only PublicBoundsScaler and 'passthrough' are recognised as such)"
+    "(only PublicBoundsScaler with declared bounds and 'passthrough' are recognised as such)"
 )
 
 
@@ -144,7 +144,8 @@ def _final_step(estimator):
 def _preprocessing_is_public(estimator):
     if not isinstance(estimator, Pipeline):
         return True
-    return all(step == "passthrough" or step is None or isinstance(step, PublicBoundsScaler)
+    return all(step == "passthrough" or step is None
+               or (isinstance(step, PublicBoundsScaler) and step.bounds is not None)
                for _, step in estimator.steps[:-1])
 
 

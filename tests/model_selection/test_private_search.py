@@ -231,6 +231,19 @@ def test_non_public_preprocessing_is_not_certified(cancer):
     assert any("PublicBoundsScaler" in a for a in search.guarantee_.assumptions_not_certified)
 
 
+def test_a_scaler_reading_its_bounds_from_the_data_is_not_public(cancer):
+    # PublicBoundsScaler() (bounds=None) takes the data's min / max, published in
+    # best_estimator_; the search counted it as a public step (found by an audit)
+    X, y = cancer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = PrivateSearchCV(make_pipeline(PublicBoundsScaler(), _proper()),
+                                 {"privateproperclassifier__epsilon": [1.0]},
+                                 epsilon_selection=0.5).fit(X, y)
+    assert not search.guarantee_.certified
+    assert any("PublicBoundsScaler" in a for a in search.guarantee_.assumptions_not_certified)
+
+
 def test_seeded_search_warns_and_is_not_certified(cancer):
     X, y = cancer
     with pytest.warns(PrivacyLeakWarning):
