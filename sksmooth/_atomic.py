@@ -8,12 +8,14 @@ define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
 a ledger charge is never rolled back: charged is charged.
 :func:`forget_fit` is the other half of the rule for ``fit``: a new fit
 starts from the constructor parameters, nothing of the previous fit left.
+:func:`parameter_fingerprint` tells whether a parameter a stream was set up
+with was changed since (``set_params`` between ``partial_fit`` calls).
 """
 
 import copy
 import functools
 
-__all__ = ["atomic_update", "forget_fit"]
+__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint"]
 
 
 def _state(estimator):
@@ -48,3 +50,27 @@ def atomic_update(method):
             raise
 
     return wrapper
+
+
+def parameter_fingerprint(value):
+    """A parameter value's content hash, for "changed since the first call?".
+
+    Numbers and sequences of numbers compare by value (``(0, 1)`` and
+    ``(0.0, 1.0)`` are one box); a random generator by its kind only (its
+    state advances with the stream); a value that cannot be hashed (a lambda)
+    by its identity. Computed before any charge: it never raises.
+    """
+    import joblib
+    import numpy as np
+
+    if isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return type(value).__name__
+    if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):
+        try:
+            value = tuple(np.asarray(v, dtype=float) for v in value)
+        except (TypeError, ValueError):
+            pass
+    try:
+        return joblib.hash(value)
+    except Exception:  # noqa: BLE001 - joblib raises pickling errors of any type
+        return ("object", id(value))

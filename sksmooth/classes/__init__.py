@@ -31,7 +31,7 @@ from ._base import ConceptClass, FiniteConcepts
 from ._discrete import Conjunctions, MarginalConcepts, Marginals, ParityConcepts, Parities
 from ._finite import FiniteClass
 from ._halfspaces import HalfspaceConcepts, Halfspaces, estimate_cover_radius
-from ._registry import check_concept_class
+from ._registry import check_concept_class, user_code_notes
 
 __all__ = [
     "BoxConcepts",
@@ -50,5 +50,6 @@ __all__ = [
     "Stumps",
     "Thresholds",
     "check_concept_class",
+    "user_code_notes",
     "estimate_cover_radius",
 ]

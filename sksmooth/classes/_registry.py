@@ -5,7 +5,7 @@ from ._base import ConceptClass, FiniteConcepts
 from ._discrete import Conjunctions, Marginals, Parities
 from ._halfspaces import Halfspaces
 
-__all__ = ["check_concept_class"]
+__all__ = ["check_concept_class", "user_code_notes"]
 
 _NAMES = {
     "thresholds": Thresholds,
@@ -46,3 +46,30 @@ def check_concept_class(value, name="hypotheses"):
     raise ValueError(
         f"{name} must be one of {sorted(_NAMES)}, a sksmooth.classes concept class "
         f"(e.g. Stumps()) or a finite instance (e.g. FiniteClass(matrix=...)); got {value!r}.")
+
+
+def user_code_notes(value, name):
+    """What a privacy claim cannot certify about a class or workload ``value``.
+
+    A name, a matrix, a sksmooth class (its type defined in sksmooth) or a
+    matrix-defined :class:`~sksmooth.classes.FiniteClass` gives each row a
+    value that depends on that row alone, so counts over rows have
+    sensitivity 1. A callable, a ``FiniteClass`` of functions or an object
+    of a user type is user code: the code cannot check that. Returns a list
+    of not-certified notes (empty when nothing is user code).
+    """
+    import numpy as np
+
+    from ._finite import FiniteClass
+
+    if value is None or isinstance(value, (str, np.ndarray, list, tuple)):
+        return []
+    if isinstance(value, FiniteClass):
+        user = value.functions is not None
+    else:
+        user = not type(value).__module__.startswith("sksmooth.")
+    if not user:
+        return []
+    return [f"{name} is user code ({type(value).__name__}): the claim needs each row's "
+            "value to depend on that row alone (counts of sensitivity 1), which the code "
+            "cannot check"]

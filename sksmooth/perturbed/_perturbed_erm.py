@@ -32,13 +32,12 @@ import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
-import joblib
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._atomic import atomic_update, forget_fit
+from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
     EPSILON,
     RANDOM_STATE,
@@ -607,7 +606,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             return cache.params
         params = validate_params(self)
         self._refuse_privacy_params(params)
-        structure = {name: _fingerprint(params[name]) for name in _RUN_PARAMETERS}
+        structure = {name: parameter_fingerprint(params[name]) for name in _RUN_PARAMETERS}
         if first:
             self._run_structure = structure
         else:
@@ -834,23 +833,6 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 # read by the first partial_fit round only: a later round refuses a change
 _RUN_PARAMETERS = ("estimator", "classes", "bounds", "separating_points", "n_hallucinated",
                    "online_perturbation", "noise", "random_state")
-
-
-def _fingerprint(value):
-    """A value's content hash (numbers and sequences of numbers by value: ``(0, 1)``
-    and ``(0.0, 1.0)`` are one box); its identity when it cannot be hashed (a lambda).
-    A random generator is its kind only: its state advances with the run."""
-    if isinstance(value, (np.random.Generator, np.random.RandomState)):
-        return type(value).__name__
-    if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):
-        try:
-            value = tuple(np.asarray(v, dtype=float) for v in value)
-        except (TypeError, ValueError):
-            pass
-    try:
-        return joblib.hash(value)
-    except Exception:  # noqa: BLE001 - joblib raises pickling errors of any type
-        return ("object", id(value))
 
 
 class _ParamsCache:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._guarantee import PrivacySpent
+from ..classes import user_code_notes
 from ..exceptions import PrivacyWarning
 from .littlestone._ldim import LittlestoneOracle, as_class_matrix
 from .littlestone._polypri import (
@@ -197,7 +198,8 @@ class LittlestoneStrategy:
             "rows off the public domain are mapped to the nearest domain point",
         ]
         certified = ["splits and internal parameters depend on public inputs only"]
-        return LITTLESTONE_SOURCE, certified, [], notes
+        return (LITTLESTONE_SOURCE, certified,
+                user_code_notes(params["hypotheses"], "hypotheses"), notes)
 
     @staticmethod
     def spent(params):

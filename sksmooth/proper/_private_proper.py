@@ -33,13 +33,12 @@ import math
 import warnings
 from dataclasses import dataclass
 
-import joblib
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import atomic_update, forget_fit
+from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
     RANDOM_STATE,
     EPSILON,
@@ -519,7 +518,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             )
         current = self.get_params(deep=False)
         for name, fingerprint in self._structure.items():
-            if joblib.hash(current[name]) != fingerprint:
+            if parameter_fingerprint(current[name]) != fingerprint:
                 raise ValueError(
                     f"{name} was changed since the first partial_fit call; the running "
                     "counts were made with the old value. Set it back, or call fit to "
@@ -530,7 +529,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """Select, charge, then publish (nothing is visible before the charge)."""
         index, details = strategy.select(statistics, params, randomness)
         spent = strategy.spent(params)
-        certified = not (randomness.seeded or inferred or strategy.bounds_inferred)
+        _, _, problems, _ = strategy.guarantee_facts(params, statistics.n, details)
+        substitution = strategy.epsilon_under_substitution(spent.epsilon,
+                                                           spent.delta) == spent.epsilon
+        # the ledger's flag is the guarantee's (_guarantee): the same problems
+        certified = not (randomness.seeded or inferred or strategy.bounds_inferred
+                         or problems or not substitution)
+        if first:  # what fixes the cover and the counts; a release's own budget may change.
+            # By content: a restored or copied state compares equal; before the charge
+            structure = {name: parameter_fingerprint(value) for name, value
+                         in self.get_params(deep=False).items()
+                         if name not in _PER_RELEASE_PARAMETERS}
         charge(self.accountant, spent.epsilon, spent.delta,
                label=type(self).__name__, certified=certified)
         # ---- published from here on
@@ -539,11 +548,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             spent.epsilon, spent.delta,
             strategy.epsilon_under_substitution(spent.epsilon, spent.delta), certified))
         self._strategy, self._statistics, self._release_log = strategy, statistics, log
-        if first:  # what fixes the cover and the counts; a release's own budget may change
-            # by content (joblib.hash): a restored or copied state compares equal
-            self._structure = {name: joblib.hash(value) for name, value
-                               in self.get_params(deep=False).items()
-                               if name not in _PER_RELEASE_PARAMETERS}
+        if first:
+            self._structure = structure
         self._classes_inferred, self._seeded = inferred, randomness.seeded
         self.classes_ = classes_
         self.n_samples_seen_ = statistics.n

@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._guarantee import PrivacySpent
+from ..classes import FiniteConcepts, user_code_notes
 
 __all__ = ["ExponentialSelectionBound"]
 
@@ -54,9 +55,11 @@ class ExponentialSelectionBound:
     def selection_facts(self, params, n, structure, class_note):
         """``(certified, not_certified, notes)`` of the guarantee; ``structure``
         names the public class (cover, grid), ``class_note`` describes it."""
-        certified, not_certified = [], []
+        certified, not_certified = [], user_code_notes(params["hypotheses"], "hypotheses")
         if self.bounds_inferred:
             not_certified.append(f"{structure} is data independent (bounds taken from data)")
+        elif isinstance(params["hypotheses"], FiniteConcepts):
+            certified.append("class given explicitly (hypotheses=...)")
         else:
             certified.append(f"{structure} built from public bounds only")
         bound = self.excess_error_bound(params["epsilon"], params["beta"], n)

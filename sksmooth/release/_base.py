@@ -48,7 +48,7 @@ from .._validation import (
     check_sigma,
 )
 from ..accounting import check_accountant
-from ..classes import Halfspaces
+from ..classes import Halfspaces, user_code_notes
 from ._sampler import SyntheticSampler
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
@@ -310,6 +310,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
+        out += user_code_notes(self.queries, "queries")
         return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "categories",
                                         labels_from_dtype=data.classes_from_dtype)
 
