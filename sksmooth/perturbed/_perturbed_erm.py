@@ -67,6 +67,7 @@ from .._validation import (
     declared_classes,
 )
 from ..accounting import charge, check_accountant
+from ..classes import user_code_notes
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
@@ -446,7 +447,14 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             problems.append("classes=None: the label set was read from the data")
         else:
             certified.append("label set given publicly (classes)")
-        if isinstance(params["separating_points"], str):
+        estimator = params["estimator"]
+        problems += user_code_notes(getattr(estimator, "concepts", None),
+                                    "the estimator's concepts")
+        if isinstance(params["separating_points"], str) \
+                and getattr(estimator, "domain", None) is not None:
+            certified.append("separating points from the oracle's declared domain (a public "
+                             "input, published in separating_points_)")
+        elif isinstance(params["separating_points"], str):
             certified.append("separating points drawn from the public stream, independently "
                              "of the data")
         else:  # published in separating_points_: they must not be private rows

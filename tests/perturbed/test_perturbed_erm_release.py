@@ -412,3 +412,30 @@ def test_cells_of_extreme_bounds_are_the_grid_cells():
         warnings.simplefilter("error")
         cells = oracle._cells(X, 3, lower, upper)
     np.testing.assert_array_equal(cells, [[0, 3], [2, 2], [3, 0]])
+
+
+def test_a_finite_class_from_user_code_or_a_declared_domain_is_said_so():
+    # separating points tiled from a user domain were certified "drawn from the
+    # public stream"; a concept object's n_concepts was taken on trust (the noise
+    # calibrated for |F| = 2 on a class of 500) under a certified release (audit)
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(40, 2)), 3)
+    y = (X[:, 0] > 0).astype(int)
+    F = np.where(rng.random((40, 3)) > 0.5, 1, -1)
+    clf = quiet(PerturbedERMClassifier(FiniteClassERMClassifier(F, domain=X), classes=[0, 1]),
+                X, y)
+    assert not any("public stream" in a for a in clf.guarantee_.assumptions_certified)
+    assert any("declared domain" in a for a in clf.guarantee_.assumptions_certified)
+
+    class Concepts:  # a user concept object
+        n_concepts = 2
+
+        def evaluate(self, Z):
+            return np.asarray(Z)[:, :1] >= np.linspace(0, 1, 500)[None, :]
+
+    Xu = rng.uniform(0, 1, (500, 1))
+    clf = quiet(PerturbedERMClassifier(FiniteClassERMClassifier(Concepts()), bounds=(0, 1),
+                                       classes=[0, 1], separating_points="uniform",
+                                       n_hallucinated=2000), Xu, (Xu[:, 0] > 0.3).astype(int))
+    assert not clf.guarantee_.certified
+    assert any("concepts is user code" in a for a in clf.guarantee_.assumptions_not_certified)
