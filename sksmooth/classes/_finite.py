@@ -136,6 +136,21 @@ class FiniteClass(FiniteConcepts):
         A = np.ascontiguousarray(A, dtype=float)
         return A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
 
+    def map_to_domain(self, X):
+        """``X`` with every row that is not a domain point replaced by the first
+        domain point (a private fit maps, never refuses: a refusal would tell a
+        row apart). Other classes: ``X`` unchanged."""
+        if self.matrix is None:
+            return X
+        X = self._check_X(X) + 0.0
+        keys = self._row_keys(X)
+        pos = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
+        off = self._sorted_keys[pos] != keys
+        if off.any():
+            X = X.copy()
+            X[off] = self.domain[0]
+        return X
+
     def domain_index(self, X):
         """Index of each row of ``X`` in ``domain``; raises ``ValueError`` if absent."""
         X = self._check_X(X) + 0.0

@@ -613,3 +613,18 @@ def test_a_class_joblib_cannot_hash_charges_nothing_it_cannot_release():
     assert len(ledger) == 1 and hasattr(clf, "hypothesis_")
     clf.partial_fit(X, y)  # the same class object: not "changed"
     assert clf.n_releases_ == 2
+
+
+def test_a_row_off_a_matrix_class_domain_is_mapped_not_refused():
+    # the fit raised on a neighbour with one row off the domain while the dataset
+    # itself was released certified: the refusal told the two apart (audit)
+    H = FiniteClass(matrix=[[1, -1, 1], [-1, 1, 1]])  # domain {0, 1, 2}
+    X = np.array([[0.0], [1.0], [2.0], [1.0]])
+    y = np.array([0, 1, 1, 0])
+    ledger = BudgetAccountant(epsilon=5)
+    a = PrivateProperClassifier(hypotheses=H, bounds=(0, 2), classes=[0, 1],
+                                accountant=ledger).fit(X, y)
+    X[3] = 1.5
+    b = PrivateProperClassifier(hypotheses=H, bounds=(0, 2), classes=[0, 1],
+                                accountant=ledger).fit(X, y)
+    assert a.guarantee_.certified and b.guarantee_.certified and len(ledger) == 2
