@@ -54,6 +54,11 @@ class Guarantee:
     assumptions_not_certified: tuple = field(default_factory=tuple)
     notes: tuple = field(default_factory=tuple)
 
+    def __post_init__(self):
+        if self.certified and self.assumptions_not_certified:
+            raise ValueError("a certified Guarantee lists assumptions the code could not "
+                             f"verify: {self.assumptions_not_certified!r}")
+
     def __str__(self):
         status = "CERTIFIED" if self.certified else "NOT CERTIFIED"
         lines = [f"{self.claim} [{status}]", f"  source: {self.source}"]

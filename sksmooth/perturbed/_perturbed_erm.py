@@ -733,9 +733,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         return Guarantee(
             claim=claim, source=_SOURCE_FTPL, certified=not problems,
             assumptions_certified=tuple(certified),
-            assumptions_not_certified=tuple(problems) + (
-                "L* = 0 (realizable data); use regret_bound(best_loss) otherwise",),
-            notes=(f"noise rule: {strategy.name}",
+            assumptions_not_certified=tuple(problems),
+            notes=("the claim is conditional on L* = 0 (realizable data); use "
+                   "regret_bound(best_loss) otherwise",
+                   f"noise rule: {strategy.name}",
                    f"a round is one partial_fit call; loss per round bounded by B = "
                    f"{max(run.loss_bound, 1)} rows",
                    "partial_fit is not differentially private"),

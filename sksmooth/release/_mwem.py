@@ -702,8 +702,8 @@ class SmoothMWEM(ReleaseMixin):
                 f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
             )
         if self.cover_gamma_:
-            how = ("estimated (Monte Carlo), not certified"
-                   if getattr(workload, "gamma_certified", True) is False else "certified")
+            how = ("certified" if getattr(workload, "gamma_certified", None) is True
+                   else "estimated or stated by the workload, not certified")
             notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
                          f"({how})")
         source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM
