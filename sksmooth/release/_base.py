@@ -241,8 +241,11 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             schema = TableSchema.from_input(X_num, self.categorical_features, self.categories)
         n, d = X_num.shape
         finite = np.where(np.isfinite(X_num), X_num, np.nan)
-        lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
-                                    np.nan_to_num(finite, nan=0.0))
+        if self.bounds is None and schema.all_levelled:  # every box edge is a level count
+            lower, upper = np.zeros(d), np.zeros(d)
+        else:
+            lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
+                                        np.nan_to_num(finite, nan=0.0))
         lower, upper = schema.public_bounds(lower, upper)
         if self.bounds is not None:
             check_box_has_width(lower, upper)
@@ -306,7 +309,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         out = []
         if randomness.seeded:
             out.append(SEEDED_NOISE_NOTE)
-        if self.bounds is None:
+        if self.bounds is None and not data.schema.all_levelled:
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")

@@ -178,6 +178,11 @@ class TableSchema:
             return X
         return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
 
+    @property
+    def all_levelled(self):
+        """Whether every column is level-coded (its bounds then come from its levels)."""
+        return self.n_features > 0 and all(lv is not None for lv in self.levels)
+
     def public_bounds(self, lower, upper):
         """Bounds with the level-coded columns set to ``[0, L-1]``."""
         lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
