@@ -1,6 +1,7 @@
 """PrivateSearchCV: hyperparameter search whose every output is private."""
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import joblib
@@ -18,6 +19,7 @@ from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, valid
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
+from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge, check_accountant
 from ..exceptions import BudgetError
 from ..mechanisms._exact_selection import rational_permute_and_flip
@@ -236,6 +238,41 @@ def _check_candidates(estimator, candidates):
     return None if any(s is None for s in spends) else np.array(spends, dtype=float)
 
 
+class _ReachedTheCharge(Exception):
+    """A rehearsal fit got to its charge: everything before it passed."""
+
+
+class _RehearsalLedger(BudgetAccountant):
+    """Accepts every check and stops a fit at its charge: nothing is spent and
+    nothing of the fit is published."""
+
+    def check(self, epsilon, delta=0.0):
+        return None
+
+    def spend(self, epsilon, delta=0.0, label=None, certified=True):
+        raise _ReachedTheCharge
+
+
+def _rehearse(estimator, candidates, X, y, train):
+    """Fit every candidate on the first training fold up to its charge, so that a
+    candidate refused before its charge (a parameter the data's shape rules
+    out, a class too large to build) is refused before *any* fit of the search
+    is charged. Private: a fit's errors before its charge depend on public
+    inputs only, and a rehearsal publishes nothing else."""
+    keys = [k for k in estimator.get_params(deep=True)
+            if k == "accountant" or k.endswith("__accountant")]
+    X_train, y_train = _take(X, train), _take(y, train)
+    for params in candidates:
+        model = clone(estimator).set_params(**params)
+        model.set_params(**{k: _RehearsalLedger() for k in keys})
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the real fits warn
+                model.fit(X_train, y_train)
+        except _ReachedTheCharge:
+            pass
+
+
 def _estimator_has(attr):
     def check(self):
         if hasattr(self, "best_estimator_"):
@@ -268,7 +305,12 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         a grid that sets an accountant (the fits would bypass the search's
         ledger), a candidate with ``neighbouring='add_remove'`` (the search
         composes under substitution, where it can cost twice its epsilon), and
-        invalid parameter values.
+        invalid parameter values. Then every candidate is rehearsed: fitted on
+        the first training fold up to its charge (nothing is charged or
+        published), so a candidate the data's shape rules out (e.g.
+        ``hypotheses='thresholds'`` on several features) is refused before
+        any fit of the search is charged; this costs one extra fit per
+        candidate.
     epsilon_selection : float
         Epsilon of the private selection step (> 0).
     cv : int, default=3
@@ -518,6 +560,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         randomness = release_randomness(self.random_state, name="random_state")
         X, y = indexable(X, y)
         splits = self._folds(len(y), randomness.public)
+        _rehearse(estimator, candidates, X, y, splits[0][0])  # before any fit is charged
         results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"],
                                   params["verbose"])
 

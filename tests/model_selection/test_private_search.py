@@ -420,6 +420,20 @@ def test_callable_scoring_is_clipped_to_sensitivity_one(cancer):
                                 None, None, np.zeros(4), 4).tolist() == [0.0, 0.5, 1.0, 0.0]
 
 
+def test_a_candidate_the_data_rules_out_is_refused_before_any_charge(cancer):
+    # thresholds need one feature: the search charged candidate 0's three folds,
+    # then raised on candidate 1 (noticed in an earlier session)
+    X, y = cancer
+    ledger = BudgetAccountant(epsilon=50.0)
+    with pytest.raises(ValueError, match="hypotheses='thresholds' needs one feature"):
+        PrivateSearchCV(_proper(), {"hypotheses": ["stumps", "thresholds"]},
+                        epsilon_selection=0.5, accountant=ledger).fit(X, y)
+    assert len(ledger) == 0
+    PrivateSearchCV(_proper(), {"hypotheses": ["stumps", "boxes"]}, epsilon_selection=0.5,
+                    accountant=ledger).fit(X[:, :3], y)
+    assert len(ledger) == 2 * 3 + 1 + 1  # folds, selection, refit: the rehearsals charge nothing
+
+
 def test_a_callable_scoring_is_not_certified(cancer):
     # each row's utility in [0, 1] has sensitivity 1 only if it depends on that row
     # alone: a fold-level metric spread over the rows moves ~n/3 utilities when one
