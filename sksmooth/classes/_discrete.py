@@ -343,14 +343,15 @@ class Parities(ConceptClass):
         if max_size is not None and total > max_size:
             rng = check_generator(random_state)
             if masks is None:
-                fits = max((k for k in range(max_deg + 1)
+                fits = max((k for k in range(min_deg, max_deg + 1)
                             if sum(math.comb(d, j) for j in range(min_deg, k + 1)) <= 5_000_000),
-                           default=min_deg)
+                           default=None)
+                fix = ("use fewer features" if fits is None else
+                       f"pass hypotheses=Parities(min_degree={min_deg}, max_degree={fits}) or "
+                       "a smaller degree, or use fewer features")
                 raise ValueError(
                     f"Parities: {total} characters of degree {min_deg} to {max_deg} on {d} "
-                    "features are too many to sample a subset from (at most 5e6); pass "
-                    f"hypotheses=Parities(max_degree={fits}) or a smaller degree, or use "
-                    "fewer features.")
+                    f"features are too many to sample a subset from (at most 5e6); {fix}.")
             masks = masks[np.sort(rng.choice(len(masks), size=max_size, replace=False))]
             gamma = 0.5
             warnings.warn(

@@ -23,7 +23,8 @@ class FiniteClass(FiniteConcepts):
     domain : array-like of shape (n_domain, n_features), optional
         The domain points, in the column order of ``matrix``. Default: the
         indices ``0, ..., n_domain - 1`` as a single feature. ``evaluate``
-        looks points up exactly and raises on points outside the domain.
+        looks points up exactly; a point outside the domain is evaluated as
+        the first domain point (rows may be private: mapped, never refused).
     functions : list of callables, optional
         Each maps an array ``X`` of shape ``(n_points, n_features)`` to a
         boolean-like array of shape ``(n_points,)``. Evaluation calls each
@@ -167,8 +168,8 @@ class FiniteClass(FiniteConcepts):
         return self._order[pos]
 
     def _evaluate_chunk(self, X):
-        if self.matrix is not None:
-            return self.matrix.T[self.domain_index(X)]
+        if self.matrix is not None:  # private rows off the domain: mapped, never refused
+            return self.matrix.T[self.domain_index(self.map_to_domain(X))]
         out = np.empty((X.shape[0], self.n_concepts), dtype=bool)
         for j, f in enumerate(self.functions):
             values = np.asarray(f(X))

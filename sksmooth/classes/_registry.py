@@ -64,10 +64,9 @@ def user_code_notes(value, name):
 
     if value is None or isinstance(value, (str, np.ndarray, list, tuple)):
         return []
-    if isinstance(value, FiniteClass):
+    user = not type(value).__module__.startswith("sksmooth.")  # a user type (or subclass)
+    if isinstance(value, FiniteClass) and not user:
         user = value.functions is not None
-    else:
-        user = not type(value).__module__.startswith("sksmooth.")
     if not user:
         return []
     return [f"{name} is user code ({type(value).__name__}): the claim needs each row's "

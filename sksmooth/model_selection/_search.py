@@ -52,11 +52,13 @@ def _check_estimator(estimator, name):
         wraps = any(k.endswith("__accountant") for k in final.get_params(deep=True))
         raise TypeError(
             f"{name} must be a private sksmooth estimator (one with an "
-            "'accountant' parameter, possibly the last step of a Pipeline); "
-            + (f"{type(final).__name__} wraps one but has no accountant of its own and "
-               "reports no privacy_spent_, so the search could not account its fits "
-               "(a one-vs-rest wrapper fits the private estimator once per class): use "
-               "the private estimator directly (the sksmooth classifiers are multiclass)."
+            f"'accountant' parameter, possibly the last step of a Pipeline), got "
+            f"{type(final).__name__}; "
+            + (f"{type(final).__name__} holds one but has no accountant of its own and "
+               "reports no privacy_spent_, so the search could not account its fits (a "
+               "one-vs-rest wrapper fits the private estimator once per class; a nested "
+               "Pipeline must be flattened into one): make the private estimator the last "
+               "step (the sksmooth classifiers are multiclass)."
                if wraps else
                "a non-private estimator fitted on private folds would release the data.")
         )
@@ -196,34 +198,51 @@ def _take(data, indices):
     return data[indices] if isinstance(data, np.ndarray) else _safe_indexing(data, indices)
 
 
-def _fit_and_count(estimator, params, X, y, train, test, scoring, candidate):
-    model = clone(estimator).set_params(**params)
+def _ledger_keys(model):
+    return [k for k in model.get_params(deep=True)
+            if k == "accountant" or k.endswith("__accountant")]
+
+
+def _candidate(estimator, params, ledger):
+    """``estimator`` with ``params``, every accountant set to ``ledger``. The grid's
+    own objects are copied (``clone`` of the whole), never fitted or changed."""
+    model = clone(clone(estimator).set_params(**params))
+    return model.set_params(**{k: ledger for k in _ledger_keys(model)})
+
+
+def _fit_and_count(model, X, y, train, test, scoring, candidate):
+    model = clone(model)  # the ledger is shared, not copied (BudgetAccountant.__deepcopy__)
     model.fit(_take(X, train), _take(y, train))
     spent, certified = _release_report(model)
     utility = _row_utility(scoring, model, _take(X, test), _take(y, test), len(y))
     return _FoldResult(candidate, float(utility.sum()), spent, certified)
 
 
-def _check_candidates(estimator, candidates):
-    """Refuse, before anything is fitted or charged, a candidate the search could
-    not account: one that sets its own accountant (its fits would bypass the
-    search's ledger), or one released under add/remove neighbours (the search
-    composes its fits under substitution of one row, where such a release can
-    cost twice its epsilon); and check every candidate's public parameters.
-
-    Returns the ``(epsilon, delta)`` one fit of each candidate charges, from its
-    public parameters (rows of an array), or ``None`` when a candidate's charge
-    depends on the data (an estimator without ``_planned_spend``, or one that
-    returns ``None``)."""
-    spends = []
+def _refuse_grid_ledgers(candidates):
+    """A grid that sets an accountant would send fits to another ledger."""
     for params in candidates:
         ledgers = [k for k in params if k == "accountant" or k.endswith("__accountant")]
         if ledgers:
             raise ValueError(
                 f"param_grid sets {ledgers[0]!r}: every fit of the search is charged to "
                 "the search's ledger (its accountant parameter); remove it from the grid.")
-        model = clone(estimator).set_params(**params)
+
+
+def _check_candidates(models):
+    """Refuse, before anything is fitted or charged, a candidate the search could
+    not account: one whose final step is not a private estimator (a grid may swap
+    it), or one released under add/remove neighbours (the search composes its
+    fits under substitution of one row, where such a release can cost twice its
+    epsilon); and check every candidate's public parameters.
+
+    Returns the ``(epsilon, delta)`` one fit of each candidate charges, from its
+    public parameters (rows of an array), or ``None`` when a candidate's charge
+    depends on the data (an estimator without ``_planned_spend``, or one that
+    returns ``None``)."""
+    spends = []
+    for model in models:
         final = _final_step(model)
+        _check_estimator(model, "a candidate of param_grid")  # a grid may swap a step
         if final.get_params(deep=False).get("neighbouring") == "add_remove":
             raise ValueError(
                 "PrivateSearchCV composes its fits under substitution of one row, where a "
@@ -253,18 +272,19 @@ class _RehearsalLedger(BudgetAccountant):
         raise _ReachedTheCharge
 
 
-def _rehearse(estimator, candidates, X, y, train):
+def _rehearse(models, X, y, train):
     """Fit every candidate on the first training fold up to its charge, so that a
     candidate refused before its charge (a parameter the data's shape rules
     out, a class too large to build) is refused before *any* fit of the search
     is charged. Private: a fit's errors before its charge depend on public
     inputs only, and a rehearsal publishes nothing else."""
-    keys = [k for k in estimator.get_params(deep=True)
-            if k == "accountant" or k.endswith("__accountant")]
     X_train, y_train = _take(X, train), _take(y, train)
-    for params in candidates:
-        model = clone(estimator).set_params(**params)
-        model.set_params(**{k: _RehearsalLedger() for k in keys})
+    for model in models:
+        model = clone(model)
+        model.set_params(**{k: _RehearsalLedger() for k in _ledger_keys(model)})
+        # in this process: the rehearsal ledger does not travel to workers
+        model.set_params(**{k: 1 for k in model.get_params(deep=True)
+                            if k == "n_jobs" or k.endswith("__n_jobs")})
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the real fits warn
@@ -478,25 +498,27 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------- helpers
-    def _ledger(self, estimator):
-        """The search's ledger and the estimator with every accountant set to it."""
+    def _ledger(self, estimator, candidates):
+        """The search's ledger: its ``accountant``, else the one ledger the
+        estimator or the grid's objects hold (``None`` if none does)."""
         if self.accountant is not None:
-            ledger = self.accountant
-        else:
-            found = {id(v): v for k, v in estimator.get_params(deep=True).items()
-                     if (k == "accountant" or k.endswith("__accountant")) and v is not None}
-            if len(found) > 1:
-                raise ValueError(
-                    "estimator holds several different accountants; pass "
-                    "accountant=... to PrivateSearchCV so one ledger records the search."
-                )
-            ledger = next(iter(found.values()), None)
-        keys = [k for k in estimator.get_params(deep=True)
-                if k == "accountant" or k.endswith("__accountant")]
-        return ledger, clone(estimator).set_params(**{k: ledger for k in keys})
+            return self.accountant
+        found = {}
+        for params in [{}] + candidates:  # a grid may swap in a step holding a ledger
+            model = clone(estimator).set_params(**params)  # reads the grid's objects only
+            found.update({id(v): v for k, v in model.get_params(deep=True).items()
+                          if (k == "accountant" or k.endswith("__accountant"))
+                          and v is not None})
+        if len(found) > 1:
+            raise ValueError(
+                "estimator holds several different accountants; pass "
+                "accountant=... to PrivateSearchCV so one ledger records the search."
+            )
+        return next(iter(found.values()), None)
 
     def _check_ledger_reaches_workers(self, ledger):
-        if (ledger is not None and ledger.path is None and ledger.url is None
+        if (ledger is not None and not isinstance(ledger, _RehearsalLedger)
+                and ledger.path is None and ledger.url is None
                 and joblib.effective_n_jobs(self.n_jobs) != 1):
             raise ValueError(
                 "n_jobs != 1 with an in-memory BudgetAccountant: worker processes "
@@ -512,12 +534,12 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return [(np.sort(np.concatenate(folds[:j] + folds[j + 1:])), np.sort(folds[j]))
                 for j in range(self.cv)]
 
-    def _fit_folds(self, estimator, candidates, X, y, splits, scoring, verbose):
-        tasks = [(estimator, params, X, y, train, test, scoring, c)
-                 for c, params in enumerate(candidates) for train, test in splits]
+    def _fit_folds(self, models, X, y, splits, scoring, verbose):
+        tasks = [(model, X, y, train, test, scoring, c)
+                 for c, model in enumerate(models) for train, test in splits]
         with Progress(type(self).__name__, verbose, total=len(tasks),
                       unit="fits") as progress:
-            progress.log(f"{len(candidates)} candidates x {len(splits)} folds = "
+            progress.log(f"{len(models)} candidates x {len(splits)} folds = "
                          f"{len(tasks)} private fits")
             if joblib.effective_n_jobs(self.n_jobs) == 1:
                 results = (_fit_and_count(*task) for task in tasks)
@@ -551,18 +573,19 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "PrivateSearchCV.fit takes no fit parameters: their effect on the "
                 "privacy of each fit could not be accounted."
             )
-        ledger, estimator = self._ledger(params["estimator"])
-        self._check_ledger_reaches_workers(ledger)
         candidates = list(ParameterGrid(params["param_grid"]))
-        spends = _check_candidates(estimator, candidates)  # before any fit is charged
+        _refuse_grid_ledgers(candidates)
+        ledger = self._ledger(params["estimator"], candidates)
+        self._check_ledger_reaches_workers(ledger)
+        models = [_candidate(params["estimator"], c, ledger) for c in candidates]
+        spends = _check_candidates(models)  # before any fit is charged
         if ledger is not None:
             self._check_whole_search(ledger, spends, params)
         randomness = release_randomness(self.random_state, name="random_state")
         X, y = indexable(X, y)
         splits = self._folds(len(y), randomness.public)
-        _rehearse(estimator, candidates, X, y, splits[0][0])  # before any fit is charged
-        results = self._fit_folds(estimator, candidates, X, y, splits, params["scoring"],
-                                  params["verbose"])
+        _rehearse(models, X, y, splits[0][0])  # before any fit is charged
+        results = self._fit_folds(models, X, y, splits, params["scoring"], params["verbose"])
 
         counts = np.zeros(len(candidates))
         eps = np.zeros(len(candidates))
@@ -589,14 +612,15 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "budget, so neither was run: raise the budget, or pass refit=False."
                 ) from None
         best = rational_permute_and_flip(counts, params["epsilon_selection"], 1.0, randomness.noise)
-        certified = (certified and not randomness.seeded and _preprocessing_is_public(estimator)
+        public_steps = all(_preprocessing_is_public(m) for m in models)  # a grid may swap one
+        certified = (certified and not randomness.seeded and public_steps
                      and params["scoring"] == "accuracy")
         charge(ledger, params["epsilon_selection"], 0.0,
                label=f"{type(self).__name__} selection", certified=certified)
         total = PrivacySpent(eps.sum() + params["epsilon_selection"], delta.sum())
         if params["refit"]:
             best_estimator, total, certified = self._refit(
-                estimator, candidates[best], X, y, ledger, max_fit, best, total, certified)
+                models[best], X, y, ledger, max_fit, best, total, certified)
         # publish only now: everything above has been charged
         self.n_splits_ = self.cv
         self.cv_results_ = self._results(candidates, eps, delta)
@@ -605,7 +629,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         if params["refit"]:
             self.best_estimator_ = best_estimator
         self.privacy_spent_ = total
-        self.guarantee_ = self._guarantee(total, certified, randomness.seeded, estimator,
+        self.guarantee_ = self._guarantee(total, certified, randomness.seeded, public_steps,
                                           params["scoring"])
         return self
 
@@ -631,7 +655,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "charged. Raise the budget, or search fewer candidates, folds or "
                 "smaller epsilons.") from None
 
-    def _refit(self, estimator, params, X, y, ledger, max_fit, best, total, certified):
+    def _refit(self, model, X, y, ledger, max_fit, best, total, certified):
         """Charge the worst-case refit padding, then refit the selected candidate.
 
         The padding makes the refit's charge ``max_c eps_c`` whatever is
@@ -644,7 +668,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             pad_eps = max(float(pad_eps), np.finfo(float).tiny)
             charge(ledger, pad_eps, float(pad_delta),
                    label=f"{type(self).__name__} refit padding", certified=certified)
-        model = clone(estimator).set_params(**params).fit(X, y)
+        model = clone(model).fit(X, y)
         spent, refit_certified = _release_report(model)
         total = PrivacySpent(total.epsilon + float(pad_eps) + spent.epsilon,
                              total.delta + float(pad_delta) + spent.delta)
@@ -665,11 +689,11 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         results["delta_spent"] = delta
         return results
 
-    def _guarantee(self, total, certified, seeded, estimator, scoring):
+    def _guarantee(self, total, certified, seeded, public_steps, scoring):
         not_certified = []
         if seeded:
             not_certified.append(SEEDED_NOISE_NOTE)
-        if not _preprocessing_is_public(estimator):
+        if not public_steps:
             not_certified.append(_PUBLIC_STEPS_NOTE)
         per_row = ("per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
                    "each score has sensitivity 1")

@@ -50,8 +50,7 @@ import numpy as np
 
 from .._private_data import finite_rows, sanitize_rows
 from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
-from ..classes import (ConceptClass, FiniteClass, FiniteConcepts, StumpConcepts, Thresholds,
-                       check_concept_class)
+from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
 from ._intervals import IntervalStrategy
@@ -188,8 +187,6 @@ class ExponentialStrategy(ExponentialSelectionBound):
     def accumulate(self, statistics, X, y_codes):
         """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
         X = sanitize_rows(X, self.lower, self.upper)
-        if isinstance(self.concepts, FiniteClass):  # a matrix class: onto its domain
-            X = self.concepts.map_to_domain(X)
         k = statistics.total.shape[0]
         return statistics + label_counts(self.concepts, X, y_codes, k)
 

@@ -702,7 +702,9 @@ class SmoothMWEM(ReleaseMixin):
                 f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
             )
         if self.cover_gamma_:
-            how = ("certified" if getattr(workload, "gamma_certified", None) is True
+            flag = getattr(workload, "gamma_certified", None)
+            built_in = type(workload).__module__.startswith("sksmooth.")
+            how = ("certified" if flag is True or (built_in and flag is not False)
                    else "estimated or stated by the workload, not certified")
             notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
                          f"({how})")

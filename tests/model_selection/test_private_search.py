@@ -124,7 +124,7 @@ def test_perturbed_erm_plans_its_charge_from_public_parameters(cancer, params, p
     X, y = cancer
     model = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=4), bounds=(0, 1),
                                    classes=[0, 1], separating_points="oracle", **params)
-    plan = _search._check_candidates(model, [{}])
+    plan = _search._check_candidates([model])
     if planned is None:
         assert plan is None
         return
@@ -432,6 +432,35 @@ def test_a_candidate_the_data_rules_out_is_refused_before_any_charge(cancer):
     PrivateSearchCV(_proper(), {"hypotheses": ["stumps", "boxes"]}, epsilon_selection=0.5,
                     accountant=ledger).fit(X[:, :3], y)
     assert len(ledger) == 2 * 3 + 1 + 1  # folds, selection, refit: the rehearsals charge nothing
+
+
+def test_a_grid_of_estimator_objects_is_charged_to_the_search_and_left_unchanged(cancer):
+    # the grid's own objects were fitted with their own accountant=None (1 charge
+    # in all: the selection), and the rehearsal left its ledger set on them (review)
+    X, y = cancer
+    ledger = BudgetAccountant()
+    grid = {"privateproperclassifier": [_proper(epsilon=1.0), _proper(epsilon=2.0)]}
+    pipe = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), _proper())
+    search = PrivateSearchCV(pipe, grid, epsilon_selection=0.5, accountant=ledger).fit(X, y)
+    assert ledger.spent.epsilon == pytest.approx(3 * 3.0 + 0.5 + 2.0)
+    assert search.guarantee_.certified
+    assert all(e.accountant is None and not hasattr(e, "hypothesis_")
+               for e in grid["privateproperclassifier"])
+    with pytest.raises(TypeError, match="private sksmooth estimator.*got LogisticRegression"):
+        from sklearn.linear_model import LogisticRegression
+        PrivateSearchCV(pipe, {"privateproperclassifier": [LogisticRegression()]},
+                        epsilon_selection=0.5, accountant=ledger).fit(X, y)
+
+
+def test_a_nested_search_with_workers_and_a_file_ledger_runs(cancer, tmp_path):
+    # the rehearsal's in-memory ledger made the inner search refuse its n_jobs=2
+    X, y = cancer
+    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    inner = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                            n_jobs=2)
+    PrivateSearchCV(inner, {"epsilon_selection": [0.5, 1.0]}, epsilon_selection=0.5,
+                    accountant=ledger, cv=2).fit(X, y)
+    assert len(ledger) > 0
 
 
 def test_a_callable_scoring_is_not_certified(cancer):

@@ -628,3 +628,19 @@ def test_a_row_off_a_matrix_class_domain_is_mapped_not_refused():
     b = PrivateProperClassifier(hypotheses=H, bounds=(0, 2), classes=[0, 1],
                                 accountant=ledger).fit(X, y)
     assert a.guarantee_.certified and b.guarantee_.certified and len(ledger) == 2
+    assert b.predict(X).shape == (4,)  # the released hypothesis maps it too (review)
+
+
+class _OwnFiniteClass(FiniteClass):  # a user type: evaluate may read the whole batch
+    def evaluate(self, X, chunk_size=None):
+        values = super().evaluate(X)
+        return np.broadcast_to(values.mean(axis=0) > 0.5, values.shape).copy()
+
+
+def test_a_user_subclass_of_finite_class_is_user_code():
+    # user_code_notes trusted any FiniteClass with a matrix, subclasses included
+    X = np.array([[0.0], [1.0]])[np.random.default_rng(0).integers(0, 2, 100)]
+    y = X[:, 0].astype(int)
+    H = _OwnFiniteClass(matrix=[[1, -1], [-1, 1]], domain=[[0.0], [1.0]])
+    clf = PrivateProperClassifier(hypotheses=H, bounds=(0, 1), classes=[0, 1]).fit(X, y)
+    assert not clf.guarantee_.certified

@@ -229,3 +229,12 @@ def test_an_all_categorical_table_needs_no_bounds():
         synth = SmoothMWEM(categorical_features=["a", "b"],
                            categories={"a": ["x", "y", "z"], "b": ["u", "v"]}).fit(df)
     assert synth.guarantee_.certified
+
+
+@pytest.mark.parametrize("queries", ["thresholds", "ranges"])
+def test_a_built_in_grid_workload_cover_radius_is_certified(queries):
+    # the exact radius of a built-in grid workload was called "not certified"
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    synth = SmoothMWEM(queries=queries, bounds=(0, 1), epsilon=1.0).fit(X)
+    (note,) = [n for n in synth.guarantee_.notes if "-cover" in n]
+    assert note.endswith("(certified)")
