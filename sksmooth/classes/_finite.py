@@ -137,39 +137,27 @@ class FiniteClass(FiniteConcepts):
         A = np.ascontiguousarray(A, dtype=float)
         return A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
 
-    def map_to_domain(self, X):
-        """``X`` with every row that is not a domain point replaced by the first
-        domain point (a private fit maps, never refuses: a refusal would tell a
-        row apart). Other classes: ``X`` unchanged."""
-        if self.matrix is None:
-            return X
-        X = self._check_X(X) + 0.0
-        keys = self._row_keys(X)
+    def _lookup(self, X):
+        """``(index, found)``: each row's index in ``domain`` (0 where absent)."""
+        keys = self._row_keys(self._check_X(X) + 0.0)
         pos = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
-        off = self._sorted_keys[pos] != keys
-        if off.any():
-            X = X.copy()
-            X[off] = self.domain[0]
-        return X
+        found = self._sorted_keys[pos] == keys
+        return np.where(found, self._order[pos], 0), found
 
     def domain_index(self, X):
         """Index of each row of ``X`` in ``domain``; raises ``ValueError`` if absent."""
-        X = self._check_X(X) + 0.0
-        keys = self._row_keys(X)
-        pos = np.searchsorted(self._sorted_keys, keys)
-        pos = np.minimum(pos, len(self._sorted_keys) - 1)
-        found = self._sorted_keys[pos] == keys
+        index, found = self._lookup(X)
         if not np.all(found):
             # X may be private: never copy its values into the message
             raise ValueError(
                 "X holds a row that is not a point of this FiniteClass's domain (values "
                 "not shown, X may be private); a matrix-defined class is only defined "
                 "on its domain points: map or clip X onto the domain first.")
-        return self._order[pos]
+        return index
 
     def _evaluate_chunk(self, X):
-        if self.matrix is not None:  # private rows off the domain: mapped, never refused
-            return self.matrix.T[self.domain_index(self.map_to_domain(X))]
+        if self.matrix is not None:  # a row off the domain (maybe private): the first point
+            return self.matrix.T[self._lookup(X)[0]]
         out = np.empty((X.shape[0], self.n_concepts), dtype=bool)
         for j, f in enumerate(self.functions):
             values = np.asarray(f(X))

@@ -49,7 +49,7 @@ def _check_estimator(estimator, name):
         )
     final = _final_step(estimator)
     if "accountant" not in final.get_params(deep=False):
-        wraps = any(k.endswith("__accountant") for k in final.get_params(deep=True))
+        wraps = bool(_ledger_keys(final))
         raise TypeError(
             f"{name} must be a private sksmooth estimator (one with an "
             f"'accountant' parameter, possibly the last step of a Pipeline), got "
@@ -198,16 +198,18 @@ def _take(data, indices):
     return data[indices] if isinstance(data, np.ndarray) else _safe_indexing(data, indices)
 
 
+def _is_ledger_key(name):
+    return name == "accountant" or name.endswith("__accountant")
+
+
 def _ledger_keys(model):
-    return [k for k in model.get_params(deep=True)
-            if k == "accountant" or k.endswith("__accountant")]
+    return [k for k in model.get_params(deep=True) if _is_ledger_key(k)]
 
 
-def _candidate(estimator, params, ledger):
-    """``estimator`` with ``params``, every accountant set to ``ledger``. The grid's
-    own objects are copied (``clone`` of the whole), never fitted or changed."""
-    model = clone(clone(estimator).set_params(**params))
-    return model.set_params(**{k: ledger for k in _ledger_keys(model)})
+def _candidate(estimator, params):
+    """``estimator`` with ``params``; the grid's own objects are copied (``clone``
+    of the whole), never fitted or changed."""
+    return clone(clone(estimator).set_params(**params))
 
 
 def _fit_and_count(model, X, y, train, test, scoring, candidate):
@@ -221,7 +223,7 @@ def _fit_and_count(model, X, y, train, test, scoring, candidate):
 def _refuse_grid_ledgers(candidates):
     """A grid that sets an accountant would send fits to another ledger."""
     for params in candidates:
-        ledgers = [k for k in params if k == "accountant" or k.endswith("__accountant")]
+        ledgers = [k for k in params if _is_ledger_key(k)]
         if ledgers:
             raise ValueError(
                 f"param_grid sets {ledgers[0]!r}: every fit of the search is charged to "
@@ -498,17 +500,16 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------- helpers
-    def _ledger(self, estimator, candidates):
+    def _ledger(self, estimators):
         """The search's ledger: its ``accountant``, else the one ledger the
-        estimator or the grid's objects hold (``None`` if none does)."""
+        estimator or the candidates (a grid may swap in a step holding one) hold
+        (``None`` if none does)."""
         if self.accountant is not None:
             return self.accountant
         found = {}
-        for params in [{}] + candidates:  # a grid may swap in a step holding a ledger
-            model = clone(estimator).set_params(**params)  # reads the grid's objects only
+        for model in estimators:
             found.update({id(v): v for k, v in model.get_params(deep=True).items()
-                          if (k == "accountant" or k.endswith("__accountant"))
-                          and v is not None})
+                          if _is_ledger_key(k) and v is not None})
         if len(found) > 1:
             raise ValueError(
                 "estimator holds several different accountants; pass "
@@ -517,8 +518,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         return next(iter(found.values()), None)
 
     def _check_ledger_reaches_workers(self, ledger):
-        if (ledger is not None and not isinstance(ledger, _RehearsalLedger)
-                and ledger.path is None and ledger.url is None
+        if (ledger is not None and ledger.path is None and ledger.url is None
                 and joblib.effective_n_jobs(self.n_jobs) != 1):
             raise ValueError(
                 "n_jobs != 1 with an in-memory BudgetAccountant: worker processes "
@@ -575,9 +575,11 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             )
         candidates = list(ParameterGrid(params["param_grid"]))
         _refuse_grid_ledgers(candidates)
-        ledger = self._ledger(params["estimator"], candidates)
+        models = [_candidate(params["estimator"], c) for c in candidates]
+        ledger = self._ledger([params["estimator"]] + models)
         self._check_ledger_reaches_workers(ledger)
-        models = [_candidate(params["estimator"], c, ledger) for c in candidates]
+        for model in models:  # every fit is charged to the search's ledger
+            model.set_params(**{k: ledger for k in _ledger_keys(model)})
         spends = _check_candidates(models)  # before any fit is charged
         if ledger is not None:
             self._check_whole_search(ledger, spends, params)

@@ -450,17 +450,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         estimator = params["estimator"]
         problems += user_code_notes(getattr(estimator, "concepts", None),
                                     "the estimator's concepts")
-        if isinstance(params["separating_points"], str) \
-                and getattr(estimator, "domain", None) is not None:
-            certified.append("separating points from the oracle's declared domain (a public "
-                             "input, published in separating_points_)")
-        elif isinstance(params["separating_points"], str):
-            certified.append("separating points drawn from the public stream, independently "
-                             "of the data")
-        else:  # published in separating_points_: they must not be private rows
+        if not isinstance(params["separating_points"], str):  # published: not private rows?
             problems.append("separating_points given as an array or a callable: the code "
                             "cannot check that they are independent of the private data, and "
                             "they are published (separating_points_)")
+        elif getattr(estimator, "domain", None) is not None:
+            certified.append("separating points from the oracle's declared domain (a public "
+                             "input, published in separating_points_)")
+        else:
+            certified.append("separating points drawn from the public stream, independently "
+                             "of the data")
         if not noise_problems:
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         check_accountant(params["accountant"])

@@ -529,12 +529,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """Select, charge, then publish (nothing is visible before the charge)."""
         index, details = strategy.select(statistics, params, randomness)
         spent = strategy.spent(params)
-        _, _, problems, _ = strategy.guarantee_facts(params, statistics.n, details)
-        substitution = strategy.epsilon_under_substitution(spent.epsilon,
-                                                           spent.delta) == spent.epsilon
+        facts = strategy.guarantee_facts(params, statistics.n, details)
+        epsilon_substitution = strategy.epsilon_under_substitution(spent.epsilon, spent.delta)
         # the ledger's flag is the guarantee's (_guarantee): the same problems
         certified = not (randomness.seeded or inferred or strategy.bounds_inferred
-                         or problems or not substitution)
+                         or facts[2] or epsilon_substitution != spent.epsilon)
         if first:  # what fixes the cover and the counts; a release's own budget may change.
             # By content: a restored or copied state compares equal; before the charge
             structure = {name: parameter_fingerprint(value) for name, value
@@ -544,9 +543,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                label=type(self).__name__, certified=certified)
         # ---- published from here on
         log = [] if first else list(self._release_log)
-        log.append(ReleaseRecord(
-            spent.epsilon, spent.delta,
-            strategy.epsilon_under_substitution(spent.epsilon, spent.delta), certified))
+        log.append(ReleaseRecord(spent.epsilon, spent.delta, epsilon_substitution, certified))
         self._strategy, self._statistics, self._release_log = strategy, statistics, log
         if first:
             self._structure = structure
@@ -561,11 +558,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, value)
         self.hypothesis_ = strategy.release(index, classes_,
                                             getattr(self, "feature_names_in_", None))
-        self.guarantee_ = self._guarantee(strategy, params, details)
+        self.guarantee_ = self._guarantee(facts)
 
-    def _guarantee(self, strategy, params, details):
-        source, certified, not_certified, notes = strategy.guarantee_facts(
-            params, self.n_samples_seen_, details)
+    def _guarantee(self, facts):
+        """``guarantee_`` from this release's ``strategy.guarantee_facts`` and the log."""
+        source, certified, not_certified, notes = facts
         log = self._release_log
         if all(r.epsilon_substitution == r.epsilon for r in log):
             # n is published (n_samples_seen_, the accuracy bound), so the
