@@ -521,7 +521,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 "loading it, so declare the public labels with classes=[...].")
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
-    def _check_dask_parameters(self, y):
+    def _check_dask_parameters(self, X_head, y_head):
         return None  # levels are checked once the columns are known (_partition_counter)
 
     def _release_stream(self, stream, params):

@@ -297,12 +297,24 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _partition_counter(self, stream):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
-    def _check_dask_parameters(self, y):
-        if self.bounds is None or (y is not None and self.classes is None):
+    def _check_dask_parameters(self, X_head, y_head):
+        """Refuse a dask release whose box or label set would be read from its rows.
+
+        Only structure is read from the head (names, dtypes, declared or dtype
+        levels): an all-categorical table with public levels needs no bounds,
+        a Categorical or boolean ``y`` no classes.
+        """
+        schema = TableSchema.from_input(X_head, self.categorical_features, self.categories)
+        missing = []
+        if self.bounds is None and not schema.all_levelled:
+            missing.append("bounds=(lower, upper)")
+        if y_head is not None and self.classes is None and LevelColumn.public(
+                None, label_dtype(y_head), "y", "classes") is None:
+            missing.append("classes=[...] (the label set)")
+        if missing:
             raise ValueError(
                 "a dask collection is counted without loading it, so nothing may be read "
-                "from its values: pass public bounds=(lower, upper)"
-                + (" and classes=[...] (the label set)" if y is not None else "") + ".")
+                f"from its values: pass public {' and '.join(missing)}.")
 
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""

@@ -213,8 +213,8 @@ class StreamingRelease:
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
-            self._check_dask_parameters(y)
             first_X, first_y = _dask_head(X, y)
+            self._check_dask_parameters(first_X, first_y)
             blocks = []
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)

@@ -508,6 +508,25 @@ def test_dask_input_needs_public_bounds():
         SmoothMWEM().partial_fit(_dask_frame(pd.DataFrame(X), 2))
 
 
+def test_an_all_categorical_dask_table_needs_no_bounds_and_a_categorical_y_no_classes():
+    # levels fix every edge of the box and the dtype fixes the label set, as in memory;
+    # the dask path refused both (noticed in an earlier session)
+    dask = pytest.importorskip("dask")
+    df = pd.DataFrame({"c": pd.Categorical(["a", "b", "a", "b", "a", "a"], ["a", "b", "z"]),
+                       "d": pd.Categorical([0, 1, 1, 0, 1, 0], [0, 1])})
+    y = pd.Series(pd.Categorical(["n", "p", "n", "n", "p", "n"], ["n", "p"]), name="y")
+    make = lambda: SmoothMWEM(random_state=3)  # noqa: E731
+    with dask.config.set(scheduler="synchronous"):
+        via_dask = make().fit(_dask_frame(df, 2), _dask_frame(y.to_frame(), 2)["y"])
+        with pytest.raises(ValueError, match=r"bounds=\(lower, upper\)\.$"):
+            make().fit(_dask_frame(df.assign(x=[0.5] * 6), 2))
+        with pytest.raises(ValueError, match=r"pass public classes=\[\.\.\.\] \(the label set\)"):
+            make().fit(_dask_frame(df, 2), _dask_frame(y.astype(object).to_frame(), 2)["y"])
+    in_memory = make().fit(df, y)
+    np.testing.assert_array_equal(via_dask.distribution_, in_memory.distribution_)
+    assert via_dask.guarantee_.certified == in_memory.guarantee_.certified
+
+
 def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
     distributed = pytest.importorskip("distributed")
     X, _ = _numeric_data()
