@@ -29,6 +29,16 @@ the measurements are unchanged. ``penalised`` is private: each pair's score
 minus the L1 error the 1-way measurements' noise is expected to put into
 it, ``sqrt(2/pi) sum_ab sqrt(s_i(a)^2 p_j(b)^2 + p_i(a)^2 s_j(b)^2)``, a
 public number; results in ``results/mst_selection_noise.json``),
+``{"selection": "vertex_partner" | "vertex_order"}`` (private, not adopted:
+each column in a random order picks its partner by the exponential
+mechanism among the columns outside its component, or among the columns
+before it in the order; ``d - 1`` picks over at most ``d - 1`` candidates
+each instead of Kruskal's picks over all joining pairs; a pick with one
+candidate is free), ``{"gate_share": 0.15, "gate_rounds": 1}`` (private, not
+adopted: MST on ``1 - share`` of rho, then rounds whose exponential
+mechanism runs over AIM's candidates plus a null candidate of score 0; the
+null measures the tree's tables again); results of both in
+``results/mst_selection_variants.json``),
 ``{"scheme": "iid"}`` (the rows drawn i.i.d.: every results file
 written before systematic sampling became ``sample``'s default, i.e.
 ``mst_selection_share.json`` and ``mst_refinement.json``, used i.i.d. rows),
@@ -135,6 +145,48 @@ def tree_then_rounds(codes, shape, rho, rng, *, workload, share, snr, neighbouri
     return S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
 
 
+def tree_then_gated(codes, shape, rho, rng, *, workload, share, rounds, neighbouring=S.ADD_REMOVE,
+                    exempt=(), progress=None, measure_fraction=0.9):
+    """MST within ``(1 - share) rho``, then ``rounds`` gated rounds with the rest.
+
+    Each round's exponential mechanism runs over AIM's candidates (score
+    ``w (err - sqrt(2/pi) sigma cells)``) plus a null candidate of score 0:
+    a table is measured only when its error is expected to beat the noise
+    of measuring it; the null measures the tree's tables again instead.
+    """
+    d = len(shape)
+    fitter = S.start_fitter(codes, shape, rho, rng, neighbouring, 30)
+    fitter, groups = _mst.measure_spanning_tree(fitter, (1 - share) * rho, exempt)
+    budget = fitter.budget
+    edges = [m.attrs for m in fitter.measurements if len(m.attrs) == 2]
+    fitter.refit(100)
+    tables, weights = S.candidate_tables(workload, d)
+    sigma, epsilon = budget.round_parameters(budget.remaining, rounds, measure_fraction)
+    l1 = budget.neighbouring.l1
+    for _ in range(rounds):
+        budget.spend_select(epsilon)
+        errors = np.append(S._errors(fitter, tables), 0)
+        pen = np.append([S._EXPECTED_ABS_NORMAL * sigma * S.table_size(fitter.data.shape, t)
+                         for t in tables], 0.0)
+        w = np.append(weights, weights.max())
+        pick = S.select_exact(errors, w, pen, l1, epsilon, rng)
+        if pick < len(tables):
+            GATE_LOG.append(tables[pick])
+            fitter.measure(tables[pick], sigma)
+        else:
+            GATE_LOG.append(None)
+            rho_m = budget.measure_cost(sigma)
+            for e in edges:
+                fitter.measure(e, budget.sigma_for(rho_m / len(edges)))
+        fitter.refit(100)
+    fitter.refit(1000)
+    model = fitter.model if groups is None else CompressedModel(fitter.model, groups)
+    return S.SelectionResult(model, fitter.measurements, fitter.total, budget.records)
+
+
+GATE_LOG = []
+
+
 _ORIG_PAIR_SCORES, _ORIG_KRUSKAL = _mst._pair_scores, _mst._private_kruskal
 
 
@@ -167,7 +219,36 @@ def _selection_variant(selection):
             out.append(S.integer_l1_error(np.outer(x.sum(1), x.sum(0)) / max(x.sum(), 1), x))
         return np.array(out, dtype=np.int64)
 
+    def vertex_tree(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
+        # each column, in a random public order, picks its partner by the exponential
+        # mechanism: among earlier columns ('vertex_order') or among columns outside
+        # its component ('vertex_partner'); a round with one candidate is free
+        score = np.zeros((n_attrs, n_attrs), dtype=np.int64)
+        for (i, j), v in zip(pairs, scores_):
+            score[i, j] = score[j, i] = v
+        component = np.arange(n_attrs)
+        order = rng.permutation(n_attrs)
+        chosen = []
+        for t, v in enumerate(order):
+            if selection == 'vertex_order':
+                cands = order[:t]
+            else:
+                cands = np.flatnonzero(component != component[v])
+            if cands.size == 0:
+                continue
+            if cands.size > 1:
+                budget.spend_select(epsilon)
+                u = int(cands[S.select_exact(score[v, cands], np.ones(cands.size),
+                                             np.zeros(cands.size), sensitivity, epsilon, rng)])
+            else:
+                u = int(cands[0])
+            chosen.append((min(u, v), max(u, v)))
+            component[component == component[u]] = component[v]
+        return chosen
+
     def kruskal(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
+        if selection in ('vertex_order', 'vertex_partner'):
+            return vertex_tree(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng)
         boost = 1.0 if selection == 'penalised' else 1e4
         penalty = extra.get('penalty', np.zeros(len(pairs)))
         component = np.arange(n_attrs)
@@ -194,6 +275,12 @@ def run(name, eps, seed, method, **kw):
         _aim.select_spanning_tree = functools.partial(
             tree_then_rounds, workload=workload, share=kw.pop('refine_share'),
             snr=kw.pop('refine_snr'))
+    elif 'gate_share' in kw:
+        orders = (2,) if name in HELD_OUT + HELD_OUT_2 else B.WORKLOADS[name]
+        workload = [(t, 1.0) for k in orders for t in itertools.combinations(range(X.shape[1]), k)]
+        _aim.select_spanning_tree = functools.partial(
+            tree_then_gated, workload=workload, share=kw.pop('gate_share'),
+            rounds=kw.pop('gate_rounds', 1))
     else:
         _aim.select_spanning_tree = _mst.select_spanning_tree
     _selection_variant(kw.pop('selection', None))
@@ -247,7 +334,9 @@ def run(name, eps, seed, method, **kw):
         _aim.select_and_measure = orig
     rows = s.sample(len(X), random_state=seed, scheme=scheme)
     rows = np.rint(np.column_stack(rows) if isinstance(rows, tuple) else rows).astype(np.int64)
-    out = dict(cpu=cpu, n_meas=len(s.measured_tables_), chosen=s.method_)
+    out = dict(cpu=cpu, n_meas=len(s.measured_tables_), chosen=s.method_,
+               gated=[None if t is None else list(t) for t in GATE_LOG])
+    GATE_LOG.clear()
     if name in B.DOWNSTREAM:
         _, test, lv = B.load_labelled(name)
         out['acc'] = (B._classifier_accuracy(np.clip(rows, 0, np.array(lv) - 1), test, lv), 0)
