@@ -46,6 +46,7 @@ from ._columns import (
     as_table,
     check_n_samples,
     column_positions,
+    declared_dtype,
     dtype_categories,
     dtype_levels_notes,
     format_labels,
@@ -437,7 +438,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         leaked = ()
         if y is not None:
             classes, inferred, from_dtype = resolve_labels(values[-1], self.classes, dtypes[-1])
-            columns.append(LevelColumn(classes, dtypes[-1], from_dtype=from_dtype))
+            columns.append(LevelColumn(classes, declared_dtype(dtypes[-1], classes),
+                                       from_dtype=from_dtype))
             leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
         return _codes(codec, values), codec, leaked
@@ -493,7 +495,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
         return ReleaseStream(params, frame, randomness, tables, counts, label_name(y),
-                             label_output_dtype(y)), (codes,)
+                             None if y is None else label_output_dtype(
+                                 y, codec.columns[-1].levels, self.classes is not None)), (codes,)
 
     def _stream_labels(self, stream):
         return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None
@@ -504,7 +507,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             validate_private_data(self, as_table(X), reset=False, dtype=None,
                                   accept_sparse=False, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
-        columns, names, _, dtypes, _ = self._columns(X, y, min_rows=0)
+        columns, names, declared, dtypes, _ = self._columns(X, y, min_rows=0)
+        # Categorical chunks of a column with declared levels: categories never consulted
+        dtypes = [column.dtype if levels is not None and dtype_categories(dtype) is not None
+                  and dtype_categories(column.dtype) is not None else dtype
+                  for column, levels, dtype in zip(frame.codec.columns, declared, dtypes)]
         structure = TableCodec.structure_of(frame.codec.frame, names, dtypes)
         if structure != frame.codec.structure() or (y is not None) != frame.has_y:
             raise ValueError(

@@ -284,7 +284,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         context = self._release_context(sized, params, randomness, whole_table)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload),
-                               label_name(y), label_output_dtype(y))
+                               label_name(y), label_output_dtype(
+                                   y, data.classes, self.classes is not None or classes is not None))
         return stream, (data.X, data.y)
 
     def _stream_labels(self, stream):

@@ -32,7 +32,9 @@ The rules, the same for every estimator:
   with a message naming the parameter that declares them
   (:func:`undeclared_levels_error`). Reading levels from the data would
   release which values occur (and, for integer codes, the private maximum
-  would set the model's shape and memory).
+  would set the model's shape and memory). Declared levels win: a
+  ``Categorical``'s categories are then never consulted, neither to accept
+  the input nor for the output (:func:`declared_dtype`).
 - **Bad values** (:meth:`LevelColumn.encode`, :meth:`BinnedColumn.encode`):
   a value outside the levels, a missing value or a non-number takes a fixed
   code (level 0; the first/last bin below/above the bounds, the middle bin
@@ -43,7 +45,8 @@ The rules, the same for every estimator:
   pandas' ``str``) is replaced by the column's public dtype (its levels'
   dtype; float64 for a continuous column; integers for a nullable integer
   column); a pandas extension dtype that a missing value does not change
-  (``Categorical``, ``Int64``, ``Float64``, ``boolean``) is kept.
+  (``Categorical``, ``Int64``, ``Float64``, ``boolean``) is kept, a
+  ``Categorical`` with declared levels as a ``Categorical`` of those levels.
 
 pandas is imported lazily, only when a DataFrame came in.
 """
@@ -66,6 +69,7 @@ __all__ = [
     "check_n_samples",
     "column_index",
     "column_positions",
+    "declared_dtype",
     "dtype_categories",
     "dtype_levels_notes",
     "frame_columns",
@@ -235,7 +239,9 @@ def resolve_labels(y, classes, dtype):
     Declared ``classes``; else a ``Categorical`` ``dtype``'s categories
     (``from_dtype``: not certified, :func:`dtype_levels_notes`) or ``[False,
     True]`` for pandas' ``boolean``; else read from ``y`` (``inferred``, with a
-    ``PrivacyLeakWarning``). Labels the dtype cannot hold are refused.
+    ``PrivacyLeakWarning``). Labels a ``boolean`` or nullable-number dtype
+    cannot hold are refused; a ``Categorical`` never refuses declared
+    ``classes`` (:func:`declared_dtype`).
     """
     from_dtype = False
     if classes is None:  # a Categorical or boolean y's labels are not read from it
@@ -245,6 +251,24 @@ def resolve_labels(y, classes, dtype):
     labels, inferred = resolve_public_classes(y, classes, binary=False)
     LevelColumn.public(labels, dtype, "y", "classes")  # refuses what the dtype cannot hold
     return labels, inferred, from_dtype
+
+
+def declared_dtype(dtype, levels):
+    """The public dtype of a column (or ``y``) whose ``levels`` the user declared.
+
+    A ``Categorical`` dtype's categories may have been read from the private
+    rows (``astype('category')``), so once levels are declared they are
+    never consulted: the column gets a ``Categorical`` of the declared levels
+    (the dtype's ``ordered`` flag kept), whatever the input's categories. A
+    value outside the declared levels takes the fixed code (never refused).
+    Any other dtype is :func:`public_dtype`'s.
+    """
+    dtype = public_dtype(dtype)
+    if dtype_categories(dtype) is None:
+        return dtype
+    import pandas as pd  # a Categorical came in, so pandas is installed
+
+    return pd.CategoricalDtype(pd.Index(np.asarray(levels)), ordered=dtype.ordered)
 
 
 def _holds(dtype, levels):
@@ -337,19 +361,14 @@ class LevelColumn:
         levels = public_levels(declared, dtype, name, parameter)
         if levels is None:
             return None
-        dtype = public_dtype(dtype)
+        from_dtype = declared is None and dtype_categories(public_dtype(dtype)) is not None
+        dtype = public_dtype(dtype) if declared is None else declared_dtype(dtype, levels)
         if declared is not None and dtype is not None and not _holds(dtype, levels):
             raise ValueError(
                 f"{parameter} for column {name!r} declares {levels.tolist()[:8]}, which its "
                 f"dtype {dtype} cannot hold (its values would never match them, and the "
-                "synthetic column could not be built): "
-                + (("pass classes=None (its categories are used)" if parameter == "classes"
-                    else "drop the column's entry (its categories are used)")
-                   + f" or declare {parameter} among its categories."
-                   if dtype_categories(dtype) is not None else
-                   f"declare {parameter} that dtype holds."))
-        return cls(levels, dtype, from_dtype=(
-            declared is None and dtype_categories(dtype) is not None))
+                f"synthetic column could not be built): declare {parameter} that dtype holds.")
+        return cls(levels, dtype, from_dtype=from_dtype)
 
     @property
     def n_codes(self):
@@ -607,10 +626,14 @@ def label_name(y):
         and not hasattr(y, "columns") else False
 
 
-def label_output_dtype(y):
+def label_output_dtype(y, labels, declared):
     """The public dtype a pandas Series ``y``'s synthetic labels come back with
-    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`), else ``None``."""
-    return public_dtype(label_dtype(y)) if label_name(y) is not False else None
+    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`; a Categorical of
+    the label set ``labels`` when they were ``declared``, :func:`declared_dtype`),
+    else ``None``."""
+    if label_name(y) is False:
+        return None
+    return declared_dtype(label_dtype(y), labels) if declared else public_dtype(label_dtype(y))
 
 
 def format_labels(y_syn, name, dtype=None):

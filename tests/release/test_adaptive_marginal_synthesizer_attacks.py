@@ -266,18 +266,59 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
     lambda **kw: SmoothMWEM(bounds=(0, 2), **kw),
 ])
 def test_labels_a_public_dtype_gives_are_taken_alike_by_every_release(make):
-    # SmoothMWEM took classes=['a', 'b'] for a Categorical y of other categories (every
-    # label mapped to 'a'), and read a boolean y's labels from the rows with a warning
-    # where AIM took [False, True] (found by a review)
+    # SmoothMWEM read a boolean y's labels from the rows with a warning where AIM took
+    # [False, True] (found by a review)
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (60, 2))
-    y = pd.Series(rng.choice(["neg", "pos"], 60)).astype(pd.CategoricalDtype(["neg", "pos"]))
-    with pytest.raises(ValueError, match=r"pass classes=None \(its categories are used\)"):
-        make(classes=["a", "b"]).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         synth = make().fit(X, pd.Series(rng.random(60) < 0.5, dtype="boolean"))
     assert synth.guarantee_.certified
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3},
+                                        classes=[0, 1, 2], random_state=0),
+    lambda: SmoothMWEM(bounds=(0, 2), categories={"c": ["p", "q", "r"]}, classes=[0, 1, 2],
+                       random_state=0),
+])
+def test_declared_levels_never_consult_a_categorical_dtypes_categories(make):
+    """Attack found in review: astype('category') takes its categories from the rows, and
+    declared levels or classes that the dtype could not hold were refused, so one row
+    holding a rare value decided between a certified release and an error. Declared
+    levels now make the outcome, the output dtypes and the guarantee independent of the
+    categories; a value outside the declared levels takes the fixed code."""
+    rng = np.random.default_rng(1)
+    raw = pd.DataFrame({"c": rng.choice(["p", "q"], 80).astype(object),
+                        "a": rng.integers(0, 3, 80)})
+    y = pd.Series(rng.choice([0, 1], 80), name="t")
+    rare, y_rare = raw.copy(), y.copy()
+    rare.loc[0, "c"], y_rare[0] = "r", 2  # the neighbour: row 0 substituted
+    outcomes = []
+    for X, labels in ((raw, y), (rare, y_rare)):
+        est = make()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)  # the seed only
+            est.fit(X.astype({"c": "category"}), labels.astype("category"))
+        Xs, ys = est.sample(20, random_state=0)
+        outcomes.append((list(Xs["c"].cat.categories), list(ys.cat.categories),
+                         est.guarantee_.assumptions_not_certified))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][:2] == (["p", "q", "r"], [0, 1, 2])
+
+
+def test_a_synthetic_column_never_publishes_categories_beyond_the_declared_levels():
+    # the output kept the input's Categorical dtype: with levels ['p', 'q'] declared, a
+    # neighbour whose one row holds 'r' (astype('category')) came back with categories
+    # ['p', 'q', 'r'] in a certified release
+    X = pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1, 2, 0] * 10})
+    rare = X.copy()
+    rare.loc[0, "c"] = "r"
+    for table in (X, rare):
+        est = AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3})
+        out = est.fit(table.astype({"c": "category"})).sample(5)
+        assert list(out["c"].cat.categories) == ["p", "q"]
+        assert est.guarantee_.certified
 
 
 @pytest.mark.parametrize("make", [

@@ -745,3 +745,21 @@ def test_partial_fit_classes_declare_the_label_set_of_a_grid_release():
         est = SmoothMWEM(bounds=(0, 2)).partial_fit(X, X[:, 0] % 2, classes=[0, 1, 2])
         est.release()
     assert list(est.classes_) == [0, 1, 2] and est.guarantee_.certified
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3}, classes=[0, 1]),
+    lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c"],
+                       categories={"c": ["p", "q", "r"]}, classes=[0, 1]),
+])
+def test_chunks_whose_categories_follow_their_rows_are_one_schema_under_declared_levels(make):
+    # astype('category') per chunk gives each chunk the categories its rows hold; with the
+    # levels declared, whether a chunk is taken must not depend on them
+    first = pd.DataFrame({"c": ["p", "q"] * 3, "a": [0, 1, 2] * 2}).astype({"c": "category"})
+    second = pd.DataFrame({"c": ["r", "p"] * 2, "a": [0, 1] * 2}).astype({"c": "category"})
+    y1 = pd.Series([0, 1] * 3, name="t").astype("category")
+    y2 = pd.Series([1] * 4, name="t").astype("category")
+    est = make().partial_fit(first, y1).partial_fit(second, y2)
+    whole = make().partial_fit(pd.concat([first.astype(object), second.astype(object)]),
+                               pd.concat([y1.astype(int), y2.astype(int)]))
+    np.testing.assert_array_equal(est._stream.statistic.state(), whole._stream.statistic.state())
