@@ -196,7 +196,9 @@ class SmoothMWEM(ReleaseMixin):
         MW step ``eta`` for ``update='mw'``. ``'auto'``: 1/2 for
         ``measurement='query'`` (Alg. 2); for tables the step applied is
         ``eta * L`` (``L`` = number of cells of the table, so a cell of
-        average mass ``1/L`` moves by ``exp(eta x relative error)``) with
+        average mass ``1/L`` moves by ``exp(eta x relative error)``; on a
+        heavier cell the step is at most its relative error, the first-order
+        KL projection, beyond which repeated updates oscillate) with
         ``eta = 1/8``, and each update's log-factors are clipped to
         ``[-1/2, 1/2]`` (a trust region; without it small-n fits collapse onto
         noisy cells). Both chosen by measurement.
@@ -322,8 +324,8 @@ class SmoothMWEM(ReleaseMixin):
 
     Notes
     -----
-    The MW step for a table measurement adds ``eta L (m_c - a_c)`` (clipped
-    to ``[-1/2, 1/2]``) to the log weight of every point of cell ``c``: the
+    The MW step for a table measurement adds ``min(eta L, 1/a_c) (m_c - a_c)``
+    (clipped to ``[-1/2, 1/2]``) to the log weight of every point of cell ``c``: the
     sum of the single-cell MW updates, with the step scaled by the number of
     cells ``L`` (with the theorems' ``eta = 1/2`` unscaled, cells of mass
     ``1/L`` barely move). ``update='ipf'`` replaces it by the exact KL

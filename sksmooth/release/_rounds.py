@@ -118,10 +118,13 @@ class TableRounds:
         measured = noisy_counts / self.n
         if self.update_rule == "mw":
             # step scaled by the number of cells L (a cell of average mass 1/L moves
-            # by ~exp(eta x relative error)), clipped to a trust region: unclipped
-            # steps overshoot and collapse the distribution when n is small
-            step = self.eta * current.size * (measured - current)
-            log_factor = np.clip(step, -_STEP_CLIP, _STEP_CLIP)
+            # by ~exp(eta x relative error)), at most the relative error itself on a
+            # heavier cell (the first-order KL projection, log(m/a) ~ (m - a)/a:
+            # a larger gain overshoots, a <- a exp(k (m - a)) oscillates once
+            # k a > 2), and clipped to a trust region: unclipped steps collapse the
+            # distribution onto noisy cells when n is small
+            gain = np.minimum(self.eta * current.size, 1.0 / np.maximum(current, _FLOOR))
+            log_factor = np.clip(gain * (measured - current), -_STEP_CLIP, _STEP_CLIP)
         else:  # KL projection onto the measured table (IPF) after a simplex projection
             target = np.maximum(_project_simplex(measured), _FLOOR)
             log_factor = np.log(target) - np.log(np.maximum(current, _FLOOR))
