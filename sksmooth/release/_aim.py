@@ -54,6 +54,8 @@ from ._columns import (
     label_name,
     label_output_dtype,
     resolve_labels,
+    parameter_key,
+    structure_change,
     undeclared_levels_error,
 )
 from ._statistics import MarginalCounts
@@ -431,9 +433,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         values, names, declared, dtypes, frame = self._columns(X, y)
         n_features = len(values) - int(y is not None)
         bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
-        # a column is named as the parameters name it: its label, or its index (ndarray)
-        columns = [self._column_strategy(names[j] if frame else j, declared[j], dtypes[j],
-                                         bounds[j])
+        # a column is named as the parameters name it: its label, or its position
+        columns = [self._column_strategy(parameter_key(j, names if frame else None), declared[j],
+                                         dtypes[j], bounds[j])
                    for j in range(n_features)]
         leaked = ()
         if y is not None:
@@ -514,10 +516,14 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                   for column, levels, dtype in zip(frame.codec.columns, declared, dtypes)]
         structure = TableCodec.structure_of(frame.codec.frame, names, dtypes)
         if structure != frame.codec.structure() or (y is not None) != frame.has_y:
+            change = (structure_change(frame.codec.structure(), structure)
+                      if (y is not None) == frame.has_y else
+                      f"y is {'' if y is not None else 'not '}given here, "
+                      f"{'not ' if y is not None else ''}at the first chunk")
             raise ValueError(
-                "this chunk's columns (names, dtypes, or whether y is given) differ from the "
-                "first chunk's: every chunk of one release must have the same schema (e.g. "
-                "the same pandas Categorical dtypes); call fit, or release() and start a new "
+                f"this chunk's schema differs from the first chunk's: {change}. Every chunk "
+                "of one release must have the same column names and dtypes (e.g. the same "
+                "pandas Categorical dtypes); call fit, or release() and start a new "
                 "accumulation, to change it.")
         return (frame.encode(columns),)
 

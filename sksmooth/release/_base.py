@@ -229,10 +229,11 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
                     schema):  # (a different width: sklearn's message below)
                 raise ValueError(
-                    "this chunk's columns (names, dtypes, categorical features or levels) "
-                    "differ from the first chunk's: every chunk of one release must have "
-                    "the same schema (e.g. the same pandas Categorical dtypes); call fit, "
-                    "or release() and start a new accumulation, to change it.")
+                    "this chunk's schema differs from the first chunk's: "
+                    + frame.schema.change_to(schema)
+                    + ". Every chunk of one release must have the same column names, dtypes "
+                    "and levels (e.g. the same pandas Categorical dtypes); call fit, or "
+                    "release() and start a new accumulation, to change it.")
             # a later chunk may have no rows (its row count is private under add/remove)
             return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)

@@ -79,11 +79,13 @@ __all__ = [
     "label_dtype",
     "label_name",
     "label_output_dtype",
+    "parameter_key",
     "is_dataframe",
     "is_numeric_dtype",
     "public_dtype",
     "public_levels",
     "resolve_labels",
+    "structure_change",
     "public_output_dtype",
     "undeclared_levels_error",
 ]
@@ -170,6 +172,15 @@ def column_index(key, n_features, columns, name):
                          f"{columns[:8]}{' ...' if len(columns) > 8 else ''} or give "
                          "an integer index.")
     return columns.index(key)  # labels are distinct (frame_columns)
+
+
+def parameter_key(j, columns):
+    """The key naming column ``j`` in a per-column parameter (and in messages that
+    suggest one): its label, or its position when it has no labels (an ndarray)
+    or an integer label (an integer key is a position: :func:`column_index`)."""
+    if columns is None or isinstance(columns[j], numbers.Integral):
+        return j
+    return columns[j]
 
 
 def column_positions(mapping, n_features, columns, name):
@@ -496,6 +507,22 @@ def structure_family(dtype):
     stay the same.
     """
     return "inferred" if dtype_follows_values(dtype) else str(dtype)
+
+
+def structure_change(before, after):
+    """The first difference between two chunks' :meth:`TableCodec.structure` (names
+    and dtype families are public structure, so a message may show them)."""
+    (frame0, names0, types0), (frame1, names1, types1) = before, after
+    if frame0 != frame1:
+        return ("an array came after a DataFrame" if frame0 else
+                "a DataFrame came after an array")
+    if names0 != names1:
+        return f"its columns are {list(names1)[:8]}, the first chunk's {list(names0)[:8]}"
+    show = {"inferred": "a dtype numpy or pandas picks from the values"}
+    for name, a, b in zip(names0, types0, types1):
+        if a != b:
+            return f"column {name!r} has {show.get(b, b)}, the first chunk's {show.get(a, a)}"
+    return None
 
 
 # ------------------------------------------------------------------ table

@@ -55,7 +55,9 @@ from ._columns import (
     is_bool_dtype,
     is_dataframe,
     is_numeric_dtype,
+    parameter_key,
     public_dtype,
+    structure_change,
     undeclared_levels_error,
 )
 
@@ -210,6 +212,18 @@ class TableSchema:
                 and all(_same_levels(a, b) for a, b in zip(self.levels, other.levels)))
 
 
+    def change_to(self, other):
+        """What differs in a later chunk's schema (public structure), for a message."""
+        change = structure_change(self.codec.structure(), other.codec.structure())
+        if change:
+            return change
+        for name, mine, theirs in zip(self.codec.names, self.levels, other.levels):
+            if not _same_levels(mine, theirs):
+                show = lambda lv: "none (numbers)" if lv is None else list(lv)[:8]  # noqa: E731
+                return f"column {name!r} has levels {show(theirs)}, the first chunk's {show(mine)}"
+        return "its categorical features differ"
+
+
 def _same_levels(a, b):
     if a is None or b is None:
         return a is None and b is None
@@ -244,7 +258,7 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
 
 def _column_strategy(j, is_categorical, declared, columns, dtype):
     """The column's codec strategy: levels (declared, dtype categories, bool) or numbers."""
-    name = _name(j, columns)
+    name = parameter_key(j, columns)
     if declared is not None and not is_categorical:
         raise ValueError(f"categories gives levels for column {name!r}, which is not in "
                          "categorical_features; add it there.")
@@ -271,5 +285,4 @@ def _reads_as_numbers(dtype):
     return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"
 
 
-def _name(j, columns):
-    return j if columns is None else columns[j]
+

@@ -346,7 +346,7 @@ def test_a_codec_echoing_the_input_dtype_is_caught(monkeypatch):
 def test_a_chunk_check_on_dtype_names_is_caught(monkeypatch):
     _trust_input_dtypes(monkeypatch)
     monkeypatch.setattr(columns_module, "structure_family", str)
-    with pytest.raises(ValueError, match="differ from the first chunk"):
+    with pytest.raises(ValueError, match="differs from the first chunk"):
         test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused()
 
 

@@ -320,3 +320,15 @@ def test_per_query_baselines_do_not_build_a_grid():
                               bounds=(0, 9)).fit(X)
     assert est.n_queries_ == 435 * 100
     # (SmoothMWEM keeps such a grid factored: tests/release/test_release_factored_mwem.py)
+
+
+def test_the_fix_an_error_suggests_for_an_integer_labelled_column_works():
+    # the message said levels={10: [...]}, which is then refused (an integer key is a
+    # position, as in scikit-learn): found by a new-user review
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({10: pd.Series(rng.choice(["u", "v"], 30), dtype=object),
+                      "b": rng.integers(0, 5, 30)})
+    with pytest.raises(ValueError, match=r"column 0 has no public levels: declare them with "
+                       r"levels=\{0: \[\.\.\.\]\}.* bounds=\{0: \(lower, upper\)\}"):
+        AdaptiveMarginalSynthesizer(levels={"b": 5}).fit(X)
+    AdaptiveMarginalSynthesizer(levels={"b": 5, 0: ["u", "v"]}).fit(X)

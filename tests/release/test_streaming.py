@@ -345,11 +345,29 @@ def test_a_chunk_with_another_dataframe_schema_is_refused_with_the_fix():
     est.partial_fit(df.iloc[:100])
     other = df.iloc[100:].copy()
     other["colour"] = other["colour"].cat.set_categories(["red", "green", "blue", "pink"])
-    with pytest.raises(ValueError, match="same schema"):
+    with pytest.raises(ValueError, match=r"column 'colour' has levels \['red', 'green', "
+                       r"'blue', 'pink'\], the first chunk's \['red', 'green', 'blue'\]"):
         est.partial_fit(other)
     renamed = df.iloc[100:].rename(columns={"x": "z"})
-    with pytest.raises(ValueError, match="feature names|same schema"):
+    with pytest.raises(ValueError, match="feature names|same column names"):
         est.partial_fit(renamed)
+
+
+def test_a_chunk_schema_refusal_names_what_changed():
+    # every refusal said the same generic sentence (found by a new-user review);
+    # names and dtypes are public structure, so the message shows them
+    df = _frame_data().drop(columns="x")
+    y = pd.Series(np.arange(len(df)) % 2, name="t")
+    est = AdaptiveMarginalSynthesizer(levels={"size": 5}, classes=[0, 1]).partial_fit(
+        df.iloc[:50], y.iloc[:50])
+    rest, y_rest = df.iloc[50:], y.iloc[50:]
+    for chunk, labels, match in (
+            (rest.astype({"size": "Int64"}), y_rest,
+             r"column 'size' has Int64, the first chunk's a dtype numpy or pandas picks"),
+            (rest[rest.columns[::-1]], y_rest, r"its columns are \['flag', 'size', 'colour', 'y'\]"),
+            (rest, None, r"y is not given here, at the first chunk")):
+        with pytest.raises(ValueError, match=match):
+            est.partial_fit(chunk, labels)
 
 
 def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
@@ -629,7 +647,7 @@ def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
         b = make().set_params(random_state=0).partial_fit(X[:20], y[:20])
         b.partial_fit(X[:0], y[:0]).partial_fit(X[20:], y[20:])
         for other in (X[:0].rename(columns={"a": "z"}), X[:0].astype("category")):
-            with pytest.raises(ValueError, match="differ from the first chunk"):
+            with pytest.raises(ValueError, match="differs from the first chunk"):
                 b.partial_fit(other, y[:0])
         with pytest.raises(ValueError):
             b.partial_fit(X[:0])  # labels were given at the first chunk
@@ -655,7 +673,7 @@ def test_integer_column_labels_pass_the_chunk_check(monkeypatch):
         pd.testing.assert_frame_equal(make().fit(X).sample(40, random_state=1), whole)
         chunks = make().partial_fit(X[:30]).partial_fit(X[30:]).release()
         pd.testing.assert_frame_equal(chunks.sample(40, random_state=1), whole)
-        with pytest.raises(ValueError, match="differ from the first chunk"):
+        with pytest.raises(ValueError, match="differs from the first chunk"):
             make().partial_fit(X[:30]).partial_fit(X[30:].rename(columns={2: 5}))
 
 
