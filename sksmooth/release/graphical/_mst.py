@@ -50,7 +50,11 @@ breast30y at epsilon 2, the same measurements with a noiseless selection
 give a max 3-way error of .21 (the exact maximum spanning tree .20) against
 .26 with the private one, so the selection's noise is the gap; subtracting
 from each score the error the 1-way noise is expected to put into it
-helps that table and hurts others (not adopted).
+helps that table and hurts others (not adopted). Two other private
+selections raise the errors (``results/mst_selection_variants.json``, 30
+cells): each column picking its partner among at most ``d - 1`` candidates
+instead of Kruskal's picks over all joining pairs, and one AIM round after
+the tree, gated by a null candidate.
 
 References
 ----------
