@@ -175,8 +175,9 @@ def _labels_1d(y, n):
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1 or len(y) != n:
-        raise ValueError(f"y must be 1-D with len(X)={n} entries (labels are one "
-                         f"more attribute), got shape {y.shape}.")
+        # no lengths in the message: the record count is private under add/remove
+        raise ValueError("y must be 1-D with one entry per row of X (labels are one more "
+                         "attribute).")
     return y
 
 

@@ -238,3 +238,15 @@ def test_a_built_in_grid_workload_cover_radius_is_certified(queries):
     synth = SmoothMWEM(queries=queries, bounds=(0, 1), epsilon=1.0).fit(X)
     (note,) = [n for n in synth.guarantee_.notes if "-cover" in n]
     assert note.endswith("(certified)")
+
+
+@pytest.mark.parametrize("make", [lambda: SmoothMWEM(bounds=(0, 2), classes=[0, 1]),
+                                  lambda: GaussianPerQuery(bounds=(0, 2), classes=[0, 1])])
+def test_a_label_length_error_never_shows_the_record_count(make):
+    # the grid family's message printed len(X) and y's shape, the record count, which is
+    # private under add/remove (AIM's never did; found by a review)
+    X = np.random.default_rng(0).integers(0, 3, (57, 2))
+    with pytest.raises(ValueError) as info:
+        make().fit(X, np.zeros(56))
+    assert "one entry per row of X" in str(info.value)
+    assert "57" not in str(info.value) and "56" not in str(info.value)
