@@ -497,8 +497,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
         return ReleaseStream(params, frame, randomness, tables, counts, label_name(y),
-                             None if y is None else label_output_dtype(
-                                 y, codec.columns[-1].levels, self.classes is not None)), (codes,)
+                             None if y is None else label_output_dtype(y, self.classes)), (codes,)
 
     def _stream_labels(self, stream):
         return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None

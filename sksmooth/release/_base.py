@@ -287,7 +287,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload),
                                label_name(y), label_output_dtype(
-                                   y, data.classes, self.classes is not None or classes is not None))
+                                   y, self.classes if classes is None else classes))
         return stream, (data.X, data.y)
 
     def _stream_labels(self, stream):

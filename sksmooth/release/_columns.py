@@ -279,7 +279,10 @@ def declared_dtype(dtype, levels):
         return dtype
     import pandas as pd  # a Categorical came in, so pandas is installed
 
-    return pd.CategoricalDtype(pd.Index(np.asarray(levels)), ordered=dtype.ordered)
+    categories = pd.Index(np.asarray(levels))
+    if categories.hasnans:  # a missing value as a level: no Categorical holds it
+        return None  # the levels' own dtype (public_output_dtype)
+    return pd.CategoricalDtype(categories, ordered=dtype.ordered)
 
 
 def _holds(dtype, levels):
@@ -653,14 +656,16 @@ def label_name(y):
         and not hasattr(y, "columns") else False
 
 
-def label_output_dtype(y, labels, declared):
+def label_output_dtype(y, declared):
     """The public dtype a pandas Series ``y``'s synthetic labels come back with
-    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`; a Categorical of
-    the label set ``labels`` when they were ``declared``, :func:`declared_dtype`),
+    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`; with ``declared``
+    classes, a Categorical of them in the order given: :func:`declared_dtype`),
     else ``None``."""
     if label_name(y) is False:
         return None
-    return declared_dtype(label_dtype(y), labels) if declared else public_dtype(label_dtype(y))
+    if declared is None:
+        return public_dtype(label_dtype(y))
+    return declared_dtype(label_dtype(y), public_levels(declared, None, "y", "classes"))
 
 
 def format_labels(y_syn, name, dtype=None):

@@ -307,6 +307,23 @@ def test_declared_levels_never_consult_a_categorical_dtypes_categories(make):
     assert outcomes[0][:2] == (["p", "q", "r"], [0, 1, 2])
 
 
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels=2, classes=["low", "mid", "high"]),
+    lambda: SmoothMWEM(bounds=(0, 1), classes=["low", "mid", "high"]),
+])
+def test_declared_classes_keep_their_order_on_an_ordered_categorical_y(make):
+    # the output Categorical was built from the sorted label set, ['high', 'low', 'mid'],
+    # still ordered=True, so y_syn < 'mid' answered wrongly (found by a review)
+    order = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (90, 2))
+    y = pd.Series(rng.choice(["low", "mid", "high"], 90), name="grade").astype(order)
+    _, y_syn = make().fit_resample(X, y)
+    assert y_syn.dtype == order
+    pd.testing.assert_series_equal(y_syn < "mid", y_syn.astype(str) == "low",
+                                   check_names=False)
+
+
 def test_a_synthetic_column_never_publishes_categories_beyond_the_declared_levels():
     # the output kept the input's Categorical dtype: with levels ['p', 'q'] declared, a
     # neighbour whose one row holds 'r' (astype('category')) came back with categories

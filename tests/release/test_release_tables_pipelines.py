@@ -166,6 +166,16 @@ def test_declared_levels_beyond_a_categoricals_categories_come_out_as_declared(e
     assert list(out.cat.categories) == [0, 1, 2] and not out.isna().any()
 
 
+def test_a_missing_value_declared_as_a_level_of_a_categorical_column_works():
+    # pandas' raw "Categorical categories cannot be null" came out of the codec (found by
+    # a review); such a column comes out as the same levels on an object column do
+    X = pd.DataFrame({"c": pd.Series(["p", "q"] * 20, dtype=object), "a": [0, 1] * 20})
+    outs = [AdaptiveMarginalSynthesizer(levels={"c": ["p", None], "a": 2}, random_state=0)
+            .fit(table).sample(8, random_state=0)
+            for table in (X, X.astype({"c": "category"}))]
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+
+
 def test_categorical_features_by_mask_index_and_dtype():
     df = _frame()[["age", "smoker", "grade"]]
     bounds = ([18, 0, 0], [90, 1, 2])
