@@ -1,13 +1,14 @@
 """Private query release: synthetic data that answers a query workload.
 
 Unlike the learners (:mod:`sksmooth.proper`, :mod:`sksmooth.perturbed`), which
-release one hypothesis for prediction, the estimators here release a whole
+release one hypothesis for prediction, the synthesizers here release a whole
 *distribution* over the data domain — answers to many counting queries at
-once — and emit synthetic rows from it (``sample`` and ``fit_resample``,
-which imbalanced-learn's ``Pipeline`` calls; the grid family, e.g.
-``SmoothMWEM``, is also a transformer, ``transform`` and ``fit_transform(X)``,
-with ``as_sampler()`` for imbalanced-learn; ``AdaptiveMarginalSynthesizer``
-is a sampler only, an imbalanced-learn step as it is). Unlike
+once — and emit synthetic rows from it: ``sample`` and ``fit_resample``
+(which imbalanced-learn's ``Pipeline`` calls). The grid family (e.g.
+``SmoothMWEM``) is also a transformer (``transform``, ``fit_transform(X)``;
+``as_sampler()`` for imbalanced-learn); ``AdaptiveMarginalSynthesizer`` is a
+sampler only, an imbalanced-learn step as it is; the per-query baselines
+release noisy answers, not rows. Unlike
 :mod:`sksmooth.mechanisms` (single-shot noise), they compose mechanisms into
 whole releases: MWEM, Smooth MWEM over a γ-cover of an infinite query
 class, Projected Smooth MWEM (σ-smooth output), the Subsampled Net

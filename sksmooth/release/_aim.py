@@ -50,6 +50,7 @@ from ._columns import (
     dtype_categories,
     dtype_levels_notes,
     format_labels,
+    key_collision_hint,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -155,6 +156,20 @@ class _StreamFrame:
 def _codes(codec, columns):
     """The level codes of a table's columns, one column of codes per strategy."""
     return np.stack(codec.encode(columns), axis=1).astype(np.int64)
+
+
+def _dtype_levels_change(codec, dtypes):
+    """A column whose levels are its Categorical dtype's categories and whose chunk has
+    other categories (the levels would change mid-release), for a message; declared
+    levels never consult the categories (:func:`~._columns.declared_dtype`)."""
+    for name, column, dtype in zip(codec.names, codec.columns, dtypes):
+        if getattr(column, "from_dtype", False):
+            categories = dtype_categories(dtype)
+            if categories is None or categories.tolist() != column.levels.tolist():
+                shown = "none" if categories is None else categories.tolist()[:8]
+                return (f"column {name!r} has categories {shown}, the first chunk's "
+                        f"{column.levels.tolist()[:8]}")
+    return None
 
 
 class _PartitionCounter(PartitionCounter):
@@ -434,8 +449,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         n_features = len(values) - int(y is not None)
         bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
         # a column is named as the parameters name it: its label, or its position
-        columns = [self._column_strategy(parameter_key(j, names if frame else None), declared[j],
-                                         dtypes[j], bounds[j])
+        labels = names if frame else None
+        columns = [self._column_strategy(parameter_key(j, labels), declared[j], dtypes[j],
+                                         bounds[j], key_collision_hint(j, labels))
                    for j in range(n_features)]
         leaked = ()
         if y is not None:
@@ -446,8 +462,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codec = TableCodec(names, columns, frame)
         return _codes(codec, values), codec, leaked
 
-    def _column_strategy(self, name, declared, dtype, bounds):
-        """A column's codec strategy: binned on public bounds, or public levels."""
+    def _column_strategy(self, name, declared, dtype, bounds, hint=""):
+        """A column's codec strategy: binned on public bounds, or public levels
+        (``hint``: appended to the refusal of a column with neither)."""
         if bounds is not None:
             if declared is not None or dtype_categories(dtype) is not None:
                 raise ValueError(f"column {name!r} has both levels and bounds: declare it "
@@ -458,7 +475,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             raise undeclared_levels_error(
                 name, "levels", alternative=(
                     f", or declare a continuous column's public range with bounds="
-                    f"{{{name!r}: (lower, upper)}}"))
+                    f"{{{name!r}: (lower, upper)}}{hint}"))
         return column
 
     def _column_bounds(self, names, n_features):
@@ -508,17 +525,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             validate_private_data(self, as_table(X), reset=False, dtype=None,
                                   accept_sparse=False, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
-        columns, names, declared, dtypes, _ = self._columns(X, y, min_rows=0)
-        # Categorical chunks of a column with declared levels: categories never consulted
-        dtypes = [column.dtype if levels is not None and dtype_categories(dtype) is not None
-                  and dtype_categories(column.dtype) is not None else dtype
-                  for column, levels, dtype in zip(frame.codec.columns, declared, dtypes)]
-        structure = TableCodec.structure_of(frame.codec.frame, names, dtypes)
-        if structure != frame.codec.structure() or (y is not None) != frame.has_y:
-            change = (structure_change(frame.codec.structure(), structure)
-                      if (y is not None) == frame.has_y else
-                      f"y is {'' if y is not None else 'not '}given here, "
-                      f"{'not ' if y is not None else ''}at the first chunk")
+        columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0)
+        if (y is not None) != frame.has_y:
+            change = ("y is given here but was not at the first chunk" if y is not None else
+                      "y is missing here but was given at the first chunk")
+        else:
+            change = (structure_change(frame.codec.structure(),
+                                       TableCodec.structure_of(chunk_frame, names, dtypes))
+                      or _dtype_levels_change(frame.codec, dtypes))
+        if change:
             raise ValueError(
                 f"this chunk's schema differs from the first chunk's: {change}. Every chunk "
                 "of one release must have the same column names and dtypes (e.g. the same "
@@ -533,7 +548,19 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 "loading it, so declare the public labels with classes=[...].")
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
-    def _check_dask_parameters(self, X_head, y_head):
+    def _declared_level_columns(self, X):
+        """Labels of the DataFrame ``X``'s columns whose levels ``levels`` declares."""
+        columns, levels = list(getattr(X, "columns", [])), self.levels
+        if not columns or levels is None:
+            return set()
+        if isinstance(levels, numbers.Integral):
+            return set(columns)
+        if isinstance(levels, dict):
+            return {columns[j] for j in column_positions(levels, len(columns), columns,
+                                                         "levels")}
+        return {c for c, declared in zip(columns, levels) if declared is not None}
+
+    def _check_dask_parameters(self, X_head, y_head, labels_declared):
         return None  # levels are checked once the columns are known (_partition_counter)
 
     def _release_stream(self, stream, params):

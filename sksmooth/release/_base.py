@@ -54,6 +54,7 @@ from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
+    column_positions,
     check_n_samples,
     dtype_levels_notes,
     format_labels,
@@ -300,7 +301,15 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _partition_counter(self, stream):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
-    def _check_dask_parameters(self, X_head, y_head):
+    def _declared_level_columns(self, X):
+        """Labels of the DataFrame ``X``'s columns whose levels ``categories`` declares."""
+        columns = list(getattr(X, "columns", []))
+        if not columns or not self.categories:
+            return set()
+        return {columns[j] for j in column_positions(self.categories, len(columns), columns,
+                                                     "categories")}
+
+    def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a dask release whose box or label set would be read from its rows.
 
         Only structure is read from the head (names, dtypes, declared or dtype
@@ -311,7 +320,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         missing = []
         if self.bounds is None and not schema.all_levelled:
             missing.append("bounds=(lower, upper)")
-        if y_head is not None and self.classes is None and LevelColumn.public(
+        if y_head is not None and not labels_declared and LevelColumn.public(
                 None, label_dtype(y_head), "y", "classes") is None:
             missing.append("classes=[...] (the label set)")
         if missing:

@@ -82,6 +82,7 @@ __all__ = [
     "parameter_key",
     "is_dataframe",
     "is_numeric_dtype",
+    "key_collision_hint",
     "public_dtype",
     "public_levels",
     "resolve_labels",
@@ -177,10 +178,25 @@ def column_index(key, n_features, columns, name):
 def parameter_key(j, columns):
     """The key naming column ``j`` in a per-column parameter (and in messages that
     suggest one): its label, or its position when it has no labels (an ndarray)
-    or an integer label (an integer key is a position: :func:`column_index`)."""
-    if columns is None or isinstance(columns[j], numbers.Integral):
+    or an integer label (an integer key is a position: :func:`column_index`). When
+    that position is another column's label, no key names it until the columns get
+    string labels (:func:`key_collision_hint`): its label as a string."""
+    if columns is None:
         return j
+    if isinstance(columns[j], numbers.Integral):
+        return str(columns[j]) if key_collision_hint(j, columns) else j
     return columns[j]
+
+
+def key_collision_hint(j, columns):
+    """The fix to append when column ``j``'s position is another column's integer
+    label (no dict key can then name it: :func:`column_index`), else ``""``."""
+    labels = [] if columns is None else list(columns)
+    if j in labels and labels.index(j) != j:
+        return (" (first give the columns string labels, e.g. X.columns = "
+                "X.columns.astype(str): X's integer labels collide with positions, and an "
+                "integer key is a position)")
+    return ""
 
 
 def column_positions(mapping, n_features, columns, name):

@@ -22,21 +22,24 @@ def is_dask_collection(value):
     return value is not None and type(value).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def refuse_unknown_categories(collection, name):
+def refuse_unknown_categories(collection, name, declared=()):
     """Refuse a categorical column whose categories dask does not know.
 
     Unknown categories (e.g. after ``astype('category')``) would be taken
     from the rows that are read to check the structure: private values
     published as public levels. Known categories are part of the dtype,
-    i.e. declared by the user (public).
+    i.e. declared by the user (public). ``declared``: the labels of the
+    DataFrame's columns whose levels the estimator declares (for a Series,
+    ``True`` when its labels are declared); their categories are never
+    consulted, so they may be unknown.
     """
     from dask.dataframe.utils import has_known_categories
 
     dtypes = getattr(collection, "dtypes", None)
     if hasattr(dtypes, "items"):  # a DataFrame: one dtype per column
-        columns = [c for c, t in dtypes.items() if str(t) == "category"]
+        columns = [c for c, t in dtypes.items() if str(t) == "category" and c not in declared]
         unknown = [c for c in columns if not has_known_categories(collection[c])]
-    elif str(getattr(collection, "dtype", "")) == "category":
+    elif str(getattr(collection, "dtype", "")) == "category" and declared is not True:
         unknown = [] if has_known_categories(collection) else [name]
     else:
         unknown = []

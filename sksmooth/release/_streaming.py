@@ -89,7 +89,8 @@ class StreamingRelease:
     """``fit``, ``partial_fit`` and ``release`` of a release estimator (module doc).
 
     Subclasses implement ``_open_stream``, ``_map_chunk``,
-    ``_partition_counter``, ``_check_dask_parameters`` and
+    ``_partition_counter``, ``_check_dask_parameters``,
+    ``_declared_level_columns`` and
     ``_release_stream`` (and may extend ``_check_public_parameters``).
     """
 
@@ -213,8 +214,11 @@ class StreamingRelease:
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
-            first_X, first_y = _dask_head(X, y)
-            self._check_dask_parameters(first_X, first_y)
+            labels_declared = self.classes is not None or classes is not None or (
+                stream is not None and self._stream_labels(stream) is not None)
+            first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
+                                          labels_declared)
+            self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)
@@ -366,13 +370,19 @@ def _check_dask_pair(X, y):
                          "X's chunks.")
 
 
-def _dask_head(X, y):
-    """The first rows of a dask collection (for structure checks only; never counted)."""
-    return _head(X, "X"), (None if y is None else _head(y, "y"))
+def _dask_head(X, y, declared_columns, labels_declared):
+    """The first rows of a dask collection (for structure checks only; never counted).
+
+    Unknown categories are refused (:func:`~._dask.refuse_unknown_categories`)
+    except on the columns (``declared_columns``) or labels whose levels are
+    declared: those never consult the categories.
+    """
+    return (_head(X, "X", declared_columns),
+            None if y is None else _head(y, "y", labels_declared))
 
 
-def _head(collection, name):
-    refuse_unknown_categories(collection, name)
+def _head(collection, name, declared):
+    refuse_unknown_categories(collection, name, declared)
     if not hasattr(collection, "head"):  # dask array
         head = collection[:1].compute()
     else:  # the first partition, or (if it is empty) the first rows of any

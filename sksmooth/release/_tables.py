@@ -55,6 +55,7 @@ from ._columns import (
     is_bool_dtype,
     is_dataframe,
     is_numeric_dtype,
+    key_collision_hint,
     parameter_key,
     public_dtype,
     structure_change,
@@ -267,14 +268,15 @@ def _column_strategy(j, is_categorical, declared, columns, dtype):
             raise ValueError(
                 f"column {name!r} is not numeric: declare it categorical "
                 f"(categorical_features) with public levels (categories="
-                f"{{{name!r}: [...]}} or a pandas Categorical dtype).")
+                f"{{{name!r}: [...]}} or a pandas Categorical dtype)"
+                f"{key_collision_hint(j, columns)}.")
         return NumberColumn(dtype)
     column = LevelColumn.public(declared, dtype, name, "categories")
     if column is not None:
         return column
     if _reads_as_numbers(dtype):
         return NumberColumn(dtype, integer=True)  # integer levels between the public bounds
-    raise undeclared_levels_error(name, "categories")
+    raise undeclared_levels_error(name, "categories", key_collision_hint(j, columns))
 
 
 def _reads_as_numbers(dtype):

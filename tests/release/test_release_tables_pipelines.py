@@ -342,3 +342,10 @@ def test_the_fix_an_error_suggests_for_an_integer_labelled_column_works():
                        r"levels=\{0: \[\.\.\.\]\}.* bounds=\{0: \(lower, upper\)\}"):
         AdaptiveMarginalSynthesizer(levels={"b": 5}).fit(X)
     AdaptiveMarginalSynthesizer(levels={"b": 5, 0: ["u", "v"]}).fit(X)
+    # when the position is another column's label no key names the column: rename first
+    X = X.set_axis([5, 0], axis=1)
+    with pytest.raises(ValueError, match=r"levels=\{'5': \[\.\.\.\]\}.*first give the "
+                       r"columns string labels"):
+        AdaptiveMarginalSynthesizer(levels=[None, 5]).fit(X)
+    X.columns = X.columns.astype(str)
+    AdaptiveMarginalSynthesizer(levels={"0": 5, "5": ["u", "v"]}).fit(X)

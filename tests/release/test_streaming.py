@@ -365,9 +365,18 @@ def test_a_chunk_schema_refusal_names_what_changed():
             (rest.astype({"size": "Int64"}), y_rest,
              r"column 'size' has Int64, the first chunk's a dtype numpy or pandas picks"),
             (rest[rest.columns[::-1]], y_rest, r"its columns are \['flag', 'size', 'colour', 'y'\]"),
-            (rest, None, r"y is not given here, at the first chunk")):
+            (rest, None, r"y is missing here but was given at the first chunk"),
+            (rest.assign(colour=rest["colour"].cat.add_categories("pink")), y_rest,
+             r"column 'colour' has categories \['red', 'green', 'blue', 'pink'\], the first "
+             r"chunk's \['red', 'green', 'blue'\]")):
         with pytest.raises(ValueError, match=match):
             est.partial_fit(chunk, labels)
+    codes = pd.DataFrame({"a": [0, 1, 2] * 4, "b": [1, 0, 1] * 4})
+    est = AdaptiveMarginalSynthesizer(levels=3).partial_fit(codes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # scikit-learn: no feature names
+        with pytest.raises(ValueError, match=r"an array came after a DataFrame"):
+            est.partial_fit(codes.to_numpy())
 
 
 def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
@@ -781,3 +790,29 @@ def test_chunks_whose_categories_follow_their_rows_are_one_schema_under_declared
     whole = make().partial_fit(pd.concat([first.astype(object), second.astype(object)]),
                                pd.concat([y1.astype(int), y2.astype(int)]))
     np.testing.assert_array_equal(est._stream.statistic.state(), whole._stream.statistic.state())
+
+
+def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared():
+    # declared levels never consult the categories, in memory and with dask alike; dask
+    # refused astype('category') columns and y all the same, and the grid family ignored
+    # partial_fit's classes and a label set fixed by an earlier chunk (found by a review)
+    dask = pytest.importorskip("dask")
+    df = pd.DataFrame({"c": ["p", "q", "p", "q", "q", "p"], "a": [0, 1, 2, 0, 1, 2]})
+    y = pd.Series(["n", "p", "n", "n", "p", "n"], name="t")
+    dX = _dask_frame(df, 2).astype({"c": "category"})
+    dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")
+    makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
+                                                 classes=["n", "p"], random_state=0),
+             lambda: SmoothMWEM(categorical_features=["c", "a"], classes=["n", "p"],
+                                categories={"c": ["p", "q"], "a": [0, 1, 2]}, random_state=0))
+    with dask.config.set(scheduler="synchronous"):
+        for make in makes:
+            np.testing.assert_array_equal(make().partial_fit(dX, dy)._stream.statistic.state(),
+                                          make().partial_fit(df, y)._stream.statistic.state())
+        grid = lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c", "a"],  # noqa: E731
+                                  categories={"c": ["p", "q"]})
+        codes = (y == "p").astype(int)
+        dy_codes = _dask_frame(codes.to_frame(), 2)["t"]
+        assert grid().partial_fit(dX, dy_codes, classes=[0, 1])._stream.statistic.n == 6
+        first = grid().partial_fit(df.astype({"c": "category"}), codes, classes=[0, 1])
+        assert first.partial_fit(dX, dy_codes)._stream.statistic.n == 12
