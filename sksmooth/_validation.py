@@ -483,6 +483,11 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
 
 def _fit_any_classes(y, classes=None):
     """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
+    if classes is not None and any(v is None or (isinstance(v, float) and v != v)
+                                   for v in np.asarray(classes, dtype=object).ravel()):
+        raise ValueError("classes must not contain a missing value (None or NaN): a label "
+                         "is a value y takes; a missing label is mapped like any value "
+                         "outside classes.")
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")

@@ -159,9 +159,10 @@ def _codes(codec, columns):
 
 
 def _dtype_levels_change(codec, dtypes):
-    """A column whose levels are its Categorical dtype's categories and whose chunk has
-    other categories (the levels would change mid-release), for a message; declared
-    levels never consult the categories (:func:`~._columns.declared_dtype`)."""
+    """A feature column whose levels are its Categorical dtype's categories and whose
+    chunk has other categories (the levels would change mid-release), for a message;
+    declared levels never consult the categories (:func:`~._columns.declared_dtype`),
+    and labels are mapped onto the fixed label set, as in the grid family."""
     for name, column, dtype in zip(codec.names, codec.columns, dtypes):
         if getattr(column, "from_dtype", False):
             categories = dtype_categories(dtype)
@@ -526,13 +527,16 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                   accept_sparse=False, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
         columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0)
+        # compared as the first chunk's were kept (declared levels: declared_dtype)
+        dtypes = [c.chunk_dtype(t) for c, t in zip(frame.codec.columns, dtypes)]
         if (y is not None) != frame.has_y:
             change = ("y is given here but was not at the first chunk" if y is not None else
                       "y is missing here but was given at the first chunk")
         else:
             change = (structure_change(frame.codec.structure(),
                                        TableCodec.structure_of(chunk_frame, names, dtypes))
-                      or _dtype_levels_change(frame.codec, dtypes))
+                      or _dtype_levels_change(frame.codec.subset(
+                          len(names) - int(frame.has_y)), dtypes))
         if change:
             raise ValueError(
                 f"this chunk's schema differs from the first chunk's: {change}. Every chunk "

@@ -286,7 +286,8 @@ def declared_dtype(dtype, levels):
     A ``Categorical`` dtype's categories may have been read from the private
     rows (``astype('category')``), so once levels are declared they are
     never consulted: the column gets a ``Categorical`` of the declared levels
-    (the dtype's ``ordered`` flag kept), whatever the input's categories. A
+    in the declared order (the dtype's ``ordered`` flag kept, so for an ordered
+    column the declared order is the order), whatever the input's categories. A
     value outside the declared levels takes the fixed code (never refused).
     Any other dtype is :func:`public_dtype`'s.
     """
@@ -400,6 +401,11 @@ class LevelColumn:
                 f"synthetic column could not be built): declare {parameter} that dtype holds.")
         return cls(levels, dtype, from_dtype=from_dtype)
 
+    def chunk_dtype(self, dtype):
+        """The public dtype of a later chunk's column of input ``dtype``, built as
+        this column's was (:meth:`TableCodec.structure` compares them)."""
+        return public_dtype(dtype) if self.from_dtype else declared_dtype(dtype, self.levels)
+
     @property
     def n_codes(self):
         return len(self.levels)
@@ -434,6 +440,10 @@ class NumberColumn:
         self.dtype = public_dtype(dtype)
         self.integer = bool(integer)
 
+    @staticmethod
+    def chunk_dtype(dtype):
+        return public_dtype(dtype)
+
     def encode(self, values):
         return as_floats(values)  # a non-number -> NaN, mapped into the box later
 
@@ -463,6 +473,10 @@ class BinnedColumn:
     def __init__(self, lower, upper, n_bins, dtype=None):
         self.lower, self.upper, self.n_bins = float(lower), float(upper), int(n_bins)
         self.dtype = public_dtype(dtype)
+
+    @staticmethod
+    def chunk_dtype(dtype):
+        return public_dtype(dtype)
 
     @property
     def n_codes(self):

@@ -43,12 +43,17 @@ def refuse_unknown_categories(collection, name, declared=()):
         unknown = [] if has_known_categories(collection) else [name]
     else:
         unknown = []
+    if unknown and name == "y":
+        raise ValueError(
+            "the dask collection y is Categorical with unknown categories, which would be "
+            "read from the private rows; declare the label set with classes=[...] (or "
+            "known categories with .cat.set_categories([...])).")
     if unknown:
         raise ValueError(
             f"categorical columns {unknown[:5]} of the dask collection {name} have unknown "
-            "categories, which would be read from the private rows; declare the public "
-            "levels with .cat.set_categories([...]) (or the estimator's levels/categories "
-            "parameter on a non-categorical column).")
+            "categories, which would be read from the private rows; declare their levels "
+            "with the estimator's levels/categories parameter (or known categories with "
+            ".cat.set_categories([...])).")
 
 
 def _partitions(collection):

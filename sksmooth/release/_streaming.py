@@ -214,11 +214,11 @@ class StreamingRelease:
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
-            labels_declared = self.classes is not None or classes is not None or (
-                stream is not None and self._stream_labels(stream) is not None)
+            labels_declared = self.classes is not None or classes is not None
             first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
                                           labels_declared)
-            self._check_dask_parameters(first_X, first_y, labels_declared)
+            if stream is None:  # later chunks: the first fixed bounds and labels
+                self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)

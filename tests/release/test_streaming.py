@@ -816,3 +816,51 @@ def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared(
         assert grid().partial_fit(dX, dy_codes, classes=[0, 1])._stream.statistic.n == 6
         first = grid().partial_fit(df.astype({"c": "category"}), codes, classes=[0, 1])
         assert first.partial_fit(dX, dy_codes)._stream.statistic.n == 12
+
+
+@pytest.mark.parametrize("make, X, y", [
+    # a dtype-levelled y whose categories are not sorted (its label set is sorted)
+    (lambda: AdaptiveMarginalSynthesizer(levels=2),
+     pd.DataFrame({"a": [0, 1] * 20}),
+     pd.Series(["low", "mid", "high", "mid"] * 10, name="grade").astype(
+         pd.CategoricalDtype(["low", "mid", "high"]))),
+    # a missing value among the declared levels of a Categorical column
+    (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", None], "a": 2}),
+     pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
+    (lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c", "a"],
+                        categories={"c": ["p", None]}),
+     pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
+])
+def test_fit_in_row_blocks_never_refuses_what_one_block_takes(monkeypatch, make, X, y):
+    # fit counts a large table in row blocks and checks each block's schema like a chunk;
+    # AIM compared a chunk's dtype against the first chunk's differently built one, so a
+    # table of more rows (more blocks) was refused where a small one fitted: a refusal
+    # depending on the private record count (found by a review)
+    from sksmooth.release import _streaming
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = make().partial_fit(X, y)
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 8)  # blocks of a few rows
+        assert len(_streaming.row_blocks(X, y)) >= 4
+        blocked = make().partial_fit(X, y)
+        assert make().fit(X, y).n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(blocked._stream.statistic.state(),
+                                  one._stream.statistic.state())
+
+
+def test_a_later_dask_chunk_takes_the_bounds_and_labels_the_first_chunk_fixed():
+    # refused with "pass bounds", then, after set_params(bounds=...), as a changed
+    # parameter: no fix worked (found by a review); a dask y of unknown categories is
+    # told to declare classes, the fix that applies to labels
+    dask = pytest.importorskip("dask")
+    X, y = _numeric_data()
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bounds and labels read from the first chunk
+        est = SmoothMWEM().partial_fit(pd.DataFrame(X[:40]), pd.Series(y[:40], name="t"))
+        est.partial_fit(_dask_frame(pd.DataFrame(X[40:]), 2),
+                        _dask_frame(pd.DataFrame({"t": y[40:]}), 2)["t"])
+        assert est._stream.statistic.n == len(X)
+        dy = _dask_frame(pd.DataFrame({"t": y.astype(str)}), 2)["t"].astype("category")
+        with pytest.raises(ValueError, match=r"declare the label set with classes=\[\.\.\.\]"):
+            SmoothMWEM(bounds=(0, 4)).partial_fit(_dask_frame(pd.DataFrame(X), 2), dy)
