@@ -864,3 +864,41 @@ def test_a_later_dask_chunk_takes_the_bounds_and_labels_the_first_chunk_fixed():
         dy = _dask_frame(pd.DataFrame({"t": y.astype(str)}), 2)["t"].astype("category")
         with pytest.raises(ValueError, match=r"declare the label set with classes=\[\.\.\.\]"):
             SmoothMWEM(bounds=(0, 4)).partial_fit(_dask_frame(pd.DataFrame(X), 2), dy)
+
+
+def _every_dtype_frame(n=48):
+    rng = np.random.default_rng(4)
+    return pd.DataFrame({
+        "cat": pd.Categorical(rng.choice(["z", "a", "m"], n), ["z", "a", "m"]),
+        "ordered": pd.Categorical(rng.choice(["lo", "hi"], n), ["lo", "hi"], ordered=True),
+        "declared": pd.Series(rng.choice(["u", "v"], n)).astype("category"),
+        "text": pd.Series(rng.choice(["s", "t"], n), dtype=object),
+        "flag": pd.array(rng.random(n) < 0.5, dtype="boolean"),
+        "count": pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(0, 3, n)),
+                          dtype="Int64"),
+        "code": rng.integers(0, 3, n),
+    }), pd.Series(rng.choice(["n", "p", "q"], n), name="t").astype(
+        pd.CategoricalDtype(["q", "n", "p"]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels={"declared": ["u", "v", None], "text": ["s", "t"],
+                                                "count": 3, "code": 3}),
+    lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["cat", "ordered", "declared",
+                                                             "text", "flag"],
+                       categories={"declared": ["u", "v", None], "text": ["s", "t"]}),
+])
+def test_row_blocks_of_a_table_of_every_dtype_count_as_the_whole(monkeypatch, make):
+    # fit checks every row block of a large table like a chunk: no check may tell the
+    # blocks of one table apart (a refusal would depend on the record count)
+    from sksmooth.release import _streaming
+
+    X, y = _every_dtype_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # levels from dtypes
+        whole = make().partial_fit(X, y)
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 3 * X.shape[1])
+        assert len(_streaming.row_blocks(X, y)) >= 10
+        blocked = make().partial_fit(X, y)
+    np.testing.assert_array_equal(blocked._stream.statistic.state(),
+                                  whole._stream.statistic.state())
