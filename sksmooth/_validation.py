@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from ._values import check_no_numeric_twins
+from ._values import check_no_numeric_twins, is_missing
 from .exceptions import PrivacyLeakWarning
 
 __all__ = [
@@ -483,7 +483,7 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
 
 def _fit_any_classes(y, classes=None):
     """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
-    if classes is not None and any(v is None or (isinstance(v, float) and v != v)
+    if classes is not None and any(is_missing(v)
                                    for v in np.asarray(classes, dtype=object).ravel()):
         raise ValueError("classes must not contain a missing value (None or NaN): a label "
                          "is a value y takes; a missing label is mapped like any value "

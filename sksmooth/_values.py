@@ -12,7 +12,28 @@ import warnings
 
 import numpy as np
 
-__all__ = ["as_floats", "check_no_numeric_twins", "distinct_text", "level_codes"]
+__all__ = ["as_floats", "check_no_numeric_twins", "distinct_text", "is_missing", "level_codes",
+           "same_values"]
+
+
+def is_missing(value):
+    """Whether ``value`` is a missing value: ``None``, a NaN of any float type, a
+    ``NaT``, or pandas' ``NA`` (whose comparisons are missing too)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):  # pd.NA: bool(NA) is ambiguous
+        return True
+
+
+def same_values(a, b):
+    """Element-wise equality of two sequences in which missing values equal each other
+    (``np.array_equal`` holds NaN unequal to itself)."""
+    a, b = list(a), list(b)
+    return len(a) == len(b) and all(
+        is_missing(x) and is_missing(y) if is_missing(x) or is_missing(y) else bool(x == y)
+        for x, y in zip(a, b))
 
 
 def level_codes(values, levels):

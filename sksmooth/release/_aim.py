@@ -546,10 +546,6 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return (frame.encode(columns),)
 
     def _partition_counter(self, stream):
-        if stream.frame.leaked:
-            raise ValueError(
-                "the label set would be read from y; a dask collection is counted without "
-                "loading it, so declare the public labels with classes=[...].")
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
     def _declared_level_columns(self, X):
@@ -564,8 +560,18 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                                          "levels")}
         return {c for c, declared in zip(columns, levels) if declared is not None}
 
+    def _infers_from_data(self, X, y, classes):
+        return y is not None and self.classes is None and LevelColumn.public(
+            None, label_dtype(y), "y", "classes") is None
+
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
-        return None  # levels are checked once the columns are known (_partition_counter)
+        """Refuse a first dask chunk whose label set would be read from its rows (the
+        levels of its columns are checked as in memory: never read from the rows)."""
+        if y_head is not None and not labels_declared and LevelColumn.public(
+                None, label_dtype(y_head), "y", "classes") is None:
+            raise ValueError(
+                "the label set would be read from y; a dask collection is counted without "
+                "loading it, so declare the public labels with classes=[...].")
 
     def _release_stream(self, stream, params):
         """Run the adaptive loop on the accumulated counts (charged first)."""

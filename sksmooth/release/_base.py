@@ -309,6 +309,14 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return {columns[j] for j in column_positions(self.categories, len(columns), columns,
                                                      "categories")}
 
+    def _infers_from_data(self, X, y, classes):
+        """Whether a first chunk's box or label set will be read from its rows (then
+        leak-warned, and read from the whole chunk). Structure only is looked at."""
+        reads_labels = y is not None and self.classes is None and classes is None \
+            and LevelColumn.public(None, label_dtype(y), "y", "classes") is None
+        return reads_labels or (self.bounds is None and not TableSchema.from_input(
+            X, self.categorical_features, self.categories).all_levelled)
+
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a dask release whose box or label set would be read from its rows.
 

@@ -36,8 +36,10 @@ def refuse_unknown_categories(collection, name, declared=()):
     from dask.dataframe.utils import has_known_categories
 
     dtypes = getattr(collection, "dtypes", None)
-    if hasattr(dtypes, "items"):  # a DataFrame: one dtype per column
-        columns = [c for c, t in dtypes.items() if str(t) == "category" and c not in declared]
+    if hasattr(dtypes, "items"):  # a DataFrame: one dtype per column (a one-column y)
+        skip = (lambda c: declared) if isinstance(declared, bool) else (  # noqa: E731
+            lambda c: c in declared)
+        columns = [c for c, t in dtypes.items() if str(t) == "category" and not skip(c)]
         unknown = [c for c in columns if not has_known_categories(collection[c])]
     elif str(getattr(collection, "dtype", "")) == "category" and declared is not True:
         unknown = [] if has_known_categories(collection) else [name]

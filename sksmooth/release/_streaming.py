@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
@@ -90,7 +91,7 @@ class StreamingRelease:
 
     Subclasses implement ``_open_stream``, ``_map_chunk``,
     ``_partition_counter``, ``_check_dask_parameters``,
-    ``_declared_level_columns`` and
+    ``_declared_level_columns``, ``_infers_from_data`` and
     ``_release_stream`` (and may extend ``_check_public_parameters``).
     """
 
@@ -216,10 +217,15 @@ class StreamingRelease:
             _check_dask_pair(X, y)
             labels_declared = self.classes is not None or classes is not None
             first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
-                                          labels_declared)
+                                          # a later chunk's labels map onto the fixed set
+                                          labels_declared or stream is not None)
             if stream is None:  # later chunks: the first fixed bounds and labels
                 self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
+        elif stream is None and self._infers_from_data(X, y, classes):
+            # what a release reads from the data (leak-warned) must see the whole
+            # chunk, not its first row block: the outcome would depend on the row count
+            (first_X, first_y), blocks = (X, y), []
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)
         if stream is None:
@@ -299,13 +305,13 @@ def row_blocks(X, y):
     an unusual structure is left whole for validation to report.
     """
     shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2 or not isinstance(shape[0], int):
+    if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X):
         return [(X, y)]
     step = max(1, _BLOCK_ENTRIES // max(int(shape[1]), 1))
     if shape[0] <= step or (y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
         return [(X, y)]
-    if y is not None and not hasattr(y, "iloc"):
-        y = np.asarray(y)
+    if y is not None and not (hasattr(y, "iloc") or hasattr(y, "dtype")):
+        y = np.asarray(y)  # a list; an array (numpy, pandas extension) keeps its dtype
     return [(_rows(X, start, start + step), None if y is None else _rows(y, start, start + step))
             for start in range(0, shape[0], step)]
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._values import same_values
 from ._columns import (
     LevelColumn,
     NumberColumn,
@@ -228,7 +229,7 @@ class TableSchema:
 def _same_levels(a, b):
     if a is None or b is None:
         return a is None and b is None
-    return len(a) == len(b) and bool(np.array_equal(a, b))
+    return same_values(a, b)  # a declared missing level equals itself
 
 
 # ----------------------------------------------------------------- helpers

@@ -351,11 +351,13 @@ def test_the_fix_an_error_suggests_for_an_integer_labelled_column_works():
     AdaptiveMarginalSynthesizer(levels={"0": 5, "5": ["u", "v"]}).fit(X)
 
 
-@pytest.mark.parametrize("make", [lambda: AdaptiveMarginalSynthesizer(levels=2, classes=["a", None]),
-                                  lambda: SmoothMWEM(bounds=(0, 1), classes=["a", None])])
-def test_a_missing_value_among_declared_classes_is_refused_naming_it(make):
+@pytest.mark.parametrize("missing", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT])
+@pytest.mark.parametrize("make", [
+    lambda missing: AdaptiveMarginalSynthesizer(levels=2, classes=["a", missing]),
+    lambda missing: SmoothMWEM(bounds=(0, 1), classes=["a", missing])])
+def test_a_missing_value_among_declared_classes_is_refused_naming_it(make, missing):
     # numpy's raw "'<' not supported between 'NoneType' and 'str'" came out (found by a
     # review); a parameter error, before any data is read
     X = np.zeros((10, 2), dtype=int)
     with pytest.raises(ValueError, match=r"classes must not contain a missing value"):
-        make().fit(X, np.array(["a"] * 10, dtype=object))
+        make(missing).fit(X, np.array(["a"] * 10, dtype=object))

@@ -8,6 +8,7 @@ import pickle
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -902,3 +903,78 @@ def test_row_blocks_of_a_table_of_every_dtype_count_as_the_whole(monkeypatch, ma
         blocked = make().partial_fit(X, y)
     np.testing.assert_array_equal(blocked._stream.statistic.state(),
                                   whole._stream.statistic.state())
+
+
+@pytest.mark.parametrize("kind", ["labels_aim", "labels_grid", "bounds", "categorical_y",
+                                  "boolean_y_with_na", "nan_level", "sparse"])
+def test_what_fit_reads_or_refuses_does_not_depend_on_the_row_blocks(monkeypatch, kind):
+    # found by a review: a label set or box read from the data (leak-warned) came from the
+    # first row block only; a Categorical or boolean array y lost its dtype in blocks; a
+    # declared NaN level refused the second block; a sparse X got another message
+    from sksmooth.release import _streaming
+
+    X = np.zeros((40, 2), dtype=int)
+    y = np.array(["a"] * 36 + ["b"] * 4, dtype=object)
+    case = {
+        "labels_aim": (lambda: AdaptiveMarginalSynthesizer(levels=2), X, y,
+                       lambda est: list(est._stream_labels(est._stream))),
+        "labels_grid": (lambda: SmoothMWEM(bounds=(0, 1)), X, y,
+                        lambda est: list(est._stream.frame.classes)),
+        "bounds": (lambda: SmoothMWEM(n_bins=4, marginal_width=1),
+                   np.r_[np.zeros(36), np.full(4, 10.0)][:, None], None,
+                   lambda est: est._stream.frame.upper.tolist()),
+        "categorical_y": (lambda: AdaptiveMarginalSynthesizer(levels=2), X,
+                          pd.Categorical(["p"] * 40, ["q", "p", "z"]),
+                          lambda est: list(est._stream_labels(est._stream))),
+        "boolean_y_with_na": (lambda: SmoothMWEM(bounds=(0, 1)), X,
+                              pd.array([True, False, None, True] * 10, dtype="boolean"),
+                              lambda est: (list(est._stream.frame.classes),
+                                           est._stream.frame.classes_inferred)),
+        "nan_level": (lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c", "a"],
+                                         categories={"c": ["p", np.nan]}),
+                      pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}), None,
+                      lambda est: est._stream.statistic.n),
+        "sparse": (lambda: SmoothMWEM(bounds=(0, 1)), sp.coo_matrix(X), None, None),
+    }[kind]
+    make, X, y, read = case
+    outcomes = []
+    for block_entries in (2**20, 4):
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", block_entries)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                est = make().partial_fit(X, y)
+                outcomes.append(read(est))
+            except (ValueError, TypeError) as error:
+                outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
+    if kind == "sparse":
+        assert "sparse" in outcomes[0].lower()
+
+
+def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
+    # a later dask y of unknown categories was refused (its categories are never
+    # consulted once the labels are fixed), AIM refused any later dask chunk after labels
+    # read from a first in-memory chunk, and a one-column dask DataFrame y crashed inside
+    # the categories check (found by a review)
+    dask = pytest.importorskip("dask")
+    df = pd.DataFrame({"c": ["p", "q", "p", "q", "q", "p"], "a": [0, 1, 2, 0, 1, 2]})
+    y = pd.Series(["n", "p", "n", "n", "p", "n"], name="t")
+    dX = _dask_frame(df, 2)
+    dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")  # unknown categories
+    makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3}),
+             lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c", "a"],
+                                categories={"c": ["p", "q"]}))
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the first chunk's labels come from y
+        for make in makes:
+            for first_y in (y, y.astype("category")):
+                if isinstance(make(), AdaptiveMarginalSynthesizer) and first_y is y:
+                    continue  # AIM keeps y's dtype family across chunks, as its columns'
+                est = make().partial_fit(df, first_y).partial_fit(dX, dy)
+                assert est._stream.statistic.n == 12
+            plain = _dask_frame(y.to_frame(), 2)["t"]  # after labels read from a first chunk
+            assert make().partial_fit(df, y).partial_fit(dX, plain)._stream.statistic.n == 12
+            one_column = _dask_frame(y.astype("category").to_frame(), 2)
+            assert make().set_params(classes=["n", "p"]).partial_fit(
+                dX, one_column)._stream.statistic.n == 6
