@@ -360,6 +360,7 @@ def declared_classes(classes, parameter):
     (two public declarations that disagree are a mistake, not a choice)."""
     if classes is None or parameter is None:
         return parameter if classes is None else classes
+    check_no_missing_label(classes)
     if not same_label_set(classes, parameter):
         raise ValueError(f"classes passed to partial_fit ({list(classes)}) differ from the "
                          f"classes parameter ({list(parameter)}); pass the same labels, or "
@@ -481,13 +482,18 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
     return fit_classes(y, classes=classes), False
 
 
-def _fit_any_classes(y, classes=None):
-    """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
-    if classes is not None and any(is_missing(v)
-                                   for v in np.asarray(classes, dtype=object).ravel()):
+def check_no_missing_label(classes):
+    """Refuse a missing value (None, NaN, NaT, NA) among declared ``classes``."""
+    if any(is_missing(v) for v in np.asarray(classes, dtype=object).ravel()):
         raise ValueError("classes must not contain a missing value (None or NaN): a label "
                          "is a value y takes; a missing label is mapped like any value "
                          "outside classes.")
+
+
+def _fit_any_classes(y, classes=None):
+    """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
+    if classes is not None:
+        check_no_missing_label(classes)
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")

@@ -23,7 +23,7 @@ def is_missing(value):
         return True
     try:
         return bool(value != value)
-    except (TypeError, ValueError):  # pd.NA: bool(NA) is ambiguous
+    except (TypeError, ValueError, ArithmeticError):  # pd.NA; Decimal('sNaN')
         return True
 
 

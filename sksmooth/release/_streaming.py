@@ -212,6 +212,8 @@ class StreamingRelease:
             if stream is not None:
                 _check_same_labels(classes, self._stream_labels(stream),
                                    "the label set fixed at the first chunk")
+        if stream is None:
+            self._check_public_parameters(params)  # the ledger first, before any data
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
@@ -229,7 +231,6 @@ class StreamingRelease:
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)
         if stream is None:
-            self._check_public_parameters(params)
             randomness = _without_fresh_noise(release_randomness(self.random_state))
             whole = whole_table and not dask_input
             stream, rows = self._open_stream(first_X, first_y, params, randomness, whole, classes,
@@ -305,7 +306,8 @@ def row_blocks(X, y):
     an unusual structure is left whole for validation to report.
     """
     shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X):
+    if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X) \
+            or sp.issparse(y):
         return [(X, y)]
     step = max(1, _BLOCK_ENTRIES // max(int(shape[1]), 1))
     if shape[0] <= step or (y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):

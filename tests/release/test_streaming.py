@@ -978,3 +978,28 @@ def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
             one_column = _dask_frame(y.astype("category").to_frame(), 2)
             assert make().set_params(classes=["n", "p"]).partial_fit(
                 dX, one_column)._stream.statistic.n == 6
+
+
+def test_odd_inputs_get_one_answer_whatever_the_row_blocks(monkeypatch):
+    # found by a review: a sparse y got scipy's "length is ambiguous" once X spanned
+    # several blocks; the ledger's refusal came after a structure error the data decides
+    from decimal import Decimal
+
+    from sksmooth.release import _streaming
+
+    X = np.zeros((40, 2), dtype=int)
+    answers = []
+    for block_entries in (2**20, 4):
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", block_entries)
+        with pytest.raises(ValueError) as info:
+            SmoothMWEM(bounds=(0, 1), classes=[0.0, 1.0]).partial_fit(
+                X, sp.csr_matrix(np.ones((40, 1))))
+        answers.append(str(info.value))
+    assert answers[0] == answers[1]
+    with pytest.raises(BudgetError):
+        SmoothMWEM(categorical_features=[5], accountant=BudgetAccountant(epsilon=0.5)
+                   ).partial_fit(np.zeros((10, 2)))
+    for classes in (["a", Decimal("sNaN")], ["a", pd.NA]):
+        with pytest.raises(ValueError, match="must not contain a missing value"):
+            SmoothMWEM(bounds=(0, 1), classes=classes).partial_fit(
+                np.zeros((4, 2)), np.array(["a"] * 4, dtype=object), classes=classes)
