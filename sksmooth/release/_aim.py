@@ -56,6 +56,7 @@ from ._columns import (
     label_output_dtype,
     resolve_labels,
     parameter_key,
+    reads_labels_from_rows,
     structure_change,
     undeclared_levels_error,
 )
@@ -561,14 +562,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return {c for c, declared in zip(columns, levels) if declared is not None}
 
     def _infers_from_data(self, X, y, classes):
-        return y is not None and self.classes is None and LevelColumn.public(
-            None, label_dtype(y), "y", "classes") is None
+        return reads_labels_from_rows(y, self.classes is not None)
 
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a first dask chunk whose label set would be read from its rows (the
         levels of its columns are checked as in memory: never read from the rows)."""
-        if y_head is not None and not labels_declared and LevelColumn.public(
-                None, label_dtype(y_head), "y", "classes") is None:
+        if reads_labels_from_rows(y_head, labels_declared):
             raise ValueError(
                 "the label set would be read from y; a dask collection is counted without "
                 "loading it, so declare the public labels with classes=[...].")

@@ -54,13 +54,14 @@ from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
-    column_positions,
     check_n_samples,
+    column_positions,
     dtype_levels_notes,
     format_labels,
     label_dtype,
     label_name,
     label_output_dtype,
+    reads_labels_from_rows,
     resolve_labels,
 )
 from ._systematic import check_scheme
@@ -312,10 +313,10 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then
         leak-warned, and read from the whole chunk). Structure only is looked at."""
-        reads_labels = y is not None and self.classes is None and classes is None \
-            and LevelColumn.public(None, label_dtype(y), "y", "classes") is None
-        return reads_labels or (self.bounds is None and not TableSchema.from_input(
-            X, self.categorical_features, self.categories).all_levelled)
+        if reads_labels_from_rows(y, self.classes is not None or classes is not None):
+            return True
+        return self.bounds is None and not TableSchema.from_input(
+            X, self.categorical_features, self.categories).all_levelled
 
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a dask release whose box or label set would be read from its rows.
@@ -328,8 +329,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         missing = []
         if self.bounds is None and not schema.all_levelled:
             missing.append("bounds=(lower, upper)")
-        if y_head is not None and not labels_declared and LevelColumn.public(
-                None, label_dtype(y_head), "y", "classes") is None:
+        if reads_labels_from_rows(y_head, labels_declared):
             missing.append("classes=[...] (the label set)")
         if missing:
             raise ValueError(

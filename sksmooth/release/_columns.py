@@ -85,6 +85,7 @@ __all__ = [
     "key_collision_hint",
     "public_dtype",
     "public_levels",
+    "reads_labels_from_rows",
     "resolve_labels",
     "structure_change",
     "public_output_dtype",
@@ -258,6 +259,13 @@ def label_dtype(y):
     if hasattr(y, "columns") and len(y.columns) == 1:
         return y.dtypes.iloc[0]
     return getattr(y, "dtype", None)
+
+
+def reads_labels_from_rows(y, declared):
+    """Whether a release's label set would be read from ``y``'s rows: a ``y`` given,
+    no classes ``declared``, and no public dtype giving them (:func:`resolve_labels`)."""
+    return y is not None and not declared and LevelColumn.public(
+        None, label_dtype(y), "y", "classes") is None
 
 
 def resolve_labels(y, classes, dtype):
