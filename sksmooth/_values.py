@@ -22,8 +22,16 @@ def is_missing(value):
     if value is None:
         return True
     try:
-        return bool(value != value)
-    except (TypeError, ValueError, ArithmeticError):  # pd.NA; Decimal('sNaN')
+        unequal = value != value
+    except ArithmeticError:  # Decimal('sNaN') refuses to compare
+        return True
+    except (TypeError, ValueError):  # an object that does not compare is a value
+        return False
+    if np.ndim(unequal):  # an array-valued level: a value, compared element-wise elsewhere
+        return False
+    try:
+        return bool(unequal)
+    except (TypeError, ValueError):  # pd.NA: its comparisons are NA too
         return True
 
 
@@ -32,7 +40,8 @@ def same_values(a, b):
     (``np.array_equal`` holds NaN unequal to itself)."""
     a, b = list(a), list(b)
     return len(a) == len(b) and all(
-        is_missing(x) and is_missing(y) if is_missing(x) or is_missing(y) else bool(x == y)
+        is_missing(x) and is_missing(y) if is_missing(x) or is_missing(y) else
+        bool(np.array_equal(x, y))
         for x, y in zip(a, b))
 
 

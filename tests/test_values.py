@@ -1,0 +1,30 @@
+"""sksmooth._values: missing values and level comparison."""
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from sksmooth._values import is_missing, same_values
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.mark.parametrize("value", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT,
+                                   np.datetime64("NaT"), Decimal("NaN"), Decimal("sNaN")])
+def test_every_kind_of_missing_value_is_missing(value):
+    assert is_missing(value)
+
+
+@pytest.mark.parametrize("value", [0, 0.0, "", False, "nan", Decimal(1), np.array([1, 2]),
+                                   (1, 2), object()])
+def test_values_are_not_missing(value):
+    # an array or a tuple level is a value: its comparison is element-wise or raises
+    assert not is_missing(value)
+
+
+def test_same_values_treats_missing_levels_as_equal_and_compares_others_by_value():
+    assert same_values(["p", np.nan], ["p", np.nan])  # np.array_equal says False
+    assert same_values([1, "a", None], [True, "a", pd.NA])
+    assert not same_values(["1"], [1])
+    assert not same_values([np.array([1, 2])], [np.array([1, 3])])
+    assert not same_values(["p"], ["p", None])
