@@ -17,6 +17,7 @@ from ._values import check_no_numeric_twins, is_missing
 from .exceptions import PrivacyLeakWarning
 
 __all__ = [
+    "check_no_missing_label",
     "check_epsilon",
     "check_delta",
     "check_sigma",

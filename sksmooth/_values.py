@@ -39,10 +39,14 @@ def same_values(a, b):
     """Element-wise equality of two sequences in which missing values equal each other
     (``np.array_equal`` holds NaN unequal to itself)."""
     a, b = list(a), list(b)
-    return len(a) == len(b) and all(
-        is_missing(x) and is_missing(y) if is_missing(x) or is_missing(y) else
-        bool(np.array_equal(x, y))
-        for x, y in zip(a, b))
+    return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+
+
+def _same_value(x, y):
+    x_missing, y_missing = is_missing(x), is_missing(y)
+    if x_missing or y_missing:
+        return x_missing and y_missing
+    return bool(np.array_equal(x, y))
 
 
 def level_codes(values, levels):
@@ -170,15 +174,8 @@ def _texts(values):
 def _text(value):
     """``str(value)``; ``"nan"`` for a missing value (None, NaN, ``pd.NA``, NaT),
     as pandas' hashing codes them, whichever path a column takes."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+    if is_missing(value):
         return "nan"
-    try:
-        if value != value:  # NaN of any float type, numpy NaT
-            return "nan"
-    except ArithmeticError:  # a signalling decimal NaN refuses even to compare
-        return "nan"
-    except (TypeError, ValueError):  # e.g. an array in a cell
-        pass
     try:
         return str(value)
     except ValueError:  # an int past Python's int-to-text limit (4300 digits by default)

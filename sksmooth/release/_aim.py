@@ -54,9 +54,11 @@ from ._columns import (
     label_dtype,
     label_name,
     label_output_dtype,
-    resolve_labels,
+    levels_change,
     parameter_key,
     reads_labels_from_rows,
+    resolve_labels,
+    schema_change_error,
     structure_change,
     undeclared_levels_error,
 )
@@ -157,21 +159,6 @@ class _StreamFrame:
 def _codes(codec, columns):
     """The level codes of a table's columns, one column of codes per strategy."""
     return np.stack(codec.encode(columns), axis=1).astype(np.int64)
-
-
-def _dtype_levels_change(codec, dtypes):
-    """A feature column whose levels are its Categorical dtype's categories and whose
-    chunk has other categories (the levels would change mid-release), for a message;
-    declared levels never consult the categories (:func:`~._columns.declared_dtype`),
-    and labels are mapped onto the fixed label set, as in the grid family."""
-    for name, column, dtype in zip(codec.names, codec.columns, dtypes):
-        if getattr(column, "from_dtype", False):
-            categories = dtype_categories(dtype)
-            if categories is None or categories.tolist() != column.levels.tolist():
-                shown = "none" if categories is None else categories.tolist()[:8]
-                return (f"column {name!r} has categories {shown}, the first chunk's "
-                        f"{column.levels.tolist()[:8]}")
-    return None
 
 
 class _PartitionCounter(PartitionCounter):
@@ -458,7 +445,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         leaked = ()
         if y is not None:
             classes, inferred, from_dtype = resolve_labels(values[-1], self.classes, dtypes[-1])
-            columns.append(LevelColumn(classes, declared_dtype(dtypes[-1], classes),
+            columns.append(LevelColumn(classes, declared_dtype(dtypes[-1], classes)
+                                       if self.classes is not None else dtypes[-1],
                                        from_dtype=from_dtype))
             leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
@@ -516,7 +504,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         counts = MarginalCounts(codec.shape, sorted(counted))
         frame = _StreamFrame(codec, tuple(leaked), y is not None)
         return ReleaseStream(params, frame, randomness, tables, counts, label_name(y),
-                             None if y is None else label_output_dtype(y, self.classes)), (codes,)
+                             label_output_dtype(y, self.classes)), (codes,)
 
     def _stream_labels(self, stream):
         return stream.frame.codec.columns[-1].levels if stream.frame.has_y else None
@@ -534,16 +522,18 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             change = ("y is given here but was not at the first chunk" if y is not None else
                       "y is missing here but was given at the first chunk")
         else:
+            # features whose levels are their dtype's categories keep them; labels map
+            # onto the fixed label set (as in the grid family)
+            features = frame.codec.subset(len(names) - int(frame.has_y))
+            from_dtype = [getattr(c, "from_dtype", False) for c in features.columns]
             change = (structure_change(frame.codec.structure(),
                                        TableCodec.structure_of(chunk_frame, names, dtypes))
-                      or _dtype_levels_change(frame.codec.subset(
-                          len(names) - int(frame.has_y)), dtypes))
+                      or levels_change(
+                          features.names,
+                          [c.levels if f else None for c, f in zip(features.columns, from_dtype)],
+                          [dtype_categories(t) if f else None for t, f in zip(dtypes, from_dtype)]))
         if change:
-            raise ValueError(
-                f"this chunk's schema differs from the first chunk's: {change}. Every chunk "
-                "of one release must have the same column names and dtypes (e.g. the same "
-                "pandas Categorical dtypes); call fit, or release() and start a new "
-                "accumulation, to change it.")
+            raise schema_change_error(change)
         return (frame.encode(columns),)
 
     def _partition_counter(self, stream):

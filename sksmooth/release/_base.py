@@ -63,6 +63,7 @@ from ._columns import (
     label_output_dtype,
     reads_labels_from_rows,
     resolve_labels,
+    schema_change_error,
 )
 from ._systematic import check_scheme
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
@@ -231,12 +232,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             schema = TableSchema.from_input(X, self.categorical_features, self.categories)
             if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
                     schema):  # (a different width: sklearn's message below)
-                raise ValueError(
-                    "this chunk's schema differs from the first chunk's: "
-                    + frame.schema.change_to(schema)
-                    + ". Every chunk of one release must have the same column names, dtypes "
-                    "and levels (e.g. the same pandas Categorical dtypes); call fit, or "
-                    "release() and start a new accumulation, to change it.")
+                raise schema_change_error(frame.schema.change_to(schema))
             # a later chunk may have no rows (its row count is private under add/remove)
             return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)

@@ -58,7 +58,7 @@ import numpy as np
 from .._domain import grid_threshold
 from .._private_data import box_position
 from .._validation import check_positive_int, resolve_public_classes
-from .._values import as_floats, check_no_numeric_twins, level_codes
+from .._values import as_floats, check_no_numeric_twins, level_codes, same_values
 
 __all__ = [
     "BinnedColumn",
@@ -79,6 +79,7 @@ __all__ = [
     "label_dtype",
     "label_name",
     "label_output_dtype",
+    "levels_change",
     "parameter_key",
     "is_dataframe",
     "is_numeric_dtype",
@@ -87,6 +88,8 @@ __all__ = [
     "public_levels",
     "reads_labels_from_rows",
     "resolve_labels",
+    "same_levels",
+    "schema_change_error",
     "structure_change",
     "public_output_dtype",
     "undeclared_levels_error",
@@ -311,10 +314,8 @@ def declared_dtype(dtype, levels):
 
 
 def _holds(dtype, levels):
-    """Whether a public extension dtype can hold every declared level as it is."""
-    categories = dtype_categories(dtype)
-    if categories is not None:
-        return set(levels.tolist()) <= set(categories.tolist())
+    """Whether a public extension dtype (``boolean``, nullable numbers) can hold every
+    declared level as it is (a Categorical's are the declared levels: declared_dtype)."""
     import pandas as pd  # an extension dtype came in, so pandas is installed
 
     try:
@@ -548,6 +549,33 @@ def structure_family(dtype):
     stay the same.
     """
     return "inferred" if dtype_follows_values(dtype) else str(dtype)
+
+
+def same_levels(a, b):
+    """Whether two columns' public levels (``None``: no levels) are the same; a
+    declared missing level equals itself."""
+    if a is None or b is None:
+        return a is None and b is None
+    return same_values(a, b)
+
+
+def levels_change(names, before, after):
+    """The first column whose levels differ between the first chunk (``before``) and
+    a later one (``after``), for a message (levels are public structure)."""
+    show = lambda lv: "none (numbers)" if lv is None else list(lv)[:8]  # noqa: E731
+    for name, first, later in zip(names, before, after):
+        if not same_levels(first, later):
+            return f"column {name!r} has levels {show(later)}, the first chunk's {show(first)}"
+    return None
+
+
+def schema_change_error(change):
+    """The refusal of a later chunk whose schema differs from the first chunk's."""
+    return ValueError(
+        f"this chunk's schema differs from the first chunk's: {change}. Every chunk of one "
+        "release must have the same column names, dtypes and levels (e.g. the same pandas "
+        "Categorical dtypes); call fit, or release() and start a new accumulation, to "
+        "change it.")
 
 
 def structure_change(before, after):

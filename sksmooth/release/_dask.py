@@ -29,9 +29,10 @@ def refuse_unknown_categories(collection, name, declared=()):
     from the rows that are read to check the structure: private values
     published as public levels. Known categories are part of the dtype,
     i.e. declared by the user (public). ``declared``: the labels of the
-    DataFrame's columns whose levels the estimator declares (for a Series,
-    ``True`` when its labels are declared); their categories are never
-    consulted, so they may be unknown.
+    DataFrame's columns whose levels the estimator declares, or, for ``y``
+    (a Series or a one-column DataFrame), ``True`` when its labels are
+    declared or fixed; their categories are never consulted, so they may be
+    unknown.
     """
     from dask.dataframe.utils import has_known_categories
 

@@ -29,8 +29,15 @@ so the rows can come in any number of chunks:
 A dask collection (``dask.dataframe`` or ``dask.array``; optional extra)
 passed to ``fit`` or ``partial_fit`` is counted partition by partition with
 Dask (:mod:`sksmooth.release._dask`) and never loaded whole; nothing may
-then be read from its values, so the public parameters that would
-otherwise be read from the data (bounds, classes, levels) are required.
+then be read from its values, so what would otherwise be read from the data
+must be public: bounds (unless every column has public levels), classes
+(unless y's dtype gives them) and levels (declared, or categories dask
+knows). A later chunk keeps what the first chunk fixed.
+
+A large in-memory chunk is mapped and counted in row blocks; a first chunk
+whose label set or box is read from the data (``classes=None``,
+``bounds=None``: leak-warned) is read whole, so that what is read does not
+depend on the row count.
 
 The parameters of a release are those of its first chunk: changing one
 between chunks and ``release()`` is refused (set it back, or start over).

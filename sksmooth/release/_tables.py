@@ -43,7 +43,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._values import same_values
 from ._columns import (
     LevelColumn,
     NumberColumn,
@@ -57,8 +56,10 @@ from ._columns import (
     is_dataframe,
     is_numeric_dtype,
     key_collision_hint,
+    levels_change,
     parameter_key,
     public_dtype,
+    same_levels,
     structure_change,
     undeclared_levels_error,
 )
@@ -211,25 +212,13 @@ class TableSchema:
         """
         return (self.codec.structure() == other.codec.structure()
                 and np.array_equal(self.categorical, other.categorical)
-                and all(_same_levels(a, b) for a, b in zip(self.levels, other.levels)))
-
+                and all(same_levels(a, b) for a, b in zip(self.levels, other.levels)))
 
     def change_to(self, other):
         """What differs in a later chunk's schema (public structure), for a message."""
-        change = structure_change(self.codec.structure(), other.codec.structure())
-        if change:
-            return change
-        for name, mine, theirs in zip(self.codec.names, self.levels, other.levels):
-            if not _same_levels(mine, theirs):
-                show = lambda lv: "none (numbers)" if lv is None else list(lv)[:8]  # noqa: E731
-                return f"column {name!r} has levels {show(theirs)}, the first chunk's {show(mine)}"
-        return "its categorical features differ"
-
-
-def _same_levels(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return same_values(a, b)  # a declared missing level equals itself
+        return (structure_change(self.codec.structure(), other.codec.structure())
+                or levels_change(self.codec.names, self.levels, other.levels)
+                or "its categorical features differ")
 
 
 # ----------------------------------------------------------------- helpers
@@ -286,6 +275,3 @@ def _reads_as_numbers(dtype):
     numbers with the non-number mapped like a missing value, never refused. A
     text, boolean or Categorical dtype is structure: it needs levels."""
     return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"
-
-
-

@@ -265,15 +265,17 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
     lambda **kw: AdaptiveMarginalSynthesizer(levels=3, **kw),
     lambda **kw: SmoothMWEM(bounds=(0, 2), **kw),
 ])
-def test_labels_a_public_dtype_gives_are_taken_alike_by_every_release(make):
+def test_a_boolean_y_gives_its_labels_to_every_release_without_reading_them(make):
     # SmoothMWEM read a boolean y's labels from the rows with a warning where AIM took
     # [False, True] (found by a review)
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (60, 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        synth = make().fit(X, pd.Series(rng.random(60) < 0.5, dtype="boolean"))
+        synth = make().fit(X, pd.Series(rng.random(60) < 0.2, dtype="boolean"))
     assert synth.guarantee_.certified
+    _, labels = synth.sample(300, random_state=0)
+    assert str(labels.dtype) == "boolean" and set(labels) == {False, True}
 
 
 @pytest.mark.parametrize("make", [

@@ -368,7 +368,7 @@ def test_a_chunk_schema_refusal_names_what_changed():
             (rest[rest.columns[::-1]], y_rest, r"its columns are \['flag', 'size', 'colour', 'y'\]"),
             (rest, None, r"y is missing here but was given at the first chunk"),
             (rest.assign(colour=rest["colour"].cat.add_categories("pink")), y_rest,
-             r"column 'colour' has categories \['red', 'green', 'blue', 'pink'\], the first "
+             r"column 'colour' has levels \['red', 'green', 'blue', 'pink'\], the first "
              r"chunk's \['red', 'green', 'blue'\]")):
         with pytest.raises(ValueError, match=match):
             est.partial_fit(chunk, labels)
