@@ -306,27 +306,27 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return {columns[j] for j in column_positions(self.categories, len(columns), columns,
                                                      "categories")}
 
+    def _read_from_rows(self, X, y, labels_declared):
+        """What a first chunk's rows would give (leak-warned): the parameters that
+        would declare it instead. Only structure is looked at (names, dtypes,
+        declared or dtype levels): an all-categorical table with public levels
+        needs no bounds, a Categorical or boolean ``y`` no classes."""
+        missing = []
+        if self.bounds is None and not TableSchema.from_input(
+                X, self.categorical_features, self.categories).all_levelled:
+            missing.append("bounds=(lower, upper)")
+        if reads_labels_from_rows(y, labels_declared):
+            missing.append("classes=[...] (the label set)")
+        return missing
+
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then
-        leak-warned, and read from the whole chunk). Structure only is looked at."""
-        if reads_labels_from_rows(y, self.classes is not None or classes is not None):
-            return True
-        return self.bounds is None and not TableSchema.from_input(
-            X, self.categorical_features, self.categories).all_levelled
+        read from the whole chunk)."""
+        return bool(self._read_from_rows(X, y, self.classes is not None or classes is not None))
 
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
-        """Refuse a dask release whose box or label set would be read from its rows.
-
-        Only structure is read from the head (names, dtypes, declared or dtype
-        levels): an all-categorical table with public levels needs no bounds,
-        a Categorical or boolean ``y`` no classes.
-        """
-        schema = TableSchema.from_input(X_head, self.categorical_features, self.categories)
-        missing = []
-        if self.bounds is None and not schema.all_levelled:
-            missing.append("bounds=(lower, upper)")
-        if reads_labels_from_rows(y_head, labels_declared):
-            missing.append("classes=[...] (the label set)")
+        """Refuse a dask release whose box or label set would be read from its rows."""
+        missing = self._read_from_rows(X_head, y_head, labels_declared)
         if missing:
             raise ValueError(
                 "a dask collection is counted without loading it, so nothing may be read "

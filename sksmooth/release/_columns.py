@@ -449,10 +449,6 @@ class NumberColumn:
         self.dtype = public_dtype(dtype)
         self.integer = bool(integer)
 
-    @staticmethod
-    def chunk_dtype(dtype):
-        return public_dtype(dtype)
-
     def encode(self, values):
         return as_floats(values)  # a non-number -> NaN, mapped into the box later
 
