@@ -173,6 +173,12 @@ class PrivateTable:
         return replace(self, X=sanitize_rows(X_num, self.lower, self.upper), y=y, n_rows=None)
 
 
+def _box_values(X_num):
+    """The values a box read from the rows spans: a missing or infinite entry counts
+    as 0 (it is mapped into the box like any missing value)."""
+    return np.nan_to_num(np.where(np.isfinite(X_num), X_num, np.nan), nan=0.0)
+
+
 def _labels_1d(y, n):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
@@ -240,12 +246,11 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if schema.n_features == 0:  # input of an unusual structure, validated above
             schema = TableSchema.from_input(X_num, self.categorical_features, self.categories)
         n, d = X_num.shape
-        finite = np.where(np.isfinite(X_num), X_num, np.nan)
         if self.bounds is None and schema.all_levelled:  # every box edge is a level count
             lower, upper = np.zeros(d), np.zeros(d)
         else:
             lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
-                                        np.nan_to_num(finite, nan=0.0))
+                                        _box_values(X_num))
         lower, upper = schema.public_bounds(lower, upper)
         if self.bounds is not None:
             check_box_has_width(lower, upper)
@@ -318,6 +323,18 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if reads_labels_from_rows(y, labels_declared):
             missing.append("classes=[...] (the label set)")
         return missing
+
+    def _rows_read_in(self, X, y, labels_declared):
+        """The rows realising the labels read (the base's) and, with ``bounds=None``,
+        every column's smallest and largest value (the box read from the rows)."""
+        rows = super()._rows_read_in(X, y, labels_declared)
+        schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+        if self.bounds is not None or schema.all_levelled:
+            return rows
+        if schema.n_features == 0:
+            raise ValueError("X is not a table")  # read whole: validation says what it is
+        values = _box_values(self._numeric(X, schema, reset=True))
+        return np.concatenate([rows, values.argmin(axis=0), values.argmax(axis=0)])
 
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then

@@ -34,10 +34,12 @@ must be public: bounds (unless every column has public levels), classes
 (unless y's dtype gives them) and levels (declared, or categories dask
 knows). A later chunk keeps what the first chunk fixed.
 
-A large in-memory chunk is mapped and counted in row blocks; a first chunk
+A large in-memory chunk is mapped and counted in row blocks. A first chunk
 whose label set or box is read from the data (``classes=None``,
-``bounds=None``: leak-warned) is read whole, so that what is read does not
-depend on the row count.
+``bounds=None``: leak-warned) must give what the whole chunk gives, not its
+first block (it would depend on the row count): the rows realising each
+label and each column's extremes are found block by block, the release is
+opened from them, then every block is counted.
 
 The parameters of a release are those of its first chunk: changing one
 between chunks and ``release()`` is refused (set it back, or start over).
@@ -55,6 +57,7 @@ from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._validation import declared_classes, same_label_set, same_value
+from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -232,11 +235,19 @@ class StreamingRelease:
                 self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
         elif stream is None and self._infers_from_data(X, y, classes):
-            # what a release reads from the data (leak-warned) must see the whole
-            # chunk, not its first row block: the outcome would depend on the row count
-            (first_X, first_y), blocks = (X, y), []
+            # what a release reads from the data (leak-warned) must come from the whole
+            # chunk, not its first row block (the outcome would depend on the row count):
+            # the chunk's rows that realise it open the stream, then every block is counted
+            blocks = row_blocks(X, y)
+            opening = self._opening_rows(blocks, classes) if len(blocks) > 1 else None
+            if opening is None:
+                (first_X, first_y), blocks = (X, y), []
+            else:
+                first_X = _rows_at(X, opening)
+                first_y = None if y is None else _rows_at(_indexable(y), opening)
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)
+            opening = None
         if stream is None:
             randomness = _without_fresh_noise(release_randomness(self.random_state))
             whole = whole_table and not dask_input
@@ -251,9 +262,38 @@ class StreamingRelease:
             stream.statistic.merge_state(
                 count_dask_partitions(X, y, self._partition_counter(stream)))
             return
-        stream.statistic.update(*rows)
+        if opening is None:  # else the opening rows are counted in their blocks
+            stream.statistic.update(*rows)
         for block_X, block_y in blocks:
             stream.statistic.update(*self._map_chunk(stream, block_X, block_y))
+
+    def _opening_rows(self, blocks, classes):
+        """Positions of the rows of a chunk (given as row blocks) that realise what its
+        first-chunk inference reads: opened from them, a release reads what it would
+        read from the whole chunk. ``None`` when some block defeats the search (the
+        chunk is then read whole, and validation reports the problem)."""
+        labels_declared = self.classes is not None or classes is not None
+        found, start = [], 0
+        try:
+            for block_X, block_y in blocks:
+                found.append(start + self._rows_read_in(block_X, block_y, labels_declared))
+                start += block_X.shape[0]
+        except (TypeError, ValueError):
+            return None
+        return np.unique(np.concatenate(found))
+
+    def _rows_read_in(self, X, y, labels_declared):
+        """Positions of rows of ``X`` / ``y`` that realise what a first chunk reads from
+        its rows: the first row of every distinct label when the labels are read
+        (subclasses add what else they read)."""
+        if not reads_labels_from_rows(y, labels_declared):
+            return np.zeros(0, dtype=np.intp)
+        labels = np.asarray(y)
+        if labels.ndim == 2 and labels.shape[1] == 1:
+            labels = labels[:, 0]
+        if labels.ndim != 1:
+            raise ValueError("y is not one column")
+        return np.unique(labels, return_index=True)[1]  # the labels read: np.unique(y)
 
     def _planned_spend(self, params):
         """``(epsilon, delta)`` one release charges, from public parameters alone."""
@@ -319,14 +359,25 @@ def row_blocks(X, y):
     step = max(1, _BLOCK_ENTRIES // max(int(shape[1]), 1))
     if shape[0] <= step or (y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
         return [(X, y)]
-    if y is not None and not (hasattr(y, "iloc") or hasattr(y, "dtype")):
-        y = np.asarray(y)  # a list; an array (numpy, pandas extension) keeps its dtype
+    y = _indexable(y)
     return [(_rows(X, start, start + step), None if y is None else _rows(y, start, start + step))
             for start in range(0, shape[0], step)]
 
 
+def _indexable(y):
+    """``y`` as row blocks take it: a list as an array; an array (numpy, pandas
+    extension) or a pandas object as it is (it keeps its dtype)."""
+    if y is not None and not (hasattr(y, "iloc") or hasattr(y, "dtype")):
+        return np.asarray(y)
+    return y
+
+
 def _rows(values, start, stop):
     return values.iloc[start:stop] if hasattr(values, "iloc") else values[start:stop]
+
+
+def _rows_at(values, positions):
+    return values.iloc[positions] if hasattr(values, "iloc") else values[positions]
 
 
 def _without_fresh_noise(randomness):

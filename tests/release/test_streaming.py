@@ -952,6 +952,78 @@ def test_what_fit_reads_or_refuses_does_not_depend_on_the_row_blocks(monkeypatch
         assert "sparse" in outcomes[0].lower()
 
 
+def _read_from_rows_cases():
+    """(estimator maker, X, y) whose first chunk reads its labels or box from the rows,
+    the label "z" and the extremes of "a" only in the last rows."""
+    rng = np.random.default_rng(3)
+    n = 120
+    codes = rng.integers(0, 3, size=(n, 2))
+    labels = np.where(np.arange(n) < n - 3, rng.choice(["p", "q"], n), "z").astype(object)
+    frame = pd.DataFrame({"c": rng.choice(["s", "t"], n), "a": rng.random(n)})
+    frame.loc[n - 2, "a"], frame.loc[n - 1, "a"] = -5.0, 7.0
+    return {
+        "aim_labels": (lambda: AdaptiveMarginalSynthesizer(levels=3), codes, labels),
+        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), categorical_features=[0, 1]),
+                        codes, list(labels)),
+        "grid_box_and_labels": (lambda: SmoothMWEM(categorical_features=["c"],
+                                                   categories={"c": ["s", "t"]}, n_bins=3),
+                                frame, pd.Series(labels, name="t")),
+    }
+
+
+@pytest.mark.parametrize("kind", ["aim_labels", "grid_labels", "grid_box_and_labels"])
+def test_a_chunk_whose_labels_or_box_are_read_is_counted_once_in_row_blocks(monkeypatch, kind):
+    # a first chunk whose labels or box are read from the rows is opened from the rows
+    # that realise them, then counted block by block: the same counts as the whole chunk
+    from sksmooth.release import _streaming
+
+    make, X, y = _read_from_rows_cases()[kind]
+    states = []
+    for block_entries in (2**20, 6):
+        monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", block_entries)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the labels / box are read from the rows
+            est = make().partial_fit(X, y)
+        assert est._stream.statistic.n == len(X)
+        states.append(est._stream.statistic.state())
+    assert len(_streaming.row_blocks(X, y)) >= 20
+    np.testing.assert_array_equal(states[1], states[0])
+
+
+@pytest.mark.parametrize("kind", ["aim_labels", "grid_labels", "grid_box"])
+def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
+    # with classes=None or bounds=None the first chunk used to be read whole: the peak
+    # allocation was 2-5 times the input's, against a third to a half declared
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, d = 400_000, 10
+    X = (rng.integers(0, 4, size=(n, d)).astype(float) if kind != "grid_box"
+         else rng.random((n, d)))
+    y = rng.integers(0, 2, n)
+    make = {
+        "aim_labels": lambda read: AdaptiveMarginalSynthesizer(
+            levels=4, classes=None if read else [0, 1], workload=2, method="mst"),
+        "grid_labels": lambda read: SmoothMWEM(
+            bounds=(0, 3), categorical_features=np.arange(d), classes=None if read else [0, 1],
+            marginal_width=2),
+        "grid_box": lambda read: SmoothMWEM(bounds=None if read else (0, 1), classes=[0, 1],
+                                            n_bins=4, marginal_width=2),
+    }[kind]
+    peaks = []
+    for read in (False, True):
+        est = make(read)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # read from the rows: leak-warned
+            tracemalloc.start()
+            try:
+                est.partial_fit(X, y)
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0], peaks
+
+
 def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
     # a later dask y of unknown categories was refused (its categories are never
     # consulted once the labels are fixed), AIM refused any later dask chunk after labels
