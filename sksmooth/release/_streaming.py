@@ -239,12 +239,11 @@ class StreamingRelease:
             # chunk, not its first row block (the outcome would depend on the row count):
             # the chunk's rows that realise it open the stream, then every block is counted
             blocks = row_blocks(X, y)
-            opening = self._opening_rows(blocks, classes) if len(blocks) > 1 else None
+            opening = self._opening_rows(X, y, blocks, classes)
             if opening is None:
                 (first_X, first_y), blocks = (X, y), []
             else:
-                first_X = _rows_at(X, opening)
-                first_y = None if y is None else _rows_at(_indexable(y), opening)
+                first_X, first_y = opening
         else:
             (first_X, first_y), *blocks = row_blocks(X, y)
             opening = None
@@ -267,20 +266,34 @@ class StreamingRelease:
         for block_X, block_y in blocks:
             stream.statistic.update(*self._map_chunk(stream, block_X, block_y))
 
-    def _opening_rows(self, blocks, classes):
-        """Positions of the rows of a chunk (given as row blocks) that realise what its
-        first-chunk inference reads: opened from them, a release reads what it would
-        read from the whole chunk. ``None`` when some block defeats the search (the
-        chunk is then read whole, and validation reports the problem)."""
+    def _opening_rows(self, X, y, blocks, classes):
+        """The rows of a chunk (``blocks``: its row blocks) that realise what its
+        first-chunk inference reads, as ``(X_rows, y_rows)``: opened from them, a
+        release reads what it would read from the whole chunk. ``None`` when some
+        row defeats the search (the chunk is then read whole, and validation
+        reports the problem).
+
+        Every block gives its first row of each label and of each extreme; among
+        these candidates, searched again, are the whole chunk's first rows, so
+        the rows opening the release are those, however the chunk is cut (equal
+        labels of different types, 0.0 and -0.0, resolve the same way).
+        """
+        if sp.issparse(X) or sp.issparse(y):
+            return None  # read whole: validation refuses it with its message
         labels_declared = self.classes is not None or classes is not None
-        found, start = [], 0
+        y = _indexable(y)
         try:
+            found, start = [], 0
             for block_X, block_y in blocks:
                 found.append(start + self._rows_read_in(block_X, block_y, labels_declared))
                 start += block_X.shape[0]
-        except (TypeError, ValueError):
+            candidates = np.unique(np.concatenate(found))
+            X_c, y_c = _rows_at(X, candidates), None if y is None else _rows_at(y, candidates)
+            rows = np.unique(self._rows_read_in(X_c, y_c, labels_declared))
+            return _rows_at(X_c, rows), None if y is None else _rows_at(y_c, rows)
+        except (TypeError, ValueError, IndexError, KeyError, NotImplementedError,
+                ArithmeticError):
             return None
-        return np.unique(np.concatenate(found))
 
     def _rows_read_in(self, X, y, labels_declared):
         """Positions of rows of ``X`` / ``y`` that realise what a first chunk reads from
@@ -293,6 +306,8 @@ class StreamingRelease:
             labels = labels[:, 0]
         if labels.ndim != 1:
             raise ValueError("y is not one column")
+        if labels.dtype == object and np.not_equal(labels, labels).any():
+            raise ValueError("a label is not equal to itself (NaN): it has no first row")
         return np.unique(labels, return_index=True)[1]  # the labels read: np.unique(y)
 
     def _planned_spend(self, params):
@@ -365,11 +380,9 @@ def row_blocks(X, y):
 
 
 def _indexable(y):
-    """``y`` as row blocks take it: a list as an array; an array (numpy, pandas
-    extension) or a pandas object as it is (it keeps its dtype)."""
-    if y is not None and not (hasattr(y, "iloc") or hasattr(y, "dtype")):
-        return np.asarray(y)
-    return y
+    """``y`` as row blocks take it: a list or tuple as an array; anything else
+    (numpy, pandas, pyarrow) as it is, so it keeps its dtype and name."""
+    return np.asarray(y) if isinstance(y, (list, tuple)) else y
 
 
 def _rows(values, start, stop):
@@ -377,7 +390,11 @@ def _rows(values, start, stop):
 
 
 def _rows_at(values, positions):
-    return values.iloc[positions] if hasattr(values, "iloc") else values[positions]
+    if hasattr(values, "iloc"):
+        return values.iloc[positions]
+    if not isinstance(values, np.ndarray) and hasattr(values, "take"):
+        return values.take(positions)  # pyarrow tables and arrays, pandas extension arrays
+    return values[positions]
 
 
 def _without_fresh_noise(randomness):
