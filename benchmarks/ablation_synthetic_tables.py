@@ -37,8 +37,14 @@ each instead of Kruskal's picks over all joining pairs; a pick with one
 candidate is free), ``{"gate_share": 0.15, "gate_rounds": 1}`` (private, not
 adopted: MST on ``1 - share`` of rho, then rounds whose exponential
 mechanism runs over AIM's candidates plus a null candidate of score 0; the
-null measures the tree's tables again); results of both in
-``results/mst_selection_variants.json``),
+null measures the tree's tables again), ``{"selection": "prim"}`` (private,
+not adopted: Prim's algorithm from a uniformly drawn column, each pick over
+the ``t (d - t)`` pairs leaving the tree at step ``t`` instead of Kruskal's
+pairs joining any two components; noiseless, both give the maximum spanning
+tree), ``{"schedule": p}`` (private, not adopted: Kruskal's (or Prim's)
+``d - 1`` picks with ``epsilon_t^2`` proportional to ``(t + 1)^p``, the same
+total zCDP cost; ``p > 0`` spends more on the later picks); results of all
+in ``results/mst_selection_variants.json``),
 ``{"scheme": "iid"}`` (the rows drawn i.i.d.: every results file
 written before systematic sampling became ``sample``'s default, i.e.
 ``mst_selection_share.json`` and ``mst_refinement.json``, used i.i.d. rows),
@@ -201,10 +207,17 @@ def _expected_one_way_noise(fitter, pairs):
                      for i, j in pairs])
 
 
-def _selection_variant(selection):
+def _round_epsilons(epsilon, n_rounds, power):
+    """Per-round epsilons with epsilon_t^2 proportional to (t + 1)^power and the
+    same total zCDP cost as ``n_rounds`` rounds at ``epsilon``."""
+    w = np.arange(1, n_rounds + 1, dtype=float) ** power
+    return epsilon * np.sqrt(n_rounds * w / w.sum()) * (1 - 1e-12)
+
+
+def _selection_variant(selection, schedule=0.0):
     """Patch MST's tree selection (see the usage); ``None`` restores it."""
     _mst._pair_scores, _mst._private_kruskal = _ORIG_PAIR_SCORES, _ORIG_KRUSKAL
-    if selection is None:
+    if selection is None and not schedule:
         return
     extra = {}
 
@@ -246,19 +259,37 @@ def _selection_variant(selection):
             component[component == component[u]] = component[v]
         return chosen
 
+    def prim(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
+        # Prim's algorithm from a uniformly drawn column: each pick by the exponential
+        # mechanism over the pairs leaving the tree, t (d - t) of them at step t
+        left, right = np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
+        in_tree = np.zeros(n_attrs, dtype=bool)
+        in_tree[rng.integers(n_attrs)] = True
+        chosen = []
+        for eps_t in _round_epsilons(epsilon, n_attrs - 1, schedule):
+            cut = np.flatnonzero(in_tree[left] != in_tree[right])
+            budget.spend_select(eps_t)
+            pick = int(cut[S.select_exact(scores_[cut], np.ones(cut.size), np.zeros(cut.size),
+                                          sensitivity, eps_t, rng)])
+            chosen.append(pairs[pick])
+            in_tree[left[pick]] = in_tree[right[pick]] = True
+        return chosen
+
     def kruskal(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
         if selection in ('vertex_order', 'vertex_partner'):
             return vertex_tree(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng)
-        boost = 1.0 if selection == 'penalised' else 1e4
+        if selection == 'prim':
+            return prim(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng)
+        boost = 1e4 if selection in ('noiseless', 'oracle_tree') else 1.0
         penalty = extra.get('penalty', np.zeros(len(pairs)))
         component = np.arange(n_attrs)
         left, right = np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
         chosen = []
-        for _ in range(n_attrs - 1):
+        for eps_t in _round_epsilons(epsilon, n_attrs - 1, schedule):
             joins = np.flatnonzero(component[left] != component[right])
-            budget.spend_select(epsilon)  # the usual charge, whatever the variant
+            budget.spend_select(eps_t)  # the usual charge, whatever the variant
             pick = int(joins[S.select_exact(scores_[joins], np.ones(joins.size), penalty[joins],
-                                            sensitivity, boost * epsilon, rng)])
+                                            sensitivity, boost * eps_t, rng)])
             chosen.append(pairs[pick])
             old, new = component[right[pick]], component[left[pick]]
             component[component == old] = new
@@ -283,7 +314,7 @@ def run(name, eps, seed, method, **kw):
             rounds=kw.pop('gate_rounds', 1))
     else:
         _aim.select_spanning_tree = _mst.select_spanning_tree
-    _selection_variant(kw.pop('selection', None))
+    _selection_variant(kw.pop('selection', None), kw.pop('schedule', 0.0))
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     _mst.ONE_WAY_SHARE = kw.pop('one_way_share', DEFAULT_ONE_WAY_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
