@@ -269,28 +269,39 @@ class StreamingRelease:
     def _opening_rows(self, X, y, blocks, classes):
         """The rows of a chunk (``blocks``: its row blocks) that realise what its
         first-chunk inference reads, as ``(X_rows, y_rows)``: opened from them, a
-        release reads what it would read from the whole chunk. ``None`` when some
-        row defeats the search (the chunk is then read whole, and validation
-        reports the problem).
+        release reads what it would read from the whole chunk. ``None`` when the
+        input is not a table of as many rows as ``y`` or some row defeats the
+        search (the chunk is then read whole, and validation reports the problem).
 
         Every block gives its first row of each label and of each extreme; among
-        these candidates, searched again, are the whole chunk's first rows, so
-        the rows opening the release are those, however the chunk is cut (equal
-        labels of different types, 0.0 and -0.0, resolve the same way).
+        these candidates, searched again, are the first rows of the blocks seen
+        so far, so the rows opening the release are the whole chunk's first
+        rows, however the chunk is cut. Of equal labels of different types (1,
+        True, 1.0; 0.0 and -0.0) or equal extremes, the one in the first row is
+        read. The candidates are searched again whenever they outgrow a block,
+        so the search holds about a block (and one row per distinct label).
         """
-        if sp.issparse(X) or sp.issparse(y):
-            return None  # read whole: validation refuses it with its message
+        shape = getattr(X, "shape", None)
+        if shape is None or len(shape) != 2 or sp.issparse(X) or sp.issparse(y) or (
+                y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
+            return None  # read whole: validation says what is wrong with it
         labels_declared = self.classes is not None or classes is not None
         y = _indexable(y)
-        try:
-            found, start = [], 0
-            for block_X, block_y in blocks:
-                found.append(start + self._rows_read_in(block_X, block_y, labels_declared))
-                start += block_X.shape[0]
-            candidates = np.unique(np.concatenate(found))
+
+        def first_rows(candidates):
             X_c, y_c = _rows_at(X, candidates), None if y is None else _rows_at(y, candidates)
-            rows = np.unique(self._rows_read_in(X_c, y_c, labels_declared))
-            return _rows_at(X_c, rows), None if y is None else _rows_at(y_c, rows)
+            return candidates[np.unique(self._rows_read_in(X_c, y_c, labels_declared))]
+
+        try:
+            candidates, start = np.zeros(0, dtype=np.intp), 0
+            for block_X, block_y in blocks:
+                found = start + self._rows_read_in(block_X, block_y, labels_declared)
+                candidates = np.unique(np.concatenate([candidates, found]))  # in row order
+                start += block_X.shape[0]
+                if candidates.size > block_X.shape[0]:
+                    candidates = first_rows(candidates)
+            rows = first_rows(candidates)
+            return _rows_at(X, rows), None if y is None else _rows_at(y, rows)
         except (TypeError, ValueError, IndexError, KeyError, NotImplementedError,
                 ArithmeticError):
             return None

@@ -1061,6 +1061,51 @@ def test_a_pyarrow_table_or_label_array_opens_from_its_rows(monkeypatch):
         assert outcomes[0] == outcomes[1] == (24, None, ["p", "q", "r"])
 
 
+@pytest.mark.parametrize("make", [lambda: SmoothMWEM(n_bins=3),
+                                  lambda: AdaptiveMarginalSynthesizer(levels=2)])
+def test_the_row_search_takes_lists_and_refuses_a_short_y_as_before(make):
+    # found by a second review: a list X crashed the row search (AttributeError), and a
+    # y shorter than X opened the release (leak warning) before the length was refused
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(24, 2))
+    y = ["a", "b", "c"] * 8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the labels (and the box) are read
+        from_list = make().partial_fit(X.tolist(), y)
+        from_array = make().partial_fit(X, np.array(y))
+    assert from_list._stream.statistic.n == 24
+    np.testing.assert_array_equal(from_list._stream.statistic.state(),
+                                  from_array._stream.statistic.state())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="one entry per row of X"):
+            make().partial_fit(X, y[:-1])
+    assert not [w for w in caught if "classes=None" in str(w.message)]
+
+
+def test_the_row_search_holds_about_a_block_whatever_the_labels(monkeypatch):
+    # found by a second review: every block added a row per distinct label to the
+    # candidates, searched only at the end: with many labels and blocks, the rows
+    # indexed at once grew to the size of the chunk
+    from sksmooth.release import _streaming
+
+    rng = np.random.default_rng(0)
+    n, d, n_labels = 60_000, 10, 2_000
+    X = rng.integers(0, 2, size=(n, d))
+    y = rng.integers(0, n_labels, n)
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 20_000)  # 2000-row blocks
+    indexed = []
+    rows_at = _streaming._rows_at
+    monkeypatch.setattr(_streaming, "_rows_at",
+                        lambda values, positions: indexed.append(len(positions))
+                        or rows_at(values, positions))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the labels are read
+        est = SmoothMWEM(bounds=(0, 1), categorical_features=np.arange(d)).partial_fit(X, y)
+    assert len(est._stream.frame.classes) == n_labels
+    assert max(indexed) <= 2 * 2_000 + n_labels, max(indexed)
+
+
 @pytest.mark.parametrize("kind", ["aim_labels", "grid_labels", "grid_box"])
 def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
     # with classes=None or bounds=None the first chunk used to be read whole: the peak
