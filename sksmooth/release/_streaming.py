@@ -281,9 +281,7 @@ class StreamingRelease:
         read. The candidates are searched again whenever they outgrow a block,
         so the search holds about a block (and one row per distinct label).
         """
-        shape = getattr(X, "shape", None)
-        if shape is None or len(shape) != 2 or sp.issparse(X) or sp.issparse(y) or (
-                y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
+        if not _row_table(X, y):
             return None  # read whole: validation says what is wrong with it
         labels_declared = self.classes is not None or classes is not None
         y = _indexable(y)
@@ -378,16 +376,26 @@ def row_blocks(X, y):
     faster than streaming whole-chunk temporaries through memory. Input of
     an unusual structure is left whole for validation to report.
     """
-    shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X) \
-            or sp.issparse(y):
+    if not _row_table(X, y):
         return [(X, y)]
-    step = max(1, _BLOCK_ENTRIES // max(int(shape[1]), 1))
-    if shape[0] <= step or (y is not None and (np.ndim(y) == 0 or len(y) != shape[0])):
+    n_rows, n_columns = X.shape
+    step = max(1, _BLOCK_ENTRIES // max(int(n_columns), 1))
+    if n_rows <= step:
         return [(X, y)]
     y = _indexable(y)
     return [(_rows(X, start, start + step), None if y is None else _rows(y, start, start + step))
-            for start in range(0, shape[0], step)]
+            for start in range(0, n_rows, step)]
+
+
+def _row_table(X, y):
+    """Whether ``X`` is a dense table of known rows and ``y`` (if any) one entry per
+    row: input that can be taken apart by rows (anything else stays whole, for
+    validation to report)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X) \
+            or sp.issparse(y):
+        return False
+    return y is None or (np.ndim(y) != 0 and len(y) == shape[0])
 
 
 def _indexable(y):
