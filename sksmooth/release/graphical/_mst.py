@@ -57,6 +57,10 @@ instead of Kruskal's picks over all joining pairs, and one AIM round after
 the tree, gated by a null candidate. Neither Prim's algorithm (fewer
 candidates per pick, the same tree without noise) nor a budget front- or
 back-loaded over the picks changes it beyond seed noise (60 seeds, same file).
+The selection is as good as its budget allows up to logarithmic factors:
+every private spanning tree loses weight of order ``d^{3/2}`` on some input
+(Pagh et al. 2024), and here the loss falls as ``1/sqrt(share)``
+(``benchmarks/bench_mst_selection_theory.py``).
 
 References
 ----------
@@ -66,6 +70,8 @@ Privacy and Confidentiality 11(3), 2021, arXiv:2108.04978, §4 (Alg. 1).
 McKenna, Mullins, Sheldon & Miklau, "AIM: An adaptive and iterative
 mechanism for differentially private synthetic data", PVLDB 15(11), 2022,
 arXiv:2201.12677, Alg. 2 (its selection / measurement split ``alpha``).
+Pagh, Retschmeier, Wu & Zhang, "Optimal Bounds for Private Minimum Spanning
+Trees via Input Perturbation", 2024, arXiv:2412.10130 (the lower bound).
 """
 
 import itertools
