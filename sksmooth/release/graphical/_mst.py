@@ -57,7 +57,8 @@ instead of Kruskal's picks over all joining pairs, and one AIM round after
 the tree, gated by a null candidate. Neither Prim's algorithm (fewer
 candidates per pick, the same tree without noise) nor a budget front- or
 back-loaded over the picks changes it beyond seed noise (60 seeds, same file).
-The selection is as good as its budget allows up to logarithmic factors:
+In the worst case the selection is as good as its budget allows up to
+logarithmic factors:
 every private spanning tree loses weight of order ``d^{3/2}`` on some input
 (Pagh et al. 2024), and here the loss falls as ``1/sqrt(share)``
 (``benchmarks/bench_mst_selection_theory.py``).
