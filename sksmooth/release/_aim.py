@@ -51,6 +51,7 @@ from ._columns import (
     dtype_levels_notes,
     format_labels,
     key_collision_hint,
+    label_column,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -413,12 +414,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
             y_dtype = label_dtype(y)  # a Categorical's categories are public
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:  # a column vector, as SmoothMWEM takes it
-                y = y.ravel()
-            if y.ndim != 1 or len(y) != len(columns[0]):
-                # no lengths in the message: the record count is private under add/remove
-                raise ValueError("y must be 1-D with one entry per row of X.")
+            y = label_column(y, len(columns[0]))  # a column vector too, as SmoothMWEM takes it
             columns.append(y)
             names.append("y")
             declared.append(self.classes)

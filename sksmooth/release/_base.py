@@ -58,6 +58,7 @@ from ._columns import (
     column_positions,
     dtype_levels_notes,
     format_labels,
+    label_column,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -166,7 +167,7 @@ class PrivateTable:
                 "release must have the same columns (labels included); call fit or "
                 "release() to start over.")
         if y is not None:
-            y = _labels_1d(y, n)
+            y = label_column(y, n)
             # the labels are one more column with public levels: the codec's rule,
             # row by row (a label of another type maps to level 0, alone)
             y = self.classes[LevelColumn(self.classes).encode(y)]
@@ -177,17 +178,6 @@ def _box_values(X_num):
     """The values a box read from the rows spans: a missing or infinite entry counts
     as 0 (it is mapped into the box like any missing value)."""
     return np.nan_to_num(np.where(np.isfinite(X_num), X_num, np.nan), nan=0.0)
-
-
-def _labels_1d(y, n):
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1 or len(y) != n:
-        # no lengths in the message: the record count is private under add/remove
-        raise ValueError("y must be 1-D with one entry per row of X (labels are one more "
-                         "attribute).")
-    return y
 
 
 @dataclass(frozen=True)
@@ -257,7 +247,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         labels, inferred, from_dtype = None, False, False
         if y is not None:
             dtype = label_dtype(y)
-            y = _labels_1d(y, n)
+            y = label_column(y, n)
             declared = self.classes if classes is None else classes
             labels, inferred, from_dtype = resolve_labels(y, declared, dtype)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), labels,

@@ -76,6 +76,7 @@ __all__ = [
     "dtype_follows_values",
     "format_labels",
     "is_bool_dtype",
+    "label_column",
     "label_dtype",
     "label_name",
     "label_output_dtype",
@@ -262,6 +263,18 @@ def label_dtype(y):
     if hasattr(y, "columns") and len(y.columns) == 1:
         return y.dtypes.iloc[0]
     return getattr(y, "dtype", None)
+
+
+def label_column(y, n):
+    """``y`` as one column of ``n`` labels (an ``(n, 1)`` column vector flattened)."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1 or len(y) != n:
+        # no lengths in the message: the record count is private under add/remove
+        raise ValueError("y must be 1-D with one entry per row of X (labels are one more "
+                         "attribute).")
+    return y
 
 
 def reads_labels_from_rows(y, declared):

@@ -57,7 +57,7 @@ from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._validation import declared_classes, same_label_set, same_value
-from ._columns import reads_labels_from_rows
+from ._columns import label_column, reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -310,11 +310,7 @@ class StreamingRelease:
         (subclasses add what else they read)."""
         if not reads_labels_from_rows(y, labels_declared):
             return np.zeros(0, dtype=np.intp)
-        labels = np.asarray(y)
-        if labels.ndim == 2 and labels.shape[1] == 1:
-            labels = labels[:, 0]
-        if labels.ndim != 1:
-            raise ValueError("y is not one column")
+        labels = label_column(y, len(y))
         if labels.dtype == object and np.not_equal(labels, labels).any():
             raise ValueError("a label is not equal to itself (NaN): it has no first row")
         return np.unique(labels, return_index=True)[1]  # the labels read: np.unique(y)
