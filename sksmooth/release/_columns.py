@@ -65,6 +65,7 @@ __all__ = [
     "LevelColumn",
     "NumberColumn",
     "TableCodec",
+    "as_labels",
     "as_table",
     "check_n_samples",
     "column_index",
@@ -266,8 +267,9 @@ def label_dtype(y):
 
 
 def label_column(y, n):
-    """``y`` as one column of ``n`` labels (an ``(n, 1)`` column vector flattened)."""
-    y = np.asarray(y)
+    """``y`` as one column of ``n`` labels (an ``(n, 1)`` column vector flattened;
+    a list read entry by entry, :func:`as_labels`)."""
+    y = as_labels(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1 or len(y) != n:
@@ -384,6 +386,24 @@ def as_table(X):
         return np.asarray(X, dtype=object)
     except ValueError:  # ragged: validation reports it
         return X
+
+
+def as_labels(y):
+    """``y`` as an array: a list or tuple entry by entry, as :func:`as_table` reads
+    ``X`` (numpy would pick one dtype for all labels, turning ``True`` into the
+    text ``"True"`` when another label is a text, or fail on a label that is a
+    sequence and print the row count). A one-entry sequence stands for its entry
+    (a column vector given as a list); any other label is kept as it is, so a
+    label outside the classes moves its own row only."""
+    if not isinstance(y, (list, tuple)):
+        return np.asarray(y)
+    return np.fromiter((v[0] if _is_one_entry(v) else v for v in y), dtype=object,
+                       count=len(y))
+
+
+def _is_one_entry(value):
+    return isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1 and (
+        not isinstance(value, np.ndarray) or value.ndim == 1)
 
 
 def _rint_codes(numbers, n_codes):

@@ -57,7 +57,7 @@ from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._validation import declared_classes, same_label_set, same_value
-from ._columns import label_column, reads_labels_from_rows
+from ._columns import as_labels, label_column, reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -224,13 +224,18 @@ class StreamingRelease:
                                    "the label set fixed at the first chunk")
         if stream is None:
             self._check_public_parameters(params)  # the ledger first, before any data
+        if stream is not None and isinstance(X, (list, tuple)) and len(X) == 0:
+            # a later chunk's row count is private under add/remove: an empty list (a
+            # cursor's last fetchmany()) is no rows of the fixed width, as an empty array
+            X = np.empty((0, self.n_features_in_), dtype=object)
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
             labels_declared = self.classes is not None or classes is not None
             first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
                                           # a later chunk's labels map onto the fixed set
-                                          labels_declared or stream is not None)
+                                          labels_declared or stream is not None,
+                                          may_be_empty=stream is not None)
             if stream is None:  # later chunks: the first fixed bounds and labels
                 self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
@@ -391,13 +396,18 @@ def _row_table(X, y):
     if shape is None or len(shape) != 2 or not isinstance(shape[0], int) or sp.issparse(X) \
             or sp.issparse(y):
         return False
-    return y is None or (np.ndim(y) != 0 and len(y) == shape[0])
+    if y is None:
+        return True
+    # not np.ndim(y): numpy would convert a list whole and fail on a label that is a sequence
+    if isinstance(y, (str, bytes)) or getattr(y, "ndim", 1) == 0 or not hasattr(y, "__len__"):
+        return False
+    return len(y) == shape[0]
 
 
 def _indexable(y):
-    """``y`` as row blocks take it: a list or tuple as an array; anything else
-    (numpy, pandas, pyarrow) as it is, so it keeps its dtype and name."""
-    return np.asarray(y) if isinstance(y, (list, tuple)) else y
+    """``y`` as row blocks take it: a list or tuple as an array (:func:`as_labels`);
+    anything else (numpy, pandas, pyarrow) as it is, so it keeps its dtype and name."""
+    return as_labels(y) if isinstance(y, (list, tuple)) else y
 
 
 def _rows(values, start, stop):
@@ -468,18 +478,20 @@ def _check_dask_pair(X, y):
                          "X's chunks.")
 
 
-def _dask_head(X, y, declared_columns, labels_declared):
+def _dask_head(X, y, declared_columns, labels_declared, may_be_empty):
     """The first rows of a dask collection (for structure checks only; never counted).
 
     Unknown categories are refused (:func:`~._dask.refuse_unknown_categories`)
     except on the columns (``declared_columns``) or labels whose levels are
-    declared: those never consult the categories.
+    declared: those never consult the categories. A later chunk
+    (``may_be_empty``) may have no rows (its row count is private under
+    add/remove); its head is then an empty table, which still has a structure.
     """
-    return (_head(X, "X", declared_columns),
-            None if y is None else _head(y, "y", labels_declared))
+    return (_head(X, "X", declared_columns, may_be_empty),
+            None if y is None else _head(y, "y", labels_declared, may_be_empty))
 
 
-def _head(collection, name, declared):
+def _head(collection, name, declared, may_be_empty):
     refuse_unknown_categories(collection, name, declared)
     if not hasattr(collection, "head"):  # dask array
         head = collection[:1].compute()
@@ -487,6 +499,6 @@ def _head(collection, name, declared):
         head = collection.head(1, npartitions=1, compute=True)
         if len(head) == 0:
             head = collection.head(1, npartitions=-1, compute=True)
-    if len(head) == 0:
+    if len(head) == 0 and not may_be_empty:
         raise ValueError(f"the dask collection {name} has no rows.")
     return head

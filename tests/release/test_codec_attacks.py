@@ -346,6 +346,65 @@ def test_a_list_converted_by_numpy_is_caught(monkeypatch):
     assert _rows_moved(_aim_codes) > 1
 
 
+def _label_list_neighbours():
+    y0 = [True] * 30 + [False] * 30
+    y1 = list(y0)
+    y1[-1] = "x"  # one label: numpy would make the whole list a text array
+    return y0, y1
+
+
+def _aim_label_codes(y):
+    return AdaptiveMarginalSynthesizer(levels=2, classes=[False, True])._encode(
+        np.zeros((len(y), 1), dtype=int), y)[0][:, -1]
+
+
+def _grid_label_codes(y):
+    from sksmooth.release._base import PrivateTable
+
+    frame = PrivateTable(None, None, np.zeros(1), np.ones(1), np.zeros(1, dtype=bool),
+                         np.array([False, True]), False, None, n_rows=0)
+    return frame.map_rows(np.zeros((len(y), 1)), y).y
+
+
+@pytest.mark.parametrize("encode", [_aim_label_codes, _grid_label_codes])
+def test_a_label_list_with_one_text_moves_one_label_only(encode):
+    # before the fix: a y list went through np.asarray whole, so one text label
+    # turned every True into the text "True" (outside the classes): 30 labels moved
+    # (found by an attack review; X lists were already read entry by entry)
+    y0, y1 = _label_list_neighbours()
+    assert (np.asarray(encode(y0)) != np.asarray(encode(y1))).sum() <= 1
+
+
+def test_a_label_list_converted_by_numpy_is_caught(monkeypatch):
+    monkeypatch.setattr(columns_module, "as_labels", np.asarray)
+    y0, y1 = _label_list_neighbours()
+    assert (_aim_label_codes(y0) != _aim_label_codes(y1)).sum() > 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(epsilon=1.0, levels=2, classes=[0, 1]),
+    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 1), classes=[0, 1])])
+@pytest.mark.parametrize("label", [(1, 0), [0, 1], (), np.array([1, 2])])
+def test_a_label_that_is_a_sequence_is_mapped_not_refused(make, label):
+    # before the fix: numpy refused the whole y list ("setting an array element with
+    # a sequence ... detected shape was (60,)"), an error only on that neighbour that
+    # also printed the record count
+    X = np.zeros((60, 1), dtype=int)
+    y = [0, 1] * 30
+    y[7] = label
+    est = make()
+    est.fit(X, y)  # no error
+    est.partial_fit(X[:17], y[:17])  # a later chunk, too
+    assert est.guarantee_.certified
+
+
+def test_a_column_vector_given_as_a_list_is_one_label_per_row():
+    y = [[0], [1]] * 30
+    est = AdaptiveMarginalSynthesizer(levels=2, classes=[0, 1])
+    codes = est._encode(np.zeros((60, 1), dtype=int), y)[0][:, -1]
+    np.testing.assert_array_equal(codes, [0, 1] * 30)
+
+
 def _release_makers():
     from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SubsampledNetMechanism
 

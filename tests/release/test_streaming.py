@@ -491,6 +491,38 @@ def test_aim_on_a_dask_dataframe_equals_in_memory():
         AdaptiveMarginalSynthesizer().fit(_dask_frame(df, 3))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(epsilon=1.0, levels=3),
+    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 2), categorical_features=[0, 1, 2])])
+def test_a_later_chunk_without_rows_is_accepted_in_every_container(make):
+    """Attack found in review: a later chunk's row count is private under
+    add/remove, and an empty one is accepted in memory; a dask collection with no
+    rows was refused ("has no rows") and an empty list ("X must be 2-D"), so the
+    error told whether the one record of the last chunk was there."""
+    dask = pytest.importorskip("dask")
+    first = pd.DataFrame(np.random.default_rng(0).integers(0, 3, (60, 3)), columns=list("abc"))
+    one_row = first.iloc[:1]
+    with dask.config.set(scheduler="synchronous"):
+        for later in (one_row, one_row.iloc[:0]):
+            est = make().partial_fit(first)
+            est.partial_fit(_dask_frame(later, 1))
+            est.release()
+            assert est.guarantee_.certified
+        for later in ([[1, 2, 0]], []):
+            est = make().partial_fit(first.to_numpy())
+            est.partial_fit(later)
+            est.release()
+            assert est.guarantee_.certified
+
+
+def test_a_first_chunk_without_rows_is_refused_in_every_container():
+    dask = pytest.importorskip("dask")
+    empty = pd.DataFrame({"a": np.zeros(0, dtype=int)})
+    for X in (empty, _dask_frame(empty, 1)):
+        with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="row"):
+            AdaptiveMarginalSynthesizer(levels=3).partial_fit(X)
+
+
 def test_dask_categories_are_never_read_from_the_rows():
     """Attack found in review: with unknown dask categories, the structure check's
     first row set the public levels (row 0 = 'a' vs 'b' gave levels ['a'] vs ['b']
