@@ -212,9 +212,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         (codes) or a list of level values. Columns with a ``Categorical`` dtype use its
         categories when not given (the release is then marked not certified:
         ``astype('category')`` reads them from the data, and the code cannot
-        tell a publicly declared dtype from such a one), pandas ``boolean``
-        columns ``[False, True]``; a numpy bool column needs ``[False, True]`` declared (one
-        missing value makes it an object column, so its dtype is not public).
+        tell a publicly declared dtype from such a one). Any other dtype
+        follows the values (a numpy bool column with one missing value is
+        object; ``convert_dtypes()`` makes a column of booleans ``boolean``
+        and, with one text, ``string``), so a bool column needs ``[False,
+        True]`` declared.
         A column with neither levels nor ``bounds`` is refused: levels are
         never read from the data (they would release which values occur,
         and the largest code would set the model's size).
@@ -224,7 +226,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         equal-width bins of its range — a data-independent discretisation
         that costs no budget (a quantile split would have to be paid for) —
         and every synthetic value is drawn uniformly inside its bin from the
-        sampling stream (integers of the bin for an integer column). Values
+        sampling stream (floats: whether the column held integers is not
+        public, its dtype following the values). Values
         outside the range go to the first/last bin, missing values to the
         middle one (never refused or counted).
     n_bins : int, default=10
@@ -232,8 +235,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     classes : None or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
         ``None``: a pandas ``Categorical`` ``y``'s categories (the release is
-        then not certified, as for levels from a dtype), ``[False, True]`` for
-        a ``boolean`` ``y``, else read from ``y`` with a
+        then not certified, as for levels from a dtype), else read from ``y``
+        with a
         :class:`~sksmooth.exceptions.PrivacyLeakWarning` (not certified), as
         in every release estimator.
     workload : int, tuple of int or list of tuple, default=2
@@ -683,14 +686,14 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         X_syn : ndarray or DataFrame
             Same kind and column names as the fitted ``X``; dtypes from public
             inputs only: a Categorical column keeps its dtype, any other
-            column gets its levels' dtype (a continuous column floats, or
-            integers for a pandas nullable ``Int64`` column), since pandas
-            picks a numpy dtype from the values (an int column with a
-            missing value is float64).
+            column gets its levels' dtype (a continuous column floats),
+            since pandas picks every other dtype from the values (an int
+            column with a missing value is float64; ``convert_dtypes()``
+            makes whole numbers ``Int64`` and, with one 41.5, ``Float64``).
         y_syn : ndarray or Series
             Only when ``y`` was fitted: returned as ``(X_syn, y_syn)``; a
             pandas Series with the fitted ``y``'s name when ``y`` was one, and its
-            dtype when that is public (Categorical, ``boolean``, ``Int64``).
+            dtype when that is public (a Categorical).
         """
         check_is_fitted(self, "model_")
         n_samples = (max(int(round(self.n_records_)), 1) if n_samples is None

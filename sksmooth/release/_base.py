@@ -305,7 +305,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """What a first chunk's rows would give (leak-warned): the parameters that
         would declare it instead. Only structure is looked at (names, dtypes,
         declared or dtype levels): an all-categorical table with public levels
-        needs no bounds, a Categorical or boolean ``y`` no classes."""
+        needs no bounds, a Categorical ``y`` no classes."""
         missing = []
         if self.bounds is None and not TableSchema.from_input(
                 X, self.categorical_features, self.categories).all_levelled:
@@ -592,7 +592,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         y_syn : ndarray or Series of shape (n_samples,)
             Only when labels were fitted: returned as ``(X_syn, y_syn)``; a
             pandas Series with the fitted ``y``'s name when ``y`` was one, and its
-            dtype when that is public (Categorical, ``boolean``, ``Int64``).
+            dtype when that is public (a Categorical).
         """
         check_is_fitted(self, "model_")
         return self._emit(check_n_samples(n_samples), sampling_generator(random_state),

@@ -18,17 +18,18 @@ Three column strategies:
 
 The rules, the same for every estimator:
 
-- **Which dtypes count** (:func:`public_dtype`): only those no private
-  value can change (``Categorical``, pandas' nullable ``Int64``/``Float64``/
-  ``boolean``). A dtype numpy or pandas picks from the values (int64 vs
-  float64 vs object, numpy bool vs object, ``str`` vs object, datetime vs
-  object) is not structure: one row would change it, so every such column
+- **Which dtypes count** (:func:`public_dtype`): only one no private
+  value can change, a ``Categorical``. A dtype numpy or pandas picks from
+  the values (int64 vs float64 vs object, numpy bool vs object, ``str`` vs
+  object, datetime vs object, and pandas' nullable and Arrow dtypes, which
+  ``convert_dtypes()`` and ``read_csv(dtype_backend=...)`` pick by the
+  values) is not structure: one row would change it, so every such column
   is treated alike (numbers unless declared) and its dtype is not stored.
 - **Where levels come from** (:func:`public_levels`): declared by the user,
   the categories of a pandas ``Categorical`` dtype (a release then names
   those columns as not certified, :meth:`TableCodec.levels_from_dtype`:
-  ``astype('category')`` reads them from the data), or ``[False, True]`` for
-  pandas' ``boolean`` dtype. Nothing else: a column without public levels is refused
+  ``astype('category')`` reads them from the data). Nothing else: a column
+  without public levels is refused
   with a message naming the parameter that declares them
   (:func:`undeclared_levels_error`). Reading levels from the data would
   release which values occur (and, for integer codes, the private maximum
@@ -41,12 +42,10 @@ The rules, the same for every estimator:
   for a missing value). Never refused, never counted (see
   :mod:`sksmooth._private_data`).
 - **Output dtype** (:func:`public_output_dtype`): a dtype pandas or numpy
-  picks from the values (``dtype_follows_values``: every numpy dtype, and
-  pandas' ``str``) is replaced by the column's public dtype (its levels'
-  dtype; float64 for a continuous column; integers for a nullable integer
-  column); a pandas extension dtype that a missing value does not change
-  (``Categorical``, ``Int64``, ``Float64``, ``boolean``) is kept, a
-  ``Categorical`` with declared levels as a ``Categorical`` of those levels.
+  picks from the values (``dtype_follows_values``: all but a
+  ``Categorical``) is replaced by the column's public dtype (its levels'
+  dtype; float64 for a continuous column); a ``Categorical`` is kept, with
+  declared levels as a ``Categorical`` of those levels.
 
 pandas is imported lazily, only when a DataFrame came in.
 """
@@ -76,7 +75,6 @@ __all__ = [
     "frame_columns",
     "dtype_follows_values",
     "format_labels",
-    "is_bool_dtype",
     "label_column",
     "label_dtype",
     "label_name",
@@ -106,20 +104,18 @@ def is_dataframe(X):
 
 def dtype_follows_values(dtype):
     """Whether pandas/numpy may pick this dtype from the values, so that one
-    private row can change it: every numpy dtype (a missing value makes int64
-    float64 and bool object, a stray text makes any column object, a number
-    among texts makes ``str`` object) and every pandas dtype inferred from
-    values (``str``, datetimes with a time zone, periods, intervals). Only a
-    dtype that no value can change is structure: a ``Categorical`` (a value
-    outside its categories is missing) and pandas' nullable numbers and
-    booleans (``Int64``, ``Float64``, ``boolean``: a missing value is
-    ``pd.NA``), which pandas never infers. ``None`` (an ndarray) follows too.
+    private row can change it: every dtype but a ``Categorical``. numpy picks
+    from the values (a missing value makes int64 float64 and bool object, a
+    stray text makes any column object), and so does pandas: ``str``,
+    datetimes, and its nullable and Arrow dtypes, which ``convert_dtypes()``
+    and ``read_csv(dtype_backend=...)`` choose by the values (a column of whole
+    numbers is ``Int64``, with one 41.5 ``Float64``; of booleans ``boolean``,
+    with one text ``string``). A ``Categorical`` is asked for by name
+    (``astype('category')``, ``read_csv(dtype='category')``) whatever the
+    values, so it is structure (its categories are not:
+    :func:`dtype_levels_notes`). ``None`` (an ndarray) follows too.
     """
-    if dtype is None or isinstance(dtype, np.dtype):
-        return True
-    if getattr(dtype, "categories", None) is not None:
-        return False
-    return not (getattr(dtype, "kind", "O") in "iufb" and hasattr(dtype, "numpy_dtype"))
+    return getattr(dtype, "categories", None) is None
 
 
 def public_dtype(dtype):
@@ -137,10 +133,6 @@ def is_numeric_dtype(dtype):
             np.dtype(dtype), np.bool_)
     except TypeError:  # pandas extension dtypes (Categorical, string, nullable ints)
         return getattr(dtype, "kind", "O") in "iuf"
-
-
-def is_bool_dtype(dtype):
-    return getattr(dtype, "kind", None) == "b" or str(dtype) == "boolean"
 
 
 def dtype_categories(dtype):
@@ -224,9 +216,9 @@ def public_levels(declared, dtype, name, parameter):
 
     ``declared``: an int ``L`` (codes ``0 .. L-1``) or a list of distinct
     levels, given by the user; otherwise the categories of a ``Categorical``
-    dtype, or ``[False, True]`` for pandas' ``boolean`` dtype. Never the data,
-    nor a dtype that follows it (a numpy bool column with one missing value
-    is an object column: :func:`public_dtype`).
+    dtype. Never the data, nor a dtype that follows it (a numpy bool column
+    with one missing value is an object column; ``convert_dtypes()`` makes
+    one of booleans ``boolean``, with one text ``string``: :func:`public_dtype`).
     """
     dtype = public_dtype(dtype)
     if declared is not None:
@@ -251,12 +243,7 @@ def public_levels(declared, dtype, name, parameter):
                                                   else "."))
         check_no_numeric_twins(levels, f"{parameter} for column {name!r}")
         return levels
-    categories = dtype_categories(dtype)
-    if categories is not None:
-        return categories
-    if dtype is not None and is_bool_dtype(dtype):
-        return np.array([False, True])
-    return None
+    return dtype_categories(dtype)
 
 
 def label_dtype(y):
@@ -290,19 +277,17 @@ def resolve_labels(y, classes, dtype):
     """``(labels, inferred, from_dtype)``: the label set of a release's ``y``.
 
     Declared ``classes``; else a ``Categorical`` ``dtype``'s categories
-    (``from_dtype``: not certified, :func:`dtype_levels_notes`) or ``[False,
-    True]`` for pandas' ``boolean``; else read from ``y`` (``inferred``, with a
-    ``PrivacyLeakWarning``). Labels a ``boolean`` or nullable-number dtype
-    cannot hold are refused; a ``Categorical`` never refuses declared
-    ``classes`` (:func:`declared_dtype`).
+    (``from_dtype``: not certified, :func:`dtype_levels_notes`); else read
+    from ``y`` (``inferred``, with a ``PrivacyLeakWarning``). A
+    ``Categorical`` never refuses declared ``classes`` (:func:`declared_dtype`).
     """
     from_dtype = False
-    if classes is None:  # a Categorical or boolean y's labels are not read from it
+    if classes is None:  # a Categorical y's labels are not read from it
         column = LevelColumn.public(None, dtype, "y", "classes")
         if column is not None:
             classes, from_dtype = column.levels, column.from_dtype
     labels, inferred = resolve_public_classes(y, classes, binary=False)
-    LevelColumn.public(labels, dtype, "y", "classes")  # refuses what the dtype cannot hold
+    LevelColumn.public(labels, dtype, "y", "classes")  # distinct levels, no numeric twins
     return labels, inferred, from_dtype
 
 
@@ -326,18 +311,6 @@ def declared_dtype(dtype, levels):
     if categories.hasnans:  # a missing value as a level: no Categorical holds it
         return None  # the levels' own dtype (public_output_dtype)
     return pd.CategoricalDtype(categories, ordered=dtype.ordered)
-
-
-def _holds(dtype, levels):
-    """Whether a public extension dtype (``boolean``, nullable numbers) can hold every
-    declared level as it is (a Categorical's are the declared levels: declared_dtype)."""
-    import pandas as pd  # an extension dtype came in, so pandas is installed
-
-    try:
-        held = pd.array(levels.tolist(), dtype=dtype)
-    except (TypeError, ValueError):
-        return False
-    return held.tolist() == levels.tolist()
 
 
 def frame_columns(X):
@@ -366,8 +339,7 @@ def undeclared_levels_error(name, parameter, alternative=""):
     """The refusal of a column without public levels (names the fix)."""
     return ValueError(
         f"column {name!r} has no public levels: declare them with {parameter}="
-        f"{{{name!r}: [...]}} or give the column a pandas Categorical (or nullable "
-        f"'boolean') dtype{alternative}. "
+        f"{{{name!r}: [...]}} or give the column a pandas Categorical dtype{alternative}. "
         "Levels are never read from the private data (that would release which values "
         "occur, and the largest value would set the model's size).")
 
@@ -436,11 +408,6 @@ class LevelColumn:
             return None
         from_dtype = declared is None and dtype_categories(public_dtype(dtype)) is not None
         dtype = public_dtype(dtype) if declared is None else declared_dtype(dtype, levels)
-        if declared is not None and dtype is not None and not _holds(dtype, levels):
-            raise ValueError(
-                f"{parameter} for column {name!r} declares {levels.tolist()[:8]}, which its "
-                f"dtype {dtype} cannot hold (its values would never match them, and the "
-                f"synthetic column could not be built): declare {parameter} that dtype holds.")
         return cls(levels, dtype, from_dtype=from_dtype)
 
     def chunk_dtype(self, dtype):
@@ -490,10 +457,9 @@ class NumberColumn:
         return np.rint(values) if self.output_dtype().kind in "iu" else values
 
     def output_dtype(self):
-        """int64 for integer levels, a nullable integer column's integers, else float64."""
-        if self.integer:
-            return np.dtype(np.int64)
-        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+        """int64 for integer levels, else float64 (a column's int or float dtype follows
+        its values: :func:`dtype_follows_values`)."""
+        return np.dtype(np.int64 if self.integer else float)
 
 
 class BinnedColumn:
@@ -503,9 +469,10 @@ class BinnedColumn:
     parameters), so it costs no privacy budget; a private quantile split
     would. A value below/above the bounds goes to the first/last bin, a
     missing, NaN or non-number value to the middle bin (never refused or
-    counted). Synthetic values are drawn uniformly inside their bin from the
-    sampling stream (post-processing); integers of the bin for a pandas
-    nullable integer column (``Int64``), floats for a numpy one.
+    counted). Synthetic values are floats drawn uniformly inside their bin
+    from the sampling stream (post-processing); whether the input held
+    integers is not public (:func:`dtype_follows_values`), so round them if
+    whole numbers are wanted.
     """
 
     def __init__(self, lower, upper, n_bins, dtype=None):
@@ -520,10 +487,6 @@ class BinnedColumn:
     def n_codes(self):
         return self.n_bins
 
-    @property
-    def edges(self):
-        return grid_threshold(self.lower, self.upper, np.arange(self.n_bins + 1), self.n_bins)
-
     def encode(self, values):
         v = as_floats(values)
         rel = box_position(v, self.lower, self.upper) * self.n_bins  # NaN stays NaN
@@ -534,23 +497,11 @@ class BinnedColumn:
     def decode(self, codes, rng):
         codes = np.asarray(codes)
         u = rng.random(len(codes))
-        values = np.clip(grid_threshold(self.lower, self.upper, codes + u, self.n_bins),
-                         self.lower, self.upper)
-        if self.output_dtype().kind in "iu":
-            # uniform over the integers that encode to the bin: [edge_k, edge_k+1),
-            # the last bin up to the upper bound; a bin holding none rounds instead
-            edges = self.edges
-            first = np.ceil(edges[codes])
-            last = np.where(codes == self.n_bins - 1, np.floor(self.upper),
-                            np.ceil(edges[codes + 1]) - 1.0)
-            spread = last - first + 1.0
-            inside = first + np.floor(u * np.maximum(spread, 1.0))
-            rounded = np.clip(np.rint(values), np.ceil(self.lower), np.floor(self.upper))
-            values = np.where(spread >= 1.0, np.minimum(inside, last), rounded)
-        return values
+        return np.clip(grid_threshold(self.lower, self.upper, codes + u, self.n_bins),
+                       self.lower, self.upper)
 
     def output_dtype(self):
-        return np.dtype(getattr(self.dtype, "numpy_dtype", float))
+        return np.dtype(float)
 
 
 def public_output_dtype(column):
@@ -558,10 +509,10 @@ def public_output_dtype(column):
 
     A numpy dtype is read from the values (pandas stores an int column with
     one missing value as float64, a bool column as object), so echoing it
-    would tell whether some real row had a missing value: such a column gets
-    its strategy's public dtype (levels' dtype, float64, or integers for a
-    nullable ``Int64`` column). A pandas extension dtype (Categorical,
-    nullable ``Int64``), which a missing value does not change, is kept.
+    would tell whether some real row had a missing value; so would pandas'
+    nullable dtypes, which ``convert_dtypes()`` picks by the values. Such a
+    column gets its strategy's public dtype (levels' dtype or float64). A
+    ``Categorical``, asked for by name whatever the values, is kept.
     """
     if dtype_follows_values(column.dtype):
         return column.output_dtype()
@@ -753,7 +704,7 @@ def label_name(y):
 
 def label_output_dtype(y, declared):
     """The public dtype a pandas Series ``y``'s synthetic labels come back with
-    (Categorical, ``boolean``, ``Int64``: :func:`public_dtype`; with ``declared``
+    (a Categorical: :func:`public_dtype`; with ``declared``
     classes, a Categorical of them in the order given: :func:`declared_dtype`),
     else ``None``."""
     if label_name(y) is False:

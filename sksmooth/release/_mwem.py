@@ -118,7 +118,9 @@ class SmoothMWEM(ReleaseMixin):
     **Tables and pipelines.** ``X`` may be a pandas DataFrame with numeric,
     boolean, string and ``Categorical`` columns (levels are public: see
     ``categories``); ``sample``/``fit_resample``/``transform`` then return a
-    DataFrame with the same names and dtypes. A text or numpy-bool column
+    DataFrame with the same names, and dtypes from public inputs (a
+    Categorical kept; any other dtype follows the values, so numbers come
+    back float64 or as their levels' dtype). A text or bool column
     must be declared (``categorical_features`` with ``categories``): its
     dtype follows the values, so it is not public and an undeclared such
     column is read as numbers within ``bounds`` (a text like a missing
@@ -238,14 +240,14 @@ class SmoothMWEM(ReleaseMixin):
         Projected Smooth MWEM (requires ``sigma``).
     categorical_features : None, 'from_dtype', bool mask, int indices or names, default=None
         Categorical features. Levels: ``categories``, a pandas
-        ``Categorical`` dtype's categories, ``[False, True]`` for pandas'
-        ``boolean`` dtype, or the integers between the public bounds.
-        ``None``: only the DataFrame columns whose dtype carries levels
-        (Categorical, ``boolean``). ``'from_dtype'``: those, and every
-        column named in ``categories``. A dtype numpy or pandas picks from
-        the values (numpy bool, ``str``, object, int vs float) is not
-        public — one row can change it — so such a column is numbers unless
-        declared here.
+        ``Categorical`` dtype's categories, or the integers between the
+        public bounds. ``None``: only the DataFrame columns with a
+        Categorical dtype. ``'from_dtype'``: those, and every column named
+        in ``categories``. Any other dtype numpy or pandas picks from the
+        values (numpy bool, ``str``, object, int vs float, and the nullable
+        ``Int64`` / ``Float64`` / ``boolean`` of ``convert_dtypes()``) is
+        not public — one row can change it — so such a column is numbers
+        unless declared here.
     categories : None or dict, default=None
         Public levels ``{column name or index: [levels]}``. Never read from
         the data. A value outside the levels is mapped to the first level; a
@@ -262,8 +264,7 @@ class SmoothMWEM(ReleaseMixin):
     classes : array-like or None, default=None
         Public label set when ``y`` is given. ``None``: a pandas
         ``Categorical`` ``y``'s categories (not certified, as for levels from
-        a dtype), ``[False, True]`` for a ``boolean`` ``y``, else read from
-        ``y`` with a ``PrivacyLeakWarning``.
+        a dtype), else read from ``y`` with a ``PrivacyLeakWarning``.
     jitter : bool, default=True
         Draw continuous synthetic coordinates uniformly inside their grid
         bin (from the sampling stream); ``False``: the bin centre.

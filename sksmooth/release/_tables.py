@@ -4,18 +4,19 @@ A :class:`TableSchema` is fitted from the input's *structure* (column names
 and the public dtypes of a pandas DataFrame, or the width of an ndarray) and
 from public parameters only — never from the values of the private rows. A
 dtype numpy or pandas picks from the values (int64/float64/object, numpy
-bool, ``str``, datetime: one row can change it) is not structure
+bool, ``str``, datetime, and the nullable and Arrow dtypes of
+``convert_dtypes()`` or ``read_csv(dtype_backend=...)``: one row can change
+it) is not structure
 (:func:`~sksmooth.release._columns.public_dtype`): such a column is numbers
 unless declared categorical.
 
 - which columns are categorical: ``categorical_features`` as names,
-  indices, a boolean mask, or ``'from_dtype'`` (the columns whose public
-  dtype is not numeric — pandas ``Categorical`` and ``boolean`` — and those
-  with declared ``categories``);
+  indices, a boolean mask, or ``'from_dtype'`` (the columns with a pandas
+  ``Categorical`` dtype, the only public dtype, and those with declared
+  ``categories``);
 - the levels of a categorical column are public: declared in
   ``categories={column: [levels]}``, or the categories of a pandas
-  ``Categorical`` dtype, or ``[False, True]`` for pandas' ``boolean``
-  dtype; a categorical column without declared levels has the integer
+  ``Categorical`` dtype; a categorical column without declared levels has the integer
   levels between its public bounds. A text in a column without declared
   levels is mapped like a missing value, never refused (a refusal would
   tell that some row held text); reading levels from the data would
@@ -33,8 +34,8 @@ back: a DataFrame with the original column names when a DataFrame came in
 fixed by public inputs only (:func:`~sksmooth.release._columns.public_output_dtype`):
 a numpy numeric column comes out float64 (continuous) or its levels' dtype
 (int64 for integer levels), since its input dtype can follow the private
-values (a missing value makes int64 float64); ``Categorical``, nullable
-integer, boolean and other pandas extension dtypes are kept. pandas is
+values (a missing value makes int64 float64; ``convert_dtypes()`` picks
+``Int64`` or ``Float64`` by them); a ``Categorical`` is kept. pandas is
 imported lazily, only when a DataFrame is given.
 """
 
@@ -52,7 +53,6 @@ from ._columns import (
     column_positions,
     dtype_categories,
     frame_columns,
-    is_bool_dtype,
     is_dataframe,
     is_numeric_dtype,
     key_collision_hint,
@@ -227,7 +227,7 @@ def _categorical_mask(spec, n_features, columns, dtypes, declared):
     mask = np.zeros(n_features, dtype=bool)
     if spec is None:
         if dtypes is not None:  # levels known from the dtype are categorical anyway
-            mask[:] = [dtype_categories(t) is not None or is_bool_dtype(t) for t in dtypes]
+            mask[:] = [dtype_categories(t) is not None for t in dtypes]
         return mask
     if isinstance(spec, str):  # 'from_dtype'
         if dtypes is None:
@@ -273,5 +273,5 @@ def _reads_as_numbers(dtype):
     """A numeric dtype, or ``object``: pandas stores a numeric column holding one
     stray text as ``object`` (the dtype follows the values), so it is read as
     numbers with the non-number mapped like a missing value, never refused. A
-    text, boolean or Categorical dtype is structure: it needs levels."""
+    text or Categorical dtype needs levels."""
     return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"

@@ -27,7 +27,7 @@ def frame(n=300, seed=0):
     return pd.DataFrame({
         "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n),
                                  categories=["red", "green", "blue", "violet"]),
-        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
+        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # levels declared
         "city": rng.choice(["Oslo", "Lima"], n).astype(object),
         "size": rng.integers(0, 4, n),
     })
@@ -44,13 +44,15 @@ def test_ndarray_in_ndarray_out():
 
 def test_dataframe_round_trip_keeps_names_dtypes_levels():
     df = frame()
-    synth = AdaptiveMarginalSynthesizer(levels={"city": ["Oslo", "Lima"], "size": 4}).fit(df)
+    synth = AdaptiveMarginalSynthesizer(levels={"city": ["Oslo", "Lima"], "size": 4,
+                                                "flag": [False, True]}).fit(df)
     out = synth.sample(200, random_state=1)
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == list(df.columns)
     assert isinstance(out["colour"].dtype, pd.CategoricalDtype)
     assert list(out["colour"].cat.categories) == ["red", "green", "blue", "violet"]
-    assert out["flag"].dtype == "boolean"
+    # 'boolean' is picked by the values (convert_dtypes()): the declared levels' dtype
+    assert out["flag"].dtype == bool
     assert set(out["city"]) <= {"Oslo", "Lima"}
     assert out["size"].dtype == df["size"].dtype and set(out["size"]) <= {0, 1, 2, 3}
     assert list(synth.get_feature_names_out()) == list(df.columns)
@@ -191,32 +193,35 @@ def mixed_frame(n=2000, seed=0, scale=10.0):
         "x": x,
         "z": x + rng.normal(0, 3, n),
         "age": rng.integers(18, 90, n),
-        "smoker": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
+        "smoker": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # levels: _SMOKER
     })
 
 
 _BOUNDS = {"x": (0, 100), "z": (0, 100), "age": (18, 90)}
+_SMOKER = {"smoker": [False, True]}
 
 
 def test_continuous_columns_from_public_bounds_without_leak():
     df = mixed_frame()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # nothing read from the data
-        synth = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, n_bins=8).fit(df)
+        synth = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, levels=_SMOKER,
+                                            n_bins=8).fit(df)
     assert synth.guarantee_.certified
     # the discretisation is the public one: 8 bins per continuous column, whatever the data
     assert synth.model_.shape == (8, 8, 8, 2)
-    other = AdaptiveMarginalSynthesizer(bounds=_BOUNDS, n_bins=8).fit(mixed_frame(seed=1, scale=1.0))
+    other = AdaptiveMarginalSynthesizer(bounds=_BOUNDS, levels=_SMOKER, n_bins=8).fit(
+        mixed_frame(seed=1, scale=1.0))
     assert other.model_.shape == synth.model_.shape
     out = synth.sample(2000, random_state=0)
     assert list(out.columns) == list(df.columns)
     assert out["x"].dtype == float and out["age"].dtype == float  # numpy int: see attacks
-    assert out["smoker"].dtype == "boolean"
+    assert out["smoker"].dtype == bool
     assert out["x"].between(0, 100).all() and out["age"].between(18, 90).all()
     # the dependence between x and z (0.96 in the data) survives the binning;
     # on a seeded release: unseeded, its correlation fell below 0.5 in 6 of
     # 200 releases (0.41-0.50), a flaky draw; the columns independent give ~0
-    seeded = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, n_bins=8,
+    seeded = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, levels=_SMOKER, n_bins=8,
                                          random_state=0).fit(df)
     rows = seeded.sample(2000, random_state=0)
     assert np.corrcoef(rows["x"], rows["z"])[0, 1] > 0.5
@@ -225,7 +230,8 @@ def test_continuous_columns_from_public_bounds_without_leak():
 def test_continuous_values_are_drawn_uniformly_inside_their_bin():
     from scipy.stats import kstest
 
-    synth = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, n_bins=8).fit(mixed_frame())
+    synth = AdaptiveMarginalSynthesizer(epsilon=2.0, bounds=_BOUNDS, levels=_SMOKER,
+                                        n_bins=8).fit(mixed_frame())
     out = synth.sample(4000, random_state=0)
     position = (out["x"].to_numpy() - 0.0) / 100.0 * 8  # bin index + position in the bin
     frac = position - np.floor(position)
@@ -240,7 +246,7 @@ def test_continuous_values_are_drawn_uniformly_inside_their_bin():
 def test_bad_continuous_values_are_mapped_not_refused():
     df = mixed_frame(n=300)
     df.loc[0, "x"], df.loc[1, "x"], df.loc[2, "z"] = np.nan, np.inf, -1e300
-    synth = AdaptiveMarginalSynthesizer(bounds=_BOUNDS).fit(df)
+    synth = AdaptiveMarginalSynthesizer(bounds=_BOUNDS, levels=_SMOKER).fit(df)
     assert synth.sample(10, random_state=0)["x"].between(0, 100).all()
 
 

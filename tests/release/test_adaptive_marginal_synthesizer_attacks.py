@@ -5,6 +5,7 @@ how pandas stores its column (int64 -> float64, bool -> object); nothing the
 release shows (synthetic dtypes, errors on a later chunk) may depend on that.
 """
 
+import io
 import warnings
 
 import numpy as np
@@ -59,16 +60,88 @@ def test_a_release_that_echoes_the_input_dtypes_is_caught(monkeypatch):
     assert _synthetic_dtypes(df) != _synthetic_dtypes(_with_a_missing_row(df))
 
 
-def test_public_dtypes_are_kept():
+def test_only_a_categorical_dtype_is_kept():
     df = _table()
     df["code"] = pd.Categorical(df["size"].map({0: "a", 1: "b", 2: "c"}), categories=list("abcd"))
-    df["age"] = df["age"].astype("Int64")  # nullable: a missing value does not change it
+    df["age"] = df["age"].astype("Int64")  # convert_dtypes() picks Int64 by the values
     out = AdaptiveMarginalSynthesizer(**_PARAMS).fit(df).sample(50)
-    assert out["size"].dtype == np.int64 and out["flag"].dtype == bool
+    assert out["size"].dtype == np.int64 and out["flag"].dtype == bool  # the levels' dtypes
     assert isinstance(out["code"].dtype, pd.CategoricalDtype)
-    assert out["age"].dtype.kind == "i" and out["age"].between(18, 90).all()
+    assert out["age"].dtype == float and out["age"].between(18, 90).all()
     # a numpy int column may be float64 because of a missing value: floats
     assert AdaptiveMarginalSynthesizer(**_PARAMS).fit(_table()).sample(5)["age"].dtype == float
+
+
+def _loaded(df, loader):
+    """``df`` as a user's loader gives it back: pandas picks the dtypes by the values."""
+    if loader == "convert_dtypes":
+        return df.convert_dtypes()
+    if loader == "pyarrow":
+        pytest.importorskip("pyarrow")
+    return pd.read_csv(io.StringIO(df.to_csv(index=False)), dtype_backend=loader)
+
+
+def _whole_and_one_fraction():
+    df = _table()
+    neighbour = df.astype({"age": float})
+    neighbour.loc[5, "age"] = 41.5  # one record: Int64 -> Float64, int64[pyarrow] -> double
+    return df, neighbour
+
+
+_RELEASES = [lambda: AdaptiveMarginalSynthesizer(**_PARAMS),
+             lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 90), categorical_features=["size", "flag"],
+                                categories={"size": [0, 1, 2], "flag": [False, True]})]
+
+
+def _synthetic(make, frame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared levels and bounds: nothing read from the data
+        synth = make().fit(frame)
+    assert synth.guarantee_.certified
+    out = synth.sample(50, random_state=0)
+    return out.dtypes.to_dict(), bool((out["age"] == np.round(out["age"])).all())
+
+
+@pytest.mark.parametrize("make", _RELEASES)
+@pytest.mark.parametrize("loader", ["convert_dtypes", "numpy_nullable", "pyarrow"])
+def test_dtypes_pandas_picks_by_the_values_are_not_echoed(make, loader):
+    # found by an attack review: pandas' nullable and Arrow dtypes were kept as
+    # structure, but convert_dtypes() and read_csv(dtype_backend=...) pick them by the
+    # values: whole ages gave Int64 and integer synthetic ages, one 41.5 Float64 and
+    # fractions, both certified (and a later Float64 chunk was refused)
+    df, neighbour = (_loaded(d, loader) for d in _whole_and_one_fraction())
+    assert str(df["age"].dtype) != str(neighbour["age"].dtype)  # the premise
+    assert _synthetic(make, df) == _synthetic(make, neighbour)
+    if isinstance(make(), AdaptiveMarginalSynthesizer):
+        synth = make().partial_fit(df.iloc[:150])
+        synth.partial_fit(neighbour.iloc[150:])  # another dtype family: mapped, not refused
+        assert synth.release().guarantee_.certified
+
+
+def test_dtypes_picked_by_the_values_kept_as_structure_are_caught(monkeypatch):
+    # the deliberately broken variant: the old rule (nullable numbers and booleans
+    # are structure)
+    monkeypatch.setattr(columns, "dtype_follows_values", lambda dtype: dtype is None or (
+        getattr(dtype, "categories", None) is None and not (
+            getattr(dtype, "kind", "O") in "iufb" and hasattr(dtype, "numpy_dtype"))))
+    df, neighbour = (d.convert_dtypes() for d in _whole_and_one_fraction())
+
+    def outcome(frame):  # an error on one neighbour only tells as much as a dtype
+        try:
+            return _synthetic(_RELEASES[0], frame)
+        except (TypeError, ValueError) as error:
+            return type(error).__name__
+
+    assert outcome(df) != outcome(neighbour)
+
+
+def test_a_boolean_column_needs_its_levels_declared():
+    # convert_dtypes() makes a column of booleans 'boolean' and, with one text,
+    # 'string': the dtype is not public, so [False, True] is never taken from it
+    df = _table().convert_dtypes()
+    params = dict(_PARAMS, levels={"size": 3})
+    with pytest.raises(ValueError, match=r"'flag' has no public levels.*levels=\{'flag'"):
+        AdaptiveMarginalSynthesizer(**params).fit(df)
 
 
 @pytest.mark.parametrize("make_chunk", [_with_a_missing_row, lambda df: df.astype(object)])
@@ -265,17 +338,22 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
     lambda **kw: AdaptiveMarginalSynthesizer(levels=3, **kw),
     lambda **kw: SmoothMWEM(bounds=(0, 2), **kw),
 ])
-def test_a_boolean_y_gives_its_labels_to_every_release_without_reading_them(make):
-    # SmoothMWEM read a boolean y's labels from the rows with a warning where AIM took
-    # [False, True] (found by a review)
+def test_a_boolean_y_is_read_as_a_numpy_bool_y_is(make):
+    # 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'), so
+    # its [False, True] is not public: without classes the labels are read (warned, not
+    # certified) as for a numpy bool y; with them the release is certified, its labels
+    # in the classes' dtype
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (60, 2))
+    y = pd.Series(rng.random(60) < 0.2, dtype="boolean")
+    with pytest.warns(PrivacyLeakWarning, match="classes=None"):
+        assert not make().fit(X, y).guarantee_.certified
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        synth = make().fit(X, pd.Series(rng.random(60) < 0.2, dtype="boolean"))
+        synth = make(classes=[False, True]).fit(X, y)
     assert synth.guarantee_.certified
     _, labels = synth.sample(300, random_state=0)
-    assert str(labels.dtype) == "boolean" and set(labels) == {False, True}
+    assert labels.dtype == bool and set(labels) == {False, True}
 
 
 @pytest.mark.parametrize("make", [

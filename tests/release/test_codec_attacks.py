@@ -182,6 +182,12 @@ def _tables():
         "int": (pd.DataFrame({"c": rng.integers(0, 2, n), "x": x}), np.nan),
         # datetime; one stray text makes it object
         "datetime": (pd.DataFrame({"c": pd.date_range("2020", periods=n), "x": x}), "n/a"),
+        # what convert_dtypes() picks by the values: whole numbers Int64, booleans
+        # 'boolean'; one fraction or text, and the column is another dtype
+        "Int64": (pd.DataFrame({"c": pd.array(rng.integers(0, 2, n), dtype="Int64"), "x": x}),
+                  0.5),
+        "boolean": (pd.DataFrame({"c": pd.array(rng.random(n) < 0.5, dtype="boolean"),
+                                  "x": x}), "n/a"),
     }
 
 
@@ -218,8 +224,9 @@ def _trust_input_dtypes(monkeypatch):
         monkeypatch.setattr(module, "public_dtype", lambda dtype: dtype)
 
 
-@pytest.mark.parametrize("family, kind", [("aim", "bool"), ("mwem", "str"),
-                                          ("mwem from_dtype", "float"), ("mwem", "int")])
+@pytest.mark.parametrize("family, kind", [("aim levels", "Int64"), ("mwem", "str"),
+                                          ("mwem from_dtype", "float"), ("mwem", "int"),
+                                          ("mwem categorical", "boolean")])
 def test_a_codec_trusting_the_input_dtype_is_caught(monkeypatch, family, kind):
     _trust_input_dtypes(monkeypatch)
     df, value = _tables()[kind]

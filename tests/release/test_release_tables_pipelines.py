@@ -30,7 +30,7 @@ def _frame(n=300, seed=0):
     return pd.DataFrame({
         "age": rng.uniform(18, 90, n),
         "visits": rng.integers(0, 10, n).astype(np.int64),
-        "smoker": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
+        "smoker": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # levels declared below
         "city": rng.choice(["paris", "lyon", "nice"], n),
         "grade": pd.Categorical(rng.choice(["a", "b", "c"], n), categories=["a", "b", "c"]),
     })
@@ -38,7 +38,9 @@ def _frame(n=300, seed=0):
 
 _FRAME_PARAMS = dict(
     categorical_features=["smoker", "city", "grade"],
-    categories={"city": ["lyon", "nice", "paris"]},
+    # 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'),
+    # so it is not public: the levels are declared
+    categories={"city": ["lyon", "nice", "paris"], "smoker": [False, True]},
     bounds=([18, 0, 0, 0, 0], [90, 9, 1, 1, 1]),
     n_bins=4,
 )
@@ -69,9 +71,11 @@ def test_dataframe_round_trip_every_dtype(make):
     out = est.sample(50)
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == list(df.columns)
-    # dtypes from public inputs: the continuous int column comes out float64
+    # dtypes from public inputs: the continuous int column comes out float64, the
+    # boolean one in its declared levels' dtype
     expected = df.dtypes.copy()
     expected["visits"] = np.dtype(float)
+    expected["smoker"] = np.dtype(bool)
     assert (out.dtypes == expected).all(), (out.dtypes, expected)
     assert set(out["city"]) <= {"lyon", "nice", "paris"}
     assert set(out["grade"].cat.categories) == {"a", "b", "c"}
@@ -136,22 +140,17 @@ def test_declared_levels_of_mixed_types_keep_their_types(make):
     (pd.array([True, False, True] * 40, dtype="boolean"), ["no", "yes"]),
 ])
 @pytest.mark.parametrize("estimator", ["aim", "mwem"])
-def test_declared_levels_a_public_dtype_cannot_hold_are_refused_before_the_charge(
-        column, declared, estimator):
-    # the fit charged the budget, then every sample() raised (nullable dtypes) or the
-    # column came out all NaN (Categorical): found by a review
-    from sksmooth.accounting import BudgetAccountant
-
+def test_declared_levels_win_over_a_dtype_picked_by_the_values(column, declared, estimator):
+    # a nullable dtype is what convert_dtypes() picks by the values, so it never refuses
+    # declared levels (a refusal would depend on the rows): values outside the levels
+    # take level 0, and the synthetic column holds the declared levels
     X = pd.DataFrame({"c": column, "k": [0, 1, 0] * 40})
-    ledger = BudgetAccountant()
-    make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": declared, "k": 2},
-                                                       accountant=ledger),
+    make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": declared, "k": 2}),
             "mwem": lambda: SmoothMWEM(categorical_features=["c", "k"],
-                                       categories={"c": declared}, bounds=(0, 1),
-                                       accountant=ledger)}[estimator]
-    with pytest.raises(ValueError, match=r"column 'c' declares .* cannot hold"):
-        make().fit(X)
-    assert len(ledger) == 0
+                                       categories={"c": declared}, bounds=(0, 1))}[estimator]
+    synth = make().fit(X)
+    assert synth.guarantee_.certified
+    assert set(synth.sample(30, random_state=0)["c"]) <= set(declared)
 
 
 @pytest.mark.parametrize("estimator", ["aim", "mwem"])
@@ -179,9 +178,13 @@ def test_a_missing_value_declared_as_a_level_of_a_categorical_column_works():
 def test_categorical_features_by_mask_index_and_dtype():
     df = _frame()[["age", "smoker", "grade"]]
     bounds = ([18, 0, 0], [90, 1, 2])
-    for spec in (["smoker", "grade"], [1, 2], [False, True, True], "from_dtype", None):
+    for spec in (["smoker", "grade"], [1, 2], [False, True, True]):
         est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
         assert est._universe.shape[:3] == (4, 2, 3), spec
+    # from the dtypes: only the Categorical ('boolean' is picked by the values)
+    for spec in ("from_dtype", None):
+        est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
+        assert est._universe.shape[:3] == (4, 4, 3), spec
 
 
 def test_y_series_round_trip_and_fit_resample():
@@ -196,24 +199,27 @@ def test_y_series_round_trip_and_fit_resample():
 
 @pytest.mark.parametrize("make", [
     lambda **kw: SmoothMWEM(**_FRAME_PARAMS, **kw),
-    lambda **kw: AdaptiveMarginalSynthesizer(levels={"city": ["lyon", "nice", "paris"]},
+    lambda **kw: AdaptiveMarginalSynthesizer(levels={"city": ["lyon", "nice", "paris"],
+                                                     "smoker": [False, True]},
                                              bounds={"age": (18, 90), "visits": (0, 9)}, **kw),
 ])
-@pytest.mark.parametrize("y_dtype, classes", [
-    (pd.CategoricalDtype(["no", "yes", "unsure"]), None),
-    ("boolean", None),
-    ("Int64", [0, 1]),
+@pytest.mark.parametrize("y_dtype, classes, expected", [
+    (pd.CategoricalDtype(["no", "yes", "unsure"]), None, pd.CategoricalDtype(["no", "yes",
+                                                                              "unsure"])),
+    ("boolean", [False, True], np.dtype(bool)),
+    ("Int64", [0, 1], np.dtype(np.int64)),
 ])
-def test_synthetic_y_keeps_a_public_label_dtype(make, y_dtype, classes):
-    # a Categorical y came back as plain strings, a nullable Int64 as int64: the
-    # label dtype is public structure (a value cannot change it), as for X's columns
+def test_synthetic_y_keeps_a_public_label_dtype(make, y_dtype, classes, expected):
+    # a Categorical y came back as plain strings: its dtype is public structure (asked
+    # for by name, whatever the values), as for X's columns; a nullable dtype is
+    # picked by the values (convert_dtypes()), so the labels come in the classes' dtype
     df = _frame()
     smoker = df["smoker"].to_numpy(dtype=bool)
     values = {"boolean": smoker, "Int64": smoker.astype(int)}.get(
         y_dtype, np.where(smoker, "yes", "no"))
     y = pd.Series(values, name="target").astype(y_dtype)
     _, ys = make(classes=classes).fit_resample(df, y)
-    assert ys.name == "target" and ys.dtype == y.dtype, (ys.dtype, y.dtype)
+    assert ys.name == "target" and ys.dtype == expected, (ys.dtype, expected)
     # ndarray y -> ndarray labels
     _, ys = make(classes=[0, 1]).fit_resample(df, smoker.astype(int))
     assert isinstance(ys, np.ndarray)

@@ -64,9 +64,14 @@ def _frame_data(n=400, seed=1):
     return pd.DataFrame({
         "colour": colour,
         "size": rng.integers(0, 5, n),
-        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # public levels
+        "flag": pd.array(rng.random(n) < 0.3, dtype="boolean"),  # levels: _LEVELS
         "x": rng.random(n),
     })
+
+
+# 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'): the
+# dtype is not public, so AIM is told the levels
+_LEVELS = {"size": 5, "flag": [False, True]}
 
 
 # --------------------------------------------------------------- accumulators
@@ -160,7 +165,7 @@ def test_chunked_counts_equal_one_shot_on_a_dataframe_with_categoricals():
 
 def test_aim_chunked_counts_equal_one_shot_on_a_dataframe():
     df = _frame_data().drop(columns="x")
-    est = AdaptiveMarginalSynthesizer(levels={"size": 5}, random_state=0)
+    est = AdaptiveMarginalSynthesizer(levels=_LEVELS, random_state=0)
     _stream_fit(est, df, sizes=(50, 1, 200))
     codes, _, _ = est._encode(df, None)
     for attrs in est._stream.statistic.tables:
@@ -202,7 +207,7 @@ def test_release_from_chunks_equals_one_shot_fit(make, with_y, output):
 def test_aim_release_from_chunks_equals_one_shot_fit():
     df = _frame_data().drop(columns="x")
     y = pd.Series(np.arange(len(df)) % 2, name="label")
-    make = lambda: AdaptiveMarginalSynthesizer(levels={"size": 5}, classes=[0, 1],  # noqa: E731
+    make = lambda: AdaptiveMarginalSynthesizer(levels=_LEVELS, classes=[0, 1],  # noqa: E731
                                                random_state=4)
     one_shot = make().fit(df, y)
     chunked = _stream_fit(make(), df, y, sizes=(60, 2)).release()
@@ -220,8 +225,10 @@ def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
     _stream_fit(est, df, sizes=(100,)).release()
     out = est.sample(25, random_state=0)
     assert list(out.columns) == list(df.columns)
-    # public dtype rule: integer levels -> int64, continuous -> float64, the rest kept
-    assert list(out.dtypes) == [df.dtypes["colour"], np.dtype(np.int64), pd.BooleanDtype(),
+    # public dtype rule: integer levels -> int64 (also 'flag': its 'boolean' dtype is
+    # picked by the values, so it has the integer levels between the bounds),
+    # continuous -> float64, a Categorical kept
+    assert list(out.dtypes) == [df.dtypes["colour"], np.dtype(np.int64), np.dtype(np.int64),
                                 np.dtype(float)]
     assert est.transform(df.iloc[:5]).shape == (5, 4)
 
@@ -359,12 +366,12 @@ def test_a_chunk_schema_refusal_names_what_changed():
     # names and dtypes are public structure, so the message shows them
     df = _frame_data().drop(columns="x")
     y = pd.Series(np.arange(len(df)) % 2, name="t")
-    est = AdaptiveMarginalSynthesizer(levels={"size": 5}, classes=[0, 1]).partial_fit(
+    est = AdaptiveMarginalSynthesizer(levels=_LEVELS, classes=[0, 1]).partial_fit(
         df.iloc[:50], y.iloc[:50])
     rest, y_rest = df.iloc[50:], y.iloc[50:]
     for chunk, labels, match in (
-            (rest.astype({"size": "Int64"}), y_rest,
-             r"column 'size' has Int64, the first chunk's a dtype numpy or pandas picks"),
+            (rest.astype({"size": "category"}), y_rest,
+             r"column 'size' has category, the first chunk's a dtype numpy or pandas picks"),
             (rest[rest.columns[::-1]], y_rest, r"its columns are \['flag', 'size', 'colour', 'y'\]"),
             (rest, None, r"y is missing here but was given at the first chunk"),
             (rest.assign(colour=rest["colour"].cat.add_categories("pink")), y_rest,
@@ -480,7 +487,7 @@ def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
 def test_aim_on_a_dask_dataframe_equals_in_memory():
     dask = pytest.importorskip("dask")
     df = _frame_data().drop(columns="x")
-    make = lambda: AdaptiveMarginalSynthesizer(levels={"size": 5}, random_state=2)  # noqa: E731
+    make = lambda: AdaptiveMarginalSynthesizer(levels=_LEVELS, random_state=2)  # noqa: E731
     with dask.config.set(scheduler="synchronous"):
         via_dask = make().fit(_dask_frame(df, 3))
     ref = make().fit(df)
@@ -610,9 +617,9 @@ def test_large_chunks_are_counted_in_row_blocks_with_the_same_result(monkeypatch
     blocked = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
     np.testing.assert_array_equal(blocked.distribution_, ref.distribution_)
     df = _frame_data().drop(columns="x")
-    aim = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    aim = AdaptiveMarginalSynthesizer(levels=_LEVELS)
     aim.partial_fit(df)
-    whole = AdaptiveMarginalSynthesizer(levels={"size": 5})
+    whole = AdaptiveMarginalSynthesizer(levels=_LEVELS)
     monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 2**20)
     whole.partial_fit(df)
     np.testing.assert_array_equal(aim._stream.statistic.state(), whole._stream.statistic.state())
@@ -916,7 +923,7 @@ def _every_dtype_frame(n=48):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"declared": ["u", "v", None], "text": ["s", "t"],
-                                                "count": 3, "code": 3}),
+                                                "count": 3, "code": 3, "flag": [False, True]}),
     lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["cat", "ordered", "declared",
                                                              "text", "flag"],
                        categories={"declared": ["u", "v", None], "text": ["s", "t"]}),
