@@ -36,7 +36,7 @@ from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
 
-__all__ = ["validate_private_data", "as_real_numbers", "finite_rows", "sanitize_rows",
+__all__ = ["validate_private_data", "as_labels", "as_real_numbers", "finite_rows", "sanitize_rows",
            "encode_private_labels"]
 
 
@@ -128,13 +128,43 @@ def finite_rows(X):
     return finite if len(finite) else np.zeros((1, X.shape[1]))
 
 
+def as_labels(y):
+    """``y`` as an array: a list or tuple entry by entry, as the release codec's
+    ``as_table`` reads ``X`` (numpy would pick one dtype for all labels, turning
+    ``True`` into the text ``"True"`` when another label is a text, or fail on a
+    label that is a sequence and print the row count). A one-entry sequence
+    stands for its entry (a column vector given as a list); any other label is
+    kept as it is, so a label outside the classes moves its own row only. Where
+    numpy keeps every label's value its array is used (the same codes, and the
+    labels' own dtype): integers and booleans, floats only (an int beyond 2^53
+    among floats would be rounded), texts only."""
+    if not isinstance(y, (list, tuple)):
+        return np.asarray(y)
+    labels = [v[0] if _is_one_entry(v) else v for v in y]
+    try:
+        whole = np.asarray(labels)
+    except (TypeError, ValueError, OverflowError):  # a label that is a sequence
+        whole = None
+    kind = None if whole is None or whole.ndim != 1 else whole.dtype.kind
+    entries = {"f": float, "U": str}.get(kind)
+    if kind in ("b", "i", "u") or (entries is not None and all(
+            isinstance(v, entries) for v in labels)):
+        return whole
+    return np.fromiter(labels, dtype=object, count=len(labels))
+
+
+def _is_one_entry(value):
+    return isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1 and (
+        not isinstance(value, np.ndarray) or value.ndim == 1)
+
+
 def _check_private_y(y, n_samples):
     """Check only the structure of ``y`` (public); its values, NaN included, are
     left to :func:`encode_private_labels` (scikit-learn's own check refuses a
     non-finite label: an error that depends on one private value)."""
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None.")
-    y = np.asarray(y)
+    y = as_labels(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                       "raveled. Pass y as a 1-d array, e.g. y.ravel().",

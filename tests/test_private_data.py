@@ -192,3 +192,67 @@ def test_a_three_dimensional_X_is_named_as_such():
     with pytest.raises(ValueError, match="dim 3.*2-D array"):
         PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).fit(np.zeros((4, 2, 2)),
                                                                    [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("make", ["proper", "perturbed"])
+@pytest.mark.parametrize("stray", ["x", (1, 0)])
+def test_a_label_list_with_one_stray_label_moves_only_its_own_code(make, stray):
+    # found by an attack review: a y list went through np.asarray whole, so one text
+    # label turned every True into the text "True" (outside the classes) and a
+    # PrivateProperClassifier at epsilon 50 fell from accuracy 1.0 to 0.46; a label
+    # that is a sequence made numpy refuse y
+    from sksmooth import PerturbedERMClassifier, PrivateProperClassifier
+    from sksmooth._private_data import validate_private_data
+
+    est = (PrivateProperClassifier if make == "proper" else PerturbedERMClassifier)(
+        bounds=(0.0, 1.0), classes=[False, True])
+    X = np.random.default_rng(0).uniform(size=(40, 1))
+    y = [bool(v) for v in X[:, 0] > 0.5]
+    neighbour = list(y)
+    neighbour[0] = stray
+    codes = [encode_private_labels(validate_private_data(est, X, labels)[1], [False, True])
+             for labels in (y, neighbour)]
+    assert (codes[0] != codes[1]).sum() <= 1
+    est.fit(X, neighbour)  # mapped, not refused
+    assert est.guarantee_.certified
+
+
+def test_a_label_list_read_whole_by_numpy_is_caught(monkeypatch):
+    import sksmooth._private_data as private_data
+    from sksmooth import PrivateProperClassifier
+
+    monkeypatch.setattr(private_data, "as_labels", np.asarray)
+    est = PrivateProperClassifier(bounds=(0.0, 1.0), classes=[False, True])
+    X = np.zeros((40, 1))
+    y = [True, False] * 20
+    neighbour = y[:-1] + ["x"]
+    codes = [encode_private_labels(private_data.validate_private_data(est, X, labels)[1],
+                                   [False, True]) for labels in (y, neighbour)]
+    assert (codes[0] != codes[1]).sum() > 1
+
+
+@pytest.mark.parametrize("labels, expected", [
+    ([0, 1, 1], np.dtype(np.int64)), ([True, False], np.dtype(bool)),
+    (["a", "b"], np.dtype("<U1")), ([True, "x"], np.dtype(object)),
+    ([[0], [1]], np.dtype(np.int64)), ([0.5, 1.5], np.dtype(float)),
+    ([2**53 + 1, 0.5], np.dtype(object))])  # numpy would round the int among floats
+def test_a_label_list_keeps_numpys_array_where_every_label_keeps_its_value(labels, expected):
+    from sksmooth._private_data import as_labels
+
+    out = as_labels(labels)
+    assert out.dtype == expected and out.ravel().tolist() == [
+        v[0] if isinstance(v, list) else v for v in labels]
+
+
+@pytest.mark.parametrize("y", [[0, 1, "x"] * 10, None])  # None: a 'boolean' y with pd.NA
+def test_labels_read_from_y_that_do_not_compare_are_read_not_refused(y):
+    # found by a review: with classes=None, np.unique refused labels of types that do not
+    # compare (an int and a text; pd.NA): an error that one row decides
+    pd = pytest.importorskip("pandas")
+    from sksmooth.release import SmoothMWEM
+
+    if y is None:
+        y = pd.Series([True, False, pd.NA] * 10, dtype="boolean")
+    with pytest.warns(Warning, match="classes=None"):
+        synth = SmoothMWEM(bounds=(0, 1)).fit(np.zeros((30, 1)), y)
+    assert len(synth.classes_) == 3

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from .._atomic import forget_fit
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, validate_params
 from .._guarantee import Guarantee, PrivacySpent
+from .._private_data import as_labels
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting import BudgetAccountant
@@ -180,7 +181,8 @@ def _row_utility(scoring, estimator, X, y, n_rows):
     """Per-row utility in ``[0, 1]`` on the grid of :func:`_utility_step`: the
     clipping makes each row's sensitivity 1, the grid keeps it 1 in the sums."""
     if scoring == "accuracy":
-        values = np.asarray(estimator.predict(X)) == np.asarray(y)
+        # a list read entry by entry: numpy would turn every label into text for one text
+        values = np.asarray(estimator.predict(X)) == as_labels(y)
     else:
         values = scoring(estimator, X, y)
     values = np.asarray(values, dtype=float).reshape(-1)

@@ -427,7 +427,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _encode(self, X, y):
         """``(codes, codec, leaked)``: the table's level codes under its public codec.
 
-        Levels are public (declared, a Categorical dtype, or bool) and a
+        Levels are public (declared, or a Categorical dtype's categories) and a
         continuous column is binned on its public ``bounds``; a column with
         neither is refused. The label set is ``classes`` or, when None, read
         from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``), the

@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 from .._domain import grid_threshold
-from .._private_data import box_position
+from .._private_data import as_labels, box_position
 from .._validation import check_positive_int, resolve_public_classes
 from .._values import as_floats, check_no_numeric_twins, level_codes, same_values
 
@@ -64,7 +64,6 @@ __all__ = [
     "LevelColumn",
     "NumberColumn",
     "TableCodec",
-    "as_labels",
     "as_table",
     "check_n_samples",
     "column_index",
@@ -360,24 +359,6 @@ def as_table(X):
         return X
 
 
-def as_labels(y):
-    """``y`` as an array: a list or tuple entry by entry, as :func:`as_table` reads
-    ``X`` (numpy would pick one dtype for all labels, turning ``True`` into the
-    text ``"True"`` when another label is a text, or fail on a label that is a
-    sequence and print the row count). A one-entry sequence stands for its entry
-    (a column vector given as a list); any other label is kept as it is, so a
-    label outside the classes moves its own row only."""
-    if not isinstance(y, (list, tuple)):
-        return np.asarray(y)
-    return np.fromiter((v[0] if _is_one_entry(v) else v for v in y), dtype=object,
-                       count=len(y))
-
-
-def _is_one_entry(value):
-    return isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1 and (
-        not isinstance(value, np.ndarray) or value.ndim == 1)
-
-
 def _rint_codes(numbers, n_codes):
     """Nearest code in ``0 .. n_codes-1`` (NaN -> 0)."""
     v = np.nan_to_num(np.rint(np.asarray(numbers, dtype=float)), nan=0.0)
@@ -523,10 +504,9 @@ def structure_family(dtype):
     """What a chunk's column type must keep across the chunks of one release.
 
     Any dtype that follows the values is one family (int vs float because of
-    a NaN, bool vs object, str vs float64 for an all-missing chunk), since a
-    finer check would refuse a chunk because of its values; a pandas
-    extension dtype (e.g. a Categorical with its declared categories) must
-    stay the same.
+    a NaN, bool vs object, str vs float64 for an all-missing chunk, Int64 vs
+    Float64), since a finer check would refuse a chunk because of its values;
+    a Categorical (the one public dtype) must stay the same.
     """
     return "inferred" if dtype_follows_values(dtype) else str(dtype)
 
@@ -676,10 +656,7 @@ def _stack(values, dtypes, n_rows):
 def _pandas_column(pd, values, dtype):
     if dtype_categories(dtype) is not None:
         return pd.Categorical(values, dtype=dtype)
-    if isinstance(dtype, np.dtype):
-        return np.asarray(values).astype(dtype)
-    return pd.array(np.asarray(values, dtype=object) if dtype.kind not in "iufb" else values,
-                    dtype=dtype)
+    return np.asarray(values).astype(dtype)  # public dtypes are numpy's or a Categorical
 
 
 # ------------------------------------------------------- synthetic output

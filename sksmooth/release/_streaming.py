@@ -55,9 +55,10 @@ import scipy.sparse as sp
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
 from .._guarantee import PrivacySpent
+from .._private_data import as_labels
 from .._randomness import ReleaseRandomness, release_randomness
 from .._validation import declared_classes, same_label_set, same_value
-from ._columns import as_labels, label_column, reads_labels_from_rows
+from ._columns import label_column, reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -224,10 +225,11 @@ class StreamingRelease:
                                    "the label set fixed at the first chunk")
         if stream is None:
             self._check_public_parameters(params)  # the ledger first, before any data
-        if stream is not None and isinstance(X, (list, tuple)) and len(X) == 0:
-            # a later chunk's row count is private under add/remove: an empty list (a
-            # cursor's last fetchmany()) is no rows of the fixed width, as an empty array
-            X = np.empty((0, self.n_features_in_), dtype=object)
+        if stream is not None and _no_rows_nor_columns(X) and (y is None or len(y) == 0):
+            # a later chunk's row count is private under add/remove: a chunk without rows
+            # is accepted however it comes (a cursor's last fetchmany() is [], and
+            # np.asarray / pd.DataFrame of it have no columns either); nothing to count
+            return
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
@@ -398,10 +400,22 @@ def _row_table(X, y):
         return False
     if y is None:
         return True
-    # not np.ndim(y): numpy would convert a list whole and fail on a label that is a sequence
-    if isinstance(y, (str, bytes)) or getattr(y, "ndim", 1) == 0 or not hasattr(y, "__len__"):
+    # a list is not given to np.ndim: numpy would convert it whole and fail on a label
+    # that is a sequence; anything else without rows (a set, a dict, a scalar) stays whole
+    if not isinstance(y, (list, tuple)) and np.ndim(y) == 0:
         return False
     return len(y) == shape[0]
+
+
+def _no_rows_nor_columns(X):
+    """An in-memory chunk with no rows and no width (``[]``, ``np.asarray([])``,
+    ``pd.DataFrame([])``); one of shape ``(0, d)`` is checked like any chunk."""
+    if isinstance(X, (list, tuple)):
+        return len(X) == 0
+    shape = getattr(X, "shape", None)
+    if is_dask_collection(X) or shape is None or len(shape) not in (1, 2):
+        return False
+    return shape[0] == 0 and (len(shape) == 1 or shape[1] == 0)
 
 
 def _indexable(y):

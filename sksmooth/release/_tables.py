@@ -270,8 +270,10 @@ def _column_strategy(j, is_categorical, declared, columns, dtype):
 
 
 def _reads_as_numbers(dtype):
-    """A numeric dtype, or ``object``: pandas stores a numeric column holding one
-    stray text as ``object`` (the dtype follows the values), so it is read as
-    numbers with the non-number mapped like a missing value, never refused. A
-    text or Categorical dtype needs levels."""
+    """Whether a column of public ``dtype`` is read as numbers: ``None`` (a dtype
+    that follows the values, :func:`~sksmooth.release._columns.public_dtype`; a
+    non-number is then mapped like a missing value, never refused) yes, a
+    Categorical no (it needs levels). Numeric and ``object`` dtypes read as
+    numbers too, for a codec that trusted input dtypes (the attack tests'
+    broken variants: pandas stores a numeric column with one text as object)."""
     return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._domain import grid_threshold
 from .._private_data import box_position
+from .._values import level_codes
 
 __all__ = ["GridUniverse", "SampleUniverse"]
 
@@ -121,7 +122,10 @@ class GridUniverse(_AttributeSchema):
         codes = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)
         codes[:, :d] = V
         if self.has_labels:
-            codes[:, -1] = np.searchsorted(self.classes, y)
+            try:
+                codes[:, -1] = np.searchsorted(self.classes, y)
+            except TypeError:  # labels read from y (warned) of types that do not compare
+                codes[:, -1] = level_codes(y, self.classes)
         return codes
 
     def flat_index(self, codes):

@@ -81,3 +81,28 @@ def test_the_grid_changes_a_utility_by_less_than_its_step():
     quantised = _search._row_utility(lambda e, X, y: values, None, None, np.zeros(6), 1000)
     assert np.all(np.abs(quantised - values) <= 2.0 ** -(52 - 10) / 2)  # 1000 < 2^10
     assert quantised[0] == 0.0 and quantised[-1] == 1.0 and quantised[2] == pytest.approx(0.1)
+
+
+class ConstantTrue(ConstantRelease):
+    def predict(self, X):
+        return np.ones(len(X), dtype=bool)
+
+
+def _accuracy_utilities(y):
+    X = np.zeros((len(y), 1))
+    return _search._row_utility("accuracy", ConstantTrue().fit(X, y), X, y, len(y))
+
+
+def test_accuracy_of_a_label_list_moves_one_row_for_one_stray_label():
+    # found by an attack review: the held-out labels went through np.asarray whole, so
+    # one text label turned every True into the text "True": every row's accuracy fell
+    # from 1 to 0 (the selection's sensitivity 1 broken)
+    y = [True] * 10
+    neighbour = y[:-1] + ["x"]
+    assert (_accuracy_utilities(y) != _accuracy_utilities(neighbour)).sum() == 1
+
+
+def test_accuracy_of_a_label_list_read_whole_is_caught(monkeypatch):
+    monkeypatch.setattr(_search, "as_labels", np.asarray)
+    y = [True] * 10
+    assert (_accuracy_utilities(y) != _accuracy_utilities(y[:-1] + ["x"])).sum() == 10

@@ -515,11 +515,28 @@ def test_a_later_chunk_without_rows_is_accepted_in_every_container(make):
             est.partial_fit(_dask_frame(later, 1))
             est.release()
             assert est.guarantee_.certified
-        for later in ([[1, 2, 0]], []):
-            est = make().partial_fit(first.to_numpy())
-            est.partial_fit(later)
-            est.release()
-            assert est.guarantee_.certified
+        rows = [tuple(r) for r in first.to_numpy().tolist()]
+        for wrap in (list, np.asarray, pd.DataFrame):  # a cursor's fetchmany(), wrapped
+            for later in ([(1, 2, 0)], []):
+                est = make().partial_fit(wrap(rows))
+                est.partial_fit(wrap(later))
+                est.release()
+                assert est.guarantee_.certified
+
+
+@pytest.mark.parametrize("y", [{0, 1}, {0: 1}])
+def test_a_y_without_rows_is_refused_alike_whatever_the_row_count(monkeypatch, y):
+    # found by a review: a set or dict y was cut into row blocks once the table
+    # outgrew one block, and its error changed with the record count
+    from sksmooth.release import _streaming
+
+    monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 30)
+    messages = set()
+    for n in (10, 11):  # one block, two blocks
+        with pytest.raises(ValueError) as info:
+            AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1]).fit(np.zeros((n, 3)), y)
+        messages.add(str(info.value))
+    assert len(messages) == 1
 
 
 def test_a_first_chunk_without_rows_is_refused_in_every_container():
