@@ -36,7 +36,7 @@ from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
 
-__all__ = ["validate_private_data", "as_labels", "as_real_numbers", "finite_rows", "sanitize_rows",
+__all__ = ["validate_private_data", "as_labels", "as_table", "as_real_numbers", "finite_rows", "sanitize_rows",
            "encode_private_labels"]
 
 
@@ -112,6 +112,7 @@ def as_real_numbers(X):
         return X.apply(lambda column: type(column)(as_floats(column), index=column.index,
                                                    name=column.name)
                        if column.dtype == object or column.dtype.kind == "c" else column)
+    X = as_table(X)  # a list entry by entry: numpy would make every entry a text for one
     try:
         array = np.asarray(X)
     except (TypeError, ValueError):  # ragged: a structural error
@@ -128,9 +129,25 @@ def finite_rows(X):
     return finite if len(finite) else np.zeros((1, X.shape[1]))
 
 
+def as_table(X):
+    """A nested list as an object array: its entries keep their own values (numpy
+    would otherwise pick one dtype for all of them, turning ``True`` into the
+    text ``"True"`` when another row holds a text). A complex array follows its
+    values (one complex entry makes it complex): read by
+    :func:`~sksmooth._values.as_floats`."""
+    if isinstance(X, np.ndarray) and X.dtype.kind == "c":
+        return as_floats(X)
+    if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
+        return X
+    try:
+        return np.asarray(X, dtype=object)
+    except ValueError:  # ragged: validation reports it
+        return X
+
+
 def as_labels(y):
-    """``y`` as an array: a list or tuple entry by entry, as the release codec's
-    ``as_table`` reads ``X`` (numpy would pick one dtype for all labels, turning
+    """``y`` as an array: a list or tuple entry by entry, as :func:`as_table` reads
+    ``X`` (numpy would pick one dtype for all labels, turning
     ``True`` into the text ``"True"`` when another label is a text, or fail on a
     label that is a sequence and print the row count). A one-entry sequence
     stands for its entry (a column vector given as a list); any other label is

@@ -168,6 +168,7 @@ def test_one_non_real_entry_is_mapped_not_refused(odd, make):
         warnings.simplefilter("always")
         est.fit(frame, y)
         est.fit(rows, y)
+        est.fit(rows.tolist(), y)  # a list: numpy made every entry a text and refused it
         assert est.predict(values).shape == (60,)
     assert est.guarantee_.certified
     assert not [w for w in caught if issubclass(w.category, np.exceptions.ComplexWarning)
@@ -256,3 +257,30 @@ def test_labels_read_from_y_that_do_not_compare_are_read_not_refused(y):
     with pytest.warns(Warning, match="classes=None"):
         synth = SmoothMWEM(bounds=(0, 1)).fit(np.zeros((30, 1)), y)
     assert len(synth.classes_) == 3
+
+
+@pytest.mark.parametrize("make", ["proper", "perturbed", "scaler"])
+def test_one_text_in_a_list_X_moves_its_own_entry_only(make):
+    # found by an attack review: numpy converted a list X whole, so one text made every
+    # entry a text (True -> "True") and the fit was refused: an error one row decided
+    from sksmooth import PerturbedERMClassifier, PrivateProperClassifier
+    from sksmooth._private_data import validate_private_data
+    from sksmooth.preprocessing import PublicBoundsScaler
+
+    est = {"proper": lambda: PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1]),
+           "perturbed": lambda: PerturbedERMClassifier(bounds=(0.0, 1.0), classes=[0, 1]),
+           "scaler": lambda: PublicBoundsScaler(bounds=(0.0, 1.0))}[make]()
+    rows = [[True, v] for v in np.linspace(0, 1, 20)]
+    neighbour = [list(r) for r in rows]
+    neighbour[3][0] = "x"
+    a, b = (validate_private_data(est, X, dtype=np.float64) for X in (rows, neighbour))
+    assert np.sum(np.isnan(a) != np.isnan(b)) == 1 and np.nansum(a) - np.nansum(b) == 1.0
+    est.fit(neighbour, [0, 1] * 10)  # mapped, not refused
+
+
+def test_a_list_X_read_whole_by_numpy_is_caught(monkeypatch):
+    import sksmooth._private_data as private_data
+
+    monkeypatch.setattr(private_data, "as_table", lambda X: X)
+    with pytest.raises(ValueError, match="numbers only"):
+        test_one_text_in_a_list_X_moves_its_own_entry_only("scaler")

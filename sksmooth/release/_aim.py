@@ -35,7 +35,7 @@ from .._constraints import (
 )
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
-from .._private_data import validate_private_data
+from .._private_data import as_table, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
@@ -43,7 +43,6 @@ from ._columns import (
     BinnedColumn,
     LevelColumn,
     TableCodec,
-    as_table,
     check_n_samples,
     column_positions,
     declared_dtype,

@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 from .._domain import grid_threshold
-from .._private_data import as_labels, box_position
+from .._private_data import as_labels, as_table, box_position
 from .._validation import check_positive_int, resolve_public_classes
 from .._values import as_floats, check_no_numeric_twins, level_codes, same_values
 
@@ -64,7 +64,6 @@ __all__ = [
     "LevelColumn",
     "NumberColumn",
     "TableCodec",
-    "as_table",
     "check_n_samples",
     "column_index",
     "column_positions",
@@ -344,21 +343,6 @@ def undeclared_levels_error(name, parameter, alternative=""):
 
 
 # ------------------------------------------------------------------ values
-def as_table(X):
-    """A nested list as an object array: its entries keep their own values (numpy
-    would otherwise pick one dtype for all of them, turning ``True`` into the
-    text ``"True"`` when another row holds a text). A complex array follows its
-    values (one complex entry makes it complex): read by :func:`as_floats`."""
-    if isinstance(X, np.ndarray) and X.dtype.kind == "c":
-        return as_floats(X)
-    if hasattr(X, "shape") or not isinstance(X, (list, tuple)):
-        return X
-    try:
-        return np.asarray(X, dtype=object)
-    except ValueError:  # ragged: validation reports it
-        return X
-
-
 def _rint_codes(numbers, n_codes):
     """Nearest code in ``0 .. n_codes-1`` (NaN -> 0)."""
     v = np.nan_to_num(np.rint(np.asarray(numbers, dtype=float)), nan=0.0)

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._private_data import as_table
 from ._columns import (
     LevelColumn,
     NumberColumn,
     TableCodec,
-    as_table,
     column_index,
     column_positions,
     dtype_categories,
