@@ -101,6 +101,11 @@ def _max_spanning_weight(scores, pairs, d):
     return weight
 
 
+def _mean_and_se(values, digits):
+    return [round(float(values.mean()), digits),
+            round(float(values.std() / math.sqrt(values.size)), digits)]
+
+
 def main(n_outer=10, n_inner=40):
     X, levels = B.load(WORKLOAD)
     shape = tuple(levels)
@@ -126,8 +131,8 @@ def main(n_outer=10, n_inner=40):
         ex, sh = np.array(r["excess"], float), np.array(r["shortfall"])
         summary[str(share)] = dict(
             epsilon_per_pick=round(epsilon, 5),
-            tree_weight_below_maximum=[round(float(ex.mean()), 1), round(float(ex.std() / math.sqrt(ex.size)), 1)],
-            mean_pick_shortfall=[round(float(sh.mean()), 2), round(float(sh.std() / math.sqrt(sh.size)), 2)],
+            tree_weight_below_maximum=_mean_and_se(ex, 1),
+            mean_pick_shortfall=_mean_and_se(sh, 2),
             mean_pick_shortfall_bound=round(float(np.mean(r["bound"])), 2),
             shortfall_times_sqrt_share=round(float(sh.mean()) * math.sqrt(share), 2),
         )

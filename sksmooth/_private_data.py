@@ -36,8 +36,8 @@ from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
 
-__all__ = ["validate_private_data", "as_labels", "as_table", "as_real_numbers", "finite_rows", "sanitize_rows",
-           "encode_private_labels"]
+__all__ = ["validate_private_data", "as_labels", "as_table", "as_real_numbers", "finite_rows",
+           "sanitize_rows", "encode_private_labels"]
 
 
 _HIDDEN_VALUE_MESSAGE = (
@@ -147,14 +147,14 @@ def as_table(X):
 
 def as_labels(y):
     """``y`` as an array: a list or tuple entry by entry, as :func:`as_table` reads
-    ``X`` (numpy would pick one dtype for all labels, turning
-    ``True`` into the text ``"True"`` when another label is a text, or fail on a
-    label that is a sequence and print the row count). A one-entry sequence
-    stands for its entry (a column vector given as a list); any other label is
-    kept as it is, so a label outside the classes moves its own row only. Where
-    numpy keeps every label's value its array is used (the same codes, and the
-    labels' own dtype): integers and booleans, floats only (an int beyond 2^53
-    among floats would be rounded), texts only."""
+    ``X`` (numpy would pick one dtype for all labels, turning ``True`` into the
+    text ``"True"`` when another label is a text, or fail on a label that is a
+    sequence and print the row count). A one-entry sequence stands for its
+    entry (a column vector given as a list); any other label is kept as it is,
+    so a label outside the classes moves its own row only. Where numpy keeps
+    every label's value its array is used (the same codes, and the labels' own
+    dtype): integers and booleans, floats only (an int beyond 2^53 among floats
+    would be rounded), texts only."""
     if not isinstance(y, (list, tuple)):
         return np.asarray(y)
     labels = [v[0] if _is_one_entry(v) else v for v in y]
