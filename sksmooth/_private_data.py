@@ -109,9 +109,11 @@ def as_real_numbers(X):
     if sparse.issparse(X):  # refused as such by validation
         return X
     if hasattr(X, "columns"):  # a DataFrame: keep its column names
+        # object, text ('str', 'string', Arrow strings) and Categorical columns: pandas
+        # picks them by the values (pandas 3 reads a numeric column with one text as 'str')
         return X.apply(lambda column: type(column)(as_floats(column), index=column.index,
                                                    name=column.name)
-                       if column.dtype == object or column.dtype.kind == "c" else column)
+                       if column.dtype.kind in "OUSc" else column)
     X = as_table(X)  # a list entry by entry: numpy would make every entry a text for one
     try:
         array = np.asarray(X)

@@ -189,6 +189,10 @@ def _float_or_nan(value):
     real part when its imaginary part is 0, else NaN."""
     if isinstance(value, (complex, np.complexfloating)):
         return float(value.real) if value.imag == 0 else np.nan
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        # as numpy reads it in a whole column (its count of units): the same with or
+        # without a stray text in another row
+        return float(np.asarray(value, dtype=float))
     try:
         return float(value)
     except (TypeError, ValueError):

@@ -284,3 +284,49 @@ def test_a_list_X_read_whole_by_numpy_is_caught(monkeypatch):
     monkeypatch.setattr(private_data, "as_table", lambda X: X)
     with pytest.raises(ValueError, match="numbers only"):
         test_one_text_in_a_list_X_moves_its_own_entry_only("scaler")
+
+
+@pytest.mark.parametrize("read", [{}, {"dtype_backend": "numpy_nullable"},
+                                  {"dtype_backend": "pyarrow"}, {"dtype": {"b": "category"}}])
+@pytest.mark.parametrize("make", ["proper", "perturbed", "scaler"])
+def test_one_text_in_a_text_column_of_a_table_is_mapped_not_refused(read, make):
+    # found by an attack review: pandas reads a numeric column with one text as 'str'
+    # (pandas 3), 'string', 'string[pyarrow]' or a Categorical; only object columns were
+    # read entry by entry, so the fit was refused when one row held a text
+    pd = pytest.importorskip("pandas")
+    if read.get("dtype_backend") == "pyarrow":
+        pytest.importorskip("pyarrow")
+    import io
+
+    from sksmooth import PerturbedERMClassifier, PrivateProperClassifier
+    from sksmooth.preprocessing import PublicBoundsScaler
+
+    values = np.random.default_rng(0).uniform(size=(30, 2)).round(3)
+    text = "a,b\n" + "\n".join(f"{a},{'unknown' if i == 3 else b}"
+                               for i, (a, b) in enumerate(values))
+    frame = pd.read_csv(io.StringIO(text), **read)
+    assert frame["b"].dtype.kind in "OU"  # the premise: a text column
+    est = {"proper": lambda: PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1]),
+           "perturbed": lambda: PerturbedERMClassifier(bounds=(0.0, 1.0), classes=[0, 1]),
+           "scaler": lambda: PublicBoundsScaler(bounds=(0.0, 1.0))}[make]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # PerturbedERM's noise warning
+        est.fit(frame, [0, 1] * 15)
+
+
+def test_a_parity_learner_maps_a_row_off_the_cube():
+    # found by an attack review: rows were mapped into the box, not onto the cube, and
+    # the parities refused them (fit and predict): a refusal one row decided
+    from sksmooth import PrivateProperClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (200, 3)).astype(float)
+    y = ((X[:, 0] + X[:, 2]) % 2).astype(int)
+    for value in (0.3, np.nan):
+        X_off = X.copy()
+        X_off[6, 1] = value
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = PrivateProperClassifier(hypotheses="parities", bounds=(0, 1),
+                                          classes=[0, 1]).fit(X_off, y)
+        assert clf.guarantee_.certified and clf.predict(X_off).shape == (200,)

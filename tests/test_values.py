@@ -4,7 +4,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from sksmooth._values import is_missing, same_values
+from sksmooth._values import as_floats, is_missing, same_values
 
 pd = pytest.importorskip("pandas")
 
@@ -28,3 +28,13 @@ def test_same_values_treats_missing_levels_as_equal_and_compares_others_by_value
     assert not same_values(["1"], [1])
     assert not same_values([np.array([1, 2])], [np.array([1, 3])])
     assert not same_values(["p"], ["p", None])
+
+
+@pytest.mark.parametrize("stamp", [np.timedelta64(7, "s"), np.datetime64("2020-01-01"),
+                                   np.timedelta64("NaT")])
+def test_a_time_value_reads_the_same_whatever_another_row_holds(stamp):
+    # found by an attack review: a numpy time value in an object column read as its count
+    # of units when every entry converted, as NaN once another row held a text
+    column = np.array([0.1, stamp, 0.4], dtype=object)
+    neighbour = np.array([0.1, stamp, "n/a"], dtype=object)
+    assert as_floats(column)[1] == as_floats(neighbour)[1]

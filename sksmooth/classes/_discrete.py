@@ -220,8 +220,16 @@ class Conjunctions(_MarginalLike):
                               "Conjunctions")
 
 
+def nearest_cube_points(X):
+    """The nearest point of ``{0, 1}^d`` to each row, a fixed public map (NaN reads as
+    0, a half as np.round reads it): a row off the cube is mapped, never refused (the
+    refusal would depend on one private row)."""
+    return np.round(np.clip(np.nan_to_num(X, nan=0.0), 0.0, 1.0))
+
+
 class ParityConcepts(FiniteConcepts):
-    """Parities (Fourier characters) on binary attributes ``x in {0, 1}^d``.
+    """Parities (Fourier characters) on binary attributes ``x in {0, 1}^d``; any
+    other point of the box is read as its nearest cube point (:func:`nearest_cube_points`).
 
     Concept ``j`` is True iff ``sum(x[i] for i in S_j)`` is even, i.e. the
     character ``chi_S(x) = (-1)^{sum_{i in S} x_i}`` equals ``+1`` (so the
@@ -255,10 +263,7 @@ class ParityConcepts(FiniteConcepts):
         self._weights = (np.int64(1) << np.arange(n_features, dtype=np.int64))
 
     def _check_X(self, X):
-        X = super()._check_X(X)
-        if not np.all((X == 0) | (X == 1)):
-            raise ValueError("Parities are defined on binary attributes: X must be 0/1.")
-        return X
+        return nearest_cube_points(super()._check_X(X))
 
     def encode(self, X):
         """Points as int64 bitmasks (bit ``i`` = ``x[i]``)."""

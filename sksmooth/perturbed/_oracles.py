@@ -35,6 +35,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._domain import domain_row_indices, grid_threshold
 from .._private_data import box_position
 from .._validation import BinaryLabels, check_binary_target, check_bounds, check_positive_int
+from ..classes._discrete import nearest_cube_points
 from ..exceptions import PrivacyLeakWarning
 
 __all__ = [
@@ -639,8 +640,8 @@ class ParityERMClassifier(_BaseERMOracle):
         return X
 
     def _erm_sanitize(self, X):
-        """NaN -> 0, then clip to [0, 1] and round: every row becomes a cube point."""
-        return np.round(np.clip(np.nan_to_num(X, nan=0.0), 0.0, 1.0))
+        """Every row becomes its nearest cube point (NaN -> 0)."""
+        return nearest_cube_points(X)
 
     @staticmethod
     def _index(X):

@@ -414,7 +414,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         plan = self._plan(params, X, randomness, codec)
         if plan.box is not None:
             X = sanitize_rows(X, *plan.box)
-        elif _is_exact_oracle(plan.oracle):
+        if _is_exact_oracle(plan.oracle):  # then onto its own domain (a cube, a finite set)
             X = plan.oracle._erm_sanitize(X)
         # ---- the private computation: one oracle call on data + hallucinated rows
         Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
@@ -764,14 +764,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- predict
     def _transform_query(self, X):
-        """Query rows read as fit reads rows: with a box, a non-finite or non-numeric
-        entry is mapped into it (as ``PrivateProperClassifier`` does); without one
-        (an oracle on its own domain) it is refused."""
+        """Query rows read as fit reads rows: a non-finite or non-numeric entry is
+        mapped into the box and onto an exact oracle's own domain, never refused
+        (``PrivateSearchCV`` scores private held-out rows through ``predict``)."""
         check_is_fitted(self, "estimator_")
-        if self.bounds_ is None:
-            return validate_data(self, X, dtype=float, reset=False)
         X = validate_private_data(self, X, reset=False, dtype=np.float64)
-        return sanitize_rows(X, *self.bounds_)
+        if self.bounds_ is not None:
+            X = sanitize_rows(X, *self.bounds_)
+        if _is_exact_oracle(self.estimator_):
+            X = self.estimator_._erm_sanitize(X)
+        return X
 
     def predict(self, X):
         """Predict labels with the released (perturbed) hypothesis."""

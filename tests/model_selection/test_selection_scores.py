@@ -106,3 +106,29 @@ def test_accuracy_of_a_label_list_read_whole_is_caught(monkeypatch):
     monkeypatch.setattr(_search, "as_labels", np.asarray)
     y = [True] * 10
     assert (_accuracy_utilities(y) != _accuracy_utilities(y[:-1] + ["x"])).sum() == 10
+
+
+@pytest.mark.parametrize("stray", ["pd.NA", "sNaN", "array"])
+def test_held_out_accuracy_of_a_label_that_does_not_compare_is_zero_not_an_error(stray):
+    # found by an attack review: comparing predictions with pd.NA (one empty cell of a
+    # 'boolean' or 'string' y read by read_csv(dtype_backend=...)), a signalling Decimal
+    # NaN or an array label raised, after the folds had been charged
+    import decimal
+
+    pd = pytest.importorskip("pandas")
+    odd = {"pd.NA": pd.NA, "sNaN": decimal.Decimal("sNaN"), "array": np.array([0, 1])}[stray]
+    y = [True] * 10
+    neighbour = y[:-1] + [odd]
+    assert (_accuracy_utilities(y) != _accuracy_utilities(neighbour)).sum() == 1
+
+
+def test_held_out_accuracy_of_a_column_vector_y_is_one_value_per_row():
+    y = np.ones((10, 1), dtype=bool)
+    assert _accuracy_utilities(y).shape == (10,)
+
+
+def test_held_out_accuracy_compared_by_numpy_is_caught(monkeypatch):
+    pd = pytest.importorskip("pandas")
+    monkeypatch.setattr(_search, "_labels_equal", lambda predicted, y: predicted == np.asarray(y))
+    with pytest.raises(TypeError):
+        _accuracy_utilities([True] * 9 + [pd.NA])

@@ -165,6 +165,30 @@ def test_a_private_text_is_mapped_never_refused_nor_echoed():
     assert not any("secret1234567" in str(w.message) for w in caught)
 
 
+@pytest.mark.parametrize("make, off", [
+    (lambda bounds: PerturbedERMClassifier(estimator=ParityERMClassifier(), bounds=bounds,
+                                           classes=[0, 1]), [0.5, np.nan, 7.0, "n/a"]),
+    (lambda bounds: PerturbedERMClassifier(  # the matrix of 3 concepts on 3 domain points
+        estimator=FiniteClassERMClassifier([[1, -1, 1], [1, 1, -1], [-1, 1, 1]],
+                                           domain=[[0.0], [1.0], [2.0]]),
+        bounds=None if bounds is None else (0, 2), classes=[0, 1]), [2.5, np.nan, "n/a"])])
+@pytest.mark.parametrize("bounds", [None, (0, 1)])
+def test_a_row_off_an_exact_oracles_domain_is_mapped_in_fit_and_predict(make, off, bounds):
+    # found by an attack review: with a box, fit mapped rows into it but not onto the
+    # oracle's own domain (a cube, a finite set), which refused them; predict (through
+    # which PrivateSearchCV scores private held-out rows) refused them with or without
+    # a box, quoting a private text
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (40, 1)).astype(object)
+    y = [0, 1] * 20
+    for value in off:
+        X_off = X.copy()
+        X_off[6, 0] = value
+        clf = make(bounds).fit(X_off, y)
+        assert clf.guarantee_.certified
+        assert clf.predict(X_off).shape == (40,)
+
+
 # ------------------------------------------------ scores and publishing
 def test_scores_come_from_the_released_model_and_roc_auc_works():
     X, y, bounds = load_breast_cancer_public()
