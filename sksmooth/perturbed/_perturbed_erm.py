@@ -265,9 +265,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``LogisticRegression`` with lbfgs we measured no speed-up).
     bounds : tuple (lower, upper) or None, default=None
         Public box of the features: rows are mapped into it (NaN to the
-        centre, out-of-box and infinite values clipped), never refused.
-        ``None`` takes it from the data (``PrivacyLeakWarning``; not
-        certified), unless the oracle has its own finite domain.
+        centre, out-of-box and infinite values clipped), never refused; an
+        oracle with its own domain (parities: the cube; a finite domain) then
+        maps them onto it, in ``fit`` and ``predict`` alike. ``None`` takes it
+        from the data (``PrivacyLeakWarning``; not certified), unless the
+        oracle has its own finite domain.
     classes : array-like of labels or None, default=None
         Public label set (two labels, or more for multiclass). ``fit``:
         labels of ``y`` outside it are mapped to ``classes[0]`` (never
