@@ -84,17 +84,15 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
     message free of data values.
     """
     kwargs.setdefault("ensure_all_finite", False)
-    numeric = kwargs.get("dtype", "numeric") is not None
+    if kwargs.get("dtype", "numeric") is not None:
+        # a value that is no real number (a text in an object column, 10**400, a complex
+        # entry, a date) is mapped, never refused: the refusal would be a release. Read
+        # first, not after numpy's own conversion fails: numpy reads a date among
+        # numbers as its count of units, and one text elsewhere would change that
+        X = as_real_numbers(X)
     try:
-        try:
-            X = validate_data(estimator, X, reset=reset, **kwargs)
-        except (OverflowError, TypeError, ValueError):
-            if not numeric:
-                raise
-            # a value that is no real number (a text in an object column, 10**400, a
-            # complex entry) is mapped, never refused: the refusal would be a release
-            X = validate_data(estimator, as_real_numbers(X), reset=reset, **kwargs)
-    except (TypeError, ValueError) as exc:
+        X = validate_data(estimator, X, reset=reset, **kwargs)
+    except (OverflowError, TypeError, ValueError) as exc:
         raise type(exc)(_structural_message(exc, "X")) from None
     if isinstance(y, str) and y == "no_validation":
         return X
@@ -102,26 +100,34 @@ def validate_private_data(estimator, X, y="no_validation", *, reset=True, **kwar
 
 
 def as_real_numbers(X):
-    """``X`` with object and complex entries read by :func:`~sksmooth._values.as_floats`
-    (a non-number is NaN, a number beyond the float range +-inf, a complex one its
-    real part or NaN); mapped into the box afterwards by :func:`sanitize_rows`.
+    """``X`` with object, text, complex and time entries read by
+    :func:`~sksmooth._values.as_floats` (a non-number or a date is NaN, a number
+    beyond the float range +-inf, a complex one its real part or NaN); mapped into
+    the box afterwards by :func:`sanitize_rows`.
     Input of another structure is returned as given, for validation to report."""
     if sparse.issparse(X):  # refused as such by validation
         return X
     if hasattr(X, "columns"):  # a DataFrame: keep its column names
-        # object, text ('str', 'string', Arrow strings) and Categorical columns: pandas
-        # picks them by the values (pandas 3 reads a numeric column with one text as 'str')
+        # object, text ('str', 'string', Arrow strings), Categorical and time columns:
+        # pandas picks them by the values (pandas 3 reads a numeric column with one text
+        # as 'str'; a date column with one text is object)
+        if not any(dtype.kind in _READ_ENTRY_BY_ENTRY for dtype in X.dtypes):
+            return X
         return X.apply(lambda column: type(column)(as_floats(column), index=column.index,
                                                    name=column.name)
-                       if column.dtype.kind in "OUSc" else column)
+                       if column.dtype.kind in _READ_ENTRY_BY_ENTRY else column)
     X = as_table(X)  # a list entry by entry: numpy would make every entry a text for one
     try:
         array = np.asarray(X)
     except (TypeError, ValueError):  # ragged: a structural error
         return X
-    if array.dtype == object or array.dtype.kind == "c":
+    if array.dtype.kind in _READ_ENTRY_BY_ENTRY:
         return as_floats(array.ravel()).reshape(array.shape)
     return X
+
+
+# object (texts, Categoricals), Arrow strings ('U'), complex, dates, durations
+_READ_ENTRY_BY_ENTRY = "OUScMm"
 
 
 def finite_rows(X):
@@ -155,8 +161,8 @@ def as_labels(y):
     entry (a column vector given as a list); any other label is kept as it is,
     so a label outside the classes moves its own row only. Where numpy keeps
     every label's value its array is used (the same codes, and the labels' own
-    dtype): integers and booleans, floats only (an int beyond 2^53 among floats
-    would be rounded), texts only."""
+    dtype): integers and booleans; numbers with floats among them, unless an
+    int beyond 2^53 would be rounded; texts only."""
     if not isinstance(y, (list, tuple)):
         return np.asarray(y)
     labels = [v[0] if _is_one_entry(v) else v for v in y]
@@ -165,11 +171,17 @@ def as_labels(y):
     except (TypeError, ValueError, OverflowError):  # a label that is a sequence
         whole = None
     kind = None if whole is None or whole.ndim != 1 else whole.dtype.kind
-    entries = {"f": float, "U": str}.get(kind)
-    if kind in ("b", "i", "u") or (entries is not None and all(
-            isinstance(v, entries) for v in labels)):
+    if kind in ("b", "i", "u") or (kind == "f" and all(map(_exact_float, labels))) or (
+            kind == "U" and all(isinstance(v, str) for v in labels)):
         return whole
     return np.fromiter(labels, dtype=object, count=len(labels))
+
+
+def _exact_float(value):
+    """Whether numpy's float of a label is the label's own value."""
+    if isinstance(value, (int, np.integer)):  # bool too
+        return abs(int(value)) <= 2**53
+    return isinstance(value, (float, np.floating))
 
 
 def _is_one_entry(value):

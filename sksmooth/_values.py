@@ -8,6 +8,7 @@ is unbounded). Non-numbers and missing values are mapped, never refused, and
 no message quotes a value. Loops run over distinct values, not rows.
 """
 
+import datetime
 import warnings
 
 import numpy as np
@@ -114,6 +115,13 @@ def as_floats(values):
     if np.iscomplexobj(values):  # a complex dtype follows its values: real ones read as such
         values = np.asarray(values)
         return np.where(values.imag == 0, values.real, np.nan)
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind in ("M", "m"):  # dates and durations are not numbers: missing (see below)
+        return np.full(np.shape(values), np.nan)
+    if kind == "O" and _holds_time_values(values):
+        # numpy reads a time value among numbers as its count of units, but a time value
+        # among texts is no number: read row by row, a time value is missing either way
+        return np.frompyfunc(_float_or_nan, 1, 1)(np.asarray(values, dtype=object)).astype(float)
     try:
         with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", np.exceptions.ComplexWarning)  # a complex object
@@ -182,17 +190,23 @@ def _text(value):
         return f"<int of {value.bit_length()} bits>"
 
 
+_TIME_TYPES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
+
+
+def _holds_time_values(values):
+    return any(isinstance(v, _TIME_TYPES) for v in np.asarray(values, dtype=object).ravel())
+
+
 def _float_or_nan(value):
     """``float(value)`` (of the value, not of its text), NaN when it has none; a
     number beyond the float range (``10**400``) is +-inf, as in
     :func:`~sksmooth._private_data.validate_private_data`; a complex number is its
-    real part when its imaginary part is 0, else NaN."""
+    real part when its imaginary part is 0, else NaN; a date, time or duration
+    (numpy's or Python's, pandas' Timestamp and NaT) NaN."""
     if isinstance(value, (complex, np.complexfloating)):
         return float(value.real) if value.imag == 0 else np.nan
-    if isinstance(value, (np.datetime64, np.timedelta64)):
-        # as numpy reads it in a whole column (its count of units): the same with or
-        # without a stray text in another row
-        return float(np.asarray(value, dtype=float))
+    if isinstance(value, _TIME_TYPES):
+        return np.nan
     try:
         return float(value)
     except (TypeError, ValueError):

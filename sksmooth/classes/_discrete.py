@@ -221,9 +221,10 @@ class Conjunctions(_MarginalLike):
 
 
 def nearest_cube_points(X):
-    """The nearest point of ``{0, 1}^d`` to each row, a fixed public map (NaN reads as
-    0, a half as np.round reads it): a row off the cube is mapped, never refused (the
-    refusal would depend on one private row)."""
+    """The nearest point of ``{0, 1}^d`` to each row, a fixed public map (a half as
+    np.round reads it; NaN as 0, for the parity ERM oracle: a concept class refuses
+    NaN before): a row off the cube is mapped, never refused (the refusal would
+    depend on one private row)."""
     return np.round(np.clip(np.nan_to_num(X, nan=0.0), 0.0, 1.0))
 
 

@@ -414,10 +414,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         codec = label_codec(y, params["classes"])
         y_coded = codec.encode(y)
         plan = self._plan(params, X, randomness, codec)
-        if plan.box is not None:
-            X = sanitize_rows(X, *plan.box)
-        if _is_exact_oracle(plan.oracle):  # then onto its own domain (a cube, a finite set)
-            X = plan.oracle._erm_sanitize(X)
+        X = _mapped_rows(X, plan.box, plan.oracle)
         # ---- the private computation: one oracle call on data + hallucinated rows
         Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
         estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
@@ -771,11 +768,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         (``PrivateSearchCV`` scores private held-out rows through ``predict``)."""
         check_is_fitted(self, "estimator_")
         X = validate_private_data(self, X, reset=False, dtype=np.float64)
-        if self.bounds_ is not None:
-            X = sanitize_rows(X, *self.bounds_)
-        if _is_exact_oracle(self.estimator_):
-            X = self.estimator_._erm_sanitize(X)
-        return X
+        return _mapped_rows(X, self.bounds_, self.estimator_)
 
     def predict(self, X):
         """Predict labels with the released (perturbed) hypothesis."""
@@ -887,3 +880,11 @@ def _online_generator(random_state):
     if isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state.integers(0, 2**63))
     return check_generator(random_state)
+
+
+def _mapped_rows(X, box, oracle):
+    """Rows into the public ``box`` (if any), then onto an exact oracle's own domain
+    (a cube, a finite set): the fixed public map of ``fit`` and ``predict`` alike."""
+    if box is not None:
+        X = sanitize_rows(X, *box)
+    return oracle._erm_sanitize(X) if _is_exact_oracle(oracle) else X
