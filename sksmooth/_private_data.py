@@ -107,9 +107,11 @@ def as_real_numbers(X):
     Input of another structure is returned as given, for validation to report."""
     if sparse.issparse(X):  # refused as such by validation
         return X
-    if hasattr(X, "columns"):  # a DataFrame: keep its column names
-        # object, text ('str', 'string', Arrow strings), Categorical and time columns:
-        # pandas picks them by the values (pandas 3 reads a numeric column with one text
+    if hasattr(X, "columns"):  # a table: keep its column names
+        if not hasattr(X, "iloc"):  # polars, pyarrow: scikit-learn converts them
+            return X
+        # pandas: object, text ('str', 'string', Arrow strings), Categorical and time
+        # columns are picked by the values (pandas 3 reads a numeric column with one text
         # as 'str'; a date column with one text is object)
         if not any(dtype.kind in _READ_ENTRY_BY_ENTRY for dtype in X.dtypes):
             return X

@@ -9,6 +9,7 @@ no message quotes a value. Loops run over distinct values, not rows.
 """
 
 import datetime
+import sys
 import warnings
 
 import numpy as np
@@ -193,8 +194,19 @@ def _text(value):
 _TIME_TYPES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
 
 
+# pandas' infer_dtype of an object array (C speed) when pandas is loaded: kinds with no
+# time value, else a scan in Python
+_NO_TIME_VALUES = frozenset({"floating", "integer", "mixed-integer-float", "boolean", "string",
+                             "bytes", "decimal", "complex", "empty"})
+
+
 def _holds_time_values(values):
-    return any(isinstance(v, _TIME_TYPES) for v in np.asarray(values, dtype=object).ravel())
+    values = np.asarray(values, dtype=object).ravel()
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and pandas.api.types.infer_dtype(values, skipna=True) in \
+            _NO_TIME_VALUES:
+        return False
+    return any(isinstance(v, _TIME_TYPES) for v in values)
 
 
 def _float_or_nan(value):

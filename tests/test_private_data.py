@@ -368,3 +368,14 @@ def test_a_label_list_of_ints_and_floats_keeps_numbers():
         warnings.simplefilter("ignore")
         clf = PrivateProperClassifier(bounds=(0.0, 1.0)).fit(X, [0] * 20 + [1] * 19 + [1.0])
     assert clf.classes_.tolist() == [0.0, 1.0]
+
+
+def test_a_table_that_is_not_pandas_is_left_to_scikit_learn():
+    # found by a review: reading tables entry by entry first asked a pyarrow Table (and a
+    # polars frame) for pandas' dtypes, an AttributeError where scikit-learn converts them
+    pa = pytest.importorskip("pyarrow")
+    from sksmooth.preprocessing import PublicBoundsScaler
+
+    table = pa.table({"a": [0.1, 0.5, 0.9], "b": [0.2, 0.4, 0.6]})
+    scaler = PublicBoundsScaler(bounds=(0.0, 1.0)).fit(table)
+    assert list(scaler.feature_names_in_) == ["a", "b"]
