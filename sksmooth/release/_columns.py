@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 from .._domain import grid_threshold
-from .._private_data import as_labels, as_table, box_position
+from .._private_data import as_labels, box_position
 from .._validation import check_positive_int, resolve_public_classes
 from .._values import as_floats, check_no_numeric_twins, level_codes, same_values
 
