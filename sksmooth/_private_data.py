@@ -167,16 +167,41 @@ def as_labels(y):
     int beyond 2^53 would be rounded; texts only."""
     if not isinstance(y, (list, tuple)):
         return np.asarray(y)
+    whole = _flat_array(y)  # the common case, without a pass in Python over the labels
+    if whole is not None and _keeps_values(whole, y):
+        return whole
+    if whole is None and all(isinstance(v, (list, tuple, np.ndarray)) for v in y):
+        whole = _flat_array(y, column=True)  # a column vector: numpy reads it (n, 1)
+        if whole is not None and _keeps_values(whole, [v[0] for v in y]):
+            return whole
     labels = [v[0] if _is_one_entry(v) else v for v in y]
-    try:
-        whole = np.asarray(labels)
-    except (TypeError, ValueError, OverflowError):  # a label that is a sequence
-        whole = None
-    kind = None if whole is None or whole.ndim != 1 else whole.dtype.kind
-    if kind in ("b", "i", "u") or (kind == "f" and all(map(_exact_float, labels))) or (
-            kind == "U" and all(isinstance(v, str) for v in labels)):
+    whole = _flat_array(labels)
+    if whole is not None and _keeps_values(whole, labels):
         return whole
     return np.fromiter(labels, dtype=object, count=len(labels))
+
+
+def _flat_array(labels, *, column=False):
+    """numpy's array of ``labels``, or None where numpy refuses them or makes no
+    1-D array of them (a label that is a sequence); with ``column``, numpy's
+    ``(n, 1)`` array of one-entry sequences, raveled."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            whole = np.asarray(labels)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if column:
+        return whole.ravel() if whole.ndim == 2 and whole.shape[1] == 1 else None
+    return whole if whole.ndim == 1 else None
+
+
+def _keeps_values(whole, labels):
+    """Whether numpy's array ``whole`` of ``labels`` holds every label's own value."""
+    kind = whole.dtype.kind
+    if kind == "f":  # an int beyond 2^53 is rounded, to a float of magnitude >= 2^53
+        return not np.any(np.abs(whole) >= 2.0**53) or all(map(_exact_float, labels))
+    return kind in ("b", "i", "u") or (kind == "U" and all(isinstance(v, str) for v in labels))
 
 
 def _exact_float(value):
