@@ -13,9 +13,11 @@ database is shared. One transaction per spend:
 3. the budget rule is applied and the spend inserted; ``COMMIT``.
 
 With ``REPEATABLE READ``/``SERIALIZABLE`` the snapshot of step 2 would date
-from step 1, *before* the wait for the lock, which is why this driver keeps
-``READ COMMITTED`` plus the row lock (the lock makes the spends a serial
-history). A serialisation failure or deadlock (rolled back by the server) is
+from step 1, *before* the wait for the lock, which is why every transaction
+of this driver starts with ``SET TRANSACTION ISOLATION LEVEL READ COMMITTED``
+(a ``default_transaction_isolation`` set on the server, the database, the
+role or in the URL's ``options`` would otherwise let concurrent spends
+overrun the budget), and the row lock makes the spends a serial history. A serialisation failure or deadlock (rolled back by the server) is
 retried; any other error is raised and the connection reset. A spend is
 committed (the server's ``synchronous_commit``/``fsync`` settings decide
 its durability) before :meth:`PostgresStorage.append_if_within_budget`
@@ -62,6 +64,7 @@ _INSERT = insert_spend_sql("%s")
 # NOT EXISTS is not safe against itself in PostgreSQL); an arbitrary key.
 _INIT_LOCK_KEY = 0x736B736D6F6F7468 & 0x7FFFFFFFFFFFFFFF
 _MAX_ATTEMPTS = 20
+_READ_COMMITTED = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"
 
 
 def redact_url(url):
@@ -132,6 +135,8 @@ class PostgresStorage:
                 connection = self._connect()
                 try:
                     with connection.transaction():
+                        # whatever the server's, role's or URL's default: step 2 needs it
+                        connection.execute(_READ_COMMITTED)
                         return work(connection)
                 except retryable:
                     time.sleep(random.uniform(0, 0.002 * 2**min(attempt, 8)))
