@@ -125,9 +125,11 @@ class BudgetAccountant:
     with another budget raises ``ValueError``.
 
     An in-memory ledger lives in one process. A copy of it in another
-    process (a joblib ``loky`` worker, a Dask worker) raises
-    :class:`CrossProcessLedgerError` when charged, so a parallel search
-    cannot spend without the owner seeing it: pass ``path`` or ``url``.
+    process (a joblib ``loky`` worker, a Dask worker), or unpickled once the
+    live ledger is gone, raises :class:`CrossProcessLedgerError` when
+    charged, so a parallel search cannot spend without the owner seeing it,
+    nor a checkpoint spend again what was spent after it: pass ``path`` or
+    ``url``.
 
     Examples
     --------
@@ -291,7 +293,8 @@ def _restore_accountant(ledger_id, epsilon, delta, storage, *legacy):
     """
     if storage is None or isinstance(storage, str):
         records, owner_pid = (tuple(legacy) + ((), None))[:2]
-        storage = MemoryStorage(records, owner_pid) if storage is None else SQLiteStorage(storage)
+        storage = (MemoryStorage(records, owner_pid, snapshot=True) if storage is None
+                   else SQLiteStorage(storage))
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:

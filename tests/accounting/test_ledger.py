@@ -161,6 +161,30 @@ def test_unpickle_in_fresh_process_reaches_the_ledger(backend, tmp_path):
         assert [r.label for r in acc.ledger] == ["a", "b"]
 
 
+def test_unpickled_memory_ledger_whose_owner_is_gone_refuses_to_spend():
+    # a checkpoint of an in-memory ledger, unpickled once the live ledger was gone (in
+    # this process, or in a new one with the same pid: PID 1 in a container), became a
+    # writable ledger missing every later spend: a third 0.5 was accepted on a budget of
+    # 1.0 already spent (found by a review)
+    import gc
+
+    from sksmooth.accounting import CrossProcessLedgerError
+
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.5, label="first")
+    checkpoint = pickle.dumps(acc)
+    acc.spend(0.5, label="second")
+    del acc
+    gc.collect()
+    restored = pickle.loads(checkpoint)
+    assert restored.spent.epsilon == 0.5  # readable: a snapshot
+    for charge_it in (lambda: restored.spend(0.5, label="third"),
+                      lambda: restored.check(0.5)):
+        with pytest.raises(CrossProcessLedgerError, match="snapshot"):
+            charge_it()
+    assert len(restored) == 1
+
+
 @pytest.mark.parametrize(
     "eps, delta, err",
     [(0.0, 0.0, ValueError), (-1.0, 0.0, ValueError), (0.1, 1.0, ValueError),
@@ -220,7 +244,8 @@ def test_pickles_written_before_the_storage_drivers_still_load(tmp_path):
     old_memory = _restore_accountant("legacy-id-1", 5.0, 1.0, None,
                                      (("a", 0.5, 0.0, 0.0, 1),), os.getpid())
     assert old_memory.spent == (0.5, 0.0) and old_memory.ledger[0].certified
-    old_memory.spend(0.5)
+    with pytest.raises(BudgetError, match="snapshot"):  # its owner is gone: read-only
+        old_memory.spend(0.5)
     path = str(tmp_path / "old.sqlite")
     BudgetAccountant(5.0, 1.0, path=path).spend(1.0)
     old_file = _restore_accountant("legacy-id-2", 5.0, 1.0, path, (), None)

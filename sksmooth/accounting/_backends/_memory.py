@@ -12,24 +12,38 @@ class MemoryStorage:
     """A ledger held in this process's memory.
 
     Shared by every clone, copy and unpickled copy *within* the owning
-    process. A copy in another process (pickled to a joblib ``loky`` or
-    Dask worker, or inherited through ``fork``) keeps a read-only snapshot:
-    any spend or budget check there raises :class:`CrossProcessLedgerError`,
-    because its owner would never see the spend.
+    process (unpickling returns the live ledger). A copy inherited through
+    ``fork`` and any storage rebuilt from a pickle (in a joblib ``loky`` or
+    Dask worker, or in this process once the live ledger is gone) is a
+    read-only snapshot: any spend or budget check there raises
+    :class:`CrossProcessLedgerError`, because the owner would never see the
+    spend, or the snapshot misses the spends made after it was pickled.
+    A process id alone would not tell: a new process may get the owner's
+    (the first process of a container is always 1).
     """
 
-    def __init__(self, records=(), owner_pid=None):
+    def __init__(self, records=(), owner_pid=None, *, snapshot=False):
         self._records = [Spend(*r) for r in records]
         self._totals = totals_of(self._records)  # kept up to date: O(1) appends
         self._owner_pid = os.getpid() if owner_pid is None else owner_pid
+        self._snapshot = snapshot
         self._lock = threading.Lock()
 
     def init(self, budget):
         """Nothing to create: a new in-memory ledger is empty."""
 
     def check_writable(self):
-        """Raise :class:`CrossProcessLedgerError` outside the owning process."""
-        if os.getpid() != self._owner_pid:
+        """Raise :class:`CrossProcessLedgerError` in a snapshot or outside the owner."""
+        if self._snapshot and os.getpid() == self._owner_pid:
+            raise CrossProcessLedgerError(
+                "This in-memory BudgetAccountant was restored from a pickle after the "
+                "ledger it copies was gone: it is a snapshot that misses every spend "
+                "made after it was pickled, so charging it is refused and nothing is "
+                "released. To keep one budget across pickling, sessions or processes, "
+                "create the accountant with BudgetAccountant(..., path='ledger.sqlite') "
+                "or BudgetAccountant(..., url='postgresql://...')."
+            )
+        if self._snapshot or os.getpid() != self._owner_pid:
             raise CrossProcessLedgerError(
                 "An in-memory BudgetAccountant was charged in a process other "
                 f"than the one that owns it (pid {os.getpid()}, owner pid "
@@ -67,4 +81,4 @@ class MemoryStorage:
         return {"records": [tuple(r) for r in self.records()], "owner_pid": self._owner_pid}
 
     def __setstate__(self, state):
-        self.__init__(state["records"], state["owner_pid"])
+        self.__init__(state["records"], state["owner_pid"], snapshot=True)
