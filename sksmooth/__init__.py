@@ -6,7 +6,7 @@ of the subpackages.
 """
 
 from ._guarantee import Guarantee, PrivacySpent
-from .accounting import BudgetAccountant, CrossProcessLedgerError
+from .accounting import BudgetAccountant, CrossProcessLedgerError, LedgerIntegrityError
 from .classes import (
     Boxes,
     Conjunctions,
@@ -44,6 +44,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AdaptiveMarginalSynthesizer",
     "CrossProcessLedgerError",
+    "LedgerIntegrityError",
     "ProperRelease",
     "SyntheticSampler",
     "Boxes",

@@ -26,7 +26,7 @@ from ._composition import (
     zcdp_gaussian,
     zcdp_to_dp,
 )
-from ._backends import CrossProcessLedgerError, LedgerStorage
+from ._backends import CrossProcessLedgerError, LedgerIntegrityError, LedgerStorage
 from ._ledger import (
     BudgetAccountant,
     LedgerTotals,
@@ -39,6 +39,7 @@ from ._ledger import (
 __all__ = [
     "BudgetAccountant",
     "CrossProcessLedgerError",
+    "LedgerIntegrityError",
     "LedgerStorage",
     "LedgerTotals",
     "RemainingBudget",

@@ -250,3 +250,84 @@ def test_pickles_written_before_the_storage_drivers_still_load(tmp_path):
     BudgetAccountant(5.0, 1.0, path=path).spend(1.0)
     old_file = _restore_accountant("legacy-id-2", 5.0, 1.0, path, (), None)
     assert old_file.path == path and old_file.spent == (1.0, 0.0)
+
+
+def _delete_spends_after_the_first(kind, location):
+    """What restoring an older copy of the ledger does: the later spends are gone."""
+    if kind == "sqlite":
+        import sqlite3
+        with sqlite3.connect(location["path"]) as connection:
+            connection.execute("DELETE FROM spends WHERE id > (SELECT MIN(id) FROM spends)")
+    else:
+        import psycopg
+        with psycopg.connect(location["url"], autocommit=True) as connection:
+            connection.execute("DELETE FROM spends WHERE id > (SELECT MIN(id) FROM spends)")
+
+
+def _replace_ledger(kind, location, epsilon):
+    """Delete the ledger and create a new one at the same place (a re-run script)."""
+    if kind == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(location["path"] + suffix):
+                os.remove(location["path"] + suffix)
+    else:
+        import psycopg
+        with psycopg.connect(location["url"], autocommit=True) as connection:
+            connection.execute("DROP TABLE spends, budget")
+    return BudgetAccountant(epsilon, **location)
+
+
+def test_a_rolled_back_ledger_is_refused_by_every_handle_that_saw_later_spends(
+        shared_backend):
+    # a handle went on charging a ledger restored from an older copy, and reported the
+    # older total: 1.75 spent against a budget of 1.0 (found by a review)
+    from sksmooth.accounting import LedgerIntegrityError
+
+    kind, location = shared_backend
+    acc = BudgetAccountant(1.0, **location)
+    acc.spend(0.1, label="first")
+    worker_copy = pickle.loads(pickle.dumps(acc._storage))  # what a worker receives
+    acc.spend(0.85, label="second")
+    _delete_spends_after_the_first(kind, location)
+    with pytest.raises(LedgerIntegrityError, match="rolled back"):
+        acc.spend(0.8, label="third")
+    with pytest.raises(LedgerIntegrityError, match="rolled back"):
+        acc.spent
+    assert [r.label for r in BudgetAccountant(1.0, **location).ledger] == ["first"]
+    # a copy pickled before the second spend saw one spend only: the ledger holds one
+    assert worker_copy.totals().n_spends == 1
+
+
+def test_a_replaced_ledger_is_refused_by_the_handles_of_the_old_one(shared_backend):
+    # a worker's handle on a ledger deleted and created again (budget 1000) charged the
+    # new ledger with the old budget; the owner's SQLite connection went on charging
+    # the deleted file (found by a review)
+    from sksmooth.accounting import LedgerIntegrityError
+    from sksmooth.accounting._backends import Spend
+
+    kind, location = shared_backend
+    acc = BudgetAccountant(1.0, **location)
+    acc.spend(0.9, label="old")
+    worker_copy = pickle.loads(pickle.dumps(acc._storage))
+    new = _replace_ledger(kind, location, 1000.0)
+    with pytest.raises(LedgerIntegrityError, match="replaced|rolled back"):
+        acc.spend(0.05, label="owner")
+    with pytest.raises(LedgerIntegrityError, match="replaced|rolled back"):
+        worker_copy.append_if_within_budget(Spend("worker", 0.05, 0.0, 0.0, 1), acc.budget)
+    new.spend(1.0, label="new")  # the new ledger's own handles work
+    assert [r.label for r in new.ledger] == ["new"]
+
+
+def test_the_integrity_audit_catches_a_driver_that_forgets_what_it_saw(
+        shared_backend, monkeypatch):
+    from sksmooth.accounting._backends import _sql
+
+    monkeypatch.setattr(_sql.LedgerWitness, "saw_totals", lambda self, totals, where: totals)
+    monkeypatch.setattr(_sql.LedgerWitness, "saw_identity", lambda self, row, where: None)
+    kind, location = shared_backend
+    acc = BudgetAccountant(1.0, **location)
+    acc.spend(0.1, label="first")
+    acc.spend(0.85, label="second")
+    _delete_spends_after_the_first(kind, location)
+    acc.spend(0.8, label="third")  # the overspend the test above refuses
+    assert acc.spent.epsilon == pytest.approx(0.9)  # 1.75 borne by the data

@@ -11,6 +11,7 @@ from ._postgres import PostgresStorage
 from ._protocol import (
     Budget,
     CrossProcessLedgerError,
+    LedgerIntegrityError,
     LedgerStorage,
     LedgerTotals,
     Spend,
@@ -22,6 +23,7 @@ from ._sqlite import SQLiteStorage, check_ledger_path
 __all__ = [
     "Budget",
     "CrossProcessLedgerError",
+    "LedgerIntegrityError",
     "LedgerStorage",
     "LedgerTotals",
     "MemoryStorage",

@@ -5,8 +5,9 @@ The same two tables as the SQLite driver (``budget``, ``spends``; see
 their own with ``?options=-csearch_path%3Dmy_schema`` in the URL if the
 database is shared. One transaction per spend:
 
-1. ``SELECT epsilon, delta FROM budget FOR UPDATE`` takes the row lock on
-   the budget, so spends on one ledger are serialised across all clients;
+1. ``SELECT ledger_id FROM budget FOR UPDATE`` takes the row lock on the
+   budget, so spends on one ledger are serialised across all clients (the
+   id is checked against the one this handle saw: see ``LedgerWitness``);
 2. the totals are read in a *new statement*, which at PostgreSQL's default
    ``READ COMMITTED`` isolation takes a snapshot after the lock was granted,
    hence sees every spend committed before;
@@ -34,11 +35,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ._protocol import refuse_if_over
 from ._sql import (
+    LEDGER_ID_SQL,
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
+    LedgerWitness,
     budget_mismatch_message,
     insert_spend_sql,
+    new_ledger_id,
     records_from_rows,
     totals_sql,
     totals_from_row,
@@ -102,8 +106,9 @@ class PostgresStorage:
     use and keeps it; threads of one process share it under a lock.
     """
 
-    def __init__(self, url):
+    def __init__(self, url, witness=None):
         self.url = url
+        self._witness = LedgerWitness() if witness is None else witness
         self._psycopg = _import_psycopg()
         self._lock = threading.Lock()
         self._connection = None
@@ -169,12 +174,18 @@ class PostgresStorage:
         if "certified" not in present.get("spends", set()):  # written before it was recorded
             connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
                                "DEFAULT TRUE")
+        if "ledger_id" not in present.get("budget", set()):  # written before it had one
+            connection.execute("ALTER TABLE budget ADD COLUMN ledger_id TEXT")
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
-            connection.execute("INSERT INTO budget VALUES (%s, %s)", tuple(budget))
+            connection.execute(
+                "INSERT INTO budget (epsilon, delta, ledger_id) VALUES (%s, %s, %s)",
+                (*budget, new_ledger_id()))
         elif (float(row[0]), float(row[1])) != tuple(budget):
-            where = f"url={redact_url(self.url)!r}"
-            raise ValueError(budget_mismatch_message(where, row, budget))
+            raise ValueError(budget_mismatch_message(self.describe(), row, budget))
+        connection.execute("UPDATE budget SET ledger_id = %s WHERE ledger_id IS NULL",
+                           (new_ledger_id(),))
+        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
 
     def check_writable(self):
         """Every process that can connect reaches the ledger: nothing to refuse."""
@@ -183,16 +194,20 @@ class PostgresStorage:
         """Lock the budget row, read totals, check, insert: one transaction."""
 
         def append(connection):
-            connection.execute(SELECT_BUDGET_SQL + " FOR UPDATE")
-            totals = totals_from_row(connection.execute(_TOTALS).fetchone())
+            self._witness.saw_identity(
+                connection.execute(LEDGER_ID_SQL + " FOR UPDATE").fetchone(), self.describe())
+            totals = self._witness.saw_totals(
+                totals_from_row(connection.execute(_TOTALS).fetchone()), self.describe())
             refuse_if_over(totals, record.epsilon, record.delta, budget)
             connection.execute(_INSERT, (*record[:5], bool(record.certified)))
 
         self._run(append)
+        self._witness.n_spends += 1
 
     def totals(self):
         """Totals read in one statement."""
-        return self._run(lambda c: totals_from_row(c.execute(_TOTALS).fetchone()))
+        return self._run(lambda c: self._witness.saw_totals(
+            totals_from_row(c.execute(_TOTALS).fetchone()), self.describe()))
 
     def records(self):
         """All records, oldest first."""
@@ -210,7 +225,9 @@ class PostgresStorage:
             self._connection = None
 
     def __getstate__(self):
-        return {"url": self.url}
+        return {"url": self.url, "identity": self._witness.identity,
+                "n_spends": self._witness.n_spends}
 
     def __setstate__(self, state):
-        self.__init__(state["url"])
+        self.__init__(state["url"], LedgerWitness(state.get("identity"),
+                                                  state.get("n_spends", 0)))

@@ -18,6 +18,7 @@ __all__ = [
     "Budget",
     "CrossProcessLedgerError",
     "EMPTY_TOTALS",
+    "LedgerIntegrityError",
     "LedgerStorage",
     "LedgerTotals",
     "Spend",
@@ -30,6 +31,21 @@ __all__ = [
 # e.g. ten spends of 0.1 fit a budget of 1.0. It is purely relative: a zero
 # delta budget (pure DP) refuses every spend with delta > 0.
 _RTOL = 1e-9
+
+
+class LedgerIntegrityError(BudgetError, RuntimeError):
+    """A file or server ledger went back in time, or was replaced, under a handle.
+
+    Every handle on a ledger remembers the ledger's identity (a random id
+    stored with the budget when the ledger was created) and the number of
+    spends it has seen. A ledger restored from an older copy holds fewer
+    spends; a ledger deleted and created again (perhaps with another budget)
+    has another identity. Either way the spends this handle saw are no
+    longer all counted, so charging it is refused and nothing is released.
+    Nothing can detect a rollback that no handle saw: keep the ledger where
+    it cannot be edited (a PostgreSQL role without ``DELETE`` rights, a
+    backed-up append-only copy).
+    """
 
 
 class CrossProcessLedgerError(BudgetError, RuntimeError):

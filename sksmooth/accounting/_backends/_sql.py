@@ -5,9 +5,13 @@ DB-API placeholder (``?`` for ``sqlite3``, ``%s`` for ``psycopg``). Only the
 column types of the ``CREATE TABLE`` statements differ between the two.
 """
 
-from ._protocol import LedgerTotals, Spend
+import uuid
+
+from ._protocol import LedgerIntegrityError, LedgerTotals, Spend
 
 __all__ = [
+    "LEDGER_ID_SQL",
+    "LedgerWitness",
     "budget_mismatch_message",
     "REQUIRED_COLUMNS",
     "SPEND_COLUMNS",
@@ -27,6 +31,48 @@ REQUIRED_COLUMNS = {"budget": {"epsilon", "delta"},
                     "spends": {"id", "label", "epsilon", "delta", "time", "pid"}}
 
 SELECT_BUDGET_SQL = "SELECT epsilon, delta FROM budget"
+LEDGER_ID_SQL = "SELECT ledger_id FROM budget"
+
+
+def new_ledger_id():
+    """A ledger's identity, stored with its budget when it is created."""
+    return uuid.uuid4().hex
+
+
+class LedgerWitness:
+    """What one handle has seen of its ledger: its identity and its spend count.
+
+    A later read showing another identity (the ledger was deleted and created
+    again) or fewer spends (it was restored from an older copy) raises
+    :class:`LedgerIntegrityError`. Pickled with the handle, so a worker's
+    copy checks against what its owner had seen.
+    """
+
+    def __init__(self, identity=None, n_spends=0):
+        self.identity, self.n_spends = identity, n_spends
+
+    def saw_identity(self, row, where):
+        identity = None if row is None else row[0]
+        if self.identity is None:  # a handle pickled before identities were stored
+            self.identity = identity
+        elif identity != self.identity:
+            raise LedgerIntegrityError(
+                f"{where}: the ledger this handle was charging has been replaced (deleted "
+                "and created again, perhaps with another budget); the spends it held "
+                "are no longer counted, so this spend is refused and nothing is "
+                "released. Open the new ledger with a new BudgetAccountant, or restore "
+                "the old one.")
+
+    def saw_totals(self, totals, where):
+        if totals.n_spends < self.n_spends:
+            raise LedgerIntegrityError(
+                f"{where}: the ledger holds {totals.n_spends} spends, but this handle saw "
+                f"{self.n_spends}: it was rolled back (restored from an older copy, or "
+                "spends were deleted), so the spends removed are no longer counted; "
+                "this spend is refused and nothing is released. Restore the newer "
+                "ledger.")
+        self.n_spends = totals.n_spends
+        return totals
 
 
 

@@ -15,12 +15,16 @@ import threading
 import weakref
 
 from ._protocol import refuse_if_over
+from ._protocol import LedgerIntegrityError
 from ._sql import (
+    LEDGER_ID_SQL,
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
+    LedgerWitness,
     budget_mismatch_message,
     insert_spend_sql,
+    new_ledger_id,
     records_from_rows,
     totals_sql,
     totals_from_row,
@@ -98,17 +102,21 @@ class SQLiteStorage:
         The ledger file, already checked by :func:`check_ledger_path`.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, witness=None):
         self.path = path
+        self._witness = LedgerWitness() if witness is None else witness
         self._connection = None  # this process's connection, opened on first use
+        self._file = None  # (device, inode) of the file that connection opened
         self._lock = threading.Lock()
         _LIVE_STORAGES.add(self)
 
     def __getstate__(self):
-        return {"path": self.path}
+        return {"path": self.path, "identity": self._witness.identity,
+                "n_spends": self._witness.n_spends}
 
     def __setstate__(self, state):
-        self.__init__(state["path"])
+        self.__init__(state["path"], LedgerWitness(state.get("identity"),
+                                                   state.get("n_spends", 0)))
 
     def _connect(self):
         """A new connection (WAL, ``synchronous=FULL``)."""
@@ -162,19 +170,37 @@ class SQLiteStorage:
             connection.execute(
                 "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
             )
+        if "ledger_id" not in present["budget"]:  # a ledger written before it had one
+            connection.execute("ALTER TABLE budget ADD COLUMN ledger_id TEXT")
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
-            connection.execute("INSERT INTO budget VALUES (?, ?)", tuple(budget))
+            connection.execute("INSERT INTO budget (epsilon, delta, ledger_id) VALUES (?, ?, ?)",
+                               (*budget, new_ledger_id()))
         elif (float(row[0]), float(row[1])) != tuple(budget):
             raise ValueError(budget_mismatch_message(f"path={self.path!r}", row, budget))
+        connection.execute("UPDATE budget SET ledger_id = ? WHERE ledger_id IS NULL",
+                           (new_ledger_id(),))
+        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
 
     def check_writable(self):
         """Every process on this host reaches the file: nothing to refuse."""
 
     def _shared_connection(self):
-        """This process's connection (call with ``self._lock`` held)."""
+        """This process's connection (call with ``self._lock`` held), to the file now
+        at ``path``: a connection keeps reading a file deleted or replaced under it."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            raise LedgerIntegrityError(
+                f"{self.describe()}: the ledger file was deleted; the spends it held are "
+                "no longer counted, so this handle refuses to go on. Restore the file, or "
+                "open a new ledger with a new BudgetAccountant.") from None
+        if self._connection is not None and self._file != (stat.st_dev, stat.st_ino):
+            self._connection.close()
+            self._connection = None
         if self._connection is None:
             self._connection = self._connect()
+            self._file = (stat.st_dev, stat.st_ino)
         return self._connection
 
     def append_if_within_budget(self, record, budget):
@@ -183,19 +209,23 @@ class SQLiteStorage:
             connection = self._shared_connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                totals = totals_from_row(connection.execute(_TOTALS).fetchone())
+                self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(),
+                                           self.describe())
+                totals = self._witness.saw_totals(
+                    totals_from_row(connection.execute(_TOTALS).fetchone()), self.describe())
                 refuse_if_over(totals, record.epsilon, record.delta, budget)
                 connection.execute(_INSERT, (*record[:5], int(bool(record.certified))))
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
             connection.execute("COMMIT")
+            self._witness.n_spends += 1
 
     def totals(self):
         """Totals read in one statement."""
         with self._lock:
             row = self._shared_connection().execute(_TOTALS).fetchone()
-        return totals_from_row(row)
+            return self._witness.saw_totals(totals_from_row(row), self.describe())
 
     def records(self):
         """All records, oldest first."""
