@@ -63,6 +63,17 @@ def _check_estimator(estimator, name):
                if wraps else
                "a non-private estimator fitted on private folds would release the data.")
         )
+    if isinstance(estimator, Pipeline):
+        private = [step_name for step_name, step in estimator.steps[:-1]
+                   if step not in (None, "passthrough") and _ledger_keys(step)]
+        if private:
+            raise TypeError(
+                f"{name} has a private step before its last one ({private[0]!r}); the "
+                "search accounts the last step's fits only, so that step's fits would be "
+                "charged but left out of the search's privacy_spent_, and a release there "
+                "would pass synthetic rows on with the real y. Make the private estimator "
+                "the last step, after public preprocessing only (e.g. PublicBoundsScaler); "
+                "for synthetic data, fit the release and sample from it first.")
     return estimator
 
 
@@ -593,6 +604,11 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         params = validate_params(self)
         forget_fit(self)  # a refit that fails leaves no half-old, half-new result
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} needs y: every candidate is scored on held-out "
+                "rows with scoring(estimator, X, y). Pass the labels (any per-row "
+                "values your scoring reads).")
         if fit_params:
             raise TypeError(
                 "PrivateSearchCV.fit takes no fit parameters: their effect on the "
@@ -774,6 +790,21 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     def decision_function(self, X):
         self._check_refitted()
         return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("transform"))
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then ``transform``; a search over a release refuses a ``y``, as the
+        release does: a supervised Pipeline would pair its synthetic rows with the
+        real ``y``."""
+        if y is not None and hasattr(_final_step(self.estimator), "fit_resample"):
+            raise ValueError(
+                f"{type(self).__name__}.fit_transform was called with a y over a release "
+                f"({type(_final_step(self.estimator)).__name__}), which emits synthetic "
+                "rows: a supervised Pipeline or a ColumnTransformer would pair them with "
+                "the REAL y. Fit the search with fit(X, y) and draw synthetic (X, y) "
+                "together with best_estimator_.sample(n) or its as_sampler() inside an "
+                "imblearn.pipeline.Pipeline.")
+        return self.fit(X, y, **fit_params).transform(X)
 
     @available_if(_estimator_has("transform"))
     def transform(self, X):

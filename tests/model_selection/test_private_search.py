@@ -500,6 +500,49 @@ def test_setups_the_search_cannot_account_are_refused_before_any_charge(cancer):
     assert len(ledger) == 0
 
 
+def _search_over_a_release():
+    from sksmooth import SmoothMWEM
+
+    return PrivateSearchCV(SmoothMWEM(bounds=(0, 1)), {"epsilon": [1.0]}, epsilon_selection=0.5,
+                           scoring=lambda est, X, y: np.ones(len(X)))
+
+
+def test_a_private_step_before_the_last_is_refused_before_any_charge():
+    # a nested search as a pipeline's first step: the outer search charged its fits
+    # (27 in all) but claimed (4.5, 0)-DP, the last step's only (found by a review)
+    from sklearn.pipeline import Pipeline
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    ledger = BudgetAccountant()
+    pipe = Pipeline([("syn", _search_over_a_release()),
+                     ("clf", PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]))])
+    with pytest.raises(TypeError, match="private step before its last one.*'syn'"):
+        PrivateSearchCV(pipe, {"clf__epsilon": [0.5, 1.0]}, epsilon_selection=0.5, cv=2,
+                        accountant=ledger).fit(X, y)
+    assert len(ledger) == 0
+
+
+def test_a_search_over_a_release_refuses_a_supervised_pipeline():
+    # Pipeline([search over SmoothMWEM, LogisticRegression]).fit(X, y) trained the
+    # classifier on synthetic rows paired with the real y, which a bare SmoothMWEM
+    # step refuses (found by a review)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    ledger = BudgetAccountant()
+    search = _search_over_a_release().set_params(accountant=ledger)
+    with pytest.raises(ValueError, match="REAL y"):
+        Pipeline([("syn", search), ("lr", LogisticRegression())]).fit(X, y)
+    assert len(ledger) == 0  # refused before the search fitted
+    with pytest.raises(ValueError, match="needs y"):  # was a TypeError from len(None)
+        _search_over_a_release().fit_transform(X)
+
+
 def test_docstring_examples_run():
     import doctest
 
