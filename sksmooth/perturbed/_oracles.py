@@ -492,10 +492,12 @@ class ThresholdERMClassifier(StumpERMClassifier):
 
     ``n_thresholds=None`` (default): exact ERM over *all* thresholds
     ``x -> s * sign(x - t)`` on the real line, by sorting the data and one
-    cumulative sum (``O(n log n)``). The class is then infinite, so it cannot
-    certify a privacy guarantee. An integer ``n_thresholds`` restricts to a
+    cumulative sum (``O(n log n)``). The class is then infinite and
+    ``threshold_`` is halfway between two rows' values, so
+    :class:`PerturbedERMClassifier`'s private ``fit`` refuses it (its online
+    ``partial_fit`` takes it). An integer ``n_thresholds`` restricts to a
     grid on ``bounds`` (the 1-D case of :class:`StumpERMClassifier`), which
-    can.
+    certifies.
 
     Parameters
     ----------
@@ -538,6 +540,12 @@ class ThresholdERMClassifier(StumpERMClassifier):
     @property
     def _erm_uses_bounds(self):
         return not self._over_the_whole_line
+
+    @property
+    def _erm_output_is_private_values(self):
+        """The exact path's threshold is the midpoint of two rows' values: no private
+        fit may release it (:func:`~sksmooth.perturbed._setup.make_oracle` refuses)."""
+        return self._over_the_whole_line
 
     def _erm_incremental(self):
         # the exact path (n_thresholds=None) sorts the rows: no finite statistic

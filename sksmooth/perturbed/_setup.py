@@ -85,6 +85,14 @@ def make_oracle(estimator, mode, n_classes=2, n_features=1):
             return tree(n_thresholds=default_tree_thresholds(n_features))
         default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
         return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
+    if mode == "fit" and getattr(estimator, "_erm_output_is_private_values", False):
+        raise ValueError(
+            f"estimator={type(estimator).__name__}(n_thresholds=None) fits the exact "
+            "threshold over the whole line, halfway between two private values: the "
+            "released threshold_ would show a private value, whatever the noise. For the "
+            f"private fit pass {type(estimator).__name__}(n_thresholds=16) (a grid on the "
+            "public bounds, which certifies); partial_fit (online, not private) may keep "
+            "the exact threshold.")
     if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
         raise ValueError(
             f"estimator {type(estimator).__name__} is a binary exact oracle, but classes has "

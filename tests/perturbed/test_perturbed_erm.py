@@ -175,14 +175,25 @@ def test_data_dependent_choices_warn_and_uncertify():
     assert "bounds=None" in problems and "classes=None" in problems
 
 
-def test_infinite_class_is_not_certified():
-    X = np.linspace(0, 1, 20)[:, None]
+def test_the_exact_threshold_over_the_line_is_refused_by_the_private_fit():
+    # its threshold_ is halfway between two private values, published with the
+    # separating points: 2 * threshold_ - z gave a private row bit for bit in 13 of 20
+    # fits, charged as (1, 1e-5)-DP and flagged only "not certified" (found by a review)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(40, 1))
     y = (X[:, 0] > 0.5).astype(int)
+    ledger = BudgetAccountant()
     clf = PerturbedERMClassifier(ThresholdERMClassifier(), bounds=(0, 1), classes=[0, 1],
-                                 random_state=0)
-    with pytest.warns(PrivacyWarning, match="infinite class"):
+                                 accountant=ledger)
+    with pytest.raises(ValueError, match=r"n_thresholds=None.*private value.*n_thresholds=16"):
         clf.fit(X, y)
-    assert not clf.guarantee_.certified
+    assert len(ledger) == 0 and not hasattr(clf, "estimator_")
+    online = PerturbedERMClassifier(ThresholdERMClassifier(), bounds=(0, 1), classes=[0, 1])
+    online.partial_fit(X, y)  # not private: the exact threshold is allowed
+    assert online.predict(X).shape == y.shape
+    grid = PerturbedERMClassifier(ThresholdERMClassifier(n_thresholds=16), bounds=(0, 1),
+                                  classes=[0, 1], accountant=ledger).fit(X, y)
+    assert grid.guarantee_.certified and len(ledger) == 1
 
 
 def test_estimator_without_sample_weight_is_named():
