@@ -13,10 +13,13 @@ constants; a depth-limited decision tree on one feature, e.g. the petal
 length splits of iris. Its size is ``|H| = d * sum_{p=1}^{P} C(N - 1, p - 1)
 k^p`` (``cover_size_``), far too many to list, but the score ``-(#errors)``
 is a sum over pieces, so the exponential-mechanism law factorises over
-pieces and is sampled *exactly* by a forward pass (log partition functions
-over prefixes of cells, log space) and a backward sampling pass — the same
-law as listing ``H``, hence ``epsilon``-DP with sensitivity 1 exactly like
-:class:`~sksmooth.proper._exponential.ExponentialStrategy`.
+pieces and is sampled by a forward pass (log partition functions over
+prefixes of cells, log space) and a backward sampling pass — in real
+arithmetic the same law as listing ``H``, hence ``epsilon``-DP with
+sensitivity 1 like :class:`~sksmooth.proper._exponential.ExponentialStrategy`.
+The passes run in floating point with Gumbel noise, so the guarantee is
+the idealised mechanism's and the release says it is not certified
+(:data:`~sksmooth.mechanisms.FLOAT_SELECTION_NOTE`).
 
 Statistics: per feature and grid cell, the label counts (``d x N x k``
 integers; exact, kept between ``partial_fit`` calls).
@@ -36,6 +39,7 @@ from scipy.special import gammaln, logsumexp
 
 from .._domain import box_distance, grid_threshold
 from .._private_data import sanitize_rows
+from ..mechanisms import FLOAT_SELECTION_NOTE
 from ._hypothesis import SelectedHypothesis
 from ._selection_bound import ExponentialSelectionBound
 
@@ -46,7 +50,7 @@ MAX_SCALE = 1e250
 MAX_CELLS = 1024
 
 INTERVAL_SOURCE = (
-    "McSherry, Talwar, FOCS 2007 (exponential mechanism, sampled exactly by dynamic "
+    "McSherry, Talwar, FOCS 2007 (exponential mechanism, sampled by dynamic "
     "programming over pieces); Kasiviswanathan et al., FOCS 2008 (generic learner): "
     "score -(#errors), sensitivity 1"
 )
@@ -221,5 +225,7 @@ class IntervalStrategy(ExponentialSelectionBound):
         class_note = (
             f"class: interval partitions of one feature, <= {self.max_pieces} pieces on a "
             f"grid of {self.n_cells} cells, any label per piece (ln|H| = "
-            f"{self.log_n_hypotheses():.4g}); sampled exactly by dynamic programming")
-        return (INTERVAL_SOURCE, *self.selection_facts(params, n, "grid", class_note))
+            f"{self.log_n_hypotheses():.4g}); sampled by dynamic programming")
+        certified, not_certified, notes = self.selection_facts(params, n, "grid", class_note)
+        not_certified.append(f"interval sampler: {FLOAT_SELECTION_NOTE}")
+        return INTERVAL_SOURCE, certified, not_certified, notes

@@ -29,6 +29,7 @@ import numpy as np
 from .._guarantee import PrivacySpent
 from ..classes import user_code_notes
 from ..exceptions import PrivacyWarning
+from ..mechanisms import FLOAT_SELECTION_NOTE
 from .littlestone._ldim import LittlestoneOracle, as_class_matrix
 from .littlestone._polypri import (
     poly_pri_prop_learn,
@@ -197,9 +198,13 @@ class LittlestoneStrategy:
             f"{details.theoretical_sample_size} (Thm 6.4 with C=1); n={n}",
             "rows off the public domain are mapped to the nearest domain point",
         ]
-        certified = ["splits and internal parameters depend on public inputs only"]
+        certified = ["splits and internal parameters depend on public inputs only",
+                     "GenericLearner's exponential mechanism sampled exactly (integer "
+                     "error counts)"]
+        not_certified = [f"sparse selection (Lemma 6.3's choice of a candidate set): "
+                         f"{FLOAT_SELECTION_NOTE}"]
         return (LITTLESTONE_SOURCE, certified,
-                user_code_notes(params["hypotheses"], "hypotheses"), notes)
+                user_code_notes(params["hypotheses"], "hypotheses") + not_certified, notes)
 
     @staticmethod
     def spent(params):

@@ -123,7 +123,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         concept, one label on each side: multiclass stumps for ``'stumps'``;
         see :mod:`sksmooth.proper._exponential`). ``'intervals'``: partitions
         of one feature into at most ``max(2, k)`` grid intervals with any
-        label per piece, sampled exactly (see :mod:`sksmooth.proper._intervals`);
+        label per piece, sampled in floating point, so not certified (see
+        :mod:`sksmooth.proper._intervals`);
         a good choice for few features. For
         ``method='littlestone'``: a ``(n_hypotheses, n_domain_points)``
         matrix of ``{-1, +1}`` over ``domain``, a finite instance, or

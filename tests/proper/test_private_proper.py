@@ -644,3 +644,17 @@ def test_a_user_subclass_of_finite_class_is_user_code():
     H = _OwnFiniteClass(matrix=[[1, -1], [-1, 1]], domain=[[0.0], [1.0]])
     clf = PrivateProperClassifier(hypotheses=H, bounds=(0, 1), classes=[0, 1]).fit(X, y)
     assert not clf.guarantee_.certified
+
+
+def test_intervals_say_their_sampler_is_floating_point():
+    # the interval sampler (log-space dynamic programming, Gumbel noise) was certified
+    # "sampled exactly" although its law is the float sampler's (found by a review)
+    X, y = load_wine(return_X_y=True)
+    acc = BudgetAccountant()
+    clf = PrivateProperClassifier(hypotheses="intervals", bounds=(X.min(0), X.max(0)),
+                                  classes=[0, 1, 2], accountant=acc).fit(X, y)
+    assert not clf.guarantee_.certified and not acc.ledger[0].certified
+    assert any("interval sampler" in a and "floating-point" in a
+               for a in clf.guarantee_.assumptions_not_certified)
+    stumps = PrivateProperClassifier(bounds=(X.min(0), X.max(0)), classes=[0, 1, 2]).fit(X, y)
+    assert stumps.guarantee_.certified  # the exact sampler of integer error counts

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
-from ...mechanisms import exponential_mechanism, sparse_selection
+from ...mechanisms import exact_exponential_mechanism, sparse_selection
 from ._reduce_tree import reduce_tree
 
 __all__ = [
@@ -90,17 +90,18 @@ def generic_learner(oracle, candidates, x_idx, y, epsilon, rng):
     Exponential mechanism with score ``-#errors`` on the sample, sensitivity
     1. Under substitution neighbours the scores of two candidates can move in
     opposite directions, so the non-monotonic calibration
-    ``exp(epsilon * score / 2)`` is used: ``(epsilon, 0)``-DP.
+    ``exp(epsilon * score / 2)`` is used: ``(epsilon, 0)``-DP, for the
+    implementation too (integer scores, sampled exactly).
 
     Returns the selected row index of the class.
     """
     candidates = np.asarray(candidates)
     if len(x_idx):
         wrong = oracle.matrix[np.ix_(candidates, x_idx)] != (np.asarray(y) > 0)[None, :]
-        scores = -wrong.sum(axis=1).astype(float)
+        scores = -wrong.sum(axis=1).astype(np.int64)
     else:
-        scores = np.zeros(len(candidates))
-    j = exponential_mechanism(scores, epsilon, 1.0, rng, monotonic=False)
+        scores = np.zeros(len(candidates), dtype=np.int64)
+    j = exact_exponential_mechanism(scores, epsilon, 1, rng, monotonic=False)
     return int(candidates[int(j)])
 
 
