@@ -20,9 +20,9 @@ __all__ = [
 
 # numpy's Gumbel sampler returns -log(-log(U)) with U = 1 - k 2^-53,
 # k in {1, ..., 2^53 - 1}: its noise lies in this interval.
-GUMBEL_NOISE_RANGE = (
-    float(-np.log(-np.log(1.0 - 2.0 ** -53))),  # -3.6038
-    float(-np.log(-np.log(2.0 ** -53))),  # 36.7368
+GUMBEL_NOISE_RANGE = (  # (lower, upper)
+    float(-np.log(-np.log(2.0 ** -53))),  # -3.6038
+    float(-np.log(-np.log(1.0 - 2.0 ** -53))),  # 36.7368
 )
 
 # Quote in ``guarantee_`` (assumptions not certified) of a release that

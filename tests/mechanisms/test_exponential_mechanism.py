@@ -158,3 +158,14 @@ def test_overflowing_scale_keeps_ties_uniform_and_no_nan():
     )
     counts = np.bincount(draws, minlength=3)
     assert counts[0] == 0 and 900 < counts[1] < 1100
+
+
+def test_gumbel_noise_range_is_lower_then_upper():
+    # it was (upper, lower) while its comments named the ends the other way round
+    # (found by a review)
+    from sksmooth.mechanisms import GUMBEL_NOISE_RANGE
+
+    lower, upper = GUMBEL_NOISE_RANGE
+    assert lower == pytest.approx(-3.6038, abs=1e-4) and upper == pytest.approx(36.7368, abs=1e-4)
+    noise = np.random.default_rng(0).gumbel(size=10**6)
+    assert lower <= noise.min() and noise.max() <= upper
