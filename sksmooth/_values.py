@@ -84,7 +84,17 @@ def check_no_numeric_twins(levels, name):
     ``'1.0'``): :func:`level_codes` matches a number by value, so only the first of
     them could ever be taken."""
     levels = np.asarray(levels)
-    if levels.dtype.kind in "iufb":
+    if levels.dtype.kind in "iu":  # ints beyond 2^53 may be one float: the same code
+        as_float = levels.astype(float)
+        order = np.argsort(as_float, kind="stable")
+        twins = np.flatnonzero(as_float[order][1:] == as_float[order][:-1])
+        if twins.size:
+            first, second = levels[order[twins[0]]].item(), levels[order[twins[0] + 1]].item()
+            raise ValueError(f"{name} lists {first!r} and {second!r}, the same number as a "
+                             "float: values are matched as floats, so only one of them could "
+                             "ever be taken. Recode them, e.g. as 0, 1, ...")
+        return
+    if levels.dtype.kind in "fb":
         return
     seen = {}
     for text in map(str, levels.tolist()):

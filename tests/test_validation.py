@@ -252,3 +252,17 @@ def test_one_check_of_a_public_label_set_for_every_classifier(make, call):
                                                   match=r"classes must (be|hold|not)"):
         warnings.simplefilter("ignore")
         make().fit(X, y) if call is None else make().partial_fit(X, y, **call)
+
+
+def test_integer_classes_that_are_one_float_are_refused():
+    from sksmooth._validation import check_public_classes
+
+    # labels are compared as floats: classes=[2**60, 2**60 + 1] was accepted, every row
+    # took code 0 and the second class could never be learnt (found by a review)
+    with pytest.raises(ValueError, match=r"1152921504606846976 and 1152921504606846977.*"
+                                         r"same number as a float"):
+        check_public_classes([2**60, 2**60 + 1])
+    with pytest.raises(ValueError, match="same number as a float"):
+        PrivateProperClassifier(bounds=(0, 1), classes=[2**60, 2**60 + 1]).fit(
+            np.linspace(0, 1, 10)[:, None], [2**60] * 10)
+    assert list(check_public_classes([2**60, 2**60 + 256])) == [2**60, 2**60 + 256]
