@@ -778,7 +778,9 @@ class FiniteClassERMClassifier(_BaseERMOracle):
         return self._view().statistic(prepared.index, weights * y)
 
     def _fit_statistic(self, statistic, prepared):
-        self.concept_ = int(np.argmax(self._view().scores(statistic)))
+        view = self._view()
+        best = int(np.argmax(view.scores(statistic)))
+        self.concept_ = view.canonical(best) if hasattr(view, "canonical") else best
 
     def _predict_pm1(self, X):
         return self._view().evaluate(X)[:, self.concept_].astype(float)
@@ -919,6 +921,11 @@ class _MatrixView:
 
     def scores(self, statistic):
         return statistic @ self.matrix.astype(float)
+
+    def canonical(self, index):
+        """The first column equal to column ``index``: identical columns are one
+        function, and which of them BLAS rounding favours depends on their places."""
+        return int(np.argmax(np.all(self.matrix == self.matrix[:, [index]], axis=0)))
 
     def class_size(self, n_features):
         return int(np.unique(self.matrix, axis=1).shape[1])
