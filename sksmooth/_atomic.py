@@ -40,6 +40,8 @@ def atomic_update(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         saved = copy.deepcopy(_state(self))
+        stream = _user_stream(self)
+        stream_state = None if stream is None else _stream_state(stream)
         try:
             return method(self, *args, **kwargs)
         except BaseException:
@@ -47,9 +49,30 @@ def atomic_update(method):
                 if key not in saved:
                     delattr(self, key)
             vars(self).update(saved)
+            if stream is not None:  # a retry draws what the failed call would have
+                _restore_stream(stream, stream_state)
             raise
 
     return wrapper
+
+
+def _user_stream(estimator):
+    """The user's generator passed as ``random_state`` (changed in place by draws)."""
+    import numpy as np
+
+    stream = estimator.get_params(deep=False).get("random_state")
+    return stream if isinstance(stream, (np.random.Generator, np.random.RandomState)) else None
+
+
+def _stream_state(stream):
+    return stream.get_state() if hasattr(stream, "get_state") else stream.bit_generator.state
+
+
+def _restore_stream(stream, state):
+    if hasattr(stream, "set_state"):
+        stream.set_state(state)
+    else:
+        stream.bit_generator.state = state
 
 
 def parameter_fingerprint(value):

@@ -224,3 +224,29 @@ def test_perturbed_erm_oracle_failure_mid_call_changes_nothing(perturbation, sec
     finally:
         _FailingOracle.armed = False
     assert _diff(before, vars(clf)) == []
+
+
+def _hypotheses_for_three_features():
+    from sksmooth.classes import Stumps
+
+    return Stumps().cover(n_features=3, bounds=(np.zeros(3), np.ones(3)), gamma=0.1,
+                          max_size=100, random_state=0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda g: PrivateProperClassifier(hypotheses=_hypotheses_for_three_features(),
+                                      bounds=(0, 1), classes=[0, 1], random_state=g),
+    lambda g: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], random_state=g,
+                                     separating_points=np.array([[2.0, 2.0]])),
+], ids=["proper-wrong-width-class", "perturbed-points-off-the-box"])
+def test_failed_partial_fit_leaves_the_users_generator_as_it_was(make):
+    # both drew from the random_state Generator before a check that failed, so a
+    # retry drew other numbers than a first call would (found by a review)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    generator = np.random.default_rng(42)
+    before = copy.deepcopy(generator.bit_generator.state)
+    with pytest.raises(ValueError):
+        _silent(make(generator).partial_fit, X, y)
+    assert generator.bit_generator.state == before
