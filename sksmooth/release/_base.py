@@ -32,6 +32,7 @@ from typing import Any, Optional
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
 from .._domain import grid_threshold
@@ -630,7 +631,13 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         seeded = getattr(self, "_seeded", False)  # absent from releases pickled before it
         rng = copy.deepcopy(self._sampling_rng) if seeded else sampling_generator(None)
         out = self._emit(n, rng)
-        return out[0] if isinstance(out, tuple) else out
+        out = out[0] if isinstance(out, tuple) else out
+        if isinstance(out, np.ndarray) and _get_output_config("transform", self)["dense"] == \
+                "pandas":  # scikit-learn would give the synthetic rows X's own index
+            import pandas as pd  # noqa: PLC0415 (set_output(transform='pandas') needs it)
+
+            out = pd.DataFrame(out, columns=self.get_feature_names_out())
+        return out
 
     def fit_resample(self, X, y):
         """Fit on ``(X, y)`` and return a synthetic ``(X_syn, y_syn)`` of ``len(X)`` rows.

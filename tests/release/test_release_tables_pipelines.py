@@ -231,6 +231,18 @@ def test_set_output_does_not_raise_oddly():
     assert isinstance(out, pd.DataFrame) and list(out.columns) == ["age", "visits"]
 
 
+def test_pandas_output_of_synthetic_rows_never_takes_the_real_rows_index():
+    # a release fitted on an ndarray, set_output(transform='pandas'), gave its synthetic
+    # rows the index of the DataFrame passed to transform: a later join with the real y
+    # would pair synthetic X with real labels (found by a review)
+    df = _frame()[["age", "visits"]]
+    df.index = [f"patient_{i}" for i in range(len(df))]
+    est = SmoothMWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
+    for out in (est.fit(df.to_numpy()).transform(df), est.fit_transform(df)):
+        assert isinstance(out, pd.DataFrame) and len(out) == len(df)
+        assert list(out.index) == list(range(len(df)))
+
+
 # ------------------------------------------------------------------ pipelines
 def _supervised(n=400, seed=0):
     rng = np.random.default_rng(seed)
