@@ -108,8 +108,10 @@ def as_real_numbers(X):
     if sparse.issparse(X):  # refused as such by validation
         return X
     if hasattr(X, "columns"):  # a table: keep its column names
-        if not hasattr(X, "iloc"):  # polars, pyarrow: scikit-learn converts them
-            return X
+        if not hasattr(X, "iloc"):  # polars, pyarrow: scikit-learn converts them, unless
+            X = _pandas_if_read_entry_by_entry(X)  # a column holds texts (one row's text
+            if not hasattr(X, "iloc"):  # makes pyarrow's read_csv type it 'string')
+                return X
         # pandas: object, text ('str', 'string', Arrow strings), Categorical and time
         # columns are picked by the values (pandas 3 reads a numeric column with one text
         # as 'str'; a date column with one text is object)
@@ -130,6 +132,27 @@ def as_real_numbers(X):
 
 # object (texts, Categoricals), Arrow strings ('U'), complex, dates, durations
 _READ_ENTRY_BY_ENTRY = "OUScMm"
+
+
+# pyarrow's (int64, uint8, double, float, halffloat, bool) and polars' (Int64, UInt8,
+# Float32, Boolean) names of number types, lower-cased
+_NUMERIC_TYPE_NAMES = ("int", "uint", "float", "double", "halffloat", "bool")
+
+
+def _pandas_if_read_entry_by_entry(table):
+    """A polars or pyarrow table as a pandas one (same column names) when one of its
+    columns is to be read entry by entry; else the table as given."""
+    schema = getattr(table, "schema", None)  # pyarrow: schema.types; polars: dtypes
+    types = getattr(schema, "types", None) or getattr(table, "dtypes", None) or ()
+    if types and all(str(t).lower().startswith(_NUMERIC_TYPE_NAMES) for t in types):
+        return table  # numbers only: no copy
+    try:
+        frame = table.to_pandas()
+    except Exception:  # noqa: BLE001 - no pandas conversion: scikit-learn's own reading
+        return table
+    if any(dtype.kind in _READ_ENTRY_BY_ENTRY for dtype in frame.dtypes):
+        return frame
+    return table
 
 
 def finite_rows(X):

@@ -314,6 +314,34 @@ def test_one_text_in_a_text_column_of_a_table_is_mapped_not_refused(read, make):
         est.fit(frame, [0, 1] * 15)
 
 
+@pytest.mark.parametrize("make", ["proper", "scaler"])
+def test_one_text_in_a_pyarrow_table_is_mapped_as_in_a_pandas_frame(make):
+    # pyarrow's read_csv types a numeric column 'string' once one row holds a text; the
+    # table went to numpy's conversion, which refused it: a refusal one row decided,
+    # while the same rows as a pandas frame were mapped (found by a review)
+    pa_csv = pytest.importorskip("pyarrow.csv")
+    pd = pytest.importorskip("pandas")
+    import io
+
+    from sksmooth import PrivateProperClassifier
+    from sksmooth.preprocessing import PublicBoundsScaler
+
+    values = np.random.default_rng(0).uniform(size=(30, 2)).round(3)
+    text = "a,b\n" + "\n".join(f"{a},{'unknown' if i == 3 else b}"
+                                for i, (a, b) in enumerate(values))
+    table = pa_csv.read_csv(io.BytesIO(text.encode()))
+    assert str(table.schema.field("b").type) == "string"  # the premise
+    frame = pd.read_csv(io.StringIO(text))
+    if make == "scaler":
+        scaled = [PublicBoundsScaler(bounds=(0.0, 1.0)).fit(X).transform(X)
+                  for X in (table, frame)]
+        np.testing.assert_array_equal(*scaled)
+    else:
+        fitted = [PrivateProperClassifier(bounds=(0.0, 1.0), classes=[0, 1]).fit(X, [0, 1] * 15)
+                  for X in (table, frame)]
+        assert [list(f.feature_names_in_) for f in fitted] == [["a", "b"]] * 2
+
+
 def test_a_parity_learner_maps_a_row_off_the_cube():
     # found by an attack review: rows were mapped into the box, not onto the cube, and
     # the parities refused them (fit and predict): a refusal one row decided
