@@ -20,6 +20,7 @@ ledger records what each release finally claims, and whether the releasing
 estimator could certify that claim.
 """
 
+import contextlib
 import numbers
 import os
 import threading
@@ -30,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..exceptions import BudgetError
 from .._validation import check_delta, check_epsilon, check_probability
 from ._backends import (
     Budget,
@@ -103,6 +105,15 @@ class BudgetAccountant:
         e.g. Dask workers; ``"sqlite:///ledger.sqlite"`` is the same as
         ``path="ledger.sqlite"``. At most one of ``path`` and ``url``;
         neither keeps the ledger in this process's memory.
+    neighbouring : {"substitution", "add_remove"}, default="substitution"
+        The neighbouring relation the budget is read under (stored with a
+        file or server ledger). A release private under the other relation
+        is converted when charged: an ``(epsilon, delta)``-DP release under
+        addition/removal of one record is charged ``(2 epsilon, (1 +
+        e^epsilon) delta)`` to a substitution ledger (a substitution is a
+        removal and an addition: group privacy); a release private under
+        substitution only (``n`` public) has no guarantee under
+        addition/removal and is refused by an ``"add_remove"`` ledger.
 
     Attributes
     ----------
@@ -145,12 +156,14 @@ class BudgetAccountant:
     RemainingBudget(epsilon=0.5, delta=1e-05)
     """
 
-    def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None):
+    def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None,
+                 neighbouring="substitution"):
         self.epsilon = check_epsilon(epsilon, "epsilon", allow_inf=True)
         self.delta = None if delta is None else _check_budget_delta(delta)
         self.budget = Budget(self.epsilon, _check_budget_delta(self.delta))
+        self.neighbouring = _check_neighbouring(neighbouring, "neighbouring")
         self._storage = open_storage(path=path, url=url)
-        self._storage.init(self.budget)
+        self._storage.init(self.budget, self.neighbouring)
         self._id = uuid.uuid4().hex
         with _LIVE_LOCK:
             _LIVE_LEDGERS[self._id] = self
@@ -165,23 +178,39 @@ class BudgetAccountant:
         """The database URL of a server ledger, or ``None``."""
         return getattr(self._storage, "url", None)
 
-    @staticmethod
-    def _check_request(epsilon, delta):
-        return check_epsilon(epsilon, "epsilon"), check_delta(delta, "delta")
+    def _check_request(self, epsilon, delta, neighbouring=None):
+        """``(epsilon, delta)`` of a release under ``neighbouring``, in the ledger's
+        relation (see the class doc)."""
+        epsilon, delta = check_epsilon(epsilon, "epsilon"), check_delta(delta, "delta")
+        relation = (self.neighbouring if neighbouring is None
+                    else _check_neighbouring(neighbouring, "neighbouring"))
+        if relation == self.neighbouring:
+            return epsilon, delta
+        if relation == "add_remove":  # substitution = removal then addition
+            return 2.0 * epsilon, min(float(np.nextafter(1.0, 0.0)),
+                                      (1.0 + np.exp(min(epsilon, 700.0))) * delta)
+        raise ValueError(
+            "This release is private under substitution of one record (the record count "
+            "public), which gives no guarantee under addition/removal, the relation this "
+            "ledger's budget is read under (BudgetAccountant(neighbouring='add_remove')). "
+            "Use an estimator with neighbouring='add_remove', or a ledger with "
+            "neighbouring='substitution'.")
 
     # ------------------------------------------------------------ public API
-    def check(self, epsilon, delta=0.0):
+    def check(self, epsilon, delta=0.0, neighbouring=None):
         """Raise :class:`BudgetError` if spending ``(epsilon, delta)`` would exceed the budget.
 
         Records nothing. Private estimators call it before touching data.
         An in-memory ledger in a process that does not own it raises
-        :class:`CrossProcessLedgerError`.
+        :class:`CrossProcessLedgerError`. ``neighbouring`` is the release's
+        relation (default: the ledger's), converted as :meth:`spend` does.
         """
-        epsilon, delta = self._check_request(epsilon, delta)
+        request = self._check_request(epsilon, delta, neighbouring)
         self._storage.check_writable()
-        refuse_if_over(self._storage.totals(), epsilon, delta, self.budget)
+        with _conversion_said(request, (epsilon, delta)):
+            refuse_if_over(self._storage.totals(), *request, self.budget)
 
-    def spend(self, epsilon, delta=0.0, label=None, certified=True):
+    def spend(self, epsilon, delta=0.0, label=None, certified=True, neighbouring=None):
         """Record a release of ``(epsilon, delta)``; atomic and durable.
 
         Parameters
@@ -196,6 +225,12 @@ class BudgetAccountant:
             ``False`` when the releasing code could not certify its claim
             (seeded noise, heuristic oracle, ...). Counted against the
             budget all the same; reported in :attr:`spent_not_certified`.
+        neighbouring : {"substitution", "add_remove"}, default=None
+            The release's neighbouring relation (``None``: the ledger's). A
+            release under addition/removal charged to a substitution ledger
+            is recorded as ``(2 epsilon, (1 + e^epsilon) delta)``, its label
+            saying so; one under substitution is refused by an
+            ``"add_remove"`` ledger (``ValueError``).
 
         Raises
         ------
@@ -204,11 +239,15 @@ class BudgetAccountant:
         CrossProcessLedgerError
             If this is a copy of an in-memory ledger in another process.
         """
-        epsilon, delta = self._check_request(epsilon, delta)
+        converted = self._check_request(epsilon, delta, neighbouring)
         certified = _check_certified(certified)
         label = "" if label is None else str(label)
-        record = Spend(label, epsilon, delta, time.time(), os.getpid(), certified)
-        self._storage.append_if_within_budget(record, self.budget)
+        if converted != (epsilon, delta):
+            label += (f" (add/remove ({epsilon:.6g}, {delta:.3g})-DP, charged as "
+                      f"substitution)")
+        record = Spend(label, *converted, time.time(), os.getpid(), certified)
+        with _conversion_said(converted, (epsilon, delta)):
+            self._storage.append_if_within_budget(record, self.budget)
 
     def totals(self):
         """All totals in one consistent read.
@@ -280,21 +319,27 @@ class BudgetAccountant:
         return self
 
     def __reduce__(self):
-        return (_restore_accountant, (self._id, self.epsilon, self.delta, self._storage))
+        return (_restore_accountant, (self._id, self.epsilon, self.delta, self._storage,
+                                      self.neighbouring))
 
 
-def _restore_accountant(ledger_id, epsilon, delta, storage, *legacy):
+def _restore_accountant(ledger_id, epsilon, delta, storage, *more):
     """Unpickle: the live ledger of this process if any, else a handle on ``storage``.
 
     An unpickled in-memory storage keeps the pid of its owner, so a copy in
-    another process (e.g. a loky worker) refuses to spend. ``legacy`` holds
-    ``(records, owner_pid)`` of pickles written before the storage drivers,
-    whose fourth argument was the path (``None`` for memory).
+    another process (e.g. a loky worker) refuses to spend. ``more`` is
+    ``(neighbouring,)``, absent from pickles written before it was stored
+    (substitution then), or ``(records, owner_pid)`` of pickles written before
+    the storage drivers, whose fourth argument was the path (``None`` for
+    memory).
     """
+    neighbouring = "substitution"
     if storage is None or isinstance(storage, str):
-        records, owner_pid = (tuple(legacy) + ((), None))[:2]
+        records, owner_pid = (tuple(more) + ((), None))[:2]
         storage = (MemoryStorage(records, owner_pid, snapshot=True) if storage is None
                    else SQLiteStorage(storage))
+    elif more:
+        neighbouring = more[0]
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:
@@ -302,6 +347,7 @@ def _restore_accountant(ledger_id, epsilon, delta, storage, *legacy):
         accountant = BudgetAccountant.__new__(BudgetAccountant)
         accountant.epsilon, accountant.delta = epsilon, delta
         accountant.budget = Budget(epsilon, _check_budget_delta(delta))
+        accountant.neighbouring = neighbouring
         accountant._storage = storage
         accountant._id = ledger_id
         _LIVE_LEDGERS[ledger_id] = accountant
@@ -319,13 +365,42 @@ def check_accountant(accountant):
     return accountant
 
 
-def charge(accountant, epsilon, delta, label, certified=True):
+@contextlib.contextmanager
+def _conversion_said(charged, claimed):
+    """A refusal of a converted release says what was converted, and the fix."""
+    try:
+        yield
+    except BudgetError as exc:
+        if type(exc) is not BudgetError or tuple(charged) == tuple(claimed):
+            raise
+        raise BudgetError(
+            f"{exc} The release is ({claimed[0]:.6g}, {claimed[1]:.3g})-DP under addition/"
+            f"removal of one record, charged as ({charged[0]:.6g}, {charged[1]:.3g}) under "
+            "substitution, the relation this ledger's budget is read under: for a ledger of "
+            "add/remove releases use BudgetAccountant(neighbouring='add_remove'), or run "
+            "the estimator with neighbouring='substitution'.") from None
+
+
+def _check_neighbouring(value, name):
+    """``'substitution'`` or ``'add_remove'`` (``'substitute'``, an estimator's
+    spelling, reads as the first)."""
+    if value == "substitute":
+        return "substitution"
+    if value not in ("substitution", "add_remove"):
+        raise ValueError(f"{name} must be 'substitution' or 'add_remove', got {value!r}.")
+    return value
+
+
+def charge(accountant, epsilon, delta, label, certified=True, neighbouring="substitution"):
     """Spend ``(epsilon, delta)`` on ``accountant`` (no-op when it is ``None``).
 
     Call it before the private output becomes visible (charge, then
     publish): it raises :class:`BudgetError` if the release does not fit,
     so nothing leaks. ``certified=False`` records a release whose claim the
     estimator could not certify (seeded noise, heuristic oracle, ...).
+    ``neighbouring`` is the release's relation (substitution for every
+    estimator without a ``neighbouring`` parameter).
     """
     if check_accountant(accountant) is not None:
-        accountant.spend(epsilon, delta, label=label, certified=certified)
+        accountant.spend(epsilon, delta, label=label, certified=certified,
+                         neighbouring=neighbouring)

@@ -303,10 +303,10 @@ class _RehearsalLedger(BudgetAccountant):
     """Accepts every check and stops a fit at its charge: nothing is spent and
     nothing of the fit is published."""
 
-    def check(self, epsilon, delta=0.0):
+    def check(self, epsilon, delta=0.0, neighbouring=None):
         return None
 
-    def spend(self, epsilon, delta=0.0, label=None, certified=True):
+    def spend(self, epsilon, delta=0.0, label=None, certified=True, neighbouring=None):
         raise _ReachedTheCharge
 
 
@@ -646,7 +646,8 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             # before the selection is charged: a refit refused afterwards would waste it
             worst_eps, worst_delta = max_fit.max(axis=0)
             try:
-                ledger.check(params["epsilon_selection"] + float(worst_eps), float(worst_delta))
+                ledger.check(params["epsilon_selection"] + float(worst_eps), float(worst_delta),
+                             neighbouring="substitution")
             except BudgetError as exc:
                 raise BudgetError(
                     f"{exc} The search's fold fits were charged; the selection "
@@ -682,14 +683,15 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         is known from its parameters; else the selection alone is checked, and
         the fits are checked one by one as they are charged)."""
         if spends is None:
-            ledger.check(params["epsilon_selection"])
+            ledger.check(params["epsilon_selection"], neighbouring="substitution")
             return
         fits = self.cv * spends.sum(axis=0)
         refit = spends.max(axis=0) if params["refit"] else np.zeros(2)
         epsilon = float(fits[0] + params["epsilon_selection"] + refit[0])
         delta = float(fits[1] + refit[1])
         try:  # a delta of 1 or more exceeds every finite delta budget; capped to be checkable
-            ledger.check(epsilon, min(delta, float(np.nextafter(1.0, 0.0))))
+            ledger.check(epsilon, min(delta, float(np.nextafter(1.0, 0.0))),
+                         neighbouring="substitution")
         except BudgetError as exc:
             raise BudgetError(
                 f"{exc} The whole search would charge ({epsilon:g}, {delta:g}): "

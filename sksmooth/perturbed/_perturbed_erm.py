@@ -408,7 +408,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         forget_fit(self, private=("_run", "_params_cache", "_run_structure"))
         planned = self._planned_spend(params)
         if params["accountant"] is not None and planned is not None:
-            params["accountant"].check(*planned)  # refuse before touching data
+            # refuse before touching data
+            params["accountant"].check(*planned, neighbouring="substitution")
         randomness = release_randomness(params["random_state"])
         X, y = validate_private_data(self, X, y, dtype=float)
         codec = label_codec(y, params["classes"])
@@ -463,7 +464,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         check_accountant(params["accountant"])
         if params["accountant"] is not None and self._planned_spend(params) is None:
-            params["accountant"].check(epsilon, params["delta"])  # fit checked the plan
+            # fit checked the plan
+            params["accountant"].check(epsilon, params["delta"], neighbouring="substitution")
         self._warn_plan(problems, cal, eta, len(X))
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")

@@ -455,7 +455,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         params = validate_params(self)
         strategy_cls = _STRATEGIES[params["method"]]
         if self.accountant is not None:  # refuse before touching data
-            self.accountant.check(*self._planned_spend(params))
+            self.accountant.check(*self._planned_spend(params),
+                                  neighbouring=params["neighbouring"])
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)
@@ -541,7 +542,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                          in self.get_params(deep=False).items()
                          if name not in _PER_RELEASE_PARAMETERS}
         charge(self.accountant, spent.epsilon, spent.delta,
-               label=type(self).__name__, certified=certified)
+               label=type(self).__name__, certified=certified,
+               neighbouring=params["neighbouring"])
         # ---- published from here on
         log = [] if first else list(self._release_log)
         log.append(ReleaseRecord(spent.epsilon, spent.delta, epsilon_substitution, certified))

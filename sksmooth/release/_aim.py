@@ -282,7 +282,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         keeps the number of records private (it is estimated from the noisy
         tables); ``"substitution"`` treats it as public.
     accountant : BudgetAccountant, default=None
-        Ledger charged before the model is published.
+        Ledger charged before the model is published. A ledger's budget is
+        read under its own relation (substitution by default), which
+        charges an add/remove release of ``(epsilon, delta)`` as ``(2
+        epsilon, (1 + e^epsilon) delta)``: see
+        :class:`~sksmooth.accounting.BudgetAccountant`.
     random_state : None, int, Generator or RandomState, default=None
         ``None``: fresh OS entropy (certified release). Anything else makes
         the release reproducible and *not certified*.
@@ -569,7 +573,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         not_certified = self._not_certified(codec, stream.randomness.seeded, leaked,
                                             stream.frame.has_y)
         charge(self.accountant, epsilon, delta, type(self).__name__,
-               certified=not not_certified)
+               certified=not not_certified, neighbouring=params["neighbouring"])
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
         with Progress(type(self).__name__, params["verbose"], total=100,
                       unit="% of rho") as progress:

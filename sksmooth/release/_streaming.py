@@ -329,7 +329,8 @@ class StreamingRelease:
     def _check_public_parameters(self, params):
         """Checks of public inputs before any data is touched (ledger first)."""
         if self.accountant is not None:
-            self.accountant.check(*self._planned_spend(params))
+            self.accountant.check(*self._planned_spend(params),
+                                  neighbouring=params.get("neighbouring", "substitution"))
 
 
 class PartitionCounter:

@@ -331,3 +331,58 @@ def test_the_integrity_audit_catches_a_driver_that_forgets_what_it_saw(
     _delete_spends_after_the_first(kind, location)
     acc.spend(0.8, label="third")  # the overspend the test above refuses
     assert acc.spent.epsilon == pytest.approx(0.9)  # 1.75 borne by the data
+
+
+def test_an_add_remove_release_is_charged_as_substitution_by_group_privacy(backend):
+    # one ledger added AIM's add/remove epsilon to the substitution epsilons of the
+    # other estimators: a total valid under neither relation (found by two reviews)
+    import math
+
+    _, location = backend
+    acc = BudgetAccountant(10.0, 1e-6, **location)
+    acc.spend(1.0, 1e-9, label="AIM", neighbouring="add_remove")
+    acc.spend(0.5, 0.0, label="SmoothMWEM", neighbouring="substitution")
+    first = acc.ledger[0]
+    assert first.epsilon == 2.0 and first.delta == pytest.approx((1 + math.e) * 1e-9)
+    assert "add/remove (1, 1e-09)-DP, charged as substitution" in first.label
+    assert acc.spent.epsilon == 2.5
+    with pytest.raises(BudgetError, match="under addition/removal.*charged as"):
+        acc.check(4.0, 0.0, neighbouring="add_remove")  # 8 more would exceed 10
+    acc.check(4.0, 0.0)  # the ledger's own relation: 4 fits
+
+
+def test_an_add_remove_ledger_refuses_substitution_releases_before_any_data(backend):
+    from sksmooth import AdaptiveMarginalSynthesizer, PrivateProperClassifier
+
+    _, location = backend
+    acc = BudgetAccountant(10.0, 1e-6, neighbouring="add_remove", **location)
+    X = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    AdaptiveMarginalSynthesizer(levels=3, epsilon=1.0, accountant=acc).fit(X)
+    assert acc.spent.epsilon == 1.0  # AIM's own relation: charged as claimed
+    with pytest.raises(ValueError, match="no guarantee under addition/removal"):
+        PrivateProperClassifier(bounds=(0, 3), classes=[0, 1], accountant=acc).fit(
+            X, X[:, 0] % 2)
+    PrivateProperClassifier(bounds=(0, 3), classes=[0, 1], neighbouring="add_remove",
+                            epsilon=1.0, accountant=acc).fit(X, X[:, 0] % 2)
+    assert len(acc) == 2 and acc.spent.epsilon == 2.0
+    if location:  # a file or server ledger keeps its relation
+        with pytest.raises(ValueError, match="neighbouring='add_remove'"):
+            BudgetAccountant(10.0, 1e-6, **location)
+        assert BudgetAccountant(10.0, 1e-6, neighbouring="add_remove", **location).spent == (
+            acc.spent)
+    assert pickle.loads(pickle.dumps(acc)).neighbouring == "add_remove"
+
+
+def test_aim_on_a_default_ledger_is_charged_its_substitution_cost():
+    from sksmooth import AdaptiveMarginalSynthesizer
+
+    X = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    acc = BudgetAccountant(2.5)
+    synth = AdaptiveMarginalSynthesizer(levels=3, epsilon=1.0, accountant=acc).fit(X)
+    assert synth.privacy_spent_.epsilon == 1.0  # its own claim, under add/remove
+    assert acc.spent.epsilon == 2.0
+    with pytest.raises(BudgetError, match="neighbouring='add_remove'"):
+        AdaptiveMarginalSynthesizer(levels=3, epsilon=1.0, accountant=acc).fit(X)
+    AdaptiveMarginalSynthesizer(levels=3, epsilon=0.5, neighbouring="substitution",
+                                accountant=acc).fit(X)
+    assert acc.spent.epsilon == 2.5

@@ -256,9 +256,9 @@ def test_seeded_classes_none_and_bounds_none_are_not_certified(monkeypatch):
     charged = []
     real_charge = module.charge
 
-    def spy(accountant, epsilon, delta, label, certified=True):
+    def spy(accountant, epsilon, delta, label, certified=True, **kwargs):
         charged.append(certified)
-        return real_charge(accountant, epsilon, delta, label, certified=certified)
+        return real_charge(accountant, epsilon, delta, label, certified=certified, **kwargs)
 
     monkeypatch.setattr(module, "charge", spy)
     X, y = _threshold_data(100)

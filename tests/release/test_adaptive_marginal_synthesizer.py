@@ -98,7 +98,7 @@ def test_rho_spent_matches_the_budget():
 
 
 def test_charge_before_publish():
-    ledger = BudgetAccountant(epsilon=1.5)
+    ledger = BudgetAccountant(epsilon=1.5, neighbouring="add_remove")
     synth = AdaptiveMarginalSynthesizer(levels=3, accountant=ledger).fit(codes())
     assert ledger.spent[0] == pytest.approx(1.0)
     fresh = AdaptiveMarginalSynthesizer(levels=3, accountant=ledger)
@@ -110,7 +110,7 @@ def test_charge_before_publish():
 
 @pytest.mark.parametrize("method", ["aim", "mst"])
 def test_verbose_reports_after_the_charge_and_prints_nothing_when_refused(capsys, method):
-    ledger = BudgetAccountant(epsilon=1.5)
+    ledger = BudgetAccountant(epsilon=1.5, neighbouring="add_remove")
     synth = AdaptiveMarginalSynthesizer(levels=3, method=method, accountant=ledger,
                                         verbose=1).fit(codes())
     err = capsys.readouterr().err

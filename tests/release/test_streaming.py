@@ -272,7 +272,7 @@ _REFIT_MAKERS = {
     "gaussian": lambda acc: GaussianPerQuery(bounds=(0, 4), epsilon=1.0, delta=1e-6,
                                              accountant=acc),
     "aim": lambda acc: AdaptiveMarginalSynthesizer(levels=5, epsilon=1.0, delta=1e-6,
-                                                   accountant=acc),
+                                                   neighbouring="substitution", accountant=acc),
 }
 
 

@@ -29,7 +29,7 @@ class MemoryStorage:
         self._snapshot = snapshot
         self._lock = threading.Lock()
 
-    def init(self, budget):
+    def init(self, budget, neighbouring="substitution"):
         """Nothing to create: a new in-memory ledger is empty."""
 
     def check_writable(self):

@@ -36,12 +36,14 @@ from urllib.parse import urlsplit, urlunsplit
 from ._protocol import refuse_if_over
 from ._sql import (
     LEDGER_ID_SQL,
+    NEIGHBOURING_SQL,
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
     LedgerWitness,
     budget_mismatch_message,
     insert_spend_sql,
+    neighbouring_mismatch_message,
     new_ledger_id,
     records_from_rows,
     totals_sql,
@@ -153,11 +155,12 @@ class PostgresStorage:
                 f"rolled back by the server {_MAX_ATTEMPTS} times; retry later."
             )
 
-    def init(self, budget):
-        """Create the tables and store ``budget``, or check the stored one."""
-        self._run(lambda connection: self._create_or_check(connection, budget))
+    def init(self, budget, neighbouring="substitution"):
+        """Create the tables and store ``budget`` and ``neighbouring``, or check the
+        stored ones."""
+        self._run(lambda connection: self._create_or_check(connection, budget, neighbouring))
 
-    def _create_or_check(self, connection, budget):
+    def _create_or_check(self, connection, budget, neighbouring):
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK_KEY,))
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
@@ -174,15 +177,19 @@ class PostgresStorage:
         if "certified" not in present.get("spends", set()):  # written before it was recorded
             connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
                                "DEFAULT TRUE")
-        if "ledger_id" not in present.get("budget", set()):  # written before it had one
-            connection.execute("ALTER TABLE budget ADD COLUMN ledger_id TEXT")
+        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
+            if column not in present.get("budget", set()):
+                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
             connection.execute(
-                "INSERT INTO budget (epsilon, delta, ledger_id) VALUES (%s, %s, %s)",
-                (*budget, new_ledger_id()))
+                "INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) "
+                "VALUES (%s, %s, %s, %s)", (*budget, new_ledger_id(), neighbouring))
         elif (float(row[0]), float(row[1])) != tuple(budget):
             raise ValueError(budget_mismatch_message(self.describe(), row, budget))
+        stored = connection.execute(NEIGHBOURING_SQL).fetchone()[0]
+        if stored != neighbouring:
+            raise ValueError(neighbouring_mismatch_message(self.describe(), stored, neighbouring))
         connection.execute("UPDATE budget SET ledger_id = %s WHERE ledger_id IS NULL",
                            (new_ledger_id(),))
         self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())

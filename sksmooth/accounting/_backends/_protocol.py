@@ -179,8 +179,9 @@ class LedgerStorage(Protocol):
     ledger from another process.
     """
 
-    def init(self, budget):
-        """Create the ledger if absent; raise ``ValueError`` if it holds another budget."""
+    def init(self, budget, neighbouring="substitution"):
+        """Create the ledger if absent; raise ``ValueError`` if it holds another budget
+        or reads it under another neighbouring relation."""
 
     def append_if_within_budget(self, record, budget):
         """Atomically append ``record`` unless it would exceed ``budget`` (then raise)."""

@@ -11,6 +11,8 @@ from ._protocol import LedgerIntegrityError, LedgerTotals, Spend
 
 __all__ = [
     "LEDGER_ID_SQL",
+    "NEIGHBOURING_SQL",
+    "neighbouring_mismatch_message",
     "LedgerWitness",
     "budget_mismatch_message",
     "REQUIRED_COLUMNS",
@@ -32,6 +34,15 @@ REQUIRED_COLUMNS = {"budget": {"epsilon", "delta"},
 
 SELECT_BUDGET_SQL = "SELECT epsilon, delta FROM budget"
 LEDGER_ID_SQL = "SELECT ledger_id FROM budget"
+# the neighbouring relation the budget is read in (NULL: a ledger written before it
+# was stored, when every ledger was read under substitution)
+NEIGHBOURING_SQL = "SELECT COALESCE(neighbouring, 'substitution') FROM budget"
+
+
+def neighbouring_mismatch_message(where, stored, neighbouring):
+    """The ``ValueError`` text for reopening a ledger under another relation."""
+    return (f"{where} holds a ledger whose budget is read under neighbouring={stored!r}, "
+            f"not {neighbouring!r}; open it with neighbouring={stored!r} or use a new ledger.")
 
 
 def new_ledger_id():

@@ -18,12 +18,14 @@ from ._protocol import refuse_if_over
 from ._protocol import LedgerIntegrityError
 from ._sql import (
     LEDGER_ID_SQL,
+    NEIGHBOURING_SQL,
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     SELECT_BUDGET_SQL,
     LedgerWitness,
     budget_mismatch_message,
     insert_spend_sql,
+    neighbouring_mismatch_message,
     new_ledger_id,
     records_from_rows,
     totals_sql,
@@ -138,8 +140,9 @@ class SQLiteStorage:
             "path of a new file or of an existing BudgetAccountant ledger."
         )
 
-    def init(self, budget):
-        """Create the tables and store ``budget``, or check the stored one."""
+    def init(self, budget, neighbouring="substitution"):
+        """Create the tables and store ``budget`` and ``neighbouring``, or check the
+        stored ones."""
         try:
             connection = self._connect()
         except sqlite3.DatabaseError as exc:
@@ -147,7 +150,7 @@ class SQLiteStorage:
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
-                self._create_or_check(connection, budget)
+                self._create_or_check(connection, budget, neighbouring)
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
@@ -157,7 +160,7 @@ class SQLiteStorage:
         finally:
             connection.close()
 
-    def _create_or_check(self, connection, budget):
+    def _create_or_check(self, connection, budget, neighbouring):
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
         present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
@@ -170,14 +173,18 @@ class SQLiteStorage:
             connection.execute(
                 "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
             )
-        if "ledger_id" not in present["budget"]:  # a ledger written before it had one
-            connection.execute("ALTER TABLE budget ADD COLUMN ledger_id TEXT")
+        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
+            if column not in present["budget"]:
+                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
-            connection.execute("INSERT INTO budget (epsilon, delta, ledger_id) VALUES (?, ?, ?)",
-                               (*budget, new_ledger_id()))
+            connection.execute("INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) "
+                               "VALUES (?, ?, ?, ?)", (*budget, new_ledger_id(), neighbouring))
         elif (float(row[0]), float(row[1])) != tuple(budget):
             raise ValueError(budget_mismatch_message(f"path={self.path!r}", row, budget))
+        stored = connection.execute(NEIGHBOURING_SQL).fetchone()[0]
+        if stored != neighbouring:
+            raise ValueError(neighbouring_mismatch_message(self.describe(), stored, neighbouring))
         connection.execute("UPDATE budget SET ledger_id = ? WHERE ledger_id IS NULL",
                            (new_ledger_id(),))
         self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
