@@ -222,8 +222,15 @@ def _flat_array(labels, *, column=False):
 def _keeps_values(whole, labels):
     """Whether numpy's array ``whole`` of ``labels`` holds every label's own value."""
     kind = whole.dtype.kind
-    if kind == "f":  # an int beyond 2^53 is rounded, to a float of magnitude >= 2^53
-        return not np.any(np.abs(whole) >= 2.0**53) or all(map(_exact_float, labels))
+    if kind == "f":  # numbers only (not a 0-d array, np.bool_, Decimal: :func:`_exact_float`)
+        types = set(map(type, labels))
+        if not all(issubclass(t, (float, np.floating, int, np.integer)) for t in types):
+            return False
+        if not any(issubclass(t, (int, np.integer)) for t in types):
+            return True
+        # an int beyond 2^53 is rounded, to a float of magnitude >= 2^53
+        return (not np.any(np.abs(whole.astype(np.float64)) >= 2.0**53)
+                or all(map(_exact_float, labels)))
     return kind in ("b", "i", "u") or (kind == "U" and all(isinstance(v, str) for v in labels))
 
 

@@ -407,3 +407,21 @@ def test_a_table_that_is_not_pandas_is_left_to_scikit_learn():
     table = pa.table({"a": [0.1, 0.5, 0.9], "b": [0.2, 0.4, 0.6]})
     scaler = PublicBoundsScaler(bounds=(0.0, 1.0)).fit(table)
     assert list(scaler.feature_names_in_) == ["a", "b"]
+
+
+@pytest.mark.parametrize("labels, dtype", [
+    ([np.array(1.5), np.array(2.5)], object),  # 0-d arrays: no number's own type
+    ([np.float32(0.25), np.True_], object),  # np.bool_ among floats
+    ([np.True_, np.longdouble(1.5)], object),
+    ([np.float16(2.5), np.float16(1.0)], np.float16),  # no overflow warning
+    ([0, 1, 1.0], np.float64),
+    ([2**53 + 1, 0.5], object),
+])
+def test_as_labels_fast_path_keeps_the_entry_by_entry_reading(labels, dtype):
+    # the numpy-first path of as_labels changed these four from the entry-by-entry
+    # reading, and cast 2^53 to float16 with an overflow warning (found by a review)
+    from sksmooth._private_data import as_labels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert as_labels(labels).dtype == dtype

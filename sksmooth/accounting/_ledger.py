@@ -187,8 +187,15 @@ class BudgetAccountant:
         if relation == self.neighbouring:
             return epsilon, delta
         if relation == "add_remove":  # substitution = removal then addition
-            return 2.0 * epsilon, min(float(np.nextafter(1.0, 0.0)),
-                                      (1.0 + np.exp(min(epsilon, 700.0))) * delta)
+            converted = (1.0 + np.exp(min(epsilon, 700.0))) * delta
+            if converted >= 1.0:
+                raise BudgetError(
+                    f"This release is ({epsilon:.6g}, {delta:.3g})-DP under addition/removal, "
+                    f"which is (2 epsilon, (1 + e^epsilon) delta) = ({2 * epsilon:.6g}, "
+                    f"{converted:.3g}) under substitution, the relation this ledger's budget "
+                    "is read under: no guarantee (delta >= 1). Lower the estimator's "
+                    "epsilon or delta, or use BudgetAccountant(neighbouring='add_remove').")
+            return 2.0 * epsilon, float(converted)
         raise ValueError(
             "This release is private under substitution of one record (the record count "
             "public), which gives no guarantee under addition/removal, the relation this "

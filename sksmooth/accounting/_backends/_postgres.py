@@ -111,6 +111,7 @@ class PostgresStorage:
     def __init__(self, url, witness=None):
         self.url = url
         self._witness = LedgerWitness() if witness is None else witness
+        self._columns_ready = False  # the columns added since the first ledgers exist
         self._psycopg = _import_psycopg()
         self._lock = threading.Lock()
         self._connection = None
@@ -133,8 +134,9 @@ class PostgresStorage:
             self._connection_pid = os.getpid()
         return self._connection
 
-    def _run(self, work):
-        """Run ``work(connection)`` in one transaction, retrying rollbacks."""
+    def _run(self, work, after_commit=None):
+        """Run ``work(connection)`` in one transaction, retrying rollbacks; then
+        ``after_commit(result)``, still under this handle's lock."""
         errors = self._psycopg.errors
         retryable = (errors.SerializationFailure, errors.DeadlockDetected)
         with self._lock:
@@ -144,7 +146,10 @@ class PostgresStorage:
                     with connection.transaction():
                         # whatever the server's, role's or URL's default: step 2 needs it
                         connection.execute(_READ_COMMITTED)
-                        return work(connection)
+                        result = work(connection)
+                    if after_commit is not None:
+                        after_commit(result)
+                    return result
                 except retryable:
                     time.sleep(random.uniform(0, 0.002 * 2**min(attempt, 8)))
                 except self._psycopg.OperationalError:
@@ -174,12 +179,7 @@ class PostgresStorage:
                     f"lacks {sorted(required - present.get(table, set()))}); give the "
                     "ledger a database or schema of its own, e.g. "
                     "?options=-csearch_path%3Dsksmooth_ledger.")
-        if "certified" not in present.get("spends", set()):  # written before it was recorded
-            connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
-                               "DEFAULT TRUE")
-        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
-            if column not in present.get("budget", set()):
-                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
+        self._add_missing_columns(connection, present)
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
             connection.execute(
@@ -190,9 +190,24 @@ class PostgresStorage:
         stored = connection.execute(NEIGHBOURING_SQL).fetchone()[0]
         if stored != neighbouring:
             raise ValueError(neighbouring_mismatch_message(self.describe(), stored, neighbouring))
+        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
+
+    def _add_missing_columns(self, connection, present=None):
+        """Columns a ledger written by an older version lacks (a handle unpickled from
+        then reaches it without :meth:`init`); in the caller's transaction."""
+        if present is None:
+            present = {}
+            for table, column in connection.execute(_COLUMNS).fetchall():
+                present.setdefault(table, set()).add(column)
+        if "certified" not in present.get("spends", set()):  # written before it was recorded
+            connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
+                               "DEFAULT TRUE")
+        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
+            if column not in present.get("budget", set()):
+                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
         connection.execute("UPDATE budget SET ledger_id = %s WHERE ledger_id IS NULL",
                            (new_ledger_id(),))
-        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
+        self._columns_ready = True
 
     def check_writable(self):
         """Every process that can connect reaches the ledger: nothing to refuse."""
@@ -201,15 +216,16 @@ class PostgresStorage:
         """Lock the budget row, read totals, check, insert: one transaction."""
 
         def append(connection):
-            self._witness.saw_identity(
-                connection.execute(LEDGER_ID_SQL + " FOR UPDATE").fetchone(), self.describe())
-            totals = self._witness.saw_totals(
-                totals_from_row(connection.execute(_TOTALS).fetchone()), self.describe())
+            if not self._columns_ready:
+                self._add_missing_columns(connection)
+            totals = self._witness.before_append(connection.execute, "%s", _TOTALS,
+                                                 self.describe(), lock=" FOR UPDATE")
             refuse_if_over(totals, record.epsilon, record.delta, budget)
-            connection.execute(_INSERT, (*record[:5], bool(record.certified)))
+            spend_id = connection.execute(
+                _INSERT, (*record[:5], bool(record.certified))).fetchone()[0]
+            return totals, spend_id
 
-        self._run(append)
-        self._witness.n_spends += 1
+        self._run(append, after_commit=lambda result: self._witness.appended(*result, record))
 
     def totals(self):
         """Totals read in one statement."""
@@ -232,9 +248,7 @@ class PostgresStorage:
             self._connection = None
 
     def __getstate__(self):
-        return {"url": self.url, "identity": self._witness.identity,
-                "n_spends": self._witness.n_spends}
+        return {"url": self.url, **self._witness.state()}
 
     def __setstate__(self, state):
-        self.__init__(state["url"], LedgerWitness(state.get("identity"),
-                                                  state.get("n_spends", 0)))
+        self.__init__(state["url"], LedgerWitness.from_state(state))

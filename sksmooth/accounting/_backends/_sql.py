@@ -51,16 +51,29 @@ def new_ledger_id():
 
 
 class LedgerWitness:
-    """What one handle has seen of its ledger: its identity and its spend count.
+    """What one handle has seen of its ledger: its identity, its spend count and
+    the last spend it appended (id and time).
 
-    A later read showing another identity (the ledger was deleted and created
-    again) or fewer spends (it was restored from an older copy) raises
-    :class:`LedgerIntegrityError`. Pickled with the handle, so a worker's
-    copy checks against what its owner had seen.
+    Checked in every spend's transaction: another identity (the ledger was
+    deleted and created again), fewer spends, or the last spend appended gone
+    or changed (restored from an older copy, spends deleted, even if other
+    handles appended as many since) raise :class:`LedgerIntegrityError`.
+    Pickled with the handle, so a worker's copy checks against what its
+    owner had seen.
     """
 
-    def __init__(self, identity=None, n_spends=0):
-        self.identity, self.n_spends = identity, n_spends
+    def __init__(self, identity=None, n_spends=0, last=None):
+        self.identity, self.n_spends, self.last = identity, n_spends, last
+
+    def state(self):
+        return {"identity": self.identity, "n_spends": self.n_spends, "last": self.last}
+
+    @classmethod
+    def from_state(cls, state):
+        """From a pickled handle's state (older pickles hold less of it)."""
+        last = state.get("last")
+        return cls(state.get("identity"), state.get("n_spends", 0),
+                   None if last is None else tuple(last))
 
     def saw_identity(self, row, where):
         identity = None if row is None else row[0]
@@ -76,15 +89,33 @@ class LedgerWitness:
 
     def saw_totals(self, totals, where):
         if totals.n_spends < self.n_spends:
-            raise LedgerIntegrityError(
-                f"{where}: the ledger holds {totals.n_spends} spends, but this handle saw "
-                f"{self.n_spends}: it was rolled back (restored from an older copy, or "
-                "spends were deleted), so the spends removed are no longer counted; "
-                "this spend is refused and nothing is released. Restore the newer "
-                "ledger.")
+            raise _rolled_back(where, f"holds {totals.n_spends} spends, but this handle saw "
+                                      f"{self.n_spends}")
         self.n_spends = totals.n_spends
         return totals
 
+    def before_append(self, execute, placeholder, totals_query, where, lock=""):
+        """The checks, in the spend's transaction; returns the totals read."""
+        self.saw_identity(execute(LEDGER_ID_SQL + lock).fetchone(), where)
+        if self.last is not None:
+            row = execute(f"SELECT time FROM spends WHERE id = {placeholder}",
+                          (self.last[0],)).fetchone()
+            if row is None or float(row[0]) != self.last[1]:
+                raise _rolled_back(where, "no longer holds the last spend this handle "
+                                          "appended")
+        return self.saw_totals(totals_from_row(execute(totals_query).fetchone()), where)
+
+    def appended(self, totals, spend_id, record):
+        """After the commit (under the handle's lock): the spend is the newest seen."""
+        self.n_spends = max(self.n_spends, totals.n_spends + 1)
+        self.last = (int(spend_id), float(record.time))
+
+
+def _rolled_back(where, what):
+    return LedgerIntegrityError(
+        f"{where}: the ledger {what}: it was rolled back (restored from an older copy, or "
+        "spends were deleted), so the spends removed are no longer counted; this spend "
+        "is refused and nothing is released. Restore the newer ledger.")
 
 
 def totals_sql(sum_type):
@@ -108,9 +139,9 @@ RECORDS_SQL = f"SELECT {', '.join(SPEND_COLUMNS)} FROM spends ORDER BY id"
 
 
 def insert_spend_sql(placeholder):
-    """``INSERT`` of one spend with the driver's bind ``placeholder``."""
+    """``INSERT`` of one spend with the driver's bind ``placeholder``, returning its id."""
     values = ", ".join([placeholder] * len(SPEND_COLUMNS))
-    return f"INSERT INTO spends ({', '.join(SPEND_COLUMNS)}) VALUES ({values})"
+    return f"INSERT INTO spends ({', '.join(SPEND_COLUMNS)}) VALUES ({values}) RETURNING id"
 
 
 def totals_from_row(row):

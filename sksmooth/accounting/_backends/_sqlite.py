@@ -107,18 +107,17 @@ class SQLiteStorage:
     def __init__(self, path, witness=None):
         self.path = path
         self._witness = LedgerWitness() if witness is None else witness
+        self._columns_ready = False  # the columns added since the first ledgers exist
         self._connection = None  # this process's connection, opened on first use
         self._file = None  # (device, inode) of the file that connection opened
         self._lock = threading.Lock()
         _LIVE_STORAGES.add(self)
 
     def __getstate__(self):
-        return {"path": self.path, "identity": self._witness.identity,
-                "n_spends": self._witness.n_spends}
+        return {"path": self.path, **self._witness.state()}
 
     def __setstate__(self, state):
-        self.__init__(state["path"], LedgerWitness(state.get("identity"),
-                                                   state.get("n_spends", 0)))
+        self.__init__(state["path"], LedgerWitness.from_state(state))
 
     def _connect(self):
         """A new connection (WAL, ``synchronous=FULL``)."""
@@ -169,13 +168,7 @@ class SQLiteStorage:
             if not required <= present[table]:
                 raise self._not_a_ledger(
                     f"table {table!r} lacks {sorted(required - present[table])}")
-        if "certified" not in present["spends"]:  # a ledger written before certification was recorded
-            connection.execute(
-                "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
-            )
-        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
-            if column not in present["budget"]:
-                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
+        self._add_missing_columns(connection, present)
         row = connection.execute(SELECT_BUDGET_SQL).fetchone()
         if row is None:
             connection.execute("INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) "
@@ -185,9 +178,24 @@ class SQLiteStorage:
         stored = connection.execute(NEIGHBOURING_SQL).fetchone()[0]
         if stored != neighbouring:
             raise ValueError(neighbouring_mismatch_message(self.describe(), stored, neighbouring))
+        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
+
+    def _add_missing_columns(self, connection, present=None):
+        """Columns a ledger written by an older version lacks (a handle unpickled from
+        then reaches it without :meth:`init`); in the caller's transaction."""
+        if present is None:
+            present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+                       for table in REQUIRED_COLUMNS}
+        if "certified" not in present["spends"]:  # written before certification was recorded
+            connection.execute(
+                "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
+            )
+        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
+            if column not in present["budget"]:
+                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
         connection.execute("UPDATE budget SET ledger_id = ? WHERE ledger_id IS NULL",
                            (new_ledger_id(),))
-        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
+        self._columns_ready = True
 
     def check_writable(self):
         """Every process on this host reaches the file: nothing to refuse."""
@@ -216,17 +224,18 @@ class SQLiteStorage:
             connection = self._shared_connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(),
-                                           self.describe())
-                totals = self._witness.saw_totals(
-                    totals_from_row(connection.execute(_TOTALS).fetchone()), self.describe())
+                if not self._columns_ready:
+                    self._add_missing_columns(connection)
+                totals = self._witness.before_append(connection.execute, "?", _TOTALS,
+                                                     self.describe())
                 refuse_if_over(totals, record.epsilon, record.delta, budget)
-                connection.execute(_INSERT, (*record[:5], int(bool(record.certified))))
+                spend_id = connection.execute(
+                    _INSERT, (*record[:5], int(bool(record.certified)))).fetchone()[0]
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
             connection.execute("COMMIT")
-            self._witness.n_spends += 1
+            self._witness.appended(totals, spend_id, record)
 
     def totals(self):
         """Totals read in one statement."""
