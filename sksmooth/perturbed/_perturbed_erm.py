@@ -80,6 +80,7 @@ from ._setup import (
     make_oracle,
     oracle_labels,
     resolve_box,
+    row_values_stored,
     separating_points,
 )
 
@@ -467,6 +468,15 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             # fit checked the plan
             params["accountant"].check(epsilon, params["delta"], neighbouring="substitution")
         self._warn_plan(problems, cal, eta, len(X))
+        stored = row_values_stored(oracle)
+        if stored is not None:
+            warnings.warn(
+                f"PerturbedERMClassifier: the oracle {type(oracle).__name__} stores values "
+                f"of the private rows ({stored}) in estimator_, which this fit publishes: "
+                "the release is not private, whatever epsilon is charged. Use an exact "
+                "oracle (StumpERMClassifier, DepthTwoTreeERMClassifier, ...) or a "
+                "parametric one (LogisticRegression, LinearSVC).",
+                PrivacyLeakWarning, stacklevel=3)
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")
         return _PrivatePlan(oracle, box, Z, cal, eta, epsilon, params["delta"],

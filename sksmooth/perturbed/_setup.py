@@ -68,8 +68,8 @@ def check_estimator_param(value, name="estimator"):
             f"{name} {cls} does not accept sample_weight in fit, but "
             "PerturbedERMClassifier realises the Gaussian perturbation as weighted "
             "hallucinated examples. Use a classifier whose fit takes sample_weight "
-            "(StumpERMClassifier, DecisionTreeClassifier, LogisticRegression, "
-            "LinearSVC, ...), or wrap yours so that it does."
+            "(StumpERMClassifier, LogisticRegression, LinearSVC, ...), or wrap yours so "
+            "that it does."
         )
     return value
 
@@ -205,6 +205,30 @@ class Calibration:
         return not self.problems
 
 
+def row_values_stored(oracle):
+    """What of the training rows a scikit-learn oracle keeps in its fitted state
+    (published in ``estimator_``), or None: split thresholds of trees are midpoints
+    of two rows' values, a neighbours model keeps the rows, a kernel SVM its support
+    vectors, a Gaussian process or label propagation its training set."""
+    from sklearn.ensemble import (  # noqa: PLC0415 (only for heuristic oracles)
+        BaseEnsemble, HistGradientBoostingClassifier)
+    from sklearn.gaussian_process import GaussianProcessClassifier  # noqa: PLC0415
+    from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier  # noqa: PLC0415
+    from sklearn.semi_supervised import LabelPropagation, LabelSpreading  # noqa: PLC0415
+    from sklearn.svm import SVC, NuSVC  # noqa: PLC0415
+    from sklearn.tree import BaseDecisionTree  # noqa: PLC0415
+
+    kinds = (((BaseDecisionTree, BaseEnsemble, HistGradientBoostingClassifier),
+              "split thresholds halfway between two rows' values, or bin edges from them"),
+             ((KNeighborsClassifier, RadiusNeighborsClassifier, GaussianProcessClassifier,
+               LabelPropagation, LabelSpreading), "the training rows themselves"),
+             ((SVC, NuSVC), "support vectors: training rows"))
+    for types, what in kinds:
+        if isinstance(oracle, types):
+            return what
+    return None
+
+
 def _separation(oracle, Z, n_features, n_classes):
     """``(|F|, rho)``; rho in the metric of the process used (binary or one-hot)."""
     if not _is_multiclass_oracle(oracle):
@@ -243,6 +267,11 @@ def calibrate(oracle, Z, n_features, n_classes=2):
             "(|F| = 2^m, rho = 2/sqrt(m), G = sqrt(2m/pi)), which the oracle need not "
             "respect"
         )
+        stored = row_values_stored(oracle)
+        if stored is not None:
+            problem += (f"; and it stores values of the private rows ({stored}) in "
+                        "estimator_, which the release publishes: NOT PRIVATE, whatever "
+                        "epsilon is charged")
     elif size is None:
         problem = f"{name} has an infinite class (rho = 0); calibrated as a heuristic"
     else:
