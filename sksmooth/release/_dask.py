@@ -123,7 +123,7 @@ def count_dask_partitions(X, y, count_partition):
         while len(tasks) > 1:
             tasks = [dask.delayed(_sum_series, pure=True)(*tasks[i:i + _SPLIT_EVERY])
                      for i in range(0, len(tasks), _SPLIT_EVERY)]
-        (state,) = dask.compute(tasks[0])
+        (state,) = compute_privately(tasks[0])
         return np.asarray(state.iloc[0] if hasattr(state, "iloc") else state, dtype=np.int64)
     x_parts = _partitions(X)
     # one graph node for the counter (not pickled and hashed once per partition)
@@ -139,5 +139,22 @@ def count_dask_partitions(X, y, count_partition):
     while len(tasks) > 1:
         tasks = [dask.delayed(_sum_states, pure=True)(*tasks[i:i + _SPLIT_EVERY])
                  for i in range(0, len(tasks), _SPLIT_EVERY)]
-    (state,) = dask.compute(tasks[0])
+    (state,) = compute_privately(tasks[0])
     return np.asarray(state, dtype=np.int64)
+
+
+def compute_privately(*collections):
+    """``dask.compute``, whose failure says nothing of the rows: reading a partition
+    can fail on one row's value (``dd.read_csv`` types each block by its own values,
+    then refuses a block where one row holds a text), and dask's message quotes it."""
+    import dask
+
+    try:
+        return dask.compute(*collections)
+    except Exception as exc:  # noqa: BLE001 - any error text may quote a private value
+        raise ValueError(
+            f"computing the dask collection failed ({type(exc).__name__}); the detail is "
+            "not shown: it may quote a private value. A CSV read with dd.read_csv is typed "
+            "block by block from its own values, so one row's text makes a numeric block "
+            "fail: read it with dd.read_csv(..., dtype=object) (or dtype=str), whose "
+            "values are then mapped row by row as in memory.") from None

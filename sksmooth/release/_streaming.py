@@ -508,12 +508,14 @@ def _dask_head(X, y, declared_columns, labels_declared, may_be_empty):
 
 def _head(collection, name, declared, may_be_empty):
     refuse_unknown_categories(collection, name, declared)
+    from ._dask import compute_privately
+
     if not hasattr(collection, "head"):  # dask array
-        head = collection[:1].compute()
+        (head,) = compute_privately(collection[:1])
     else:  # the first partition, or (if it is empty) the first rows of any
-        head = collection.head(1, npartitions=1, compute=True)
+        (head,) = compute_privately(collection.head(1, npartitions=1, compute=False))
         if len(head) == 0:
-            head = collection.head(1, npartitions=-1, compute=True)
+            (head,) = compute_privately(collection.head(1, npartitions=-1, compute=False))
     if len(head) == 0 and not may_be_empty:
         raise ValueError(f"the dask collection {name} has no rows.")
     return head

@@ -484,6 +484,26 @@ def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
     np.testing.assert_array_equal(via_dask.distribution_, make().fit(df, ys).distribution_)
 
 
+def test_a_dask_csv_block_that_fails_on_one_rows_text_never_quotes_it(tmp_path):
+    # dd.read_csv types each block by its own values; a block where one row holds a
+    # text failed with dask's message quoting that text, word for word, before any
+    # charge (found by a review); with dtype=object the text is mapped as in memory
+    dd = pytest.importorskip("dask.dataframe")
+    dask = pytest.importorskip("dask")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.integers(0, 10, 4000), "b": rng.integers(0, 10, 4000)})
+    frame = frame.astype(object)
+    frame.loc[3990, "a"] = "alice_hiv_positive"
+    path = tmp_path / "rows.csv"
+    frame.to_csv(path, index=False)
+    make = lambda: LaplacePerQuery(epsilon=1.0, bounds=(0, 10), n_bins=4)  # noqa: E731
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="detail is not shown") as refused:
+            make().fit(dd.read_csv(path, blocksize=6000))
+        assert "alice" not in str(refused.value)
+        make().fit(dd.read_csv(path, blocksize=6000, dtype=object))  # mapped, released
+
+
 def test_aim_on_a_dask_dataframe_equals_in_memory():
     dask = pytest.importorskip("dask")
     df = _frame_data().drop(columns="x")
