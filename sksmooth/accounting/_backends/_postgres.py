@@ -35,19 +35,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ._protocol import refuse_if_over
 from ._sql import (
-    LEDGER_ID_SQL,
-    NEIGHBOURING_SQL,
     RECORDS_SQL,
     REQUIRED_COLUMNS,
-    SELECT_BUDGET_SQL,
     LedgerWitness,
-    budget_mismatch_message,
     insert_spend_sql,
-    neighbouring_mismatch_message,
     new_ledger_id,
     records_from_rows,
-    totals_sql,
+    store_or_check_budget,
     totals_from_row,
+    totals_sql,
 )
 
 __all__ = ["PostgresStorage", "redact_url"]
@@ -180,17 +176,8 @@ class PostgresStorage:
                     "ledger a database or schema of its own, e.g. "
                     "?options=-csearch_path%3Dsksmooth_ledger.")
         self._add_missing_columns(connection, present)
-        row = connection.execute(SELECT_BUDGET_SQL).fetchone()
-        if row is None:
-            connection.execute(
-                "INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) "
-                "VALUES (%s, %s, %s, %s)", (*budget, new_ledger_id(), neighbouring))
-        elif (float(row[0]), float(row[1])) != tuple(budget):
-            raise ValueError(budget_mismatch_message(self.describe(), row, budget))
-        stored = connection.execute(NEIGHBOURING_SQL).fetchone()[0]
-        if stored != neighbouring:
-            raise ValueError(neighbouring_mismatch_message(self.describe(), stored, neighbouring))
-        self._witness.saw_identity(connection.execute(LEDGER_ID_SQL).fetchone(), self.describe())
+        store_or_check_budget(connection.execute, "%s", budget, neighbouring, self._witness,
+                              self.describe())
 
     def _add_missing_columns(self, connection, present=None):
         """Columns a ledger written by an older version lacks (a handle unpickled from

@@ -13,6 +13,7 @@ __all__ = [
     "LEDGER_ID_SQL",
     "NEIGHBOURING_SQL",
     "neighbouring_mismatch_message",
+    "store_or_check_budget",
     "LedgerWitness",
     "budget_mismatch_message",
     "REQUIRED_COLUMNS",
@@ -37,6 +38,23 @@ LEDGER_ID_SQL = "SELECT ledger_id FROM budget"
 # the neighbouring relation the budget is read in (NULL: a ledger written before it
 # was stored, when every ledger was read under substitution)
 NEIGHBOURING_SQL = "SELECT COALESCE(neighbouring, 'substitution') FROM budget"
+
+
+def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, where):
+    """In the caller's transaction: store ``budget`` and ``neighbouring`` with a new
+    identity in an empty ledger, or check the stored ones; the witness sees the
+    identity."""
+    row = execute(SELECT_BUDGET_SQL).fetchone()
+    if row is None:
+        values = ", ".join([placeholder] * 4)
+        execute(f"INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) VALUES ({values})",
+                (*budget, new_ledger_id(), neighbouring))
+    elif (float(row[0]), float(row[1])) != tuple(budget):
+        raise ValueError(budget_mismatch_message(where, row, budget))
+    stored = execute(NEIGHBOURING_SQL).fetchone()[0]
+    if stored != neighbouring:
+        raise ValueError(neighbouring_mismatch_message(where, stored, neighbouring))
+    witness.saw_identity(execute(LEDGER_ID_SQL).fetchone(), where)
 
 
 def neighbouring_mismatch_message(where, stored, neighbouring):
