@@ -280,7 +280,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     neighbouring : {"add_remove", "substitution"}, default="add_remove"
         Neighbouring relation of the guarantee. ``"add_remove"`` (AIM's)
         keeps the number of records private (it is estimated from the noisy
-        tables); ``"substitution"`` treats it as public.
+        tables), so a table without rows (with its columns) is released like
+        any other, never refused; ``"substitution"`` treats it as public.
     accountant : BudgetAccountant, default=None
         Ledger charged before the model is published. A ledger's budget is
         read under its own relation (substitution by default), which
@@ -407,7 +408,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                                         ensure_min_samples=min_rows)
             columns, names, dtypes, _ = TableCodec.split(arr)
         if len(columns) == 0 or len(columns[0]) < min_rows:
-            raise ValueError("X must have at least one row and one column.")
+            raise ValueError("X must have at least one row and one column."
+                             if min_rows else "X must have at least one column.")
         levels = self.levels
         if levels is None or isinstance(levels, numbers.Integral):
             declared = [levels] * len(columns)
@@ -436,7 +438,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``), the
         rule of every release estimator.
         """
-        values, names, declared, dtypes, frame = self._columns(X, y)
+        # under add/remove the record count is private: a table without rows is released
+        # like any other (refusing it would tell the empty table from one with a row)
+        values, names, declared, dtypes, frame = self._columns(
+            X, y, min_rows=0 if self.neighbouring == "add_remove" else 1)
         n_features = len(values) - int(y is not None)
         bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
         # a column is named as the parameters name it: its label, or its position

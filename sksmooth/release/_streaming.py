@@ -237,7 +237,8 @@ class StreamingRelease:
             first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
                                           # a later chunk's labels map onto the fixed set
                                           labels_declared or stream is not None,
-                                          may_be_empty=stream is not None)
+                                          may_be_empty=(stream is not None
+                                                        or self._row_count_is_private(params)))
             if stream is None:  # later chunks: the first fixed bounds and labels
                 self._check_dask_parameters(first_X, first_y, labels_declared)
             blocks = []
@@ -325,6 +326,12 @@ class StreamingRelease:
     def _planned_spend(self, params):
         """``(epsilon, delta)`` one release charges, from public parameters alone."""
         return PrivacySpent(params["epsilon"], params.get("delta", 0.0))
+
+    @staticmethod
+    def _row_count_is_private(params):
+        """Whether the release keeps the number of records private (add/remove
+        neighbours): then no input may be refused for having no rows."""
+        return params.get("neighbouring") == "add_remove"
 
     def _check_public_parameters(self, params):
         """Checks of public inputs before any data is touched (ledger first)."""

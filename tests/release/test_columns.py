@@ -271,8 +271,8 @@ def test_a_codec_reading_levels_from_the_data_is_caught(monkeypatch):
     # the deliberately broken variant: the old rule, levels 0 .. max of the column
     columns = AdaptiveMarginalSynthesizer._columns
 
-    def old_rule(self, X, y):
-        values, names, declared, dtypes, frame = columns(self, X, y)
+    def old_rule(self, X, y, **kwargs):
+        values, names, declared, dtypes, frame = columns(self, X, y, **kwargs)
         declared = [int(np.max(v)) + 1 if d is None else d for v, d in zip(values, declared)]
         return values, names, declared, dtypes, frame
 

@@ -559,12 +559,14 @@ def test_a_y_without_rows_is_refused_alike_whatever_the_row_count(monkeypatch, y
     assert len(messages) == 1
 
 
-def test_a_first_chunk_without_rows_is_refused_in_every_container():
+def test_a_first_chunk_without_rows_is_refused_in_every_container_when_n_is_public():
+    # under substitution the record count is public; under add/remove (AIM's default)
+    # an empty table is released (test_an_add_remove_release_of_a_table_without_rows_...)
     dask = pytest.importorskip("dask")
     empty = pd.DataFrame({"a": np.zeros(0, dtype=int)})
     for X in (empty, _dask_frame(empty, 1)):
         with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="row"):
-            AdaptiveMarginalSynthesizer(levels=3).partial_fit(X)
+            AdaptiveMarginalSynthesizer(levels=3, neighbouring="substitution").partial_fit(X)
 
 
 def test_dask_categories_are_never_read_from_the_rows():
@@ -1267,3 +1269,24 @@ def test_odd_inputs_get_one_answer_whatever_the_row_blocks(monkeypatch):
         with pytest.raises(ValueError, match="must not contain a missing value"):
             SmoothMWEM(bounds=(0, 1), classes=classes).partial_fit(
                 np.zeros((4, 2)), np.array(["a"] * 4, dtype=object), classes=classes)
+
+
+@pytest.mark.parametrize("source", ["memory", "dask"])
+def test_an_add_remove_release_of_a_table_without_rows_is_released_not_refused(source):
+    # under add/remove the record count is private, but an empty first chunk was refused
+    # ("has no rows") while a table with one row was released: a filter matching only
+    # the target told its presence, uncharged (found by a review)
+    categories = {"diagnosis": ["cold", "flu", "hiv"], "age": ["30s", "40s", "90+"]}
+    full = pd.DataFrame({"diagnosis": ["hiv", "flu", "flu", "cold"],
+                         "age": ["90+", "30s", "40s", "30s"]}).astype(
+        {name: pd.CategoricalDtype(levels) for name, levels in categories.items()})
+    for present in (True, False):
+        table = full if present else full[full.diagnosis != "hiv"]
+        query = table[table.age == "90+"]  # the target's row, or no row
+        if source == "dask":
+            query = _dask_frame(query, 1)
+        ledger = BudgetAccountant(neighbouring="add_remove")
+        synth = AdaptiveMarginalSynthesizer(epsilon=1.0, accountant=ledger).fit(query)
+        assert ledger.spent.epsilon == 1.0 and synth.sample(3).shape == (3, 2)
+    with pytest.raises(ValueError, match="at least one row"):  # n public: structure
+        AdaptiveMarginalSynthesizer(neighbouring="substitution").fit(full[full.age == "x"])
