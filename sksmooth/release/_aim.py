@@ -394,7 +394,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     # ------------------------------------------------------------ input
     def _columns(self, X, y, min_rows=1):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table
-        (a later chunk may have no rows: ``min_rows=0``)."""
+        (a later chunk may have no rows: ``min_rows=0``). A pyarrow or polars table
+        is read as the pandas table it converts to (its names, and a dictionary
+        column as a ``Categorical``)."""
+        if hasattr(X, "to_pandas") and hasattr(X, "columns") and not hasattr(X, "iloc"):
+            X = X.to_pandas()
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
         if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)

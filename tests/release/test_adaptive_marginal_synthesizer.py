@@ -402,3 +402,19 @@ def test_empirical_audit_of_the_measurement_and_a_half_noise_variant(monkeypatch
     monkeypatch.setattr(selection, "add_discrete_gaussian",
                         lambda counts, sigma, rng: noise(counts, sigma / 2, rng))
     assert _aim_audit() > claim  # half the noise = 4 rho: caught at the same trials
+
+
+def test_a_pyarrow_table_is_read_as_its_pandas_table():
+    # a pyarrow Table was read as an ndarray: its column names were lost, so
+    # bounds={'age': ...} was refused ("X has no column names"; found by a review)
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(0)
+    table = pa.table({"age": rng.uniform(20, 80, 200), "k": rng.integers(0, 3, 200)})
+    make = lambda: AdaptiveMarginalSynthesizer(  # noqa: E731
+        bounds={"age": (18, 90)}, levels={"k": 3}, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded
+        from_arrow, from_pandas = make().fit(table), make().fit(table.to_pandas())
+    assert list(from_arrow.sample(3).columns) == ["age", "k"]
+    np.testing.assert_allclose(from_arrow.model_.marginal((0, 1)),
+                               from_pandas.model_.marginal((0, 1)))
