@@ -517,7 +517,13 @@ def _head(collection, name, declared, may_be_empty):
     refuse_unknown_categories(collection, name, declared)
     from ._dask import compute_privately
 
-    if not hasattr(collection, "head"):  # dask array
+    if may_be_empty and hasattr(collection, "_meta"):
+        # its structure alone (columns, dtypes, no rows): nothing is computed, so
+        # neither the time taken nor the rows found say where the first row lies
+        head = collection._meta
+        if not hasattr(collection, "head"):  # dask array: the meta's width may be 0
+            head = np.empty((0,) + tuple(collection.shape[1:]), dtype=collection.dtype)
+    elif not hasattr(collection, "head"):  # dask array
         (head,) = compute_privately(collection[:1])
     else:  # the first partition, or (if it is empty) the first rows of any
         (head,) = compute_privately(collection.head(1, npartitions=1, compute=False))

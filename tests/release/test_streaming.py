@@ -1290,3 +1290,20 @@ def test_an_add_remove_release_of_a_table_without_rows_is_released_not_refused(s
         assert ledger.spent.epsilon == 1.0 and synth.sample(3).shape == (3, 2)
     with pytest.raises(ValueError, match="at least one row"):  # n public: structure
         AdaptiveMarginalSynthesizer(neighbouring="substitution").fit(full[full.age == "x"])
+
+
+def test_an_add_remove_release_reads_no_row_to_open_a_dask_stream(monkeypatch):
+    # the first chunk's structure came from its first rows, and from a scan of every
+    # partition when the first was empty: a timing channel on where the first row lies
+    # (found by a review); under add/remove the collection's meta alone opens the stream
+    dd = pytest.importorskip("dask.dataframe")
+    frame = pd.DataFrame({"a": pd.Categorical(["x", "y"] * 20), "b": [0, 1, 1, 0] * 10})
+    ddf = dd.from_pandas(frame, npartitions=4)
+
+    def no_head(self, *args, **kwargs):
+        raise AssertionError("a row was read to open the stream")
+
+    monkeypatch.setattr(type(ddf), "head", no_head)
+    AdaptiveMarginalSynthesizer(levels={"b": 2}).fit(ddf)  # add/remove: structure only
+    with pytest.raises(AssertionError, match="a row was read"):  # n public: rows read
+        AdaptiveMarginalSynthesizer(levels={"b": 2}, neighbouring="substitution").fit(ddf)
