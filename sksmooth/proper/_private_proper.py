@@ -455,8 +455,13 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         params = validate_params(self)
         strategy_cls = _STRATEGIES[params["method"]]
         if self.accountant is not None:  # refuse before touching data
-            self.accountant.check(*self._planned_spend(params),
-                                  neighbouring=params["neighbouring"])
+            # charged under substitution, whatever the calibration: the release publishes
+            # n (n_samples_seen_), which addition/removal does not protect; an add/remove
+            # calibration costs at most twice its epsilon there (_release)
+            planned = self._planned_spend(params)
+            factor = 2.0 if params["neighbouring"] == "add_remove" else 1.0
+            self.accountant.check(factor * planned.epsilon, planned.delta,
+                                  neighbouring="substitution")
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)
@@ -541,9 +546,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             structure = {name: parameter_fingerprint(value) for name, value
                          in self.get_params(deep=False).items()
                          if name not in _PER_RELEASE_PARAMETERS}
-        charge(self.accountant, spent.epsilon, spent.delta,
-               label=type(self).__name__, certified=certified,
-               neighbouring=params["neighbouring"])
+        charge(self.accountant, epsilon_substitution, spent.delta,
+               label=type(self).__name__, certified=certified, neighbouring="substitution")
         # ---- published from here on
         log = [] if first else list(self._release_log)
         log.append(ReleaseRecord(spent.epsilon, spent.delta, epsilon_substitution, certified))

@@ -597,6 +597,8 @@ def test_ledger_and_guarantee_agree_under_add_remove():
     clf = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1], neighbouring="add_remove",
                                   accountant=ledger).fit(X, y)
     assert clf.guarantee_.certified is ledger.ledger[-1].certified is False
+    # charged what it keeps under substitution, the relation its published n allows
+    assert clf.privacy_spent_.epsilon == 1.0 and ledger.spent.epsilon == 2.0
 
 
 def test_a_class_joblib_cannot_hash_charges_nothing_it_cannot_release():
