@@ -180,6 +180,9 @@ def _private(cls):
 TAKES_STRING_COLUMNS = {"AdaptiveMarginalSynthesizer", "SmoothMWEM", "SubsampledNetMechanism",
                         "LaplacePerQuery", "GaussianPerQuery", "SyntheticSampler",
                         "PerturbedERMClassifier", "PrivateProperClassifier", "PrivateSearchCV"}
+# add/remove by default: the record count is private, so a table without rows is
+# released like any other (tests/release/test_streaming.py), not refused
+ROW_COUNT_PRIVATE = {"AdaptiveMarginalSynthesizer"}
 STRUCTURAL_X = {
     "empty": np.empty((0, 2)),
     "one_feature_1d": np.linspace(0, 1, 40),
@@ -192,7 +195,8 @@ STRUCTURAL_X = {
 @pytest.mark.parametrize("cls,kind", [
     pytest.param(cls, kind, id=f"{kind}-{cls.__name__}") for cls in ESTIMATORS
     for kind in sorted(STRUCTURAL_X)
-    if not (kind == "strings" and cls.__name__ in TAKES_STRING_COLUMNS)])
+    if not (kind == "strings" and cls.__name__ in TAKES_STRING_COLUMNS)
+    and not (kind == "empty" and cls.__name__ in ROW_COUNT_PRIVATE)])
 def test_structurally_bad_X_gets_a_clear_error(cls, kind):
     X = STRUCTURAL_X[kind]
     y = np.zeros(len(X), dtype=int)

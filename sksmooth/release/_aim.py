@@ -280,8 +280,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     neighbouring : {"add_remove", "substitution"}, default="add_remove"
         Neighbouring relation of the guarantee. ``"add_remove"`` (AIM's)
         keeps the number of records private (it is estimated from the noisy
-        tables), so a table without rows (with its columns) is released like
-        any other, never refused; ``"substitution"`` treats it as public.
+        tables), so a table without rows is released like any other, never
+        refused, provided its width is known: a DataFrame or an ``(0, d)``
+        array keeps it, a bare ``[]`` (a cursor's empty result) has none unless
+        ``levels`` is a list (one entry per column). ``"substitution"`` treats
+        the record count as public.
     accountant : BudgetAccountant, default=None
         Ledger charged before the model is published. A ledger's budget is
         read under its own relation (substitution by default), which
@@ -395,10 +398,18 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _columns(self, X, y, min_rows=1):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table
         (a later chunk may have no rows: ``min_rows=0``). A pyarrow or polars table
-        is read as the pandas table it converts to (its names, and a dictionary
-        column as a ``Categorical``)."""
+        is read as the pandas table it converts to (its names), a dictionary or
+        categorical column by its values: its dictionary is an encoding computed
+        from the rows (``dictionary_encode``), not a declared dtype, so its levels
+        must be declared."""
         if hasattr(X, "to_pandas") and hasattr(X, "columns") and not hasattr(X, "iloc"):
             X = X.to_pandas()
+            X = X.astype({name: object for name, dtype in X.dtypes.items()
+                          if getattr(dtype, "name", None) == "category"})
+        if (min_rows == 0 and np.ndim(X) == 1 and np.size(X) == 0
+                and isinstance(self.levels, (list, tuple))):
+            # no rows and so no width ([] from a cursor), but the declared levels give it
+            X = np.empty((0, len(self.levels)))
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
         if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)
@@ -662,8 +673,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 "zCDP spends sum to the budget (see privacy_records_)",
                 "model-size cap and candidate set depend only on released tables",
             ) + (() if neighbouring.public_total else (
-                "over tables of one row or more: an empty table is refused (a later "
-                "partial_fit chunk may be empty)",)),
+                "a table without rows is released like any other (no input is refused "
+                "for its row count)",)),
             assumptions_not_certified=tuple(not_certified),
             notes=("exact discrete Gaussian noise on integer counts and exact "
                    "exponential-mechanism selection on integer scores (no floating-point "

@@ -241,7 +241,12 @@ def public_levels(declared, dtype, name, parameter):
                                                   else "."))
         check_no_numeric_twins(levels, f"{parameter} for column {name!r}")
         return levels
-    return dtype_categories(dtype)
+    categories = dtype_categories(dtype)
+    if categories is not None and len(categories) == 0:  # as a declared [] is refused
+        raise ValueError(f"column {name!r} is a Categorical with no categories; declare its "
+                         f"levels ({parameter}={{{name!r}: [...]}}) or set its dtype's "
+                         "categories (pd.CategoricalDtype([...])).")
+    return categories
 
 
 def label_dtype(y):

@@ -10,6 +10,8 @@ active (a ``dask.distributed`` client, the threaded or the synchronous
 scheduler).
 """
 
+import functools
+
 import numpy as np
 
 __all__ = ["is_dask_collection", "count_dask_partitions", "refuse_unknown_categories"]
@@ -93,7 +95,28 @@ class _CountAsSeries:
     def __call__(self, part, y=None):
         import pandas as pd
 
-        return pd.Series([self.count_partition(part, y)], dtype=object)
+        return pd.Series([_counted(self.count_partition, part, y)], dtype=object)
+
+
+class _CountingError(Exception):
+    """An error of sksmooth's own counting code in a partition: its message is the
+    one the same rows would give in memory (free of values by design), so it is
+    re-raised as it is, unlike an error of dask reading the partition."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+def _counted(count_partition, *parts):
+    try:
+        return count_partition(*parts)
+    except Exception as exc:  # noqa: BLE001 - re-raised as it is (compute_privately)
+        raise _CountingError(exc) from None
+
+
+# failures of the machinery, not of reading a value: passed on as they are
+_INFRASTRUCTURE_ERRORS = (MemoryError, OSError, TimeoutError)
 
 
 def count_dask_partitions(X, y, count_partition):
@@ -127,7 +150,8 @@ def count_dask_partitions(X, y, count_partition):
         return np.asarray(state.iloc[0] if hasattr(state, "iloc") else state, dtype=np.int64)
     x_parts = _partitions(X)
     # one graph node for the counter (not pickled and hashed once per partition)
-    count_partition = dask.delayed(count_partition, pure=True, traverse=False)
+    count_partition = dask.delayed(functools.partial(_counted, count_partition), pure=True,
+                                   traverse=False)
     if y is None:
         tasks = [count_partition(part) for part in x_parts]
     else:
@@ -151,7 +175,13 @@ def compute_privately(*collections):
 
     try:
         return dask.compute(*collections)
-    except Exception as exc:  # noqa: BLE001 - any error text may quote a private value
+    except _CountingError as exc:  # sksmooth's own message: as in memory
+        raise exc.error from None
+    except _INFRASTRUCTURE_ERRORS:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any other error text may quote a value
+        if type(exc).__name__ in ("CancelledError", "KilledWorker", "CommClosedError"):
+            raise  # the scheduler's, not a value's
         raise ValueError(
             f"computing the dask collection failed ({type(exc).__name__}); the detail is "
             "not shown: it may quote a private value. A CSV read with dd.read_csv is typed "

@@ -418,3 +418,38 @@ def test_a_pyarrow_table_is_read_as_its_pandas_table():
     assert list(from_arrow.sample(3).columns) == ["age", "k"]
     np.testing.assert_allclose(from_arrow.model_.marginal((0, 1)),
                                from_pandas.model_.marginal((0, 1)))
+
+
+def test_a_pyarrow_dictionary_column_is_read_by_its_values():
+    # a dictionary column became a Categorical whose categories were the values present
+    # (in order of first appearance), so its levels came from the rows, and chunks with
+    # other dictionaries were refused quoting them (found by a review)
+    pa = pytest.importorskip("pyarrow")
+    rows = ["flu", "cold", "hiv", "flu"] * 10
+    table = pa.table({"diag": pa.array(rows).dictionary_encode(), "k": [0, 1] * 20})
+    with pytest.raises(ValueError, match="column 'diag' has no public levels"):
+        AdaptiveMarginalSynthesizer(levels={"k": 2}).fit(table)
+    declared = AdaptiveMarginalSynthesizer(levels={"k": 2, "diag": ["cold", "flu", "hiv"]})
+    declared.partial_fit(table.slice(0, 20))  # dictionaries differ between the chunks
+    declared.partial_fit(pa.table({"diag": pa.array(["hiv", "cold"] * 10).dictionary_encode(),
+                                   "k": [0, 1] * 10}))
+    declared.release()
+    assert declared.guarantee_.certified
+
+
+def test_a_categorical_without_categories_is_refused_before_the_charge():
+    # charged, then a division by zero (found by a review)
+    ledger = BudgetAccountant()
+    empty = pd.DataFrame({"diag": pd.Categorical([], categories=[]), "k": np.zeros(0, int)})
+    with pytest.raises(ValueError, match="Categorical with no categories"):
+        AdaptiveMarginalSynthesizer(levels={"k": 1}, accountant=ledger).fit(empty)
+    assert len(ledger) == 0
+
+
+def test_an_empty_list_is_released_when_the_declared_levels_give_the_width():
+    # a cursor's empty result [] was refused ("X must be 2-D") while [[2]] was released,
+    # under add/remove (found by a review); a list of levels fixes the width
+    for rows in ([], [[2]]):
+        ledger = BudgetAccountant(neighbouring="add_remove")
+        AdaptiveMarginalSynthesizer(levels=[3], accountant=ledger).fit(rows)
+        assert ledger.spent.epsilon == 1.0

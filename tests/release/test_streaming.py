@@ -735,7 +735,8 @@ def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
         b = make().set_params(random_state=0).partial_fit(X[:20], y[:20])
         b.partial_fit(X[:0], y[:0]).partial_fit(X[20:], y[20:])
         for other in (X[:0].rename(columns={"a": "z"}), X[:0].astype("category")):
-            with pytest.raises(ValueError, match="differs from the first chunk"):
+            # a Categorical without categories is refused as such (no levels at all)
+            with pytest.raises(ValueError, match="differs from the first chunk|no categories"):
                 b.partial_fit(other, y[:0])
         with pytest.raises(ValueError):
             b.partial_fit(X[:0])  # labels were given at the first chunk
@@ -1307,3 +1308,25 @@ def test_an_add_remove_release_reads_no_row_to_open_a_dask_stream(monkeypatch):
     AdaptiveMarginalSynthesizer(levels={"b": 2}).fit(ddf)  # add/remove: structure only
     with pytest.raises(AssertionError, match="a row was read"):  # n public: rows read
         AdaptiveMarginalSynthesizer(levels={"b": 2}, neighbouring="substitution").fit(ddf)
+
+
+def test_compute_privately_masks_reading_errors_only():
+    # masking every error also hid sksmooth's own structural messages (and the
+    # scheduler's), which say nothing of the rows (found by a review)
+    dask = pytest.importorskip("dask")
+    from sksmooth.release._dask import _counted, compute_privately
+
+    def reads_a_value():
+        raise ValueError("invalid literal for int() with base 10: 'alice'")
+
+    def counts_wrongly(part):
+        raise ValueError("y must be 1-D with one entry per row of X")
+
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="detail is not shown") as masked:
+            compute_privately(dask.delayed(reads_a_value)())
+        assert "alice" not in str(masked.value)
+        with pytest.raises(ValueError, match="^y must be 1-D"):
+            compute_privately(dask.delayed(_counted)(counts_wrongly, 0))
+        with pytest.raises(MemoryError):
+            compute_privately(dask.delayed(lambda: (_ for _ in ()).throw(MemoryError()))())
