@@ -389,10 +389,7 @@ def _conversion_said(charged, claimed):
 
 
 def _check_neighbouring(value, name):
-    """``'substitution'`` or ``'add_remove'`` (``'substitute'``, an estimator's
-    spelling, reads as the first)."""
-    if value == "substitute":
-        return "substitution"
+    """``'substitution'`` or ``'add_remove'``."""
     if value not in ("substitution", "add_remove"):
         raise ValueError(f"{name} must be 'substitution' or 'add_remove', got {value!r}.")
     return value

@@ -444,7 +444,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             dtypes.append(y.dtype if y_dtype is None else y_dtype)
         return columns, names, declared, dtypes, frame
 
-    def _encode(self, X, y):
+    def _encode(self, X, y, min_rows=1):
         """``(codes, codec, leaked)``: the table's level codes under its public codec.
 
         Levels are public (declared, or a Categorical dtype's categories) and a
@@ -453,10 +453,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``), the
         rule of every release estimator.
         """
-        # under add/remove the record count is private: a table without rows is released
-        # like any other (refusing it would tell the empty table from one with a row)
-        values, names, declared, dtypes, frame = self._columns(
-            X, y, min_rows=0 if self.neighbouring == "add_remove" else 1)
+        values, names, declared, dtypes, frame = self._columns(X, y, min_rows=min_rows)
         n_features = len(values) - int(y is not None)
         bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
         # a column is named as the parameters name it: its label, or its position
@@ -516,7 +513,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if classes is not None and self.classes is None:
             raise ValueError("AdaptiveMarginalSynthesizer: declare the public label set as "
                              "the classes parameter (classes=[...]), not in partial_fit.")
-        codes, codec, leaked = self._encode(X, y)
+        # under add/remove the record count is private: a table without rows is released
+        # like any other (refusing it would tell the empty table from one with a row)
+        codes, codec, leaked = self._encode(
+            X, y, min_rows=0 if self._row_count_is_private(params) else 1)
         tables = self._tables(codes.shape[1])
         # every 1-way table: both strategies measure them all first
         counted = {tuple(sorted(t)) for t, _ in tables} | {(a,) for a in range(codes.shape[1])}

@@ -43,7 +43,7 @@ class MemoryStorage:
                 "create the accountant with BudgetAccountant(..., path='ledger.sqlite') "
                 "or BudgetAccountant(..., url='postgresql://...')."
             )
-        if self._snapshot or os.getpid() != self._owner_pid:
+        if os.getpid() != self._owner_pid:
             raise CrossProcessLedgerError(
                 "An in-memory BudgetAccountant was charged in a process other "
                 f"than the one that owns it (pid {os.getpid()}, owner pid "

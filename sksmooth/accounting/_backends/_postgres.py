@@ -18,8 +18,9 @@ from step 1, *before* the wait for the lock, which is why every transaction
 of this driver starts with ``SET TRANSACTION ISOLATION LEVEL READ COMMITTED``
 (a ``default_transaction_isolation`` set on the server, the database, the
 role or in the URL's ``options`` would otherwise let concurrent spends
-overrun the budget), and the row lock makes the spends a serial history. A serialisation failure or deadlock (rolled back by the server) is
-retried; any other error is raised and the connection reset. A spend is
+overrun the budget), and the row lock makes the spends a serial history. A
+serialisation failure or deadlock (rolled back by the server) is retried;
+any other error is raised and the connection reset. A spend is
 committed (the server's ``synchronous_commit``/``fsync`` settings decide
 its durability) before :meth:`PostgresStorage.append_if_within_budget`
 returns; a client killed at any point leaves either the whole spend or
@@ -38,8 +39,8 @@ from ._sql import (
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     LedgerWitness,
+    add_budget_columns,
     insert_spend_sql,
-    new_ledger_id,
     records_from_rows,
     store_or_check_budget,
     totals_from_row,
@@ -189,11 +190,7 @@ class PostgresStorage:
         if "certified" not in present.get("spends", set()):  # written before it was recorded
             connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
                                "DEFAULT TRUE")
-        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
-            if column not in present.get("budget", set()):
-                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
-        connection.execute("UPDATE budget SET ledger_id = %s WHERE ledger_id IS NULL",
-                           (new_ledger_id(),))
+        add_budget_columns(connection.execute, "%s", present.get("budget", set()))
         self._columns_ready = True
 
     def check_writable(self):

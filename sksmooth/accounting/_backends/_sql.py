@@ -11,11 +11,13 @@ from ._protocol import LedgerIntegrityError, LedgerTotals, Spend
 
 __all__ = [
     "LEDGER_ID_SQL",
-    "NEIGHBOURING_SQL",
-    "neighbouring_mismatch_message",
-    "store_or_check_budget",
     "LedgerWitness",
+    "NEIGHBOURING_SQL",
+    "add_budget_columns",
     "budget_mismatch_message",
+    "neighbouring_mismatch_message",
+    "new_ledger_id",
+    "store_or_check_budget",
     "REQUIRED_COLUMNS",
     "SPEND_COLUMNS",
     "insert_spend_sql",
@@ -55,6 +57,16 @@ def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, w
     if stored != neighbouring:
         raise ValueError(neighbouring_mismatch_message(where, stored, neighbouring))
     witness.saw_identity(execute(LEDGER_ID_SQL).fetchone(), where)
+
+
+def add_budget_columns(execute, placeholder, budget_columns):
+    """In the caller's transaction: the budget's identity and relation columns, which
+    a ledger written before them lacks, and an identity where it has none."""
+    for column in ("ledger_id", "neighbouring"):
+        if column not in budget_columns:
+            execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
+    execute(f"UPDATE budget SET ledger_id = {placeholder} WHERE ledger_id IS NULL",
+            (new_ledger_id(),))
 
 
 def neighbouring_mismatch_message(where, stored, neighbouring):

@@ -19,8 +19,8 @@ from ._sql import (
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     LedgerWitness,
+    add_budget_columns,
     insert_spend_sql,
-    new_ledger_id,
     records_from_rows,
     store_or_check_budget,
     totals_from_row,
@@ -177,11 +177,7 @@ class SQLiteStorage:
             connection.execute(
                 "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
             )
-        for column in ("ledger_id", "neighbouring"):  # a ledger written before them
-            if column not in present["budget"]:
-                connection.execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
-        connection.execute("UPDATE budget SET ledger_id = ? WHERE ledger_id IS NULL",
-                           (new_ledger_id(),))
+        add_budget_columns(connection.execute, "?", present["budget"])
         self._columns_ready = True
 
     def check_writable(self):
