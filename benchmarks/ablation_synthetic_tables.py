@@ -41,7 +41,13 @@ null measures the tree's tables again), ``{"selection": "prim"}`` (private,
 not adopted: Prim's algorithm from a uniformly drawn column, each pick over
 the ``t (d - t)`` pairs leaving the tree at step ``t`` instead of Kruskal's
 pairs joining any two components; noiseless, both give the maximum spanning
-tree), ``{"schedule": p}`` (private, not adopted: Kruskal's (or Prim's)
+tree), ``{"selection": "compact", "kappa": k}`` (private, not adopted: Kruskal's picks
+with each joining pair's score lowered by a public penalty, ``k`` times the
+mechanism's scale ``2 Delta / epsilon_t`` per unit of the mean path length
+from each end to the rest of its component: a prior for trees of small
+diameter, so that strongly associated columns sit close; the penalty depends
+on earlier picks only, so the sensitivity and the charge are unchanged),
+``{"schedule": p}`` (private, not adopted: Kruskal's (or Prim's)
 ``d - 1`` picks with ``epsilon_t^2`` proportional to ``(t + 1)^p``, the same
 total zCDP cost; ``p > 0`` spends more on the later picks); results of all
 in ``results/mst_selection_variants.json``),
@@ -191,6 +197,7 @@ def tree_then_gated(codes, shape, rho, rng, *, workload, share, rounds, neighbou
 
 
 GATE_LOG = []
+COMPACT = {'kappa': 1.0}  # the 'compact' selection's penalty, in exponential-mechanism scales
 
 
 _ORIG_PAIR_SCORES, _ORIG_KRUSKAL = _mst._pair_scores, _mst._private_kruskal
@@ -285,12 +292,23 @@ def _selection_variant(selection, schedule=0.0):
         component = np.arange(n_attrs)
         left, right = np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
         chosen = []
+        dist = np.zeros((n_attrs, n_attrs))  # path lengths within the chosen forest
         for eps_t in _round_epsilons(epsilon, n_attrs - 1, schedule):
             joins = np.flatnonzero(component[left] != component[right])
+            if selection == 'compact':  # public: each end's mean path length in its component
+                same = component[:, None] == component[None, :]
+                mean_dist = (dist * same).sum(1) / same.sum(1)
+                penalty = np.zeros(len(pairs))
+                penalty[joins] = (COMPACT['kappa'] * 2 * sensitivity / eps_t
+                                  * (mean_dist[left[joins]] + mean_dist[right[joins]]))
             budget.spend_select(eps_t)  # the usual charge, whatever the variant
             pick = int(joins[S.select_exact(scores_[joins], np.ones(joins.size), penalty[joins],
                                             sensitivity, boost * eps_t, rng)])
             chosen.append(pairs[pick])
+            u, v = left[pick], right[pick]
+            a, b = component == component[u], component == component[v]
+            cross = (dist[:, u][:, None] + 1 + dist[v, :][None, :])[np.ix_(a, b)]
+            dist[np.ix_(a, b)], dist[np.ix_(b, a)] = cross, cross.T
             old, new = component[right[pick]], component[left[pick]]
             component[component == old] = new
         return chosen
@@ -314,6 +332,7 @@ def run(name, eps, seed, method, **kw):
             rounds=kw.pop('gate_rounds', 1))
     else:
         _aim.select_spanning_tree = _mst.select_spanning_tree
+    COMPACT['kappa'] = kw.pop('kappa', 1.0)
     _selection_variant(kw.pop('selection', None), kw.pop('schedule', 0.0))
     _mst.SELECTION_SHARE = kw.pop('selection_share', DEFAULT_SELECTION_SHARE)
     _mst.ONE_WAY_SHARE = kw.pop('one_way_share', DEFAULT_ONE_WAY_SHARE)

@@ -54,9 +54,11 @@ helps that table and hurts others (not adopted). Two other private
 selections raise the errors (``results/mst_selection_variants.json``, 30
 cells): each column picking its partner among at most ``d - 1`` candidates
 instead of Kruskal's picks over all joining pairs, and one AIM round after
-the tree, gated by a null candidate. Neither Prim's algorithm (fewer
-candidates per pick, the same tree without noise) nor a budget front- or
-back-loaded over the picks changes it beyond seed noise (60 seeds, same file).
+the tree, gated by a null candidate. None of Prim's algorithm (fewer
+candidates per pick, the same tree without noise), a budget front- or
+back-loaded over the picks, or a public prior for trees of small diameter
+(the worst cells are those of strongly associated columns far apart in the
+tree) changes it beyond seed noise (60 seeds, same file).
 In the worst case the selection is as good as its budget allows up to
 logarithmic factors:
 every private spanning tree loses weight of order ``d^{3/2}`` on some input
