@@ -516,7 +516,8 @@ class _LabelConjunction:
 
 
 class _IntervalQueries:
-    """``lo_j < x_{f_j} <= hi_j`` (thresholds: ``lo = -inf``) on raw features."""
+    """``lo_j < x_{f_j} <= hi_j`` on raw features (``lo = -inf`` for thresholds and for
+    ranges from the lower bound, so that rows on the bound are counted)."""
 
     def __init__(self, features, lo, hi):
         self.features = features
@@ -537,7 +538,8 @@ class _IntervalQueries:
                 m = max(2, int(np.sqrt(2 * per_feature)))
                 edges = grid_threshold(lower[j], upper[j], np.arange(m + 1), m)
                 a, b = np.triu_indices(m)
-                lo_j, hi_j = edges[a], edges[b + 1]
+                # the first bin is closed: a row on the lower bound is counted
+                lo_j, hi_j = np.where(a == 0, -np.inf, edges[a]), edges[b + 1]
             feats.append(np.full(len(lo_j), j))
             lo_t.append(lo_j)
             hi_t.append(hi_j)
@@ -718,6 +720,11 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     def universe_(self):
         """Universe points ``(X_points, y_points)``; for a grid, bin centres."""
         check_is_fitted(self, "model_")
+        if self.distribution_ is None:
+            raise ValueError("universe_ lists every universe point, but this release is a "
+                             "factored model over a grid larger than max_universe_size "
+                             f"({self._universe.size:.3g} points); use "
+                             "model_.marginal(attrs) or sample(n) rows.")
         return self._universe.points()
 
     def _remember_input(self, stream):

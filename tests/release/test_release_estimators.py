@@ -370,3 +370,19 @@ def test_a_seeded_release_transforms_reproducibly_and_a_fresh_one_does_not():
     np.testing.assert_array_equal(a, b)
     fresh = SmoothMWEM(epsilon=1.0, **_BIN).fit(X)
     assert not np.array_equal(fresh.transform(X), fresh.transform(X))
+
+
+
+@pytest.mark.parametrize("queries", ["ranges", "thresholds"])
+def test_interval_queries_count_rows_on_the_lower_bound(queries):
+    # a row on the box's lower bound (the lowest level of a binary or categorical
+    # column, every row clipped up from below) is in the intervals that start there
+    X = np.zeros((500, 1))
+    est = LaplacePerQuery(epsilon=1e6, bounds=(0, 1), universe="sample", queries=queries,
+                          n_queries=10, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded release: PrivacyLeakWarning
+        est.fit(X)
+    contains_zero = np.asarray(est.workload_.evaluate(np.zeros((1, 1))), dtype=bool)[0]
+    assert contains_zero.sum() >= 3  # the intervals starting at the bound, the whole box too
+    np.testing.assert_allclose(est.answers_, contains_zero.astype(float), atol=1e-4)

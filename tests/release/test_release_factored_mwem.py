@@ -108,6 +108,13 @@ def test_answer_of_arbitrary_queries_needs_the_dense_grid():
         est.answer(lambda X: X[:, :1] > 0)
 
 
+def test_universe_points_of_a_factored_model_are_refused_before_allocating_the_grid():
+    est = _fit(700, n_iter=2)
+    with pytest.raises(ValueError, match="factored model.*model_.marginal"):
+        est.universe_
+    assert len(_fit(10**6, n_iter=2).universe_[0]) == _LEVELS**_D
+
+
 @pytest.mark.parametrize("scheme", ["systematic", "iid"])
 def test_dense_rows_are_within_one_of_every_cell_s_expectation(scheme):
     """Systematic draws put ``floor(n p)`` or ``ceil(n p)`` rows on every grid
