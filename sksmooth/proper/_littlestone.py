@@ -169,6 +169,10 @@ class LittlestoneStrategy:
                           self.descriptions[index])
         return SelectedHypothesis(index, TwoLabelRule(rule, 1, 0), classes, feature_names)
 
+    @staticmethod
+    def substitution_epsilon(add_remove, epsilon, delta=0.0):
+        return epsilon  # substitution only (build refuses add/remove)
+
     def epsilon_under_substitution(self, epsilon, delta=0.0):
         return epsilon
 

@@ -207,6 +207,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         time (the constraints table gives each cap and its reason).
     accountant : BudgetAccountant or None, default=None
         Ledger charged once per release, before the release is published.
+        The release publishes the record count (``n_samples_seen_``), so it is
+        charged under substitution whatever ``neighbouring`` says (an
+        ``'add_remove'`` calibration at its substitution epsilon, at most
+        twice ``epsilon``); a ledger read under addition/removal
+        (``BudgetAccountant(neighbouring='add_remove')``) is refused.
     random_state : None, int, Generator or RandomState, default=None
         ``None``: fresh OS entropy for every release (certified). Anything
         else makes the noise reproducible: a :class:`PrivacyLeakWarning`,
@@ -456,12 +461,20 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         strategy_cls = _STRATEGIES[params["method"]]
         if self.accountant is not None:  # refuse before touching data
             # charged under substitution, whatever the calibration: the release publishes
-            # n (n_samples_seen_), which addition/removal does not protect; an add/remove
-            # calibration costs at most twice its epsilon there (_release)
+            # n (n_samples_seen_), which addition/removal does not protect; the charge is
+            # the calibration's substitution epsilon (_release), from public parameters
+            if getattr(self.accountant, "neighbouring", "substitution") == "add_remove":
+                raise ValueError(
+                    "PrivateProperClassifier publishes the record count (n_samples_seen_), "
+                    "which addition/removal of a record does not protect, so it is charged "
+                    "under substitution, whatever its neighbouring parameter: give it a "
+                    "ledger with BudgetAccountant(neighbouring='substitution') (the "
+                    "default).")
             planned = self._planned_spend(params)
-            factor = 2.0 if params["neighbouring"] == "add_remove" else 1.0
-            self.accountant.check(factor * planned.epsilon, planned.delta,
-                                  neighbouring="substitution")
+            self.accountant.check(
+                strategy_cls.substitution_epsilon(params["neighbouring"] == "add_remove",
+                                                  planned.epsilon, planned.delta),
+                planned.delta, neighbouring="substitution")
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)

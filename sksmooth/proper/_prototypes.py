@@ -424,17 +424,22 @@ class PrototypeStrategy:
             index = index * radix + (digit if present else points)
         return index
 
-    def epsilon_under_substitution(self, epsilon, delta=0.0):
+    @staticmethod
+    def substitution_epsilon(add_remove, epsilon, delta=0.0):
         """An addition/removal calibration doubles the loss (Laplace) or rho (Gaussian).
 
         For the Gaussian the budget's ``rho`` bounds the calibrated one (sigma^2 is
         rounded up), so ``zcdp_to_dp(2 rho, delta)`` is a valid substitution epsilon.
+        Public parameters only: the ledger is checked with it before any data.
         """
-        if not self.add_remove:
+        if not add_remove:
             return epsilon
         if delta > 0:
             return zcdp_to_dp(2.0 * zcdp_from_dp_budget(epsilon, delta), delta)
         return 2.0 * epsilon
+
+    def epsilon_under_substitution(self, epsilon, delta=0.0):
+        return self.substitution_epsilon(self.add_remove, epsilon, delta)
 
     def with_neighbouring(self, neighbouring):
         return replace(self, add_remove=neighbouring == "add_remove")

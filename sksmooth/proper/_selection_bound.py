@@ -40,9 +40,14 @@ class ExponentialSelectionBound:
             "excess_error_bound_": self.excess_error_bound(params["epsilon"], params["beta"], n),
         }
 
+    @staticmethod
+    def substitution_epsilon(add_remove, epsilon, delta=0.0):
+        """The add/remove calibration is ``2 epsilon``-DP under substitution
+        (public parameters only: the ledger is checked with it before any data)."""
+        return 2.0 * epsilon if add_remove else epsilon
+
     def epsilon_under_substitution(self, epsilon, delta=0.0):
-        """The add/remove calibration is ``2 epsilon``-DP under substitution."""
-        return 2.0 * epsilon if self.add_remove else epsilon
+        return self.substitution_epsilon(self.add_remove, epsilon, delta)
 
     @staticmethod
     def spent(params):

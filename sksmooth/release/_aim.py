@@ -142,6 +142,22 @@ def _check_workload(value, name="workload"):
     return value
 
 
+_WIDTH_NOT_PUBLIC = (
+    "AdaptiveMarginalSynthesizer: with neighbouring='add_remove' the record count is "
+    "private, so the table's shape must not depend on it, yet the width of a list (or "
+    "of a 1-D array) is read from its rows and an empty one has none. Pass X as a 2-D "
+    "array (np.empty((0, d)) when it has no rows) or a DataFrame, or give levels as a "
+    "list (one entry per column), which fixes the width.")
+
+
+def _width_from_rows(X):
+    """Whether ``X``'s width can only be read from its rows: a list or tuple (of rows),
+    or a 1-D array (what ``np.asarray`` makes of an empty list)."""
+    if isinstance(X, (list, tuple)):
+        return True
+    return isinstance(X, np.ndarray) and X.ndim == 1
+
+
 class _StreamFrame:
     """The public column structure fixed at the first chunk (picklable).
 
@@ -281,10 +297,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         Neighbouring relation of the guarantee. ``"add_remove"`` (AIM's)
         keeps the number of records private (it is estimated from the noisy
         tables), so a table without rows is released like any other, never
-        refused, provided its width is known: a DataFrame or an ``(0, d)``
-        array keeps it, a bare ``[]`` (a cursor's empty result) has none unless
-        ``levels`` is a list (one entry per column). ``"substitution"`` treats
-        the record count as public.
+        refused. Its shape must then not depend on the rows: a DataFrame or a
+        2-D array (``np.empty((0, d))`` when empty) keeps its width, but a
+        list's width is read from its rows (``[]``, a cursor's empty result,
+        has none), so a list or 1-D array is refused whatever its rows unless
+        ``levels`` is a list (one entry per column), which fixes the width.
+        ``"substitution"`` treats the record count as public.
     accountant : BudgetAccountant, default=None
         Ledger charged before the model is published. A ledger's budget is
         read under its own relation (substitution by default), which
@@ -395,7 +413,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ input
-    def _columns(self, X, y, min_rows=1):
+    def _columns(self, X, y, min_rows=1, first=True):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table
         (a later chunk may have no rows: ``min_rows=0``). A pyarrow or polars table
         is read as the pandas table it converts to (its names), a dictionary or
@@ -406,11 +424,15 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             X = X.to_pandas()
             X = X.astype({name: object for name, dtype in X.dtypes.items()
                           if getattr(dtype, "name", None) == "category"})
-        if (min_rows == 0 and np.ndim(X) == 1 and np.size(X) == 0
-                and isinstance(self.levels, (list, tuple))):
-            # no rows and so no width ([] from a cursor), but the declared levels give it
-            X = np.empty((0, len(self.levels)))
         frame = hasattr(X, "columns") and hasattr(X, "dtypes")
+        if first and min_rows == 0 and not frame and _width_from_rows(X):
+            # the record count is private: a table's shape must not depend on it, but a
+            # list's width is read from its rows ([] from a cursor has none). Decided by
+            # the input's type and the parameters alone, never by its (empty) rows
+            if not isinstance(self.levels, (list, tuple)):
+                raise ValueError(_WIDTH_NOT_PUBLIC)
+            if len(X) == 0:
+                X = np.empty((0, len(self.levels)))
         if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)
         else:
@@ -537,7 +559,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             validate_private_data(self, as_table(X), reset=False, dtype=None,
                                   accept_sparse=False, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
-        columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0)
+        columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0, first=False)
         # compared as the first chunk's were kept (declared levels: declared_dtype)
         dtypes = [c.chunk_dtype(t) for c, t in zip(frame.codec.columns, dtypes)]
         if (y is not None) != frame.has_y:

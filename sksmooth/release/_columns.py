@@ -243,9 +243,11 @@ def public_levels(declared, dtype, name, parameter):
         return levels
     categories = dtype_categories(dtype)
     if categories is not None and len(categories) == 0:  # as a declared [] is refused
+        declare = ("classes=[...]" if parameter == "classes"  # the label set is a list
+                   else f"{parameter}={{{name!r}: [...]}}")
         raise ValueError(f"column {name!r} is a Categorical with no categories; declare its "
-                         f"levels ({parameter}={{{name!r}: [...]}}) or set its dtype's "
-                         "categories (pd.CategoricalDtype([...])).")
+                         f"levels ({declare}) or set its dtype's categories "
+                         "(pd.CategoricalDtype([...])).")
     return categories
 
 
@@ -344,7 +346,9 @@ def undeclared_levels_error(name, parameter, alternative=""):
         f"column {name!r} has no public levels: declare them with {parameter}="
         f"{{{name!r}: [...]}} or give the column a pandas Categorical dtype{alternative}. "
         "Levels are never read from the private data (that would release which values "
-        "occur, and the largest value would set the model's size).")
+        "occur, and the largest value would set the model's size); a pyarrow dictionary "
+        "or polars categorical column is read by its values, as its dictionary may be "
+        "computed from the rows, so its levels must be declared.")
 
 
 # ------------------------------------------------------------------ values

@@ -11,6 +11,7 @@ scheduler).
 """
 
 import functools
+import os
 
 import numpy as np
 
@@ -116,7 +117,20 @@ def _counted(count_partition, *parts):
 
 
 # failures of the machinery, not of reading a value: passed on as they are
-_INFRASTRUCTURE_ERRORS = (MemoryError, OSError, TimeoutError)
+_INFRASTRUCTURE_ERRORS = (MemoryError, TimeoutError)
+
+
+def _without_detail(error):
+    """An ``OSError`` of the same type and errno, without its text: the message and
+    the filename may come from a row (a file opened per patient), the type and
+    errno say what failed (a connection, a missing file)."""
+    reason = os.strerror(error.errno) if error.errno is not None else type(error).__name__
+    text = (f"{reason} (the detail is not shown: it may name a file or quote a value read "
+            "from the data)")
+    try:
+        return type(error)(error.errno, text) if error.errno is not None else type(error)(text)
+    except Exception:  # noqa: BLE001 - a subclass with another signature
+        return OSError(error.errno, text)
 
 
 def count_dask_partitions(X, y, count_partition):
@@ -179,6 +193,8 @@ def compute_privately(*collections):
         raise exc.error from None
     except _INFRASTRUCTURE_ERRORS:
         raise
+    except OSError as exc:  # ConnectionError, FileNotFoundError, ...: kept, their text not
+        raise _without_detail(exc) from None
     except Exception as exc:  # noqa: BLE001 - any other error text may quote a value
         if type(exc).__name__ in ("CancelledError", "KilledWorker", "CommClosedError"):
             raise  # the scheduler's, not a value's

@@ -601,6 +601,42 @@ def test_ledger_and_guarantee_agree_under_add_remove():
     assert clf.privacy_spent_.epsilon == 1.0 and ledger.spent.epsilon == 2.0
 
 
+class _Untouchable:
+    """An X that fails the test if the estimator reads it."""
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the data was read")
+
+    def __len__(self):
+        raise AssertionError("the data was read")
+
+
+def test_the_ledger_is_checked_with_the_charge_itself_before_any_data():
+    # the check asked 2 epsilon, the charge is the calibration's substitution epsilon
+    # (zcdp_to_dp(2 rho, delta) for noisy means with delta > 0): a fitting release was
+    # refused, and a release that did not fit was refused only after the selection ran
+    # on the data (a review)
+    from sksmooth.accounting import zcdp_from_dp_budget, zcdp_to_dp
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (300, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    params = dict(method="noisy_means", hypotheses="prototypes", bounds=(0, 1), classes=[0, 1],
+                  neighbouring="add_remove")
+    charge = zcdp_to_dp(2 * zcdp_from_dp_budget(1.0, 1e-6), 1e-6)
+    assert charge < 1.5 < 2.0
+    ledger = BudgetAccountant(1.5, 1e-5)
+    PrivateProperClassifier(epsilon=1.0, delta=1e-6, accountant=ledger, **params).fit(X, y)
+    assert ledger.spent.epsilon == pytest.approx(charge)
+    small = zcdp_to_dp(2 * zcdp_from_dp_budget(0.001, 1e-3), 1e-3)
+    assert small > 0.0022 > 2 * 0.001
+    ledger = BudgetAccountant(0.0022, 0.01)
+    with pytest.raises(BudgetError):
+        PrivateProperClassifier(epsilon=0.001, delta=1e-3, accountant=ledger,
+                                **params).fit(_Untouchable(), y)
+    assert len(ledger) == 0
+
+
 def test_a_class_joblib_cannot_hash_charges_nothing_it_cannot_release():
     # joblib.hash of the parameters ran after the charge and raised on a lambda:
     # the budget was spent and nothing released (found by an audit)

@@ -444,6 +444,12 @@ def test_a_categorical_without_categories_is_refused_before_the_charge():
     with pytest.raises(ValueError, match="Categorical with no categories"):
         AdaptiveMarginalSynthesizer(levels={"k": 1}, accountant=ledger).fit(empty)
     assert len(ledger) == 0
+    # a label without categories: the fix named is the one classes takes (a list)
+    X = np.zeros((4, 1), int)
+    with pytest.raises(ValueError, match=r"declare its levels \(classes=\[\.\.\.\]\)"):
+        AdaptiveMarginalSynthesizer(levels=[1], accountant=ledger).fit(
+            X, pd.Series(pd.Categorical([np.nan] * 4, categories=[])))
+    assert len(ledger) == 0
 
 
 def test_an_empty_list_is_released_when_the_declared_levels_give_the_width():
@@ -453,3 +459,21 @@ def test_an_empty_list_is_released_when_the_declared_levels_give_the_width():
         ledger = BudgetAccountant(neighbouring="add_remove")
         AdaptiveMarginalSynthesizer(levels=[3], accountant=ledger).fit(rows)
         assert ledger.spent.epsilon == 1.0
+
+
+@pytest.mark.parametrize("params", [{"levels": 3}, {"levels": {0: 3}}, {"bounds": {0: (0, 1)}}])
+def test_a_list_whose_width_is_not_public_is_refused_whatever_its_rows(params):
+    # under add/remove [] was refused ("X must be 2-D") while [[2]] was released, with
+    # levels not a list; and a ragged list's numpy error quoted its length, the private
+    # row count (found by a review). The refusal now depends on the input's type and
+    # the parameters only, and names the fix
+    ledger = BudgetAccountant(neighbouring="add_remove")
+    for rows in ([], [[1]], [[1]] * 5 + [[1, 0]], np.array([]), np.array([1])):
+        with pytest.raises(ValueError, match="width of a list") as refused:
+            AdaptiveMarginalSynthesizer(accountant=ledger, **params).fit(rows)
+        assert "inhomogeneous" not in str(refused.value)  # numpy's, with the row count
+    assert len(ledger) == 0
+    for rows in (np.empty((0, 1)), np.array([[1]]), pd.DataFrame({0: [1]})):
+        AdaptiveMarginalSynthesizer(accountant=ledger, **params).fit(rows)
+    # n public (substitution): a list is read as before
+    AdaptiveMarginalSynthesizer(neighbouring="substitution", **params).fit([[1], [0]])
