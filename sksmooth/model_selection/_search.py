@@ -285,7 +285,7 @@ def _check_candidates(models):
             raise ValueError(
                 "PrivateSearchCV composes its fits under substitution of one row, where a "
                 "release calibrated for add/remove neighbours can cost twice its epsilon; "
-                "use neighbouring='substitute' for the searched estimator.")
+                "use neighbouring='substitution' for the searched estimator.")
         validated = None
         if hasattr(type(final), "_parameter_constraints") \
                 and type(final).__module__.startswith("sksmooth."):  # its own table

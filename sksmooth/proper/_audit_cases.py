@@ -119,7 +119,7 @@ def _means_rows(strategy):
 def noisy_means_laplace_run(true_epsilon, projection=None, bounds=(0.0, 1.0)):
     """Audit run of the pure noisy-means release (vectorised over trials)."""
     params = dict(hypotheses="prototypes", bounds=bounds, gamma=0.5,
-                  neighbouring="substitute", epsilon=true_epsilon, delta=0.0,
+                  neighbouring="substitution", epsilon=true_epsilon, delta=0.0,
                   prototypes_per_label=1, projection=projection)
     n_features = 1 if projection is None else 3
     strategy = PrototypeStrategy.build(params, np.zeros((11, n_features)), 2,

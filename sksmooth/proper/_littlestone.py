@@ -99,10 +99,10 @@ class LittlestoneStrategy:
                 "method='littlestone' is (epsilon, delta)-DP with delta > 0 (sparse "
                 "selection, Ghazi et al. 2021 §5.2); pass e.g. delta=1e-6."
             )
-        if params["neighbouring"] != "substitute":
+        if params["neighbouring"] == "add_remove":
             raise ValueError(
                 "method='littlestone' is private under substitution only (its disjoint "
-                "splits need a public n); pass neighbouring='substitute'."
+                "splits need a public n); pass neighbouring='substitution'."
             )
         domain, matrix, descriptions = _finite_class(params, n_features)
         oracle = LittlestoneOracle(matrix)
@@ -178,10 +178,10 @@ class LittlestoneStrategy:
 
     def with_neighbouring(self, neighbouring):
         """Substitution only (checked in :meth:`build`)."""
-        if neighbouring != "substitute":
+        if neighbouring == "add_remove":
             raise ValueError(
                 "method='littlestone' is private under substitution only; pass "
-                "neighbouring='substitute'."
+                "neighbouring='substitution'."
             )
         return self
 

@@ -190,8 +190,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``delta = 0`` the largest ``k`` whose noise per prototype coordinate
         is at most 0.1 box widths for the first batch's ``n`` (at least
         ``n_classes - 1``, at most ``n_features``; public inputs only).
-    neighbouring : {'substitute', 'add_remove'}, default='substitute'
-        ``'substitute'`` calibrates ``exp(epsilon * score / 2)``:
+    neighbouring : {'substitution', 'add_remove'}, default='substitution'
+        ``'substitution'`` (also spelled ``'substitute'``, this estimator's
+        earlier name for it) calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
         ``'add_remove'`` (``'exponential'``, ``'noisy_means'``) uses ``exp(epsilon *
         score)``, and ``'noisy_means'`` half the Laplace scale (half the
@@ -324,7 +325,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
             "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
         "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_ON_A_BOX),
-        "neighbouring": Options("substitute", "add_remove"),
+        "neighbouring": Options("substitution", "add_remove", "substitute"),
         "domain": Param((NoneValue(), ArrayLike(description=(
             "an array of finite numbers of shape (n_domain_points, n_features)"))),
             only_when=_LITTLESTONE),
@@ -347,7 +348,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
         alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        prototypes_per_label="auto", projection="auto", neighbouring="substitute", domain=None,
+        prototypes_per_label="auto", projection="auto", neighbouring="substitution", domain=None,
         n_generic="auto", n_chunks="auto",
         alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
         accountant=None, random_state=None, verbose=0,
@@ -458,6 +459,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     def _learn(self, X, y, classes, first):
         params = validate_params(self)
+        if params["neighbouring"] == "substitute":  # the earlier spelling
+            params = {**params, "neighbouring": "substitution"}
         strategy_cls = _STRATEGIES[params["method"]]
         if self.accountant is not None:  # refuse before touching data
             # charged under substitution, whatever the calibration: the release publishes

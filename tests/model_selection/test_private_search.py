@@ -170,7 +170,7 @@ def test_a_candidate_the_search_cannot_account_is_refused_before_any_fit(cancer)
     # to another ledger
     X, y = cancer
     ledger, other = BudgetAccountant(epsilon=10.0), BudgetAccountant()
-    with pytest.raises(ValueError, match="neighbouring='substitute'"):
+    with pytest.raises(ValueError, match="neighbouring='substitution'"):
         PrivateSearchCV(_proper(neighbouring="add_remove"), {"epsilon": [0.5, 1.0]},
                         epsilon_selection=0.5, cv=3, accountant=ledger).fit(X, y)
     with pytest.raises(ValueError, match="sets 'accountant'"):

@@ -696,3 +696,25 @@ def test_intervals_say_their_sampler_is_floating_point():
                for a in clf.guarantee_.assumptions_not_certified)
     stumps = PrivateProperClassifier(bounds=(X.min(0), X.max(0)), classes=[0, 1, 2]).fit(X, y)
     assert stumps.guarantee_.certified  # the exact sampler of integer error counts
+
+
+def test_substitution_is_spelled_as_everywhere_else_and_the_old_spelling_still_works():
+    # the ledger and AdaptiveMarginalSynthesizer say 'substitution', this estimator said
+    # 'substitute' only, and PrivateSearchCV's advice named a value AIM refuses (a review)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    assert PrivateProperClassifier().get_params()["neighbouring"] == "substitution"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded
+        fits = [PrivateProperClassifier(bounds=(0, 1), classes=[0, 1], neighbouring=n,
+                                        random_state=3).fit(X, y)
+                for n in ("substitution", "substitute")]
+        assert fits[0].hypothesis_.index == fits[1].hypothesis_.index
+        assert str(fits[0].guarantee_) == str(fits[1].guarantee_)
+        warnings.simplefilter("ignore", PrivacyWarning)  # its theorem's sample size
+        domain = np.arange(16) / 16
+        PrivateProperClassifier(method="littlestone", hypotheses="thresholds", domain=domain,
+                                classes=[0, 1], delta=1e-6, neighbouring="substitution",
+                                random_state=3).fit(domain[rng.integers(0, 16, 400), None],
+                                                    rng.integers(0, 2, 400))
