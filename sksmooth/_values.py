@@ -116,13 +116,21 @@ def _numeric_codes(v, numbers, codes, missing=0):
 
 def as_floats(values):
     """Values as floats, a non-number (e.g. a stray string) as NaN: never refused,
-    and no error message quoting a private value.
+    and no error message or warning telling a private value.
 
     Each row's float is ``float(value)`` — numpy's own conversion — or NaN,
     whatever the other rows hold: a stray text elsewhere in the column must
     not change how ``True`` or ``np.float32(0.1)`` reads (a row's mapping
-    depending on another row would break the counts' sensitivity).
+    depending on another row would break the counts' sensitivity). Warnings of
+    the conversion are silenced: one row's value raised them (numpy's
+    "converting a masked element to nan" for ``np.ma.masked``).
     """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _as_floats(values)
+
+
+def _as_floats(values):
     if np.iscomplexobj(values):  # a complex dtype follows its values: real ones read as such
         values = np.asarray(values)
         return np.where(values.imag == 0, values.real, np.nan)
