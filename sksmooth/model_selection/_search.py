@@ -1,5 +1,6 @@
 """PrivateSearchCV: hyperparameter search whose every output is private."""
 
+import inspect
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -96,6 +97,14 @@ def _check_scoring(scoring, name):
             "fold. Use 'accuracy', or a callable scoring(estimator, X, y) returning "
             "an array of per-row utilities in [0, 1]."
         )
+    try:  # checked here, before any fit is charged (a wrong signature failed after one)
+        inspect.signature(scoring).bind(None, None, None)
+    except TypeError:
+        raise TypeError(f"{name} must be called as scoring(estimator, X, y); "
+                        f"{getattr(scoring, '__name__', type(scoring).__name__)} does not "
+                        "take these three arguments.") from None
+    except ValueError:  # no signature to read (some builtins): called as documented
+        pass
     return scoring
 
 

@@ -54,7 +54,7 @@ from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, c
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
 from ._intervals import IntervalStrategy
-from ._selection_bound import ExponentialSelectionBound
+from ._selection_bound import ExponentialSelectionBound, check_table_size
 
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
@@ -171,6 +171,10 @@ class ExponentialStrategy(ExponentialSelectionBound):
         gamma, certified = cover.gamma, bool(cover.gamma_certified)
         if n_classes > 2 and isinstance(cover, StumpConcepts):
             cover = cover.subset(np.flatnonzero(cover.sign > 0))  # closed under complement
+        n_pairs = 1 if n_classes == 2 else n_classes * (n_classes - 1)
+        check_table_size(cover.n_concepts * n_pairs,
+                         f"{cover.n_concepts} concepts x {n_pairs} label pairs",
+                         "fewer classes, a smaller cover_size or a larger gamma")
         return cls(cover, label_pairs(n_classes), n_classes, lower, upper, gamma, certified,
                    params["neighbouring"] == "add_remove", params["bounds"] is None)
 

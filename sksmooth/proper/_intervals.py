@@ -41,7 +41,7 @@ from .._domain import box_distance, grid_threshold
 from .._private_data import sanitize_rows
 from ..mechanisms import FLOAT_SELECTION_NOTE
 from ._hypothesis import SelectedHypothesis
-from ._selection_bound import ExponentialSelectionBound
+from ._selection_bound import ExponentialSelectionBound, check_table_size
 
 __all__ = ["IntervalStrategy", "CellCounts"]
 
@@ -144,6 +144,9 @@ class IntervalStrategy(ExponentialSelectionBound):
         n_cells = max(2, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         if params["cover_size"] != "auto":  # cap the grid: cover_size cut points in all
             n_cells = max(2, min(n_cells, int(params["cover_size"]) // len(lower) + 1))
+        check_table_size((n_cells + 1) ** 2 * n_classes,
+                         f"(n_cells + 1)^2 x n_classes = {n_cells + 1}^2 x {n_classes} log "
+                         "weights per feature", "fewer classes or a larger gamma")
         cuts = grid_threshold(lower[:, None], upper[:, None], np.arange(1, n_cells), n_cells)
         return cls(cuts, n_classes, max(2, n_classes), lower, upper,
                    params["neighbouring"] == "add_remove", bounds_inferred)

@@ -165,7 +165,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     cover_size : int or 'auto', default='auto'
         ``'exponential'``: cap on the number of concepts of the cover
         (``'auto'`` = 20000); the class holds ``cover_size * k (k - 1)``
-        hypotheses for ``k > 2`` labels (half of it for stumps).
+        hypotheses for ``k > 2`` labels (half of it for stumps). A class of
+        more than ``2**25`` hypotheses (and an ``'intervals'`` grid of more
+        than ``2**25`` log weights per feature, ``(cells + 1)^2 k``) is
+        refused before any data is counted, naming the fix.
     gamma : float in (0, 1) or 'auto', default='auto'
         ``'exponential'``: requested cover radius (``'auto'`` = 1/128; the
         ``'intervals'`` grid has ``ceil(1 / (2 gamma))`` cells, at most 1024,

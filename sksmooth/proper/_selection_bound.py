@@ -15,7 +15,22 @@ import numpy as np
 from .._guarantee import PrivacySpent
 from ..classes import FiniteConcepts, user_code_notes
 
-__all__ = ["ExponentialSelectionBound"]
+__all__ = ["ExponentialSelectionBound", "MAX_TABLE_ENTRIES", "check_table_size"]
+
+
+# entries of the largest table a selection holds (its scores or log weights): 256 MiB
+# of float64 (the selection holds a few such arrays at once), past which a public
+# class is refused before any data is counted
+MAX_TABLE_ENTRIES = 2**25
+
+
+def check_table_size(entries, what, fix):
+    """Refuse a public class whose selection table would exceed :data:`MAX_TABLE_ENTRIES`
+    (public parameters only: the classes, the cover, the grid)."""
+    if entries > MAX_TABLE_ENTRIES:
+        raise ValueError(f"the hypothesis class needs a table of {entries:.3g} entries "
+                         f"({what}), above the cap of {MAX_TABLE_ENTRIES:.3g}: use "
+                         f"{fix}.")
 
 
 class ExponentialSelectionBound:

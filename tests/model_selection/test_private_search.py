@@ -114,6 +114,19 @@ def test_a_search_the_budget_cannot_pay_is_refused_before_any_fit(cancer):
     assert ledger.spent.epsilon == pytest.approx(6.0)  # the plan is exactly what is charged
 
 
+def test_a_scoring_with_the_wrong_signature_is_refused_before_any_fit(cancer):
+    # it failed at the first held-out score, after a fit was charged (found by a review)
+    X, y = cancer
+    ledger = BudgetAccountant()
+    search = PrivateSearchCV(_proper(), {"epsilon": [1.0]}, epsilon_selection=1, cv=2,
+                             scoring=lambda est, X: np.ones(len(X)), accountant=ledger)
+    with pytest.raises(TypeError, match=r"scoring\(estimator, X, y\)"):
+        search.fit(X, y)
+    assert len(ledger) == 0
+    search.set_params(scoring=lambda est, X, y, *rest: est.predict(X) == y)
+    assert search.fit(X, y).best_index_ == 0
+
+
 @pytest.mark.parametrize("params, planned", [
     ({"epsilon": 0.5, "delta": 1e-6}, (0.5, 1e-6)),
     ({"epsilon": 3.0, "delta": 1e-6}, (1.0, 1e-6)),  # Lemma 2 certifies epsilon <= 1: 1 is charged

@@ -718,3 +718,15 @@ def test_substitution_is_spelled_as_everywhere_else_and_the_old_spelling_still_w
                                 classes=[0, 1], delta=1e-6, neighbouring="substitution",
                                 random_state=3).fit(domain[rng.integers(0, 16, 400), None],
                                                     rng.integers(0, 2, 400))
+
+
+@pytest.mark.parametrize("hypotheses, n_classes", [("stumps", 2000), ("stumps", 10**5),
+                                                   ("intervals", 40_000)])
+def test_a_class_too_large_to_hold_is_refused_before_any_data(hypotheses, n_classes):
+    # 2000 labels took the machine's memory, 10^5 raised numpy's MemoryError (a review)
+    ledger = BudgetAccountant()
+    with pytest.raises(ValueError, match="hypothesis class needs a table of .* use fewer classes"):
+        PrivateProperClassifier(bounds=(0, 1), classes=list(range(n_classes)),
+                                hypotheses=hypotheses, accountant=ledger).fit(
+            np.random.default_rng(0).uniform(0, 1, (40, 2)), np.arange(40))
+    assert len(ledger) == 0
