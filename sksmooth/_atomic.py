@@ -5,7 +5,9 @@ One home for the rule (SPEC §1.6). Decorate a method with
 before the call and restored if it raises. The snapshot is a deep copy, so
 in-place updates of fitted arrays are rolled back too; shared handles that
 define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
-a ledger charge is never rolled back: charged is charged.
+a ledger charge is never rolled back: charged is charged — and neither are
+the objects a state value lists in ``snapshot_shared()`` (fixed for its
+lifetime, e.g. an online run's separating points).
 :func:`forget_fit` is the other half of the rule for ``fit``: a new fit
 starts from the constructor parameters, nothing of the previous fit left.
 :func:`parameter_fingerprint` tells whether a parameter a stream was set up
@@ -15,12 +17,49 @@ with was changed since (``set_params`` between ``partial_fit`` calls).
 import copy
 import functools
 
-__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint"]
+__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "share_in_copies"]
 
 
 def _state(estimator):
     params = estimator.get_params(deep=False)
     return {k: v for k, v in vars(estimator).items() if k not in params}
+
+
+def _snapshot(state):
+    """A deep copy of ``state``, except the objects a value declares shared
+    (``snapshot_shared()``: fixed for its lifetime) and everything they hold:
+    every reference to them, wherever it sits in the state, keeps pointing at
+    the original, so the restored state has the same structure (and pickle)
+    as before."""
+    memo = {}
+    for value in state.values():
+        share_in_copies(getattr(value, "snapshot_shared", tuple)(), memo)
+    return copy.deepcopy(state, memo)
+
+
+def share_in_copies(objects, memo):
+    """Make ``copy.deepcopy(..., memo)`` keep ``objects`` and all they hold (through
+    attributes, slots, dicts, lists, tuples) as they are: a fixed part of a state
+    that other, changing parts may refer to (a fitted model holding a prepared
+    array's bounds)."""
+    todo = list(objects)
+    while todo:
+        obj = todo.pop()
+        if id(obj) in memo or isinstance(obj, (type, int, float, str, bytes, bool)) \
+                or obj is None:
+            continue
+        memo[id(obj)] = obj
+        if isinstance(obj, dict):
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            todo.extend(obj)
+        else:
+            todo.extend(getattr(obj, "__dict__", {}).values())
+            for cls in type(obj).__mro__:
+                for name in getattr(cls, "__slots__", ()):
+                    if hasattr(obj, name):
+                        todo.append(getattr(obj, name))
 
 
 def forget_fit(estimator, private=()):
@@ -39,7 +78,7 @@ def atomic_update(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        saved = copy.deepcopy(_state(self))
+        saved = _snapshot(_state(self))
         stream = _user_stream(self)
         stream_state = None if stream is None else _stream_state(stream)
         try:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.base import clone
 
+from .._atomic import share_in_copies
 from ._calibration import ftpl_noise, ftpl_regret_bound
 from ._oracles import _is_exact_oracle
 from ._setup import fit_oracle, oracle_labels
@@ -182,6 +183,26 @@ class OnlineRun:
     eta_high: float = -np.inf
     rounds_since_refit: int = 0
     eta: float = float("nan")
+    lazy: bool = False  # a round was played with refit_every > 1 (outside Thm 1)
+
+    # fixed at the start and never changed: a snapshot shares them
+    _SHARED = ("codec", "box", "Z", "calibration", "oracle", "hallucinated_rows",
+               "hallucinated")
+
+    def snapshot_shared(self):
+        """The objects a copy shares (:func:`sksmooth._atomic.atomic_update`)."""
+        return [getattr(self, name) for name in self._SHARED]
+
+    def __deepcopy__(self, memo):
+        """A copy sharing the fixed fields (copying them cost most of a round: the
+        snapshot of an atomic ``partial_fit``); the rest is copied."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        share_in_copies(self.snapshot_shared(), memo)  # and every other reference to them
+        for name, value in vars(self).items():
+            if name not in self._SHARED:
+                setattr(new, name, copy.deepcopy(value, memo))
+        return new
 
     @property
     def classes(self):

@@ -693,6 +693,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         run.n_rounds += 1
         run.cumulative_loss += loss
         run.rounds_since_refit += 1
+        run.lazy = run.lazy or params["refit_every"] > 1
         if run.rounds_since_refit >= params["refit_every"] or run.estimator is None:
             eta = strategy.noise(run, horizon)
             run.estimator = strategy.leader(run, eta)
@@ -720,18 +721,23 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self.n_rounds_ = run.n_rounds
         self.cumulative_loss_ = run.cumulative_loss
         report = regret_report(strategy, run, params["horizon"])
-        if params["refit_every"] > 1 and report.applies:
+        if run.lazy and report.applies:  # once lazy, the run is outside Thm 1 for good
             report = type(report)(float("nan"), report.horizon, report.trivial, False, None,
                                   False, "refit_every > 1 (lazy FTPL) is not covered by Thm 1")
         self.regret_report_ = report
         self.regret_bound_ = report.value
-        self.guarantee_ = self._online_guarantee(strategy, run, report)
+        self.guarantee_ = self._online_guarantee(strategy, run, report,
+                                                 seeded=params["random_state"] is not None)
         vars(self).pop("privacy_spent_", None)
 
     @staticmethod
-    def _online_guarantee(strategy, run, report):
+    def _online_guarantee(strategy, run, report, seeded=False):
         problems = [] if run.calibration is None else list(run.calibration.problems)
         certified = [] if run.calibration is None else list(run.calibration.certified)
+        if seeded:
+            problems.append("random_state is set: the perturbations are reproducible "
+                            "from it, so the expected-regret claim does not hold against "
+                            "an adversary who knows it")
         if not report.applies:
             problems.append(report.reason)
         elif report.vacuous:
@@ -769,7 +775,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_rounds_")
         strategy = online_strategy(self.noise, self.online_perturbation)
-        if self.refit_every > 1:
+        if self.refit_every > 1 or getattr(self._run, "lazy", False):
             return float("nan")
         return regret_report(strategy, self._run, self.horizon, best_loss, n_rounds).value
 

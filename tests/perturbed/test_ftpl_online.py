@@ -331,3 +331,49 @@ def test_a_one_class_round_with_a_heuristic_oracle_fits():
         for seed in range(30):  # 6 of 40 such fits raised before
             PerturbedERMClassifier(LogisticRegression(), n_hallucinated=2, bounds=(0, 1),
                                    classes=[0, 1], random_state=seed).fit(X, np.ones(40, int))
+
+
+# ---------------------------------------------- the guarantee of the run
+def _stump_run(**params):
+    return PerturbedERMClassifier(StumpERMClassifier(n_thresholds=2), bounds=(0.0, 1.0),
+                                  classes=[0, 1], noise="theory", **params)
+
+
+def test_a_run_once_lazy_is_never_certified_by_thm_1():
+    # 399 lazy rounds then one with refit_every=1 certified Thm 1's bound (a review)
+    X, y = _threshold_stream(400, d=1)
+    clf = _stump_run(horizon=400, refit_every=100)
+    _play(clf, X[:399], y[:399], 1)
+    assert np.isnan(clf.regret_bound_)
+    clf.set_params(refit_every=1)
+    _play(clf, X[399:], y[399:], 1)
+    assert np.isnan(clf.regret_bound_) and np.isnan(clf.regret_bound())
+    assert not clf.guarantee_.certified and "lazy" in clf.regret_report_.reason
+    fresh = _play(_stump_run(horizon=400), X, y, 1)  # never lazy: the bound applies
+    assert np.isfinite(fresh.regret_bound_) and np.isfinite(fresh.regret_bound())
+
+
+def test_a_seeded_run_is_not_certified_against_an_adaptive_adversary():
+    # whoever knows the seed predicts every perturbation; fit said so, partial_fit did
+    # not (a review)
+    X, y = _threshold_stream(50, d=1)
+    seeded = _play(_stump_run(horizon=50, random_state=0), X, y, 1)
+    fresh = _play(_stump_run(horizon=50), X, y, 1)
+    assert "random_state is set" in " ".join(seeded.guarantee_.assumptions_not_certified)
+    assert not seeded.guarantee_.certified
+    assert not [p for p in fresh.guarantee_.assumptions_not_certified if "random_state" in p]
+
+
+def test_a_round_s_snapshot_shares_what_the_run_fixed_at_its_start():
+    # the atomic snapshot deep-copied the separating points and their prepared rows
+    # every round: most of a round's time (a review)
+    X, y = _threshold_stream(20, d=3)
+    clf = _play(_stump_run(), X, y, 5)
+    run = clf._run
+    twin = copy.deepcopy(run)
+    for name in ("Z", "hallucinated_rows", "hallucinated", "calibration", "codec", "oracle"):
+        assert getattr(twin, name) is getattr(run, name)
+    assert twin.rng is not run.rng and twin.past is not None
+    before = run.rng.bit_generator.state
+    twin.rng.random()
+    assert run.rng.bit_generator.state == before
