@@ -448,14 +448,15 @@ class AxisHedge:
 
     def _split(self, positions):
         """Add segment boundaries at ``positions`` (the new segments inherit)."""
-        inside = positions[positions < self.offsets[-1]]
-        starts = np.union1d(self.starts, inside)
-        if len(starts) == len(self.starts):
+        inside = np.unique(positions[positions < self.offsets[-1]])
+        at = np.searchsorted(self.starts, inside, side="right")  # parent segment + 1
+        new = inside[self.starts[at - 1] != inside]  # not yet a boundary
+        if new.size == 0:  # no sort or hash of all segments when nothing is new
             return
-        parent = np.searchsorted(self.starts, starts, side="right") - 1
-        self.starts = _frozen(starts)
-        self.log_weight = _frozen(self.log_weight[parent])
-        self.loss = _frozen(self.loss[parent])
+        at = np.searchsorted(self.starts, new, side="right")
+        self.starts = _frozen(np.insert(self.starts, at, new))
+        self.log_weight = _frozen(np.insert(self.log_weight, at, self.log_weight[at - 1], axis=0))
+        self.loss = _frozen(np.insert(self.loss, at, self.loss[at - 1], axis=0))
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.

@@ -89,10 +89,13 @@ class _Epoch:
     hedge_bound: float = 0.0
     approximation_bound: float = None
     bounds_at: int = -1     # n_rounds when the bounds were last computed
+    sigma: float = float("nan")  # the smoothness its cover and bound were set up for
+    hypotheses: object = None    # the class it plays (a name, or the object given)
 
     def summary(self):
         play = self.play
         return {"start": self.start, "length": self.length, "n_rounds": self.n_rounds,
+                "sigma": self.sigma,
                 "n_experts": play.n_experts, "gamma": play.gamma,
                 "gamma_target": play.gamma_target, "learning_rate": play.learning_rate,
                 "bracket_width": getattr(play.cover, "bracket_width", None),
@@ -256,9 +259,12 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     the epochs' bounds.
 
     **Cost.** Thresholds and stumps are played by an exact Hedge engine whose
-    cost per round grows only logarithmically with the cover size and does
-    not grow with the number of rounds: ``fit`` is linear in ``n``. Other
-    covers cost ``K`` per round, hence the ``max_expert_rounds`` budget.
+    cost per round within a batch grows only logarithmically with the cover
+    size and does not grow with the number of rounds: ``fit`` is linear in
+    ``n``. Each ``partial_fit`` call also costs ``O(S)``, ``S`` the engine's
+    segments (at most the smaller of the cover size and the rows seen): feed
+    a stream in batches rather than row by row. Other covers cost ``K`` per
+    round, hence the ``max_expert_rounds`` budget.
 
     ``predict`` is the deterministic weighted majority vote (what the
     adaptive adversaries of :mod:`sksmooth.streams` attack); the regret bound
@@ -444,7 +450,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             seed=stream.cover_seed)
         play = stream.strategy.build(request)
         epoch = _Epoch(start=self.n_rounds_, length=int(length), play=play,
-                       lemma=self._lemma_parameters(play, params["sigma"]))
+                       lemma=self._lemma_parameters(play, params["sigma"]),
+                       sigma=float(params["sigma"]), hypotheses=stream.hypotheses)
         stream.epochs.append(epoch)
         if play.capped_by and not stream.cap_warned:
             stream.cap_warned = True
@@ -550,9 +557,22 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     def _guarantee(self, sigma):
         cover = self._stream.current.play.cover
+        played = [e for e in self._stream.epochs if e.n_rounds] or self._stream.epochs[-1:]
+        # each epoch's bound assumes the smoothness it was set up for (set_params may
+        # change sigma between calls): all hold against the largest of them
+        sigmas = sorted({e.sigma if e.sigma == e.sigma else sigma for e in played})
+        sigma = sigmas[-1]
+        classes = []
+        for e in played:  # a name by value, a class object by identity
+            h = e.hypotheses
+            if not any(h is c or (isinstance(h, str) and h == c) for c in classes):
+                classes.append(h)
         target = ("the best hypothesis of the class" if self.regret_bound_is_class_
                   else "the best hypothesis of the cover (no certified bracketing: "
                        "the approximation term is not bounded)")
+        if len(classes) > 1:
+            target = (target.replace("the best hypothesis", "each epoch's best hypothesis")
+                      + ", epoch by epoch (hypotheses was changed between calls)")
         certified = ["Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
         if not self._stream.bounds_inferred:
             certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
@@ -574,6 +594,11 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if len(self._stream.epochs) > 1:
             notes.append(f"doubling trick: {len(self._stream.epochs)} epochs, bound summed "
                          "over them")
+        if len(sigmas) > 1:
+            notes.append(f"sigma was changed between calls: the epochs were set up for "
+                         f"sigma in {{{', '.join(f'{s:g}' for s in sigmas)}}}; the bound "
+                         f"holds when each epoch's rounds are that smooth, e.g. all "
+                         f"{sigma:g}-smooth")
         return Guarantee(
             claim=f"expected regret <= {self.regret_bound_:.6g} against {target} "
                   f"after T={self.n_rounds_} rounds",

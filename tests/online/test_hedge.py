@@ -190,3 +190,23 @@ def test_engine_snapshot_is_isolated_from_later_updates():
     assert not np.array_equal(engine.log_weights(), before)
     with pytest.raises(ValueError):
         engine.log_weight[0, 0] = 0.0  # read-only: copy-on-write state
+
+
+def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
+    # _split re-sorted and hashed every segment on each call (np.union1d): most of a
+    # one-row partial_fit's time on large covers (a review); the insertion must give
+    # the same segments, each new one inheriting its parent's weights and losses
+    engine = _grid_engine(3, 50)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        positions = rng.integers(0, engine.offsets[-1] + 3, rng.integers(0, 12))
+        starts, lw, loss = engine.starts, engine.log_weight, engine.loss
+        inside = positions[positions < engine.offsets[-1]]
+        union = np.union1d(starts, inside)
+        parent = np.searchsorted(starts, union, side="right") - 1
+        engine.log_weight = engine.log_weight + rng.normal(size=lw.shape)  # distinct parents
+        lw = engine.log_weight
+        engine._split(positions)
+        np.testing.assert_array_equal(engine.starts, union)
+        np.testing.assert_array_equal(engine.log_weight, lw[parent])
+        np.testing.assert_array_equal(engine.loss, loss[parent])

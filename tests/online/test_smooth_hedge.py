@@ -727,3 +727,29 @@ def test_covers_of_the_widest_bounds_are_finite(hypotheses):
     clf.fit(X, y)
     assert np.all(np.isfinite(clf.cover_.threshold))
     assert clf.score(X, y) >= 0.9
+
+
+def test_a_sigma_changed_mid_stream_is_claimed_as_the_largest_an_epoch_assumed():
+    # set_params(sigma=0.01) after epochs set up for sigma=1: the guarantee said 0.01
+    # while the bound was 1's; a 0.01-smooth adversary then beat it 3.7-fold (a review)
+    X, y = stream_data(300, d=1)
+    clf = SmoothHedgeClassifier(sigma=1.0, bounds=(0.0, 1.0))
+    clf.partial_fit(X[:100], y[:100], classes=["no", "yes"])
+    clf.set_params(sigma=0.01)
+    clf.partial_fit(X[100:], y[100:])
+    smooth = clf.guarantee_.assumptions_not_certified[0]
+    assert "(sigma=1)" in smooth
+    assert any("sigma in {0.01, 1}" in n for n in clf.guarantee_.notes)
+    assert [e["sigma"] for e in clf.epochs_][:2] == [1.0, 1.0] and clf.epochs_[-1]["sigma"] == 0.01
+    same = SmoothHedgeClassifier(sigma=0.01, bounds=(0.0, 1.0)).fit(X, y)
+    assert "(sigma=0.01)" in same.guarantee_.assumptions_not_certified[0]
+
+
+def test_hypotheses_changed_mid_stream_are_compared_epoch_by_epoch():
+    X, y = stream_data(40, d=2)
+    clf = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))
+    clf.partial_fit(X[:3], y[:3], classes=["no", "yes"])  # epochs of 1 and 2 rounds
+    assert "epoch by epoch" not in clf.guarantee_.claim
+    clf.set_params(hypotheses="halfspaces")
+    clf.partial_fit(X[3:], y[3:])  # later epochs play halfspaces
+    assert "epoch by epoch" in clf.guarantee_.claim
