@@ -98,7 +98,10 @@ class Real(Constraint):
     def check(self, value):
         if not _is_real(value):
             raise _Rejected(TypeError)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an int beyond the float range (10**400)
+            raise _Rejected(ValueError, "it is beyond the float range") from None
         if np.isnan(value):
             raise _Rejected(ValueError, "NaN is not a number")
         if np.isinf(value) and not self.allow_inf and value not in (self.low, self.high):
@@ -217,9 +220,9 @@ class ArrayLike(Constraint):
         )
 
     def check(self, value):
-        if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) == 0:
-            raise _Rejected(TypeError)
-        try:
+        try:  # np.ndim of a ragged list raises numpy's own ValueError
+            if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) == 0:
+                raise _Rejected(TypeError)
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             raise _Rejected(TypeError) from None
@@ -234,7 +237,9 @@ class Check(Constraint):
     """Adapter for an existing ``check_*(value, name)`` helper of the package.
 
     The helper raises ``TypeError``/``ValueError`` with its own message (which
-    already names the parameter); that message is kept as is.
+    already names the parameter); that message is kept as is. An error that
+    does not name it (numpy's, from inside the helper) becomes the table's
+    message: what the parameter must be, and the value given.
     """
 
     def __init__(self, function, description, **kwargs):
@@ -249,6 +254,9 @@ class Check(Constraint):
         try:
             return self.function(value, name, **self.kwargs)
         except (TypeError, ValueError) as exc:
+            if name is not None and name not in str(exc):
+                raise _Rejected(type(exc), f"{name} must be {self.description}, got "
+                                           f"{short_repr(value)}.") from None
             raise _Rejected(type(exc), str(exc)) from None
 
 

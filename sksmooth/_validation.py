@@ -47,18 +47,26 @@ def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _float_or_inf(value):
+    """``float(value)``; an int beyond the float range (``10**400``) is +-inf."""
+    try:
+        return float(value)
+    except OverflowError:
+        return np.inf if value > 0 else -np.inf
+
+
 def check_epsilon(epsilon, name="epsilon", allow_inf=False, bounded=False):
     """Return ``epsilon`` as a float, checking ``0 < epsilon`` (finite unless allowed).
 
     ``bounded=True`` (the estimators' parameter tables) also requires
     ``epsilon`` in :data:`EPSILON_RANGE`.
     """
-    if not _is_real(epsilon) or np.isnan(epsilon):
+    if not _is_real(epsilon) or np.isnan(_float_or_inf(epsilon)):
         raise TypeError(
             f"{name} must be a real number > 0, got {epsilon!r} "
             f"({type(epsilon).__name__}); pass e.g. {name}=1.0."
         )
-    epsilon = float(epsilon)
+    epsilon = _float_or_inf(epsilon)
     if epsilon <= 0:
         raise ValueError(
             f"{name} must be > 0 (smaller is more private), got {epsilon!r}; "
@@ -80,12 +88,12 @@ def check_epsilon(epsilon, name="epsilon", allow_inf=False, bounded=False):
 
 def check_delta(delta, name="delta", allow_zero=True):
     """Return ``delta`` as a float in ``[0, 1)`` (``(0, 1)`` if not ``allow_zero``)."""
-    if not _is_real(delta) or np.isnan(delta):
+    if not _is_real(delta) or np.isnan(_float_or_inf(delta)):
         raise TypeError(
             f"{name} must be a real number in [0, 1), got {delta!r} "
             f"({type(delta).__name__}); pass e.g. {name}=1e-5."
         )
-    delta = float(delta)
+    delta = _float_or_inf(delta)
     low_ok = delta >= 0 if allow_zero else delta > 0
     if not low_ok or delta >= 1:
         interval = "[0, 1)" if allow_zero else "(0, 1)"
@@ -98,12 +106,12 @@ def check_delta(delta, name="delta", allow_zero=True):
 
 def check_sigma(sigma, name="sigma"):
     """Return the smoothness parameter as a float in ``(0, 1]``."""
-    if not _is_real(sigma) or np.isnan(sigma):
+    if not _is_real(sigma) or np.isnan(_float_or_inf(sigma)):
         raise TypeError(
             f"{name} must be a real number in (0, 1], got {sigma!r} "
             f"({type(sigma).__name__}); pass e.g. {name}=0.1."
         )
-    sigma = float(sigma)
+    sigma = _float_or_inf(sigma)
     if not 0 < sigma <= 1:
         raise ValueError(
             f"{name} must lie in (0, 1] (sigma=1 is i.i.d. uniform data, "
@@ -114,9 +122,9 @@ def check_sigma(sigma, name="sigma"):
 
 def check_probability(value, name, closed=False):
     """Return ``value`` as a float in ``(0, 1)`` (``[0, 1]`` if ``closed``)."""
-    if not _is_real(value) or np.isnan(value):
+    if not _is_real(value) or np.isnan(_float_or_inf(value)):
         raise TypeError(f"{name} must be a real number in (0, 1), got {value!r}.")
-    value = float(value)
+    value = _float_or_inf(value)
     ok = 0 <= value <= 1 if closed else 0 < value < 1
     if not ok:
         interval = "[0, 1]" if closed else "(0, 1)"
@@ -330,9 +338,13 @@ def check_same_classes(classes, classes_):
 def check_public_classes(value, name="classes"):
     """The public label set: a 1-D list of at least two distinct labels (numbers or
     strings, no NaN), returned sorted."""
-    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1:
+    try:  # a ragged list ([0, [1]]): numpy's message names no parameter
+        ndim = np.ndim(value)
+        labels = np.asarray(value)
+    except ValueError:
+        ndim = None
+    if isinstance(value, (str, bytes, dict, set)) or ndim != 1:
         raise TypeError(f"{name} must be a 1-D list of labels, e.g. {name}=[0, 1].")
-    labels = np.asarray(value)
     if labels.dtype == object or labels.dtype.kind not in "biufUS":
         raise TypeError(f"{name} must hold numbers or strings, e.g. {name}=[0, 1].")
     if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
@@ -507,7 +519,13 @@ def _fit_any_classes(y, classes=None):
     """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
     if classes is not None:
         check_no_missing_label(classes)
-    labels = _distinct_labels(y) if classes is None else np.unique(np.asarray(classes))
+        try:
+            labels = np.unique(np.asarray(classes))
+        except (TypeError, ValueError):  # a ragged list, labels that do not compare
+            raise ValueError("classes must be a 1-D list of distinct labels (numbers or "
+                             "strings), e.g. classes=[0, 1].") from None
+    else:
+        labels = _distinct_labels(y)
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")
     if len(labels) == 0:

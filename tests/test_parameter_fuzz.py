@@ -35,6 +35,8 @@ BAD_VALUES = {
     "huge_float": 1e300,
     "tiny_float": 1e-300,
     "huge_int": 10**12,
+    "beyond_float_int": 10**400,  # float() overflows (found by a review)
+    "ragged": [0, [1]],  # numpy's inhomogeneous-shape error (found by a review)
     "str": "not-a-valid-value",
     "list": [1, 2],
     "dict": {},

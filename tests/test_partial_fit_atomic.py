@@ -16,6 +16,7 @@ import pytest
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
 from sksmooth.proper import PrivateProperClassifier
+from sksmooth.release import AdaptiveMarginalSynthesizer, SmoothMWEM
 
 
 def _diff(a, b, path="self", seen=None):
@@ -250,3 +251,25 @@ def test_failed_partial_fit_leaves_the_users_generator_as_it_was(make):
     with pytest.raises(ValueError):
         _silent(make(generator).partial_fit, X, y)
     assert generator.bit_generator.state == before
+
+
+@pytest.mark.parametrize("make, X, y", [
+    (lambda: PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
+     np.random.default_rng(0).uniform(0, 1, (60, 2)), np.arange(60) % 2),
+    (lambda: SmoothMWEM(bounds=(0, 1)),
+     np.random.default_rng(0).uniform(0, 1, (60, 2)), None),
+    (lambda: AdaptiveMarginalSynthesizer(levels=3),
+     np.random.default_rng(0).integers(0, 3, (60, 2)), None),
+])
+def test_a_bad_parameter_at_fit_leaves_the_previous_fit_as_it_was(make, X, y):
+    # the previous fit was forgotten before the parameters were validated, so
+    # set_params(epsilon=0).fit(...) left an unfitted estimator (a review)
+    import pickle
+
+    est = make()
+    est.fit(X) if y is None else est.fit(X, y)
+    before = pickle.dumps(est.guarantee_)
+    est.set_params(epsilon=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        est.fit(X) if y is None else est.fit(X, y)
+    assert pickle.dumps(est.guarantee_) == before

@@ -423,6 +423,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        validate_params(self)  # a bad parameter leaves the previous fit as it was
         forget_fit(self, private=("_strategy", "_statistics", "_release_log",
                                   "_classes_inferred", "_seeded", "_structure"))
         return self._learn_atomically(X, y, classes=None, first=True)

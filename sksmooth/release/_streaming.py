@@ -125,12 +125,14 @@ class StreamingRelease:
         state is forgotten first, so a fit that fails (bad input, a ledger
         that refuses the charge) leaves an unfitted estimator, nothing of the
         previous release mixed with the new input's structure
-        (:func:`~sksmooth._atomic.forget_fit`).
+        (:func:`~sksmooth._atomic.forget_fit`); a bad parameter is refused
+        before that, leaving the previous release as it was.
 
         Returns
         -------
         self
         """
+        validate_params(self)  # a bad parameter leaves the previous release as it was
         forget_fit(self, private=self._release_state)  # fit = reset + one chunk + release
         try:
             self._accumulate(X, y, whole_table=True)
