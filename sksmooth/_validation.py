@@ -162,14 +162,22 @@ def check_bounds_pair(value, name="bounds"):
     if not pair or len(value) != 2:
         raise TypeError(f"{name} must be a pair (lower, upper).")
     try:
+        given = [np.asarray(v) for v in value]
         lower, upper = (np.asarray(v, dtype=float) for v in value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must hold numbers.") from None
+    if any(v.dtype.kind not in "iuf" for v in given):  # numpy reads '0' and True as 0.0
+        raise TypeError(f"{name} must hold numbers (not texts or booleans).")
     if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
         raise ValueError(f"{name}: lower and upper must each be a number or a non-empty "
                          "1-D array.")
+    if lower.ndim == upper.ndim == 1 and lower.size != upper.size:
+        raise ValueError(f"{name}: lower has {lower.size} entries and upper {upper.size}; "
+                         "give one per feature on both sides (or a number).")
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
         raise ValueError(f"{name} must be finite (no NaN or inf).")
+    if np.any(lower > upper):
+        raise ValueError(f"{name}: lower must be <= upper on every feature.")
     return value
 
 

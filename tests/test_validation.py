@@ -189,10 +189,15 @@ def test_every_estimator_takes_the_same_bounds(make):
         est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
     for bounds, error in [(np.zeros((3, 3)), TypeError), ((0, 1, 2), TypeError),
                           ("01", TypeError), ((0, np.inf), ValueError),
-                          ((np.zeros((2, 2)), 1), ValueError)]:
+                          ((np.zeros((2, 2)), 1), ValueError),
+                          # read as numbers by numpy, or broadcast quietly (a review)
+                          ((True, 2), TypeError), (("0", "1"), TypeError),
+                          (([0, 0], [1]), ValueError), ((1, 0), ValueError)]:
         est = make(bounds)
         with pytest.raises(error, match=r"bounds.*bounds=\(0\.0, 1\.0\)"):
             est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
+        with pytest.raises(error, match=r"bounds"):  # a public parameter, before the data
+            est.fit(X[:, 0]) if isinstance(est, SmoothMWEM) else est.fit(X[:, 0], y)
 
 
 def test_box_with_one_flat_feature_is_accepted():

@@ -178,6 +178,11 @@ class ExponentialStrategy(ExponentialSelectionBound):
         return cls(cover, label_pairs(n_classes), n_classes, lower, upper, gamma, certified,
                    params["neighbouring"] == "add_remove", params["bounds"] is None)
 
+    @staticmethod
+    def check_public_params(params):
+        """The checks of the parameters alone, before any data is read."""
+        _checked_hypotheses(params)
+
     @property
     def n_hypotheses(self):
         return self.concepts.n_concepts * len(self.pairs)
@@ -229,7 +234,8 @@ def public_box(bounds, X):
     return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 
-def _build_cover(params, lower, upper, public_rng):
+def _checked_hypotheses(params):
+    """``hypotheses`` of method='exponential' as a concept class (public checks)."""
     hyp = params["hypotheses"]
     if not isinstance(hyp, (str, ConceptClass, FiniteConcepts)):
         raise TypeError(
@@ -242,7 +248,13 @@ def _build_cover(params, lower, upper, public_rng):
             "hypotheses='prototypes' is learnt from noisy class means: pass "
             "method='noisy_means' (method='exponential' selects from a cover)."
         )
-    hyp = check_concept_class(hyp, "hypotheses")
+    if isinstance(hyp, str) and hyp == "intervals":
+        return hyp
+    return check_concept_class(hyp, "hypotheses")
+
+
+def _build_cover(params, lower, upper, public_rng):
+    hyp = _checked_hypotheses(params)
     if isinstance(hyp, FiniteConcepts):
         return hyp
     if isinstance(hyp, Thresholds) and len(lower) != 1:

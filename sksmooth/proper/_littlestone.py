@@ -88,12 +88,20 @@ class LittlestoneStrategy:
     def build(cls, params, X, n_classes, public_rng):
         """Domain and class from the public parameters (``X``: its width only)."""
         n_features = X.shape[1]
+        cls.check_public_params(params)
         if n_classes != 2:
             raise ValueError(
                 "method='littlestone' is binary (a {-1, +1} class on a finite domain); "
                 f"classes_ has {n_classes} labels. Use method='exponential', which "
                 "selects a multiclass hypothesis natively (e.g. hypotheses='stumps')."
             )
+        domain, matrix, descriptions = _finite_class(params, n_features)
+        oracle = LittlestoneOracle(matrix)
+        return cls(domain, oracle, tuple(descriptions), int(oracle.ldim()))
+
+    @staticmethod
+    def check_public_params(params):
+        """The checks of the parameters alone, before any data is read."""
         if params["delta"] == 0:
             raise ValueError(
                 "method='littlestone' is (epsilon, delta)-DP with delta > 0 (sparse "
@@ -104,9 +112,6 @@ class LittlestoneStrategy:
                 "method='littlestone' is private under substitution only (its disjoint "
                 "splits need a public n); pass neighbouring='substitution'."
             )
-        domain, matrix, descriptions = _finite_class(params, n_features)
-        oracle = LittlestoneOracle(matrix)
-        return cls(domain, oracle, tuple(descriptions), int(oracle.ldim()))
 
     @property
     def n_hypotheses(self):

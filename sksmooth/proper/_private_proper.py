@@ -466,6 +466,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         if params["neighbouring"] == "substitute":  # the earlier spelling
             params = {**params, "neighbouring": "substitution"}
         strategy_cls = _STRATEGIES[params["method"]]
+        strategy_cls.check_public_params(params)  # before the ledger and the data
         if self.accountant is not None:  # refuse before touching data
             # charged under substitution, whatever the calibration: the release publishes
             # n (n_samples_seen_), which addition/removal does not protect; the charge is

@@ -178,12 +178,7 @@ class PrototypeStrategy:
     @classmethod
     def build(cls, params, X, n_classes, public_rng):
         """The public grid (``X`` is read only when ``bounds=None``: flagged)."""
-        hyp = params["hypotheses"]
-        if not (isinstance(hyp, str) and hyp == "prototypes"):
-            raise ValueError(
-                "method='noisy_means' learns nearest-prototype classifiers: pass "
-                f"hypotheses='prototypes' (got hypotheses={hyp!r})."
-            )
+        cls.check_public_params(params)
         lower, upper = public_box(params["bounds"], X)
         gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
         n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
@@ -201,6 +196,16 @@ class PrototypeStrategy:
             return strategy
         anchors = grid_threshold(lower, upper, public_rng.random(size=(int(m), len(lower))), 1)
         return replace(strategy, anchors=anchors)
+
+    @staticmethod
+    def check_public_params(params):
+        """The checks of the parameters alone, before any data is read."""
+        hyp = params["hypotheses"]
+        if not (isinstance(hyp, str) and hyp == "prototypes"):
+            raise ValueError(
+                "method='noisy_means' learns nearest-prototype classifiers: pass "
+                f"hypotheses='prototypes' (got hypotheses={hyp!r})."
+            )
 
     def projection_dim(self, params, n):
         """``k`` of the projected L1 map, or ``None`` for the box map (public inputs only).

@@ -730,3 +730,19 @@ def test_a_class_too_large_to_hold_is_refused_before_any_data(hypotheses, n_clas
                                 hypotheses=hypotheses, accountant=ledger).fit(
             np.random.default_rng(0).uniform(0, 1, (40, 2)), np.arange(40))
     assert len(ledger) == 0
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(hypotheses="no-such-class"), "hypotheses"),
+    (dict(method="noisy_means", hypotheses="stumps"), "hypotheses='prototypes'"),
+    (dict(method="littlestone", hypotheses="thresholds", delta=0.0,
+          domain=np.arange(4.0)), "delta > 0"),
+    (dict(bounds=(1, 0)), "bounds"),
+])
+def test_a_bad_parameter_is_named_before_the_data_is_read(params, match):
+    # these were checked when the class was built, after X: a bad X hid them (a review)
+    params = {"bounds": (0, 1), "classes": [0, 1], **params}
+    if params.get("method") == "littlestone":
+        params.pop("bounds")
+    with pytest.raises((TypeError, ValueError), match=match):
+        PrivateProperClassifier(**params).fit(_Untouchable(), [0, 1])
