@@ -45,6 +45,9 @@ def run_demo(out_dir, fast):
     except ImportError:
         has_plots = False
     if has_plots:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise CLIError(f"--out {out_dir} is a file, not a folder: name a folder for "
+                           "the figures (created if missing).")
         out_dir.mkdir(parents=True, exist_ok=True)
         print(f"sksmooth demo{' (fast)' if fast else ''}: figures go to {out_dir.resolve()}")
     else:

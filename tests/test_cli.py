@@ -79,6 +79,16 @@ def test_errors_are_one_line_with_nonzero_exit(capsys):
     assert "available" in err[0]
 
 
+def test_demo_out_naming_a_file_names_the_option(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    taken = tmp_path / "results.json"
+    taken.write_text("{}")
+    assert main(["demo", "--fast", "--out", str(taken)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0] and "folder" in err[0]
+    assert taken.read_text() == "{}"
+
+
 def test_unknown_command_exits_nonzero():
     with pytest.raises(SystemExit) as exc:
         main(["frobnicate"])
