@@ -27,6 +27,7 @@ problem and the fix, never a value (scikit-learn's own messages print the
 offending value or the whole array; they are replaced here).
 """
 
+import itertools
 import warnings
 
 import numpy as np
@@ -208,10 +209,25 @@ def _flat_array(labels, *, column=False):
     """numpy's array of ``labels``, or None where numpy refuses them or makes no
     1-D array of them (a label that is a sequence); with ``column``, numpy's
     ``(n, 1)`` array of one-entry sequences, raveled."""
+    # numpy reads np.ma.masked with a warning, which one row would raise (and
+    # catch_warnings, not thread-safe, must not silence it): such labels are read
+    # entry by entry. The entries' types are collected in C
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            whole = np.asarray(labels)
+        entries = list(itertools.chain.from_iterable(labels)) if column else labels
+    except TypeError:  # a 0-d array among the sequences: numpy makes no (n, 1) column
+        return None
+    types = set(map(type, entries))
+    if np.ma.core.MaskedConstant in types:
+        return None
+    if any(issubclass(t, (list, tuple)) for t in types):
+        return None  # numpy would make no 1-D array (no (n, 1) column) of them
+    if any(issubclass(t, np.ndarray) for t in types) and any(
+            isinstance(v, np.ndarray) and v.dtype == object
+            and np.ma.core.MaskedConstant in set(map(type, v.ravel().tolist()))
+            for v in entries):
+        return None
+    try:
+        whole = np.asarray(labels)
     except (TypeError, ValueError, OverflowError):
         return None
     if column:
@@ -242,8 +258,18 @@ def _exact_float(value):
 
 
 def _is_one_entry(value):
-    return isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1 and (
+    return isinstance(value, (list, tuple, np.ndarray)) and _holds_one(value) and (
         not isinstance(value, np.ndarray) or value.ndim == 1)
+
+
+def _holds_one(value):
+    """``np.size(value) == 1`` without numpy's array of it (which warns on
+    ``np.ma.masked``)."""
+    if isinstance(value, np.ndarray):
+        return value.size == 1
+    if isinstance(value, (list, tuple)):
+        return len(value) == 1 and _holds_one(value[0])
+    return True
 
 
 def _check_private_y(y, n_samples):

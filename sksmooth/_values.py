@@ -10,7 +10,6 @@ no message quotes a value. Loops run over distinct values, not rows.
 
 import datetime
 import sys
-import warnings
 
 import numpy as np
 
@@ -121,16 +120,14 @@ def as_floats(values):
     Each row's float is ``float(value)`` — numpy's own conversion — or NaN,
     whatever the other rows hold: a stray text elsewhere in the column must
     not change how ``True`` or ``np.float32(0.1)`` reads (a row's mapping
-    depending on another row would break the counts' sensitivity). Warnings of
-    the conversion are silenced: one row's value raised them (numpy's
-    "converting a masked element to nan" for ``np.ma.masked``).
+    depending on another row would break the counts' sensitivity). No
+    conversion here emits a warning (one row's value would raise it, e.g.
+    numpy's "converting a masked element to nan" for ``np.ma.masked``), and
+    none is silenced with ``warnings.catch_warnings``, which changes the
+    process's filters and is not thread-safe (dask runs this in threads).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _as_floats(values)
-
-
-def _as_floats(values):
+    if not hasattr(values, "dtype"):  # a list: its entries as they are (numpy would
+        values = np.asarray(values, dtype=object)  # convert them, with warnings)
     if np.iscomplexobj(values):  # a complex dtype follows its values: real ones read as such
         values = np.asarray(values)
         return np.where(values.imag == 0, values.real, np.nan)
@@ -141,12 +138,25 @@ def _as_floats(values):
         # numpy reads a time value among numbers as its count of units, but a time value
         # among texts is no number: read row by row, a time value is missing either way
         return np.frompyfunc(_float_or_nan, 1, 1)(np.asarray(values, dtype=object)).astype(float)
-    try:
-        with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("error", np.exceptions.ComplexWarning)  # a complex object
-            return np.asarray(values, dtype=float)
-    except (TypeError, ValueError, OverflowError, np.exceptions.ComplexWarning):
-        pass
+    if kind is not None and kind in "biuf":  # numbers: numpy's conversion, silent
+        try:
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.asarray(values, dtype=float)
+        except (TypeError, ValueError, OverflowError):  # a pandas NA among integers
+            pass
+    else:
+        # objects (or a list) may hold complex numbers or np.ma.masked, which numpy's
+        # float conversion reads with a warning: read as complex numbers (silent; a
+        # complex one with an imaginary part is missing), then np.ma.masked (read
+        # there as 0) as missing
+        try:
+            with np.errstate(invalid="ignore", over="ignore"):
+                as_complex = np.asarray(values, dtype=complex)
+        except (TypeError, ValueError, OverflowError):
+            pass
+        else:
+            return _masked_as_missing(values, np.where(as_complex.imag == 0,
+                                                       as_complex.real, np.nan))
     factorize = getattr(values, "factorize", None)
     if factorize is not None:  # a Series: one conversion per distinct value, by hashing
         try:
@@ -227,12 +237,25 @@ def _holds_time_values(values):
     return any(isinstance(v, _TIME_TYPES) for v in values)
 
 
+def _masked_as_missing(values, floats):
+    """``floats`` with NaN where ``values`` holds ``np.ma.masked`` (read as 0 by
+    numpy's complex conversion); only the zeros are looked at."""
+    flat = floats.reshape(-1)
+    zeros = np.flatnonzero(flat == 0)
+    if zeros.size:
+        entries = np.asarray(values, dtype=object).reshape(-1)[zeros]
+        flat[zeros[[v is np.ma.masked for v in entries.tolist()]]] = np.nan
+    return floats
+
+
 def _float_or_nan(value):
     """``float(value)`` (of the value, not of its text), NaN when it has none; a
     number beyond the float range (``10**400``) is +-inf, as in
     :func:`~sksmooth._private_data.validate_private_data`; a complex number is its
     real part when its imaginary part is 0, else NaN; a date, time or duration
     (numpy's or Python's, pandas' Timestamp and NaT) NaN."""
+    if value is np.ma.masked:  # float() would warn
+        return np.nan
     if isinstance(value, (complex, np.complexfloating)):
         return float(value.real) if value.imag == 0 else np.nan
     if isinstance(value, _TIME_TYPES):

@@ -69,3 +69,35 @@ def test_one_masked_entry_warns_nothing():
             PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).fit(X, y)
         caught.append(sorted(str(w.message) for w in seen))
     assert caught[0] == caught[1]
+
+
+def test_reading_values_leaves_the_warning_filters_alone():
+    # as_floats silenced warnings with catch_warnings, which is not thread-safe: under
+    # dask's threaded scheduler an 'ignore' filter was left behind for the whole
+    # process, and PrivacyLeakWarning stopped showing (found by a review)
+    import threading
+    import warnings
+
+    before = list(warnings.filters)
+    column = np.array([0.5, np.ma.masked, 2 + 0j, "x", 1], dtype=object)
+    long = np.tile(column, 20_000)  # long enough for threads to switch mid-conversion
+    errors = []
+
+    def read():
+        try:
+            for _ in range(4):
+                as_floats(long)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and warnings.filters == before
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        np.testing.assert_array_equal(as_floats(column), [0.5, np.nan, 2.0, np.nan, 1.0])
+        np.testing.assert_array_equal(as_floats(list(column)), [0.5, np.nan, 2.0, np.nan, 1.0])
+    assert not seen  # and nothing warns
