@@ -481,7 +481,9 @@ class _PartitionCounter(PartitionCounter):
                              "entry could not be converted (the value is not shown: it may "
                              "be private).") from None
         if X_num.ndim != 2 or X_num.shape[1] != self.frame.schema.n_features:
-            raise ValueError(f"a partition has shape {X_num.shape}; expected "
+            # its width only: its row count may be private (add/remove)
+            found = f"{X_num.shape[1]} columns" if X_num.ndim == 2 else f"{X_num.ndim} dimension(s)"
+            raise ValueError(f"a partition has {found}; expected "
                              f"{self.frame.schema.n_features} columns.")
         data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
         return data.X, data.y

@@ -116,21 +116,25 @@ def _counted(count_partition, *parts):
         raise _CountingError(exc) from None
 
 
-# failures of the machinery, not of reading a value: passed on as they are
-_INFRASTRUCTURE_ERRORS = (MemoryError, TimeoutError)
+_HIDDEN = ("the detail is not shown: it may name a file, quote a value read from the "
+           "data or give a partition's row count")
 
 
 def _without_detail(error):
-    """An ``OSError`` of the same type and errno, without its text: the message and
-    the filename may come from a row (a file opened per patient), the type and
-    errno say what failed (a connection, a missing file)."""
-    reason = os.strerror(error.errno) if error.errno is not None else type(error).__name__
-    text = (f"{reason} (the detail is not shown: it may name a file or quote a value read "
-            "from the data)")
+    """A failure of the machinery (out of memory, a timeout, a file or connection),
+    of the same type (and errno) without its text: the message may come from a row
+    (a file opened per patient) or give a row count (numpy's MemoryError quotes the
+    array's shape); the type and errno say what failed."""
+    errno = getattr(error, "errno", None)
+    if isinstance(errno, int):
+        reason, args = os.strerror(errno), (errno,)
+    else:
+        reason, args = type(error).__name__, ()
     try:
-        return type(error)(error.errno, text) if error.errno is not None else type(error)(text)
+        return type(error)(*args, f"{reason} ({_HIDDEN})")
     except Exception:  # noqa: BLE001 - a subclass with another signature
-        return OSError(error.errno, text)
+        base = OSError if isinstance(error, OSError) else MemoryError
+        return base(*args, f"{type(error).__name__}: {reason} ({_HIDDEN})")
 
 
 def count_dask_partitions(X, y, count_partition):
@@ -191,10 +195,8 @@ def compute_privately(*collections):
         return dask.compute(*collections)
     except _CountingError as exc:  # sksmooth's own message: as in memory
         raise exc.error from None
-    except _INFRASTRUCTURE_ERRORS:
-        raise
-    except OSError as exc:  # ConnectionError, FileNotFoundError, ...: kept, their text not
-        raise _without_detail(exc) from None
+    except (MemoryError, OSError) as exc:  # TimeoutError, ConnectionError, ...: the type
+        raise _without_detail(exc) from None  # is kept, the text is not
     except Exception as exc:  # noqa: BLE001 - any other error text may quote a value
         if type(exc).__name__ in ("CancelledError", "KilledWorker", "CommClosedError"):
             raise  # the scheduler's, not a value's

@@ -1337,6 +1337,16 @@ def test_compute_privately_masks_reading_errors_only():
         with pytest.raises(FileNotFoundError, match="detail is not shown") as masked:
             compute_privately(dask.delayed(lambda: (_ for _ in ()).throw(missing))())
         assert masked.value.errno == 2 and "alice" not in str(masked.value)
+        # an errno that is not a number crashed the masking, which then showed the
+        # original text as its context; a timeout's or an allocation's text (numpy's
+        # gives the array's shape, a row count) passed as it was (a review)
+        for error in (OSError("cannot parse row 17: value 'HIV+'", "alice.csv"),
+                      TimeoutError("alice_hiv timed out"),
+                      MemoryError("Unable to allocate 1 GiB for an array with shape (123457,)")):
+            with pytest.raises(type(error), match="detail is not shown") as masked:
+                compute_privately(dask.delayed(lambda e=error: (_ for _ in ()).throw(e))())
+            shown = str(masked.value) + repr(masked.value.__cause__)
+            assert "alice" not in shown and "HIV" not in shown and "123457" not in shown
 
 
 @pytest.mark.parametrize("as_frame", [True, False])
