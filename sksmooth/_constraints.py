@@ -226,6 +226,8 @@ class ArrayLike(Constraint):
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             raise _Rejected(TypeError) from None
+        except OverflowError:  # an int beyond the float range (10**400)
+            raise _Rejected(ValueError, "it must be non-empty and finite") from None
         if self.ndim is not None and arr.ndim != self.ndim:
             raise _Rejected(ValueError, f"it has {arr.ndim} dimension(s)")
         if arr.size == 0 or not np.all(np.isfinite(arr)):

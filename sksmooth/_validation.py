@@ -148,6 +148,15 @@ def check_positive_int(value, name, minimum=1):
 BOUNDS_HINT = "Pass e.g. bounds=(0.0, 1.0), or bounds=(lower_array, upper_array)."
 
 
+def _texts_or_booleans(values):
+    """Whether an array of bounds holds a text or a boolean (numpy reads both as
+    numbers); other number types (Fraction, Decimal, an object array) are fine."""
+    if values.dtype.kind in "USb":
+        return True
+    return values.dtype.kind == "O" and any(
+        isinstance(v, (str, bytes, bool, np.bool_)) for v in values.ravel().tolist())
+
+
 def check_bounds_pair(value, name="bounds"):
     """The ``bounds`` parameter's shape, checked before any data is seen.
 
@@ -166,7 +175,9 @@ def check_bounds_pair(value, name="bounds"):
         lower, upper = (np.asarray(v, dtype=float) for v in value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must hold numbers.") from None
-    if any(v.dtype.kind not in "iuf" for v in given):  # numpy reads '0' and True as 0.0
+    except OverflowError:  # an int beyond the float range (10**400)
+        raise ValueError(f"{name} must be finite (no NaN or inf).") from None
+    if any(_texts_or_booleans(v) for v in given):  # numpy reads '0' and True as 0.0
         raise TypeError(f"{name} must hold numbers (not texts or booleans).")
     if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
         raise ValueError(f"{name}: lower and upper must each be a number or a non-empty "

@@ -1,3 +1,6 @@
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -184,7 +187,9 @@ def test_every_estimator_takes_the_same_bounds(make):
     X = np.random.default_rng(0).random((40, 3))
     y = np.arange(40) % 2
     for bounds in [(0, 1), [0.0, 1.0], (np.zeros(3), np.ones(3)),
-                   np.array([np.zeros(3), np.ones(3)]), np.array([0.0, 1.0])]:
+                   np.array([np.zeros(3), np.ones(3)]), np.array([0.0, 1.0]),
+                   # other number types stay numbers (refused for a while: a review)
+                   (Fraction(0), Decimal(1)), (np.zeros(3, dtype=object), np.ones(3, dtype=object))]:
         est = make(bounds)
         est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
     for bounds, error in [(np.zeros((3, 3)), TypeError), ((0, 1, 2), TypeError),
@@ -192,7 +197,8 @@ def test_every_estimator_takes_the_same_bounds(make):
                           ((np.zeros((2, 2)), 1), ValueError),
                           # read as numbers by numpy, or broadcast quietly (a review)
                           ((True, 2), TypeError), (("0", "1"), TypeError),
-                          (([0, 0], [1]), ValueError), ((1, 0), ValueError)]:
+                          (([0, 0], [1]), ValueError), ((1, 0), ValueError),
+                          ((0, 10**400), ValueError)]:  # numpy's OverflowError named nothing
         est = make(bounds)
         with pytest.raises(error, match=r"bounds.*bounds=\(0\.0, 1\.0\)"):
             est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
@@ -271,3 +277,16 @@ def test_integer_classes_that_are_one_float_are_refused():
         PrivateProperClassifier(bounds=(0, 1), classes=[2**60, 2**60 + 1]).fit(
             np.linspace(0, 1, 10)[:, None], [2**60] * 10)
     assert list(check_public_classes([2**60, 2**60 + 256])) == [2**60, 2**60 + 256]
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1],
+                                    separating_points=[[0.0], [10**400]]), "separating_points"),
+    (lambda: PrivateProperClassifier(method="littlestone", delta=1e-6, classes=[0, 1],
+                                     domain=[0.0, 10**400]), "domain"),
+])
+def test_an_int_beyond_the_float_range_inside_an_array_is_named(make, name):
+    # numpy's OverflowError named no parameter (a review)
+    X = np.random.default_rng(0).random((20, 1))
+    with pytest.raises(ValueError, match=name):
+        make().fit(X, np.arange(20) % 2)
