@@ -151,11 +151,11 @@ _WIDTH_NOT_PUBLIC = (
 
 
 def _width_from_rows(X):
-    """Whether ``X``'s width can only be read from its rows: a list or tuple (of rows),
-    or a 1-D array (what ``np.asarray`` makes of an empty list)."""
-    if isinstance(X, (list, tuple)):
-        return True
-    return isinstance(X, np.ndarray) and X.ndim == 1
+    """Whether ``X``'s width can only be read from its rows: anything but a table
+    whose type carries a 2-D shape (a DataFrame, a 2-D array or sparse matrix), e.g.
+    a list, tuple or deque of rows, or a 1-D array (``np.asarray`` of an empty list)."""
+    shape = getattr(X, "shape", None)
+    return not (isinstance(shape, tuple) and len(shape) == 2)
 
 
 class _StreamFrame:
@@ -431,6 +431,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             # the input's type and the parameters alone, never by its (empty) rows
             if not isinstance(self.levels, (list, tuple)):
                 raise ValueError(_WIDTH_NOT_PUBLIC)
+            if not hasattr(X, "__len__"):  # an iterator of rows
+                X = list(X)
             if len(X) == 0:
                 X = np.empty((0, len(self.levels)))
         if frame:  # the DataFrame's own column labels, strings or not

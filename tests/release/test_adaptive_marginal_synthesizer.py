@@ -3,6 +3,7 @@
 import itertools
 import math
 import warnings
+from collections import deque
 
 import numpy as np
 import pandas as pd
@@ -468,12 +469,15 @@ def test_a_list_whose_width_is_not_public_is_refused_whatever_its_rows(params):
     # row count (found by a review). The refusal now depends on the input's type and
     # the parameters only, and names the fix
     ledger = BudgetAccountant(neighbouring="add_remove")
-    for rows in ([], [[1]], [[1]] * 5 + [[1, 0]], np.array([]), np.array([1])):
+    for rows in ([], [[1]], [[1]] * 5 + [[1, 0]], np.array([]), np.array([1]),
+                 deque(), deque([[1]]), iter([]), iter([[1]])):  # any container of rows
         with pytest.raises(ValueError, match="width of a list") as refused:
             AdaptiveMarginalSynthesizer(accountant=ledger, **params).fit(rows)
         assert "inhomogeneous" not in str(refused.value)  # numpy's, with the row count
     assert len(ledger) == 0
     for rows in (np.empty((0, 1)), np.array([[1]]), pd.DataFrame({0: [1]})):
         AdaptiveMarginalSynthesizer(accountant=ledger, **params).fit(rows)
+    for rows in (deque(), deque([[1]]), iter([]), iter([[1]])):  # the width declared
+        AdaptiveMarginalSynthesizer(levels=[3], accountant=ledger).fit(rows)
     # n public (substitution): a list is read as before
     AdaptiveMarginalSynthesizer(neighbouring="substitution", **params).fit([[1], [0]])
