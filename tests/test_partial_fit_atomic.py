@@ -273,3 +273,10 @@ def test_a_bad_parameter_at_fit_leaves_the_previous_fit_as_it_was(make, X, y):
     with pytest.raises(ValueError, match="epsilon"):
         est.fit(X) if y is None else est.fit(X, y)
     assert pickle.dumps(est.guarantee_) == before
+    if isinstance(est, PrivateProperClassifier):  # what its parameters alone refuse
+        for bad in (dict(method="noisy_means", hypotheses="stumps"),
+                    dict(hypotheses="prototypes")):
+            est.set_params(**{"epsilon": 1.0, "method": "exponential", **bad})
+            with pytest.raises(ValueError, match="hypotheses"):
+                est.fit(X, y)
+            assert pickle.dumps(est.guarantee_) == before

@@ -98,7 +98,7 @@ def _check_scoring(scoring, name):
             "an array of per-row utilities in [0, 1]."
         )
     try:  # checked here, before any fit is charged (a wrong signature failed after one)
-        inspect.signature(scoring).bind(None, None, None)
+        inspect.signature(scoring, follow_wrapped=False).bind(None, None, None)
     except TypeError:
         raise TypeError(f"{name} must be called as scoring(estimator, X, y); "
                         f"{getattr(scoring, '__name__', type(scoring).__name__)} does not "

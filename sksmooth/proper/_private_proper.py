@@ -423,7 +423,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self)  # a bad parameter leaves the previous fit as it was
+        # a bad parameter (what the parameters alone tell) leaves the previous fit as it was
+        self._public_params()
         forget_fit(self, private=("_strategy", "_statistics", "_release_log",
                                   "_classes_inferred", "_seeded", "_structure"))
         return self._learn_atomically(X, y, classes=None, first=True)
@@ -461,12 +462,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """``(epsilon, delta)`` one release charges, from public parameters alone."""
         return _STRATEGIES[params["method"]].spent(params)
 
-    def _learn(self, X, y, classes, first):
+    def _public_params(self):
+        """``(params, strategy class)``, checked from the parameters alone."""
         params = validate_params(self)
         if params["neighbouring"] == "substitute":  # the earlier spelling
             params = {**params, "neighbouring": "substitution"}
         strategy_cls = _STRATEGIES[params["method"]]
-        strategy_cls.check_public_params(params)  # before the ledger and the data
+        strategy_cls.check_public_params(params)
+        return params, strategy_cls
+
+    def _learn(self, X, y, classes, first):
+        params, strategy_cls = self._public_params()  # before the ledger and the data
         if self.accountant is not None:  # refuse before touching data
             # charged under substitution, whatever the calibration: the release publishes
             # n (n_samples_seen_), which addition/removal does not protect; the charge is

@@ -2,6 +2,7 @@
 GridSearchCV attack it replaces), the exact selection sampler, and
 scikit-learn conventions."""
 
+import functools
 import warnings
 from fractions import Fraction
 
@@ -124,6 +125,16 @@ def test_a_scoring_with_the_wrong_signature_is_refused_before_any_fit(cancer):
         search.fit(X, y)
     assert len(ledger) == 0
     search.set_params(scoring=lambda est, X, y, *rest: est.predict(X) == y)
+    assert search.fit(X, y).best_index_ == 0
+
+    def base(est, X):  # a decorated scorer is called as its wrapper is (a review)
+        return np.ones(len(X))
+
+    @functools.wraps(base)
+    def wrapped(est, X, y):
+        return base(est, X)
+
+    search.set_params(scoring=wrapped, accountant=BudgetAccountant())
     assert search.fit(X, y).best_index_ == 0
 
 
