@@ -24,7 +24,14 @@ def check_sensitivity(sensitivity, name="sensitivity"):
 
 
 def check_scores(scores, name="scores"):
-    """Return ``scores`` as a finite 1-D float array with at least one entry."""
+    """Return ``scores`` as a finite 1-D float array with at least one entry.
+
+    Integer scores are first shifted by their maximum, exactly (every selection
+    here depends on the differences only): converted as they are, scores past
+    2^53 are rounded, and neighbouring score vectors one apart could differ by
+    hundreds (the sensitivity broken). Real-valued scores are the caller's.
+    """
+    scores = _shifted_if_integer(scores)
     try:
         arr = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
@@ -42,6 +49,27 @@ def check_scores(scores, name="scores"):
             "instead of scoring them -inf."
         )
     return arr
+
+
+def _shifted_if_integer(scores):
+    """``scores - max(scores)`` in exact integer arithmetic when they are integers
+    (an integer array, or Python ints beyond int64), else ``scores`` unchanged."""
+    if isinstance(scores, (str, bytes)) or np.ndim(scores) != 1 or np.size(scores) == 0:
+        return scores
+    ints = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    if ints.dtype.kind == "O":
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                   for v in ints.tolist()):
+            return scores
+        values = [int(v) for v in ints.tolist()]
+        top = max(values)
+        return np.array([v - top for v in values], dtype=object)
+    if ints.dtype.kind not in "iu":
+        return scores
+    top = int(ints.max())
+    if top <= 2**62 and int(ints.min()) >= -(2**62):  # no int64 overflow
+        return ints.astype(np.int64) - top
+    return np.array([int(v) - top for v in ints.tolist()], dtype=object)
 
 
 def check_value(value, name="value"):

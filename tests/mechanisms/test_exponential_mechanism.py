@@ -169,3 +169,18 @@ def test_gumbel_noise_range_is_lower_then_upper():
     assert lower == pytest.approx(-3.6038, abs=1e-4) and upper == pytest.approx(36.7368, abs=1e-4)
     noise = np.random.default_rng(0).gumbel(size=10**6)
     assert lower <= noise.min() and noise.max() <= upper
+
+
+@pytest.mark.parametrize("dtype", [None, np.int64, np.uint64, object])
+def test_integer_scores_past_2_53_keep_their_sensitivity(dtype):
+    # converted to floats first, 2^60 + 128 and 2^60 + 129 both rounded: neighbouring
+    # score vectors one apart gave log-probabilities 127 apart at epsilon 1 (a review)
+    base = 2**60 if dtype is not object else 10**30
+    a = [base + 128, base]
+    b = [base + 129, base]
+    if dtype is not None:
+        a, b = np.array(a, dtype=dtype), np.array(b, dtype=dtype)
+    la = exponential_mechanism_log_probabilities(a, 1.0, 1.0)
+    lb = exponential_mechanism_log_probabilities(b, 1.0, 1.0)
+    assert np.max(np.abs(la - lb)) <= 1.0 + 1e-9
+    np.testing.assert_allclose(la[1] - la[0], -64.0)
