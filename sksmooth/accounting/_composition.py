@@ -132,7 +132,7 @@ def advanced_composition(epsilon0, delta0, n_rounds, delta_prime):
     delta0 = check_delta(delta0, "delta0")
     n_rounds = check_positive_int(n_rounds, "n_rounds")
     delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    eps = epsilon0 * np.sqrt(2.0 * n_rounds * np.log(1.0 / delta_prime)) + (
+    eps = epsilon0 * np.sqrt(2.0 * n_rounds * -np.log(delta_prime)) + (
         n_rounds * epsilon0 * np.tanh(epsilon0 / 2.0)
     )
     return float(eps), float(min(1.0, n_rounds * delta0 + delta_prime))
@@ -177,7 +177,7 @@ def zcdp_exponential(epsilon):
 
 
 def _zcdp_to_dp_standard(rho, delta):
-    return rho + 2.0 * np.sqrt(rho * np.log(1.0 / delta))
+    return rho + 2.0 * np.sqrt(rho * -np.log(delta))
 
 
 def _zcdp_to_dp_cks(rho, delta):
@@ -188,7 +188,7 @@ def _zcdp_to_dp_cks(rho, delta):
     ln(1 - 1/a)``. Every ``a`` gives a valid bound, so an inexact minimiser
     only costs tightness, never privacy.
     """
-    log_inv_delta = np.log(1.0 / delta)
+    log_inv_delta = -np.log(delta)  # not log(1 / delta): 1 / 1e-310 overflows
 
     def eps_of(t):
         a = 1.0 + np.exp(t)  # a - 1 = e^t > 0
@@ -253,7 +253,7 @@ def zcdp_from_dp_budget(epsilon, delta, method="cks"):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     _check_method(method, ("cks", "standard"))
-    log_inv_delta = np.log(1.0 / delta)
+    log_inv_delta = -np.log(delta)  # not log(1 / delta): 1 / 1e-310 overflows
     # sqrt(L + eps) - sqrt(L) without cancellation (a tiny epsilon made the
     # difference inexact and the guard below walk ulp by ulp for hours)
     rho_std = (epsilon / (np.sqrt(log_inv_delta + epsilon) + np.sqrt(log_inv_delta))) ** 2

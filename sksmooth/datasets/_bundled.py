@@ -55,11 +55,14 @@ def load_breast_cancer_public(scale=True, *, as_frame=False):
     """Breast cancer data with bounds from its published summary table.
 
     The table (the dataset's ``DESCR``) is public, but it lists the minimum
-    and maximum of these very rows: most bounds are a row's value (20 of the
-    30 lower and 21 of the 30 upper bounds), so a release "certified" with
-    this box treats statistics of the data as public. It is a demonstration
-    of public bounds; on real private data, take the box from a source
-    independent of the rows (units, instrument ranges, a data dictionary).
+    and maximum of these very rows, rounded: 17 of the 30 lower and 17 of the
+    30 upper bounds are a row's value exactly (23 and 29 within 0.5%), so a
+    release "certified" with this box treats statistics of the data as
+    public. Where the table rounded inward, rows lie outside the box and are
+    clipped onto it (14 of the 569 rows, on 9 features). It is a
+    demonstration of public bounds; on real private data, take the box from
+    a source independent of the rows (units, instrument ranges, a data
+    dictionary).
 
     Parameters
     ----------

@@ -72,6 +72,15 @@ def _shifted_if_integer(scores):
     return np.array([int(v) - top for v in ints.tolist()], dtype=object)
 
 
+def check_noise_scale(scale, formula):
+    """``scale`` if finite, else a ``ValueError`` naming epsilon and the sensitivity
+    (noise of infinite scale returns +-inf, or ties broken by the noise's overflow)."""
+    if not np.isfinite(scale):
+        raise ValueError(f"the noise scale {formula} overflows: epsilon is too small for "
+                         "this sensitivity; pass a larger epsilon or a smaller sensitivity.")
+    return scale
+
+
 def check_value(value, name="value"):
     """Return ``(array, is_scalar)`` for a finite real scalar or array."""
     is_scalar = np.ndim(value) == 0

@@ -87,7 +87,12 @@ class _SelectionCoins:
 
     def acceptance_estimate(self):
         """Float estimate of the mean coin probability (performance only)."""
-        gamma = self.gaps * (self.numerator / self.denominator)
+        try:
+            rate = self.numerator / self.denominator
+        except OverflowError:  # epsilon / sensitivity past the float range
+            rate = math.inf
+        with np.errstate(over="ignore", invalid="ignore"):
+            gamma = np.where(self.gaps == 0, 0.0, self.gaps * rate)
         return float(np.mean(np.exp(-np.minimum(gamma, 745.0))))
 
     def flip(self, candidates, rng):

@@ -8,7 +8,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_epsilon
-from ._common import check_monotonic, check_scores, check_selection_inputs, check_sensitivity
+from ._common import (check_monotonic, check_noise_scale, check_scores, check_selection_inputs,
+                      check_sensitivity)
 
 __all__ = [
     "FLOAT_SELECTION_NOTE",
@@ -253,7 +254,9 @@ def report_noisy_max(
         raise ValueError(
             f"noise must be 'laplace' or 'exponential', got {noise!r}."
         )
-    scale = (sensitivity if monotonic else 2.0 * sensitivity) / epsilon
+    with np.errstate(over="ignore"):
+        scale = check_noise_scale((sensitivity if monotonic else 2.0 * sensitivity) / epsilon,
+                                  "2 sensitivity / epsilon")
     # Shift scores by their maximum (distribution unchanged) so noise and
     # score differences stay on a comparable floating-point scale.
     with np.errstate(over="ignore"):

@@ -4,7 +4,8 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_delta, check_epsilon
-from ._common import add_noise, check_rng, check_sensitivity, check_size, check_value
+from ._common import (add_noise, check_noise_scale, check_rng, check_sensitivity, check_size,
+                      check_value)
 
 __all__ = ["gaussian_mechanism", "gaussian_noise_std"]
 
@@ -116,9 +117,13 @@ def gaussian_noise_std(epsilon, delta, sensitivity, calibration="analytic"):
                 f"(Dwork & Roth, Thm A.1), got epsilon={epsilon}; use "
                 "calibration='analytic', which is exact for every epsilon."
             )
-        return float(np.sqrt(2.0 * np.log(1.25 / delta)) * sensitivity / epsilon)
+        with np.errstate(over="ignore"):
+            std = np.sqrt(2.0 * np.log(1.25 / delta)) * sensitivity / epsilon
+        return float(check_noise_scale(std, "sqrt(2 log(1.25 / delta)) sensitivity / epsilon"))
     if calibration == "analytic":
-        return float(_analytic_std(epsilon, delta) * sensitivity)
+        with np.errstate(over="ignore"):
+            std = _analytic_std(epsilon, delta) * sensitivity
+        return float(check_noise_scale(std, "the analytic std x sensitivity"))
     raise ValueError(
         f"calibration must be 'analytic' or 'classic', got {calibration!r}."
     )

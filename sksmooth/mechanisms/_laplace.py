@@ -2,7 +2,8 @@
 
 
 from .._validation import check_epsilon
-from ._common import add_noise, check_rng, check_sensitivity, check_size, check_value
+from ._common import (add_noise, check_noise_scale, check_rng, check_sensitivity, check_size,
+                      check_value)
 
 __all__ = ["laplace_mechanism"]
 
@@ -56,5 +57,5 @@ def laplace_mechanism(value, epsilon, sensitivity, rng, size=None):
     sensitivity = check_sensitivity(sensitivity)
     rng = check_rng(rng)
     size = check_size(size)
-    scale = sensitivity / epsilon
+    scale = check_noise_scale(sensitivity / epsilon, "sensitivity / epsilon")
     return add_noise(arr, is_scalar, size, lambda n: rng.laplace(scale=scale, size=n))

@@ -85,7 +85,9 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         # (-1e308, 1e308); a zero-width feature maps to the middle of the range
         position = box_position(sanitize_rows(X, lower, upper), lower, upper)
         half_width = upper / 2 - lower / 2
-        return np.where(half_width > 0, low + position * (high - low), 0.5 * (low + high))
+        half_range = high / 2 - low / 2  # in halves: (-1e308, 1e308) does not overflow
+        mapped = (low + position * half_range) + position * half_range
+        return np.where(half_width > 0, mapped, low / 2 + high / 2)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -99,5 +101,6 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lower, upper = self.bounds_
         low, high = self._feature_range
         half_width = upper / 2 - lower / 2
-        half = lower / 2 + (X - low) / (high - low) * half_width
+        position = (X / 2 - low / 2) / (high / 2 - low / 2)  # in halves, as transform
+        half = lower / 2 + position * half_width
         return np.where(half_width > 0, 2 * half, lower / 2 + upper / 2)

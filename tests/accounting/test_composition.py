@@ -227,3 +227,17 @@ def test_split_budget_composes_back_exactly():
         assert Fraction(rb.rho) * T <= rho_total
         assert Fraction(rb.epsilon) ** 2 / 2 * T <= rho_total  # pure DP => eps^2/2-zCDP
         assert Fraction(rb.exponential_epsilon) ** 2 / 8 * T <= rho_total
+
+
+def test_a_subnormal_delta_converts_without_overflow():
+    # log(1 / 1e-310) overflowed: zcdp_to_dp gave inf, zcdp_from_dp_budget 0 (a review)
+    import warnings
+
+    from sksmooth.accounting import zcdp_from_dp_budget, zcdp_to_dp
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eps = zcdp_to_dp(0.1, 1e-310)
+        rho = zcdp_from_dp_budget(1.0, 1e-310)
+    assert np.isfinite(eps) and 0 < rho and zcdp_to_dp(rho, 1e-310) <= 1.0
+    assert eps > zcdp_to_dp(0.1, 1e-300)  # smaller delta, larger epsilon

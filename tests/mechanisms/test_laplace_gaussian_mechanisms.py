@@ -137,3 +137,26 @@ def test_analytic_calibration_is_private_despite_cancellation(eps, delta):
     # small delta; the calibrated std must still meet the exact condition.
     std = gaussian_noise_std(eps, delta, 1.0)
     assert _cancellation_free_log_delta(std, eps) <= np.log(delta) + 1e-12
+
+
+def test_a_noise_scale_past_the_float_range_is_refused_naming_epsilon():
+    # epsilon=1e-308 gave Laplace noise of scale inf (values +-inf) and report-noisy-max
+    # ties broken by overflowed noise, not uniformly (a review)
+    from sksmooth.mechanisms import report_noisy_max
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="epsilon is too small"):
+        laplace_mechanism(0.0, 1e-308, 2.0, rng, size=3)
+    with pytest.raises(ValueError, match="epsilon is too small"):
+        report_noisy_max([0.0, 0.0, 0.0], 1e-308, 1.0, rng, size=3)
+    np.testing.assert_array_equal(np.isfinite(laplace_mechanism(0.0, 1e-300, 2.0, rng, size=3)),
+                                  True)
+
+
+def test_the_exact_sampler_takes_a_rate_past_the_float_range():
+    from sksmooth.mechanisms import exact_exponential_mechanism
+
+    # epsilon / sensitivity past the float range raised OverflowError (a review);
+    # the best candidate is then certain
+    rng = np.random.default_rng(0)
+    assert all(exact_exponential_mechanism([0, 1], 1e300, 5e-324, rng) == 1 for _ in range(5))

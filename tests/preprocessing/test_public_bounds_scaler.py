@@ -68,3 +68,11 @@ def test_private_rows_are_mapped_like_the_private_estimators_map_them():
     X = np.array([[np.nan, 5.0], [np.inf, -np.inf], ["n/a", 12.0]], dtype=object)
     Z = PublicBoundsScaler(bounds=(0, 10)).fit_transform(X)
     np.testing.assert_array_equal(Z, [[0.5, 0.5], [1.0, 0.0], [0.5, 1.0]])
+
+
+def test_a_feature_range_as_wide_as_the_floats_does_not_overflow():
+    # high - low overflowed: transform gave [nan, inf, inf] (a review)
+    scaler = PublicBoundsScaler(bounds=(0, 1), feature_range=(-1e308, 1e308)).fit([[0.0]])
+    Z = scaler.transform([[0.0], [0.5], [1.0], [0.25]])
+    np.testing.assert_allclose(Z.ravel(), [-1e308, 0.0, 1e308, -5e307])
+    np.testing.assert_allclose(scaler.inverse_transform(Z).ravel(), [0.0, 0.5, 1.0, 0.25])
