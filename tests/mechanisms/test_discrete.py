@@ -225,3 +225,23 @@ def test_discrete_gaussian_delta_is_the_hockey_stick_divergence(sigma, epsilon, 
     rho = sensitivity ** 2 / (2 * sigma ** 2)
     assert zcdp_to_dp(rho, discrete_gaussian_delta(epsilon, sigma, sensitivity)) >= epsilon
 
+
+
+def test_discrete_gaussian_delta_costs_order_sigma_whatever_epsilon():
+    # the support reached eps sigma^2: sigma = 1e4 needed 1.6 GB, 1e5 failed (a review)
+    import tracemalloc
+
+    from sksmooth.mechanisms import discrete_gaussian_delta
+
+    tracemalloc.start()
+    delta = discrete_gaussian_delta(1.0, 1e4)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50e6 and 0.0 <= delta < 1e-300 + 1e-12
+    # the same value as a sum over the whole support where that is small
+    sigma, eps = 2.5, 1.0
+    y = np.arange(-400, 401, dtype=float)
+    pmf = np.exp(-y * y / (2 * sigma**2))
+    pmf /= pmf.sum()
+    exact = pmf[y > eps * sigma**2 - 0.5].sum() - np.exp(eps) * pmf[y > eps * sigma**2 + 0.5].sum()
+    assert exact <= discrete_gaussian_delta(eps, sigma) <= exact * (1 + 1e-9)
