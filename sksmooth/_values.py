@@ -138,25 +138,15 @@ def as_floats(values):
         # numpy reads a time value among numbers as its count of units, but a time value
         # among texts is no number: read row by row, a time value is missing either way
         return np.frompyfunc(_float_or_nan, 1, 1)(np.asarray(values, dtype=object)).astype(float)
-    if kind is not None and kind in "biuf":  # numbers: numpy's conversion, silent
+    # numpy's conversion, unless an object among the values makes it warn (a complex
+    # number: ComplexWarning; a masked value: "converting a masked element to nan"):
+    # those are read value by value below
+    if kind != "O" or not _warns_in_numpy(values):
         try:
             with np.errstate(invalid="ignore", over="ignore"):
                 return np.asarray(values, dtype=float)
-        except (TypeError, ValueError, OverflowError):  # a pandas NA among integers
+        except (TypeError, ValueError, OverflowError):  # a text, a pandas NA: below
             pass
-    else:
-        # objects (or a list) may hold complex numbers or np.ma.masked, which numpy's
-        # float conversion reads with a warning: read as complex numbers (silent; a
-        # complex one with an imaginary part is missing), then np.ma.masked (read
-        # there as 0) as missing
-        try:
-            with np.errstate(invalid="ignore", over="ignore"):
-                as_complex = np.asarray(values, dtype=complex)
-        except (TypeError, ValueError, OverflowError):
-            pass
-        else:
-            return _masked_as_missing(values, np.where(as_complex.imag == 0,
-                                                       as_complex.real, np.nan))
     factorize = getattr(values, "factorize", None)
     if factorize is not None:  # a Series: one conversion per distinct value, by hashing
         try:
@@ -237,15 +227,11 @@ def _holds_time_values(values):
     return any(isinstance(v, _TIME_TYPES) for v in values)
 
 
-def _masked_as_missing(values, floats):
-    """``floats`` with NaN where ``values`` holds ``np.ma.masked`` (read as 0 by
-    numpy's complex conversion); only the zeros are looked at."""
-    flat = floats.reshape(-1)
-    zeros = np.flatnonzero(flat == 0)
-    if zeros.size:
-        entries = np.asarray(values, dtype=object).reshape(-1)[zeros]
-        flat[zeros[[v is np.ma.masked for v in entries.tolist()]]] = np.nan
-    return floats
+def _warns_in_numpy(values):
+    """Whether numpy's float conversion of these objects would warn: one is a complex
+    number or a masked array (``np.ma.masked`` included); by their types."""
+    types = set(map(type, np.asarray(values, dtype=object).ravel().tolist()))
+    return any(issubclass(t, (complex, np.complexfloating, np.ma.MaskedArray)) for t in types)
 
 
 def _float_or_nan(value):
@@ -254,8 +240,10 @@ def _float_or_nan(value):
     :func:`~sksmooth._private_data.validate_private_data`; a complex number is its
     real part when its imaginary part is 0, else NaN; a date, time or duration
     (numpy's or Python's, pandas' Timestamp and NaT) NaN."""
-    if value is np.ma.masked:  # float() would warn
-        return np.nan
+    if isinstance(value, np.ndarray):  # as numpy 2's float(): a 0-d array is its value, any
+        # other none; a masked one none (float() would warn, or read the hidden value)
+        masked = isinstance(value, np.ma.MaskedArray) and np.ma.is_masked(value)
+        return _float_or_nan(value.item()) if value.ndim == 0 and not masked else np.nan
     if isinstance(value, (complex, np.complexfloating)):
         return float(value.real) if value.imag == 0 else np.nan
     if isinstance(value, _TIME_TYPES):

@@ -101,3 +101,15 @@ def test_reading_values_leaves_the_warning_filters_alone():
         np.testing.assert_array_equal(as_floats(column), [0.5, np.nan, 2.0, np.nan, 1.0])
         np.testing.assert_array_equal(as_floats(list(column)), [0.5, np.nan, 2.0, np.nan, 1.0])
     assert not seen  # and nothing warns
+
+
+@pytest.mark.parametrize("other", ["0", "abc", 2 + 0j, np.ma.masked])
+def test_each_entry_reads_the_same_whatever_the_other_rows_hold(other):
+    # read through numpy's complex conversion, '1+0j' was 1 beside '0' and NaN beside
+    # 'abc'; a masked 0-d array read its hidden value beside numbers (a review)
+    hidden = np.ma.array(5.0, mask=True)
+    for entry, expected in (("1+0j", np.nan), (hidden, np.nan), (np.ma.masked, np.nan),
+                            (np.array(2.0), 2.0), (np.array([2.0]), np.nan), ("2.5", 2.5)):
+        column = np.empty(2, dtype=object)
+        column[:] = [entry, other]
+        np.testing.assert_array_equal(as_floats(column)[0], expected)
