@@ -126,10 +126,12 @@ def _without_detail(error):
     (a file opened per patient) or give a row count (numpy's MemoryError quotes the
     array's shape); the type and errno say what failed."""
     errno = getattr(error, "errno", None)
-    if isinstance(errno, int):
-        reason, args = os.strerror(errno), (errno,)
-    else:
-        reason, args = type(error).__name__, ()
+    reason, args = type(error).__name__, ()
+    if isinstance(errno, int) and 0 <= errno < 2**31:  # os.strerror takes a C int
+        try:
+            reason, args = os.strerror(errno), (errno,)
+        except (ValueError, OverflowError):
+            pass
     try:
         return type(error)(*args, f"{reason} ({_HIDDEN})")
     except Exception:  # noqa: BLE001 - a subclass with another signature
@@ -193,16 +195,28 @@ def compute_privately(*collections):
 
     try:
         return dask.compute(*collections)
-    except _CountingError as exc:  # sksmooth's own message: as in memory
-        raise exc.error from None
-    except (MemoryError, OSError) as exc:  # TimeoutError, ConnectionError, ...: the type
-        raise _without_detail(exc) from None  # is kept, the text is not
-    except Exception as exc:  # noqa: BLE001 - any other error text may quote a value
+    except Exception as exc:  # noqa: BLE001 - replaced below, outside this block
         if type(exc).__name__ in ("CancelledError", "KilledWorker", "CommClosedError"):
             raise  # the scheduler's, not a value's
-        raise ValueError(
-            f"computing the dask collection failed ({type(exc).__name__}); the detail is "
-            "not shown: it may quote a private value. A CSV read with dd.read_csv is typed "
-            "block by block from its own values, so one row's text makes a numeric block "
-            "fail: read it with dd.read_csv(..., dtype=object) (or dtype=str), whose "
-            "values are then mapped row by row as in memory.") from None
+        error = _shown(exc)
+    # raised here, not in the except block: the original is not kept as its context
+    raise error
+
+
+def _shown(exc):
+    """What the user sees of a failed computation (``compute_privately``)."""
+    if isinstance(exc, _CountingError):  # sksmooth's own message: as in memory
+        exc = exc.error
+        if not isinstance(exc, (MemoryError, OSError)):  # raised by the counting itself
+            exc.__cause__ = exc.__context__ = None
+            exc.__suppress_context__ = True
+            vars(exc).pop("__notes__", None)
+            return exc.with_traceback(None)
+    if isinstance(exc, (MemoryError, OSError)):  # TimeoutError, ConnectionError, ...: the
+        return _without_detail(exc)  # type is kept, the text is not
+    return ValueError(
+        f"computing the dask collection failed ({type(exc).__name__}); the detail is "
+        "not shown: it may quote a private value. A CSV read with dd.read_csv is typed "
+        "block by block from its own values, so one row's text makes a numeric block "
+        "fail: read it with dd.read_csv(..., dtype=object) (or dtype=str), whose "
+        "values are then mapped row by row as in memory.")

@@ -1347,6 +1347,24 @@ def test_compute_privately_masks_reading_errors_only():
                 compute_privately(dask.delayed(lambda e=error: (_ for _ in ()).throw(e))())
             shown = str(masked.value) + repr(masked.value.__cause__)
             assert "alice" not in shown and "HIV" not in shown and "123457" not in shown
+            assert masked.value.__context__ is None  # not kept, even out of sight
+        # an errno past a C int crashed the masking (showing the original as its
+        # context); a MemoryError or a note raised inside the counting passed with its
+        # text (a review of the above)
+        with pytest.raises(OSError, match="detail is not shown") as masked:
+            compute_privately(dask.delayed(
+                lambda: (_ for _ in ()).throw(OSError(2**40, "patient_4711.csv")))())
+        assert masked.value.__context__ is None
+        with pytest.raises(MemoryError, match="detail is not shown") as masked:
+            compute_privately(dask.delayed(_counted)(
+                lambda part: (_ for _ in ()).throw(MemoryError("shape (123457, 2)")), 0))
+        assert "123457" not in str(masked.value)
+        noted = ValueError("y must be 1-D with one entry per row of X")
+        noted.add_note("alice")
+        with pytest.raises(ValueError, match="^y must be 1-D") as own:
+            compute_privately(dask.delayed(_counted)(
+                lambda part: (_ for _ in ()).throw(noted), 0))
+        assert not getattr(own.value, "__notes__", None)
 
 
 @pytest.mark.parametrize("as_frame", [True, False])
