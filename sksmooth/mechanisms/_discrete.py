@@ -563,9 +563,12 @@ def discrete_gaussian_delta(epsilon, sigma, sensitivity=1):
     Delta/2`` attain it). The normaliser is summed over ``|y| <= 40 sigma +
     10`` and each tail over the ``40 sigma + 10`` integers past its threshold
     (what lies beyond is below ``e^-800`` of the sum), so time and memory are
-    ``O(sigma)`` whatever ``epsilon``; the difference of the two tails is
-    rounded up by ``1e-12`` of their sum (floating-point cancellation). This
-    is an accounting number, not a sampler.
+    ``O(sigma)`` whatever ``epsilon``; each tail starts at the first integer
+    past its threshold, found in exact arithmetic (a threshold rounded onto an
+    integer dropped that integer's mass); the difference of the two tails is
+    rounded up by ``1e-12`` of their sum (floating-point cancellation) and by
+    ``1e-300`` (the truncated mass), and capped at 1. This is an accounting
+    number, not a sampler.
 
     Parameters
     ----------
@@ -588,18 +591,20 @@ def discrete_gaussian_delta(epsilon, sigma, sensitivity=1):
     sigma = float(_exact_positive_rational(sigma, "sigma", upper=_MAX_SCALE))
     sensitivity = _check_integer_sensitivity(sensitivity)
     sigma2 = sigma * sigma
-    centre = epsilon * sigma2 / sensitivity
     reach = int(np.ceil(40.0 * sigma + 10.0))  # past it, below e^-800 of the mass
     support = np.arange(-reach, reach + 1, dtype=float)
     log_norm = logsumexp(-support * support / (2.0 * sigma2))
+    centre = Fraction(epsilon) * Fraction(sigma) ** 2 / sensitivity  # exact
 
     def log_tail(threshold):
-        # the integers above the threshold, from the bulk's lower end at the latest
-        start = max(np.floor(threshold) + 1.0, -float(reach))
-        stop = max(start, float(reach)) + reach  # past the top of the pmf by the reach
-        y = np.arange(start, stop + 1.0, dtype=float)
+        start = math.floor(threshold) + 1  # the first integer above it, exactly
+        if start > reach:  # the whole tail lies past the reach
+            return -np.inf
+        start = max(start, -reach)
+        y = np.arange(start, reach + 1, dtype=float)
         return logsumexp(-y * y / (2.0 * sigma2)) - log_norm
 
-    low = np.exp(log_tail(centre - sensitivity / 2.0))
-    high = np.exp(epsilon + log_tail(centre + sensitivity / 2.0))
-    return float(max(0.0, low - high) + 1e-12 * (low + high))
+    low = np.exp(log_tail(centre - Fraction(sensitivity, 2)))
+    with np.errstate(over="ignore"):
+        high = np.exp(epsilon + log_tail(centre + Fraction(sensitivity, 2)))
+    return float(min(1.0, max(0.0, low - high) + 1e-12 * (low + high) + 1e-300))
