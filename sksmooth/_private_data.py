@@ -269,7 +269,9 @@ def _holds_one(value):
         return value.size == 1
     if isinstance(value, (list, tuple)):
         return len(value) == 1 and _holds_one(value[0])
-    return True
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        return True  # a scalar
+    return np.size(value) == 1  # another sequence (a range): as numpy counts it
 
 
 def _check_private_y(y, n_samples):

@@ -148,13 +148,14 @@ def check_positive_int(value, name, minimum=1):
 BOUNDS_HINT = "Pass e.g. bounds=(0.0, 1.0), or bounds=(lower_array, upper_array)."
 
 
-def _texts_or_booleans(values):
-    """Whether an array of bounds holds a text or a boolean (numpy reads both as
-    numbers); other number types (Fraction, Decimal, an object array) are fine."""
-    if values.dtype.kind in "USb":
+def _texts_or_booleans(given, values):
+    """Whether bounds hold a text, a boolean or a time (numpy reads them as numbers,
+    a boolean among ints silently); other number types (Fraction, Decimal, an
+    object array) are fine. ``given`` is the bound as passed, ``values`` numpy's."""
+    if values.dtype.kind not in "iufO":
         return True
-    return values.dtype.kind == "O" and any(
-        isinstance(v, (str, bytes, bool, np.bool_)) for v in values.ravel().tolist())
+    entries = given if isinstance(given, (list, tuple)) else values.ravel().tolist()
+    return any(isinstance(v, (str, bytes, bool, np.bool_)) for v in entries)
 
 
 def check_bounds_pair(value, name="bounds"):
@@ -177,8 +178,8 @@ def check_bounds_pair(value, name="bounds"):
         raise TypeError(f"{name} must hold numbers.") from None
     except OverflowError:  # an int beyond the float range (10**400)
         raise ValueError(f"{name} must be finite (no NaN or inf).") from None
-    if any(_texts_or_booleans(v) for v in given):  # numpy reads '0' and True as 0.0
-        raise TypeError(f"{name} must hold numbers (not texts or booleans).")
+    if any(_texts_or_booleans(v, g) for v, g in zip(value, given)):  # numpy reads '0', True
+        raise TypeError(f"{name} must hold numbers (not texts, booleans or times).")
     if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
         raise ValueError(f"{name}: lower and upper must each be a number or a non-empty "
                          "1-D array.")

@@ -54,12 +54,16 @@ def check_scores(scores, name="scores"):
 def _shifted_if_integer(scores):
     """``scores - max(scores)`` in exact integer arithmetic when they are integers
     (an integer array, or Python ints beyond int64), else ``scores`` unchanged."""
-    if isinstance(scores, (str, bytes)) or np.ndim(scores) != 1 or np.size(scores) == 0:
+    if isinstance(scores, (str, bytes)):
         return scores
-    ints = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    try:
+        ints = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    except ValueError:  # ragged: check_scores refuses it with its own message
+        return scores
+    if ints.ndim != 1 or ints.size == 0:
+        return scores
     if ints.dtype.kind == "O":
-        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                   for v in ints.tolist()):
+        if not all(isinstance(v, numbers.Integral) for v in ints.tolist()):  # bools too
             return scores
         values = [int(v) for v in ints.tolist()]
         top = max(values)

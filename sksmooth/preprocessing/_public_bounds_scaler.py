@@ -87,6 +87,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         half_width = upper / 2 - lower / 2
         half_range = high / 2 - low / 2  # in halves: (-1e308, 1e308) does not overflow
         mapped = (low + position * half_range) + position * half_range
+        mapped = np.clip(mapped, low, high)  # rounding may pass an end by one float step
         return np.where(half_width > 0, mapped, low / 2 + high / 2)
 
     def __sklearn_tags__(self):

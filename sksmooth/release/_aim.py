@@ -431,6 +431,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             # the input's type and the parameters alone, never by its (empty) rows
             if not isinstance(self.levels, (list, tuple)):
                 raise ValueError(_WIDTH_NOT_PUBLIC)
+            if isinstance(X, (str, bytes)) or (np.ndim(X) == 0 and (  # a number, a text,
+                    isinstance(X, np.ndarray) or not hasattr(X, "__iter__"))):  # a 0-d array
+                raise ValueError("X must be 2-D (n_samples, n_features): got a single "
+                                 "value.")
             if not hasattr(X, "__len__"):  # an iterator of rows
                 X = list(X)
             if len(X) == 0:

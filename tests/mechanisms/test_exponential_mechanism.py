@@ -184,3 +184,14 @@ def test_integer_scores_past_2_53_keep_their_sensitivity(dtype):
     lb = exponential_mechanism_log_probabilities(b, 1.0, 1.0)
     assert np.max(np.abs(la - lb)) <= 1.0 + 1e-9
     np.testing.assert_allclose(la[1] - la[0], -64.0)
+
+
+def test_a_boolean_among_integer_scores_keeps_the_exact_shift():
+    # an object array with a bool skipped the exact shift (a review)
+    a = np.array([True, 2**60 + 128, 2**60], dtype=object)
+    b = np.array([True, 2**60 + 129, 2**60], dtype=object)
+    la = exponential_mechanism_log_probabilities(a, 1.0, 1.0)
+    lb = exponential_mechanism_log_probabilities(b, 1.0, 1.0)
+    assert np.max(np.abs(la - lb)) <= 1.0 + 1e-9
+    with pytest.raises(TypeError, match="scores must be a 1-D array"):
+        exponential_mechanism_log_probabilities([0, [1]], 1.0, 1.0)

@@ -76,3 +76,11 @@ def test_a_feature_range_as_wide_as_the_floats_does_not_overflow():
     Z = scaler.transform([[0.0], [0.5], [1.0], [0.25]])
     np.testing.assert_allclose(Z.ravel(), [-1e308, 0.0, 1e308, -5e307])
     np.testing.assert_allclose(scaler.inverse_transform(Z).ravel(), [0.0, 0.5, 1.0, 0.25])
+
+
+def test_the_output_stays_within_the_feature_range():
+    # rounding passed the range's end by one float step (a review)
+    low, high = -26.08908472609203, -1.014400066356889
+    Z = PublicBoundsScaler(bounds=(0, 1), feature_range=(low, high)).fit_transform(
+        [[1.0], [0.0], [0.3]])
+    assert Z.min() >= low and Z.max() <= high

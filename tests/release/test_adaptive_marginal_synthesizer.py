@@ -481,3 +481,11 @@ def test_a_list_whose_width_is_not_public_is_refused_whatever_its_rows(params):
         AdaptiveMarginalSynthesizer(levels=[3], accountant=ledger).fit(rows)
     # n public (substitution): a list is read as before
     AdaptiveMarginalSynthesizer(neighbouring="substitution", **params).fit([[1], [0]])
+
+
+def test_a_single_value_is_refused_as_not_a_table():
+    # levels as a list under add/remove: np.array(5) raised a bare "len() of unsized
+    # object" (a review)
+    for X in (np.array(5), 5):
+        with pytest.raises(ValueError, match="X must be 2-D"):
+            AdaptiveMarginalSynthesizer(levels=[2, 2]).fit(X)
