@@ -217,9 +217,9 @@ def _flat_array(labels, *, column=False):
     except TypeError:  # a 0-d array among the sequences: numpy makes no (n, 1) column
         return None
     types = set(map(type, entries))
-    if np.ma.core.MaskedConstant in types:
+    if any(issubclass(t, np.ma.MaskedArray) for t in types):  # np.ma.masked too
         return None
-    if any(issubclass(t, (list, tuple)) for t in types):
+    if any(issubclass(t, (list, tuple)) or _is_other_sequence(t) for t in types):
         return None  # numpy would make no 1-D array (no (n, 1) column) of them
     if any(issubclass(t, np.ndarray) for t in types) and any(
             isinstance(v, np.ndarray) and v.dtype == object
@@ -262,16 +262,24 @@ def _is_one_entry(value):
         not isinstance(value, np.ndarray) or value.ndim == 1)
 
 
+def _is_other_sequence(kind):
+    """A container type numpy would descend into or read as an object (a deque, a
+    range, a set), other than list, tuple, text and arrays."""
+    return (hasattr(kind, "__len__") and not issubclass(kind, (str, bytes, np.ndarray))
+            and not issubclass(kind, (list, tuple, dict)))
+
+
 def _holds_one(value):
     """``np.size(value) == 1`` without numpy's array of it (which warns on
-    ``np.ma.masked``)."""
-    if isinstance(value, np.ndarray):
-        return value.size == 1
-    if isinstance(value, (list, tuple)):
-        return len(value) == 1 and _holds_one(value[0])
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        return True  # a scalar
-    return np.size(value) == 1  # another sequence (a range): as numpy counts it
+    ``np.ma.masked``); nested one-entry containers are followed in a loop."""
+    while True:
+        if isinstance(value, np.ndarray):
+            return value.size == 1
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+            return True  # a scalar (numpy reads a dict as one object)
+        if len(value) != 1:
+            return False
+        value = next(iter(value))
 
 
 def _check_private_y(y, n_samples):

@@ -155,7 +155,8 @@ def _texts_or_booleans(given, values):
     if values.dtype.kind not in "iufO":
         return True
     entries = given if isinstance(given, (list, tuple)) else values.ravel().tolist()
-    return any(isinstance(v, (str, bytes, bool, np.bool_)) for v in entries)
+    return any(isinstance(v, (str, bytes, bool, np.bool_))
+               or (isinstance(v, np.ndarray) and v.dtype.kind not in "iufO") for v in entries)
 
 
 def check_bounds_pair(value, name="bounds"):

@@ -228,10 +228,11 @@ def _holds_time_values(values):
 
 
 def _warns_in_numpy(values):
-    """Whether numpy's float conversion of these objects would warn: one is a complex
-    number or a masked array (``np.ma.masked`` included); by their types."""
+    """Whether numpy's float conversion of these objects would warn, or read one by
+    more than its own value: a complex number, or an array (a masked one, a 0-d
+    complex or time value); by their types."""
     types = set(map(type, np.asarray(values, dtype=object).ravel().tolist()))
-    return any(issubclass(t, (complex, np.complexfloating, np.ma.MaskedArray)) for t in types)
+    return any(issubclass(t, (complex, np.complexfloating, np.ndarray)) for t in types)
 
 
 def _float_or_nan(value):

@@ -425,3 +425,24 @@ def test_as_labels_fast_path_keeps_the_entry_by_entry_reading(labels, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert as_labels(labels).dtype == dtype
+
+
+def test_labels_holding_masked_values_in_any_container_warn_nothing():
+    # a 0-d masked array or a deque holding np.ma.masked reached numpy, which warned
+    # for that row alone (a review)
+    import warnings
+    from collections import deque
+
+    import numpy as np
+
+    from sksmooth._private_data import as_labels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        as_labels([np.ma.array(1.0, mask=True), 2.0])
+        as_labels([deque([np.ma.masked]), deque([1.0])])
+        as_labels([[deque([np.ma.masked])], [deque([1.0])]])
+    nested = [1]
+    for _ in range(5000):  # followed in a loop, not by recursion
+        nested = [nested]
+    assert as_labels([nested, [2]]).shape == (2,)

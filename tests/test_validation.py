@@ -199,7 +199,8 @@ def test_every_estimator_takes_the_same_bounds(make):
                           ((True, 2), TypeError), (("0", "1"), TypeError),
                           (([0, 0], [1]), ValueError), ((1, 0), ValueError),
                           ((0, 10**400), ValueError), (([0, True], [1, 2]), TypeError),
-                          ((np.array(["2020-01-01"], dtype="datetime64[D]"), 1), TypeError)]:  # numpy's OverflowError named nothing
+                          ((np.array(["2020-01-01"], dtype="datetime64[D]"), 1), TypeError),
+                          (([np.array(0), np.array(True)], [1, 2]), TypeError)]:  # numpy's OverflowError named nothing
         est = make(bounds)
         with pytest.raises(error, match=r"bounds.*bounds=\(0\.0, 1\.0\)"):
             est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)

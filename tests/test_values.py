@@ -109,7 +109,9 @@ def test_each_entry_reads_the_same_whatever_the_other_rows_hold(other):
     # 'abc'; a masked 0-d array read its hidden value beside numbers (a review)
     hidden = np.ma.array(5.0, mask=True)
     for entry, expected in (("1+0j", np.nan), (hidden, np.nan), (np.ma.masked, np.nan),
-                            (np.array(2.0), 2.0), (np.array([2.0]), np.nan), ("2.5", 2.5)):
+                            (np.array(2.0), 2.0), (np.array([2.0]), np.nan), ("2.5", 2.5),
+                            (np.array(1 + 1j), np.nan),
+                            (np.array(np.datetime64("2020-01-02")), np.nan)):
         column = np.empty(2, dtype=object)
         column[:] = [entry, other]
         np.testing.assert_array_equal(as_floats(column)[0], expected)

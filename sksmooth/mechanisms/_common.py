@@ -56,6 +56,11 @@ def _shifted_if_integer(scores):
     (an integer array, or Python ints beyond int64), else ``scores`` unchanged."""
     if isinstance(scores, (str, bytes)):
         return scores
+    if isinstance(scores, (list, tuple)) and scores and all(
+            isinstance(v, numbers.Integral) for v in scores):
+        # exactly, whatever dtype numpy would pick (float64 for 2^64 - 1 beside -1)
+        top = max(int(v) for v in scores)
+        return np.array([int(v) - top for v in scores], dtype=object)
     try:
         ints = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
     except ValueError:  # ragged: check_scores refuses it with its own message

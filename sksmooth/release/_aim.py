@@ -435,8 +435,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                     isinstance(X, np.ndarray) or not hasattr(X, "__iter__"))):  # a 0-d array
                 raise ValueError("X must be 2-D (n_samples, n_features): got a single "
                                  "value.")
-            if not hasattr(X, "__len__"):  # an iterator of rows
-                X = list(X)
+            # read as the list of its rows (a Series or 1-D object array of rows, a set,
+            # an iterator), so that an empty one and one with rows are read alike
+            X = list(X)
             if len(X) == 0:
                 X = np.empty((0, len(self.levels)))
         if frame:  # the DataFrame's own column labels, strings or not

@@ -195,3 +195,11 @@ def test_a_boolean_among_integer_scores_keeps_the_exact_shift():
     assert np.max(np.abs(la - lb)) <= 1.0 + 1e-9
     with pytest.raises(TypeError, match="scores must be a 1-D array"):
         exponential_mechanism_log_probabilities([0, [1]], 1.0, 1.0)
+
+
+def test_integer_scores_numpy_would_read_as_floats_keep_the_exact_shift():
+    # 2^64 - 1 beside -1 makes numpy pick float64: neighbours one apart gave outputs
+    # 1023 apart (a review)
+    a = exponential_mechanism_log_probabilities([2**64 - 1, 2**64 - 1024, -1], 1.0, 1.0)
+    b = exponential_mechanism_log_probabilities([2**64 - 1, 2**64 - 1025, -1], 1.0, 1.0)
+    assert np.max(np.abs(a[:2] - b[:2])) <= 1.0 + 1e-9

@@ -477,7 +477,11 @@ def test_a_list_whose_width_is_not_public_is_refused_whatever_its_rows(params):
     assert len(ledger) == 0
     for rows in (np.empty((0, 1)), np.array([[1]]), pd.DataFrame({0: [1]})):
         AdaptiveMarginalSynthesizer(accountant=ledger, **params).fit(rows)
-    for rows in (deque(), deque([[1]]), iter([]), iter([[1]])):  # the width declared
+    rows_as_objects = np.empty(1, dtype=object)
+    rows_as_objects[0] = [1]
+    for rows in (deque(), deque([[1]]), iter([]), iter([[1]]),  # the width declared:
+                 pd.Series([], dtype=object), pd.Series([[1]]),  # released with rows or
+                 np.empty(0, dtype=object), rows_as_objects, set(), {(1,)}):  # without
         AdaptiveMarginalSynthesizer(levels=[3], accountant=ledger).fit(rows)
     # n public (substitution): a list is read as before
     AdaptiveMarginalSynthesizer(neighbouring="substitution", **params).fit([[1], [0]])
