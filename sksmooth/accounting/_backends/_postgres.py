@@ -39,7 +39,7 @@ from ._sql import (
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     LedgerWitness,
-    add_budget_columns,
+    add_missing_columns,
     insert_spend_sql,
     records_from_rows,
     store_or_check_budget,
@@ -187,10 +187,8 @@ class PostgresStorage:
             present = {}
             for table, column in connection.execute(_COLUMNS).fetchall():
                 present.setdefault(table, set()).add(column)
-        if "certified" not in present.get("spends", set()):  # written before it was recorded
-            connection.execute("ALTER TABLE spends ADD COLUMN certified BOOLEAN NOT NULL "
-                               "DEFAULT TRUE")
-        add_budget_columns(connection.execute, "%s", present.get("budget", set()))
+        add_missing_columns(connection.execute, "%s", present,
+                            "BOOLEAN NOT NULL DEFAULT TRUE")
         self._columns_ready = True
 
     def check_writable(self):

@@ -14,6 +14,7 @@ __all__ = [
     "LedgerWitness",
     "NEIGHBOURING_SQL",
     "add_budget_columns",
+    "add_missing_columns",
     "budget_mismatch_message",
     "neighbouring_mismatch_message",
     "new_ledger_id",
@@ -57,6 +58,15 @@ def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, w
     if stored != neighbouring:
         raise ValueError(neighbouring_mismatch_message(where, stored, neighbouring))
     witness.saw_identity(execute(LEDGER_ID_SQL).fetchone(), where)
+
+
+def add_missing_columns(execute, placeholder, present, certified_type):
+    """In the caller's transaction: the columns a ledger written by an older version
+    lacks (``present``: each table's columns), ``spends.certified`` declared as
+    ``certified_type`` (the driver's boolean), then the budget's (below)."""
+    if "certified" not in present.get("spends", set()):  # written before it was recorded
+        execute(f"ALTER TABLE spends ADD COLUMN certified {certified_type}")
+    add_budget_columns(execute, placeholder, present.get("budget", set()))
 
 
 def add_budget_columns(execute, placeholder, budget_columns):

@@ -19,7 +19,7 @@ from ._sql import (
     RECORDS_SQL,
     REQUIRED_COLUMNS,
     LedgerWitness,
-    add_budget_columns,
+    add_missing_columns,
     insert_spend_sql,
     records_from_rows,
     store_or_check_budget,
@@ -173,11 +173,7 @@ class SQLiteStorage:
         if present is None:
             present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
                        for table in REQUIRED_COLUMNS}
-        if "certified" not in present["spends"]:  # written before certification was recorded
-            connection.execute(
-                "ALTER TABLE spends ADD COLUMN certified INTEGER NOT NULL DEFAULT 1"
-            )
-        add_budget_columns(connection.execute, "?", present["budget"])
+        add_missing_columns(connection.execute, "?", present, "INTEGER NOT NULL DEFAULT 1")
         self._columns_ready = True
 
     def check_writable(self):
