@@ -53,32 +53,28 @@ def check_scores(scores, name="scores"):
 
 def _shifted_if_integer(scores):
     """``scores - max(scores)`` in exact integer arithmetic when they are integers
-    (an integer array, or Python ints beyond int64), else ``scores`` unchanged."""
+    (an integer array, or Python ints, whatever dtype numpy would pick for them:
+    float64 for 2^64 - 1 beside -1), else ``scores`` unchanged."""
     if isinstance(scores, (str, bytes)):
         return scores
-    if isinstance(scores, (list, tuple)) and scores and all(
-            isinstance(v, numbers.Integral) for v in scores):
-        # exactly, whatever dtype numpy would pick (float64 for 2^64 - 1 beside -1)
-        top = max(int(v) for v in scores)
-        return np.array([int(v) - top for v in scores], dtype=object)
-    try:
-        ints = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
-    except ValueError:  # ragged: check_scores refuses it with its own message
-        return scores
-    if ints.ndim != 1 or ints.size == 0:
-        return scores
-    if ints.dtype.kind == "O":
-        if not all(isinstance(v, numbers.Integral) for v in ints.tolist()):  # bools too
+    if isinstance(scores, (list, tuple)):
+        entries = list(scores)
+    else:
+        try:
+            ints = np.asarray(scores)
+        except ValueError:  # ragged: check_scores refuses it with its own message
             return scores
-        values = [int(v) for v in ints.tolist()]
-        top = max(values)
-        return np.array([v - top for v in values], dtype=object)
-    if ints.dtype.kind not in "iu":
+        if ints.ndim != 1 or ints.size == 0 or ints.dtype.kind not in "iuO":
+            return scores
+        if ints.dtype.kind != "O":
+            top = int(ints.max())
+            if top <= 2**62 and int(ints.min()) >= -(2**62):  # no int64 overflow
+                return ints.astype(np.int64) - top
+        entries = ints.tolist()
+    if not entries or not all(isinstance(v, numbers.Integral) for v in entries):  # bools too
         return scores
-    top = int(ints.max())
-    if top <= 2**62 and int(ints.min()) >= -(2**62):  # no int64 overflow
-        return ints.astype(np.int64) - top
-    return np.array([int(v) - top for v in ints.tolist()], dtype=object)
+    top = max(int(v) for v in entries)
+    return np.array([int(v) - top for v in entries], dtype=object)
 
 
 def check_noise_scale(scale, formula):
