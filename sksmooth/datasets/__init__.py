@@ -7,6 +7,18 @@ definition, never from the rows: the box a private estimator in
 with feature names; :mod:`sksmooth.preprocessing` maps the box onto ``[0, 1]``.
 """
 
-from ._bundled import load_breast_cancer_public, load_digits_binary_public, published_bounds
+from ._bundled import (
+    load_breast_cancer_public,
+    load_digits_binary_public,
+    load_iris_public,
+    load_wine_public,
+    published_bounds,
+)
 
-__all__ = ["load_breast_cancer_public", "load_digits_binary_public", "published_bounds"]
+__all__ = [
+    "load_breast_cancer_public",
+    "load_digits_binary_public",
+    "load_iris_public",
+    "load_wine_public",
+    "published_bounds",
+]

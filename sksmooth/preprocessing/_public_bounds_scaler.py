@@ -1,5 +1,7 @@
 """Scaling by a public box, so that preprocessing leaks nothing (SPEC §3.1)."""
 
+import sys
+
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -37,6 +39,9 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         The validated box.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names of a DataFrame seen in ``fit`` (their order is the order
+        of ``bounds_``); ``get_feature_names_out`` returns them.
 
     Examples
     --------
@@ -76,8 +81,15 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return low, high
 
     def transform(self, X):
-        """Clip ``X`` to ``bounds_`` and scale it to ``feature_range``."""
+        """Clip ``X`` to ``bounds_`` and scale it to ``feature_range``.
+
+        A pandas DataFrame comes back as a DataFrame with the same columns and
+        index (so a private estimator after the scaler in a pipeline records
+        ``feature_names_in_`` and names features in its descriptions); other
+        inputs come back as an ndarray, or as ``set_output`` asks.
+        """
         check_is_fitted(self)
+        X_in = X
         X = validate_private_data(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
         low, high = self._feature_range
@@ -88,7 +100,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         half_range = high / 2 - low / 2  # in halves: (-1e308, 1e308) does not overflow
         mapped = (low + position * half_range) + position * half_range
         mapped = np.clip(mapped, low, high)  # rounding may pass an end by one float step
-        return np.where(half_width > 0, mapped, low / 2 + high / 2)
+        return _like_input(np.where(half_width > 0, mapped, low / 2 + high / 2), X_in)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -98,10 +110,19 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def inverse_transform(self, X):
         """Map scaled values back into the box (clipped values stay clipped)."""
         check_is_fitted(self)
+        X_in = X
         X = validate_data(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
         low, high = self._feature_range
         half_width = upper / 2 - lower / 2
         position = (X / 2 - low / 2) / (high / 2 - low / 2)  # in halves, as transform
         half = lower / 2 + position * half_width
-        return np.where(half_width > 0, 2 * half, lower / 2 + upper / 2)
+        return _like_input(np.where(half_width > 0, 2 * half, lower / 2 + upper / 2), X_in)
+
+
+def _like_input(values, X):
+    """``values`` as a DataFrame with ``X``'s columns and index when ``X`` is one."""
+    pd = sys.modules.get("pandas")  # a DataFrame implies pandas is imported
+    if pd is not None and isinstance(X, pd.DataFrame):
+        return pd.DataFrame(values, columns=X.columns, index=X.index)
+    return values

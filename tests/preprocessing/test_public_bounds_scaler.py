@@ -84,3 +84,34 @@ def test_the_output_stays_within_the_feature_range():
     Z = PublicBoundsScaler(bounds=(0, 1), feature_range=(low, high)).fit_transform(
         [[1.0], [0.0], [0.3]])
     assert Z.min() >= low and Z.max() <= high
+
+
+def test_dataframe_keeps_its_names_through_a_private_pipeline():
+    pd = pytest.importorskip("pandas", reason="pandas not installed")
+    from sklearn.pipeline import make_pipeline
+
+    from sksmooth import PrivateProperClassifier
+    from sksmooth.datasets import load_breast_cancer_public
+
+    X, y, bounds = load_breast_cancer_public(scale=False, as_frame=True)
+    scaler = PublicBoundsScaler(bounds=bounds).fit(X)
+    Z = scaler.transform(X)
+    assert isinstance(Z, pd.DataFrame) and list(Z.columns) == list(X.columns)
+    assert Z.index.equals(X.index)
+    np.testing.assert_array_equal(scaler.get_feature_names_out(), X.columns)
+    pd.testing.assert_frame_equal(scaler.inverse_transform(Z).iloc[:, :1],
+                                  X.clip(bounds[0], bounds[1], axis=1).iloc[:, :1])
+    model = make_pipeline(PublicBoundsScaler(bounds=bounds),
+                          PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1),
+                                                  classes=[0, 1])).fit(X, y)
+    description = model[-1].hypothesis_.description
+    assert "x[" not in description
+    assert any(name in description for name in X.columns)
+
+
+def test_set_output_still_decides_the_container():
+    pytest.importorskip("pandas", reason="pandas not installed")
+    X = np.array([[1.0, 50.0], [3.0, 150.0]])
+    out = PublicBoundsScaler(bounds=(0, 200)).set_output(transform="pandas").fit_transform(X)
+    assert list(out.columns) == ["x0", "x1"]
+    assert isinstance(PublicBoundsScaler(bounds=(0, 200)).fit_transform(X), np.ndarray)
