@@ -86,7 +86,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import bench_synthetic_tables as B  # noqa: E402
 from sksmooth.release import _aim
-from sksmooth.release.graphical import _selection as S
+from sksmooth.release.graphical import _aim as S
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release.graphical import _mst
 from sksmooth.release.graphical._compression import CompressedModel, compress_levels
@@ -338,7 +338,7 @@ def run(name, eps, seed, method, **kw):
     _mst.ONE_WAY_SHARE = kw.pop('one_way_share', DEFAULT_ONE_WAY_SHARE)
     order = kw.pop('order', None)  # the marginals' order to score (default: the workload's lowest)
     scheme = kw.pop('scheme', 'systematic')  # how the rows are drawn (sample's default)
-    from sksmooth.release.graphical import _selection as SS
+    from sksmooth.release.graphical import _aim as SS, _budget as SB
     if not hasattr(SS, '_orig_start'):
         SS._orig_start = SS.start_fitter
     if kw.pop('public_n', False):
@@ -350,16 +350,16 @@ def run(name, eps, seed, method, **kw):
     else:
         SS.start_fitter = SS._orig_start; _mst.start_fitter = SS._orig_start
     if not hasattr(SS, '_orig_est'):
-        SS._orig_est = SS.estimate
+        SS._orig_est = SB.estimate
     ftol = kw.pop('final_tol', None)
     if ftol is not None:
         def est(shape, ms, total=None, init=None, max_iter=200, **k):
             if max_iter >= 1000:
                 return SS._orig_est(shape, ms, total=total, init=init, max_iter=5000, tol=ftol)
             return SS._orig_est(shape, ms, total=total, init=init, max_iter=max_iter, **k)
-        SS.estimate = est
+        SB.estimate = est
     else:
-        SS.estimate = SS._orig_est
+        SB.estimate = SS._orig_est
     from sksmooth.release.graphical._compression import LevelGroups
     if kw.pop('nocompress', False):
         _mst.compress_levels = lambda ms, exempt=(): None

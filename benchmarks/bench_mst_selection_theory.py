@@ -45,7 +45,7 @@ from sksmooth.accounting import zcdp_from_dp_budget  # noqa: E402
 from sksmooth.release import _aim  # noqa: E402
 from sksmooth.release.graphical import _mst  # noqa: E402
 from sksmooth.release.graphical._compression import compress_levels  # noqa: E402
-from sksmooth.release.graphical._selection import (  # noqa: E402
+from sksmooth.release.graphical._budget import (  # noqa: E402
     ADD_REMOVE,
     SCORE_SCALE,
     select_exact,

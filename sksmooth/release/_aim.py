@@ -1,7 +1,7 @@
 """``AdaptiveMarginalSynthesizer``: AIM-style synthetic tables on a factored model.
 
 A synthetic-data *sampler* (not a transformer): ``fit`` runs the adaptive
-select-measure-estimate loop of :mod:`sksmooth.release.graphical._selection`
+select-measure-estimate loop of :mod:`sksmooth.release.graphical._aim`
 (AIM) or the spanning-tree selection of :mod:`sksmooth.release.graphical._mst`
 (MST) on a table of categorical and binned continuous columns, ``sample``
 draws synthetic rows from the released graphical model (systematic sampling
@@ -66,13 +66,8 @@ from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._systematic import check_scheme
 from .graphical._mst import select_spanning_tree
-from .graphical._selection import (
-    ADD_REMOVE,
-    SUBSTITUTION,
-    measure_total,
-    round_signal_to_noise,
-    select_and_measure,
-)
+from .graphical._aim import round_signal_to_noise, select_and_measure
+from .graphical._budget import ADD_REMOVE, SUBSTITUTION, measure_total
 
 __all__ = ["AdaptiveMarginalSynthesizer"]
 
@@ -653,7 +648,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
         ``'auto'`` runs AIM when one of its rounds would measure a 2-way
         table with noise std below 1/1.5 of the table's mean cell count
-        (:func:`~.graphical._selection.round_signal_to_noise` >= 1.5,
+        (:func:`~.graphical._aim.round_signal_to_noise` >= 1.5,
         ``_AIM_MIN_SIGNAL_TO_NOISE``), and MST otherwise. The record count it
         needs is public under substitution and otherwise a discrete Gaussian count paid with 1% of ``rho``
         (recorded in ``privacy_records_``); the choice is post-processing.
@@ -662,19 +657,18 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if method == "auto":
             share = 0.0 if neighbouring.public_total else _COUNT_SHARE * rho
             total, spent = measure_total(counts, share, rng, neighbouring)
-            rho -= math.fsum(r.rho for r in spent)
-            ratio = round_signal_to_noise(total, shape, tables, rho, neighbouring)
+            ratio = round_signal_to_noise(total, shape, tables,
+                                          rho - math.fsum(r.rho for r in spent), neighbouring)
             method = "aim" if ratio >= _AIM_MIN_SIGNAL_TO_NOISE else "mst"
         if progress is not None:
             progress.log(f"method {method!r}")
         if method == "aim":
             result = select_and_measure(counts, shape, tables, rho, rng, neighbouring=neighbouring,
                                         max_model_size=params["max_model_size"],
-                                        progress=progress)
+                                        prior=spent, progress=progress)
         else:
             result = select_spanning_tree(counts, shape, rho, rng, neighbouring=neighbouring,
-                                          exempt=label, progress=progress)
-        result.records[:0] = spent
+                                          exempt=label, prior=spent, progress=progress)
         return method, result
 
     @staticmethod
@@ -756,7 +750,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if not self._has_y:
             return self._codec.decode(codes, rng)
         y_syn = format_labels(self._codec.columns[-1].decode(codes[:, -1], rng),
-                              getattr(self, "_y_name", False), getattr(self, "_y_dtype", None))
+                              self._y_name, self._y_dtype)
         return self._codec.subset(-1).decode(codes[:, :-1], rng), y_syn
 
     def fit_resample(self, X, y):

@@ -610,8 +610,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         X_syn = self._schema.decode(X_num)
         if y_syn is None:
             return X_syn
-        return X_syn, format_labels(y_syn, getattr(self, "_y_name", False),
-                                    getattr(self, "_y_dtype", None))
+        return X_syn, format_labels(y_syn, self._y_name, self._y_dtype)
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then emit ``len(X)`` synthetic rows; refuses a ``y`` (see class doc)."""
@@ -632,8 +631,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         """
         check_is_fitted(self, "model_")
         n = self._numeric(X, self._schema, reset=False).shape[0]
-        seeded = getattr(self, "_seeded", False)  # absent from releases pickled before it
-        rng = copy.deepcopy(self._sampling_rng) if seeded else sampling_generator(None)
+        rng = copy.deepcopy(self._sampling_rng) if self._seeded else sampling_generator(None)
         out = self._emit(n, rng)
         out = out[0] if isinstance(out, tuple) else out
         if isinstance(out, np.ndarray) and _get_output_config("transform", self)["dense"] == \

@@ -86,11 +86,6 @@ class ReleaseStream:
     parameter_values: dict = field(default_factory=dict)
     schema: Any = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
 
-    def __setstate__(self, state):
-        state.setdefault("schema", None)  # pickled before streams kept one: _schema_of
-        state.setdefault("y_dtype", None)  # pickled before the label dtype was kept
-        self.__dict__.update(state)
-
     def __deepcopy__(self, memo):
         # @atomic_update snapshots the state before every chunk: copy the
         # counts only, share the fixed public parts (universe, workload)
@@ -190,9 +185,8 @@ class StreamingRelease:
         params = validate_params(self)
         _check_parameters_unchanged(self, stream)
         self._check_public_parameters(params)
-        schema = _schema_of(stream, self.__dict__)
         _take_schema(self)
-        self.__dict__.update(schema)  # the new release's input schema
+        self.__dict__.update(stream.schema)  # the new release's input schema
         self._release_stream(_with_noise(stream), params)
         self._stream = None
         return self
@@ -203,7 +197,7 @@ class StreamingRelease:
         published = _take_schema(self) if self.__sklearn_is_fitted__() else None
         stream = getattr(self, "_stream", None)
         if published is not None and stream is not None:
-            self.__dict__.update(_schema_of(stream, published))
+            self.__dict__.update(stream.schema)
         try:
             self._add_chunk(X, y, whole_table=whole_table, classes=classes)
         finally:
@@ -361,14 +355,6 @@ class PartitionCounter:
 
 
 _SCHEMA_ATTRIBUTES = ("n_features_in_", "feature_names_in_")  # set by validate_data
-
-
-def _schema_of(stream, attributes):
-    """The accumulation's input schema; a stream pickled before streams kept one
-    had the estimator's (taken from ``attributes``: its ``__dict__`` or published schema)."""
-    if stream.schema is not None:
-        return stream.schema
-    return {a: attributes[a] for a in _SCHEMA_ATTRIBUTES if a in attributes}
 
 
 def _take_schema(estimator):

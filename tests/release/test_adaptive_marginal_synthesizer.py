@@ -4,17 +4,19 @@ import itertools
 import math
 import warnings
 from collections import deque
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
 
-import sksmooth.release.graphical._selection as selection
+import sksmooth.release.graphical._budget as budget
 from sksmooth.accounting import BudgetAccountant, zcdp_from_dp_budget, zcdp_to_dp
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
 from sksmooth.metrics import audit_epsilon_search
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
-from sksmooth.release.graphical._selection import SUBSTITUTION, round_signal_to_noise
+from sksmooth.release.graphical._aim import round_signal_to_noise
+from sksmooth.release.graphical._budget import SUBSTITUTION
 
 
 def codes(n=300, d=3, levels=3, seed=0):
@@ -96,6 +98,20 @@ def test_rho_spent_matches_the_budget():
         for r in synth.privacy_records_)
     assert recomputed == pytest.approx(rho, rel=1e-12)
     assert synth.rho_ == pytest.approx(rho, rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["aim", "mst", "auto"])
+@pytest.mark.parametrize("epsilon", [0.3, 0.7, 2.0])
+def test_spends_sum_exactly_to_the_budget(method, epsilon):
+    """The last spend is the exact rest: fsum is rho and the exact sum never passes it."""
+    synth = AdaptiveMarginalSynthesizer(epsilon=epsilon, delta=1e-7, levels=3,
+                                        method=method).fit(codes())
+    rho = zcdp_from_dp_budget(epsilon, 1e-7)
+    spends = [r.rho for r in synth.privacy_records_]
+    assert math.fsum(spends) == rho
+    assert sum(map(Fraction, spends)) <= Fraction(rho)
+    measure = [r for r in synth.privacy_records_ if r.kind == "measure"]
+    assert all(1 / (2 * r.scale**2) <= r.rho for r in measure)  # each noise within its spend
 
 
 def test_charge_before_publish():
@@ -399,8 +415,8 @@ def test_empirical_audit_of_the_measurement_and_a_half_noise_variant(monkeypatch
     claim = zcdp_to_dp(rho, 0.05)
     correct = _aim_audit()
     assert 0.3 * claim < correct <= claim
-    noise = selection.add_discrete_gaussian
-    monkeypatch.setattr(selection, "add_discrete_gaussian",
+    noise = budget.add_discrete_gaussian
+    monkeypatch.setattr(budget, "add_discrete_gaussian",
                         lambda counts, sigma, rng: noise(counts, sigma / 2, rng))
     assert _aim_audit() > claim  # half the noise = 4 rho: caught at the same trials
 

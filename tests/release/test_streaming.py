@@ -824,26 +824,6 @@ def test_a_dask_array_counts_like_the_same_array_in_memory():
         make().fit(da.from_array(X, chunks=(len(X) // 3, 3)), da.from_array(y, chunks=len(X) // 2))
 
 
-def test_releases_and_streams_pickled_before_their_new_fields_still_work():
-    # a release pickled before it kept _seeded raised in transform; a stream pickled
-    # before it kept its schema raised in release() and partial_fit (a review)
-    X = np.random.default_rng(0).integers(0, 3, (100, 2)).astype(float)
-
-    def as_old(est, attribute, owner=lambda e: e):
-        del owner(est).__dict__[attribute]
-        return pickle.loads(pickle.dumps(est))
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        old = as_old(SmoothMWEM(bounds=(0, 2)).fit(X), "_seeded")
-        assert old.transform(X[:3]).shape == (3, 2)
-        old = as_old(SmoothMWEM(bounds=(0, 2)).partial_fit(X), "schema", lambda e: e._stream)
-        assert old.release().n_features_in_ == 2
-        old = as_old(SmoothMWEM(bounds=(0, 2)).fit(X).partial_fit(X), "schema",
-                     lambda e: e._stream)
-        assert old.partial_fit(X).release().n_features_in_ == 2
-
-
 def test_partial_fit_classes_declare_the_label_set_of_a_grid_release():
     # the grid family ignored partial_fit(classes=...) when the classes parameter was
     # None: it read the labels from y with a PrivacyLeakWarning (found by a review)

@@ -6,7 +6,7 @@ Private-PGM-style estimation over measured marginal tables (SPEC §7, issue 11).
   attribute sets: calibrated clique beliefs, marginals by message passing
   or variable elimination, rows sampled clique by clique.
 - :func:`estimate` fits a model to all noisy measurements at once.
-- :func:`select_and_measure` (:mod:`._selection`) is the AIM-style adaptive
+- :func:`select_and_measure` (:mod:`._aim`) is the AIM-style adaptive
   loop: selection by the exponential mechanism, discrete Gaussian
   measurements, zCDP accounting, annealing, model-size cap.
 """

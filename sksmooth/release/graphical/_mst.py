@@ -83,7 +83,7 @@ import math
 import numpy as np
 
 from ._compression import CompressedModel, compress_levels
-from ._selection import (
+from ._budget import (
     ADD_REMOVE,
     SelectionResult,
     integer_l1_error,
@@ -125,7 +125,7 @@ def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):
 
 
 def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max_iter=30,
-                         final_max_iter=1000, exempt=(), progress=None):
+                         final_max_iter=1000, exempt=(), prior=(), progress=None):
     """Run the MST mechanism (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -142,6 +142,8 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     exempt : tuple of int
         Attributes whose levels are never merged by the domain compression
         (the label of a supervised release).
+    prior : sequence of PrivacyRecord
+        Spends of ``rho`` made before (a noisy record count).
     progress : sksmooth._progress.Progress or None
         Stage lines and the percentage of ``rho`` spent.
 
@@ -149,8 +151,8 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     -------
     SelectionResult
     """
-    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
-    fitter, groups = measure_spanning_tree(fitter, rho, exempt)
+    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter, prior)
+    fitter, groups = measure_spanning_tree(fitter, fitter.budget.rest(), exempt, last=True)
     report_budget(progress, fitter.budget, rho)
     if progress is not None:
         progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
@@ -159,8 +161,9 @@ def select_spanning_tree(codes, shape, rho, rng, *, neighbouring=ADD_REMOVE, max
     return SelectionResult(model, fitter.measurements, fitter.total, fitter.budget.records)
 
 
-def measure_spanning_tree(fitter, rho, exempt=()):
-    """Steps 1-3 of the module docstring, spending ``rho`` of ``fitter``'s budget.
+def measure_spanning_tree(fitter, rho, exempt=(), last=False):
+    """Steps 1-3 of the module docstring, spending ``rho`` of ``fitter``'s budget
+    (``last``: the rest of it, exactly, as the last measurement's share).
 
     ``fitter`` must not have measured anything yet. Returns ``(fitter,
     groups)``: the fitter holding the ``2d - 1`` measurements (on the
@@ -173,7 +176,7 @@ def measure_spanning_tree(fitter, rho, exempt=()):
     one_way = ONE_WAY_SHARE if n_edges else 1.0
     sigma_one = budget.sigma_for(rho * one_way / d)
     for a in range(d):
-        fitter.measure((a,), sigma_one)
+        fitter.measure((a,), None if last and not n_edges and a == d - 1 else sigma_one)
     groups = compress_levels(fitter.measurements, exempt)
     if groups is not None:
         fitter = fitter.regrouped(groups)
@@ -186,6 +189,6 @@ def measure_spanning_tree(fitter, rho, exempt=()):
                                  budget.neighbouring.l1, budget, fitter.rng)
         # the rest of rho (8 rho/15, up to rounding) measures the tree's tables
         sigma_two = budget.sigma_for((rho - (budget.used - spent_before)) / n_edges)
-        for edge in edges:
-            fitter.measure(edge, sigma_two)
+        for i, edge in enumerate(edges):
+            fitter.measure(edge, None if last and i == n_edges - 1 else sigma_two)
     return fitter, groups

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-import sksmooth.release.graphical._selection as selection
+import sksmooth.release.graphical._budget as budget
 
 
 class Spy:
@@ -12,7 +12,7 @@ class Spy:
 
     def __init__(self, monkeypatch):
         self.epsilons, self.sigmas = [], []
-        em, noise = selection.exact_exponential_mechanism, selection.add_discrete_gaussian
+        em, noise = budget.exact_exponential_mechanism, budget.add_discrete_gaussian
 
         def spy_em(scores, epsilon, sensitivity, rng, **kw):
             self.epsilons.append((epsilon, sensitivity))
@@ -22,8 +22,8 @@ class Spy:
             self.sigmas.append(sigma)
             return noise(counts, sigma, rng)
 
-        monkeypatch.setattr(selection, "exact_exponential_mechanism", spy_em)
-        monkeypatch.setattr(selection, "add_discrete_gaussian", spy_noise)
+        monkeypatch.setattr(budget, "exact_exponential_mechanism", spy_em)
+        monkeypatch.setattr(budget, "add_discrete_gaussian", spy_noise)
 
     def rho(self, l2):
         """zCDP cost of the draws, recomputed from first principles.

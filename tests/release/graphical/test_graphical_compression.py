@@ -21,7 +21,7 @@ from sksmooth.release.graphical._compression import (
     compress_measurement,
 )
 from sksmooth.release.graphical._mst import select_spanning_tree
-from sksmooth.release.graphical._selection import ADD_REMOVE, as_counts
+from sksmooth.release.graphical._budget import ADD_REMOVE, as_counts
 
 from test_graphical_mst import audit
 from test_graphical_sampling import ALPHA, N_ROWS, p_values

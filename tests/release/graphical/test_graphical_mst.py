@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import sksmooth.release._aim as aim
-import sksmooth.release.graphical._selection as selection
+import sksmooth.release.graphical._budget as budget
 from sksmooth.accounting import zcdp_from_dp_budget
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release.graphical._mst import select_spanning_tree
-from sksmooth.release.graphical._selection import ADD_REMOVE, SUBSTITUTION
+from sksmooth.release.graphical._budget import ADD_REMOVE, SUBSTITUTION
 
 
 def chain_data(n=2000, d=6, levels=3, seed=0, order=None):
@@ -31,7 +31,7 @@ def audit(spy, result, rho, neighbouring):
     """Recompute the zCDP cost from the draws: Gaussian Delta^2/(2 s^2), EM eps^2/8."""
     spent = math.fsum(neighbouring.l2**2 / (2 * s**2) for s in spy.sigmas)
     spent += math.fsum(e**2 / 8 for e, _ in spy.epsilons)
-    assert all(s == selection.WEIGHT_SCALE * selection.SCORE_SCALE * int(neighbouring.l1)
+    assert all(s == budget.WEIGHT_SCALE * budget.SCORE_SCALE * int(neighbouring.l1)
                for _, s in spy.epsilons)  # integer scores (see select_exact)
     assert spent == pytest.approx(rho, rel=1e-12, abs=0)
     assert result.rho_spent == pytest.approx(spent, rel=1e-12, abs=0)
@@ -60,12 +60,12 @@ def test_spends_exactly_the_budget_on_2d_minus_1_tables(spy, neighbouring):
 def test_audit_catches_an_under_recorded_selection(spy, monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = chain_data()
-    inner = selection.exact_exponential_mechanism  # the spy: it logs what is really drawn
+    inner = budget.exact_exponential_mechanism  # the spy: it logs what is really drawn
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):
         return inner(scores, 2 * epsilon, sensitivity, rng, **kw)
 
-    monkeypatch.setattr(selection, "exact_exponential_mechanism", greedy)
+    monkeypatch.setattr(budget, "exact_exponential_mechanism", greedy)
     result = select_spanning_tree(codes, shape, 0.02, np.random.default_rng(1), max_iter=5,
                                   final_max_iter=5)
     with pytest.raises(AssertionError):

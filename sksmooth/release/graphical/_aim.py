@@ -49,69 +49,28 @@ privacy", NeurIPS 2020, arXiv:2004.00010.
 
 import itertools
 import math
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
-from ...mechanisms import exact_exponential_mechanism
-from ._compression import CompressedCounts, compress_measurement
-from ._domain import table_shape, table_size
-from ._estimation import Measurement, estimate, estimate_total
-from ._model import FactoredModel
-from ._noise import add_discrete_gaussian
+from ._budget import (
+    ADD_REMOVE,
+    SelectionResult,
+    _Budget,
+    integer_l1_error,
+    report_budget,
+    select_exact,
+    start_fitter,
+)
+from ._domain import table_size
 
 __all__ = [
-    "Neighbouring",
-    "ADD_REMOVE",
-    "SUBSTITUTION",
-    "PrivacyRecord",
-    "SelectionResult",
     "candidate_tables",
     "select_and_measure",
     "adaptive_rounds",
-    "measure_total",
     "round_signal_to_noise",
 ]
 
 _EXPECTED_ABS_NORMAL = math.sqrt(2.0 / math.pi)  # E|Z| for Z ~ N(0, 1)
-
-
-class Neighbouring(NamedTuple):
-    """Sensitivities of one table's count vector under a neighbouring relation."""
-
-    name: str
-    l1: float  # bounds the change of ||N p_r - x_r||_1, i.e. of the score / w_r
-    l2: float  # the measurement's L2 sensitivity
-    public_total: bool  # whether the number of records is public
-
-
-ADD_REMOVE = Neighbouring("add_remove", 1.0, 1.0, False)
-SUBSTITUTION = Neighbouring("substitution", 2.0, math.sqrt(2.0), True)
-
-
-class PrivacyRecord(NamedTuple):
-    """One spend: ``kind`` is ``"measure"`` (``scale`` = sigma) or
-    ``"select"`` (``scale`` = epsilon of the exponential mechanism)."""
-
-    kind: str
-    attrs: tuple
-    scale: float
-    rho: float
-
-
-@dataclass
-class SelectionResult:
-    """Outcome of the adaptive loop (all of it is released)."""
-
-    model: FactoredModel
-    measurements: list
-    total: float
-    records: list = field(default_factory=list)
-
-    @property
-    def rho_spent(self):
-        return float(math.fsum(r.rho for r in self.records))
 
 
 def candidate_tables(workload, n_attrs):
@@ -143,131 +102,6 @@ def candidate_tables(workload, n_attrs):
     weights = (members @ work.T) @ np.array([float(w) for _, w in workload])
     return tables, weights
 
-
-class _Budget:
-    """Spends rho and keeps the record of every spend."""
-
-    def __init__(self, rho, neighbouring):
-        self.rho = float(rho)
-        self.neighbouring = neighbouring
-        self.records = []
-
-    @property
-    def used(self):
-        return math.fsum(r.rho for r in self.records)
-
-    @property
-    def remaining(self):
-        return max(self.rho - self.used, 0.0)
-
-    def measure_cost(self, sigma):
-        return self.neighbouring.l2**2 / (2.0 * sigma**2)
-
-    def sigma_for(self, rho):
-        return self.neighbouring.l2 / math.sqrt(2.0 * rho)
-
-    def round_parameters(self, rho, n_rounds, measure_fraction):
-        """``(sigma, epsilon)`` of ``n_rounds`` equal rounds sharing ``rho``, a
-        fraction ``measure_fraction`` of each on its measurement."""
-        return (self.sigma_for(measure_fraction * rho / n_rounds),
-                math.sqrt(8.0 * (1.0 - measure_fraction) * rho / n_rounds))
-
-    def spend_measure(self, attrs, sigma):
-        self.records.append(PrivacyRecord("measure", attrs, sigma, self.measure_cost(sigma)))
-
-    def spend_select(self, epsilon):
-        self.records.append(PrivacyRecord("select", (), epsilon, epsilon**2 / 8.0))
-
-
-class _Data:
-    """Exact count tables of the private data (cached per attribute set)."""
-
-    def __init__(self, codes, shape):
-        self.codes = codes
-        self.shape = shape
-        self.n = len(codes)
-        self._cache = {}
-
-    def counts(self, attrs):
-        if attrs not in self._cache:
-            flat = np.ravel_multi_index(tuple(self.codes[:, list(attrs)].T),
-                                        table_shape(self.shape, attrs))
-            self._cache[attrs] = np.bincount(
-                flat, minlength=table_size(self.shape, attrs)).reshape(
-                    table_shape(self.shape, attrs))
-        return self._cache[attrs]
-
-
-class _Fitter:
-    """Measure, re-estimate, remember — the post-selection half of a round."""
-
-    def __init__(self, data, budget, rng, max_iter, total):
-        self.data, self.budget, self.rng = data, budget, rng
-        self.max_iter = max_iter
-        self.public_total = total
-        self.measurements = []
-        self.model = FactoredModel.uniform(data.shape)
-        self.total = total
-
-    def measure(self, attrs, sigma):
-        self.budget.spend_measure(attrs, sigma)
-        noisy = add_discrete_gaussian(self.data.counts(attrs), sigma, self.rng)
-        self.measurements.append(Measurement(attrs, noisy.astype(float), sigma))
-
-    def regrouped(self, groups):
-        """This fitter on compressed levels (:mod:`._compression`), same budget and noise.
-
-        The measurements taken so far must be the 1-way ones; they are
-        re-expressed on the groups. Post-processing: no privacy cost.
-        """
-        other = _Fitter(CompressedCounts(self.data, groups), self.budget, self.rng,
-                        self.max_iter, self.public_total)
-        other.measurements = [compress_measurement(groups, m) for m in self.measurements]
-        return other
-
-    def refit(self, max_iter=None):
-        result = estimate(self.data.shape, self.measurements, total=self.public_total,
-                          init=self.model, max_iter=max_iter or self.max_iter)
-        self.model = result.model
-        if self.public_total is None:
-            self.total = estimate_total(self.measurements)
-        return result
-
-
-SCORE_SCALE = 2**16  # a model's expected count is rounded to 1/SCORE_SCALE (public rounding)
-WEIGHT_SCALE = 2**10  # candidate weights, normalised to max 1, rounded to 1/WEIGHT_SCALE
-
-
-def integer_l1_error(expected, counts):
-    """``sum |round(S expected) - S counts|``, exactly, as an int (units ``1/S``).
-
-    ``expected`` is public (the model's counts), ``counts`` the private
-    integer table; one record moves the result by at most ``S`` times the
-    table's L1 sensitivity. Integer scores let the exponential mechanism be
-    sampled exactly (no floating-point selection, Mironov 2012).
-    """
-    public = np.rint(np.asarray(expected, dtype=float) * SCORE_SCALE).astype(np.int64)
-    return int(np.abs(public - SCORE_SCALE * np.asarray(counts, dtype=np.int64)).sum())
-
-
-def select_exact(errors, weights, penalties, l1, epsilon, rng):
-    """Index drawn by the exponential mechanism on ``w_r (err_r - pen_r)``, exactly.
-
-    ``errors`` are :func:`integer_l1_error` values; ``weights`` (> 0) and
-    ``penalties`` (in counts) are public and are rounded to integers on a
-    fixed scale (public post-processing of public numbers), so every score
-    is an integer whose sensitivity is ``WEIGHT_SCALE * SCORE_SCALE * l1``;
-    relative to it the scores are those of the real-valued mechanism up to
-    that rounding.
-    """
-    w = np.asarray(weights, dtype=float)
-    a = np.rint(w / w.max() * WEIGHT_SCALE).astype(np.int64)
-    b = np.rint(a * SCORE_SCALE * np.asarray(penalties, dtype=float)).astype(np.int64)
-    scores = a * np.asarray(errors, dtype=np.int64) - b
-    if float(l1) != int(l1):
-        raise ValueError(f"the table L1 sensitivity must be an integer, got {l1}.")
-    return int(exact_exponential_mechanism(scores, epsilon,
-                                           WEIGHT_SCALE * SCORE_SCALE * int(l1), rng))
 
 
 def _errors(fitter, tables):
@@ -303,9 +137,10 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
         alive[pick] = False
 
 
+
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,
                        max_model_size=10**6, rounds_per_attr=16, measure_fraction=0.9,
-                       max_iter=10, final_max_iter=500, progress=None):
+                       max_iter=10, final_max_iter=500, prior=(), progress=None):
     """Run the adaptive loop (module docstring) on ``codes`` within ``rho``-zCDP.
 
     Parameters
@@ -338,6 +173,9 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
         estimation runs to convergence. (On the 40-column benchmark table at
         epsilon 2, 10 iterations per round instead of 30 took a third of the
         CPU time; at epsilon 0.5 the error was ~5% higher.)
+    prior : sequence of PrivacyRecord
+        Spends of ``rho`` made before the loop (a noisy record count); they
+        are the first records of the result.
     progress : sksmooth._progress.Progress or None
         Advanced to the percentage of ``rho`` spent after every round.
 
@@ -345,10 +183,11 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     -------
     SelectionResult
     """
-    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter)
+    fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter, prior)
     d = len(fitter.data.shape)
     tables, weights = candidate_tables(workload, d)
-    sigma, epsilon = fitter.budget.round_parameters(rho, rounds_per_attr * d, measure_fraction)
+    sigma, epsilon = fitter.budget.round_parameters(fitter.budget.rest(), rounds_per_attr * d,
+                                                    measure_fraction)
     for a in range(d):
         fitter.measure((a,), sigma)
     fitter.refit()
@@ -378,7 +217,7 @@ def adaptive_rounds(fitter, tables, weights, sigma, epsilon, *, max_model_size,
         budget.spend_select(epsilon)
         attrs = _select(fitter, tables, weights, sigma, epsilon, size_limit, fitter.rng)
         before = fitter.model.marginal(attrs)
-        fitter.measure(attrs, sigma)
+        fitter.measure(attrs, None if final else sigma)
         fitter.refit()
         moved = fitter.total * np.abs(fitter.model.marginal(attrs) - before).sum()
         if moved <= _EXPECTED_ABS_NORMAL * sigma * table_size(fitter.data.shape, attrs) \
@@ -386,45 +225,6 @@ def adaptive_rounds(fitter, tables, weights, sigma, epsilon, *, max_model_size,
             sigma, epsilon = sigma / 2.0, epsilon * 2.0  # AIM's annealing
         report_budget(progress, budget, budget.rho)
 
-
-def report_budget(progress, budget, rho):
-    """Advance ``progress`` (a bar over 100) to the percentage of ``rho`` spent."""
-    if progress is not None:
-        # spends sum to rho up to float rounding: 99.99999...% is the whole budget
-        progress.update(min(100, int(100 * budget.used / rho + 1e-9)) - progress.done)
-
-
-def as_counts(codes, shape):
-    """The private records as a count oracle (``.counts(attrs)``, ``.n``).
-
-    ``codes`` is either the level-code array or an already accumulated
-    :class:`~sksmooth.release._statistics.MarginalCounts` (out-of-core).
-    """
-    return codes if hasattr(codes, "counts") else _Data(codes, shape)
-
-
-def start_fitter(codes, shape, rho, rng, neighbouring, max_iter):
-    """The model fitter of a run within ``rho`` (total public under substitution)."""
-    data = as_counts(codes, tuple(int(s) for s in shape))
-    total = float(data.n) if neighbouring.public_total else None
-    return _Fitter(data, _Budget(rho, neighbouring), rng, max_iter, total)
-
-
-def measure_total(codes, rho, rng, neighbouring=ADD_REMOVE):
-    """The number of records: public (substitution) or a discrete Gaussian count.
-
-    Returns ``(total, records)``: under add/remove the count has L2
-    sensitivity 1 and costs ``rho`` (one :class:`PrivacyRecord`); under
-    substitution it is public and free (no record).
-    """
-    n = codes.n if hasattr(codes, "counts") else len(codes)
-    if neighbouring.public_total:
-        return float(n), []
-    budget = _Budget(rho, ADD_REMOVE)  # a count moves by 1 when a record is added/removed
-    sigma = budget.sigma_for(rho)
-    budget.spend_measure((), sigma)
-    noisy = float(add_discrete_gaussian(np.array([n]), sigma, rng)[0])
-    return max(noisy, 1.0), budget.records
 
 
 def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,
@@ -446,3 +246,4 @@ def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,
     sigma, _ = _Budget(rho, neighbouring).round_parameters(
         rho, rounds_per_attr * len(shape), measure_fraction)
     return float(total) / (float(np.mean(sizes)) * sigma)
+

@@ -7,13 +7,9 @@ import math
 import numpy as np
 import pytest
 
-import sksmooth.release.graphical._selection as selection
-from sksmooth.release.graphical._selection import (
-    ADD_REMOVE,
-    SUBSTITUTION,
-    candidate_tables,
-    select_and_measure,
-)
+import sksmooth.release.graphical._budget as budget
+from sksmooth.release.graphical._aim import candidate_tables, select_and_measure
+from sksmooth.release.graphical._budget import ADD_REMOVE, SUBSTITUTION
 
 
 def small_data(n=400, d=5, levels=3, seed=0):
@@ -46,7 +42,7 @@ def test_rounds_spend_exactly_the_budget(spy, neighbouring):
     # integer scores: weights normalised to max 1 on WEIGHT_SCALE, errors in 1/SCORE_SCALE
     # counts, so one record moves a score by at most WEIGHT_SCALE * SCORE_SCALE * l1
     assert {s for _, s in spy.epsilons} == {
-        selection.WEIGHT_SCALE * selection.SCORE_SCALE * int(neighbouring.l1)}
+        budget.WEIGHT_SCALE * budget.SCORE_SCALE * int(neighbouring.l1)}
     if neighbouring.public_total:
         assert result.total == len(codes)
 
@@ -54,12 +50,12 @@ def test_rounds_spend_exactly_the_budget(spy, neighbouring):
 def test_audit_catches_an_under_recorded_selection(spy, monkeypatch):
     """Broken variant: the selection draws with 2 eps but records eps."""
     codes, shape = small_data()
-    inner = selection.exact_exponential_mechanism
+    inner = budget.exact_exponential_mechanism
 
     def greedy(scores, epsilon, sensitivity, rng, **kw):
         return inner(scores, 2 * epsilon, sensitivity, rng, **kw)
 
-    monkeypatch.setattr(selection, "exact_exponential_mechanism", greedy)
+    monkeypatch.setattr(budget, "exact_exponential_mechanism", greedy)
     work = [(t, 1.0) for t in itertools.combinations(range(len(shape)), 2)]
     result = select_and_measure(codes, shape, work, 0.05, np.random.default_rng(1),
                                 max_iter=10, final_max_iter=20)
@@ -107,15 +103,15 @@ def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding
     counts = [rng.integers(0, 50, size=6) for _ in range(5)]
     expected = [c + rng.normal(0, 3, size=6) for c in counts]
     weights, penalties = np.array([1.0, 2.0, 0.5, 3.0, 1.5]), rng.uniform(0, 5, size=5)
-    errors = [selection.integer_l1_error(e, c) for e, c in zip(expected, counts)]
+    errors = [budget.integer_l1_error(e, c) for e, c in zip(expected, counts)]
     seen = {}
 
     def spy(scores, epsilon, sensitivity, rng, **kw):
         seen.update(scores=np.asarray(scores), sensitivity=sensitivity)
         return 0
 
-    monkeypatch.setattr(selection, "exact_exponential_mechanism", spy)
-    selection.select_exact(errors, weights, penalties, 2, 1.0, rng)
+    monkeypatch.setattr(budget, "exact_exponential_mechanism", spy)
+    budget.select_exact(errors, weights, penalties, 2, 1.0, rng)
     real = np.array([w * (np.abs(e - c).sum() - p) for e, c, w, p in
                      zip(expected, counts, weights, penalties)]) / (2 * weights.max())
     exact = seen["scores"] / seen["sensitivity"]
