@@ -26,21 +26,18 @@ from ._calibration import (
     perturbation_epsilon,
     perturbation_noise,
 )
-from ._oracles import (
-    FiniteClassERMClassifier,
-    MulticlassStumpERMClassifier,
-    ParityERMClassifier,
-    StumpERMClassifier,
-    ThresholdERMClassifier,
-    fwht,
-    min_pairwise_distance,
-    spectral_separation,
-)
+from ._finite_oracle import FiniteClassERMClassifier
+from ._oracle_base import min_pairwise_distance, spectral_separation
+from ._parity_oracle import ParityERMClassifier, fwht
 from ._perturbed_erm import PerturbedERMClassifier
+from ._protocol import ERMOracle
+from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
+from ._threshold_oracle import ThresholdERMClassifier
 from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = [
     "PerturbedERMClassifier",
+    "ERMOracle",
     "DepthTwoTreeERMClassifier",
     "FiniteClassERMClassifier",
     "MulticlassDepthTwoTreeERMClassifier",

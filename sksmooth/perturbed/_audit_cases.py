@@ -6,7 +6,7 @@ import numpy as np
 
 from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ..metrics import AuditCase, audit_epsilon
-from ._oracles import FiniteClassERMClassifier
+from ._finite_oracle import FiniteClassERMClassifier
 from ._tree_oracle import DepthTwoTreeERMClassifier
 from ._perturbed_erm import PerturbedERMClassifier
 

@@ -41,7 +41,7 @@ from sklearn.base import clone
 
 from .._atomic import share_in_copies
 from ._calibration import ftpl_noise, ftpl_regret_bound
-from ._oracles import _is_exact_oracle
+from ._protocol import IncrementalERMOracle, is_erm_oracle
 from ._setup import fit_oracle, oracle_labels
 
 __all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound",
@@ -144,7 +144,7 @@ class PastStatistic:
 
 def _row_statistic(run, X, y):
     oracle, n_classes = run.oracle, run.codec.n_classes
-    prepared = oracle._erm_prepare(oracle._check_domain(X), run.hallucinated.context)
+    prepared = oracle._erm_prepare(oracle._erm_check_domain(X), run.hallucinated.context)
     return oracle._erm_accumulate(prepared, oracle_labels(oracle, y, n_classes),
                                   np.ones(len(X)), n_classes)
 
@@ -220,7 +220,7 @@ class OnlineRun:
         """The current leader's predictions of validated rows, in the oracle's coding."""
         if self.estimator is None:
             return np.ones(len(X))
-        if _is_exact_oracle(self.estimator):
+        if is_erm_oracle(self.estimator):
             return self.estimator._erm_predict_validated(X)
         return np.asarray(self.estimator.predict(X))
 
@@ -232,9 +232,9 @@ def start_run(codec, box, Z, calibration, oracle, rng, online_perturbation):
     """A fresh run; the past is a statistic when the oracle has one (exact
     oracles) and the perturbation is hallucinated, else the rows."""
     rows = codec.hallucinated_rows(Z)
-    incremental = (online_perturbation == "hallucinated" and _is_exact_oracle(oracle)
-                   and oracle._erm_incremental())
-    prepared = oracle._erm_prepare(oracle._check_domain(rows)) if incremental else None
+    incremental = (online_perturbation == "hallucinated" and is_erm_oracle(oracle)
+                   and oracle._erm_incremental() and isinstance(oracle, IncrementalERMOracle))
+    prepared = oracle._erm_prepare(oracle._erm_check_domain(rows)) if incremental else None
     run = OnlineRun(codec, box, Z, calibration, oracle, rng, PastRows.empty(Z.shape[1]),
                     rows, prepared)
     if incremental:

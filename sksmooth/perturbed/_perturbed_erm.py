@@ -72,7 +72,7 @@ from ..exceptions import PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
 from ._labels import MULTICLASS_NOTE, label_codec, online_codec
-from ._oracles import _is_exact_oracle
+from ._protocol import is_erm_oracle
 from ._setup import (
     calibrate,
     check_estimator_param,
@@ -793,7 +793,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X = self._transform_query(X)
         if self.estimator_ is None:
             return BinaryLabels.decode(np.ones(len(X)), self.classes_)
-        if _is_exact_oracle(self.estimator_):  # X is validated: skip the oracle's checks
+        if is_erm_oracle(self.estimator_):  # X is validated: skip the oracle's checks
             return label_codec(None, self.classes_).decode(
                 self.estimator_._erm_predict_validated(X))
         return label_codec(None, self.classes_).decode(self.estimator_.predict(X))
@@ -905,4 +905,4 @@ def _mapped_rows(X, box, oracle):
     (a cube, a finite set): the fixed public map of ``fit`` and ``predict`` alike."""
     if box is not None:
         X = sanitize_rows(X, *box)
-    return oracle._erm_sanitize(X) if _is_exact_oracle(oracle) else X
+    return oracle._erm_sanitize(X) if is_erm_oracle(oracle) else X

@@ -18,7 +18,8 @@ from sklearn.utils.validation import has_fit_parameter
 from .._validation import check_bounds, check_inferred_box_has_width
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
-from ._oracles import MulticlassStumpERMClassifier, StumpERMClassifier, _is_exact_oracle
+from ._protocol import check_erm_oracle, is_erm_oracle
+from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
 from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = ["Calibration", "make_oracle", "resolve_box", "separating_points",
@@ -71,7 +72,7 @@ def check_estimator_param(value, name="estimator"):
             "(StumpERMClassifier, LogisticRegression, LinearSVC, ...), or wrap yours so "
             "that it does."
         )
-    return value
+    return check_erm_oracle(value, name)
 
 
 def make_oracle(estimator, mode, n_classes=2, n_features=1):
@@ -85,7 +86,7 @@ def make_oracle(estimator, mode, n_classes=2, n_features=1):
             return tree(n_thresholds=default_tree_thresholds(n_features))
         default = StumpERMClassifier if n_classes == 2 else MulticlassStumpERMClassifier
         return default(n_thresholds=DEFAULT_N_THRESHOLDS[mode])
-    if mode == "fit" and getattr(estimator, "_erm_output_is_private_values", False):
+    if mode == "fit" and is_erm_oracle(estimator) and estimator._erm_output_is_private_values:
         raise ValueError(
             f"estimator={type(estimator).__name__}(n_thresholds=None) fits the exact "
             "threshold over the whole line, halfway between two private values: the "
@@ -93,7 +94,7 @@ def make_oracle(estimator, mode, n_classes=2, n_features=1):
             f"private fit pass {type(estimator).__name__}(n_thresholds=16) (a grid on the "
             "public bounds, which certifies); partial_fit (online, not private) may keep "
             "the exact threshold.")
-    if n_classes > 2 and _is_exact_oracle(estimator) and not _is_multiclass_oracle(estimator):
+    if n_classes > 2 and _is_multiclass_oracle(estimator) is False:
         raise ValueError(
             f"estimator {type(estimator).__name__} is a binary exact oracle, but classes has "
             f"{n_classes} labels; use MulticlassStumpERMClassifier() or a multiclass "
@@ -102,12 +103,13 @@ def make_oracle(estimator, mode, n_classes=2, n_features=1):
 
 
 def _is_multiclass_oracle(oracle):
-    return isinstance(oracle, MulticlassStumpERMClassifier)
+    """True or False for an exact oracle (labels as indices or +-1), None otherwise."""
+    return oracle._erm_multiclass if is_erm_oracle(oracle) else None
 
 
 def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
     """Return ``((lower, upper) or None, public)`` and set the oracle's grid box."""
-    own_domain = _is_exact_oracle(oracle) and getattr(oracle, "_erm_own_domain", False)
+    own_domain = is_erm_oracle(oracle) and oracle._erm_own_domain
     if bounds is None and own_domain:
         return None, True
     with warnings.catch_warnings():
@@ -116,7 +118,7 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
         box = check_bounds(bounds, n_features, X)
     if bounds is None:
         check_inferred_box_has_width(*box)
-    if _is_exact_oracle(oracle) and oracle._erm_uses_bounds and \
+    if is_erm_oracle(oracle) and oracle._erm_uses_bounds and \
             oracle.get_params().get("bounds") is None:
         oracle.set_params(bounds=box)
     return box, bounds is not None
@@ -131,9 +133,9 @@ def _n_points(n_hallucinated, oracle, exact, n_features, certify):
         return int(n_hallucinated)
     if not exact:
         return HEURISTIC_N_POINTS
-    certifying = getattr(oracle, "_erm_certifying_n_points", None)
-    if certify and certifying is not None and certifying(n_features) <= MAX_CERTIFYING_POINTS:
-        return certifying(n_features)
+    certifying = oracle._erm_certifying_n_points(n_features)
+    if certify and certifying is not None and certifying <= MAX_CERTIFYING_POINTS:
+        return certifying
     return oracle._erm_default_n_points(n_features)
 
 
@@ -144,7 +146,7 @@ def separating_points(spec, n_hallucinated, oracle, n_features, box, rng, certif
     online noise), so 'auto' takes the oracle's certifying design size when
     it has one (depth-2 trees: the orthogonal array) instead of its cheap
     default."""
-    exact = _is_exact_oracle(oracle)
+    exact = is_erm_oracle(oracle)
     m = _n_points(n_hallucinated, oracle, exact, n_features, certify)
     lower, upper = box if box is not None else (np.zeros(n_features), np.ones(n_features))
     if isinstance(spec, str):
@@ -243,14 +245,13 @@ def _separation(oracle, Z, n_features, n_classes):
 def calibrate(oracle, Z, n_features, n_classes=2):
     """``rho``, ``G`` and ``ln |F|`` of the oracle's class on ``Z`` (public inputs only)."""
     m, name = len(Z), type(oracle).__name__
-    exact = _is_exact_oracle(oracle)
+    exact = is_erm_oracle(oracle)
     size, rho = _separation(oracle, Z, n_features, n_classes) if exact else (None, 0.0)
     if size is not None:
         rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
     if size is not None and rho > 0:
-        relation = "<=" if getattr(oracle, "_erm_class_size_is_bound", False) else "="
-        separation_kind = (" a certified lower bound on" if getattr(
-            oracle, "_erm_separation_is_bound", False) else "")
+        relation = "<=" if oracle._erm_class_size_is_bound else "="
+        separation_kind = " a certified lower bound on" if oracle._erm_separation_is_bound else ""
         certified = (
             f"oracle {name} is an exact weighted 0-1 ERM over a fixed finite class, "
             f"|F| {relation} {size}",
@@ -279,7 +280,7 @@ def calibrate(oracle, Z, n_features, n_classes=2):
                    "hypotheses agree on all of them, or no separation could be "
                    "certified); calibrated as a heuristic. Use separating_points='oracle' "
                    "or a larger n_hallucinated"
-                   + getattr(oracle, "_erm_separation_hint", "") + ".")
+                   + oracle._erm_separation_hint + ".")
     class_log_size = float(np.log(size)) if size is not None else None
     if class_log_size is not None:
         problem += (f" rho and G are then those of all labelings of Z; the practical "
@@ -320,11 +321,9 @@ def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
     keep = weights > 0
     if not keep.all():
         X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
-    if _is_multiclass_oracle(oracle):
-        codes = oracle_labels(oracle, y_pm1, n_classes).astype(int)
-        return oracle._fit_validated(X, codes, weights, n_classes=n_classes)
-    if _is_exact_oracle(oracle):
-        return oracle._fit_validated(X, y_pm1, weights)
+    if is_erm_oracle(oracle):
+        return oracle._erm_fit(X, oracle_labels(oracle, y_pm1, n_classes), weights,
+                               n_classes=n_classes)
     y_pm1 = y_pm1.astype(int)
     if len(np.unique(y_pm1)) < 2:
         # heuristic oracles refuse one class; the ERM is then that constant

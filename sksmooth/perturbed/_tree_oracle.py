@@ -55,7 +55,8 @@ import numpy as np
 
 from .._domain import grid_threshold
 from .._validation import check_positive_int
-from ._oracles import MulticlassStumpERMClassifier, PreparedRows, StumpERMClassifier
+from ._oracle_base import PreparedRows
+from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
 
 __all__ = ["DepthTwoTreeERMClassifier", "MulticlassDepthTwoTreeERMClassifier"]
 
