@@ -18,7 +18,13 @@ from .classes import (
     Stumps,
     Thresholds,
 )
-from .exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
+from .exceptions import (
+    BudgetError,
+    DefaultsWarning,
+    PrivacyLeakWarning,
+    PrivacyWarning,
+    SksmoothWarning,
+)
 from .model_selection import PrivateSearchCV
 from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier
@@ -51,6 +57,7 @@ __all__ = [
     "BudgetAccountant",
     "BudgetError",
     "Conjunctions",
+    "DefaultsWarning",
     "FiniteClass",
     "FiniteConcepts",
     "GaussianPerQuery",
@@ -69,6 +76,7 @@ __all__ = [
     "PrivateProperClassifier",
     "PrivateSearchCV",
     "SmoothHedgeClassifier",
+    "SksmoothWarning",
     "SmoothMWEM",
     "soa",
     "Stumps",

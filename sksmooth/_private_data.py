@@ -32,10 +32,10 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import validate_data
 
 from ._values import as_floats, level_codes
+from .exceptions import DataConversionWarning
 
 __all__ = ["validate_private_data", "as_labels", "as_table", "as_real_numbers", "finite_rows",
            "sanitize_rows", "encode_private_labels"]

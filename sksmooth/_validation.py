@@ -14,12 +14,13 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
 from ._values import check_no_numeric_twins, is_missing
-from .exceptions import PrivacyLeakWarning
+from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 
 __all__ = [
     "check_no_missing_label",
     "check_epsilon",
     "check_delta",
+    "check_delta_for_n",
     "check_sigma",
     "check_positive_int",
     "check_probability",
@@ -102,6 +103,42 @@ def check_delta(delta, name="delta", allow_zero=True):
             f"{name}=1e-5 (well below 1/n)."
         )
     return delta
+
+
+def check_delta_for_n(delta, n, *, name="delta", used=True):
+    """The one delta rule of the estimators (issue 36.7): return the delta spent.
+
+    ``delta`` is checked as by :func:`check_delta`. A method that cannot use a
+    ``delta > 0`` (``used=False``, a pure-DP method) spends ``delta = 0``: it
+    says so with a :class:`DefaultsWarning` and returns ``0.0``, which its
+    ledger and ``guarantee_`` record. A used ``delta >= 1/n`` warns with a
+    :class:`PrivacyWarning`: an ``(epsilon, delta)``-DP release may then
+    publish a row outright (release each row with probability ``delta``).
+    ``n`` is the number of rows when it is public (substitution neighbours);
+    ``None`` when the neighbouring relation protects it (addition/removal),
+    then no rule that reads it applies. Both warnings name the user's line.
+    """
+    delta = check_delta(delta, name=name)
+    if not used:
+        if delta > 0:
+            warnings.warn(
+                f"{name}={delta:g} is not used: this method is pure differential privacy "
+                f"and spends {name}=0 (its guarantee and the ledger say so). Leave "
+                f"{name}=0, or choose a method that uses it.",
+                DefaultsWarning, stacklevel=user_stacklevel())
+        return 0.0
+    if n is not None and n > 0 and delta * n >= 1:
+        warnings.warn(
+            f"{name}={delta:g} is at or above 1/n = {1 / n:.3g} for n = {n} rows: an "
+            f"(epsilon, {name})-DP release may publish a row outright with probability "
+            f"{name}. Pass {name} well below 1/n, e.g. {name}={_below_one_over(n):.0e}.",
+            PrivacyWarning, stacklevel=user_stacklevel())
+    return delta
+
+
+def _below_one_over(n):
+    """A power of ten at most ``1 / n**2``, capped at 1e-5 (a common choice)."""
+    return min(1e-5, 10.0 ** np.floor(-2 * np.log10(n)))
 
 
 def check_sigma(sigma, name="sigma"):

@@ -1,12 +1,28 @@
 """Warnings and errors raised by sksmooth.
 
-See SPEC §3.5: every message names the parameter at fault and the fix.
+Every warning the package emits is a :class:`SksmoothWarning`, so
+``warnings.filterwarnings("ignore", category=SksmoothWarning)`` (or one of its
+subclasses) filters exactly sksmooth's warnings. See SPEC §3.5: every message
+names the parameter at fault and the fix.
 """
 
-__all__ = ["PrivacyLeakWarning", "PrivacyWarning", "BudgetError"]
+from sklearn.exceptions import DataConversionWarning as _SklearnDataConversionWarning
+
+__all__ = [
+    "SksmoothWarning",
+    "PrivacyLeakWarning",
+    "PrivacyWarning",
+    "DefaultsWarning",
+    "DataConversionWarning",
+    "BudgetError",
+]
 
 
-class PrivacyLeakWarning(UserWarning):
+class SksmoothWarning(UserWarning):
+    """Base class of every warning sksmooth emits."""
+
+
+class PrivacyLeakWarning(SksmoothWarning):
     """A choice was made from the private data itself (e.g. ``bounds=None``).
 
     Whatever the estimator then releases is *not* covered by its stated
@@ -14,12 +30,30 @@ class PrivacyLeakWarning(UserWarning):
     """
 
 
-class PrivacyWarning(UserWarning):
+class PrivacyWarning(SksmoothWarning):
     """A privacy or accuracy guarantee could not be certified.
 
     Raised, for instance, when a heuristic scikit-learn estimator stands in
     for an exact ERM oracle: the calibration is applied, but the theorem's
     assumptions are not met, and the fitted ``guarantee_`` says so.
+    """
+
+
+class DefaultsWarning(SksmoothWarning):
+    """A parameter's value (chosen or default) is poor for this input.
+
+    For instance a cover capped by ``max_size`` above the requested radius, a
+    ``delta`` at or above ``1/n``, a ``delta`` the method does not use, or a
+    calibrated noise that leaves near-chance accuracy. Computed from public
+    inputs only; the result is valid, but another value would serve better.
+    """
+
+
+class DataConversionWarning(SksmoothWarning, _SklearnDataConversionWarning):
+    """Input was converted (e.g. a column-vector ``y`` raveled).
+
+    Also a :class:`sklearn.exceptions.DataConversionWarning`, so scikit-learn's
+    filters and checks see it as theirs.
     """
 
 

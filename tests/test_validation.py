@@ -1,16 +1,19 @@
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from sksmooth import (PerturbedERMClassifier, PrivacyLeakWarning, PrivateProperClassifier,
-                      SmoothHedgeClassifier, SmoothMWEM)
+from sksmooth import (DefaultsWarning, PerturbedERMClassifier, PrivacyLeakWarning,
+                      PrivacyWarning, PrivateProperClassifier, SmoothHedgeClassifier,
+                      SmoothMWEM)
 from sksmooth._validation import (
     BinaryLabels,
     check_bounds,
     check_box_has_width,
     check_delta,
+    check_delta_for_n,
     check_epsilon,
     check_generator,
     check_positive_int,
@@ -50,6 +53,26 @@ def test_bad_scalars_name_the_parameter(func, value, err, match):
     args = (value, "n_rounds") if func is check_positive_int else (value,)
     with pytest.raises(err, match=match):
         func(*args)
+
+
+def test_delta_at_or_above_one_over_n_warns_and_is_kept():
+    with pytest.warns(PrivacyWarning, match=r"delta=0.01 is at or above 1/n = 0.01 for n = 100"):
+        assert check_delta_for_n(0.01, 100) == 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_delta_for_n(0.0099, 100) == 0.0099
+        assert check_delta_for_n(0.5, None) == 0.5  # n not public: no rule reads it
+        assert check_delta_for_n(0.0, 1) == 0.0
+
+
+def test_delta_a_method_cannot_use_warns_and_spends_zero():
+    with pytest.warns(DefaultsWarning, match=r"epsilon_delta=0.5 is not used"):
+        assert check_delta_for_n(0.5, 10, name="epsilon_delta", used=False) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_delta_for_n(0, 10, used=False) == 0.0
+    with pytest.raises(ValueError, match=r"delta must lie in \[0, 1\)"):
+        check_delta_for_n(1.0, 10, used=False)
 
 
 def test_delta_zero_can_be_forbidden():

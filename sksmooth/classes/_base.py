@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_bounds, check_positive_int
+from ..exceptions import DefaultsWarning
 
 __all__ = ["FiniteConcepts", "ConceptClass"]
 
@@ -282,7 +283,7 @@ def _warn_capped(name, max_size, gamma, achieved):
         f"{name}: gamma={gamma:.4g} needs more than max_size={max_size} concepts; "
         f"the cover is capped at max_size and its achieved gamma is {achieved:.4g}. "
         "Raise max_size or accept the larger gamma.",
-        UserWarning,
+        DefaultsWarning,
         stacklevel=3,
     )
 

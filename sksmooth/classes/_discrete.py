@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_generator, check_positive_int
+from ..exceptions import DefaultsWarning
 from ._base import ConceptClass, FiniteConcepts, _resolve_bounds
 
 __all__ = ["MarginalConcepts", "Marginals", "Conjunctions", "ParityConcepts", "Parities"]
@@ -149,7 +150,7 @@ class _MarginalLike(ConceptClass):
                 f"{name}: the workload has {counts.sum()} cells > max_size={max_size}; kept "
                 f"{len(keep)} of {len(subsets)} tables at random ({counts[keep].sum()} cells), "
                 f"achieved gamma={gamma:.4g} (requested gamma=0, the full workload).",
-                UserWarning, stacklevel=3)
+                DefaultsWarning, stacklevel=3)
         attrs, vals, table = _marginal_cells(lower, upper, [subsets[t] for t in keep])
         n_cells = len(attrs)
         return MarginalConcepts(
@@ -191,7 +192,7 @@ class Marginals(_MarginalLike):
         ``gamma`` is accepted for a uniform signature and ignored (the
         workload is exact). If the workload exceeds ``max_size``, a random
         (data-independent) subset of whole tables is kept with a
-        ``UserWarning`` and a certified ``gamma = max P(dropped cell) +
+        ``DefaultsWarning`` and a certified ``gamma = max P(dropped cell) +
         min P(kept cell)``. ``vc_dim`` is ``floor(log2(n_cells))``.
         """
         k = check_positive_int(self.k, "k")
@@ -321,7 +322,7 @@ class Parities(ConceptClass):
 
         Distinct parities disagree on exactly half the cube, so a cover with
         radius < 1/2 must hold the whole class. If it exceeds ``max_size``, a
-        random (data-independent) subset is kept with a ``UserWarning`` and
+        random (data-independent) subset is kept with a ``DefaultsWarning`` and
         the certified radius is then exactly ``1/2``. ``bounds`` must be
         ``(0, 1)``. Ordered by degree, then lexicographically.
         """
@@ -363,7 +364,7 @@ class Parities(ConceptClass):
             warnings.warn(
                 f"Parities: {total} characters > max_size={max_size}; kept a random subset, "
                 "achieved gamma=0.5 (distinct parities disagree on half the cube).",
-                UserWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=2)
         vc = min(d, int(math.floor(math.log2(len(masks))))) if len(masks) > 1 else 0
         if min_deg <= 1 and max_deg == d and gamma == 0.0:
             vc = d

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_generator, check_positive_int
+from ..exceptions import DefaultsWarning
 from ._base import (
     ConceptClass,
     FiniteConcepts,
@@ -121,11 +122,11 @@ class Halfspaces(ConceptClass):
             ``0.85 gamma``) and redraws with ``1.5 m`` points until the
             estimate is ``<= gamma``; ``'sample'``: grows the cover until
             the estimate is ``<= gamma``. If the estimate still exceeds
-            ``gamma`` (because of ``max_size``), a ``UserWarning`` reports it.
+            ``gamma`` (because of ``max_size``), a ``DefaultsWarning`` reports it.
         max_size : int, optional
             Cap on the number of concepts (``'pairs'``: ``m (m - 1) + 2 <=
             max_size``, default cap 1 000 000 unless ``n_points`` is given;
-            ``'sample'``: default cap 100 000). A ``UserWarning`` reports a
+            ``'sample'``: default cap 100 000). A ``DefaultsWarning`` reports a
             binding cap (estimated radius above ``gamma``).
         random_state : None, int or Generator
             Seeds the points / sampled halfspaces and the Monte Carlo.
@@ -186,7 +187,7 @@ class Halfspaces(ConceptClass):
                 f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}, default "
                 f"cap {_DEFAULT_PAIRS_CAP if method == 'pairs' else _DEFAULT_SAMPLE_CAP}); raise "
                 "max_size (or n_points) or accept the larger gamma.",
-                UserWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=2)
         return cover
 
     def _pairs_cover(self, gamma, max_size, n_points, sampler, targets, meta, n_mc_points,
@@ -211,7 +212,7 @@ class Halfspaces(ConceptClass):
             if n_points is not None and m > m_cap:
                 warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
                               f"concepts > max_size={cap}; using n_points={m_cap}.",
-                              UserWarning, stacklevel=2)
+                              DefaultsWarning, stacklevel=2)
             m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
         while True:
             unit_points = rng.uniform(size=(m, 2))

@@ -43,6 +43,7 @@ from .._domain import grid_threshold
 from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, Stumps,
                        Thresholds)
 from ..classes._base import _fmt
+from ..exceptions import DefaultsWarning
 from ._halfspace_labellings import HalfspaceLabellings
 from ._hedge import AxisHedge, DenseHedge, LabelPairs
 
@@ -257,7 +258,7 @@ class DenseCovers:
                 kwargs["n_features"] = req.n_features
             with warnings.catch_warnings():
                 # the caps are reported once per fit, in the estimator's own terms
-                warnings.simplefilter("ignore", UserWarning)
+                warnings.simplefilter("ignore", DefaultsWarning)
                 cover = self.concepts.cover(bounds=req.bounds, gamma=target, max_size=size,
                                             random_state=req.seed, **kwargs)
             self._last = (key, cover, target)

@@ -53,6 +53,7 @@ from .._validation import check_generator, check_positive_int
 from ..classes import HalfspaceConcepts, Halfspaces, estimate_cover_radius
 from ..classes._base import _check_cover_args, _resolve_bounds
 from ..classes._halfspaces import _bit_keys, _HalfspaceSampler
+from ..exceptions import DefaultsWarning
 
 __all__ = ["HalfspaceLabellings", "labelling_count", "candidate_count",
            "halfspace_labelling_cover"]
@@ -254,7 +255,7 @@ class HalfspaceLabellings(Halfspaces):
             Public box; every feature needs ``lower < upper``.
         gamma : float in (0, 1), optional
             Target radius: ``m`` grows by 25 % until the Monte Carlo estimate
-            reaches it or ``max_size`` stops it (then a ``UserWarning``).
+            reaches it or ``max_size`` stops it (then a ``DefaultsWarning``).
         max_size : int, optional
             Cap on the number of concepts (default 100 000); ``m`` is the
             largest whose labelling count fits (and whose enumeration scans at
@@ -310,5 +311,5 @@ class HalfspaceLabellings(Halfspaces):
                 f"HalfspaceLabellings.cover: the estimated radius {cover.gamma:.4g} exceeds "
                 f"gamma={gamma:.4g} at size {cover.n_concepts} (m={m} points, "
                 f"max_size={max_size}); raise max_size or accept the larger gamma.",
-                UserWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=2)
         return cover

@@ -32,6 +32,7 @@ from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, check_b
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
+from ..exceptions import DefaultsWarning, PrivacyWarning
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
                       cover_strategy, supports_multiclass)
 from ._hedge import AxisHedge, hedge_regret_bound
@@ -168,7 +169,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         Public domain box (scalars or per-feature arrays); the reference
         measure for smoothness and for the cover. Rows outside are clipped
         (counted in ``n_clipped_``). ``None`` takes the box of the first
-        batch with a ``UserWarning``: the cover then depends on the data and
+        batch with a ``PrivacyWarning``: the cover then depends on the data and
         the regret bound's assumptions are not met.
     max_experts : int, default=2**21
         Memory cap on the cover size ``K`` (one log-weight per hypothesis).
@@ -408,7 +409,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "SmoothHedgeClassifier: bounds=None takes the domain box from the first "
                 "batch, so the cover depends on the data and the regret bound's "
                 "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
-                "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", UserWarning, stacklevel=4)
+                "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning, stacklevel=4)
             lower, upper = check_inferred_box_has_width(X.min(axis=0), X.max(axis=0))
         else:
             lower, upper = check_box_has_width(*check_bounds(params["bounds"], X.shape[1]))
@@ -455,7 +456,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         stream.epochs.append(epoch)
         if play.capped_by and not stream.cap_warned:
             stream.cap_warned = True
-            warnings.warn(_cap_message(play, params, length), UserWarning, stacklevel=5)
+            warnings.warn(_cap_message(play, params, length), DefaultsWarning, stacklevel=5)
         (progress or Progress(type(self).__name__, params["verbose"])).log(
             f"epoch {len(stream.epochs)}: T={length}, K={play.n_experts}, "
             f"gamma={play.gamma:.4g} (target {target:.4g}), eta={play.learning_rate:.4g}")
@@ -483,7 +484,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                     f"SmoothHedgeClassifier: more than horizon={horizon} rounds; the "
                     "cover and learning rate stay those tuned for the horizon and "
                     "regret_bound_ is evaluated for the realised number of rounds.",
-                    UserWarning, stacklevel=4)
+                    DefaultsWarning, stacklevel=4)
                 self._stream.horizon_warned = True
             self._play_epoch(epoch, X[done:done + take], y[done:done + take])
             epoch.n_rounds += take

@@ -68,7 +68,7 @@ from .._validation import (
 )
 from ..accounting import charge, check_accountant
 from ..classes import user_code_notes
-from ..exceptions import PrivacyLeakWarning, PrivacyWarning
+from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
 from ._labels import MULTICLASS_NOTE, label_codec, online_codec
@@ -536,7 +536,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 f"near-chance accuracy. About n = {int(np.ceil(excess / 0.1))} rows are "
                 "needed for an excess training error of 0.1; or use a larger epsilon "
                 "(up to 1), a smaller class (fewer thresholds) or a better-separated "
-                "design.", UserWarning, stacklevel=4)
+                "design.", DefaultsWarning, stacklevel=4)
 
     def _publish_fit(self, plan, estimator, classes, problems, n_rows):
         cal = plan.calibration

@@ -51,6 +51,7 @@ import numpy as np
 from .._private_data import finite_rows, sanitize_rows
 from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
+from ..exceptions import DefaultsWarning
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
 from ._intervals import IntervalStrategy
@@ -266,16 +267,16 @@ def _build_cover(params, lower, upper, public_rng):
     kwargs = dict(bounds=(lower, upper), gamma=gamma, max_size=max_size,
                   random_state=public_rng)
     with warnings.catch_warnings(record=True) as capped:
-        warnings.simplefilter("always", UserWarning)
+        warnings.simplefilter("always", DefaultsWarning)
         cover = (hyp.cover(**kwargs) if isinstance(hyp, Thresholds)
                  else hyp.cover(n_features=len(lower), **kwargs))
     for w in capped:  # public inputs only; the radius is also in guarantee_ notes
-        if not issubclass(w.category, UserWarning):
+        if not issubclass(w.category, DefaultsWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             continue
         warnings.warn(f"PrivateProperClassifier: the cover is capped at cover_size={max_size} "
                       "hypotheses, so the released hypothesis may be far from the class's "
                       "best (the selection bound is relative to the cover). Raise cover_size "
                       f"or gamma, or use fewer features or hypotheses='stumps'. ({w.message})",
-                      UserWarning, stacklevel=6)
+                      DefaultsWarning, stacklevel=6)
     return cover

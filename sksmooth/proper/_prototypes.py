@@ -101,6 +101,7 @@ from .._guarantee import PrivacySpent
 from .._domain import grid_threshold
 from .._private_data import box_coordinates, sanitize_rows
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
+from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
 from ._exponential import public_box
 from ._hypothesis import SelectedHypothesis
@@ -374,7 +375,7 @@ class PrototypeStrategy:
             f"gets noise of about {per_sum / rows_per_label:.3g} box widths with about "
             f"{rows_per_label:.0f} rows per prototype: expect near-chance accuracy. About n = "
             f"{needed} rows bring it to 0.1; or use a larger epsilon.{hint}",
-            UserWarning, stacklevel=7)
+            DefaultsWarning, stacklevel=7)
 
     def prototype_codes(self, sums, weighted_counts):
         """Post-processing: means, back to the box, clipped, rounded to the grid.
