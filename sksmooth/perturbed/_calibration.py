@@ -29,19 +29,22 @@ well, a factor the statements of Lemma 1 and Lemma 2 drop. So Lemma 1 run
 at ``delta`` gives ``(epsilon, 2 delta)``-DP; we run it at ``delta / 2``
 and report ``delta``.
 
-Regret (Thm 1, proof in App. C, with B the per-round loss bound)::
+Regret (Thm 1). As displayed, for the theorem's ``eta``::
+
+    E Reg_T <= 16 sqrt(B log(2 T |F|) L*) / rho + 64 B log(2 T |F|) / rho**2
+
+Its proof (App. C) bounds, for any ``eta`` satisfying
+``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13)::
 
     E Reg_T <= 2 eta G + B + x * (L* + 2 eta G)
 
-valid when ``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13), where
-``x`` bounds the per-round stability factor. The paper's (14) prints
-``x = 64 B / (eta rho**2) sqrt(log(2 T |F|))``, which simplifies Lemma 1's
-factor with ``G <~ sqrt(log |F|)``; Lemma 1 itself (``tau = B``, run at
-``delta = 1/(2 T |F|)`` because its additive delta is doubled, see above, so
-that the additive terms still sum to ``B`` as in the proof) gives
+with ``x`` the per-round stability factor: (14) prints ``x = 64 B / (eta
+rho**2) sqrt(log(2 T |F|))``; Lemma 1 itself (``tau = B``, run at ``delta =
+1/(2 T |F|)`` because its additive delta is doubled, see above) gives
 ``x = 32 B / (eta rho**2) (G + sqrt(2 log(2 T |F|)))``, up to ``sqrt(2)``
-larger when ``G`` is near ``sqrt(2 ln |F|)``; (13) implies Lemma 1's
-condition at that delta. We use the larger of the two.
+larger; we use the larger. The theorem's ``eta`` minimises this form over
+(13): the larger of (13)'s minimum and the unconstrained minimiser
+``sqrt(x eta L* / (2 G))``.
 """
 
 import numpy as np
@@ -140,21 +143,61 @@ def ftpl_noise(rho, gaussian_complexity, log_n_functions, horizon, loss_bound=1.
     return float(_THM1_CONSTANT * loss_bound / rho**2 * (g + log_term))
 
 
+def _thm1_log_term(log_n_functions, horizon):
+    return np.log(2.0 * horizon) + log_n_functions
+
+
+def _thm1_stability(rho, gaussian_complexity, log_n_functions, horizon, loss_bound):
+    """``x * eta`` of the proof of Thm 1 (module docstring): the larger of (14)'s
+    and Lemma 1's factors."""
+    log_2tf = _thm1_log_term(log_n_functions, horizon)
+    # Lemma 1 at delta = 1/(_DELTA_SLACK T |F|): additive terms sum to B
+    lemma1_term = gaussian_complexity + np.sqrt(
+        2.0 * (np.log(_DELTA_SLACK * horizon) + log_n_functions))
+    return loss_bound / rho**2 * max(_THM1_CONSTANT * np.sqrt(log_2tf),
+                                     _LEMMA2_CONSTANT * lemma1_term)
+
+
+def _theorem_noise(rho, gaussian_complexity, log_n_functions, horizon, best_loss=0.0,
+                       loss_bound=1.0):
+    """Thm 1's ``eta`` for best loss ``L*``: the minimiser of the proof's bound
+    over condition (13) (:func:`ftpl_noise` at ``L* = 0`` and for small ``L*``)."""
+    rho, g = _check_rho_g(rho, gaussian_complexity)
+    minimum = ftpl_noise(rho, g, log_n_functions, horizon, loss_bound)
+    if g == 0 or best_loss <= 0:
+        return minimum
+    c = _thm1_stability(rho, g, log_n_functions, horizon, loss_bound)
+    return float(max(minimum, np.sqrt(c * best_loss / (2.0 * g))))
+
+
 def ftpl_regret_bound(noise, rho, gaussian_complexity, log_n_functions, horizon,
                       best_loss=0.0, loss_bound=1.0):
-    """Expected-regret bound of Gaussian FTPL (Thm 1 of Block and Shetty, App. C).
+    """Expected-regret bound of Gaussian FTPL (Thm 1 of Block and Shetty).
 
-    ``2 eta G + B + x (L* + 2 eta G)`` with the stability factor ``x`` the
-    larger of (14)'s ``64 B / (eta rho^2) sqrt(log(2 T |F|))`` and Lemma 1's
-    ``32 B / (eta rho^2) (G + sqrt(2 log(2 T |F|)))`` (see the module
-    docstring); ``inf`` when ``eta`` violates condition (13).
+    At the theorem's ``eta`` (``_theorem_noise``; with ``L* = 0`` the
+    smallest ``eta`` of condition (13), what ``noise='theory'`` plays) the
+    bound as the theorem displays it, ``16 sqrt(B log(2T|F|) L*) / rho + 64 B
+    log(2T|F|) / rho^2``, or the proof's ``2 eta G + B + x (L* + 2 eta G)``
+    if that is smaller. At any other ``eta`` satisfying (13), the proof's
+    form (the theorem is stated for its own ``eta`` only); ``inf`` when
+    ``eta`` violates (13). The stability factor ``x`` is the larger of (14)'s
+    and Lemma 1's (module docstring).
+
+    References
+    ----------
+    A. Block and A. Shetty, "Small loss bounds for online learning separated
+    function classes: a Gaussian process perspective", 2025,
+    arXiv:2502.10292, Thm 1 (proof in App. C).
     """
     rho, g = _check_rho_g(rho, gaussian_complexity)
     if noise < ftpl_noise(rho, g, log_n_functions, horizon, loss_bound) * (1 - 1e-12):
         return float("inf")
-    log_term = np.sqrt(np.log(2.0 * horizon) + log_n_functions)
-    # Lemma 1 at delta = 1/(_DELTA_SLACK T |F|): additive terms sum to B
-    lemma1_term = g + np.sqrt(2.0 * (np.log(_DELTA_SLACK * horizon) + log_n_functions))
-    stability = loss_bound / (noise * rho**2) * max(
-        _THM1_CONSTANT * log_term, _LEMMA2_CONSTANT * lemma1_term)
-    return float(2 * noise * g + loss_bound + stability * (best_loss + 2 * noise * g))
+    stability = _thm1_stability(rho, g, log_n_functions, horizon, loss_bound) / noise
+    proof = 2 * noise * g + loss_bound + stability * (best_loss + 2 * noise * g)
+    theorem_eta = _theorem_noise(rho, g, log_n_functions, horizon, best_loss, loss_bound)
+    if abs(noise - theorem_eta) > 1e-9 * theorem_eta:
+        return float(proof)
+    log_2tf = _thm1_log_term(log_n_functions, horizon)
+    displayed = (16.0 * np.sqrt(loss_bound * log_2tf * best_loss) / rho
+                 + _THM1_CONSTANT * loss_bound * log_2tf / rho**2)
+    return float(min(displayed, proof))
