@@ -5,7 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sksmooth import (DefaultsWarning, PerturbedERMClassifier, PrivacyLeakWarning,
+from sksmooth import (AdaptiveMarginalSynthesizer, BudgetAccountant, DefaultsWarning,
+                      GaussianPerQuery, PerturbedERMClassifier, PrivacyLeakWarning,
                       PrivacyWarning, PrivateProperClassifier, SmoothHedgeClassifier,
                       SmoothMWEM)
 from sksmooth._validation import (
@@ -315,3 +316,41 @@ def test_an_int_beyond_the_float_range_inside_an_array_is_named(make, name):
     X = np.random.default_rng(0).random((20, 1))
     with pytest.raises(ValueError, match=name):
         make().fit(X, np.arange(20) % 2)
+
+
+_X20 = np.linspace(0.05, 0.95, 20)[:, None]
+_Y20 = np.arange(20) % 2
+_TABLE20 = np.column_stack([_X20[:, 0], _X20[::-1, 0]])
+_LEVELS20 = np.column_stack([_Y20, _Y20[::-1]])
+
+
+@pytest.mark.parametrize("make, X, y", [
+    (lambda d: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], delta=d), _X20, _Y20),
+    (lambda d: PrivateProperClassifier(method="noisy_means", hypotheses="prototypes",
+                                       bounds=(0, 1), classes=[0, 1], delta=d), _X20, _Y20),
+    (lambda d: SmoothMWEM(bounds=(0, 1), delta=d, n_bins=4), _TABLE20, None),
+    (lambda d: GaussianPerQuery(bounds=(0, 1), delta=d, n_bins=4), _TABLE20, None),
+    (lambda d: AdaptiveMarginalSynthesizer(levels=2, delta=d, neighbouring="substitution"),
+     _LEVELS20, None),
+])
+def test_every_estimator_warns_of_a_delta_at_or_above_one_over_n(make, X, y):
+    with pytest.warns(PrivacyWarning, match=r"delta=0.05 is at or above 1/n = 0.05 for n = 20"):
+        make(0.05).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        make(0.04).fit(X, y)
+
+
+def test_add_remove_keeps_n_private_so_no_rule_reads_it():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        AdaptiveMarginalSynthesizer(levels=2, delta=0.5).fit(_LEVELS20)
+
+
+def test_a_pure_dp_method_says_delta_is_unused_and_spends_zero():
+    acc = BudgetAccountant(epsilon=1.0, delta=0.0)  # a delta budget of 0 admits it
+    clf = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1], delta=0.5, accountant=acc)
+    with pytest.warns(DefaultsWarning, match=r"delta=0.5 is not used: .*pure differential"):
+        clf.fit(_X20, _Y20)
+    assert acc.spent == (1.0, 0.0) and clf.privacy_spent_ == (1.0, 0.0)
+    assert "(1, 0)-differential privacy" in clf.guarantee_.claim

@@ -20,6 +20,7 @@ from ._composition import (
     RoundBudget,
     advanced_composition,
     basic_composition,
+    exact_rest,
     split_budget,
     zcdp_exponential,
     zcdp_from_dp_budget,
@@ -29,10 +30,12 @@ from ._composition import (
 from ._backends import CrossProcessLedgerError, LedgerIntegrityError, LedgerStorage
 from ._ledger import (
     BudgetAccountant,
+    LedgerSpent,
     LedgerTotals,
     RemainingBudget,
     Spend,
     charge,
+    charge_not_private,
     check_accountant,
 )
 
@@ -40,6 +43,7 @@ __all__ = [
     "BudgetAccountant",
     "CrossProcessLedgerError",
     "LedgerIntegrityError",
+    "LedgerSpent",
     "LedgerStorage",
     "LedgerTotals",
     "RemainingBudget",
@@ -48,7 +52,9 @@ __all__ = [
     "advanced_composition",
     "basic_composition",
     "charge",
+    "charge_not_private",
     "check_accountant",
+    "exact_rest",
     "split_budget",
     "zcdp_exponential",
     "zcdp_from_dp_budget",

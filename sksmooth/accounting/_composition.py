@@ -1,5 +1,6 @@
 """Composition theorems, zCDP, and splitting a budget over adaptive rounds (SPEC §3.4)."""
 
+import math
 from fractions import Fraction
 from typing import NamedTuple, Optional
 
@@ -13,6 +14,7 @@ __all__ = [
     "RoundBudget",
     "advanced_composition",
     "basic_composition",
+    "exact_rest",
     "split_budget",
     "zcdp_exponential",
     "zcdp_from_dp_budget",
@@ -319,6 +321,48 @@ def _round_share(total, n_rounds, already=0.0):
     while share > 0 and Fraction(share) * n_rounds + exact_already > exact_total:
         share = float(np.nextafter(share, 0.0))
     return share
+
+
+def exact_rest(total, spent=()):
+    """What the last spend may take: the largest float ``r >= 0`` with
+    ``sum(spent) + r <= total`` in exact (rational) arithmetic.
+
+    Give the last of several adaptive spends (rounds, measurements) ``r``:
+    together they use ``total`` up to one rounding of ``r`` and never more,
+    whereas ``total - math.fsum(spent)`` rounds to nearest and can exceed
+    ``total`` by an ulp (what made AIM's zCDP spends exceed their budget by
+    2.2e-16 relative). Every float sum of the spends (``math.fsum``, a
+    ledger's) then stays within one ulp of ``total``.
+
+    Parameters
+    ----------
+    total : float
+        The budget (epsilon, delta or rho), finite and ``>= 0``.
+    spent : iterable of float
+        The spends already made, each finite and ``>= 0``.
+
+    Returns
+    -------
+    float
+        ``0.0`` when ``spent`` already uses up ``total``.
+
+    Examples
+    --------
+    >>> import math
+    >>> parts = [0.1] * 9
+    >>> rest = exact_rest(1.0, parts)
+    >>> rest, math.fsum(parts + [rest]) == 1.0
+    (0.09999999999999995, True)
+    """
+    values = [float(v) for v in spent]
+    if not all(math.isfinite(v) and v >= 0 for v in [float(total)] + values):
+        raise ValueError(f"total and spent must be finite and >= 0, got total={total!r} and "
+                         f"spent={values!r}.")
+    exact = Fraction(float(total)) - sum(map(Fraction, values), Fraction(0))
+    if exact <= 0:
+        return 0.0
+    rest = float(exact)
+    return math.nextafter(rest, 0.0) if rest > exact else rest
 
 
 def _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime):

@@ -31,20 +31,24 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._guarantee import PrivacySpent
 from ..exceptions import BudgetError
 from .._validation import check_delta, check_epsilon, check_probability
 from ._backends import (
     Budget,
+    LedgerSpent,
     LedgerTotals,
     MemoryStorage,
     Spend,
     SQLiteStorage,
+    budget_text,
     open_storage,
     refuse_if_over,
 )
 
 __all__ = [
-    "BudgetAccountant", "LedgerTotals", "RemainingBudget", "Spend", "charge", "check_accountant",
+    "BudgetAccountant", "LedgerSpent", "LedgerTotals", "RemainingBudget", "Spend", "charge",
+    "charge_not_private", "check_accountant",
 ]
 
 # Ledgers alive in this process, by id: unpickling returns the live object.
@@ -66,18 +70,41 @@ def _check_certified(certified):
     return bool(certified)
 
 
-class RemainingBudget(NamedTuple):
-    """The ``(epsilon, delta)`` still available per release (not an amount spent).
-
-    Returned by :meth:`BudgetAccountant.remaining`; ``inf`` where the budget
-    is unlimited.
-    """
-
+class _Pair(NamedTuple):
     epsilon: float
     delta: float
 
+
+class RemainingBudget(_Pair):
+    """The ``(epsilon, delta)`` still available per release (not an amount spent).
+
+    Returned by :meth:`BudgetAccountant.remaining`; ``inf`` where the budget
+    is unlimited (its text says "unlimited"). Unpacks as the pair;
+    ``n_not_private`` counts the ledger's releases with no differential-privacy
+    guarantee, which the pair does not cover.
+    """
+
+    n_not_private = 0
+
+    def __new__(cls, epsilon, delta, n_not_private=0):
+        self = super().__new__(cls, epsilon, delta)
+        self.n_not_private = int(n_not_private)
+        return self
+
+    def __repr__(self):
+        return (f"RemainingBudget(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+                f"n_not_private={self.n_not_private})")
+
     def __str__(self):
-        return f"({self.epsilon:.6g}, {self.delta:.3g}) left per release"
+        text = (f"(epsilon {budget_text(self.epsilon, '.6g')}, delta "
+                f"{budget_text(self.delta, '.3g')}) left per release")
+        if self.n_not_private:
+            text += f"; {_releases(self.n_not_private)} with no DP guarantee recorded"
+        return text
+
+
+def _releases(count):
+    return f"{count} release{'' if count == 1 else 's'}"
 
 
 def _left(limit, spent):
@@ -117,8 +144,11 @@ class BudgetAccountant:
 
     Attributes
     ----------
-    spent : PrivacySpent
-        Total (epsilon, delta) of *all* spends, certified or not.
+    spent : LedgerSpent
+        Total (epsilon, delta) of *all* private spends, certified or not,
+        and ``spent.n_not_private``, the number of releases recorded with
+        no differential-privacy guarantee (:func:`charge_not_private`),
+        which the pair does not cover.
     spent_not_certified : PrivacySpent
         Total of the spends recorded with ``certified=False``.
     ledger : list of Spend
@@ -149,11 +179,14 @@ class BudgetAccountant:
     >>> acc.spend(0.4, 0.0, label="demo")
     >>> acc.spend(0.1, 0.0, label="seeded demo", certified=False)
     >>> acc.spent
-    PrivacySpent(epsilon=0.5, delta=0.0)
+    LedgerSpent(epsilon=0.5, delta=0.0, n_not_private=0)
     >>> acc.spent_not_certified
     PrivacySpent(epsilon=0.1, delta=0.0)
     >>> acc.remaining()
-    RemainingBudget(epsilon=0.5, delta=1e-05)
+    RemainingBudget(epsilon=0.5, delta=1e-05, n_not_private=0)
+    >>> acc.record_not_private("tree", reason="a decision tree's thresholds are row values")
+    >>> print(acc.spent)
+    (0.5, 0)-DP, and 1 release with no DP guarantee
     """
 
     def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None,
@@ -256,6 +289,36 @@ class BudgetAccountant:
         with _conversion_said(converted, (epsilon, delta)):
             self._storage.append_if_within_budget(record, self.budget)
 
+    def record_not_private(self, label, reason):
+        """Record a release that has no differential-privacy guarantee.
+
+        It spends ``(0, 0)``: it is never refused and never counted in the
+        headline ``(epsilon, delta)`` (no budget covers it), but the ledger
+        keeps it, ``spent.n_not_private`` and every summary count it, and it
+        is counted as not certified too.
+
+        Parameters
+        ----------
+        label : str
+            What was released (estimators pass their class name).
+        reason : str
+            Why it is not private, e.g. ``"bounds read from the data"``;
+            recorded in the label.
+
+        Raises
+        ------
+        CrossProcessLedgerError
+            If this is a copy of an in-memory ledger in another process.
+        """
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(
+                f"reason must be a non-empty str saying why the release is not private, got "
+                f"{reason!r}; e.g. reason='bounds read from the data'.")
+        label = "" if label is None else str(label)
+        record = Spend(f"{label} (not private: {reason})", 0.0, 0.0, time.time(), os.getpid(),
+                       certified=False, private=False)
+        self._storage.append_if_within_budget(record, self.budget)
+
     def totals(self):
         """All totals in one consistent read.
 
@@ -263,7 +326,8 @@ class BudgetAccountant:
         -------
         LedgerTotals
             Sums of epsilon and delta over all spends and over the
-            not-certified ones, and the counts of both.
+            not-certified ones, the counts of both, and the count of
+            releases with no differential-privacy guarantee.
         """
         return self._storage.totals()
 
@@ -274,7 +338,8 @@ class BudgetAccountant:
 
     @property
     def spent(self):
-        """Total ``PrivacySpent`` of all spends (certified or not)."""
+        """Total :class:`LedgerSpent` of all spends (certified or not): unpacks as
+        ``(epsilon, delta)``; ``n_not_private`` counts the releases it does not cover."""
         return self.totals().total
 
     @property
@@ -290,7 +355,8 @@ class BudgetAccountant:
         RemainingBudget
             The per-release budget left (not an amount spent):
             ``((epsilon - spent.epsilon) / k, (delta - spent.delta) / k)``,
-            floored at 0; ``inf`` where the budget is unlimited.
+            floored at 0; ``inf`` where the budget is unlimited (its text
+            says "unlimited"); ``n_not_private`` as in :attr:`spent`.
         """
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
@@ -299,6 +365,7 @@ class BudgetAccountant:
         return RemainingBudget(
             _left(self.budget.epsilon, spent.epsilon) / k,
             _left(self.budget.delta, spent.delta) / k,
+            spent.n_not_private,
         )
 
     def __len__(self):
@@ -313,8 +380,9 @@ class BudgetAccountant:
             params.append(where)
         totals = self.totals()
         return (
-            f"BudgetAccountant({', '.join(params)}; spent {totals.total} in "
-            f"{totals.n_spends} releases, {totals.n_not_certified} not certified)"
+            f"BudgetAccountant({', '.join(params)}; spent {PrivacySpent(*totals.total)} in "
+            f"{totals.n_spends} releases, {totals.n_not_certified} not certified, "
+            f"{totals.n_not_private} not private)"
         )
 
     # ------------------------------------------------- sharing semantics
@@ -408,3 +476,16 @@ def charge(accountant, epsilon, delta, label, certified=True, neighbouring="subs
     if check_accountant(accountant) is not None:
         accountant.spend(epsilon, delta, label=label, certified=certified,
                          neighbouring=neighbouring)
+
+
+def charge_not_private(accountant, label, reason):
+    """Record on ``accountant`` a release with no DP guarantee (no-op when ``None``).
+
+    Call it before the release becomes visible, like :func:`charge`. The
+    ledger keeps the record (``reason`` in its label) and counts it in
+    ``spent.n_not_private``, never in the headline ``(epsilon, delta)``;
+    it is never refused for lack of budget. See
+    :meth:`BudgetAccountant.record_not_private`.
+    """
+    if check_accountant(accountant) is not None:
+        accountant.record_not_private(label, reason)

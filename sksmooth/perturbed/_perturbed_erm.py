@@ -61,6 +61,7 @@ from .._validation import (
     check_bounds,
     check_bounds_pair,
     check_box_has_width,
+    check_delta_for_n,
     check_generator,
     check_public_classes,
     clip_to_bounds,
@@ -413,6 +414,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             params["accountant"].check(*planned, neighbouring="substitution")
         randomness = release_randomness(params["random_state"])
         X, y = validate_private_data(self, X, y, dtype=float)
+        check_delta_for_n(params["delta"], len(X))  # n is public (substitution)
         codec = label_codec(y, params["classes"])
         y_coded = codec.encode(y)
         plan = self._plan(params, X, randomness, codec)

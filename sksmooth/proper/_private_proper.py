@@ -56,8 +56,8 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import (BOUNDS_HINT, check_bounds_pair, check_public_classes,
-                           declared_classes)
+from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
+                           check_public_classes, declared_classes)
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import PrivacyLeakWarning
@@ -148,7 +148,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         Privacy parameter of *each* release.
     delta : float in [0, 1), default=0.0
         ``'exponential'`` is pure DP and spends ``delta = 0`` whatever is set
-        (the guarantee says so). ``'littlestone'`` needs ``delta > 0``.
+        (the guarantee says so; a ``delta > 0`` warns that it is unused).
+        A used ``delta >= 1/n`` warns. ``'littlestone'`` needs ``delta > 0``.
         ``'noisy_means'`` spends it (Gaussian noise) when ``> 0``.
     alpha, beta : float in (0, 1), default=0.1
         Target error and failure probability (accuracy statements and the
@@ -490,6 +491,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                                                   planned.epsilon, planned.delta),
                 planned.delta, neighbouring="substitution")
         X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
+        check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
+                          used=self._planned_spend(params).delta > 0)  # n public: substitution
         classes_, inferred = self._public_labels(y, classes, params, first)
         randomness = release_randomness(self.random_state, stacklevel=5)
         progress = Progress(type(self).__name__, params["verbose"])

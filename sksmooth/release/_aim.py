@@ -37,6 +37,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
 from .._private_data import as_table, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
+from .._validation import check_delta_for_n
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
 from ._columns import (
@@ -613,6 +614,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         epsilon, delta = params["epsilon"], params["delta"]
         codec, leaked = stream.frame.codec, stream.frame.leaked
         neighbouring = ADD_REMOVE if params["neighbouring"] == "add_remove" else SUBSTITUTION
+        check_delta_for_n(delta, stream.statistic.n if neighbouring.public_total else None)
         rho = zcdp_from_dp_budget(epsilon, delta)
         not_certified = self._not_certified(codec, stream.randomness.seeded, leaked,
                                             stream.frame.has_y)

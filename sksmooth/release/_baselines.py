@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import Check, Options
 from .._guarantee import Guarantee, PrivacySpent
-from .._validation import check_delta
+from .._validation import check_delta, check_delta_for_n
 from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, ReleaseContext, ReleaseData
 from ._privacy import RoundParameters, measure_counts, zcdp_budget
@@ -109,6 +109,7 @@ class _PerQueryBase(ReleaseData):
         workload, randomness = stream.context.workload, stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
         n, k = data.n, workload.n_queries
+        check_delta_for_n(delta, n)  # n is public (substitution)
         if self.sensitivity == "structured" and workload.structured:
             tables = stream.statistic.table_counts()
             G = workload.n_groups

@@ -19,6 +19,7 @@ import numpy as np
 from .._constraints import Boolean, Integer, Options, Real
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
+from .._validation import check_delta_for_n
 from ..accounting import charge
 from ..exceptions import PrivacyWarning
 from ._base import (
@@ -473,6 +474,7 @@ class SmoothMWEM(ReleaseMixin):
         uni, workload, randomness = stream.context.universe, stream.context.workload, \
             stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
+        check_delta_for_n(delta, data.n)  # n is public (substitution)
         plan = self._plan(params, data.n, uni, workload)
         counts = (stream.statistic.table_counts() if plan.by_table
                   else stream.statistic.query_counts())

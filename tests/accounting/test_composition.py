@@ -1,5 +1,8 @@
 """Composition formulas, zCDP conversions and budget splitting."""
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -7,6 +10,7 @@ from sksmooth.accounting import (
     RoundBudget,
     advanced_composition,
     basic_composition,
+    exact_rest,
     split_budget,
     zcdp_exponential,
     zcdp_from_dp_budget,
@@ -241,3 +245,23 @@ def test_a_subnormal_delta_converts_without_overflow():
         rho = zcdp_from_dp_budget(1.0, 1e-310)
     assert np.isfinite(eps) and 0 < rho and zcdp_to_dp(rho, 1e-310) <= 1.0
     assert eps > zcdp_to_dp(0.1, 1e-300)  # smaller delta, larger epsilon
+
+
+def test_exact_rest_never_exceeds_the_total_and_uses_it_up():
+    parts = [0.1] * 9
+    naive = 1.0 - math.fsum(parts)  # rounds to nearest: exceeds the total
+    assert sum(map(Fraction, parts + [naive])) > 1
+    rest = exact_rest(1.0, parts)
+    assert sum(map(Fraction, parts + [rest])) <= 1 < sum(
+        map(Fraction, parts + [math.nextafter(rest, 2.0)]))
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        total = float(rng.uniform(0.1, 10.0))
+        spent = list(rng.dirichlet(np.ones(int(rng.integers(1, 30)))) * total * 0.999)
+        rest = exact_rest(total, spent)
+        exact = sum(map(Fraction, spent + [rest]))
+        assert exact <= Fraction(total)  # never more, in exact arithmetic
+        assert Fraction(total) - exact < Fraction(math.ulp(rest))  # and at most one ulp less
+    assert exact_rest(1.0, [0.6, 0.6]) == 0.0 and exact_rest(1.0) == 1.0
+    with pytest.raises(ValueError, match="finite and >= 0"):
+        exact_rest(1.0, [-0.1])

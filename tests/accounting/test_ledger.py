@@ -16,8 +16,10 @@ from sksmooth.accounting import (
     BudgetAccountant,
     LedgerStorage,
     LedgerTotals,
+    LedgerSpent,
     RemainingBudget,
     charge,
+    charge_not_private,
     check_accountant,
 )
 from sksmooth.accounting._ledger import _restore_accountant
@@ -102,6 +104,55 @@ def test_default_budget_is_unlimited_and_repr_shows_only_what_was_set(make_accou
         acc.spend(1e6, 0.9)  # deltas summing past 1: recorded, never refused
     assert len(acc) == 3
     assert "delta=" not in repr(acc).split(";")[0]
+
+
+def test_a_non_private_release_is_recorded_apart_and_never_refused(backend):
+    kind, location = backend
+    acc = BudgetAccountant(1.0, 0.0, **location)
+    acc.spend(1.0, 0.0, label="exact")  # the budget is used up
+    charge_not_private(acc, "Tree", reason="its thresholds are row values")
+    charge_not_private(None, "Tree", reason="no ledger: nothing to record")
+    assert len(acc) == 2 and acc.ledger[-1].private is False
+    assert acc.ledger[-1].label == "Tree (not private: its thresholds are row values)"
+    assert acc.ledger[-1][1:3] == (0.0, 0.0) and acc.ledger[-1].certified is False
+    # the headline pair is the private releases' only; the count says what it omits
+    epsilon, delta = acc.spent
+    assert (epsilon, delta) == (1.0, 0.0) and acc.spent.n_not_private == 1
+    assert isinstance(acc.spent, LedgerSpent) and acc.spent == PrivacySpent(1.0, 0.0)
+    assert pickle.loads(pickle.dumps(acc.spent)).n_not_private == 1
+    assert str(acc.spent) == "(1, 0)-DP, and 1 release with no DP guarantee"
+    assert repr(acc.spent) == "LedgerSpent(epsilon=1.0, delta=0.0, n_not_private=1)"
+    totals = acc.totals()
+    assert (totals.n_spends, totals.n_not_certified, totals.n_not_private) == (2, 1, 1)
+    assert totals.not_certified == (0.0, 0.0)
+    assert acc.remaining() == (0.0, 0.0) and acc.remaining().n_not_private == 1
+    assert str(acc.remaining()).endswith("; 1 release with no DP guarantee recorded")
+    assert repr(acc).endswith("spent (1, 0)-DP in 2 releases, 1 not certified, 1 not private)")
+    with pytest.raises(BudgetError):  # private releases still meet the budget
+        acc.spend(1e-3, 0.0)
+    if kind != "memory":  # stored: another handle reads the same counts
+        again = BudgetAccountant(1.0, 0.0, **location)
+        assert again.spent.n_not_private == 1 and again.ledger[-1].private is False
+
+
+def test_a_non_private_release_needs_a_reason(make_accountant):
+    acc = make_accountant()
+    for reason in (None, "", "  ", 3):
+        with pytest.raises(ValueError, match="reason must be a non-empty str"):
+            charge_not_private(acc, "Tree", reason)
+    assert len(acc) == 0
+
+
+def test_no_summary_prints_inf_for_an_unlimited_budget(make_accountant):
+    acc = make_accountant(epsilon=3.0)  # delta unlimited
+    assert acc.remaining() == (3.0, np.inf)  # the numbers keep inf
+    assert str(acc.remaining()) == "(epsilon 3, delta unlimited) left per release"
+    assert str(BudgetAccountant().remaining()) == (
+        "(epsilon unlimited, delta unlimited) left per release")
+    with pytest.raises(BudgetError) as refused:
+        acc.spend(4.0, 0.5)
+    assert "inf" not in str(refused.value) and "delta=unlimited" in str(refused.value)
+    assert "inf" not in str(acc.spent) + repr(acc).split(";")[1]
 
 
 def test_repr_of_a_set_delta():

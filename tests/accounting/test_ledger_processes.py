@@ -171,7 +171,7 @@ def _sqlite_check_then_insert_separately(self, record, budget):
     time.sleep(RACE_WINDOW)
     connection = self._connect()
     try:
-        connection.execute(_sqlite._INSERT, (*record[:5], int(record.certified)))
+        connection.execute(_sqlite._INSERT, _sql.spend_row(record))
     finally:
         connection.close()
 
@@ -183,7 +183,7 @@ def _postgres_without_row_lock(self, record, budget):
         totals = _sql.totals_from_row(connection.execute(_postgres._TOTALS).fetchone())
         _protocol.refuse_if_over(totals, record.epsilon, record.delta, budget)
         time.sleep(RACE_WINDOW)
-        connection.execute(_postgres._INSERT, (*record[:5], bool(record.certified)))
+        connection.execute(_postgres._INSERT, _sql.spend_row(record))
 
     self._run(append)
 
@@ -246,7 +246,7 @@ def _sqlite_acknowledge_before_commit(self, record, budget):
         self._open = self._connect()
         self._open.execute("BEGIN IMMEDIATE")
         self._pending = 0
-    self._open.execute(_sqlite._INSERT, (*record[:5], int(record.certified)))
+    self._open.execute(_sqlite._INSERT, _sql.spend_row(record))
     self._pending += 1
     if self._pending == 10**9:
         self._open.execute("COMMIT")

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from sksmooth.accounting import BudgetAccountant
+from sksmooth.accounting import BudgetAccountant, charge_not_private
 
 BAD_NUMBERS = [np.nan, "1", [1.0], {}, object(), True, np.array([1.0]), None]
 
@@ -117,16 +117,51 @@ def test_old_ledger_without_certified_column_is_upgraded(tmp_path):
         connection.execute("INSERT INTO spends (label, epsilon, delta, time, pid) "
                            "VALUES ('old', 0.5, 0.0, 0.0, 1)")
     acc = BudgetAccountant(1.0, 1.0, path=path)
-    assert [(r.label, r.certified) for r in acc.ledger] == [("old", True)]
+    assert [(r.label, r.certified, r.private) for r in acc.ledger] == [("old", True, True)]
     acc.spend(0.25, certified=False)
     assert acc.spent_not_certified.epsilon == 0.25
+
+
+def _ledger_before_non_private_releases(execute, key, real, flag):
+    """The tables as written before ``spends.private`` (``certified`` present)."""
+    execute(f"CREATE TABLE budget (epsilon {real}, delta {real})")
+    execute(f"CREATE TABLE spends (id {key}, label TEXT, epsilon {real}, delta {real}, "
+            f"time {real}, pid INTEGER, certified {flag})")
+    execute("INSERT INTO budget VALUES (1.0, 1.0)")
+    execute("INSERT INTO spends (label, epsilon, delta, time, pid) "
+            "VALUES ('old', 0.5, 0.0, 0.0, 1)")
+
+
+def test_old_sqlite_ledger_without_private_column_is_upgraded(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        _ledger_before_non_private_releases(
+            connection.execute, "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL",
+            "INTEGER NOT NULL DEFAULT 1")
+    acc = BudgetAccountant(1.0, 1.0, path=path)
+    assert [(r.label, r.private) for r in acc.ledger] == [("old", True)]
+    charge_not_private(acc, "Tree", "row values")
+    assert acc.spent == (0.5, 0.0) and acc.spent.n_not_private == 1
+
+
+def test_old_postgres_ledger_without_private_column_is_upgraded(postgres_url):
+    import psycopg
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        _ledger_before_non_private_releases(
+            connection.execute, "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION",
+            "BOOLEAN NOT NULL DEFAULT TRUE")
+    acc = BudgetAccountant(1.0, 1.0, url=postgres_url)
+    assert [(r.label, r.private) for r in acc.ledger] == [("old", True)]
+    charge_not_private(acc, "Tree", "row values")
+    assert acc.spent == (0.5, 0.0) and acc.spent.n_not_private == 1
 
 
 def test_budget_mismatch_names_path_and_fix(tmp_path):
     path = tmp_path / "ledger.sqlite"
     BudgetAccountant(1.0, path=path)
-    with pytest.raises(ValueError, match=r"path=.*same budget.*new ledger"):
+    with pytest.raises(ValueError, match=r"path=.*same budget.*new ledger") as refused:
         BudgetAccountant(1.0, 1e-5, path=path)
+    assert "(epsilon=1.0, delta=unlimited), not (epsilon=1.0, delta=1e-05)" in str(refused.value)
 
 
 def test_path_and_url_are_exclusive(tmp_path):

@@ -42,6 +42,7 @@ from ._sql import (
     add_missing_columns,
     insert_spend_sql,
     records_from_rows,
+    spend_row,
     store_or_check_budget,
     totals_from_row,
     totals_sql,
@@ -57,7 +58,7 @@ _CREATE_SPENDS = (
     "CREATE TABLE IF NOT EXISTS spends (id BIGSERIAL PRIMARY KEY, label TEXT NOT NULL, "
     "epsilon DOUBLE PRECISION NOT NULL, delta DOUBLE PRECISION NOT NULL, "
     "time DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, "
-    "certified BOOLEAN NOT NULL DEFAULT TRUE)"
+    "certified BOOLEAN NOT NULL DEFAULT TRUE, private BOOLEAN NOT NULL DEFAULT TRUE)"
 )
 _COLUMNS = ("SELECT table_name, column_name FROM information_schema.columns WHERE "
             "table_schema = current_schema() AND table_name IN ('budget', 'spends')")
@@ -204,7 +205,7 @@ class PostgresStorage:
                                                  self.describe(), lock=" FOR UPDATE")
             refuse_if_over(totals, record.epsilon, record.delta, budget)
             spend_id = connection.execute(
-                _INSERT, (*record[:5], bool(record.certified))).fetchone()[0]
+                _INSERT, spend_row(record)).fetchone()[0]
             return totals, spend_id
 
         self._run(append, after_commit=lambda result: self._witness.appended(*result, record))

@@ -2,7 +2,7 @@
 
 A driver stores two tables, whatever the medium: the *budget* (one row,
 ``epsilon`` and ``delta``) and the *spends* (one row per release: ``label``,
-``epsilon``, ``delta``, ``time``, ``pid``, ``certified``). It offers one
+``epsilon``, ``delta``, ``time``, ``pid``, ``certified``, ``private``). It offers one
 write, :meth:`LedgerStorage.append_if_within_budget`, which checks the
 budget and appends the record in one atomic step, so concurrent writers can
 never jointly overrun the budget. Everything else is a read.
@@ -18,11 +18,13 @@ __all__ = [
     "Budget",
     "CrossProcessLedgerError",
     "EMPTY_TOTALS",
+    "LedgerSpent",
     "LedgerIntegrityError",
     "LedgerStorage",
     "LedgerTotals",
     "Spend",
     "add_spend",
+    "budget_text",
     "refuse_if_over",
     "totals_of",
 ]
@@ -73,7 +75,10 @@ class Spend(NamedTuple):
     ``certified`` is ``False`` when the releasing estimator could not
     certify the claimed ``(epsilon, delta)`` (seeded noise, heuristic
     oracle, data-dependent bounds, ...): the spend is still counted
-    against the budget, and reported separately.
+    against the budget, and reported separately. ``private`` is ``False``
+    for a release with no differential-privacy guarantee at all (recorded
+    with :func:`~sksmooth.accounting.charge_not_private`): it spends
+    ``(0, 0)``, is never refused, and is counted apart (``n_not_private``).
     """
 
     label: str
@@ -82,6 +87,44 @@ class Spend(NamedTuple):
     time: float
     pid: int
     certified: bool = True
+    private: bool = True
+
+
+def budget_text(value, spec):
+    """``value`` formatted with ``spec``, or ``"unlimited"`` for an infinite budget."""
+    return "unlimited" if value == float("inf") else format(value, spec)
+
+
+class LedgerSpent(PrivacySpent):
+    """A ledger's headline ``(epsilon, delta)`` and its count of non-private releases.
+
+    Unpacks and compares as the pair ``(epsilon, delta)`` (``eps, delta =
+    acc.spent``), which sums the private releases only. ``n_not_private``
+    counts the releases recorded with no differential-privacy guarantee
+    (:func:`~sksmooth.accounting.charge_not_private`): whatever the pair
+    says, those releases are not covered by it.
+    """
+
+    n_not_private = 0
+
+    def __new__(cls, epsilon, delta, n_not_private=0):
+        self = super().__new__(cls, epsilon, delta)
+        self.n_not_private = int(n_not_private)
+        return self
+
+    def __repr__(self):
+        return (f"LedgerSpent(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+                f"n_not_private={self.n_not_private})")
+
+    def __str__(self):
+        pair = super().__str__()
+        if not self.n_not_private:
+            return pair
+        return f"{pair}, and {_releases(self.n_not_private)} with no DP guarantee"
+
+
+def _releases(count):
+    return f"{count} release{'' if count == 1 else 's'}"
 
 
 class LedgerTotals(NamedTuple):
@@ -96,7 +139,11 @@ class LedgerTotals(NamedTuple):
     n_spends : int
         Number of spends.
     n_not_certified : int
-        Number of spends recorded with ``certified=False``.
+        Number of spends recorded with ``certified=False`` (non-private
+        releases included).
+    n_not_private : int
+        Number of releases recorded with no differential-privacy guarantee
+        (they spend ``(0, 0)``: not in the sums above).
     """
 
     epsilon: float
@@ -105,11 +152,12 @@ class LedgerTotals(NamedTuple):
     not_certified_delta: float
     n_spends: int
     n_not_certified: int
+    n_not_private: int = 0
 
     @property
     def total(self):
-        """All spends, as a :class:`~sksmooth.PrivacySpent`."""
-        return PrivacySpent(self.epsilon, self.delta)
+        """All spends, as a :class:`LedgerSpent` (the pair, and ``n_not_private``)."""
+        return LedgerSpent(self.epsilon, self.delta, self.n_not_private)
 
     @property
     def not_certified(self):
@@ -125,7 +173,7 @@ class LedgerTotals(NamedTuple):
         )
 
 
-EMPTY_TOTALS = LedgerTotals(0.0, 0.0, 0.0, 0.0, 0, 0)
+EMPTY_TOTALS = LedgerTotals(0.0, 0.0, 0.0, 0.0, 0, 0, 0)
 
 
 def add_spend(totals, record):
@@ -138,6 +186,7 @@ def add_spend(totals, record):
         totals.not_certified_delta + (record.delta if uncertified else 0.0),
         totals.n_spends + 1,
         totals.n_not_certified + int(uncertified),
+        totals.n_not_private + int(not record.private),
     )
 
 
@@ -155,15 +204,19 @@ def refuse_if_over(totals, epsilon, delta, budget):
 
     The one home of the budget rule: every driver calls it inside its
     atomic append, and :meth:`BudgetAccountant.check` before a release.
-    Certified and not-certified spends count alike.
+    Certified and not-certified spends count alike; a spend of ``(0, 0)`` (a
+    non-private release's record) is never refused.
     """
+    if epsilon == 0 and delta == 0:
+        return
     new_epsilon, new_delta = totals.epsilon + epsilon, totals.delta + delta
     if _exceeds(new_epsilon, budget.epsilon) or _exceeds(new_delta, budget.delta):
         raise BudgetError(
             f"Privacy budget exceeded: spending (epsilon={epsilon:.6g}, "
             f"delta={delta:.3g}) on top of (epsilon={totals.epsilon:.6g}, "
             f"delta={totals.delta:.3g}) would exceed the budget (epsilon="
-            f"{budget.epsilon:.6g}, delta={budget.delta:.3g}). Lower the "
+            f"{budget_text(budget.epsilon, '.6g')}, delta="
+            f"{budget_text(budget.delta, '.3g')}). Lower the "
             "estimator's epsilon/delta or create a BudgetAccountant with a "
             "larger budget."
         )

@@ -7,7 +7,7 @@ column types of the ``CREATE TABLE`` statements differ between the two.
 
 import uuid
 
-from ._protocol import LedgerIntegrityError, LedgerTotals, Spend
+from ._protocol import LedgerIntegrityError, LedgerTotals, Spend, budget_text
 
 __all__ = [
     "LEDGER_ID_SQL",
@@ -22,6 +22,7 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "SPEND_COLUMNS",
     "insert_spend_sql",
+    "spend_row",
     "records_from_rows",
     "RECORDS_SQL",
     "SELECT_BUDGET_SQL",
@@ -29,10 +30,10 @@ __all__ = [
     "totals_from_row",
 ]
 
-SPEND_COLUMNS = ("label", "epsilon", "delta", "time", "pid", "certified")
+SPEND_COLUMNS = ("label", "epsilon", "delta", "time", "pid", "certified", "private")
 
 # columns an existing table must have to be taken for a ledger's ("certified"
-# is added to a ledger written before it was recorded)
+# and "private" are added to a ledger written before they were recorded)
 REQUIRED_COLUMNS = {"budget": {"epsilon", "delta"},
                     "spends": {"id", "label", "epsilon", "delta", "time", "pid"}}
 
@@ -60,12 +61,14 @@ def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, w
     witness.saw_identity(execute(LEDGER_ID_SQL).fetchone(), where)
 
 
-def add_missing_columns(execute, placeholder, present, certified_type):
+def add_missing_columns(execute, placeholder, present, true_by_default):
     """In the caller's transaction: the columns a ledger written by an older version
-    lacks (``present``: each table's columns), ``spends.certified`` declared as
-    ``certified_type`` (the driver's boolean), then the budget's (below)."""
-    if "certified" not in present.get("spends", set()):  # written before it was recorded
-        execute(f"ALTER TABLE spends ADD COLUMN certified {certified_type}")
+    lacks (``present``: each table's columns), ``spends.certified`` and
+    ``spends.private`` declared as ``true_by_default`` (the driver's boolean, true
+    by default: what every spend written before them was), then the budget's."""
+    for column in ("certified", "private"):
+        if column not in present.get("spends", set()):  # written before it was recorded
+            execute(f"ALTER TABLE spends ADD COLUMN {column} {true_by_default}")
     add_budget_columns(execute, placeholder, present.get("budget", set()))
 
 
@@ -170,8 +173,8 @@ def totals_sql(sum_type):
         f"SELECT COALESCE(SUM({eps}), 0), COALESCE(SUM({delta}), 0), "
         f"COALESCE(SUM(CASE WHEN certified THEN 0 ELSE {eps} END), 0), "
         f"COALESCE(SUM(CASE WHEN certified THEN 0 ELSE {delta} END), 0), "
-        "COUNT(*), COALESCE(SUM(CASE WHEN certified THEN 0 ELSE 1 END), 0) "
-        "FROM spends"
+        "COUNT(*), COALESCE(SUM(CASE WHEN certified THEN 0 ELSE 1 END), 0), "
+        "COALESCE(SUM(CASE WHEN private THEN 0 ELSE 1 END), 0) FROM spends"
     )
 
 
@@ -184,27 +187,36 @@ def insert_spend_sql(placeholder):
     return f"INSERT INTO spends ({', '.join(SPEND_COLUMNS)}) VALUES ({values}) RETURNING id"
 
 
+def spend_row(record):
+    """The values of :func:`insert_spend_sql` for ``record`` (SQLite stores a bool as
+    0 or 1)."""
+    return (*record[:5], bool(record.certified), bool(record.private))
+
+
 def totals_from_row(row):
     """:class:`LedgerTotals` from a row of :data:`TOTALS_SQL`."""
-    eps, delta, nc_eps, nc_delta, count, nc_count = row
-    return LedgerTotals(
-        float(eps), float(delta), float(nc_eps), float(nc_delta), int(count), int(nc_count)
-    )
+    eps, delta, nc_eps, nc_delta, count, nc_count, np_count = row
+    return LedgerTotals(float(eps), float(delta), float(nc_eps), float(nc_delta), int(count),
+                        int(nc_count), int(np_count))
 
 
 def records_from_rows(rows):
     """:class:`Spend` records from rows of :data:`RECORDS_SQL`."""
     return [
-        Spend(str(label), float(eps), float(delta), float(t), int(pid), bool(certified))
-        for label, eps, delta, t, pid, certified in rows
+        Spend(str(label), float(eps), float(delta), float(t), int(pid), bool(certified),
+              bool(private))
+        for label, eps, delta, t, pid, certified, private in rows
     ]
 
 
 def budget_mismatch_message(where, stored, budget):
     """The ``ValueError`` text for reopening a ledger with another budget."""
+    def text(value):
+        return budget_text(float(value), "")
+
     return (
-        f"{where} holds a ledger with budget (epsilon={stored[0]}, "
-        f"delta={stored[1]}), not (epsilon={budget.epsilon}, delta="
-        f"{budget.delta}); open it with the same budget (delta=None means "
-        "an unlimited delta, stored as inf) or use a new ledger."
+        f"{where} holds a ledger with budget (epsilon={text(stored[0])}, "
+        f"delta={text(stored[1])}), not (epsilon={text(budget.epsilon)}, delta="
+        f"{text(budget.delta)}); open it with the same budget (delta=None is an "
+        "unlimited delta) or use a new ledger."
     )

@@ -22,6 +22,7 @@ from ._sql import (
     add_missing_columns,
     insert_spend_sql,
     records_from_rows,
+    spend_row,
     store_or_check_budget,
     totals_from_row,
     totals_sql,
@@ -33,7 +34,7 @@ _CREATE_BUDGET = "CREATE TABLE IF NOT EXISTS budget (epsilon REAL, delta REAL)"
 _CREATE_SPENDS = (
     "CREATE TABLE IF NOT EXISTS spends (id INTEGER PRIMARY KEY AUTOINCREMENT, "
     "label TEXT, epsilon REAL, delta REAL, time REAL, pid INTEGER, "
-    "certified INTEGER NOT NULL DEFAULT 1)"
+    "certified INTEGER NOT NULL DEFAULT 1, private INTEGER NOT NULL DEFAULT 1)"
 )
 _TOTALS = totals_sql("REAL")
 _INSERT = insert_spend_sql("?")
@@ -209,7 +210,7 @@ class SQLiteStorage:
                                                      self.describe())
                 refuse_if_over(totals, record.epsilon, record.delta, budget)
                 spend_id = connection.execute(
-                    _INSERT, (*record[:5], int(bool(record.certified)))).fetchone()[0]
+                    _INSERT, spend_row(record)).fetchone()[0]
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
