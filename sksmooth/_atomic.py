@@ -21,8 +21,13 @@ __all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "share_in_cop
 
 
 def _state(estimator):
-    params = estimator.get_params(deep=False)
+    params = _parameter_names(type(estimator))
     return {k: v for k, v in vars(estimator).items() if k not in params}
+
+
+@functools.lru_cache(maxsize=None)
+def _parameter_names(cls):
+    return frozenset(cls._get_param_names())
 
 
 def _snapshot(state):
@@ -99,7 +104,7 @@ def _user_stream(estimator):
     """The user's generator passed as ``random_state`` (changed in place by draws)."""
     import numpy as np
 
-    stream = estimator.get_params(deep=False).get("random_state")
+    stream = vars(estimator).get("random_state")
     return stream if isinstance(stream, (np.random.Generator, np.random.RandomState)) else None
 
 

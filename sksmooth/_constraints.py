@@ -17,9 +17,11 @@ refuses values whose memory or run time would exceed a stated budget, naming
 the cap.
 """
 
+import functools
 import numbers
 import reprlib
 import inspect
+import weakref
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -42,6 +44,7 @@ __all__ = [
     "Check",
     "Param",
     "validate_params",
+    "validated_params",
     "short_repr",
 ]
 
@@ -357,6 +360,44 @@ def validate_params(estimator, table=None):
                 continue
         checked[name] = _check_one(name, value, param)
     return MappingProxyType(checked)
+
+
+# estimator -> (cheap key of its parameters, their checked values); see validated_params
+_VALIDATED = weakref.WeakKeyDictionary()
+_KEY_DEPTH = 3
+
+
+def _cheap_key(value, depth=0):
+    """A key that changes when a parameter value may have changed: scalars and
+    small containers or arrays by content, other objects (generators, concept
+    classes: checked by type) by identity."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return (type(value), value)
+    if isinstance(value, np.ndarray) and value.size <= 4096:
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (tuple, list)) and len(value) <= 4096 and depth < _KEY_DEPTH:
+        return (type(value), tuple(_cheap_key(v, depth + 1) for v in value))
+    return ("object", id(value))
+
+
+@functools.lru_cache(maxsize=None)
+def _parameter_names(cls):
+    return tuple(cls._get_param_names())
+
+
+def validated_params(estimator):
+    """:func:`validate_params`, re-run only when a parameter changed since the
+    estimator's previous call (``set_params`` or an attribute set by hand):
+    per-call work of a ``partial_fit`` / ``predict`` stream is one key of the
+    parameter values, not the whole table."""
+    values = vars(estimator)
+    key = tuple(_cheap_key(values.get(name)) for name in _parameter_names(type(estimator)))
+    cached = _VALIDATED.get(estimator)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    checked = validate_params(estimator)
+    _VALIDATED[estimator] = (key, checked)
+    return checked
 
 
 #: The one constraint for a release's ``epsilon`` (every private estimator).

@@ -70,8 +70,9 @@ def _data(n=120, d=3, seed=0):
 ESTIMATORS = {
     "SmoothHedge-stumps": lambda: SmoothHedgeClassifier(
         hypotheses="stumps", bounds=(0.0, 1.0), random_state=0),
-    "SmoothHedge-boxes": lambda: SmoothHedgeClassifier(
-        hypotheses="boxes", horizon=300, bounds=(0.0, 1.0), max_experts=500, random_state=0),
+    "SmoothHedge-halfspaces": lambda: SmoothHedgeClassifier(
+        hypotheses="halfspaces", horizon=300, bounds=(0.0, 1.0), max_experts=512, gamma=0.3,
+        random_state=0),
     "PerturbedERM": lambda: PerturbedERMClassifier(
         StumpERMClassifier(n_thresholds=4), bounds=(0.0, 1.0), random_state=0),
     "PerturbedERM-labels": lambda: PerturbedERMClassifier(
@@ -174,7 +175,7 @@ def test_mismatched_classes_changes_nothing(name):
 
 BAD_PARAMS = {
     "SmoothHedge-stumps": {"sigma": -1.0},
-    "SmoothHedge-boxes": {"learning_rate": 0.0},
+    "SmoothHedge-halfspaces": {"learning_rate": 0.0},
     "PerturbedERM": {"noise": -1.0},
     "PerturbedERM-labels": {"online_perturbation": "weights"},
     "PerturbedERM-Generator": {"noise": "big"},

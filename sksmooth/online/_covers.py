@@ -113,6 +113,9 @@ class EpochCover:
     gamma_target: float
     learning_rate: float
     capped_by: str  # '' or the parameter that stopped the cover at gamma_target
+    # one (ln(1 / prior mass of an expert), bracket width, grid cells or None) per grid
+    # of the cover: the terms of its regret bound (one entry unless sigma='auto')
+    components: tuple = ()
 
     @property
     def n_experts(self):
@@ -120,7 +123,7 @@ class EpochCover:
 
     def __deepcopy__(self, memo):
         return EpochCover(self.cover, self.engine.snapshot(), self.gamma, self.gamma_target,
-                          self.learning_rate, self.capped_by)
+                          self.learning_rate, self.capped_by, self.components)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ class EpochRequest:
     max_experts: int
     max_expert_rounds: int
     seed: int
+    grid_targets: tuple = ()  # sigma='auto': one radius per grid sigma (axis covers)
 
 
 class AxisCovers:
@@ -156,21 +160,21 @@ class AxisCovers:
         live = np.flatnonzero(upper > lower)
         pairs = LabelPairs.binary() if req.n_classes == 2 else LabelPairs.all_pairs(req.n_classes)
         n_pairs = len(pairs.left)
-        n_needed = math.ceil(1.0 / (2.0 * req.gamma_target) - 1e-12)
-        n_cap = (req.max_experts - req.n_classes) // max(len(live) * n_pairs, 1) + 1
-        n_cells = 1 if len(live) == 0 else max(1, min(n_needed, n_cap))
-        capped = "max_experts" if len(live) and n_cells < n_needed else ""
-        interior = np.arange(1, n_cells)
-        feats = np.repeat(live, len(interior))
-        thr = grid_threshold(lower[feats], upper[feats], np.tile(interior, len(live)), n_cells)
-        # the constants: pair q at the lowest threshold of feature 0 predicts right[q]
-        const_pair = np.array([np.flatnonzero((pairs.right == c) &
-                                              (pairs.left == (c + 1) % req.n_classes))[0]
-                               for c in range(req.n_classes)])
-        feature = np.concatenate([np.zeros(req.n_classes, np.intp), np.repeat(feats, n_pairs)])
-        threshold = np.concatenate([np.full(req.n_classes, lower[0]), np.repeat(thr, n_pairs)])
-        pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), len(thr))])
-        gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * n_cells)
+        targets = req.grid_targets or (req.gamma_target,)
+        # a union of several grids shares the budget: each at most half of it
+        budget = req.max_experts if len(targets) == 1 else req.max_experts // 2
+        n_cap = max(budget - req.n_classes, 0) // max(len(live) * n_pairs, 1) + 1
+        n_needed = [math.ceil(1.0 / (2.0 * t) - 1e-12) for t in targets]
+        grids = sorted({1 if len(live) == 0 else max(1, min(n, n_cap)) for n in n_needed})
+        capped = "max_experts" if len(live) and grids[-1] < max(n_needed) else ""
+        parts = [self._grid(n_cells, live, lower, upper, pairs, req.n_classes)
+                 for n_cells in grids]
+        feature, threshold, pair = (np.concatenate(a) for a in zip(*parts))
+        # prior: mass 1 / len(grids) per grid, spread evenly over its experts
+        sizes = np.array([len(part[0]) for part in parts])
+        prior = np.repeat(1.0 / (len(grids) * sizes), sizes) if len(grids) > 1 else None
+        n_finest = grids[-1]
+        gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * n_finest)
         meta = dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma)
         if req.n_classes == 2:  # pair 0 is sign +1 (x >= t -> class 1)
             cover = StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), req.n_features,
@@ -179,9 +183,30 @@ class AxisCovers:
         else:
             cover = MulticlassStumpConcepts(feature, threshold, pairs.left[pair],
                                             pairs.right[pair], req.n_features, **meta)
-        eta = _rate(req, len(feature))
-        engine = AxisHedge(feature, threshold, pair, req.n_features, pairs, req.n_classes, eta)
-        return EpochCover(cover, engine, gamma, req.gamma_target, eta, capped)
+        # Hedge's regret against an expert of grid i is ln(len(grids) K_i) / eta + eta T / 8
+        log_inv_prior = np.log(len(grids) * sizes)
+        eta = _rate(req, int(len(grids) * sizes.max()))
+        engine = AxisHedge(feature, threshold, pair, req.n_features, pairs, req.n_classes, eta,
+                           prior=prior)
+        components = tuple((float(lp), 0.0 if len(live) == 0 else 1.0 / n, n * len(live))
+                           for lp, n in zip(log_inv_prior, grids))
+        return EpochCover(cover, engine, gamma, float(min(targets)), eta, capped, components)
+
+    @staticmethod
+    def _grid(n_cells, live, lower, upper, pairs, n_classes):
+        """Experts of one grid: the constants, then every pair at every interior threshold."""
+        n_pairs = len(pairs.left)
+        interior = np.arange(1, n_cells)
+        feats = np.repeat(live, len(interior))
+        thr = grid_threshold(lower[feats], upper[feats], np.tile(interior, len(live)), n_cells)
+        # the constants: pair q at the lowest threshold of feature 0 predicts right[q]
+        const_pair = np.array([np.flatnonzero((pairs.right == c) &
+                                              (pairs.left == (c + 1) % n_classes))[0]
+                               for c in range(n_classes)])
+        feature = np.concatenate([np.zeros(n_classes, np.intp), np.repeat(feats, n_pairs)])
+        threshold = np.concatenate([np.full(n_classes, lower[0]), np.repeat(thr, n_pairs)])
+        pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), len(thr))])
+        return feature, threshold, pair
 
 
 class GivenCover:
@@ -199,7 +224,8 @@ class GivenCover:
         else:
             engine = DenseHedge(cover.n_concepts, eta)
         gamma = np.nan if cover.gamma is None else cover.gamma
-        return EpochCover(cover, engine, gamma, req.gamma_target, eta, "")
+        return EpochCover(cover, engine, gamma, req.gamma_target, eta, "",
+                          ((float(np.log(max(cover.n_concepts, 1))), None, None),))
 
 
 # Construction cost of a dense cover, in expert-round units per concept (the
@@ -268,8 +294,10 @@ class DenseCovers:
             # the next power of two would have broken this limit
             capped = "max_experts" if 2 * size > req.max_experts else "max_expert_rounds"
         eta = _rate(req, cover.n_concepts)
+        width = getattr(cover, "bracket_width", None) \
+            if getattr(cover, "is_bracketing", False) else None
         return EpochCover(cover, DenseHedge(cover.n_concepts, eta), gamma, req.gamma_target,
-                          eta, capped)
+                          eta, capped, ((float(np.log(max(cover.n_concepts, 1))), width, None),))
 
 
 def _cover_parameters(concepts):

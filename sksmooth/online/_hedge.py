@@ -381,9 +381,14 @@ class AxisHedge:
     pairs : LabelPairs
     n_classes : int
     learning_rate : float
+    prior : ndarray of shape (n_experts,), optional
+        Relative prior mass of each expert (default: uniform). Hedge with a
+        prior ``pi`` has regret ``ln(1 / pi_j) / eta + eta T / 8`` against
+        expert ``j`` (Cesa-Bianchi & Lugosi 2006, proof of Thm 2.2).
     """
 
-    def __init__(self, feature, threshold, pair, n_features, pairs, n_classes, learning_rate):
+    def __init__(self, feature, threshold, pair, n_features, pairs, n_classes, learning_rate,
+                 prior=None):
         feature = np.asarray(feature, dtype=np.intp)
         threshold = np.asarray(threshold, dtype=float)
         pair = np.asarray(pair, dtype=np.intp)
@@ -408,10 +413,14 @@ class AxisHedge:
         self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
         self.grids = np.split(self.position_threshold, self.offsets[1:-1])
-        count = np.zeros((n_positions, n_pairs), dtype=np.int64)
-        np.add.at(count, (self.expert_position, pair), 1)
-        # prefix sums of the multiplicities: experts of a position range in O(1)
-        self.count_cumulative = _frozen(np.vstack([np.zeros((1, n_pairs), np.int64),
+        # prior mass of each expert, mean 1 (uniform: each expert counts 1)
+        mass = np.ones(self.n_experts) if prior is None else \
+            np.asarray(prior, dtype=float) * (self.n_experts / np.sum(prior))
+        self.expert_log_mass = np.log(mass)
+        count = np.zeros((n_positions, n_pairs))
+        np.add.at(count, (self.expert_position, pair), mass)
+        # prefix sums of the masses: experts of a position range in O(1)
+        self.count_cumulative = _frozen(np.vstack([np.zeros((1, n_pairs)),
                                                    np.cumsum(count, axis=0)]))
         # segments: runs of positions whose experts have had the same losses so
         # far (hence, per pair, the same weight); one per feature to start with
@@ -511,7 +520,7 @@ class AxisHedge:
 
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
-        return self.log_weight[self._expert_segment(), self.expert_pair]
+        return self.log_weight[self._expert_segment(), self.expert_pair] + self.expert_log_mass
 
     def expert_losses(self):
         """Per-expert cumulative mistakes in the original expert order."""

@@ -12,9 +12,10 @@ Y. Freund and R. E. Schapire, "A decision-theoretic generalization of
 on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
 """
 
+import copy
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -24,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._atomic import atomic_update, forget_fit
 from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
-                            Options, Param, Real, validate_params)
+                            Options, Param, Real, validated_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, check_box_has_width,
@@ -46,6 +47,11 @@ _PROGRESS_ROWS = 1 << 16
 # the vote is a tie when two classes' weights are within rounding error
 # (summed in different orders by different code paths); ties -> first class
 _TIE_TOLERANCE = 1e-12
+# sigma='auto': the geometric grid of smoothness levels whose covers are united
+_SIGMA_GRID = tuple(2.0 ** -k for k in range(8))
+# a capped cover this coarse carries no information: refused, not played
+_USELESS_RADIUS = 0.25
+_NO_LABELS = object()  # _validated(X) without y (predict)
 
 _REFERENCE = ("Haghtalab, Roughgarden, Shetty, 'Smoothed Analysis of Online and "
               "Differentially Private Learning', NeurIPS 2020, arXiv:2006.10129, Thm 3.3 "
@@ -85,23 +91,52 @@ class _Epoch:
     start: int
     length: int
     play: object            # EpochCover
-    lemma: tuple            # (ln N, p) of the approximation term, or None
+    # one (ln(1 / prior mass), (ln N, eps) of Lemma 3.2 or None) per grid of the cover;
+    # None: no certified bracketing, the regret is bounded against the cover only
+    terms: tuple
     n_rounds: int = 0
-    hedge_bound: float = 0.0
-    approximation_bound: float = None
-    bounds_at: int = -1     # n_rounds when the bounds were last computed
-    sigma: float = float("nan")  # the smoothness its cover and bound were set up for
+    sigma: object = None    # the smoothness its cover was set up for (None: 'auto')
     hypotheses: object = None    # the class it plays (a name, or the object given)
+    bound_cache: dict = field(default_factory=dict)  # (n_rounds, s) -> (hedge, approx)
+
+    @property
+    def class_level(self):
+        return all(lemma is not None for _, lemma in self.terms)
+
+    def bound(self, s):
+        """``(hedge term, approximation term)`` of the best grid for ``s``-smooth rounds.
+
+        Hedge with a prior has regret ``ln(1 / pi_j) / eta + eta T / 8``
+        against expert ``j``; the best expert of grid ``i`` exceeds the best
+        hypothesis of the class by the Lemma 3.2 term with ``p = eps_i / s``.
+        The bound is the smallest sum over the grids (one grid unless
+        ``sigma='auto'``). Cached: only epochs that received rounds change.
+        """
+        key = (self.n_rounds, s)
+        if key not in self.bound_cache:
+            T, eta = self.n_rounds, self.play.learning_rate
+            best = None
+            for log_inv_prior, lemma in self.terms:
+                hedge = min(T, hedge_regret_bound(np.exp(log_inv_prior), T, eta))
+                approx = None if lemma is None else lemma_3_2_bound(lemma[0], T, lemma[1] / s)
+                if best is None or hedge + (approx or 0.0) < best[0] + (best[1] or 0.0):
+                    best = (hedge, approx)
+            self.bound_cache[key] = best
+        return self.bound_cache[key]
+
+    def claimed_sigma(self):
+        return _SIGMA_GRID[-1] if self.sigma is None else self.sigma
 
     def summary(self):
         play = self.play
+        hedge, approx = self.bound(self.claimed_sigma())
         return {"start": self.start, "length": self.length, "n_rounds": self.n_rounds,
-                "sigma": self.sigma,
+                "sigma": "auto" if self.sigma is None else self.sigma,
                 "n_experts": play.n_experts, "gamma": play.gamma,
                 "gamma_target": play.gamma_target, "learning_rate": play.learning_rate,
                 "bracket_width": getattr(play.cover, "bracket_width", None),
-                "capped_by": play.capped_by or None, "hedge_bound": self.hedge_bound,
-                "approximation_bound": self.approximation_bound}
+                "capped_by": play.capped_by or None, "hedge_bound": hedge,
+                "approximation_bound": approx}
 
 
 @dataclass
@@ -119,6 +154,16 @@ class _Stream:
     @property
     def current(self):
         return self.epochs[-1]
+
+    def __deepcopy__(self, memo):
+        # the snapshot of @atomic_update copies what a call changes (the epochs'
+        # counters, caches and engine handles, the strategy's cover cache) and
+        # shares the rest: covers and engine arrays are never written in place
+        clone = copy.copy(self)
+        clone.strategy = copy.copy(self.strategy)
+        clone.epochs = [replace(e, play=copy.deepcopy(e.play, memo),
+                                bound_cache=dict(e.bound_cache)) for e in self.epochs]
+        return clone
 
 
 class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
@@ -140,31 +185,43 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    hypotheses : str, ConceptClass or FiniteConcepts, default='thresholds'
-        'thresholds', 'stumps', 'halfspaces', 'boxes' (or any name accepted
-        by :func:`sksmooth.classes.check_concept_class`), a concept class
+    hypotheses : 'auto', str, ConceptClass or FiniteConcepts, default='auto'
+        'auto' is 'thresholds' on one feature and 'stumps' on several (both
+        binary or multiclass). Or 'thresholds', 'stumps', 'halfspaces',
+        'boxes' (or any name accepted by
+        :func:`sksmooth.classes.check_concept_class`), a concept class
         instance from :mod:`sksmooth.classes`, or a finite set of hypotheses
         used as is. Multiclass ``y`` (more than two labels) is supported
         natively with 'thresholds' and 'stumps' (a class on each side of the
-        threshold); for other classes wrap the estimator in
-        :class:`sklearn.multiclass.OneVsRestClassifier`. 'halfspaces' are
-        covered by the lines through pairs of uniform points in 2-D and by
-        random halfspaces in d >= 3; :class:`~sksmooth.online.HalfspaceLabellings`
-        gives the paper's construction in any dimension (one halfspace per
-        labelling of uniform points; measured disagreement 1.2 to 1.4 times
-        that of random halfspaces of the same size, see its docstring).
-    sigma : float in (0, 1], default=0.1
+        threshold: one hypothesis names two labels); for other classes wrap
+        the estimator in :class:`sklearn.multiclass.OneVsRestClassifier`.
+        'halfspaces' are covered by the lines through pairs of uniform
+        points in 2-D and by random halfspaces in d >= 3;
+        :class:`~sksmooth.online.HalfspaceLabellings` gives the paper's
+        construction in any dimension (one halfspace per labelling of
+        uniform points; measured disagreement 1.2 to 1.4 times that of
+        random halfspaces of the same size, see its docstring). A cover
+        capped at radius 0.25 or more (boxes beyond 2 features, halfspaces in
+        many dimensions) is refused with the cap to raise.
+    sigma : 'auto' or float in (0, 1], default='auto'
         Smoothness of the adversary the cover is tuned for: the rounds'
         distributions have density at most ``1 / sigma`` times the uniform
-        density on ``bounds``.
+        density on ``bounds``. 'auto': Hedge over the union of the covers
+        for ``sigma`` in ``{1, 1/2, ..., 1/128}`` with prior ``1/8`` per
+        grid; its regret bound for ``s``-smooth rounds is the best grid's
+        (``regret_bound_by_sigma_``), within a logarithmic factor of the
+        bound for the true ``s`` (derivation in the user guide).
     horizon : int or None, default=None
-        Number of rounds ``T``. ``None``: doubling trick (see Notes).
+        Number of rounds ``T``. ``None``: ``fit`` takes the number of rows;
+        ``partial_fit`` uses the doubling trick (see Notes), which costs up
+        to about twice the mistakes of a known horizon.
     gamma : 'auto' or float in (0, 1), default='auto'
         Target cover radius; 'auto' is ``sigma / (4 sqrt(T))`` (``T`` =
-        horizon or the epoch length). ``gamma_`` is the radius achieved
+        horizon or the epoch length; with ``sigma='auto'`` one per grid). ``gamma_`` is the radius achieved
         within ``max_experts`` and ``max_expert_rounds``.
     learning_rate : 'auto' or float > 0, default='auto'
-        Hedge's eta; 'auto' is ``sqrt(8 ln K / T)``.
+        Hedge's eta; 'auto' is ``sqrt(8 ln K / T)`` (``sigma='auto'``:
+        ``K`` is 8 times the finest grid's size).
     bounds : tuple (lower, upper) or None, default=None
         Public domain box (scalars or per-feature arrays); the reference
         measure for smoothness and for the cover. Rows outside are clipped
@@ -225,6 +282,11 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         after ``n_rounds_`` rounds (sum over epochs), or against the best
         hypothesis of the cover when the cover has no certified bracketing
         structure (then ``regret_bound_is_class_`` is False).
+    regret_bound_by_sigma_ : dict
+        ``{s: bound}``: the regret bound when the rounds are ``s``-smooth, for
+        ``s`` in ``{1, 1/2, ..., 1/128}`` (for any cover; with
+        ``sigma='auto'``, the best grid's, and ``regret_bound_`` is the bound
+        for the smallest ``s``).
     regret_bound_is_class_ : bool
     n_clipped_ : int
         Rows clipped to ``bounds_``.
@@ -254,8 +316,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     (halfspaces, whose radius is a Monte Carlo estimate; user-given finite
     sets) give a bound against the best element of the cover only.
 
-    **Unknown horizon** (``horizon=None``): restarts in epochs of length
-    ``1, 2, 4, ..., 2^k``, each with its own cover (``gamma = sigma / (4
+    **Unknown horizon** (``horizon=None`` in ``partial_fit``): restarts in
+    epochs of length ``1, 2, 4, ..., 2^k`` (after a ``fit`` of ``n`` rows:
+    ``2n, 4n, ...``), each with its own cover (``gamma = sigma / (4
     sqrt(2^k))``) and fresh weights; the bound reported is the exact sum of
     the epochs' bounds.
 
@@ -287,7 +350,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     --------
     >>> from sksmooth.online import SmoothHedgeClassifier
     >>> from sksmooth.streams import SmoothedThresholdAdversary
-    >>> clf = SmoothHedgeClassifier(sigma=0.1, horizon=500, bounds=(0.0, 1.0))
+    >>> clf = SmoothHedgeClassifier(horizon=500, bounds=(0.0, 1.0))
     >>> record = SmoothedThresholdAdversary(sigma=0.1, random_state=0).play(
     ...     clf, n_rounds=500, batch_size=10)
     >>> clf.n_rounds_, clf.cumulative_loss_ <= clf.regret_bound_ + 0
@@ -295,10 +358,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "hypotheses": (Options(*sorted(_CLASS_NAMES)),
+        "hypotheses": (Options("auto", *sorted(_CLASS_NAMES)),
                        InstanceOf((ConceptClass, FiniteConcepts),
                                   "a sksmooth.classes concept class or finite cover")),
-        "sigma": Real(0.0, 1.0, closed="right"),
+        "sigma": (Options("auto"), Real(0.0, 1.0, closed="right")),
         "horizon": (NoneValue(), Integer(1, high=10 ** 15,
                                          cap_reason="T enters gamma = sigma / (4 sqrt(T)) "
                                                     "as a float")),
@@ -314,7 +377,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, *, hypotheses="thresholds", sigma=0.1, horizon=None, gamma="auto",
+    def __init__(self, *, hypotheses="auto", sigma="auto", horizon=None, gamma="auto",
                  learning_rate="auto", bounds=None, max_experts=2 ** 21,
                  max_expert_rounds=10 ** 8, random_state=None, verbose=0):
         self.hypotheses = hypotheses
@@ -333,7 +396,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         # multiclass is native for axis covers only (see hypotheses)
         hyp = self.hypotheses
         tags.classifier_tags.multi_class = (
-            (isinstance(hyp, str) and hyp in ("stumps", "thresholds"))
+            (isinstance(hyp, str) and hyp in ("auto", "stumps", "thresholds"))
             or isinstance(hyp, (Stumps, Thresholds)))
         tags.input_tags.allow_nan = False
         # one multiclass stump names at most two labels: on sklearn's 3-blob check
@@ -346,6 +409,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Reset and play every row of ``X`` as one online round, in order.
 
+        With ``horizon=None`` the horizon is the number of rows (one epoch,
+        no doubling trick).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -355,7 +421,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        params = validate_params(self)
+        params = validated_params(self)
         forget_fit(self, private=("_stream",))
         return self._partial_fit(X, y, None, params, from_fit=True)
 
@@ -376,16 +442,24 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
         Notes
         -----
+        Pass the stream's length as ``horizon`` when it is known: without
+        it the learner restarts in epochs of 1, 2, 4, ... rounds (the
+        doubling trick), each with fresh weights. Measured on seven public
+        streams in batches of 10 (``benchmarks/bench_online_defaults.py``),
+        leaving it out costs up to about twice the mistakes of
+        ``horizon=T``.
+
         A failed call leaves the estimator exactly as it was (``@atomic_update``;
-        the snapshot shares the read-only Hedge arrays, so it costs O(1)).
+        the snapshot shares the covers and the read-only Hedge arrays, so it
+        costs O(epochs)). Parameters are checked again only when one changed
+        since the previous call.
         """
-        params = validate_params(self)
+        params = validated_params(self)
         return self._partial_fit(X, y, classes, params, from_fit=False)
 
     def _partial_fit(self, X, y, classes, params, from_fit):
         first = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, reset=first, dtype=np.float64,
-                             ensure_all_finite=True, y_numeric=False)
+        X, y = self._validated(X, y, reset=first)
         if first:
             self._start_stream(X, y, classes, params, from_fit)
         else:
@@ -395,14 +469,29 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         X, n_clipped = clip_to_bounds(X, *self.bounds_)
         self.n_clipped_ += n_clipped
         self._play(X, y_index, params)
-        self._refresh_summary(params)
         return self
+
+    def _validated(self, X, y=_NO_LABELS, reset=False):
+        """``validate_data``, or its result at once for a float64 ndarray of the
+        fitted width whose values are finite (and labels of a plain dtype)."""
+        fast = (not reset and type(X) is np.ndarray and X.dtype == np.float64
+                and X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
+                and "feature_names_in_" not in vars(self)
+                and (y is _NO_LABELS or (type(y) is np.ndarray and y.ndim == 1
+                                   and y.shape[0] == X.shape[0] and y.dtype.kind in "biuUS"))
+                and np.isfinite(X).all())
+        if fast:
+            return X if y is _NO_LABELS else (X, y)
+        if y is _NO_LABELS:
+            return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return validate_data(self, X, y, reset=reset, dtype=np.float64, ensure_all_finite=True,
+                             y_numeric=False)
 
     def _start_stream(self, X, y, classes, params, from_fit):
         """First call: labels, bounds, strategy and first epoch (errors before any state)."""
         check_classification_targets(y)
         labels = _fit_classes(y, classes, from_fit)
-        strategy = cover_strategy(check_concept_class(params["hypotheses"], "hypotheses"))
+        strategy = cover_strategy(_concepts(params["hypotheses"], X.shape[1]))
         _check_hypotheses_fit(strategy, X.shape[1], len(labels))
         if params["bounds"] is None:
             warnings.warn(
@@ -422,8 +511,13 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self._stream = stream
         self.n_rounds_, self.mistakes_, self.cumulative_loss_ = 0, 0, 0.0
         self.n_clipped_ = 0
-        horizon = params["horizon"]
-        self._new_epoch(horizon if horizon is not None else 1, params)
+        # fit knows its horizon: the number of rows; partial_fit starts the doubling trick
+        horizon = params["horizon"] or (X.shape[0] if from_fit else 1)
+        try:
+            self._new_epoch(horizon, params)
+        except ValueError:  # a refused cover: nothing of this fit stays
+            forget_fit(self, private=("_stream",))
+            raise
 
     def _stream_strategy_for(self, params, n_features):
         """Later calls: the (settable) hypotheses must still fit X before any round.
@@ -433,36 +527,47 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         """
         stream, value = self._stream, params["hypotheses"]
         same = value is stream.hypotheses or (isinstance(value, str) and value == stream.hypotheses)
-        strategy = stream.strategy if same else cover_strategy(
-            check_concept_class(value, "hypotheses"))
+        if same:
+            return
+        strategy = cover_strategy(_concepts(value, n_features))
         _check_hypotheses_fit(strategy, n_features, len(self.classes_))
         stream.strategy, stream.hypotheses = strategy, value
 
     # --------------------------------------------------------------- epochs
     def _new_epoch(self, length, params, progress=None):
         stream = self._stream
-        gamma = params["gamma"]
-        target = params["sigma"] / (4.0 * np.sqrt(length)) if gamma == "auto" else gamma
+        gamma, sigma = params["gamma"], params["sigma"]
+        sigmas = _SIGMA_GRID if sigma == "auto" else (sigma,)
+        targets = tuple(s / (4.0 * np.sqrt(length)) for s in sigmas) if gamma == "auto" \
+            else (gamma,)
         request = EpochRequest(
-            length=int(length), gamma_target=float(target),
+            length=int(length), gamma_target=float(min(targets)),
             learning_rate=params["learning_rate"], bounds=self.bounds_,
             n_features=self.n_features_in_, n_classes=len(self.classes_),
             max_experts=params["max_experts"], max_expert_rounds=params["max_expert_rounds"],
-            seed=stream.cover_seed)
+            seed=stream.cover_seed, grid_targets=targets if len(targets) > 1 else ())
         play = stream.strategy.build(request)
+        if play.capped_by and play.gamma >= _USELESS_RADIUS:
+            raise ValueError(_cap_message(play, params, length, self.n_features_in_,
+                                          refuse=True))
         epoch = _Epoch(start=self.n_rounds_, length=int(length), play=play,
-                       lemma=self._lemma_parameters(play, params["sigma"]),
-                       sigma=float(params["sigma"]), hypotheses=stream.hypotheses)
+                       terms=self._terms(play),
+                       sigma=None if sigma == "auto" else float(sigma),
+                       hypotheses=stream.hypotheses)
         stream.epochs.append(epoch)
         if play.capped_by and not stream.cap_warned:
             stream.cap_warned = True
-            warnings.warn(_cap_message(play, params, length), DefaultsWarning, stacklevel=5)
+            warnings.warn(_cap_message(play, params, length, self.n_features_in_),
+                          DefaultsWarning, stacklevel=5)
         (progress or Progress(type(self).__name__, params["verbose"])).log(
             f"epoch {len(stream.epochs)}: T={length}, K={play.n_experts}, "
-            f"gamma={play.gamma:.4g} (target {target:.4g}), eta={play.learning_rate:.4g}")
+            f"gamma={play.gamma:.4g} (target {play.gamma_target:.4g}), "
+            f"eta={play.learning_rate:.4g}")
 
     def _play(self, X, y, params):
         n = X.shape[0]
+        if n <= _PROGRESS_ROWS and not params["verbose"]:
+            return self._play_rows(X, y, params, None)
         with Progress(type(self).__name__, params["verbose"], total=n,
                       min_total=_PROGRESS_ROWS) as progress:
             self._play_rows(X, y, params, progress)
@@ -473,7 +578,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         while done < n:
             epoch = self._stream.current
             if horizon is None and epoch.n_rounds >= epoch.length:
-                self._new_epoch(2 ** len(self._stream.epochs), params, progress)
+                self._new_epoch(2 * epoch.length, params, progress)
                 epoch = self._stream.current
             take = n - done if horizon is not None else min(n - done,
                                                             epoch.length - epoch.n_rounds)
@@ -490,7 +595,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             epoch.n_rounds += take
             self.n_rounds_ += take
             done += take
-            progress.update(take)
+            if progress is not None:
+                progress.update(take)
 
     def _play_epoch(self, epoch, X, y):
         play = epoch.play
@@ -506,75 +612,111 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         self.cumulative_loss_ += float(loss.sum())
 
     # ------------------------------------------------------------- bounds
-    def _lemma_parameters(self, play, sigma):
-        """``(ln N, p)`` of the approximation term (Lemma 3.2), or None.
+    def _terms(self, play):
+        """One ``(ln(1 / prior mass), (ln N, eps) or None)`` per grid of the cover.
 
-        None when the cover has no certified bracketing structure (then only
-        the regret against the best cover element is bounded).
+        ``(ln N, eps)`` parametrises the approximation term (Lemma 3.2, ``p =
+        eps / sigma``); None when the cover has no certified bracketing
+        structure (then only the regret against the best cover element is
+        bounded).
         """
         cover = play.cover
-        if isinstance(self._stream.strategy, GivenCover):
-            return None  # a given finite set: no class around it to compare with
-        width = getattr(cover, "bracket_width", None)
-        if not getattr(cover, "is_bracketing", False) or width is None:
-            return None
-        if width <= 0:
-            return (0.0, 0.0)
-        if isinstance(self._stream.strategy, AxisCovers):
-            # the disagreement of a target stump and its grid neighbour with the
-            # same labels lies in one grid cell (width w) of its feature
-            n_live = max(int(np.count_nonzero(self.bounds_[1] > self.bounds_[0])), 1)
-            n_cells = int(np.ceil(1.0 / width - 1e-9)) * n_live
-            return (float(np.log(n_cells)), width / sigma)
-        # App. C.3 eq. (6): N_[](G, eps/2) <= N_[](H, eps/4)^4 with eps = 4 w
-        return (4.0 * float(np.log(max(cover.n_concepts, 2))), 4.0 * width / sigma)
-
-    def _refresh_summary(self, params):
-        play = self._stream.current.play
-        self.n_experts_ = play.n_experts
-        self.gamma_ = play.gamma
-        self.gamma_target_ = play.gamma_target
-        self.learning_rate_ = play.learning_rate
-        self.n_operations_ = int(sum(e.play.engine.work for e in self._stream.epochs))
-        total_hedge, total_approx, class_level = 0.0, 0.0, True
-        for epoch in self._stream.epochs:
-            if epoch.bounds_at != epoch.n_rounds:
-                # only epochs that received rounds change (one minimisation each)
-                epoch.hedge_bound = hedge_regret_bound(epoch.play.n_experts, epoch.n_rounds,
-                                                       epoch.play.learning_rate)
-                epoch.approximation_bound = None if epoch.lemma is None else \
-                    lemma_3_2_bound(epoch.lemma[0], epoch.n_rounds, epoch.lemma[1])
-                epoch.bounds_at = epoch.n_rounds
-            total_hedge += min(epoch.hedge_bound, epoch.n_rounds)
-            if epoch.approximation_bound is None:
-                class_level = False
+        given = isinstance(self._stream.strategy, GivenCover)
+        axis = isinstance(self._stream.strategy, AxisCovers)
+        n_live = max(int(np.count_nonzero(self.bounds_[1] > self.bounds_[0])), 1)
+        terms = []
+        for log_inv_prior, width, _ in play.components:
+            if given or width is None or not getattr(cover, "is_bracketing", False):
+                lemma = None  # a given finite set: no class around it to compare with
+            elif width <= 0:
+                lemma = (0.0, 0.0)
+            elif axis:
+                # the disagreement of a target stump and its grid neighbour with the
+                # same labels lies in one grid cell (width w) of its feature
+                lemma = (float(np.log(int(np.ceil(1.0 / width - 1e-9)) * n_live)), width)
             else:
-                total_approx += epoch.approximation_bound
-        self.epochs_ = [epoch.summary() for epoch in self._stream.epochs]
-        self.regret_bound_is_class_ = class_level
-        self.regret_bound_ = float(
-            min(self.n_rounds_, total_hedge + (total_approx if class_level else 0.0)))
-        self.guarantee_ = self._guarantee(params["sigma"])
+                # App. C.3 eq. (6): N_[](G, eps/2) <= N_[](H, eps/4)^4 with eps = 4 w
+                lemma = (4.0 * float(np.log(max(cover.n_concepts, 2))), 4.0 * width)
+            terms.append((log_inv_prior, lemma))
+        return tuple(terms)
 
-    def _guarantee(self, sigma):
+    def _total_bound(self, sigma_of):
+        """Regret bound summed over the epochs, each for ``sigma_of(epoch)``-smooth rounds."""
+        total = 0.0
+        for epoch in self._stream.epochs:
+            hedge, approx = epoch.bound(sigma_of(epoch))
+            total += hedge + (approx or 0.0)
+        return float(min(self.n_rounds_, total))
+
+    @property
+    def n_experts_(self):
+        return self._fitted_stream().current.play.n_experts
+
+    @property
+    def gamma_(self):
+        return self._fitted_stream().current.play.gamma
+
+    @property
+    def gamma_target_(self):
+        return self._fitted_stream().current.play.gamma_target
+
+    @property
+    def learning_rate_(self):
+        return self._fitted_stream().current.play.learning_rate
+
+    @property
+    def n_operations_(self):
+        return int(sum(e.play.engine.work for e in self._fitted_stream().epochs))
+
+    @property
+    def epochs_(self):
+        return [epoch.summary() for epoch in self._fitted_stream().epochs]
+
+    @property
+    def regret_bound_is_class_(self):
+        return all(epoch.class_level for epoch in self._fitted_stream().epochs)
+
+    @property
+    def regret_bound_(self):
+        self._fitted_stream()
+        return self._total_bound(_Epoch.claimed_sigma)
+
+    @property
+    def regret_bound_by_sigma_(self):
+        self._fitted_stream()
+        return {s: self._total_bound(lambda epoch, s=s: s) for s in _SIGMA_GRID}
+
+    @property
+    def guarantee_(self):
+        self._fitted_stream()
+        return self._guarantee()
+
+    def _fitted_stream(self):
+        check_is_fitted(self, "classes_")
+        return self._stream
+
+    def _guarantee(self):
         cover = self._stream.current.play.cover
         played = [e for e in self._stream.epochs if e.n_rounds] or self._stream.epochs[-1:]
         # each epoch's bound assumes the smoothness it was set up for (set_params may
         # change sigma between calls): all hold against the largest of them
-        sigmas = sorted({e.sigma if e.sigma == e.sigma else sigma for e in played})
+        sigmas = sorted({e.claimed_sigma() for e in played})
         sigma = sigmas[-1]
+        auto = any(e.sigma is None for e in played)
         classes = []
         for e in played:  # a name by value, a class object by identity
             h = e.hypotheses
             if not any(h is c or (isinstance(h, str) and h == c) for c in classes):
                 classes.append(h)
-        target = ("the best hypothesis of the class" if self.regret_bound_is_class_
+        class_level = self.regret_bound_is_class_
+        target = ("the best hypothesis of the class" if class_level
                   else "the best hypothesis of the cover (no certified bracketing: "
                        "the approximation term is not bounded)")
         if len(classes) > 1:
             target = (target.replace("the best hypothesis", "each epoch's best hypothesis")
                       + ", epoch by epoch (hypotheses was changed between calls)")
-        certified = ["Hedge's bound ln K / eta + eta T / 8 holds for every loss sequence"]
+        certified = ["Hedge's bound ln(1 / prior) / eta + eta T / 8 holds for every loss "
+                     "sequence"]
         if not self._stream.bounds_inferred:
             certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
                                 "seed)")
@@ -592,6 +734,14 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                                  "the cover depends on the data")
         notes = ["the bound is on the expected regret of the randomised Hedge learner "
                  "(cumulative_loss_); predict() is the weighted vote"]
+        if auto:
+            by_sigma = self.regret_bound_by_sigma_
+            notes.append(
+                "sigma='auto': Hedge over the union of the covers for sigma in {"
+                + ", ".join(f"{s:g}" for s in _SIGMA_GRID) + "} (prior 1/k per grid); "
+                "the bound for s-smooth rounds is the best grid's: "
+                + ", ".join(f"s={s:g}: {b:.4g}" for s, b in by_sigma.items())
+                + " (regret_bound_by_sigma_; regret_bound_ is the smallest s)")
         if len(self._stream.epochs) > 1:
             notes.append(f"doubling trick: {len(self._stream.epochs)} epochs, bound summed "
                          "over them")
@@ -625,8 +775,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
     def _prepared(self, X):
         check_is_fitted(self, "classes_")
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return clip_to_bounds(X, *self.bounds_)[0]
+        return clip_to_bounds(self._validated(X), *self.bounds_)[0]
 
     def predict_proba(self, X):
         """Weight of the hypotheses voting for each class.
@@ -750,18 +899,35 @@ def _check_hypotheses_fit(strategy, n_features, n_classes):
             "works with this estimator's predict_proba / decision_function.")
 
 
-def _cap_message(play, params, length):
-    budget = {"max_experts": f"max_experts={params['max_experts']}",
-              "max_expert_rounds": f"max_expert_rounds={params['max_expert_rounds']}"}
-    text = (f"SmoothHedgeClassifier: for T={length} rounds the theory asks for a cover of "
-            f"radius gamma={play.gamma_target:.3g} (sigma / (4 sqrt(T))), but "
-            f"{budget[play.capped_by]} allows K={play.n_experts} hypotheses, whose radius is "
-            f"gamma={play.gamma:.3g} (reported in gamma_ and epochs_; this warning is given "
-            f"once per fit). Raise {play.capped_by}")
+def _concepts(value, n_features):
+    """The concept class of a ``hypotheses`` value; 'auto' is thresholds on one
+    feature and stumps on several (both native multiclass)."""
+    if isinstance(value, str) and value == "auto":
+        value = "thresholds" if n_features == 1 else "stumps"
+    return check_concept_class(value, "hypotheses")
+
+
+def _cap_message(play, params, length, n_features, refuse=False):
+    limit = f"{play.capped_by}={params[play.capped_by]}"
+    hyp = params["hypotheses"]
+    name = repr(hyp) if isinstance(hyp, str) else type(hyp).__name__
+    rounds = (f"an epoch of T={length} rounds" if params["horizon"] is not None
+              or length > 1 else "the first epoch (T=1 round) of the doubling trick")
+    if refuse:
+        text = (f"SmoothHedgeClassifier: hypotheses={name} on {n_features} features gets, "
+                f"within {limit}, a cover of K={play.n_experts} hypotheses whose radius is "
+                f"gamma={play.gamma:.3g} for {rounds} (the theory asks for "
+                f"gamma={play.gamma_target:.3g}); a cover this coarse carries no information "
+                f"(a useful one has gamma < {_USELESS_RADIUS:g}). Raise {play.capped_by}")
+        if play.capped_by == "max_expert_rounds":
+            text += " (fit time grows with it)"
+        return text + (", or use hypotheses='auto' (stumps), which covers any number of "
+                       "features.")
+    text = (f"SmoothHedgeClassifier: for {rounds} the theory asks for a cover of radius "
+            f"gamma={play.gamma_target:.3g} (sigma / (4 sqrt(T))), but {limit} allows "
+            f"K={play.n_experts} hypotheses, whose radius is gamma={play.gamma:.3g} "
+            f"(reported in gamma_ and epochs_; this warning is given once per fit). "
+            f"Raise {play.capped_by}")
     if play.capped_by == "max_expert_rounds":
         text += " (fit time grows with it)"
-    text += ", or accept the coarser cover."
-    if play.gamma > 0.25:
-        text += (" A cover this coarse is of little use: with many features prefer "
-                 "hypotheses='stumps', or reduce the number of features.")
-    return text
+    return text + ", or accept the coarser cover."

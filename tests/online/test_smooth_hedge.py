@@ -9,7 +9,7 @@ from sklearn.linear_model import Perceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sksmooth.online._hedge as hedge_module
-from sksmooth.classes import Halfspaces
+from sksmooth.classes import Halfspaces, Thresholds
 from sksmooth.metrics._regret import regret
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
@@ -29,12 +29,12 @@ def _expected_failed(estimator):
 @parametrize_with_checks([
     SmoothHedgeClassifier(hypotheses="stumps"),
     SmoothHedgeClassifier(hypotheses="stumps", horizon=200, bounds=(-10.0, 10.0)),
-    SmoothHedgeClassifier(hypotheses="boxes", max_experts=2000),
+    SmoothHedgeClassifier(hypotheses="halfspaces", gamma=0.3, random_state=0),
 ], expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         # bounds=None takes the box from the data (PrivacyLeakWarning) and
-        # the capped box cover warns; both are expected here
+        # the capped halfspace cover warns; both are expected here
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
 
@@ -79,6 +79,30 @@ def test_regret_within_bound_adaptive_thresholds(noise):
     assert regrets[0.001] <= 2.0 * regrets[0.1]
     exponent, _ = fitted_exponent(0.01, noise)
     assert exponent < 0.75
+
+
+@pytest.mark.parametrize("sigma, grid_sigma", [(0.5, 0.5), (0.1, 0.0625), (0.01, 0.0078125)])
+def test_auto_sigma_regret_within_the_bound_of_the_grid(sigma, grid_sigma):
+    """sigma='auto' (Hedge over the union of the grid's covers, prior 1/k per
+    grid; docs/guide/smooth_hedge.rst): on a sigma-smooth adaptive stream the
+    regret stays below the bound for the grid's smoothness at or below sigma
+    (a sigma-smooth stream is s-smooth for every s <= sigma), and that bound
+    is far below T."""
+    T = 5000
+    clf = SmoothHedgeClassifier(horizon=T, bounds=(0.0, 1.0))
+    stream = SmoothedThresholdAdversary(sigma=sigma, label_noise=0.1, random_state=0)
+    record = stream.play(clf, T, batch_size=25)
+    hedge_regret = regret(record.y, None, record.X, "thresholds",
+                          learner_loss=clf.cumulative_loss_)
+    bound = clf.regret_bound_by_sigma_[grid_sigma]
+    assert 0 < hedge_regret <= bound < 0.1 * T
+    assert clf.regret_bound_ == clf.regret_bound_by_sigma_[min(clf.regret_bound_by_sigma_)]
+    assert any("sigma='auto'" in note for note in clf.guarantee_.notes)
+    # the grid's bound is within a log factor of the learner told sigma
+    told = SmoothHedgeClassifier(sigma=grid_sigma, horizon=T, bounds=(0.0, 1.0))
+    SmoothedThresholdAdversary(sigma=sigma, label_noise=0.1, random_state=0).play(
+        told, T, batch_size=25)
+    assert bound <= 2.0 * told.regret_bound_
 
 
 def test_progressive_mistakes_match_round_by_round_predictions():
@@ -154,13 +178,15 @@ def stream_data(n=700, d=3, seed=0):
 @pytest.mark.parametrize("params", [
     dict(hypotheses="stumps", horizon=None),
     dict(hypotheses="stumps", horizon=700, learning_rate=0.3),
-    dict(hypotheses="boxes", horizon=700, max_experts=3000),
+    dict(hypotheses="halfspaces", horizon=700, max_experts=3000),
 ])
 def test_partial_fit_chunks_equal_fit(params):
+    # one call playing every row (fit, or the doubling trick's single partial_fit)
     X, y = stream_data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        full = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0, **params).fit(X, y)
+        full = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0, **params)
+        full.partial_fit(X, y, classes=["no", "yes"])
         parts = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0, **params)
         edges = [0, 1, 2, 5, 64, 65, 300, 511, 700]
         for a, b in zip(edges[:-1], edges[1:]):
@@ -176,6 +202,23 @@ def test_partial_fit_chunks_equal_fit(params):
     np.testing.assert_allclose(parts.predict_proba(X_new), full.predict_proba(X_new), atol=1e-10)
     if params["horizon"] is None:
         assert [e["length"] for e in full.epochs_] == [2 ** k for k in range(10)]
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            fitted = SmoothHedgeClassifier(bounds=(0.0, 1.0), random_state=0,
+                                           **params).fit(X, y)
+        assert fitted.mistakes_ == full.mistakes_ and fitted.epochs_ == full.epochs_
+
+
+def test_fit_knows_its_horizon():
+    X, y = stream_data(700)
+    fitted = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+    told = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=700).fit(X, y)
+    assert [e["length"] for e in fitted.epochs_] == [700]
+    assert fitted.mistakes_ == told.mistakes_ and fitted.regret_bound_ == told.regret_bound_
+    # rounds past the fitted horizon continue by doubling it
+    fitted.partial_fit(X[:300], y[:300])
+    assert [e["length"] for e in fitted.epochs_] == [700, 1400]
 
 
 def test_fit_resets():
@@ -264,7 +307,7 @@ def test_sample_predict_follows_weights_and_is_seeded():
 
 def test_doubling_trick_bound_is_sum_over_epochs():
     X, y = stream_data(1000, d=1)
-    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).partial_fit(X, y)
     lengths = [e["length"] for e in clf.epochs_]
     assert lengths == [2 ** k for k in range(len(lengths))]
     assert sum(e["n_rounds"] for e in clf.epochs_) == 1000
@@ -326,6 +369,21 @@ def test_bad_parameters(params, match):
         SmoothHedgeClassifier(bounds=(0.0, 1.0), **params).fit(X, y)
 
 
+def test_auto_hypotheses_cover_any_width_and_every_label():
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 6))
+    binary = (X[:, 2] > 0.3).astype(int)
+    # one multiclass stump names two labels: the third is rare here
+    three = np.where(X[:, 4] > 0.5, 2, np.where(X[:, 1] > 0.9, 1, 0))
+    for y in (binary, three):
+        clf = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+        assert clf.mistakes_ < 0.25 * len(y)
+        assert clf.score(X, y) > 0.85
+    one = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X[:, 2:3], binary)
+    assert isinstance(one._stream.strategy.concepts, Thresholds)
+    assert SmoothHedgeClassifier().__sklearn_tags__().classifier_tags.multi_class
+
+
 def test_thresholds_need_one_feature():
     X, y = stream_data(20, d=2)
     with pytest.raises(ValueError, match="stumps"):
@@ -361,7 +419,7 @@ def test_finished_epochs_are_not_re_bounded_on_every_call(monkeypatch):
         return lemma_3_2_bound(*args)
 
     X, y = stream_data(1000, d=1)
-    reference = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
+    reference = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).partial_fit(X, y)
     monkeypatch.setattr(module, "lemma_3_2_bound", counting)
     clf = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0))
     n_calls = 0
@@ -581,20 +639,36 @@ def test_no_privacy_warning_for_bounds_none():
     assert any("bounds=None" in str(w.message) for w in caught)
 
 
-def test_boxes_in_10d_warn_once_with_achieved_gamma_and_a_fix():
+@pytest.mark.parametrize("d, params, limit", [
+    (10, dict(max_experts=60000), "max_experts=60000"),       # 2 boxes, gamma = 1
+    (3, dict(horizon=1000), "max_expert_rounds=100000000"),   # K = 65536, gamma = 0.33
+])
+def test_covers_without_information_are_refused_naming_the_limit(d, params, limit):
     rng = np.random.default_rng(0)
-    X = rng.random((300, 10))
+    X = rng.random((300, d))
     y = (X[:, 0] > 0.5).astype(int)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        clf = SmoothHedgeClassifier(hypotheses="boxes", bounds=(0.0, 1.0),
-                                    max_experts=60000).fit(X, y)
-    cap = [str(w.message) for w in caught if "radius" in str(w.message)]
-    assert len(cap) == 1, cap  # once per fit, not once per epoch (9 epochs here)
-    assert len(clf.epochs_) == 9
-    assert "max_experts=60000" in cap[0] and "hypotheses='stumps'" in cap[0]
-    assert "max_size" not in cap[0] and "default cap" not in cap[0]
-    assert clf.gamma_ > 0.99 and clf.epochs_[-1]["capped_by"] == "max_experts"
+    clf = SmoothHedgeClassifier(hypotheses="boxes", bounds=(0.0, 1.0), **params)
+    with pytest.raises(ValueError, match=r"radius is gamma=0\.[3-9]|radius is gamma=1") as info:
+        clf.fit(X, y)
+    message = str(info.value)
+    assert limit in message and f"on {d} features" in message
+    assert "hypotheses='auto'" in message and "max_size" not in message
+    assert not hasattr(clf, "classes_")
+
+
+def test_capped_cover_warning_names_the_limit_of_its_epoch():
+    rng = np.random.default_rng(0)
+    X = rng.random((50, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.warns(UserWarning, match="first epoch \\(T=1 round\\) of the doubling trick "
+                                         "the theory asks") as caught:
+        SmoothHedgeClassifier(hypotheses="boxes", bounds=(0.0, 1.0),
+                              max_experts=20000).partial_fit(X, y)
+    assert "max_experts=20000" in str(caught[0].message)
+    with pytest.warns(UserWarning, match="an epoch of T=1000 rounds") as caught:
+        SmoothHedgeClassifier(hypotheses="boxes", bounds=(0.0, 1.0),
+                              horizon=1000).partial_fit(X, y)
+    assert "max_expert_rounds=100000000" in str(caught[0].message)
 
 
 def test_halfspaces_default_does_not_hang():
@@ -613,7 +687,7 @@ def test_halfspaces_default_does_not_hang():
 
 def test_verbose_reports_epochs_on_stderr(capsys):
     X, y = stream_data(100)
-    SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0), verbose=1).fit(X, y)
+    SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0), verbose=1).partial_fit(X, y)
     err = capsys.readouterr().err
     assert "epoch 7" in err and "K=" in err and "gamma=" in err
 
@@ -711,7 +785,7 @@ def test_dense_cover_is_built_once_per_size_across_epochs(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         clf = SmoothHedgeClassifier(hypotheses="halfspaces", bounds=(0.0, 1.0), random_state=0,
-                                    max_expert_rounds=10 ** 7).fit(X, y)
+                                    max_expert_rounds=10 ** 7).partial_fit(X, y)
     sizes = [e["n_experts"] for e in clf.epochs_]
     assert len(sizes) == 10 and len(set(sizes)) < len(sizes)
     assert len(calls) == len(set(calls))  # never rebuilt at the same size
