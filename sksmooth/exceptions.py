@@ -35,7 +35,9 @@ class PrivacyWarning(SksmoothWarning):
 
     Raised, for instance, when a heuristic scikit-learn estimator stands in
     for an exact ERM oracle: the calibration is applied, but the theorem's
-    assumptions are not met, and the fitted ``guarantee_`` says so.
+    assumptions are not met, and the fitted ``guarantee_`` says so; or when
+    a ``delta`` at or above ``1/n`` makes the guarantee too weak to protect
+    a row.
     """
 
 
@@ -43,8 +45,8 @@ class DefaultsWarning(SksmoothWarning):
     """A parameter's value (chosen or default) is poor for this input.
 
     For instance a cover capped by ``max_size`` above the requested radius, a
-    ``delta`` at or above ``1/n``, a ``delta`` the method does not use, or a
-    calibrated noise that leaves near-chance accuracy. Computed from public
+    ``delta`` the method does not use, or a calibrated noise that leaves
+    near-chance accuracy. Computed from public
     inputs only; the result is valid, but another value would serve better.
     """
 
