@@ -42,6 +42,7 @@ from .._constraints import (
     EPSILON,
     RANDOM_STATE,
     ArrayLike,
+    Boolean,
     CallableValue,
     Check,
     Integer,
@@ -67,7 +68,7 @@ from .._validation import (
     clip_to_bounds,
     declared_classes,
 )
-from ..accounting import charge, check_accountant
+from ..accounting import charge, charge_not_private, check_accountant
 from ..classes import user_code_notes
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
@@ -81,7 +82,6 @@ from ._setup import (
     make_oracle,
     oracle_labels,
     resolve_box,
-    row_values_stored,
     separating_points,
 )
 
@@ -139,6 +139,7 @@ class _PrivatePlan:
     certified: tuple
     problems: tuple
     notes: tuple
+    not_private: str  # why the release has no DP guarantee ("" if it has one)
 
 
 class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
@@ -177,7 +178,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     within 1.5x of SmoothHedge on the smooth ones, where the previous
     default, stumps on a 128-threshold grid, lost to SGD on a 10-feature
     ``make_classification`` stream (even the best stump in hindsight does).
-    Any classifier with ``sample_weight`` works as the oracle, e.g.
+    Any classifier with ``sample_weight`` works as the online oracle, e.g.
     ``StumpERMClassifier(n_thresholds=128)``,
     ``DecisionTreeClassifier(max_depth=2)`` (greedy CART, not an exact 0-1
     ERM: no theorem applies) or ``LogisticRegression()`` (slow: O(t) per
@@ -189,9 +190,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     the box and the label set are public (``bounds``, ``classes``), (iii) the
     noise comes from fresh OS entropy (``random_state=None``) and (iv) the
     noise satisfies Lemma 1's condition (6) (``epsilon <= 1``). Otherwise the
-    release is charged as *not certified* and ``guarantee_`` says why. A
-    heuristic oracle (``LogisticRegression``, a tree) is calibrated *as if*
-    the class were all labelings of the separating points; nothing proves it.
+    release is charged as *not certified* and ``guarantee_`` says why. An
+    oracle that fails (i) -- a heuristic (``LogisticRegression``, a tree),
+    or a class the separating points do not separate -- gives a release with
+    no differential-privacy guarantee: ``fit`` refuses it unless
+    ``allow_non_private=True``, and then records it in the ledger as not
+    private (never in the ``(epsilon, delta)`` total). ``partial_fit`` takes
+    any oracle.
     Online, the default noise learns (it adapts to the loss observed so far)
     but carries no theorem; ``noise='theory'`` with a ``horizon`` carries
     Thm 1's small-loss regret bound, which is vacuous (larger than ``T B``)
@@ -287,6 +292,12 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     verbose : int or bool, default=0
         Progress on stderr (``fit``: the calibration; ``partial_fit``: every
         power-of-two round).
+    allow_non_private : bool, default=False
+        Let ``fit`` run with an oracle that fails the privacy theorem's
+        conditions (not an exact ERM over a finite class separated by the
+        separating points). Its release has no differential-privacy
+        guarantee: ``guarantee_.claim`` says so and why, and the ledger
+        records it as not private. ``partial_fit`` ignores it.
 
     Attributes
     ----------
@@ -353,6 +364,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                             "None or a BudgetAccountant"),
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
+        "allow_non_private": Boolean(),
     }
 
     def __init__(
@@ -372,6 +384,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         accountant=None,
         random_state=None,
         verbose=0,
+        allow_non_private=False,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -387,6 +400,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+        self.allow_non_private = allow_non_private
 
     def _log(self, message):
         Progress(type(self).__name__, self.verbose).log(message)
@@ -409,7 +423,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         # a refused or failed fit leaves no usable model
         forget_fit(self, private=("_run", "_params_cache", "_run_structure"))
         planned = self._planned_spend(params)
-        if params["accountant"] is not None and planned is not None:
+        if params["accountant"] is not None and planned is not None \
+                and not _declared_not_private(params):
             # refuse before touching data
             params["accountant"].check(*planned, neighbouring="substitution")
         randomness = release_randomness(params["random_state"])
@@ -426,8 +441,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                                np.concatenate([np.ones(len(X)), z_weights]),
                                n_classes=codec.n_classes)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
-        charge(params["accountant"], plan.epsilon, plan.delta, type(self).__name__,
-               certified=not problems)
+        if plan.not_private:
+            charge_not_private(params["accountant"], type(self).__name__, plan.not_private)
+        else:
+            charge(params["accountant"], plan.epsilon, plan.delta, type(self).__name__,
+                   certified=not problems)
         self._publish_fit(plan, estimator, codec.classes_, problems, n_rows=len(X))
         return self
 
@@ -439,6 +457,14 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features, n_classes)
+        if cal.not_private and not params["allow_non_private"]:
+            raise ValueError(
+                f"PerturbedERMClassifier.fit: {cal.not_private}, so the fitted model would "
+                "have no differential-privacy guarantee (Lemma 2 of Block and Shetty needs "
+                "an exact ERM over a finite class separated by the separating points). Use "
+                "an exact oracle of sksmooth.perturbed (StumpERMClassifier, "
+                "DepthTwoTreeERMClassifier, ...) or sksmooth.PrivateProperClassifier; or "
+                "pass allow_non_private=True to fit it anyway, recorded as not private.")
         eta, epsilon, notes, noise_problems = self._calibrate_noise(params, cal, codec)
         problems = list(cal.problems) + noise_problems
         if codec.multiclass:
@@ -466,23 +492,15 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if not noise_problems:
             certified.append(f"noise {eta:.4g} satisfies Lemma 1's condition (6)")
         check_accountant(params["accountant"])
-        if params["accountant"] is not None and self._planned_spend(params) is None:
-            # fit checked the plan
+        if params["accountant"] is not None and self._planned_spend(params) is None \
+                and not cal.not_private:  # fit checked the plan
             params["accountant"].check(epsilon, params["delta"], neighbouring="substitution")
-        self._warn_plan(problems, cal, eta, len(X))
-        stored = row_values_stored(oracle)
-        if stored is not None:
-            warnings.warn(
-                f"PerturbedERMClassifier: the oracle {type(oracle).__name__} stores values "
-                f"of the private rows ({stored}) in estimator_, which this fit publishes: "
-                "the release is not private, whatever epsilon is charged. Use an exact "
-                "oracle (StumpERMClassifier, DepthTwoTreeERMClassifier, ...) or a "
-                "parametric one (LogisticRegression, LinearSVC).",
-                PrivacyLeakWarning, stacklevel=3)
+        if not cal.not_private:  # opted in: guarantee_ says it has no guarantee
+            self._warn_plan(problems, cal, eta, len(X))
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")
         return _PrivatePlan(oracle, box, Z, cal, eta, epsilon, params["delta"],
-                            tuple(certified), tuple(problems), tuple(notes))
+                            tuple(certified), tuple(problems), tuple(notes), cal.not_private)
 
     @staticmethod
     def _planned_spend(params):
@@ -529,9 +547,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                           "see guarantee_.", PrivacyWarning, stacklevel=4)
         # The perturbation moves the training error of the selected hypothesis
         # by at most eta (sup w - inf w) ~ 2 eta G rows: beyond n / 2 the data
-        # cannot outweigh it (public inputs and n only).
+        # cannot outweigh it (public inputs and n only). G is that of the class
+        # fitted only when the calibration is certified.
         excess = 2.0 * eta * cal.gaussian_complexity
-        if excess > 0.5 * n_rows:
+        if cal.exact and excess > 0.5 * n_rows:
             warnings.warn(
                 f"PerturbedERMClassifier: the calibrated perturbation (2 eta G = "
                 f"{excess:.4g} rows) dominates the n = {n_rows} rows: expect "
@@ -550,12 +569,17 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self.rho_ = float(cal.rho)
         self.gaussian_complexity_ = float(cal.gaussian_complexity)
         self.noise_ = float(plan.eta)
-        self.privacy_spent_ = PrivacySpent(plan.epsilon, plan.delta)
+        if plan.not_private:
+            self.privacy_spent_ = PrivacySpent(float("inf"), 1.0)
+            claim = f"no differential-privacy guarantee: {plan.not_private}"
+        else:
+            self.privacy_spent_ = PrivacySpent(plan.epsilon, plan.delta)
+            claim = (f"({plan.epsilon:.4g}, {plan.delta:.3g})-differential privacy: changing "
+                     "one training row changes the probability of any released model by at "
+                     f"most a factor e^{plan.epsilon:.3g} (plus {plan.delta:.3g})")
         certified = not problems
         self.guarantee_ = Guarantee(
-            claim=(f"({plan.epsilon:.4g}, {plan.delta:.3g})-differential privacy: changing "
-                   "one training row changes the probability of any released model by at "
-                   f"most a factor e^{plan.epsilon:.3g} (plus {plan.delta:.3g})"),
+            claim=claim,
             source=_SOURCE_DP,
             certified=certified,
             assumptions_certified=plan.certified,
@@ -853,6 +877,14 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = True
         return tags
 
+
+
+def _declared_not_private(params):
+    """The opt-in is set and the oracle does not declare itself an exact finite-class
+    ERM: the fit will be recorded as not private (public parameters only)."""
+    estimator = params["estimator"]
+    return params["allow_non_private"] and estimator is not None and not (
+        is_erm_oracle(estimator) and estimator._erm_exact_finite_class)
 
 
 # read by the first partial_fit round only: a later round refuses a change

@@ -188,6 +188,8 @@ class Calibration:
     ``class_log_size``: ``ln |F|`` of the oracle's own finite class when the
     calibration had to fall back to the heuristic one (a finite class the
     points ``Z`` do not separate); the practical online noise scales with it.
+    ``not_private``: why the theorem's conditions fail (an exact ERM over a
+    finite class, separated on ``Z``), or ``""`` when they hold.
     """
 
     rho: float
@@ -196,6 +198,7 @@ class Calibration:
     certified: tuple
     problems: tuple
     class_log_size: float = None
+    not_private: str = ""
 
     @property
     def practical_log_size(self):
@@ -249,7 +252,7 @@ def calibrate(oracle, Z, n_features, n_classes=2):
     size, rho = _separation(oracle, Z, n_features, n_classes) if exact else (None, 0.0)
     if size is not None:
         rho = 2.0 if not np.isfinite(rho) else rho  # a single function: any rho works
-    if size is not None and rho > 0:
+    if size is not None and rho > 0 and oracle._erm_exact_finite_class:
         relation = "<=" if oracle._erm_class_size_is_bound else "="
         separation_kind = " a certified lower bound on" if oracle._erm_separation_is_bound else ""
         certified = (
@@ -262,6 +265,8 @@ def calibrate(oracle, Z, n_features, n_classes=2):
         return Calibration(rho, finite_class_gaussian_complexity(size), float(np.log(size)),
                            certified, ())
     if not exact:
+        reason = (f"{name} is not an exact 0-1 ERM over a finite class (it does not "
+                  "implement sksmooth.perturbed.ERMOracle)")
         problem = (
             f"oracle {name} is a heuristic, not an exact 0-1 ERM over a finite class: "
             f"calibrated as if F were all labelings of the m = {m} separating points "
@@ -270,12 +275,20 @@ def calibrate(oracle, Z, n_features, n_classes=2):
         )
         stored = row_values_stored(oracle)
         if stored is not None:
+            reason += f", and estimator_ would publish {stored}"
             problem += (f"; and it stores values of the private rows ({stored}) in "
                         "estimator_, which the release publishes: NOT PRIVATE, whatever "
                         "epsilon is charged")
     elif size is None:
+        reason = f"{name} has an infinite class"
         problem = f"{name} has an infinite class (rho = 0); calibrated as a heuristic"
+    elif not oracle._erm_exact_finite_class:
+        reason = f"{name} does not declare itself an exact ERM over a finite class"
+        problem = f"{reason}; calibrated as a heuristic"
     else:
+        reason = ("the class is not separated by the separating points (rho = 0; "
+                  "separating_points='oracle' or a larger n_hallucinated may separate it"
+                  + oracle._erm_separation_hint + ")")
         problem = ("the class is not separated by the separating points (rho = 0: two "
                    "hypotheses agree on all of them, or no separation could be "
                    "certified); calibrated as a heuristic. Use separating_points='oracle' "
@@ -287,9 +300,9 @@ def calibrate(oracle, Z, n_features, n_classes=2):
                     f"online noise uses the class's own ln|F| = {class_log_size:.4g}.")
     if n_classes > 2:  # all k-labelings of the m points, one-hot process
         return Calibration(np.sqrt(2.0 / m), np.sqrt(m) * np.sqrt(2 * np.log(n_classes)),
-                           m * np.log(n_classes), (), (problem,), class_log_size)
+                           m * np.log(n_classes), (), (problem,), class_log_size, reason)
     return Calibration(2.0 / np.sqrt(m), labelings_gaussian_complexity(m), m * np.log(2.0),
-                       (), (problem,), class_log_size)
+                       (), (problem,), class_log_size, reason)
 
 
 def hallucinate(Z, noise, rng):

@@ -130,19 +130,31 @@ def test_under_noise_user_value_not_certified():
 
 
 # ---------------------------------------------------------- certification
-def test_heuristic_oracle_warns_and_is_not_certified():
+def test_heuristic_oracle_is_refused_unless_allowed_and_then_not_private():
+    # LogisticRegression's coef_ lies in the span of the rows: a row is detected
+    # with certainty, yet the fit was charged (1, 1e-5) (issue 39)
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(100, 3))
     y = (X[:, 0] > 0.5).astype(int)
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-4)
     clf = PerturbedERMClassifier(LogisticRegression(), bounds=(0, 1), classes=[0, 1],
-                                 random_state=0)
-    with pytest.warns(PrivacyWarning, match="heuristic"):
+                                 accountant=acc)
+    with pytest.raises(ValueError, match=r"LogisticRegression is not an exact 0-1 ERM.*"
+                       r"PrivateProperClassifier.*allow_non_private=True"):
         clf.fit(X, y)
+    assert not hasattr(clf, "estimator_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the opt-in is explicit: no warning
+        clf.set_params(allow_non_private=True).fit(X, y)
     assert not clf.guarantee_.certified
+    assert clf.guarantee_.claim.startswith("no differential-privacy guarantee: "
+                                           "LogisticRegression is not an exact")
+    assert clf.privacy_spent_.epsilon == np.inf
+    assert tuple(acc.spent)[:2] == (0.0, 0.0)  # nothing counted as private
+    assert acc.spent.n_not_private == 1
     m = clf.n_hallucinated_
     assert np.isclose(clf.rho_, 2 / np.sqrt(m))
     assert np.isclose(clf.gaussian_complexity_, np.sqrt(2 * m / np.pi))
-    assert np.isclose(clf.privacy_spent_.epsilon, 1.0)
 
 
 def test_exact_stump_oracle_is_certified_with_public_bounds():
@@ -259,15 +271,18 @@ def test_uncertified_fits_are_charged_as_not_certified(monkeypatch, case):
     charges = []
     monkeypatch.setattr(module, "charge", lambda acc, eps, delta, label, certified=True:
                         charges.append(certified))
+    monkeypatch.setattr(module, "charge_not_private", lambda acc, label, reason:
+                        charges.append("not private"))
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(60, 2))
     y = (X[:, 0] > 0.5).astype(int)
     kw = dict(estimator=StumpERMClassifier(3), bounds=(0, 1), classes=[0, 1])
-    kw.update({"heuristic": dict(estimator=DecisionTreeClassifier(max_depth=1)),
+    kw.update({"heuristic": dict(estimator=DecisionTreeClassifier(max_depth=1),
+                                 allow_non_private=True),
                "bounds_none": dict(bounds=None), "classes_none": dict(classes=None),
                "seeded": dict(random_state=0), "certified": {}}[case])
     clf = quiet_fit(PerturbedERMClassifier(**kw), X, y)
-    assert charges == [case == "certified"]
+    assert charges == ["not private" if case == "heuristic" else case == "certified"]
     assert clf.guarantee_.certified == (case == "certified")
     if case == "seeded":
         assert any("seeded noise" in p for p in clf.guarantee_.assumptions_not_certified)
@@ -280,7 +295,7 @@ def test_negative_weights_never_reach_the_oracle():
     X = rng.uniform(size=(40, 2))
     y = (X[:, 1] > 0.3).astype(int)
     clf = PerturbedERMClassifier(SpyClassifier(), n_hallucinated=50, bounds=(0, 1),
-                                 classes=[0, 1], random_state=3)
+                                 classes=[0, 1], random_state=3, allow_non_private=True)
     quiet_fit(clf, X, y)
     Z_fit = clf.separating_points_
     for _ in range(3):
@@ -328,7 +343,7 @@ def test_rho_hand_checked_two_concepts():
     quiet_fit(clf, np.array([[0], [1]]), [1, 0])
     assert np.isclose(clf.rho_, 1.0)  # differ on 1 of 4 points: sqrt(4/4)
     clf.set_params(separating_points=np.array([[0.0], [0.0]]))
-    with pytest.warns(PrivacyWarning, match="rho = 0"):
+    with pytest.raises(ValueError, match=r"not separated by the separating points \(rho = 0;"):
         clf.fit(np.array([[0], [1]]), [1, 0])
 
 
@@ -716,12 +731,12 @@ def test_an_oracle_storing_row_values_is_called_not_private():
     y = (X[:, 0] > 0.5).astype(int)
     tree = PerturbedERMClassifier(DecisionTreeClassifier(max_depth=2), bounds=(0, 1),
                                   classes=[0, 1])
-    with pytest.warns(PrivacyLeakWarning, match="DecisionTreeClassifier stores values"):
+    with pytest.raises(ValueError, match="estimator_ would publish split thresholds halfway"):
         tree.fit(X, y)
+    tree.set_params(allow_non_private=True).fit(X, y)
+    assert "estimator_ would publish split thresholds" in tree.guarantee_.claim
     assert any("NOT PRIVATE" in a for a in tree.guarantee_.assumptions_not_certified)
-    linear = PerturbedERMClassifier(LogisticRegression(), bounds=(0, 1), classes=[0, 1])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        linear.fit(X, y)
-    assert not [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    linear = PerturbedERMClassifier(LogisticRegression(), bounds=(0, 1), classes=[0, 1],
+                                    allow_non_private=True).fit(X, y)
+    assert linear.guarantee_.claim.startswith("no differential-privacy guarantee")
     assert not any("NOT PRIVATE" in a for a in linear.guarantee_.assumptions_not_certified)

@@ -43,7 +43,7 @@ def _expected(estimator):
     [
         PerturbedERMClassifier(random_state=0),
         PerturbedERMClassifier(LogisticRegression(), online_perturbation="labels",
-                               random_state=0),
+                               random_state=0, allow_non_private=True),
         StumpERMClassifier(),
         DepthTwoTreeERMClassifier(),
         MulticlassDepthTwoTreeERMClassifier(),
