@@ -86,9 +86,8 @@ def load_streams(quick):
         if name == "digits":
             box, source = (np.zeros(64), np.full(64, 16.0)), "documented 0..16"
         else:
-            table = published_bounds(bunch.DESCR)
-            box = (np.array([table[f][0] for f in bunch.feature_names], dtype=float),
-                   np.array([table[f][1] for f in bunch.feature_names], dtype=float))
+            lower, upper = published_bounds(bunch.DESCR)  # in the DESCR's column order
+            box = (np.asarray(lower, dtype=float), np.asarray(upper, dtype=float))
             source = "published_bounds(DESCR)"
         streams[name] = (X, y, box, source)
     if quick:
@@ -116,6 +115,11 @@ def progressive_sklearn(make, X, y, classes):
 
 
 def progressive_river(make, X, y, classes):
+    """Row by row within each batch; binary labels as booleans (river's linear
+    models read the target as a bool)."""
+    if len(classes) == 2:
+        y = y == classes[1]
+        classes = [False, True]
     model, mistakes = make(), 0
     start = time.perf_counter()
     names = [f"x{j}" for j in range(X.shape[1])]
@@ -252,15 +256,17 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("streams", "sigma", "per_call"))
     args = parser.parse_args()
-    results = {}
-    if os.path.exists(RESULTS):
-        with open(RESULTS) as f:
-            results = json.load(f)
     sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call}
+    new = {}
     for name, run in sections.items():
         if args.only in (None, name):
-            results[name] = run(args.quick)
-            results[name + "_quick"] = args.quick
+            new[name] = run(args.quick)
+            new[name + "_quick"] = args.quick
+    results = {}
+    if os.path.exists(RESULTS):  # other sections kept (read at the end: runs may overlap)
+        with open(RESULTS) as f:
+            results = json.load(f)
+    results.update(new)
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
         json.dump(results, f, indent=1, default=str)

@@ -425,6 +425,7 @@ class AxisHedge:
         # segments: runs of positions whose experts have had the same losses so
         # far (hence, per pair, the same weight); one per feature to start with
         self.starts = _frozen(self.offsets[:-1].copy())
+        self._count_segments(np.arange(len(self.starts)), full=True)
         self.log_weight = _frozen(np.full((len(self.starts), n_pairs),
                                           -np.log(max(self.n_experts, 1))))
         self.loss = _frozen(np.zeros((len(self.starts), n_pairs), dtype=np.int64))
@@ -447,13 +448,24 @@ class AxisHedge:
             out[:, i] = self.offsets[i] + np.searchsorted(self.grids[i], X[:, f], side="right")
         return out
 
+    def _count_segments(self, index, full=False):
+        """Prior mass (and its log) of the segments ``index``; kept between calls,
+        recomputed only where ``_split`` added boundaries (O(new), not O(segments))."""
+        ends = np.append(self.starts[1:], self.offsets[-1])[index]
+        count = self.count_cumulative[ends] - self.count_cumulative[self.starts[index]]
+        with np.errstate(divide="ignore"):
+            log_count = np.log(count)
+        if full:
+            self.segment_count, self.segment_log_count = _frozen(count), _frozen(log_count)
+        else:
+            self.segment_count[index] = count
+            self.segment_log_count[index] = log_count
+
     def _segment_counts(self):
-        ends = np.append(self.starts[1:], self.offsets[-1])
-        return self.count_cumulative[ends] - self.count_cumulative[self.starts]
+        return self.segment_count
 
     def _segment_log_mass(self):
-        with np.errstate(divide="ignore"):
-            return self.log_weight + np.log(self._segment_counts())
+        return self.log_weight + self.segment_log_count
 
     def _split(self, positions):
         """Add segment boundaries at ``positions`` (the new segments inherit)."""
@@ -466,6 +478,14 @@ class AxisHedge:
         self.starts = _frozen(np.insert(self.starts, at, new))
         self.log_weight = _frozen(np.insert(self.log_weight, at, self.log_weight[at - 1], axis=0))
         self.loss = _frozen(np.insert(self.loss, at, self.loss[at - 1], axis=0))
+        # the new segments and the ones they were cut from change mass (new arrays:
+        # snapshots share the old ones)
+        self.segment_count = np.insert(self.segment_count, at, 0.0, axis=0)
+        self.segment_log_count = np.insert(self.segment_log_count, at, 0.0, axis=0)
+        placed = at + np.arange(len(new))
+        self._count_segments(np.union1d(placed, placed - 1))
+        _frozen(self.segment_count)
+        _frozen(self.segment_log_count)
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.
