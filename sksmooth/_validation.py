@@ -589,3 +589,22 @@ def _fit_any_classes(y, classes=None):
     if len(labels) == 0:
         raise ValueError("classes must list at least one label.")
     return labels
+
+
+def call_user_function(function, name, *args, private=False):
+    """``function(*args)`` for the callable a user passed as parameter ``name``.
+
+    Whatever it raises (but ``MemoryError``) becomes a ``ValueError`` naming
+    ``name``. With ``private=True`` (it was called on private rows) its text
+    is dropped, as it may quote them; otherwise it is kept as the cause.
+    """
+    try:
+        return function(*args)
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the user's code may raise anything
+        if private:
+            raise ValueError(
+                f"{name} raised {type(exc).__name__} when called on the data (its message "
+                "is not shown: it may quote private rows); fix the callable.") from None
+        raise ValueError(f"{name} raised {type(exc).__name__}: {exc}; fix the callable.") from exc

@@ -39,11 +39,42 @@ def _case(param):
 
 
 # broken variants of estimator cases are as slow as the cases: -m slow too
-@pytest.mark.parametrize("case", [c for c in CASES if _case(c).run_broken is not None],
+@pytest.mark.parametrize("case", [c for c in CASES if _case(c).run_broken is not None
+                                  and _case(c).detectable_factor <= 2],
                          ids=lambda c: c.name)
 def test_audit_case_catches_its_broken_variant(case):
     result = case.run_broken(case.n_trials, 1234)
     assert result.epsilon_lower > case.epsilon, case.broken
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [_case(c) for c in CASES if _case(c).detectable_factor > 2],
+                         ids=lambda c: c.name)
+def test_a_case_without_power_catches_the_overspend_it_declares(case):
+    """`sksmooth audit` prints 'no power at N trials: only a kx overspend is caught':
+    the kx variant is caught at N trials (and k is the first power of 2 that is,
+    as measured by benchmarks/bench_audits.py)."""
+    result = case.run_overspent(case.detectable_factor, case.n_trials, 1234)
+    assert result.epsilon_lower > case.epsilon
+
+
+def test_every_private_estimator_has_an_end_to_end_case_with_an_overspending_variant():
+    names = [case.name for case in audit_cases() if case.run_overspent is not None]
+    for estimator in ["AdaptiveMarginalSynthesizer(method='aim', neighbouring='add_remove'",
+                      "AdaptiveMarginalSynthesizer(method='aim', neighbouring='substitution'",
+                      "AdaptiveMarginalSynthesizer(method='mst', neighbouring='add_remove'",
+                      "AdaptiveMarginalSynthesizer(method='mst', neighbouring='substitution'",
+                      "SmoothMWEM (", "SmoothMWEM(projection=True", "PerturbedERMClassifier.fit",
+                      "PrivateSearchCV"]:
+        assert any(name.startswith(estimator) for name in names), estimator
+
+
+def test_power_says_no_power_with_the_detectable_factor():
+    case = next(c for c in audit_cases() if c.name.startswith("PerturbedERMClassifier"))
+    assert case.detectable_factor > 2
+    assert case.power() == (f"no power at {case.n_trials} trials: only a "
+                            f"{case.detectable_factor:g}x overspend is caught")
+    assert MECHANISM_CASES[0].power() == f"2x overspend caught at {MECHANISM_CASES[0].n_trials} trials"
 
 
 def test_every_mechanism_case_has_a_broken_variant():

@@ -67,9 +67,14 @@ def test_audit_fast_reports_every_case_within_its_claim():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     from sksmooth.audits import audit_cases
 
-    rows = [line for line in proc.stdout.splitlines() if line.rstrip().endswith(("yes", "NO"))]
+    rows = [line for line in proc.stdout.splitlines() if "; " in line and "trials" in line]
     assert len(rows) == len(audit_cases())
-    assert all(row.rstrip().endswith("yes") for row in rows)
+    assert all("  yes; " in row for row in rows)
+    # a case that cannot see a 2x overspend says so instead of passing as "ok"
+    for case in audit_cases():
+        (row,) = [r for r in rows if r.startswith(case.name + " ")]
+        assert row.rstrip().endswith(case.power())
+        assert ("no power at" in row) == (case.detectable_factor > 2)
 
 
 def test_errors_are_one_line_with_nonzero_exit(capsys):

@@ -8,15 +8,26 @@ Generated from each public estimator's signature and its declarative
   ``ValueError`` whose message names the parameter, or is accepted by the
   table — and then ``fit`` finishes without an internal error — within a
   time limit (no hang, no OverflowError, no numpy warning);
+- resource exhaustion: every accepted extreme value of every parameter (one
+  at a time from the defaults, and in pairs with -m slow) finishes or is
+  refused within ``RESOURCE_LIMIT`` seconds on 30 rows, each fit watched
+  from outside its process (a signal cannot stop a loop inside numpy);
 - bad data inputs give a clear error, a private value planted in ``X`` or
   ``y`` never appears in a message or warning, and a rejected
   ``partial_fit`` leaves the estimator exactly as it was.
 """
 
+import itertools
+import os
 import pickle
+import queue
 import signal
+import subprocess
+import sys
+import threading
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +35,15 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 
 import sksmooth
-from sksmooth._constraints import _as_param, _check_one
+from sksmooth._constraints import (
+    Boolean,
+    Integer,
+    Options,
+    Real,
+    _as_param,
+    _check_one,
+    _constraints,
+)
 
 BAD_VALUES = {
     "nan": float("nan"),
@@ -169,6 +188,195 @@ def test_bad_parameter_value_gets_a_clear_answer(cls, name, label):
         f"{cls.__name__}({name}={value!r}) was silently accepted although the "
         "constraints table refuses it"
     )
+
+
+# ------------------------------------------------------------ resource exhaustion
+RESOURCE_LIMIT = 20  # seconds per fit on 30 rows, watched from another process
+# The parameters a configuration needs to describe public inputs (bounds,
+# levels, ...); the others start at their defaults, where 'auto' sizes live.
+REQUIRED = {"bounds", "classes", "levels", "estimator", "param_grid", "epsilon_selection",
+            "hypotheses"}
+# numbers a Check constraint (epsilon, sigma, ...) may accept at its ends
+_PROBES = (1e-300, 1e-12, 1e12, 1e300, 10**12, 0, 1)
+
+
+def _ends(constraint):
+    if isinstance(constraint, Real):
+        low = constraint.low if np.isfinite(constraint.low) else -1e300
+        high = constraint.high if np.isfinite(constraint.high) else 1e300
+        if constraint.closed not in ("both", "left"):
+            low = 1e-300 if low == 0 else np.nextafter(low, np.inf)
+        if constraint.closed not in ("both", "right"):
+            high = np.nextafter(high, -np.inf)
+        return [float(low), float(high)]
+    if isinstance(constraint, Integer):
+        return [constraint.low, constraint.high if constraint.high is not None else 10**12]
+    if isinstance(constraint, Options):
+        return list(constraint.options)
+    if isinstance(constraint, Boolean):
+        return [True, False]
+    return list(_PROBES)
+
+
+def _extreme_values(cls, name):
+    """Every end of the parameter's accepted range (and each option) the table accepts."""
+    param = _as_param(cls._parameter_constraints[name])
+    accepted = []
+    for constraint in _constraints(param):
+        for value in _ends(constraint):
+            try:
+                _check_one(name, value, param)
+            except (TypeError, ValueError):
+                continue
+            if not any(type(value) is type(v) and value == v for v in accepted):
+                accepted.append(value)
+    return accepted
+
+
+def _resource_base(cls):
+    return {k: v for k, v in CONFIGS.get(cls.__name__, {}).items() if k in REQUIRED}
+
+
+def _fuzzed_names(cls):
+    return sorted(n for n in _make(cls).get_params(deep=False)
+                  if n not in NOT_FUZZED and n != "random_state")
+
+
+_WORKER = """
+import pickle, sys, warnings
+import numpy as np
+import sksmooth
+cases = pickle.load(sys.stdin.buffer)
+rng = np.random.default_rng(0)
+X = rng.uniform(0, 1, size=(30, 2)); y = (X[:, 0] > 0.5).astype(int)
+for i, (name, params) in enumerate(cases):
+    print("start", i, flush=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(sksmooth, name)(**params).fit(X, y)
+        status = "ok"
+    except (TypeError, ValueError, MemoryError):
+        status = "refused"
+    except Exception as exc:  # reported by the parent: an internal error
+        status = "error " + type(exc).__name__
+    print("done", i, status, flush=True)
+"""
+
+
+def _run_watched(cases, limit=RESOURCE_LIMIT, worker_code=_WORKER):
+    """Fit each ``(estimator name, params)`` in a worker process; a fit that takes
+    more than ``limit`` seconds is killed and reported, the rest go on in a new one.
+    Returns ``{index: status}`` with status 'ok', 'refused', 'error <type>', 'hang'."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
+    results, start = {}, 0
+    while start < len(cases):
+        worker = subprocess.Popen([sys.executable, "-c", worker_code], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                  cwd=root, text=True)
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in worker.stdout] + [
+            lines.put(None)], daemon=True).start()
+        worker.stdin.buffer.write(pickle.dumps(cases[start:]))
+        worker.stdin.close()
+        current, timeout = None, 120  # the first line waits for the imports
+        while True:
+            try:
+                line = lines.get(timeout=timeout)
+            except queue.Empty:
+                worker.kill()
+                worker.wait()
+                results[start + current] = "hang"
+                start += current + 1
+                break
+            if line is None:  # the worker ended: all done, or it crashed
+                worker.wait()
+                if current is not None and start + current not in results:
+                    results[start + current] = f"crash {worker.returncode}"
+                start = len(cases) if current is None else start + current + 1
+                break
+            word, index, *status = line.split()
+            current, timeout = int(index), limit
+            if word == "done":
+                results[start + current] = " ".join(status)
+    return results
+
+
+def _check_watched(cases):
+    results = _run_watched(cases)
+    bad = [f"{name}({', '.join(f'{k}={v!r}' for k, v in params.items())}): {results.get(i)}"
+           for i, (name, params) in enumerate(cases)
+           if results.get(i) not in ("ok", "refused")]
+    assert not bad, (f"{len(bad)} fits on 30 rows did not finish or refuse within "
+                     f"{RESOURCE_LIMIT} s, or failed inside:\n" + "\n".join(bad))
+
+
+@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"],
+                         ids=lambda c: c.__name__)
+def test_every_extreme_parameter_value_finishes_or_is_refused_in_bounded_time(cls):
+    base = _resource_base(cls)
+    cases = [(cls.__name__, {**base, name: value}) for name in _fuzzed_names(cls)
+             for value in _extreme_values(cls, name)]
+    _check_watched(cases)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"],
+                         ids=lambda c: c.__name__)
+def test_every_pair_of_extreme_values_finishes_or_is_refused_in_bounded_time(cls):
+    base = _resource_base(cls)
+    names = _fuzzed_names(cls)
+    cases = [(cls.__name__, {**base, a: va, b: vb}) for a, b in itertools.combinations(names, 2)
+             for va in _extreme_values(cls, a) for vb in _extreme_values(cls, b)]
+    _check_watched(cases)
+
+
+def test_the_watch_stops_a_fit_a_signal_cannot_and_goes_on():
+    # SmoothMWEM(sigma=1e-300, n_bins='auto') ran for over 180 s on 30 rows
+    # (issue 39); whatever it does now, a sleep inside C code stands for it
+    cases = [("SmoothMWEM", dict(bounds=(0, 1), n_bins=4)),
+             ("SmoothMWEM", dict(bounds=(0, 1), n_bins=4, epsilon=-1))]
+    hang = _WORKER.replace('getattr(sksmooth, name)(**params).fit(X, y)',
+                           'getattr(sksmooth, name)(**params).fit(X, y)\n'
+                           '            if i == 0: import time; time.sleep(60)')
+    assert _run_watched(cases, limit=3, worker_code=hang) == {0: "hang", 1: "refused"}
+
+
+# ------------------------------------------------------------ user callables
+def _raises(*args):
+    return 1 / 0
+
+
+def _user_callable_cases():
+    return {
+        "separating_points": sksmooth.PerturbedERMClassifier(
+            bounds=(0, 1), classes=[0, 1], separating_points=_raises),
+        "scoring": sksmooth.PrivateSearchCV(
+            sksmooth.PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
+            {"epsilon": [0.5, 1.0]}, epsilon_selection=1.0, cv=2, scoring=_raises),
+        "functions[0]": sksmooth.SmoothHedgeClassifier(
+            hypotheses=sksmooth.FiniteClass(functions=[_raises], n_features=2), bounds=(0, 1)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_user_callable_cases()))
+def test_a_user_callable_that_raises_is_named_in_the_error(name):
+    estimator = _user_callable_cases()[name]
+    X, y = _data()
+    with warnings.catch_warnings(), pytest.raises(ValueError) as info:
+        warnings.simplefilter("ignore")
+        estimator.fit(X, y)
+    assert f"{name} raised ZeroDivisionError" in str(info.value)
+
+
+def test_answering_user_queries_that_raise_names_queries():
+    X, _ = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = sksmooth.SmoothMWEM(bounds=(0, 1), n_bins=4).fit(X)
+    with pytest.raises(ValueError, match="queries raised ZeroDivisionError"):
+        release.answer(_raises)
 
 
 # ------------------------------------------------------------------ data inputs

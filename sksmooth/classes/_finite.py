@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .._validation import call_user_function
 from ._base import FiniteConcepts
 
 __all__ = ["FiniteClass"]
@@ -160,7 +161,7 @@ class FiniteClass(FiniteConcepts):
             return self.matrix.T[self._lookup(X)[0]]
         out = np.empty((X.shape[0], self.n_concepts), dtype=bool)
         for j, f in enumerate(self.functions):
-            values = np.asarray(f(X))
+            values = np.asarray(call_user_function(f, f"functions[{j}]", X, private=True))
             if values.shape != (X.shape[0],):
                 raise ValueError(
                     f"functions[{j}] returned shape {values.shape}, expected ({X.shape[0]},).")

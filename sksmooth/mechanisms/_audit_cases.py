@@ -8,8 +8,13 @@ half the noise, or too little padding) that the same audit, at the same
 number of trials, must catch.
 """
 
+import contextlib
+import dataclasses
+import sys
+
 import numpy as np
 
+from .. import _randomness
 from ..metrics import (
     AuditCase,
     audit_delta,
@@ -25,13 +30,102 @@ from ._exact_selection import exact_exponential_mechanism, permute_and_flip
 from ._exponential import exponential_mechanism, report_noisy_max
 from ._gaussian import gaussian_noise_std
 from ._laplace import laplace_mechanism
+from ._exact_selection import rational_permute_and_flip
 from ._sparse_selection import (
     _count_candidates,
     _sparse_selection_sample,
+    sparse_selection,
     sparse_selection_log_padding,
 )
+from ._discrete import sample_discrete_gaussian, sample_discrete_laplace
 
-__all__ = ["mechanism_audit_cases", "sparse_selection_padding_audit"]
+__all__ = ["mechanism_audit_cases", "overspending", "sparse_selection_padding_audit"]
+
+
+def _scaled_argument(function, position, name, scale):
+    """``function`` with its argument ``position``/``name`` multiplied by ``scale``."""
+
+    def overspent(*args, **kwargs):
+        if len(args) > position:
+            args = (*args[:position], args[position] * scale, *args[position + 1:])
+        else:
+            kwargs[name] = kwargs[name] * scale
+        return function(*args, **kwargs)
+
+    overspent.__wrapped__ = function
+    return overspent
+
+
+class _OverspentNoise(np.random.Generator):
+    """The noise stream with Gaussian draws shrunk by ``1 / factor``."""
+
+    def __init__(self, generator, factor):
+        super().__init__(generator.bit_generator)
+        self._factor = factor
+
+    def standard_normal(self, *args, **kwargs):
+        return super().standard_normal(*args, **kwargs) / self._factor
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        return super().normal(loc, np.asarray(scale) / self._factor, size)
+
+
+def _overspent_randomness(release_randomness, factor):
+    def overspent(*args, **kwargs):
+        randomness = release_randomness(*args, **kwargs)
+        return dataclasses.replace(randomness,
+                                   noise=_OverspentNoise(randomness.noise, factor))
+
+    return overspent
+
+
+@contextlib.contextmanager
+def overspending(factor=2.0):
+    """Every release made inside spends ``factor`` times the epsilon it charges.
+
+    The broken variant of the estimators' audit cases: wherever a module of
+    the package (outside :mod:`sksmooth.mechanisms` itself) holds one of the
+    mechanisms' samplers, it calls it at ``factor`` times its epsilon (the
+    Gaussian and Laplace samplers at ``1 / factor`` times their scale), and
+    the Gaussian draws of a release's noise stream (the perturbation of
+    :class:`~sksmooth.PerturbedERMClassifier`) shrink by ``1 / factor``. The
+    charge, ``privacy_spent_`` and ``guarantee_`` are left as they were. Not
+    thread-safe: for audits only.
+    """
+    f = float(factor)
+    replacements = {
+        discrete_gaussian_mechanism: _scaled_argument(discrete_gaussian_mechanism, 1, "sigma",
+                                                      1 / f),
+        sample_discrete_gaussian: _scaled_argument(sample_discrete_gaussian, 0, "sigma2",
+                                                   1 / f**2),
+        discrete_laplace_mechanism: _scaled_argument(discrete_laplace_mechanism, 1, "epsilon",
+                                                     f),
+        sample_discrete_laplace: _scaled_argument(sample_discrete_laplace, 0, "scale", 1 / f),
+        laplace_mechanism: _scaled_argument(laplace_mechanism, 1, "epsilon", f),
+        exact_exponential_mechanism: _scaled_argument(exact_exponential_mechanism, 1,
+                                                      "epsilon", f),
+        permute_and_flip: _scaled_argument(permute_and_flip, 1, "epsilon", f),
+        rational_permute_and_flip: _scaled_argument(rational_permute_and_flip, 1, "epsilon", f),
+        exponential_mechanism: _scaled_argument(exponential_mechanism, 1, "epsilon", f),
+        report_noisy_max: _scaled_argument(report_noisy_max, 1, "epsilon", f),
+        sparse_selection: _scaled_argument(sparse_selection, 2, "epsilon", f),
+        _randomness.release_randomness: _overspent_randomness(_randomness.release_randomness, f),
+    }
+    by_id = {id(original): new for original, new in replacements.items()}
+    patched = []
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith("sksmooth") or (
+                name.startswith("sksmooth.mechanisms.")):
+            continue
+        for attribute, value in list(vars(module).items()):
+            if id(value) in by_id and callable(value):
+                patched.append((module, attribute, value))
+                setattr(module, attribute, by_id[id(value)])
+    try:
+        yield
+    finally:
+        for module, attribute, value in patched:
+            setattr(module, attribute, value)
 
 
 def _audit_pair(mechanism, dataset0, dataset1, event, delta=0.0):

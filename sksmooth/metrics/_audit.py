@@ -104,8 +104,18 @@ class AuditCase:
         deliberately broken variant (twice the epsilon, half the noise, or too
         little padding); its lower bound must exceed ``epsilon`` at the same
         ``n_trials``, which shows the audit has the power to see a violation.
+        Default with ``run_overspent``: ``run_overspent(2, ...)``.
     broken : str
         What the broken variant gets wrong.
+    run_overspent : callable or None
+        ``run_overspent(factor, n_trials, random_state) -> AuditResult``: the
+        release made to spend ``factor`` times the budget it charges, inside
+        the estimator (same charge, same ``guarantee_``).
+    detectable_factor : float, default=2
+        The smallest overspend factor (2, 4, 8, ...) whose variant the case
+        catches at ``n_trials`` (measured by ``benchmarks/bench_audits.py``).
+        Above 2 the case has no power against a 2x overspend at ``n_trials``:
+        :meth:`power` says so.
     """
 
     name: str
@@ -116,6 +126,25 @@ class AuditCase:
     min_fraction: float = 0.3
     run_broken: Optional[Callable] = None
     broken: str = ""
+    run_overspent: Optional[Callable] = None
+    detectable_factor: float = 2.0
+
+    def __post_init__(self):
+        if self.run_broken is None and self.run_overspent is not None:
+            run_overspent = self.run_overspent
+            object.__setattr__(self, "run_broken", lambda n_trials, random_state:
+                               run_overspent(2.0, n_trials, random_state))
+            if not self.broken:
+                object.__setattr__(self, "broken", "spends 2x the budget it charges")
+
+    def power(self):
+        """``'2x overspend caught at N trials'`` or ``'no power at N trials: ...'``."""
+        if self.run_broken is None:
+            return f"no broken variant at {self.n_trials} trials"
+        if self.detectable_factor <= 2:
+            return f"2x overspend caught at {self.n_trials} trials"
+        return (f"no power at {self.n_trials} trials: only a {self.detectable_factor:g}x "
+                "overspend is caught")
 
 
 def _clopper_pearson(count, n, tail):

@@ -21,6 +21,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._private_data import as_labels
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
+from .._validation import call_user_function
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge, check_accountant
 from ..exceptions import BudgetError
@@ -227,7 +228,7 @@ def _row_utility(scoring, estimator, X, y, n_rows):
     if scoring == "accuracy":
         values = _labels_equal(estimator.predict(X), y)
     else:
-        values = scoring(estimator, X, y)
+        values = call_user_function(scoring, "scoring", estimator, X, y, private=True)
     values = np.asarray(values, dtype=float).reshape(-1)
     if values.shape[0] != len(y):
         raise ValueError(

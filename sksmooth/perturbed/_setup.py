@@ -15,7 +15,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import check_bounds, check_inferred_box_has_width
+from .._validation import call_user_function, check_bounds, check_inferred_box_has_width
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._protocol import check_erm_oracle, is_erm_oracle
@@ -165,7 +165,7 @@ def separating_points(spec, n_hallucinated, oracle, n_features, box, rng, certif
         else:
             Z = rng.uniform(lower, upper, size=(m, n_features))
     else:
-        Z = spec(m, rng) if callable(spec) else spec
+        Z = call_user_function(spec, "separating_points", m, rng) if callable(spec) else spec
     try:
         Z = np.asarray(Z, dtype=float)
     except (TypeError, ValueError):

@@ -42,6 +42,7 @@ from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._validation import (
     BOUNDS_HINT,
+    call_user_function,
     check_bounds,
     check_bounds_pair,
     check_box_has_width,
@@ -709,7 +710,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
             if hasattr(queries, "evaluate"):
                 vals = queries.evaluate(Xs)
             else:
-                vals = queries(Xs) if ys is None else queries(Xs, ys)
+                args = (Xs,) if ys is None else (Xs, ys)
+                vals = call_user_function(queries, "queries", *args)
             vals = np.asarray(vals, dtype=float)
             vals = vals[:, None] if vals.ndim == 1 else vals
             part = p[flat[keep]] @ vals

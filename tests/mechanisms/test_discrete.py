@@ -87,6 +87,39 @@ def test_discrete_gaussian_pmf(sigma2, n_draws):
     assert chi_square_pvalue(wrong, lambda s: discrete_gaussian_pmf(s, sigma2)) < 1e-6
 
 
+# The mechanisms' own noise against the exact law (the samplers above are
+# checked through their sigma^2 / scale; these check what each mechanism
+# passes them): a factor-2 error in sigma or epsilon fails here first.
+@pytest.mark.parametrize("sigma", [0.7, 2.0, 5.5])
+def test_discrete_gaussian_mechanism_noise_is_n_z_0_sigma2(sigma):
+    rng = np.random.default_rng(11)
+    values = np.array([[3, -7], [0, 10**6]])
+    noisy = discrete_gaussian_mechanism(values, sigma, rng, size=10_000)
+    noise = (noisy - values).ravel()
+    law = lambda s: discrete_gaussian_pmf(s, sigma**2)  # noqa: E731
+    assert chi_square_pvalue(noise, law) > 1e-4
+    single = np.array([discrete_gaussian_mechanism(4, sigma, rng) - 4 for _ in range(500)])
+    assert abs(single.var() - sigma**2) < 6 * sigma**2 * math.sqrt(2 / 500) + 0.1
+    # the check has power: noise of twice (or half) sigma fails it
+    for wrong in (2 * sigma, sigma / 2):
+        assert chi_square_pvalue(discrete_gaussian_mechanism(0, wrong, rng, size=20_000),
+                                 law) < 1e-6
+
+
+@pytest.mark.parametrize("epsilon, sensitivity", [(1.0, 1), (0.5, 2), (3.0, 4)])
+def test_discrete_laplace_mechanism_noise_has_scale_sensitivity_over_epsilon(epsilon,
+                                                                             sensitivity):
+    rng = np.random.default_rng(12)
+    values = np.array([5, -2, 0])
+    noise = (discrete_laplace_mechanism(values, epsilon, sensitivity, rng,
+                                        size=10_000) - values).ravel()
+    scale = sensitivity / epsilon
+    assert chi_square_pvalue(noise, lambda s: discrete_laplace_pmf(s, scale)) > 1e-4
+    for wrong in (2 * epsilon, epsilon / 2):
+        off = discrete_laplace_mechanism(0, wrong, sensitivity, rng, size=20_000)
+        assert chi_square_pvalue(off, lambda s: discrete_laplace_pmf(s, scale)) < 1e-6
+
+
 def test_bernoulli_exp_components():
     rng = np.random.default_rng(3)
     n = 400_000

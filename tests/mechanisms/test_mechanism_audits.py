@@ -123,3 +123,58 @@ def test_audit_catches_wrong_sparse_selection_padding(log_padding):
     assert res.epsilon_lower > EPS
     correct = sparse_selection_log_padding(1, EPS, DELTA)
     assert correct > log_padding
+
+
+def _bindings():
+    """Every (module, name) -> object binding of the package outside mechanisms."""
+    import sys
+
+    return {(name, attribute): value for name, module in list(sys.modules.items())
+            if module is not None and name.startswith("sksmooth")
+            for attribute, value in list(vars(module).items()) if callable(value)}
+
+
+def test_overspending_spends_more_inside_the_release_and_charges_the_same():
+    import warnings
+
+    from sksmooth import AdaptiveMarginalSynthesizer, PerturbedERMClassifier  # noqa: F401
+    from sksmooth.mechanisms._audit_cases import overspending
+
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+    before = _bindings()
+
+    def fit(seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return AdaptiveMarginalSynthesizer(epsilon=1.0, delta=1e-3, levels=2,
+                                               method="mst", random_state=seed).fit(X)
+
+    correct = fit(0)
+    with overspending(4.0):
+        broken = fit(0)
+        # the release's own Gaussian draws shrink too (PerturbedERM's perturbation)
+        from sksmooth._randomness import release_randomness as patched
+    assert _bindings() == before  # every binding restored
+    assert broken.privacy_records_ == correct.privacy_records_
+    assert broken.guarantee_ == correct.guarantee_
+    assert broken.privacy_spent_ == correct.privacy_spent_
+    assert not np.allclose(broken.model_.marginal((0, 1)), correct.model_.marginal((0, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        draws = patched(3).noise.standard_normal(20_000)
+    assert 0.2 < draws.std() < 0.3
+
+
+def test_overspending_scales_what_the_release_passes_the_mechanisms():
+    import sksmooth.release.graphical._noise  # noqa: F401  (binds the sampler)
+    from sksmooth.mechanisms import discrete_gaussian_mechanism
+    from sksmooth.mechanisms._audit_cases import overspending
+
+    with overspending(2.0):
+        patched = [value for value in _bindings().values()
+                   if getattr(value, "__qualname__", "").startswith("_scaled_argument")]
+        assert patched
+        rng = np.random.default_rng(0)
+        noisy = next(p for p in patched if p.__wrapped__ is discrete_gaussian_mechanism)(
+            np.zeros(20_000, dtype=np.int64), 4.0, rng)
+    assert 1.8 < noisy.std() < 2.2  # sigma 4 drawn at sigma 2
