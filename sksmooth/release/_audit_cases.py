@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import SksmoothWarning
 from ..mechanisms._audit_cases import overspending
 from ..metrics import AuditCase, audit_epsilon, audit_epsilon_search
 from . import AdaptiveMarginalSynthesizer, SmoothMWEM
@@ -37,7 +38,7 @@ class _FirstChunkCountedTwice(SmoothMWEM):
 def _chunked_runner(cls, params, dataset0, dataset1, output, event, split):
     def mechanism(dataset, rng):
         with warnings.catch_warnings():  # audits seed every run (not certified, warned)
-            warnings.simplefilter("ignore", UserWarning)  # the package's warnings
+            warnings.simplefilter("ignore", SksmoothWarning)
             est = cls(random_state=rng, **params)
             est.partial_fit(dataset[:split])
             est.partial_fit(dataset[split:])
@@ -53,7 +54,7 @@ def _chunked_runner(cls, params, dataset0, dataset1, output, event, split):
 def _runner(cls, params, dataset0, dataset1, output, event):
     def mechanism(dataset, rng):
         with warnings.catch_warnings():  # audits seed every run (not certified, warned)
-            warnings.simplefilter("ignore", UserWarning)  # the package's warnings
+            warnings.simplefilter("ignore", SksmoothWarning)
             return output(cls(random_state=rng, **params).fit(dataset))
 
     def run(n_trials, random_state):
@@ -194,7 +195,7 @@ def _synthesizer_run(method, neighbouring, epsilon, delta, factor=1.0):
 
     def mechanism(dataset, rng):
         with warnings.catch_warnings():  # seeded runs, delta >= 1/n: warned by design
-            warnings.simplefilter("ignore", UserWarning)  # the package's warnings
+            warnings.simplefilter("ignore", SksmoothWarning)
             synth = AdaptiveMarginalSynthesizer(
                 epsilon=epsilon, delta=delta, levels=2, method=method,
                 neighbouring=neighbouring, random_state=rng).fit(dataset)

@@ -138,6 +138,7 @@ def test_overspending_spends_more_inside_the_release_and_charges_the_same():
     import warnings
 
     from sksmooth import AdaptiveMarginalSynthesizer, PerturbedERMClassifier  # noqa: F401
+    from sksmooth.exceptions import SksmoothWarning
     from sksmooth.mechanisms._audit_cases import overspending
 
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
@@ -145,7 +146,7 @@ def test_overspending_spends_more_inside_the_release_and_charges_the_same():
 
     def fit(seed):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
+            warnings.simplefilter("ignore", SksmoothWarning)
             return AdaptiveMarginalSynthesizer(epsilon=1.0, delta=1e-3, levels=2,
                                                method="mst", random_state=seed).fit(X)
 
@@ -160,7 +161,7 @@ def test_overspending_spends_more_inside_the_release_and_charges_the_same():
     assert broken.privacy_spent_ == correct.privacy_spent_
     assert not np.allclose(broken.model_.marginal((0, 1)), correct.model_.marginal((0, 1)))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", SksmoothWarning)
         draws = patched(3).noise.standard_normal(20_000)
     assert 0.2 < draws.std() < 0.3
 

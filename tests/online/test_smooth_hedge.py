@@ -16,6 +16,29 @@ from sksmooth.online._smooth_hedge import lemma_3_2_bound
 from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary
 
 
+# ------------------------------------------- bound formulas (cheap: run first)
+def test_lemma_3_2_bound_is_minimised_over_s():
+    value = lemma_3_2_bound(np.log(1000), 10000, 0.01)
+    for s in (0.05, 0.1, 0.3, 1.0, 2.0):
+        assert value <= (np.log(1000) + 10000 * 0.01 * np.expm1(s)) / s + 1e-9
+    assert lemma_3_2_bound(5.0, 10, 1.0) <= 10
+    assert lemma_3_2_bound(5.0, 0, 0.5) == 0.0
+
+
+def test_regret_bound_formula_thresholds():
+    clf = SmoothHedgeClassifier(sigma=0.05, horizon=400, bounds=(0.0, 1.0))
+    X = np.random.default_rng(0).random((400, 1))
+    clf.fit(X, np.where(X[:, 0] > 0.3, 1, -1))
+    K, eta = clf.n_experts_, clf.learning_rate_
+    assert eta == pytest.approx(np.sqrt(8 * np.log(K) / 400))
+    hedge = np.log(K) / eta + eta * 400 / 8
+    assert hedge == pytest.approx(np.sqrt(400 * np.log(K) / 2))
+    width = clf.cover_.bracket_width
+    approx = lemma_3_2_bound(np.log(np.ceil(1 / width - 1e-9)), 400, width / 0.05)
+    assert clf.regret_bound_ == pytest.approx(hedge + approx)
+    assert clf.gamma_ <= 0.05 / (4 * np.sqrt(400))
+
+
 def test_declares_poor_score():
     # a multiclass stump labels at most two of sklearn's three training blobs: the
     # tag tells check_classifiers_train (binary accuracy is tested below)
@@ -129,28 +152,6 @@ def test_regret_fully_adaptive_slow(sigma, noise):
         assert hedge_regret <= clf.regret_bound_
     exponent, _ = fitted_exponent(sigma, noise, batch_size=1)
     assert exponent < 0.75
-
-
-def test_lemma_3_2_bound_is_minimised_over_s():
-    value = lemma_3_2_bound(np.log(1000), 10000, 0.01)
-    for s in (0.05, 0.1, 0.3, 1.0, 2.0):
-        assert value <= (np.log(1000) + 10000 * 0.01 * np.expm1(s)) / s + 1e-9
-    assert lemma_3_2_bound(5.0, 10, 1.0) <= 10
-    assert lemma_3_2_bound(5.0, 0, 0.5) == 0.0
-
-
-def test_regret_bound_formula_thresholds():
-    clf = SmoothHedgeClassifier(sigma=0.05, horizon=400, bounds=(0.0, 1.0))
-    X = np.random.default_rng(0).random((400, 1))
-    clf.fit(X, np.where(X[:, 0] > 0.3, 1, -1))
-    K, eta = clf.n_experts_, clf.learning_rate_
-    assert eta == pytest.approx(np.sqrt(8 * np.log(K) / 400))
-    hedge = np.log(K) / eta + eta * 400 / 8
-    assert hedge == pytest.approx(np.sqrt(400 * np.log(K) / 2))
-    width = clf.cover_.bracket_width
-    approx = lemma_3_2_bound(np.log(np.ceil(1 / width - 1e-9)), 400, width / 0.05)
-    assert clf.regret_bound_ == pytest.approx(hedge + approx)
-    assert clf.gamma_ <= 0.05 / (4 * np.sqrt(400))
 
 
 # ------------------------------------------------------- online semantics
