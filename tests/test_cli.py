@@ -63,16 +63,15 @@ def test_demo_without_matplotlib_says_figures_are_skipped(tmp_path, monkeypatch,
 
 
 def test_audit_fast_reports_every_case_within_its_claim():
-    proc = _run("audit", "--fast")
+    proc = _run("audit", "--fast", timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     from sksmooth.audits import audit_cases
 
-    rows = [line for line in proc.stdout.splitlines() if "; " in line and "trials" in line]
-    assert len(rows) == len(audit_cases())
-    assert all("  yes; " in row for row in rows)
-    # a case that cannot see a 2x overspend says so instead of passing as "ok"
+    lines = proc.stdout.splitlines()
     for case in audit_cases():
-        (row,) = [r for r in rows if r.startswith(case.name + " ")]
+        (row,) = [line for line in lines if line.startswith(case.name + " ")]
+        assert "  yes; " in row
+        # a case that cannot see a 2x overspend says so instead of passing as "ok"
         assert row.rstrip().endswith(case.power())
         assert ("no power at" in row) == (case.detectable_factor > 2)
 
