@@ -75,42 +75,69 @@ def interaction_graph(attr_sets, n_attrs):
     return adjacency
 
 
-def _fill_in(adjacency, v, alive):
-    nbrs = [u for u in adjacency[v] if u in alive]
-    return sum(1 for i, a in enumerate(nbrs) for b in nbrs[i + 1:] if b not in adjacency[a])
+def _members(bits):
+    """The attributes in the bit set ``bits`` (an int), ascending."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
 
 
 def min_fill_cliques(adjacency, shape):
     """Cliques created by greedy min-fill elimination of every attribute.
 
     Returns the list of elimination cliques (sorted tuples), in order.
+    Neighbourhoods are bit sets; after an elimination only the attributes
+    whose fill can change are re-scored: the eliminated attribute's
+    neighbours and the common neighbours of each fill-in edge's ends.
     """
-    adjacency = [set(n) for n in adjacency]
-    alive = set(range(len(adjacency)))
-    cliques = []
-    while alive:
-        def cost(v):
-            nbrs = [u for u in adjacency[v] if u in alive]
-            return (_fill_in(adjacency, v, alive), table_size(shape, nbrs + [v]), v)
+    nbrs = [sum(1 << u for u in set(adjacency[v]) if u != v) for v in range(len(adjacency))]
 
-        v = min(alive, key=cost)
-        nbrs = [u for u in adjacency[v] if u in alive]
-        for i, a in enumerate(nbrs):
-            for b in nbrs[i + 1:]:
-                adjacency[a].add(b)
-                adjacency[b].add(a)
-        cliques.append(tuple(sorted(nbrs + [v])))
-        alive.remove(v)
+    def fill(v):  # twice the number of missing edges among v's neighbours
+        m = nbrs[v]
+        return sum((m & ~nbrs[u] & ~(1 << u)).bit_count() for u in _members(m))
+
+    fills = {v: fill(v) for v in range(len(nbrs))}
+    sizes = {}  # table size of {v} | neighbours(v), computed only to break ties
+    cliques = []
+    while fills:
+        best = min(fills.values())
+        tied = [v for v, f in fills.items() if f == best]
+        if len(tied) > 1:
+            for u in tied:
+                if u not in sizes:
+                    sizes[u] = table_size(shape, _members(nbrs[u] | 1 << u))
+            v = min(tied, key=lambda u: (sizes[u], u))
+        else:
+            v = tied[0]
+        m = nbrs[v]
+        members = _members(m)
+        gained = [m & ~nbrs[u] & ~(1 << u) for u in members]  # fill-in edges
+        affected = m
+        for u, new in zip(members, gained):
+            for w in _members(new):
+                affected |= nbrs[u] & nbrs[w]
+        for u, new in zip(members, gained):
+            nbrs[u] = (nbrs[u] | new) & ~(1 << v)
+        del fills[v]
+        for u in _members(affected & ~(1 << v)):
+            fills[u] = fill(u)
+            sizes.pop(u, None)
+        cliques.append(tuple(sorted(members + [v])))
     return cliques
 
 
 def maximal_cliques(cliques):
     """The sets not strictly contained in another one (duplicates removed)."""
     unique = sorted(set(cliques), key=len, reverse=True)
-    kept = []
+    kept, kept_sets = [], []
     for c in unique:
-        if not any(set(c) <= set(k) for k in kept):
+        members = frozenset(c)
+        if not any(members <= k for k in kept_sets):
             kept.append(c)
+            kept_sets.append(members)
     return kept
 
 
@@ -121,9 +148,9 @@ def maximum_spanning_tree(cliques):
     spans all cliques (one tree).
     """
     m = len(cliques)
-    pairs = [(len(set(cliques[i]) & set(cliques[j])), i, j)
-             for i in range(m) for j in range(i + 1, m)]
-    pairs.sort(key=lambda t: -t[0])
+    bits = [sum(1 << a for a in c) for c in cliques]
+    pairs = [(-(bits[i] & bits[j]).bit_count(), i, j) for i in range(m) for j in range(i + 1, m)]
+    pairs.sort()
     root = list(range(m))
 
     def find(i):
