@@ -82,7 +82,7 @@ sys.path.insert(0, str(ROOT))
 
 
 from _diffprivlib_proper_peer import EPSILONS, MULTICLASS_DATASETS, load, split  # noqa: E402
-from sksmooth._private_data import sanitize_rows  # noqa: E402
+from sksmooth._untrusted import sanitize_rows  # noqa: E402
 from sksmooth.exceptions import PrivacyWarning  # noqa: E402
 from sksmooth.proper import PrivateProperClassifier  # noqa: E402
 from sksmooth.proper._exponential import hypothesis_errors, label_counts  # noqa: E402

@@ -3,7 +3,8 @@ as indices into a finite domain (shared by the finite-domain learners)."""
 
 import numpy as np
 
-__all__ = ["box_distance", "domain_row_indices", "grid_threshold"]
+__all__ = ["box_coordinates", "box_distance", "box_position", "domain_row_indices",
+           "grid_threshold"]
 
 
 def grid_threshold(lower, upper, index, n_cells):
@@ -35,6 +36,28 @@ def box_distance(x, point, lower, upper):
     half_width = upper / 2 - lower / 2
     halves = np.abs(x / 2 - point / 2) / np.where(half_width > 0, half_width, 0.5)
     return np.where(np.isfinite(width) & np.isfinite(gap), direct, halves)
+
+
+def box_coordinates(X, lower, upper):
+    """``(x - lower) / (upper - lower)``, not clipped; a degenerate feature's width counts as 1.
+
+    Computed on halves, so that no step overflows for any finite bounds
+    (``upper - lower`` may exceed the largest float, and an overflow would
+    turn the row into NaN, and a warning, only for some values); equal to the
+    direct formula for normal floats (halving is exact). Differences of two
+    rows' coordinates are their gaps in units of the box width.
+    """
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    half_width = upper / 2 - lower / 2
+    return (np.asarray(X, dtype=float) / 2 - lower / 2) / np.where(half_width > 0, half_width,
+                                                                     0.5)
+
+
+def box_position(X, lower, upper):
+    """:func:`box_coordinates` clipped to ``[0, 1]``; 0 on a degenerate feature."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    degenerate = ~(upper / 2 - lower / 2 > 0)
+    return np.clip(np.where(degenerate, 0.0, box_coordinates(X, lower, upper)), 0.0, 1.0)
 
 
 def domain_row_indices(domain, X):

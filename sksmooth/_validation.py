@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from ._values import check_no_numeric_twins, is_missing
+from ._untrusted import check_no_numeric_twins, distinct_labels, is_missing
 from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 
 __all__ = [
@@ -469,7 +469,7 @@ class BinaryLabels:
     @staticmethod
     def fit_classes(y, classes=None):
         """Return sorted ``classes_`` from ``classes`` or ``y``; error if not binary."""
-        labels = _distinct_labels(y) if classes is None else np.unique(np.asarray(classes))
+        labels = distinct_labels(y) if classes is None else np.unique(np.asarray(classes))
         if classes is not None and len(labels) != len(np.asarray(classes)):
             raise ValueError(f"classes contains duplicates: {classes!r}.")
         if len(labels) > 2:
@@ -561,18 +561,6 @@ def check_no_missing_label(classes):
                          "outside classes.")
 
 
-def _distinct_labels(y):
-    """``np.unique(y)``; labels that do not compare (``1`` and ``"x"``, ``pd.NA``) are
-    ordered by type name, then text, instead of failing on one row's label."""
-    try:
-        return np.unique(y)
-    except TypeError:
-        keyed = {(type(v).__name__, str(v)): v for v in np.asarray(y, dtype=object).ravel()}
-        labels = np.empty(len(keyed), dtype=object)
-        labels[:] = [keyed[k] for k in sorted(keyed)]
-        return labels
-
-
 def _fit_any_classes(y, classes=None):
     """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
     if classes is not None:
@@ -583,7 +571,7 @@ def _fit_any_classes(y, classes=None):
             raise ValueError("classes must be a 1-D list of distinct labels (numbers or "
                              "strings), e.g. classes=[0, 1].") from None
     else:
-        labels = _distinct_labels(y)
+        labels = distinct_labels(y)
     if classes is not None and len(labels) != len(np.asarray(classes)):
         raise ValueError("classes contains duplicate labels; list each public label once.")
     if len(labels) == 0:

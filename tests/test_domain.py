@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from sksmooth._domain import box_distance, grid_threshold
+import warnings
+
+from sksmooth._domain import box_distance, box_position, grid_threshold
 
 
 @pytest.mark.parametrize("lower, upper", [(0.0, 1.0), (-3.0, 7.5), (2.0, 2.0 + 1e-9)])
@@ -79,3 +81,19 @@ def test_box_distance_equals_the_direct_formula_on_ordinary_boxes():
     x, point = rng.uniform(lower, upper), rng.uniform(lower, upper)
     np.testing.assert_array_equal(box_distance(x, point, lower, upper),
                                   np.abs(x - point) / (upper - lower))
+
+
+_MAX = np.finfo(float).max
+
+
+def test_box_position_never_overflows_and_equals_the_direct_formula():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pos = box_position(np.array([[-_MAX, 0.0, _MAX, 5.0]]),
+                           np.array([-_MAX, -_MAX, -_MAX, 5.0]), np.array([_MAX, _MAX, _MAX, 5.0]))
+    np.testing.assert_array_equal(pos, [[0.0, 0.5, 1.0, 0.0]])  # degenerate feature: 0
+    rng = np.random.default_rng(0)
+    lower, upper = rng.normal(size=5), rng.normal(size=5) + 3.0
+    X = rng.uniform(lower, upper, size=(100, 5))
+    np.testing.assert_array_equal(box_position(X, lower, upper), (X - lower) / (upper - lower))
+

@@ -423,7 +423,7 @@ def _private(cls):
 
 # private estimators read a text in an array as a missing value (mapped, never
 # refused: an array's dtype follows its values, tests/release/test_codec_attacks.py,
-# tests/test_private_data.py)
+# tests/test_untrusted.py)
 TAKES_STRING_COLUMNS = {"AdaptiveMarginalSynthesizer", "SmoothMWEM", "SubsampledNetMechanism",
                         "LaplacePerQuery", "GaussianPerQuery", "SyntheticSampler",
                         "PerturbedERMClassifier", "PrivateProperClassifier", "PrivateSearchCV"}

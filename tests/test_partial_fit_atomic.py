@@ -113,7 +113,7 @@ BAD_BATCHES = {
 
 
 # A private release maps rows by their values instead of refusing them (an
-# error would depend on private values: sksmooth._private_data), so these
+# error would depend on private values: sksmooth._untrusted), so these
 # batches are not failures for it; tests/proper checks they are mapped.
 MAPPED_BY_PRIVATE = {"NaN in X", "inf in X", "unknown label", "three labels", "continuous y",
                      "string X"}

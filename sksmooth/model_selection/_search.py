@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from .._atomic import forget_fit
 from .._constraints import EPSILON, RANDOM_STATE, Boolean, Check, Integer, validate_params
 from .._guarantee import Guarantee, PrivacySpent
-from .._private_data import as_labels
+from .._untrusted import labels_equal
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import call_user_function
@@ -198,35 +198,11 @@ def _utility_step(n_rows):
     return 2.0 ** -(52 - int(n_rows).bit_length())
 
 
-def _labels_equal(predicted, y):
-    """Row-wise ``predicted == y`` for any private labels: a list read entry by entry
-    (numpy would turn every label into text for one text), an ``(n, 1)`` column as
-    one column, and a label that does not compare (``pd.NA``, a signalling
-    ``Decimal`` NaN, an array) unequal instead of an error one row decides."""
-    y = as_labels(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    predicted = np.asarray(predicted)
-    if y.dtype != object and predicted.dtype != object:
-        equal = predicted == y
-        if isinstance(equal, np.ndarray) and equal.shape == y.shape:
-            return equal
-    return np.fromiter((_equal(a, b) for a, b in zip(predicted.tolist(), y.tolist())),
-                       dtype=bool, count=len(y))
-
-
-def _equal(a, b):
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError, ArithmeticError):
-        return False
-
-
 def _row_utility(scoring, estimator, X, y, n_rows):
     """Per-row utility in ``[0, 1]`` on the grid of :func:`_utility_step`: the
     clipping makes each row's sensitivity 1, the grid keeps it 1 in the sums."""
     if scoring == "accuracy":
-        values = _labels_equal(estimator.predict(X), y)
+        values = labels_equal(estimator.predict(X), y)
     else:
         values = call_user_function(scoring, "scoring", estimator, X, y, private=True)
     values = np.asarray(values, dtype=float).reshape(-1)

@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._private_data import encode_private_labels
+from .._untrusted import encode_private_labels
 from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
                            resolve_public_classes)
 from ..exceptions import PrivacyLeakWarning

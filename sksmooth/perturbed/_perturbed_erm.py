@@ -53,7 +53,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
-from .._private_data import sanitize_rows, validate_private_data
+from .._untrusted import read_numbers, sanitize_rows
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
@@ -428,7 +428,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             # refuse before touching data
             params["accountant"].check(*planned, neighbouring="substitution")
         randomness = release_randomness(params["random_state"])
-        X, y = validate_private_data(self, X, y, dtype=float)
+        X, y = read_numbers(self, X, y, dtype=float)
         check_delta_for_n(params["delta"], len(X))  # n is public (substitution)
         codec = label_codec(y, params["classes"])
         y_coded = codec.encode(y)
@@ -811,7 +811,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         mapped into the box and onto an exact oracle's own domain, never refused
         (``PrivateSearchCV`` scores private held-out rows through ``predict``)."""
         check_is_fitted(self, "estimator_")
-        X = validate_private_data(self, X, reset=False, dtype=np.float64)
+        X = read_numbers(self, X, reset=False, dtype=np.float64)
         return _mapped_rows(X, self.bounds_, self.estimator_)
 
     def predict(self, X):

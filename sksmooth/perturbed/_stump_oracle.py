@@ -7,8 +7,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._domain import grid_threshold
-from .._private_data import box_position
+from .._domain import box_position, grid_threshold
 from .._validation import check_bounds, check_positive_int
 from ..exceptions import PrivacyLeakWarning
 from ._oracle_base import PreparedRows, _BaseERMOracle

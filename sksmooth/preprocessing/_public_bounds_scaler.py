@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._private_data import box_position, finite_rows, sanitize_rows, validate_private_data
+from .._domain import box_position
+from .._untrusted import finite_rows, read_numbers, sanitize_rows
 from .._validation import check_bounds
 
 __all__ = ["PublicBoundsScaler"]
@@ -20,7 +21,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     public bounds, so it can precede a private estimator in a
     :class:`~sklearn.pipeline.Pipeline` without weakening its guarantee.
     Rows are read by the private estimators' rule
-    (:mod:`sksmooth._private_data`), a fixed row-wise map that costs no
+    (:mod:`sksmooth._untrusted`), a fixed row-wise map that costs no
     privacy: values outside the box are clipped, ``+-inf`` goes to the
     bound, NaN and non-numbers to the box centre; nothing about the rows
     (e.g. how many were clipped) is stored or refused.
@@ -59,7 +60,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Validate the bounds against ``X``'s number of features."""
         low, high = self._check_feature_range()
-        X = validate_private_data(self, X, dtype=np.float64)
+        X = read_numbers(self, X, dtype=np.float64)
         lower, upper = check_bounds(self.bounds, X.shape[1],
                                     X=None if self.bounds is not None else finite_rows(X))
         self.bounds_ = (lower, upper)
@@ -90,7 +91,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X_in = X
-        X = validate_private_data(self, X, dtype=np.float64, reset=False)
+        X = read_numbers(self, X, dtype=np.float64, reset=False)
         lower, upper = self.bounds_
         low, high = self._feature_range
         # box_position clips and works on halves: no overflow for bounds such as

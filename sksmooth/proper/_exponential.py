@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._private_data import finite_rows, sanitize_rows
+from .._untrusted import finite_rows, sanitize_rows
 from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..exceptions import DefaultsWarning

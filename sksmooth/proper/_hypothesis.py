@@ -30,7 +30,7 @@ from scipy.special import softmax
 
 from .._domain import box_distance, domain_row_indices
 from .._guarantee import Guarantee, PrivacySpent
-from .._private_data import as_real_numbers, sanitize_rows
+from .._untrusted import read_numbers, sanitize_rows
 from ..classes import HalfspaceConcepts, StumpConcepts
 
 __all__ = ["ConceptRule", "DomainRule", "TwoLabelRule", "SelectedHypothesis", "ProperRelease"]
@@ -224,10 +224,10 @@ class ProperRelease:
             raise ValueError("The feature names should match those that were passed during "
                              f"fit: expected {list(self.feature_names_in)}, got {list(names)}; "
                              "select the columns in that order.")
-        X = np.asarray(as_real_numbers(X), dtype=float)
-        if X.ndim != 2 or (self.n_features_in is not None and X.shape[1] != self.n_features_in):
-            raise ValueError(f"X must be 2-D with {self.n_features_in} features (as at fit), "
-                             f"got shape {X.shape}.")
+        X = read_numbers(None, X, dtype=float, ensure_min_samples=0)
+        if self.n_features_in is not None and X.shape[1] != self.n_features_in:
+            raise ValueError(f"X must have {self.n_features_in} features (as at fit), got "
+                             f"{X.shape[1]}.")
         return X if self.bounds is None else sanitize_rows(X, *self.bounds)
 
     def predict(self, X):

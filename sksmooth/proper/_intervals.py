@@ -38,7 +38,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .._domain import box_distance, grid_threshold
-from .._private_data import sanitize_rows
+from .._untrusted import sanitize_rows
 from ..mechanisms import FLOAT_SELECTION_NOTE
 from ._hypothesis import SelectedHypothesis
 from ._selection_bound import ExponentialSelectionBound, check_table_size

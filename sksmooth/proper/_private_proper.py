@@ -54,7 +54,7 @@ from .._constraints import (
 )
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
-from .._private_data import encode_private_labels, sanitize_rows, validate_private_data
+from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
                            check_public_classes, declared_classes)
@@ -490,7 +490,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 strategy_cls.substitution_epsilon(params["neighbouring"] == "add_remove",
                                                   planned.epsilon, planned.delta),
                 planned.delta, neighbouring="substitution")
-        X, y = validate_private_data(self, X, y, reset=first, dtype=np.float64)
+        X, y = read_numbers(self, X, y, reset=first, dtype=np.float64)
         check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
                           used=self._planned_spend(params).delta > 0)  # n public: substitution
         classes_, inferred = self._public_labels(y, classes, params, first)
@@ -633,7 +633,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ predicting
     def _released_input(self, X):
         check_is_fitted(self, "hypothesis_")
-        X = validate_private_data(self, X, reset=False, dtype=np.float64)
+        X = read_numbers(self, X, reset=False, dtype=np.float64)
         if hasattr(self, "bounds_"):
             X = sanitize_rows(X, *self.bounds_)
         return X

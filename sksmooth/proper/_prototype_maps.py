@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._domain import grid_threshold
-from .._private_data import box_coordinates, box_position
+from .._domain import box_coordinates, box_position
 
 __all__ = ["BoxCodes", "ProjectedL1Codes", "project_onto_l1_ball", "random_projection"]
 

@@ -99,7 +99,8 @@ import numpy as np
 
 from .._guarantee import PrivacySpent
 from .._domain import grid_threshold
-from .._private_data import box_coordinates, sanitize_rows
+from .._domain import box_coordinates
+from .._untrusted import sanitize_rows
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace

@@ -35,8 +35,8 @@ from .._constraints import (
 )
 from .._guarantee import Guarantee, PrivacySpent
 from .._progress import VERBOSE, Progress
-from .._private_data import as_table, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
+from .._untrusted import read_labels, read_numbers, read_table
 from .._validation import check_delta_for_n
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge
@@ -51,7 +51,6 @@ from ._columns import (
     dtype_levels_notes,
     format_labels,
     key_collision_hint,
-    label_column,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -177,9 +176,9 @@ class _PartitionCounter(PartitionCounter):
     """Encodes the rows of a dask partition under the fixed levels."""
 
     def map_block(self, X, y):
-        columns = TableCodec.split(X)[0]
+        columns = TableCodec.split(read_table(X))[0]
         if y is not None:
-            columns.append(np.asarray(y))
+            columns.append(read_labels(y))
         return (self.frame.encode(columns),)
 
 
@@ -411,17 +410,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     # ------------------------------------------------------------ input
     def _columns(self, X, y, min_rows=1, first=True):
         """``(columns, names, declared levels, dtypes, frame)`` of the input table
-        (a later chunk may have no rows: ``min_rows=0``). A pyarrow or polars table
-        is read as the pandas table it converts to (its names), a dictionary or
-        categorical column by its values: its dictionary is an encoding computed
-        from the rows (``dictionary_encode``), not a declared dtype, so its levels
-        must be declared."""
-        if hasattr(X, "to_pandas") and hasattr(X, "columns") and not hasattr(X, "iloc"):
-            X = X.to_pandas()
-            X = X.astype({name: object for name, dtype in X.dtypes.items()
-                          if getattr(dtype, "name", None) == "category"})
-        frame = hasattr(X, "columns") and hasattr(X, "dtypes")
-        if first and min_rows == 0 and not frame and _width_from_rows(X):
+        (a later chunk may have no rows: ``min_rows=0``), read by :func:`read_table`
+        (a pyarrow dictionary column by its values: its levels must be declared)."""
+        if first and min_rows == 0 and not hasattr(X, "columns") and _width_from_rows(X):
             # the record count is private: a table's shape must not depend on it, but a
             # list's width is read from its rows ([] from a cursor has none). Decided by
             # the input's type and the parameters alone, never by its (empty) rows
@@ -436,16 +427,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             X = list(X)
             if len(X) == 0:
                 X = np.empty((0, len(self.levels)))
+        X = read_table(X)
+        frame = hasattr(X, "columns") and hasattr(X, "dtypes")
         if frame:  # the DataFrame's own column labels, strings or not
             columns, names, dtypes, _ = TableCodec.split(X)
-        else:
-            if sp.issparse(X):
-                raise TypeError("Sparse data was passed for X, but dense data is required: "
-                                "sparse input is not supported; use X.toarray().")
-            # sklearn's structural checks (2-D, non-empty); messages carry no
-            # data values, non-finite entries pass through
-            arr = validate_private_data(self, as_table(X), dtype=None, accept_sparse=False,
-                                        ensure_min_samples=min_rows)
+        else:  # its structure checked (2-D, sparse, rows), its values as they are
+            arr = read_numbers(self, X, dtype=None, ensure_min_samples=min_rows)
             columns, names, dtypes, _ = TableCodec.split(arr)
         if len(columns) == 0 or len(columns[0]) < min_rows:
             raise ValueError("X must have at least one row and one column."
@@ -462,7 +449,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                 raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
             y_dtype = label_dtype(y)  # a Categorical's categories are public
-            y = label_column(y, len(columns[0]))  # a column vector too, as SmoothMWEM takes it
+            y = read_labels(y, len(columns[0]))  # a column vector too, as SmoothMWEM takes it
             columns.append(y)
             names.append("y")
             declared.append(self.classes)
@@ -559,8 +546,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     def _map_chunk(self, stream, X, y):
         frame = stream.frame
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
-            validate_private_data(self, as_table(X), reset=False, dtype=None,
-                                  accept_sparse=False, ensure_min_samples=0)
+            read_numbers(self, X, reset=False, dtype=None, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
         columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0, first=False)
         # compared as the first chunk's were kept (declared levels: declared_dtype)

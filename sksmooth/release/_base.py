@@ -9,7 +9,7 @@ with labels); those releases are then marked not certified.
 Bad rows are never refused for their values (an error raised only when a
 row is NaN is itself a release): non-finite and out-of-box coordinates are
 mapped into the public box, unknown labels and categorical values to the
-first level (:mod:`sksmooth._private_data`), and how many rows were mapped
+first level (:mod:`sksmooth._untrusted`), and how many rows were mapped
 is never stored.
 
 Pipeline contract (SPEC §7): ``fit_transform(X)`` / ``transform(X)`` emit
@@ -38,8 +38,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._domain import grid_threshold
 from .._constraints import (EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options,
                            Param)
-from .._private_data import sanitize_rows, validate_private_data
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
+from .._untrusted import read_labels, read_numbers, read_table, sanitize_rows
 from .._validation import (
     BOUNDS_HINT,
     call_user_function,
@@ -60,7 +60,6 @@ from ._columns import (
     column_positions,
     dtype_levels_notes,
     format_labels,
-    label_column,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -169,7 +168,7 @@ class PrivateTable:
                 "release must have the same columns (labels included); call fit or "
                 "release() to start over.")
         if y is not None:
-            y = label_column(y, n)
+            y = read_labels(y, n)
             # the labels are one more column with public levels: the codec's rule,
             # row by row (a label of another type maps to level 0, alone)
             y = self.classes[LevelColumn(self.classes).encode(y)]
@@ -226,6 +225,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         ``classes``: the public labels given to ``partial_fit`` (when the
         ``classes`` parameter is None).
         """
+        X = read_table(X)  # a pyarrow or polars table as pandas, once for schema and rows
         if frame is not None:
             schema = TableSchema.from_input(X, self.categorical_features, self.categories)
             if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
@@ -249,7 +249,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         labels, inferred, from_dtype = None, False, False
         if y is not None:
             dtype = label_dtype(y)
-            y = label_column(y, n)
+            y = read_labels(y, n)
             declared = self.classes if classes is None else classes
             labels, inferred, from_dtype = resolve_labels(y, declared, dtype)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), labels,
@@ -266,7 +266,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             import pandas as pd  # a DataFrame came in, so pandas is installed
 
             X_num = pd.DataFrame(X_num, columns=X.columns)
-        return validate_private_data(self, X_num, reset=reset, dtype=np.float64,
+        return read_numbers(self, X_num, reset=reset, dtype=np.float64,
                                      ensure_min_samples=min_rows)
 
     # ------------------------------------------------------- streaming

@@ -40,7 +40,7 @@ The rules, the same for every estimator:
   a value outside the levels, a missing value or a non-number takes a fixed
   code (level 0; the first/last bin below/above the bounds, the middle bin
   for a missing value). Never refused, never counted (see
-  :mod:`sksmooth._private_data`).
+  :mod:`sksmooth._untrusted`).
 - **Output dtype** (:func:`public_output_dtype`): a dtype pandas or numpy
   picks from the values (``dtype_follows_values``: all but a
   ``Categorical``) is replaced by the column's public dtype (its levels'
@@ -54,10 +54,9 @@ import numbers
 
 import numpy as np
 
-from .._domain import grid_threshold
-from .._private_data import as_labels, box_position
+from .._domain import box_position, grid_threshold
 from .._validation import check_positive_int, resolve_public_classes
-from .._values import as_floats, check_no_numeric_twins, level_codes, same_values
+from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
 
 __all__ = [
     "BinnedColumn",
@@ -73,7 +72,6 @@ __all__ = [
     "frame_columns",
     "dtype_follows_values",
     "format_labels",
-    "label_column",
     "label_dtype",
     "label_name",
     "label_output_dtype",
@@ -258,19 +256,6 @@ def label_dtype(y):
     return getattr(y, "dtype", None)
 
 
-def label_column(y, n):
-    """``y`` as one column of ``n`` labels (an ``(n, 1)`` column vector flattened;
-    a list read entry by entry, :func:`as_labels`)."""
-    y = as_labels(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1 or len(y) != n:
-        # no lengths in the message: the record count is private under add/remove
-        raise ValueError("y must be 1-D with one entry per row of X (labels are one more "
-                         "attribute).")
-    return y
-
-
 def reads_labels_from_rows(y, declared):
     """Whether a release's label set would be read from ``y``'s rows: a ``y`` given,
     no classes ``declared``, and no public dtype giving them (:func:`resolve_labels`)."""
@@ -413,7 +398,7 @@ class NumberColumn:
     """A numeric column passed through as numbers (the MWEM family's universe).
 
     The universe discretises it on its public bounds, and
-    :func:`~sksmooth._private_data.sanitize_rows` maps a missing or
+    :func:`~sksmooth._untrusted.sanitize_rows` maps a missing or
     out-of-bounds value into them. ``integer=True``: a categorical column
     whose levels are the integers between its public bounds (synthetic
     values are rounded to them).

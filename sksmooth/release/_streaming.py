@@ -55,10 +55,10 @@ import scipy.sparse as sp
 from .._atomic import atomic_update, forget_fit
 from .._constraints import validate_params
 from .._guarantee import PrivacySpent
-from .._private_data import as_labels
 from .._randomness import ReleaseRandomness, release_randomness
+from .._untrusted import read_labels
 from .._validation import declared_classes, same_label_set, same_value
-from ._columns import label_column, reads_labels_from_rows
+from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
@@ -314,7 +314,7 @@ class StreamingRelease:
         (subclasses add what else they read)."""
         if not reads_labels_from_rows(y, labels_declared):
             return np.zeros(0, dtype=np.intp)
-        labels = label_column(y, len(y))
+        labels = read_labels(y, len(y))
         if labels.dtype == object and np.not_equal(labels, labels).any():
             raise ValueError("a label is not equal to itself (NaN): it has no first row")
         return np.unique(labels, return_index=True)[1]  # the labels read: np.unique(y)
@@ -415,9 +415,9 @@ def _no_rows_nor_columns(X):
 
 
 def _indexable(y):
-    """``y`` as row blocks take it: a list or tuple as an array (:func:`as_labels`);
+    """``y`` as row blocks take it: a list or tuple as an array (:func:`read_labels`);
     anything else (numpy, pandas, pyarrow) as it is, so it keeps its dtype and name."""
-    return as_labels(y) if isinstance(y, (list, tuple)) else y
+    return read_labels(y) if isinstance(y, (list, tuple)) else y
 
 
 def _rows(values, start, stop):

@@ -27,7 +27,7 @@ Internally every column is a number, by the shared column codec of
 ``AdaptiveMarginalSynthesizer``): a categorical column with levels is coded
 ``0 .. L-1`` (a value outside the levels, including a missing one, becomes
 code 0 — the package's data-independent rule for bad rows, see
-:mod:`sksmooth._private_data`); any other column is passed through as
+:mod:`sksmooth._untrusted`); any other column is passed through as
 numbers for the universe. :meth:`TableSchema.decode` maps synthetic rows
 back: a DataFrame with the original column names when a DataFrame came in
 (an ndarray of the columns' common public dtype otherwise), with dtypes
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._private_data import as_table
+from .._untrusted import read_table
 from ._columns import (
     LevelColumn,
     NumberColumn,
@@ -150,7 +150,7 @@ class TableSchema:
     @classmethod
     def from_input(cls, X, categorical_features, categories):
         """Schema from the input's structure and the public parameters."""
-        X = as_table(X)
+        X = read_table(X)
         frame = is_dataframe(X)
         shape = getattr(X, "shape", None)
         if shape is None or len(shape) != 2:  # lists, 1-D or 3-D input: validation says so
@@ -177,7 +177,7 @@ class TableSchema:
         held text. Input of an unusual structure (1-D, 3-D, ragged, another
         width) is returned as given, for validation to report.
         """
-        X = as_table(X)
+        X = read_table(X)
         if self.n_features == 0 or len(getattr(X, "shape", ())) != 2 \
                 or X.shape[1] != self.n_features:  # validation names the mismatch
             return X

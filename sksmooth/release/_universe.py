@@ -25,9 +25,8 @@ sigma-smoothness (equal-width bins have equal volume).
 
 import numpy as np
 
-from .._domain import grid_threshold
-from .._private_data import box_position
-from .._values import level_codes
+from .._domain import box_position, grid_threshold
+from .._untrusted import level_codes
 
 __all__ = ["GridUniverse", "SampleUniverse"]
 

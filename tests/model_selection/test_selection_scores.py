@@ -16,6 +16,7 @@ import pytest
 
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from sksmooth import _untrusted as untrusted
 from sksmooth._guarantee import Guarantee, PrivacySpent
 from sksmooth.accounting._ledger import charge
 from sksmooth.model_selection import PrivateSearchCV
@@ -103,7 +104,7 @@ def test_accuracy_of_a_label_list_moves_one_row_for_one_stray_label():
 
 
 def test_accuracy_of_a_label_list_read_whole_is_caught(monkeypatch):
-    monkeypatch.setattr(_search, "as_labels", np.asarray)
+    monkeypatch.setattr(untrusted, "_as_labels", np.asarray)
     y = [True] * 10
     assert (_accuracy_utilities(y) != _accuracy_utilities(y[:-1] + ["x"])).sum() == 10
 
@@ -129,6 +130,6 @@ def test_held_out_accuracy_of_a_column_vector_y_is_one_value_per_row():
 
 def test_held_out_accuracy_compared_by_numpy_is_caught(monkeypatch):
     pd = pytest.importorskip("pandas")
-    monkeypatch.setattr(_search, "_labels_equal", lambda predicted, y: predicted == np.asarray(y))
+    monkeypatch.setattr(_search, "labels_equal", lambda predicted, y: predicted == np.asarray(y))
     with pytest.raises(TypeError):
         _accuracy_utilities([True] * 9 + [pd.NA])

@@ -18,7 +18,7 @@ from sksmooth.accounting import BudgetAccountant, zcdp_to_dp
 from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.proper import PrivateProperClassifier
 from sksmooth.proper._audit_cases import noisy_means_laplace_run
-from sksmooth._private_data import sanitize_rows
+from sksmooth._untrusted import sanitize_rows
 from sksmooth.proper._prototype_maps import ProjectedL1Codes, ProjectedPrototypeRule
 from sksmooth.proper._prototypes import PrototypeRule, PrototypeStrategy
 

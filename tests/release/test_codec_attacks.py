@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-import sksmooth._private_data as private_data_module
-import sksmooth._values as values_module
+import sksmooth._untrusted as untrusted_module
 import sksmooth.release._columns as columns_module
 import sksmooth.release._tables as tables_module
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
@@ -122,7 +121,7 @@ def _text_float(value):  # the old rule: float of the value's text
 
 
 def test_a_codec_reading_numbers_through_their_text_is_caught(monkeypatch):
-    monkeypatch.setattr(values_module, "_float_or_nan", _text_float)
+    monkeypatch.setattr(untrusted_module, "_float_or_nan", _text_float)
     assert _codec_audit() > 2 * _EPS
 
 
@@ -131,7 +130,7 @@ def test_a_codec_taking_the_text_of_a_hashed_unique_is_caught(monkeypatch):
         codes, uniques = values.factorize()
         return [str(u) for u in np.asarray(uniques, dtype=object).tolist()] + ["nan"], codes
 
-    monkeypatch.setattr(values_module, "distinct_text", first_rows_text)
+    monkeypatch.setattr(untrusted_module, "_distinct_text", first_rows_text)
     d0 = pd.Series([1, 1, 2], dtype=object)
     d1 = d0.copy()
     d1[0] = True  # one row; the old rule moved row 1 too (1 is not level "True")
@@ -269,7 +268,7 @@ def test_an_encoder_passing_arrays_to_validation_is_caught(monkeypatch):
 
     monkeypatch.setattr(tables_module.TableSchema, "encode", old_encode)
     # validation maps non-numbers too (the second defence): broken as well here
-    monkeypatch.setattr(private_data_module, "as_real_numbers", lambda X: X)
+    monkeypatch.setattr(untrusted_module, "_real_numbers", lambda X: X)
     X, Y = _array_neighbours()
     make = _FAMILIES["mwem"]
     assert _observable(make, X) != _observable(make, Y)
@@ -349,7 +348,8 @@ def test_a_list_with_one_text_moves_one_row_only(encode):
 def test_a_list_converted_by_numpy_is_caught(monkeypatch):
     import sksmooth.release._aim as aim_module
 
-    monkeypatch.setattr(aim_module, "as_table", lambda X: X)
+    monkeypatch.setattr(aim_module, "read_table", lambda X: X)
+    monkeypatch.setattr(untrusted_module, "read_table", lambda X: X)
     assert _rows_moved(_aim_codes) > 1
 
 
@@ -383,7 +383,7 @@ def test_a_label_list_with_one_text_moves_one_label_only(encode):
 
 
 def test_a_label_list_converted_by_numpy_is_caught(monkeypatch):
-    monkeypatch.setattr(columns_module, "as_labels", np.asarray)
+    monkeypatch.setattr(untrusted_module, "_as_labels", np.asarray)
     y0, y1 = _label_list_neighbours()
     assert (_aim_label_codes(y0) != _aim_label_codes(y1)).sum() > 1
 
@@ -458,4 +458,4 @@ def test_an_int_past_the_text_limit_in_a_text_column_is_mapped(fit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         fit(X)
-    assert values_module._text(10**5000).startswith("<int of")
+    assert untrusted_module._text(10**5000).startswith("<int of")

@@ -195,7 +195,7 @@ def test_bad_values_map_to_fixed_codes_never_refused():
 def test_one_missing_value_keeps_the_other_rows_codes_under_text_levels(levels):
     # one NaN turns a pandas int column into float64; integers were then matched to
     # the text levels as "1.0" and every row got code 0 (found by an attack review)
-    from sksmooth._values import level_codes
+    from sksmooth._untrusted import level_codes
     column = pd.Series(np.random.default_rng(0).integers(1, 4, size=400))
     with_missing = pd.concat([column, pd.Series([np.nan])], ignore_index=True)
     assert with_missing.dtype == float
@@ -207,7 +207,7 @@ def test_one_missing_value_keeps_the_other_rows_codes_under_text_levels(levels):
 
 
 def test_one_missing_label_keeps_the_other_labels_codes():
-    from sksmooth._private_data import encode_private_labels
+    from sksmooth._untrusted import encode_private_labels
     y = np.random.default_rng(1).integers(0, 2, size=50)
     codes = encode_private_labels(y, np.array(["0", "1"]))
     assert set(codes) == {0, 1}
