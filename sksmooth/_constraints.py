@@ -377,6 +377,9 @@ def _cheap_key(value, depth=0):
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (tuple, list)) and len(value) <= 4096 and depth < _KEY_DEPTH:
         return (type(value), tuple(_cheap_key(v, depth + 1) for v in value))
+    if isinstance(value, dict) and len(value) <= 4096 and depth < _KEY_DEPTH:
+        return (dict, tuple((_cheap_key(k, depth + 1), _cheap_key(v, depth + 1))
+                            for k, v in value.items()))
     return ("object", id(value))
 
 
