@@ -528,3 +528,16 @@ def test_every_estimator_reads_a_pyarrow_table_as_its_pandas_table():
                             categories={"k": ["p", "q"]}, random_state=0).fit(table)
     assert list(fitted.feature_names_in_) == ["a", "k"]
     assert list(fitted.sample(3).columns) == ["a", "k"]
+
+
+def test_a_dask_partition_of_the_wrong_width_is_named_by_its_width_whatever_it_holds():
+    # the MWEM family's partition reader converted with numpy and refused a partition
+    # holding a text ("X must hold numbers"), naming its width only otherwise: which
+    # message came depended on one row's value
+    from sksmooth.release import SmoothMWEM
+
+    est = SmoothMWEM(bounds=(0, 1)).partial_fit(np.zeros((4, 2)))
+    counter = est._partition_counter(est._stream)
+    for entry in (0.5, "x"):
+        with pytest.raises(ValueError, match="a partition has 3 columns; expected 2"):
+            counter(np.array([[0.1, entry, 0.3]], dtype=object))

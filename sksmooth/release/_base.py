@@ -39,7 +39,7 @@ from .._domain import grid_threshold
 from .._constraints import (EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options,
                            Param)
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
-from .._untrusted import read_labels, read_numbers, read_table, sanitize_rows
+from .._untrusted import as_floats, read_labels, read_numbers, read_table, sanitize_rows
 from .._validation import (
     BOUNDS_HINT,
     call_user_function,
@@ -474,19 +474,15 @@ class _PartitionCounter(PartitionCounter):
     """Maps the rows of a dask partition by the public frame."""
 
     def map_block(self, X, y):
-        X_num = self.frame.schema.encode(X) if self.frame.schema.n_features else X
-        try:
-            X_num = np.asarray(X_num, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError("X must hold numbers (or declared categorical levels) only; an "
-                             "entry could not be converted (the value is not shown: it may "
-                             "be private).") from None
+        # a non-number reads as missing (its refusal would tell a row held one)
+        X_num = as_floats(self.frame.schema.encode(X) if self.frame.schema.n_features
+                          else read_table(X))
         if X_num.ndim != 2 or X_num.shape[1] != self.frame.schema.n_features:
             # its width only: its row count may be private (add/remove)
             found = f"{X_num.shape[1]} columns" if X_num.ndim == 2 else f"{X_num.ndim} dimension(s)"
             raise ValueError(f"a partition has {found}; expected "
                              f"{self.frame.schema.n_features} columns.")
-        data = self.frame.map_rows(X_num, None if y is None else np.asarray(y))
+        data = self.frame.map_rows(X_num, y)
         return data.X, data.y
 
 
