@@ -62,6 +62,7 @@ from ._columns import (
     structure_change,
     undeclared_levels_error,
 )
+from ._schema import BOUNDS_FORMS, DEFAULT_N_BINS, bounds_by_column, check_bounds_parameter
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._systematic import check_scheme
@@ -94,26 +95,6 @@ _AIM_MIN_SIGNAL_TO_NOISE = 1.5
 _SOURCE_MST = ("McKenna, Miklau & Sheldon, 'Winning the NIST Contest: A scalable and general "
                "approach to differentially private synthetic data', JPC 2021, "
                "arXiv:2108.04978, Alg. 1")
-
-
-def _check_column_bounds(value, name="bounds"):
-    """``None`` or ``{column: (lower, upper)}`` with finite ``lower < upper``."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise TypeError(f"{name} must be None or a dict {{column: (lower, upper)}}, got "
-                        f"{type(value).__name__}.")
-    for key, pair in value.items():
-        ok = isinstance(pair, (tuple, list, np.ndarray)) and np.ndim(pair) == 1 and len(pair) == 2
-        if ok:
-            try:
-                lo, hi = (float(v) for v in pair)
-            except (TypeError, ValueError):
-                ok = False
-        if not ok or not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
-                             "with lower < upper.")
-    return value
 
 
 def _check_workload(value, name="workload"):
@@ -230,9 +211,11 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         A column with neither levels nor ``bounds`` is refused: levels are
         never read from the data (they would release which values occur,
         and the largest code would set the model's size).
-    bounds : None or dict, default=None
+    bounds : None, dict or tuple (lower, upper), default=None
         Continuous columns and their public range: ``{column name or index:
-        (lower, upper)}``. Each such column is cut into ``n_bins``
+        (lower, upper)}``, or a pair ``(lower, upper)`` (numbers, or one per
+        column) for every column without levels (as ``SmoothMWEM`` takes
+        it). Each such column is cut into ``n_bins``
         equal-width bins of its range — a data-independent discretisation
         that costs no budget (a quantile split would have to be paid for) —
         and every synthetic value is drawn uniformly inside its bin from the
@@ -367,7 +350,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
                    InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),
         "classes": (NoneValue(), InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
-        "bounds": Check(_check_column_bounds, "None or a dict {column: (lower, upper)}"),
+        "bounds": (NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
         "n_bins": Integer(2, high=1024, cap_reason=(
             "a table's cells are the product of its columns' bins")),
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),
@@ -380,8 +363,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None, n_bins=10,
-                 classes=None, workload=2, method="auto", max_model_size=1_000_000,
+    def __init__(self, *, epsilon=1.0, delta=1e-9, levels=None, bounds=None,
+                 n_bins=DEFAULT_N_BINS, classes=None, workload=2, method="auto",
+                 max_model_size=1_000_000,
                  neighbouring="add_remove", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -467,7 +451,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         """
         values, names, declared, dtypes, frame = self._columns(X, y, min_rows=min_rows)
         n_features = len(values) - int(y is not None)
-        bounds = self._column_bounds(names[:n_features] if frame else None, n_features)
+        bounds = bounds_by_column(self.bounds, n_features, names[:n_features] if frame
+                                  else None)
+        if self.bounds is not None and not isinstance(self.bounds, dict):
+            # a pair ranges every column without levels (declared or a dtype's)
+            bounds = [None if declared[j] is not None or dtype_categories(dtypes[j]) is not None
+                      else pair for j, pair in enumerate(bounds)]
         # a column is named as the parameters name it: its label, or its position
         labels = names if frame else None
         columns = [self._column_strategy(parameter_key(j, labels), declared[j], dtypes[j],
@@ -490,6 +479,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             if declared is not None or dtype_categories(dtype) is not None:
                 raise ValueError(f"column {name!r} has both levels and bounds: declare it "
                                  "either categorical (levels) or continuous (bounds).")
+            if not bounds[0] < bounds[1]:
+                raise ValueError(f"bounds gives column {name!r} the empty range {bounds}; its "
+                                 "lower bound must be below its upper bound.")
             return BinnedColumn(*bounds, self.n_bins, dtype)
         column = LevelColumn.public(declared, dtype, name, "levels")
         if column is None:
@@ -498,12 +490,6 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
                     f", or declare a continuous column's public range with bounds="
                     f"{{{name!r}: (lower, upper)}}{hint}"))
         return column
-
-    def _column_bounds(self, names, n_features):
-        """``(lower, upper)`` or ``None`` for every feature column (``names``: the
-        DataFrame's, ``None`` for an ndarray); the labels are never continuous."""
-        given = column_positions(self.bounds or {}, n_features, names, "bounds")
-        return [given.get(j) for j in range(n_features)]
 
     def _tables(self, d):
         w = self.workload

@@ -44,7 +44,6 @@ from .._validation import (
     BOUNDS_HINT,
     call_user_function,
     check_bounds,
-    check_bounds_pair,
     check_box_has_width,
     check_delta,
     check_sigma,
@@ -68,6 +67,7 @@ from ._columns import (
     schema_change_error,
 )
 from ._systematic import check_scheme
+from ._schema import BOUNDS_FORMS, check_bounds_parameter, level_box
 from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 from ._workload import DenseWorkload, GridWorkload
@@ -123,7 +123,7 @@ COMMON_CONSTRAINTS = {
     "categorical_features": Check(check_categorical_features,
                                   "None, 'from_dtype', a mask, indices or names"),
     "categories": Check(check_categories, "None or a dict {column: [levels]}"),
-    "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
+    "bounds": Param((NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
                     hint=BOUNDS_HINT),
     "classes": (NoneValue(), Check(_check_classes, "a 1-D list of labels")),
     "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
@@ -240,6 +240,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         n, d = X_num.shape
         if self.bounds is None and schema.all_levelled:  # every box edge is a level count
             lower, upper = np.zeros(d), np.zeros(d)
+        elif isinstance(self.bounds, dict):
+            lower, upper = level_box(self.bounds, schema.levels, schema.columns)
         else:
             lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
                                         _box_values(X_num))
@@ -355,29 +357,27 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                                         labels_from_dtype=data.classes_from_dtype)
 
     # -------------------------------------------------------- universe
-    def _grid_bins(self, n, sigma, n_continuous, other_levels=1):
-        if isinstance(self.n_bins, str):  # 'auto'
-            if sigma is None:
-                # 16 bins per continuous feature, fewer if the grid would exceed
-                # 2^16 points (public inputs only: d, categorical levels, classes)
-                budget = min(self.max_universe_size, 2**16) / max(other_levels, 1)
-                fit = int(np.floor(budget ** (1.0 / max(n_continuous, 1)) + 1e-9))
-                return max(2, min(16, fit))
-            # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
-            # (Haghtalab et al. 2020, App. E, Alg. 2), capped so the grid fits in memory
-            want = int(np.ceil(n / sigma))
-            cap = int(np.floor((self.max_universe_size / max(other_levels, 1))
-                               ** (1.0 / max(n_continuous, 1)) + 1e-9))
-            return max(2, min(want, cap))
-        return int(self.n_bins)
+    def _grid_bins(self, data, sigma, n_continuous, other_levels=1, n_public=True):
+        """Bins per continuous feature of ``n_bins='auto'`` (public inputs only)."""
+        if sigma is None:
+            # 16 bins per continuous feature, fewer if the grid would exceed
+            # 2^16 points (public inputs only: d, categorical levels, classes)
+            budget = min(self.max_universe_size, 2**16) / max(other_levels, 1)
+            return max(2, min(16, _root_floor(budget, n_continuous)))
+        # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
+        # (Haghtalab et al. 2020, App. E, Alg. 2), capped so the grid fits in memory
+        want = int(np.ceil(min(data.n / sigma, 2.0**62)))
+        cap = _root_floor(self.max_universe_size / max(other_levels, 1), n_continuous)
+        return max(2, min(want, cap))
 
-    def _grid(self, data, sigma, *, check_size=True):
+    def _grid(self, data, sigma, *, check_size=True, n_public=True):
         lower, upper, categorical = data.lower, data.upper, data.categorical
         n_cont = int(np.sum(~categorical & (upper > lower)))
         other = float(np.prod([np.floor(hi) - np.ceil(lo) + 1 for lo, hi, c
                                in zip(lower, upper, categorical) if c] or [1.0]))
         other *= 1 if data.classes is None else len(data.classes)
-        n_bins = self._grid_bins(data.n, sigma, n_cont, other)
+        n_bins = (self._grid_bins(data, sigma, n_cont, other, n_public)
+                  if self.n_bins == "auto" else int(self.n_bins))
         uni = GridUniverse(lower, upper, categorical, n_bins, data.classes)
         if check_size and uni.size > self.max_universe_size:
             raise ValueError(
@@ -484,6 +484,11 @@ class _PartitionCounter(PartitionCounter):
                              f"{self.frame.schema.n_features} columns.")
         data = self.frame.map_rows(X_num, y)
         return data.X, data.y
+
+
+def _root_floor(value, k):
+    """``floor(value ** (1 / k))`` (``k >= 1``), robust to rounding below an integer."""
+    return int(np.floor(value ** (1.0 / max(k, 1)) + 1e-9))
 
 
 def _halfspace_cover(lower, upper, budget, rng):

@@ -29,10 +29,12 @@ from ._base import (
     SIGMA_CONSTRAINT,
     ReleaseContext,
     ReleaseMixin,
+    _root_floor,
 )
 from ._dense_model import DenseModel
 from ._privacy import RoundParameters, round_parameters
 from ._rounds import QueryRounds, TableRounds, is_dense, make_model, run_mw
+from ._schema import DEFAULT_N_BINS
 
 __all__ = ["SmoothMWEM"]
 
@@ -43,6 +45,9 @@ _SOURCE_SMOOTH = _PAPER + ", App. E, Alg. 2, Thm 4.2"
 _SOURCE_PROJ = _PAPER + ", App. F, Alg. 3, Thm 4.3"
 _ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
 _MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2) point updates (about a day)
+_MAX_TABLE_CELLS_AUTO = 2**16  # cells of one measured table on an n_bins='auto' grid
+_MAX_AUTO_GRID = 2**21  # points of an n_bins='auto' grid without sigma (run time)
+_TABLE_SELECTION_FRACTION = 0.3  # of each round's budget, measurement='table'
 
 
 @dataclass(frozen=True)
@@ -218,10 +223,20 @@ class SmoothMWEM(ReleaseMixin):
         last for tables (lower error by measurement). Both are stored.
     universe : {'grid', 'sample'}, default='grid'
     n_bins : int or 'auto', default='auto'
-        Bins per continuous feature of a grid universe. ``'auto'``: 16, fewer
-        when the grid would exceed ``min(max_universe_size, 2**16)`` points (e.g.
-        9 for 5 continuous features, 4 for 8; public inputs only); when
-        ``sigma`` is set, ``ceil(n/sigma)`` capped by ``max_universe_size``.
+        Bins per continuous feature of a grid universe. ``'auto'`` chooses
+        them from epsilon, delta and the public n (``k`` = the continuous
+        columns in a ``marginal_width``-way table): at most as many as keep
+        a table's mean cell count above the noise std of one measurement
+        when the budget is split over ``n_attributes + 1`` rounds, and
+        within that 10 (``AdaptiveMarginalSynthesizer``'s default), or more
+        when n epsilon lets the table plan measure every table (``b^k <= n
+        epsilon (1 - 0.3) / (8 sqrt(2) n_tables)``); at most ``2^21``
+        grid points (run time). With ``sigma``: ``ceil(n / sigma)``, the
+        theory's cover, within ``max_universe_size`` points. Always at
+        most ``2^16`` cells per measured table, at least 2 bins. A stream
+        (``partial_fit``) fixes its grid at the first chunk, before n is
+        known: 16 bins, fewer past ``2^16`` points (and ``sigma`` needs an
+        integer ``n_bins`` there).
     n_universe : int or 'auto', default='auto'
         Points of a sampled universe (``'auto'``: 10 000).
     max_universe_size : int, default=2**24
@@ -257,8 +272,11 @@ class SmoothMWEM(ReleaseMixin):
         dtype's categories, and the release is then marked not certified for
         it (``astype('category')`` reads them from the data; the code cannot
         tell a publicly declared dtype from such a one).
-    bounds : tuple (lower, upper) or None, default=None
-        Public domain box. ``None`` takes it from the data
+    bounds : tuple (lower, upper), dict or None, default=None
+        Public domain box: a pair ``(lower, upper)`` (numbers, or one per
+        column), or ``{column name or index: (lower, upper)}`` for every
+        column without public levels (as ``AdaptiveMarginalSynthesizer``
+        takes it). ``None`` takes it from the data
         (``PrivacyLeakWarning``). Rows outside are clipped to it; how many
         were clipped is a statistic of the private data, so it is not stored
         or reported anywhere (no ``n_clipped_``).
@@ -461,12 +479,38 @@ class SmoothMWEM(ReleaseMixin):
                 "is unknown at the first chunk of a stream; pass n_bins=<int> to partial_fit, "
                 "or use fit on the whole table.")
         # a grid past max_universe_size is checked in _plan (factored model or error)
-        uni = (self._grid(data, sigma, check_size=False) if self.universe == "grid"
+        uni = (self._grid(data, sigma, check_size=False, n_public=whole_table)
+               if self.universe == "grid"
                else self._build_universe(data, sigma, randomness.public))
         workload = self._build_workload(uni, randomness.public)
         if workload.n_queries == 0:
             raise ValueError("The query workload is empty; check queries and n_queries.")
         return ReleaseContext(uni, workload)
+
+    def _grid_bins(self, data, sigma, n_continuous, other_levels=1, n_public=True):
+        """``n_bins='auto'`` from epsilon, delta and the public n (see ``n_bins``)."""
+        if sigma is None and not n_public:  # a stream's first chunk: n is not known yet
+            return super()._grid_bins(data, None, n_continuous, other_levels)
+        k = max(1, min(self.marginal_width, n_continuous))  # continuous columns in a table
+        if sigma is None:
+            n_attributes = len(data.lower) + int(data.classes is not None)
+            n_tables = math.comb(n_attributes, min(self.marginal_width, n_attributes))
+            # the table plan measures every table when n eps (1 - f) / (8 sqrt 2 cells)
+            # reaches the number of tables (_n_rounds)
+            covered = _root_floor(data.n * self.epsilon * (1 - _TABLE_SELECTION_FRACTION)
+                                  / (8 * math.sqrt(2) * n_tables), k)
+            fewest = round_parameters(self.epsilon, self.delta, n_attributes + 1,
+                                      _TABLE_SELECTION_FRACTION, data.n, True)
+            std = fewest.noise_scale * (math.sqrt(2) if fewest.noise == "laplace" else 1.0)
+            above_noise = _root_floor(data.n / std, k)
+            want = min(above_noise, max(covered, DEFAULT_N_BINS))
+            points = min(self.max_universe_size, _MAX_AUTO_GRID)
+        else:
+            want = int(np.ceil(min(data.n / sigma, 2.0**62)))
+            points = self.max_universe_size
+        cap = min(_root_floor(_MAX_TABLE_CELLS_AUTO, k),
+                  _root_floor(points / max(other_levels, 1), n_continuous))
+        return max(2, min(want, cap))
 
     def _release_stream(self, stream, params):
         """Run the mechanism on the accumulated counts; charge, then publish."""
@@ -552,7 +596,8 @@ class SmoothMWEM(ReleaseMixin):
         T = self._n_rounds(params, n, uni, workload, n_candidates if exclude else None,
                            by_table)
         fraction = params["selection_fraction"]
-        fraction = (0.3 if by_table else 0.5) if fraction == "auto" else fraction
+        fraction = ((_TABLE_SELECTION_FRACTION if by_table else 0.5) if fraction == "auto"
+                    else fraction)
         eta = params["learning_rate"]
         eta = (0.125 if by_table else 0.5) if eta == "auto" else eta
         output = params["output"]

@@ -386,3 +386,26 @@ def test_interval_queries_count_rows_on_the_lower_bound(queries):
     contains_zero = np.asarray(est.workload_.evaluate(np.zeros((1, 1))), dtype=bool)[0]
     assert contains_zero.sum() >= 3  # the intervals starting at the bound, the whole box too
     np.testing.assert_allclose(est.answers_, contains_zero.astype(float), atol=1e-4)
+
+
+def _auto_grid(X, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SmoothMWEM(bounds=(0, 1), random_state=0, **params).fit(X)._universe.shape
+
+
+def test_auto_grid_follows_epsilon_and_the_public_n_only():
+    # the grid was 16 bins whatever epsilon and n (4 on a 7-column table: issue 36)
+    rng = np.random.default_rng(0)
+    X, other = rng.uniform(size=(5000, 2)), rng.beta(5, 1, size=(5000, 2))
+    grids = [_auto_grid(X, epsilon=eps) for eps in (0.1, 1.0, 10.0)]
+    assert grids == [(6, 6), (17, 17), (55, 55)]  # the documented rule of n_bins
+    assert _auto_grid(other, epsilon=1.0) == grids[1]  # the rows' values play no part
+    assert _auto_grid(X[:500], epsilon=1.0)[0] < grids[1][0]
+
+
+def test_tiny_sigma_grid_is_bounded():
+    # sigma=1e-300 asked for ceil(n / sigma) bins, capped only by max_universe_size: a
+    # 4096 x 4096 grid whose one measured table ran for minutes (issue 39)
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    assert _auto_grid(X, sigma=1e-300) == (256, 256)  # 2^16 cells per measured table

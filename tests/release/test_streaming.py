@@ -312,7 +312,8 @@ def test_a_failed_refit_leaves_no_release_and_nothing_stale(name, failure):
 def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_path):
     X, _ = _numeric_data()
     ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
-    est = SmoothMWEM(bounds=(0, 4), random_state=7, accountant=ledger)
+    # n_bins given: 'auto' sizes a stream's grid without n, and fit's from n
+    est = SmoothMWEM(bounds=(0, 4), n_bins=16, random_state=7, accountant=ledger)
     _stream_fit(est, X[:250]).release()
     with pytest.raises(ValueError, match="no rows accumulated since the last release"):
         est.release()
@@ -332,7 +333,7 @@ def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_pa
 ])
 def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
     X, y = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=2)
+    est = SmoothMWEM(bounds=(0, 4), n_bins=16, classes=[0, 1], random_state=2)
     est.partial_fit(X[:200], y[:200])
     before = est._stream.statistic.state().copy()
     state_keys = set(vars(est))
@@ -342,7 +343,7 @@ def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
     np.testing.assert_array_equal(est._stream.statistic.state(), before)
     assert set(vars(est)) == state_keys
     est.partial_fit(X[200:], y[200:]).release()
-    ref = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=2).fit(X, y)
+    ref = clone(est).fit(X, y)
     np.testing.assert_array_equal(est.distribution_, ref.distribution_)
 
 
@@ -442,12 +443,11 @@ def test_copies_of_an_accumulating_estimator_never_share_noise():
 
 def test_pickled_accumulator_continues_and_releases_like_the_original():
     X, _ = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), random_state=5)
+    est = SmoothMWEM(bounds=(0, 4), n_bins=16, random_state=5)
     est.partial_fit(X[:200])
     restored = pickle.loads(pickle.dumps(est))
     restored.partial_fit(X[200:]).release()
-    np.testing.assert_array_equal(restored.distribution_,
-                                  SmoothMWEM(bounds=(0, 4), random_state=5).fit(X).distribution_)
+    np.testing.assert_array_equal(restored.distribution_, clone(est).fit(X).distribution_)
 
 
 # ---------------------------------------------------------- broken variant
@@ -474,7 +474,9 @@ def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
     df = pd.DataFrame(X, columns=["a", "b", "c"])
     ys = pd.Series(y, name="y")
     ddf, dy = _dask_frame(df, 5), _dask_frame(ys.to_frame(), 5)["y"]
-    make = lambda: SmoothMWEM(bounds=(0, 4), categorical_features=["c"],  # noqa: E731
+    # n_bins given: 'auto' sizes a dask collection's grid without n (its length is
+    # not read), an in-memory table's from n
+    make = lambda: SmoothMWEM(bounds=(0, 4), n_bins=16, categorical_features=["c"],  # noqa: E731
                               classes=[0, 1], random_state=1)
     with dask.config.set(scheduler="synchronous"):
         streamed = make().partial_fit(ddf, dy)
