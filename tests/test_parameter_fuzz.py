@@ -321,8 +321,6 @@ RESOURCE_ESTIMATORS = [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"
 # Found by the test below (issue 39), each owned by its estimator's module and
 # being fixed: checked with -m slow (strict: a fixed one must leave this list).
 KNOWN_HANGS = {
-    ("SmoothMWEM", "sigma", 1e-300): "the 'auto' grid for gamma = sigma / (2n)",
-    ("SmoothMWEM", "sigma", 1e-12): "the 'auto' grid for gamma = sigma / (2n)",
     ("SubsampledNetMechanism", "synthetic_size", 10_000): "the cap's net on 30 rows",
     ("SmoothHedgeClassifier", "gamma", 1e-300): "the cover for gamma",
     ("SmoothHedgeClassifier", "hypotheses", "boxes"): "the default cover of boxes",

@@ -11,11 +11,11 @@ NeurIPS 2020, arXiv:2004.00010).
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
+from ...accounting import exact_rest
 from ...mechanisms import exact_exponential_mechanism
 from ._compression import CompressedCounts, compress_measurement
 from ._domain import table_shape, table_size
@@ -106,13 +106,8 @@ class _Budget:
                 math.sqrt(8.0 * (1.0 - measure_fraction) * rho / n_rounds))
 
     def rest(self):
-        """The float nearest the exact remainder from below: the spends plus it
-        never exceed ``rho`` in exact arithmetic, and ``math.fsum`` of them is ``rho``."""
-        exact = Fraction(self.rho) - sum(map(Fraction, (r.rho for r in self.records)))
-        rest = float(exact)
-        if rest > exact:
-            rest = math.nextafter(rest, 0.0)
-        return max(rest, 0.0)
+        """What the last spend may take: the spends plus it never exceed ``rho``."""
+        return exact_rest(self.rho, [r.rho for r in self.records])
 
     def spend_measure(self, attrs, sigma=None):
         """Record a measurement of std ``sigma`` and return ``sigma``; ``None``: the
