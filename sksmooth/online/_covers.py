@@ -1,35 +1,10 @@
 """Covers and Hedge engines for the epochs of :class:`SmoothHedgeClassifier`.
 
-One strategy per kind of cover (:func:`cover_strategy` picks it once):
-
-* :class:`AxisCovers` -- grid covers of thresholds / decision stumps, binary
-  or multiclass (a label on each side of the threshold), played by the exact
-  :class:`~sksmooth.online._hedge.AxisHedge` whose cost per round does not
-  depend on the cover size beyond a logarithm;
-* :class:`DenseCovers` -- every other class (halfspaces, boxes, ...; binary;
-  halfspaces by random sampling, or with
-  :class:`~sksmooth.online.HalfspaceLabellings` by the paper's labellings of
-  uniform points in any dimension),
-  played by :class:`~sksmooth.online._hedge.DenseHedge` at ``K`` operations
-  per round. Its size is chosen from the epoch length and a work budget
-  (``max_expert_rounds``), so that a fit cannot hang; the epoch reuses the
-  previous epoch's cover when the budget gives the same size and that cover
-  meets the new target or was already built up to the size cap (see
-  ``DenseCovers._reusable``), and the random construction points of
-  successive epochs are nested (one seed), so a larger cover extends the
-  smaller one's point set;
-* :class:`GivenCover` -- a finite set of hypotheses given by the user.
-
-Each epoch's cover has radius ``gamma = sigma / (4 sqrt(T))`` in theory
-(Haghtalab, Roughgarden, Shetty 2020, App. C.1, Alg. 1); when the caps do not
-allow it, the achieved radius is reported (``gamma_`` and ``epochs_``) and one
-warning per fit names the parameter to raise.
-
-References
-----------
-N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. C.1
-(Alg. 1, gamma-cover), App. C.3 (bracketing, eq. (6)).
+One strategy per kind of cover, picked by :func:`cover_strategy`:
+:class:`AxisCovers` (thresholds, stumps; exact :class:`AxisHedge`),
+:class:`DenseCovers` (every other class, sized by ``max_expert_rounds``;
+:class:`DenseHedge`) and :class:`GivenCover` (user hypotheses).
+Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1, Alg. 1.
 """
 
 import inspect

@@ -1,46 +1,9 @@
-"""Halfspace covers in any dimension: every labelling of ``m`` uniform points.
+"""Halfspace covers in any dimension: one halfspace per labelling of ``m`` uniform points.
 
-The construction of Haghtalab, Roughgarden, Shetty (NeurIPS 2020,
-arXiv:2006.10129, App. C.1): draw ``m`` points uniformly from the public box
-and keep one halfspace for each labelling of the points that halfspaces
-realise. Two halfspaces with the same labelling of the points are close under
-the uniform measure (an epsilon-net argument), so the cover's radius shrinks
-as ``m`` grows, while its size is the number of labellings,
-``2 sum_{k < D} C(m - 1, k)`` (Cover 1965; ``D = d + 1`` for affine
-halfspaces, ``D = d`` through the origin).
-
-Enumeration by ``(D - 1)``-tuples (the d-tuple construction): in the space of
-halfspace parameters ``c`` in ``R^D`` (normal and offset), each point ``z_i``
-(lifted to ``(u_i, 1)`` for affine halfspaces) is the hyperplane ``c . z_i =
-0`` and a labelling is a cell of this arrangement. For points in general
-position (uniform points are, almost surely) every cell is a pointed cone,
-so it has an extreme ray, where ``D - 1`` of these hyperplanes meet: the
-halfspace whose boundary passes through ``D - 1`` of the points. Around that
-ray the arrangement is simple, so the ``2^(D - 1)`` cells adjacent to it take
-every pattern of signs on those ``D - 1`` points and the sign of the ray on
-the others. Enumerating every tuple, both orientations of its ray and every
-sign pattern therefore yields every labelling, and the labelling of each
-candidate is known without constructing it: non-tuple points take the side
-of the ray, tuple points the pattern. A candidate is the ray ``o c0`` tilted
-by ``delta * pinv(A) s`` (``A`` the tuple's rows, ``s`` the pattern), with
-``delta`` half the largest tilt that moves no other point, so it lies inside
-its cell. Candidates are grouped by labelling, and each labelling is
-represented by the sum of its candidates' unit vectors: inside the (convex)
-cell, and nearer its centre than any one corner (measured in d = 3 to 5: an
-estimated radius 20 to 35 % smaller than keeping one candidate per cell).
-
-This replaces the hierarchical consistency-oracle search of App. C.1 by a
-direct enumeration of its leaves; the count is checked against Cover's
-formula in the tests.
-
-References
-----------
-N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. C.1
-(cover from the labellings of uniform points).
-T. M. Cover, "Geometrical and statistical properties of systems of linear
-inequalities with applications in pattern recognition", IEEE Trans. Electronic
-Computers EC-14(3), 1965 (number of linearly separable labellings).
+Enumerates the labellings through every ``(D - 1)``-tuple of points (the
+construction is explained in docs/guide/smooth_hedge.rst). Theory: Haghtalab,
+Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1; Cover, IEEE
+Trans. Electronic Computers EC-14(3), 1965 (the number of labellings).
 """
 
 import itertools

@@ -1,31 +1,9 @@
-"""Vectorised Hedge (exponential weights) over a finite set of experts.
+"""Vectorised Hedge (exponential weights, 0-1 loss) over a finite set of experts.
 
-Two engines:
-
-* :class:`DenseHedge` keeps one log-weight per expert and consumes the
-  boolean prediction matrix ``(n_rounds, n_experts)`` of any finite binary
-  cover (halfspaces, boxes, user-given finite classes); one batch kernel,
-  :func:`hedge_rounds`.
-* :class:`AxisHedge` is exact Hedge over *axis experts*: decision stumps
-  (thresholds are 1-D stumps) that predict label ``left[q]`` below their
-  threshold and ``right[q]`` at or above it, for a list of label pairs ``q``
-  (binary stumps are the pairs (0, 1) and (1, 0); multiclass stumps use
-  every ordered pair of distinct classes). Its cost per round does not grow
-  with the number of rounds played (see :func:`axis_rounds`): ``fit`` is
-  linear in ``n``.
-
-The loss is the 0-1 loss; the learner's loss at round ``t`` is the
-*expected* loss of the randomised Hedge draw ``sum_j w_tj l_tj``.
-
-References
-----------
-Y. Freund and R. E. Schapire, "A decision-theoretic generalization of
-on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
-N. Cesa-Bianchi and G. Lugosi, *Prediction, Learning, and Games*, 2006,
-Thm 2.2 (regret ``<= ln K / eta + eta T / 8`` for losses in [0, 1]).
-N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. C.1,
-Alg. 1 (Hedge on a gamma-cover).
+:class:`DenseHedge` keeps one log-weight per expert of any finite binary cover;
+:class:`AxisHedge` is exact Hedge over decision stumps at a per-round cost that
+does not grow with the rounds played. Theory: Freund and Schapire, JCSS 55(1),
+1997; Cesa-Bianchi and Lugosi, *Prediction, Learning, and Games*, 2006, Thm 2.2.
 """
 
 from typing import NamedTuple

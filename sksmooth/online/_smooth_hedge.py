@@ -1,15 +1,7 @@
 """SmoothHedgeClassifier: Hedge over a data-independent cover.
 
-References
-----------
-N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129: App. C.1,
-Alg. 1 (Hedge on a gamma-cover, gamma = sigma / (4 sqrt(T))); App. C.2
-(Lemma 3.2); App. C.3 (proof of Thm 3.3); §3, Thm 3.1 (non-adaptive) and
-Thm 3.3 (adaptive adversaries, bracketing numbers); App. B (adaptive
-binary-search adversaries).
-Y. Freund and R. E. Schapire, "A decision-theoretic generalization of
-on-line learning and an application to boosting", JCSS 55(1), 1997 (Hedge).
+Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129,
+App. C.1, Alg. 1; Thm 3.1 and 3.3 (proof in App. C.3).
 """
 
 import copy

@@ -1,37 +1,9 @@
-"""Seeded sigma-smooth adversaries for thresholds and halfspaces.
+"""Seeded sigma-smooth adversaries for thresholds and halfspaces, adaptive or not.
 
-A distribution D on the box ``[lower, upper]`` is *sigma-smooth* when its
-density is at most ``1 / sigma`` times the uniform density on the box
-(Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, §2).
-Every distribution drawn here is uniform on an axis-aligned window that lies
-inside the box and has volume ``sigma * volume(box)`` (side
-``sigma**(1/d) * (upper_i - lower_i)`` on axis i): its density ratio to the
-uniform measure is exactly ``1 / sigma`` (:meth:`max_density_ratio`), the
-largest that smoothness allows.
-
-Labels come from a hidden halfspace ``y = +1 iff <u, x - m> >= theta`` (``m``
-the box centre, ``u`` a unit normal; for one feature ``u = +1`` and this is
-the threshold ``x >= m + theta``). The adversary keeps the *version space*
-``theta in (lo, hi]`` of offsets consistent with the labels given so far.
-
-* ``adaptive=False`` (non-adaptive, a fixed sequence of smooth distributions):
-  ``theta`` is drawn at :meth:`reset` and every window is centred on the
-  hidden decision boundary, where the labels are hardest to learn.
-* ``adaptive=True`` (adaptive; Haghtalab et al. 2020, App. B and §3.1): before each batch the
-  adversary may query the learner's current predictions (an adversary that
-  knows the algorithm can). It locates the learner's decision boundary along
-  ``u`` inside the version space (one vectorised ``predict`` call on
-  ``n_probes`` points), centres the window there, and labels every point that
-  is still ambiguous (strictly inside the version space) with the opposite
-  of the learner's prediction, shrinking the version space: a binary search
-  on the learner's uncertainty region. Without smoothing (a window of width
-  0) this forces a mistake on every round against any deterministic learner;
-  with a window of width ``sigma``, the search stalls once the version space
-  is narrower than the window.
-
-``label_noise`` flips each label independently with that probability after
-the version-space update (non-realizable streams; the version space tracks
-the clean labels).
+Each round draws uniformly from a window of volume ``sigma * volume(box)``
+(density ratio exactly ``1 / sigma``), labelled by a hidden halfspace; the
+adaptive adversary binary-searches the learner's boundary (docs/guide/smooth_hedge.rst).
+Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, §2, App. B.
 """
 
 import numpy as np
