@@ -1,16 +1,8 @@
-"""Axis-aligned classes: thresholds, decision stumps, boxes; grid covers.
+"""Axis-aligned classes (thresholds, stumps, boxes) and their grid covers.
 
-Grid covers are data independent (they depend on the public bounds only),
-their radius under the uniform measure on the bounds is computed exactly
-(certified), and they are bracketing covers (Haghtalab et al. 2020, Def. 2.1,
-Thm 3.3).
-
-References
-----------
-N. Haghtalab, T. Roughgarden, A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129:
-App. C.1, Alg. 1 (gamma-cover, uniform measure); Def. 2.1 and Thm 3.3
-(bracketing covers for adaptive sigma-smooth adversaries).
+Grid covers depend on the public bounds only, have an exactly computed
+(certified) radius and are bracketing. Theory: Haghtalab, Roughgarden,
+Shetty, NeurIPS 2020, arXiv:2006.10129, Def. 2.1, Thm 3.3, App. C.1.
 """
 
 import math

@@ -1,22 +1,8 @@
 """Finite concept instances and the concept-class interface (SPEC §3.2).
 
-A *finite instance* (a cover of an infinite class, or a query workload) is
-the unit that every learner and mechanism consumes: it evaluates a batch of
-points to a dense boolean matrix of shape ``(n_points, n_concepts)``.
-Hypotheses read ``True`` as ``+1`` and ``False`` as ``-1``; counting queries
-read them as ``1`` and ``0``.
-
-A *concept class* (:class:`ConceptClass`) builds such an instance with a
-data-independent ``cover(bounds, gamma=..., max_size=..., random_state=...)``:
-the result depends on public inputs only (SPEC §1.3), never on private data.
-
-References
-----------
-N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129: App. C.1,
-Alg. 1 (gamma-cover under the uniform measure on the domain,
-gamma = sigma / (4 sqrt(T))); §3.1, Thm 3.3 and Def. 2.1 (bracketing covers
-for adaptive adversaries).
+A finite instance evaluates points to a boolean ``(n_points, n_concepts)``
+matrix (True is +1 for hypotheses, 1 for counting queries); a
+:class:`ConceptClass` builds one from public inputs with ``cover``.
 """
 
 import numbers

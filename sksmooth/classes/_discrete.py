@@ -1,20 +1,9 @@
 """Classes on binary / categorical attributes: marginals, conjunctions, parities.
 
-The domain is the finite grid ``{lower_f, ..., upper_f}`` per feature given by
-integer ``bounds``; its uniform measure is the reference measure. These
-classes are finite, so their "cover" is the whole workload (``gamma = 0``,
-certified) unless ``max_size`` forces a data-independent random subset.
-
-References
-----------
-M. Hardt, K. Ligett and F. McSherry, "A simple and practical algorithm for
-differentially private data release", NeurIPS 2012, arXiv:1012.4763 (MWEM
-over a query workload; measuring whole marginal tables is SPEC §7's practical
-improvement).
-A. Block and A. Shetty, "Small loss bounds for online learning separated
-function classes: a Gaussian process perspective", 2025, arXiv:2502.10292,
-Def. 5 and Prop. 1 (rho-separated classes; parities are pairwise orthogonal
-under the uniform measure, rho = sqrt(2)).
+Finite classes on the integer grid of ``bounds``: the cover is the whole
+workload (``gamma = 0``) unless ``max_size`` draws a public random subset.
+Theory: Hardt, Ligett, McSherry, NeurIPS 2012, arXiv:1012.4763 (MWEM);
+Block and Shetty, 2025, arXiv:2502.10292, Def. 5, Prop. 1 (separated classes).
 """
 
 import itertools

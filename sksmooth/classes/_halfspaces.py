@@ -1,23 +1,9 @@
 """Halfspaces (affine and through the origin) and their data-independent covers.
 
-Two constructions (Haghtalab, Roughgarden, Shetty, NeurIPS 2020,
-arXiv:2006.10129, App. C.1):
-
-* ``method='pairs'`` (2-D affine): draw ``m`` points uniformly on the box and
-  take every line through two of them, rotated by a tiny angle about the
-  pair's midpoint (so the pair is split, one point on each side) in both
-  orientations, plus the two constant concepts. These realise each
-  linearly separable labelling of the ``m`` points exactly once
-  (``m (m - 1) + 2`` = the Cover / Sauer bound for VC dimension 3), so the
-  cover is the set of distinct labellings of ``m`` uniform points, an
-  ``epsilon``-net argument of App. C.1 of that paper.
-* ``method='sample'`` (any dimension, affine or through the origin): random
-  halfspaces, normals uniform on the sphere (in box-normalised coordinates)
-  and, if affine, through a uniform point of the box. The cover grows in
-  blocks until the estimated radius reaches ``gamma`` or ``max_size``.
-
-Neither radius is proven: it is *estimated* by Monte Carlo
-(:func:`estimate_cover_radius`) and reported with ``gamma_certified=False``.
+``method='pairs'`` (2-D: one line per labelling of ``m`` uniform points) and
+``method='sample'`` (random halfspaces, any dimension); both radii are
+estimated by Monte Carlo (``gamma_certified=False``). Theory: Haghtalab,
+Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1.
 """
 
 import math
