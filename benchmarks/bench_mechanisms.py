@@ -1,7 +1,9 @@
 """Benchmark: mechanism sampling speed and privacy-audit throughput.
 
 Run ``python benchmarks/bench_mechanisms.py [--quick]``; prints a table and
-writes ``benchmarks/results/mechanisms.json``. Peers (diffprivlib) are timed
+writes ``benchmarks/results/mechanisms.json``, with the exact samplers'
+CPU time as ratios to numpy's float Gumbel-max at 10^4-10^6 candidates
+(``--exact-only --label before`` runs only those, for a before/after pair). Peers (diffprivlib) are timed
 side by side when installed and skipped cleanly otherwise.
 """
 
@@ -35,7 +37,51 @@ def median_time(func, repeats):
     return float(np.median(times))
 
 
-def main(quick=False):
+def cpu_median(func, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        func()
+        times.append(time.process_time() - start)
+    return float(np.median(times))
+
+
+def exact_sampler_ratios(repeats, sizes=(10**4, 10**5, 10**6)):
+    """CPU seconds of one draw of the exact samplers and of numpy's float Gumbel-max.
+
+    Integer scores, epsilon 1, sensitivity 1; "wide": uniform on [0, 10^6)
+    (nearly every coin is far from the best), "narrow": uniform on [0, 20)
+    (every coin near). The floor is ``argmax(eps s / 2 + rng.gumbel(size=n))``.
+    """
+    from sksmooth.mechanisms import exact_exponential_mechanism, permute_and_flip
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in sizes:
+        for name, high in (("wide", 10**6), ("narrow", 20)):
+            scores = rng.integers(0, high, size=n)
+            reps = repeats if n < 10**6 else max(5, repeats // 2)
+            floor = cpu_median(lambda: np.argmax(scores * 0.5 + rng.gumbel(size=n)), reps)
+            em = cpu_median(lambda: exact_exponential_mechanism(scores, 1.0, 1.0, rng), reps)
+            pf = cpu_median(lambda: permute_and_flip(scores, 1.0, 1.0, rng), reps)
+            rows.append({"n_candidates": n, "scores": name, "gumbel_max_s": floor,
+                         "exact_exponential_s": em, "permute_and_flip_s": pf,
+                         "exact_exponential_ratio": em / floor,
+                         "permute_and_flip_ratio": pf / floor})
+            print(f"exact samplers n={n:>8} {name:<6} gumbel {floor * 1e3:8.2f} ms  "
+                  f"exponential x{em / floor:5.2f}  permute-and-flip x{pf / floor:5.2f}", flush=True)
+    return rows
+
+
+def main(quick=False, exact_only=False, label=None):
+    if exact_only:
+        rows = exact_sampler_ratios(5 if quick else 21)
+        path = RESULTS.with_name(f"mechanisms_exact_{label or 'current'}.json")
+        path.write_text(json.dumps({"label": label, "machine": platform.platform(),
+                                    "numpy": np.__version__, "exact_samplers": rows},
+                                   indent=2) + "\n")
+        print(f"wrote {path}")
+        return
     repeats = 5 if quick else 21
     rng = np.random.default_rng(0)
     n = 10**6
@@ -116,8 +162,10 @@ def main(quick=False):
         print(f"{a['audit']:<48} {a['n_trials']:>9} {a['seconds']:>8.3f} "
               f"{a['trials_per_second']:>10.3g} {a.get('epsilon_lower', float('nan')):>9.4f}")
 
+    exact = exact_sampler_ratios(repeats)
     out = {"quick": quick, "repeats": repeats, "machine": platform.platform(),
-           "numpy": np.__version__, "timings": rows, "audits": audits}
+           "numpy": np.__version__, "timings": rows, "audits": audits,
+           "exact_samplers": exact}
     # a quick run never overwrites the committed result of a full run
     path = RESULTS.with_name(RESULTS.stem + "_quick.json") if quick else RESULTS
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,4 +176,9 @@ def main(quick=False):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and trials")
-    main(parser.parse_args().quick)
+    parser.add_argument("--exact-only", action="store_true",
+                        help="only the exact samplers against Gumbel-max (CPU seconds), written "
+                             "to mechanisms_exact_<label>.json")
+    parser.add_argument("--label", default=None, help="name of an --exact-only run")
+    args = parser.parse_args()
+    main(args.quick, args.exact_only, args.label)

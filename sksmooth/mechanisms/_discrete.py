@@ -42,8 +42,6 @@ _INT64_SAFE = 1 << 62
 _WORD_BITS = 62
 # Public ceiling on the output magnitude's scale: samples must fit in int64.
 _MAX_SCALE = 2.0 ** 40
-# Bernoulli(exp(-1)) trials drawn at once per sample by the geometric sampler.
-_GEOMETRIC_BATCH = 4
 # Bernoulli(exp(-1)) from one uniform on [0, 20!) (20! < 2^62).
 _FACTORIAL_RADIX = 20
 _FACTORIAL = math.factorial(_FACTORIAL_RADIX)
@@ -108,40 +106,68 @@ def _bernoulli_exp_minus_one(n, rng):
     ``u_k != 0`` and returns ``[k odd]``. One uniform ``u`` on ``[0, 20!)``
     holds ``u_2, ..., u_20`` as its mixed-radix digits (most significant
     first), and ``u_2 = ... = u_k = 0`` iff ``u < 20!/k!``; so the stop is
-    ``k = 2 + #{k <= 20 : u < 20!/k!}``. Only ``u = 0`` (probability
-    ``1/20!``) leaves it open, and those draws continue the loop at 21.
+    ``k = 2 + #{k <= 20 : u < 20!/k!}``. ``u_2`` is one random bit: half the
+    draws stop at ``k = 2`` (failure) on it, and only the others draw
+    ``u_3, ..., u_20`` as a uniform on ``[0, 20!/2)`` (``u`` given
+    ``u_2 = 0``); ``k = 3`` (success) when that is ``>= 20!/6``, and only a
+    third of those is located among the thresholds. Only ``u = 0``
+    (probability ``1/20!``) leaves it open, and those draws continue the
+    loop at 21.
     """
-    u = rng.integers(0, _FACTORIAL, size=n, dtype=np.int64)
+    success = np.zeros(n, dtype=bool)
+    past_two = np.flatnonzero(rng.integers(0, 2, size=n, dtype=bool))  # u_2 == 0
+    u = rng.integers(0, _FACTORIAL // 2, size=past_two.size, dtype=np.int64)
+    late = np.flatnonzero(u < _FACTORIAL // 6)
+    success[past_two] = u >= _FACTORIAL // 6
     stop_k = 2 + (_CONTINUE_THRESHOLDS.size
-                  - np.searchsorted(_CONTINUE_THRESHOLDS, u, side="right"))
-    active = np.flatnonzero(u == 0)
+                  - np.searchsorted(_CONTINUE_THRESHOLDS, u[late], side="right"))
+    active = np.flatnonzero(u[late] == 0)
     k = _FACTORIAL_RADIX + 1
     while active.size:
-        success = rng.integers(0, k, size=active.size) == 0
-        stop_k[active[~success]] = k
-        active = active[success]
+        still = rng.integers(0, k, size=active.size) == 0
+        stop_k[active[~still]] = k
+        active = active[still]
         k += 1
-    return stop_k % 2 == 1
+    success[past_two[late]] = stop_k % 2 == 1
+    return success
 
 
 def _geometric_exp_minus_one(n, rng, cap=None):
     """Number of successes before the first failure of Bernoulli(exp(-1)) trials.
 
-    ``P(V >= v) = e^{-v}``. Trials are drawn ``_GEOMETRIC_BATCH`` at a time
-    per sample. With ``cap`` (an int array), counting stops once ``cap`` is
-    reached (only ``V >= cap`` matters to the caller), which bounds the work.
+    ``P(V >= v) = e^{-v}``. One trial per still-running sample and round
+    (a sample stops with probability ``1 - e^{-1}`` per trial, so the rounds
+    are ``O(log n)`` and the trials ``1.6 n`` in expectation); every sample
+    still running after ``v`` rounds has ``V >= v``. With ``cap`` (an int
+    or int array), counting stops once ``cap`` is reached (only ``V >= cap``
+    matters to the caller), which bounds the work.
     """
     counts = np.zeros(n, dtype=np.int64)
+    if cap is not None and np.ndim(cap) == 0:
+        counts[survivors_exp_minus_one(n, int(cap), rng)] = cap
+        return counts
     active = np.arange(n) if cap is None else np.flatnonzero(cap > 0)
+    v = 0
     while active.size:
-        trials = _bernoulli_exp_minus_one(active.size * _GEOMETRIC_BATCH, rng)
-        trials = trials.reshape(active.size, _GEOMETRIC_BATCH)
-        all_succeeded = trials.all(axis=1)
-        counts[active] += np.where(all_succeeded, _GEOMETRIC_BATCH, np.argmin(trials, axis=1))
-        active = active[all_succeeded]
+        active = active[_bernoulli_exp_minus_one(active.size, rng)]
+        v += 1
+        counts[active] = v
         if cap is not None:
-            active = active[counts[active] < cap[active]]
+            active = active[cap[active] > v]
     return counts
+
+
+def survivors_exp_minus_one(n, trials, rng):
+    """Indices of the ``n`` samples whose first ``trials`` Bernoulli(exp(-1)) draws all succeed.
+
+    Each index is kept independently with probability exactly ``e^{-trials}``.
+    """
+    alive = np.flatnonzero(_bernoulli_exp_minus_one(n, rng)) if trials > 0 else np.arange(n)
+    for _ in range(trials - 1):
+        if not alive.size:
+            break
+        alive = alive[_bernoulli_exp_minus_one(alive.size, rng)]
+    return alive
 
 
 def _bernoulli_fraction_tail(remainder, denominator, rng):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_epsilon
 from ._common import check_rng, check_scores, check_selection_inputs, check_sensitivity
-from ._discrete import ExpMinusTable, _geometric_exp_minus_one
+from ._discrete import ExpMinusTable, survivors_exp_minus_one
 
 __all__ = ["exact_exponential_mechanism", "permute_and_flip"]
 
@@ -27,6 +27,10 @@ __all__ = ["exact_exponential_mechanism", "permute_and_flip"]
 _CHUNK_ELEMENTS = 1 << 22
 # Scores are kept in int64 with room for differences.
 _MAX_ABS_SCORE = 2 ** 61
+# A table entry per gap below the far gap up to this many entries; beyond, per distinct gap.
+_DENSE_TABLE = 1 << 12
+# permute_and_flip visits candidates one by one when about this many coins are expected heads.
+_FEW_VISITS = 8
 # Coins with gamma >= this are decided by their first 64 Bernoulli(exp(-1)) trials.
 _FAR_GAMMA = 64
 
@@ -51,9 +55,9 @@ def _check_integer_scores(scores, name="scores"):
             f"{name} must be integer-valued for the exact samplers; use "
             "exponential_mechanism for real-valued scores."
         )
-    if np.any(np.abs(arr.astype(float)) >= _MAX_ABS_SCORE):
+    if max(-float(arr.min()), float(arr.max())) >= _MAX_ABS_SCORE:
         raise ValueError(f"{name} must be smaller than 2^61 in magnitude.")
-    return arr.astype(np.int64)
+    return arr.astype(np.int64, copy=False)
 
 
 class _SelectionCoins:
@@ -74,13 +78,13 @@ class _SelectionCoins:
         self.gaps = scores.max() - scores
         far_gap = -(-_FAR_GAMMA * self.denominator // self.numerator)
         near = self.gaps < far_gap
-        if far_gap <= max(4 * scores.size, 1 << 16):
-            distinct, self.entry = np.arange(far_gap), self.gaps.copy()
+        if far_gap <= _DENSE_TABLE:
+            distinct, self.entry = np.arange(far_gap), np.where(near, self.gaps, -1)
         else:
             distinct, inverse = np.unique(self.gaps[near], return_inverse=True)
-            self.entry = np.zeros(scores.size, dtype=np.int64)
+            self.entry = np.full(scores.size, -1, dtype=np.int64)
             self.entry[near] = inverse.ravel()
-        self.entry[~near] = -1
+        self.distinct = distinct
         self.table = ExpMinusTable.from_rationals(
             distinct.astype(object) * self.numerator, self.denominator
         )
@@ -91,20 +95,22 @@ class _SelectionCoins:
             rate = self.numerator / self.denominator
         except OverflowError:  # epsilon / sensitivity past the float range
             rate = math.inf
+        # per table entry; the far coins add less than e^-64 each
+        counts = np.bincount(self.entry[self.entry >= 0], minlength=self.distinct.size)
         with np.errstate(over="ignore", invalid="ignore"):
-            gamma = np.where(self.gaps == 0, 0.0, self.gaps * rate)
-        return float(np.mean(np.exp(-np.minimum(gamma, 745.0))))
+            gamma = np.where(self.distinct == 0, 0.0, self.distinct * rate)
+        return float(counts @ np.exp(-np.minimum(gamma, 745.0))) / self.gaps.size
 
     def flip(self, candidates, rng):
-        """One exact coin per entry of the int array ``candidates``."""
-        entry = self.entry[candidates]
+        """One exact coin per entry of the int array ``candidates`` (``None``: all)."""
+        entry = self.entry if candidates is None else self.entry[candidates]
         near = entry >= 0
-        heads = np.zeros(candidates.size, dtype=bool)
+        heads = np.zeros(entry.size, dtype=bool)
         heads[near] = self.table.bernoulli(entry[near], rng)
         far = np.flatnonzero(~near)
-        cap = np.full(far.size, _FAR_GAMMA, dtype=np.int64)
-        for i in far[_geometric_exp_minus_one(far.size, rng, cap=cap) >= _FAR_GAMMA]:
-            rest = int(self.gaps[candidates[i]]) * self.numerator - _FAR_GAMMA * self.denominator
+        for i in far[survivors_exp_minus_one(far.size, _FAR_GAMMA, rng)]:
+            candidate = i if candidates is None else candidates[i]
+            rest = int(self.gaps[candidate]) * self.numerator - _FAR_GAMMA * self.denominator
             heads[i] = ExpMinusTable.from_rationals([rest], self.denominator).bernoulli(
                 np.zeros(1, dtype=np.int64), rng
             )[0]
@@ -113,9 +119,10 @@ class _SelectionCoins:
 
 def pick_uniform_true(accepted, rng):
     """Per row of the boolean matrix ``accepted``, a uniform column among the Trues."""
-    counts = accepted.sum(axis=1)
+    rows, columns = np.nonzero(accepted)  # row-major: each row's Trues are contiguous
+    counts = np.bincount(rows, minlength=accepted.shape[0])
     rank = rng.integers(0, counts)  # every row has at least one True
-    return np.argmax(np.cumsum(accepted, axis=1) > rank[:, None], axis=1)
+    return columns[np.cumsum(counts) - counts + rank]
 
 
 def permute_and_flip(scores, epsilon, sensitivity, rng, monotonic=False, size=None):
@@ -172,14 +179,41 @@ def permute_and_flip(scores, epsilon, sensitivity, rng, monotonic=False, size=No
     )
     coins = _SelectionCoins(scores, epsilon, sensitivity, monotonic)
     n = scores.size
+    if size is None:
+        acceptance = coins.acceptance_estimate()
+        if n * acceptance >= _FEW_VISITS:
+            return _first_head_in_random_order(coins, n, acceptance, rng)
     n_draws = 1 if size is None else size
     out = np.empty(n_draws, dtype=np.int64)
     rows = max(1, _CHUNK_ELEMENTS // n)
     for start in range(0, n_draws, rows):
         stop = min(n_draws, start + rows)
-        heads = coins.flip(np.tile(np.arange(n), stop - start), rng)
+        candidates = None if stop - start == 1 else np.tile(np.arange(n), stop - start)
+        heads = coins.flip(candidates, rng)
         out[start:stop] = pick_uniform_true(heads.reshape(stop - start, n), rng)
     return int(out[0]) if size is None else out
+
+
+def _first_head_in_random_order(coins, n, acceptance, rng):
+    """Permute-and-flip as its definition reads: visit in random order, stop at a head.
+
+    The candidates in order of first appearance in i.i.d. uniform proposals
+    form a uniformly random order; each coin is flipped when its candidate
+    is first visited. Visits come in rounds of doubling size; cheap when
+    many coins are likely heads (about ``n / (heads + 1)`` visits).
+    """
+    visited = np.zeros(n, dtype=bool)
+    batch = max(16, int(4 / acceptance))
+    while True:
+        proposals = rng.integers(0, n, size=batch)
+        fresh, first = np.unique(proposals, return_index=True)
+        order = np.argsort(first)
+        fresh = fresh[order][~visited[fresh[order]]]
+        heads = coins.flip(fresh, rng)
+        if heads.any():
+            return int(fresh[np.argmax(heads)])
+        visited[fresh] = True
+        batch *= 2
 
 
 def rational_permute_and_flip(scores, epsilon, sensitivity, rng):

@@ -92,6 +92,22 @@ def test_far_coins_fallback_is_exact(sampler, monkeypatch):
     assert chi_square_pvalue(draws, probs) > 1e-4
 
 
+@pytest.mark.parametrize("far_gamma", [64, 1])
+def test_permute_and_flip_one_draw_in_random_order_is_exact(far_gamma, monkeypatch):
+    # One draw with many likely heads visits candidates one by one in a
+    # random order (here forced); its law is permute-and-flip's.
+    visits = []
+    one_by_one = _exact_selection._first_head_in_random_order
+    monkeypatch.setattr(_exact_selection, "_first_head_in_random_order",
+                        lambda *args: visits.append(1) or one_by_one(*args))
+    monkeypatch.setattr(_exact_selection, "_FEW_VISITS", 0)
+    monkeypatch.setattr(_exact_selection, "_FAR_GAMMA", far_gamma)
+    rng = np.random.default_rng(6)
+    draws = np.array([permute_and_flip(SCORES, 0.7, 1.0, rng) for _ in range(10_000)])
+    assert len(visits) == draws.size
+    assert chi_square_pvalue(draws, permute_and_flip_probabilities(SCORES, 0.7, 1.0)) > 1e-4
+
+
 # Worst-case neighbours for selection (sensitivity 1): candidate 0 gains a
 # point while the ten others lose one.
 K = 10
