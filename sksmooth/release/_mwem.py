@@ -28,10 +28,10 @@ from ._base import (
     JITTER_CONSTRAINT,
     SIGMA_CONSTRAINT,
     ReleaseContext,
-    ReleaseMixin,
     _root_floor,
 )
 from ._dense_model import DenseModel
+from ._outputs import ReleaseMixin
 from ._privacy import RoundParameters, round_parameters
 from ._rounds import QueryRounds, TableRounds, is_dense, make_model, run_mw
 from ._schema import DEFAULT_N_BINS

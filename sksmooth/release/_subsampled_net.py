@@ -9,8 +9,9 @@ import numpy as np
 from .._constraints import Integer
 from .._guarantee import Guarantee, PrivacySpent
 from ..accounting import charge
-from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext, ReleaseMixin
+from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext
 from ._dense_model import DenseModel
+from ._outputs import ReleaseMixin
 from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
