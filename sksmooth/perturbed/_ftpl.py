@@ -29,7 +29,8 @@ oracle's weighted 0-1 loss is linear in the rows, so the run keeps their
 additive statistic (:class:`PastStatistic`; per-cell signed weights for
 stumps) and a round costs O(m + batch), not O(t + m): the same leader as a
 refit on all rows, at every t. A heuristic oracle refits on all rows
-(:class:`PastRows`, an append-only buffer that snapshots share).
+(:class:`PastRows`, an append-only buffer that snapshots share), by default
+once the rows grew by 1/8 since its last refit: O(T) rows of oracle work.
 """
 
 import copy
@@ -183,7 +184,14 @@ class OnlineRun:
     eta_high: float = -np.inf
     rounds_since_refit: int = 0
     eta: float = float("nan")
-    lazy: bool = False  # a round was played with refit_every > 1 (outside Thm 1)
+    lazy: bool = False  # a round played a stale leader (outside Thm 1)
+    n_at_refit: int = 0  # rows of the past at the last refit
+    n_refits: int = 0
+
+    @property
+    def incremental(self):
+        """The past is the oracle's additive statistic (a refit costs O(1) rows)."""
+        return isinstance(self.past, PastStatistic)
 
     # fixed at the start and never changed: a snapshot shares them
     _SHARED = ("codec", "box", "Z", "calibration", "oracle", "hallucinated_rows",

@@ -155,7 +155,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     rows plus a fresh perturbation. With an exact oracle of this package the
     past rows are kept as the oracle's additive statistic (per-cell signed
     weights for stumps), so a round costs the same at ``t = 10`` and
-    ``t = 10^6``; a heuristic oracle refits on all rows (O(t) per round).
+    ``t = 10^6``; a heuristic oracle refits on all rows once they grew by
+    1/8 (``refit_every='auto'``: O(log T) refits, O(T) rows of oracle work).
     Labels: two (binary) or more (multiclass: the one-hot perturbation of
     ``fit``, with ``MulticlassStumpERMClassifier`` for ``fit`` and
     ``MulticlassDepthTwoTreeERMClassifier`` online by default; Thm 1 is
@@ -256,9 +257,16 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``T`` for the online noise and the regret bound; ``None`` = anytime
         (``T`` = rounds so far), under which the theory ``eta`` changes
         between rounds and Thm 1 does not apply.
-    refit_every : int in [1, 1e9], default=1
-        Online cost control ("lazy" FTPL): refit the leader once every
-        ``refit_every`` rounds and play the stale leader in between. With
+    refit_every : 'auto' or int in [1, 1e9], default='auto'
+        Online cost control ("lazy" FTPL). 'auto': every round when the
+        oracle keeps an additive statistic of the past (the exact oracles:
+        O(1) per round) or the noise carries Thm 1's bound ('theory' or a
+        number); otherwise a geometric schedule, a refit once the
+        rows seen have grown by 1/8 since the last refit (``O(log T)``
+        refits, ``O(T)`` rows of oracle work in all instead of ``O(T^2)``;
+        each leader is played while the data grows by at most 1/8). An
+        integer ``k``: refit the leader once every ``k`` rounds and play the
+        stale leader in between. With
         ``k = refit_every`` each leader is used for ``k`` rounds, which adds
         at most ``(k - 1) B`` per change of leader to the regret (and Thm 1's
         bound is not certified for ``k > 1``); it divides the oracle work by
@@ -356,7 +364,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                               ArrayLike(ndim=2), CallableValue()),
         "online_perturbation": Options("hallucinated", "labels"),
         "horizon": (NoneValue(), Integer(1, high=10**9, cap_reason="rounds")),
-        "refit_every": Integer(1, high=10**9, cap_reason="rounds"),
+        "refit_every": (Options("auto"), Integer(1, high=10**9, cap_reason="rounds")),
         "bounds": Param((NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
                         hint=BOUNDS_HINT),
         "classes": (NoneValue(), Check(_check_classes, "a list of labels")),
@@ -378,7 +386,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         separating_points="auto",
         online_perturbation="hallucinated",
         horizon=None,
-        refit_every=1,
+        refit_every="auto",
         bounds=None,
         classes=None,
         accountant=None,
@@ -719,11 +727,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         run.n_rounds += 1
         run.cumulative_loss += loss
         run.rounds_since_refit += 1
-        run.lazy = run.lazy or params["refit_every"] > 1
-        if run.rounds_since_refit >= params["refit_every"] or run.estimator is None:
+        if _refit_due(params["refit_every"], run, strategy.has_bound) or run.estimator is None:
             eta = strategy.noise(run, horizon)
             run.estimator = strategy.leader(run, eta)
-            run.rounds_since_refit = 0
+            run.rounds_since_refit, run.n_at_refit = 0, run.n
+            run.n_refits += 1
             run.eta = eta
             run.eta_low, run.eta_high = min(run.eta_low, eta), max(run.eta_high, eta)
         if params["verbose"] and (run.n_rounds & (run.n_rounds - 1)) == 0:
@@ -749,7 +757,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         report = regret_report(strategy, run, params["horizon"])
         if run.lazy and report.applies:  # once lazy, the run is outside Thm 1 for good
             report = type(report)(float("nan"), report.horizon, report.trivial, False, None,
-                                  False, "refit_every > 1 (lazy FTPL) is not covered by Thm 1")
+                                  False, "a round played a stale leader (refit_every; lazy "
+                                  "FTPL) is not covered by Thm 1")
         self.regret_report_ = report
         self.regret_bound_ = report.value
         self.guarantee_ = self._online_guarantee(strategy, run, report,
@@ -781,6 +790,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                    f"noise rule: {strategy.name}",
                    f"a round is one partial_fit call; loss per round bounded by B = "
                    f"{max(run.loss_bound, 1)} rows",
+                   f"the leader was refitted {run.n_refits} times in {run.n_rounds} rounds"
+                   + (" (a stale leader played in between: lazy FTPL)" if run.lazy else ""),
                    "partial_fit is not differentially private"),
         )
 
@@ -801,7 +812,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_rounds_")
         strategy = online_strategy(self.noise, self.online_perturbation)
-        if self.refit_every > 1 or getattr(self._run, "lazy", False):
+        if getattr(self._run, "lazy", False):
             return float("nan")
         return regret_report(strategy, self._run, self.horizon, best_loss, n_rounds).value
 
@@ -877,6 +888,22 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = True
         return tags
 
+
+
+# 'auto' refits a leader without an additive statistic once the rows grew by this factor
+_REFIT_GROWTH = 1.125
+
+
+def _refit_due(refit_every, run, has_bound):
+    """Whether this round refits the leader (``refit_every`` in the class docstring:
+    'auto' refits every round when that is O(1) or a regret bound is claimed); marks
+    the run lazy once a round keeps a stale leader."""
+    if refit_every == "auto":
+        due = run.incremental or has_bound or run.n >= _REFIT_GROWTH * run.n_at_refit
+    else:
+        due = run.rounds_since_refit >= refit_every
+    run.lazy = run.lazy or not due
+    return due
 
 
 def _declared_not_private(params):

@@ -378,3 +378,31 @@ def test_a_round_s_snapshot_shares_what_the_run_fixed_at_its_start():
     before = run.rng.bit_generator.state
     twin.rng.random()
     assert run.rng.bit_generator.state == before
+
+
+def test_a_heuristic_oracle_refits_on_a_geometric_schedule():
+    # it refitted on every past row each round: O(T^2) rows of oracle work, 19x SGD's
+    # time (issue 37); 'auto' refits once the rows grew by 1/8
+    from sklearn.linear_model import LogisticRegression
+
+    from sksmooth.perturbed import PerturbedERMClassifier
+
+    fitted_rows = []
+
+    class CountingLR(LogisticRegression):
+        def fit(self, X, y, sample_weight=None):
+            fitted_rows.append(len(y))
+            return super().fit(X, y, sample_weight=sample_weight)
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 2))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    clf = PerturbedERMClassifier(CountingLR(), bounds=(0, 1), classes=[0, 1])
+    for start in range(0, 400, 4):
+        clf.partial_fit(X[start:start + 4], y[start:start + 4])
+    m = clf.n_hallucinated_
+    assert len(fitted_rows) <= 40  # 101 before (one per round, and the first leader)
+    assert sum(fitted_rows) - m * len(fitted_rows) <= 10 * 400  # O(T) rows, 20 000 before
+    assert clf.cumulative_loss_ < 0.15 * 400
+    assert any(f"refitted {len(fitted_rows) - 1} times in 100 rounds" in note
+               for note in clf.guarantee_.notes)
