@@ -438,10 +438,10 @@ def test_multiclass_released_parameters_are_a_function_of_the_function():
 
 
 # ------------------------------------------------- end-to-end privacy audit
-def test_private_fit_with_the_tree_oracle_passes_the_audit_and_catches_eta_one():
+def test_private_fit_with_the_tree_oracle_passes_the_audit_and_catches_an_overspend():
     """The catalog case (sksmooth.audits): a certified fit audits within its
-    claim; the variant without Lemma 2's eta in the perturbation (eta = 1)
-    is caught at the same trials and seed."""
+    claim; an overspend by the case's detectable factor is caught at the same
+    trials and seed."""
     (case,) = [c for c in perturbed_audit_cases() if "depth-2 tree" in c.name]
     X = np.array([[0.1, 0.1], [0.1, 0.9], [0.9, 0.1], [0.9, 0.9]])
     with warnings.catch_warnings():
@@ -452,4 +452,5 @@ def test_private_fit_with_the_tree_oracle_passes_the_audit_and_catches_eta_one()
     assert clf.guarantee_.certified  # the audited claim is a certified one
     result = case.run(case.n_trials, 1234)
     assert result.epsilon_lower <= case.epsilon
-    assert case.run_broken(case.n_trials, 1234).epsilon_lower > case.epsilon
+    caught = case.run_overspent(case.detectable_factor, case.n_trials, 1234)
+    assert caught.epsilon_lower > case.epsilon
