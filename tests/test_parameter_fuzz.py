@@ -322,7 +322,6 @@ RESOURCE_ESTIMATORS = [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"
 # being fixed: checked with -m slow (strict: a fixed one must leave this list).
 KNOWN_HANGS = {
     ("SubsampledNetMechanism", "synthetic_size", 10_000): "the cap's net on 30 rows",
-    ("SmoothHedgeClassifier", "hypotheses", "boxes"): "the default cover of boxes",
 }
 
 

@@ -9,7 +9,8 @@ does not grow with the rounds played. Theory: Freund and Schapire, JCSS 55(1),
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp
+
+from .._logsumexp import logsumexp
 
 __all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "axis_rounds",
            "hedge_regret_bound"]
@@ -94,7 +95,8 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
         wrong = positive[start:stop] != y_positive[start:stop, None]
         w0 = np.exp(log_mass - np.max(log_mass))
         factors = np.where(wrong, decay, 1.0)
-        np.cumprod(factors, axis=0, out=factors)
+        if stop - start > 1:
+            np.cumprod(factors, axis=0, out=factors)
         totals = np.empty(stop - start + 1)
         totals[0] = w0.sum()
         # einsum, not BLAS: multithreaded gemv stalls on a busy machine
@@ -106,7 +108,7 @@ def hedge_rounds(log_mass, positive, y_positive, learning_rate,
         chunk_loss = np.count_nonzero(wrong, axis=0)
         expert_loss += chunk_loss
         log_mass -= eta * chunk_loss
-        log_mass -= logsumexp(log_mass)
+        log_mass -= np.max(log_mass)  # the next chunk's w0 is relative to its maximum anyway
     return proba, expected_loss, expert_loss
 
 
