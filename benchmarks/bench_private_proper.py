@@ -12,7 +12,8 @@ non-private model of its own class (the eps = 1 gap is printed and stored as
 
 Part M (multiclass): wine, iris, digits (10 classes) and a 20000-row
 synthetic table (5 labels, 20 features; ``synthetic_table`` in the peer
-module) at epsilon in {0.5, 1, 2, 5}, 20 splits: interval partitions,
+module) at epsilon in {0.5, 1, 2, 5}, 20 splits: the default
+(``PrivateProperClassifier()`` with public bounds and classes: ``method='auto'``), interval partitions,
 multiclass stumps, two-label halfspaces (not on the synthetic table: ~6 s per
 fit) and nearest class prototypes (``method='noisy_means'``, discrete
 Gaussian at delta = 1e-5 and pure discrete Laplace at delta = 0 with the
@@ -61,6 +62,7 @@ Usage::
     python benchmarks/bench_private_proper.py [--quick] [--peer-python PATH] [--skip-littlestone]
         [--reuse halfspaces]   # keep rows of configs whose code did not change
     python benchmarks/bench_private_proper.py --shrinkage-trial
+    python benchmarks/bench_private_proper.py --default-only  # the default vs diffprivlib
 
 Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
@@ -84,7 +86,7 @@ sys.path.insert(0, str(ROOT))
 from _diffprivlib_proper_peer import EPSILONS, MULTICLASS_DATASETS, load, split  # noqa: E402
 from sksmooth._untrusted import sanitize_rows  # noqa: E402
 from sksmooth.exceptions import PrivacyWarning  # noqa: E402
-from sksmooth.proper import PrivateProperClassifier  # noqa: E402
+from sksmooth.proper import Littlestone, NoisyMeans, PrivateProperClassifier  # noqa: E402
 from sksmooth.proper._exponential import hypothesis_errors, label_counts  # noqa: E402
 from sksmooth.proper._intervals import IntervalStrategy  # noqa: E402
 from sksmooth.proper._prototypes import PrototypeStrategy  # noqa: E402
@@ -93,6 +95,8 @@ PURE_RULE = "k of the delta=0 rule"  # resolved per fit by _pure_rule_projection
 
 # label -> estimator parameters (all with bounds=(0, 1) and the public classes)
 CONFIGS = {
+    # what a user gets without choosing: method='auto' (public classes and n_features)
+    "default": dict(),
     "intervals": dict(hypotheses="intervals"),
     "stumps": dict(hypotheses="stumps"),
     # exp(epsilon * score): 2 epsilon under substitution (see MATCHED below)
@@ -106,11 +110,11 @@ CONFIGS = {
     "prototypes, delta=0, add_remove": dict(hypotheses="prototypes", method="noisy_means",
                                             delta=0.0, neighbouring="add_remove"),
     # before: the box map (L1 sensitivity d G) at delta = 0
-    "prototypes, delta=0, box map": dict(hypotheses="prototypes", method="noisy_means",
-                                         delta=0.0, projection=None),
+    "prototypes, delta=0, box map": dict(hypotheses="prototypes",
+                                         method=NoisyMeans(projection=None), delta=0.0),
     # does the projected map help the Gaussian? k from the delta = 0 rule
-    "prototypes, delta=1e-5, projected": dict(hypotheses="prototypes", method="noisy_means",
-                                              delta=1e-5, projection=PURE_RULE),
+    "prototypes, delta=1e-5, projected": dict(hypotheses="prototypes", method=PURE_RULE,
+                                              delta=1e-5),
 }
 SLOW = ("halfspaces",)  # ~6 s per fit: skipped on the 20000-row table
 
@@ -125,8 +129,8 @@ def _pure_rule_projection(eps, X, classes):
 
 def _private_fit(config, eps, X, y, classes):
     params = dict(CONFIGS[config])
-    if params.get("projection") == PURE_RULE:
-        params["projection"] = _pure_rule_projection(eps, X, classes)
+    if params.get("method") == PURE_RULE:
+        params["method"] = NoisyMeans(projection=_pure_rule_projection(eps, X, classes))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return PrivateProperClassifier(epsilon=eps, bounds=(0.0, 1.0), classes=classes,
@@ -395,7 +399,7 @@ def _threshold_task(N, n, seed):
 
 def _fit_littlestone(domain, X, y, seed, epsilon=1.0, delta=1e-6):
     clf = PrivateProperClassifier(
-        hypotheses="thresholds", method="littlestone", domain=domain, epsilon=epsilon, delta=delta,
+        hypotheses="thresholds", method=Littlestone(domain=domain), epsilon=epsilon, delta=delta,
         classes=[0, 1],
     )
     with warnings.catch_warnings():
@@ -441,6 +445,25 @@ def _print_rows(title, rows):
               f"{r['accuracy_mean']:6.3f} {r['accuracy_std']:6.3f}")
 
 
+def default_table(seeds, peer):
+    """``PrivateProperClassifier()`` (public bounds and classes only) against diffprivlib's
+    best model at each epsilon, on the same splits: ratios of mean accuracies."""
+    peers = {}
+    for r in peer.get("results", []):
+        key = (r["dataset"], r["epsilon"])
+        if r["accuracy_mean"] > peers.get(key, ("", -1.0))[1]:
+            peers[key] = (r["method"], r["accuracy_mean"])
+    rows = []
+    for name in ("breast_cancer", "wine", "iris", "digits"):
+        for row in _dataset_rows(name, (0.5, 1.0, 2.0), seeds, ["default"], {}):
+            if row["epsilon"] is None:
+                continue
+            best, accuracy = peers.get((name, row["epsilon"]), (None, float("nan")))
+            rows.append(dict(row, diffprivlib_best=best, diffprivlib_accuracy=accuracy,
+                             ratio=row["accuracy_mean"] / accuracy))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -451,10 +474,23 @@ def main():
                              "(their code unchanged since), e.g. --reuse halfspaces")
     parser.add_argument("--shrinkage-trial", action="store_true",
                         help="only Part S (post-processing variants, digits held out)")
+    parser.add_argument("--default-only", action="store_true",
+                        help="only PrivateProperClassifier() against diffprivlib's best "
+                             "(results/private_proper_default.json)")
     args = parser.parse_args()
     seeds = range(5 if args.quick else 20)
     if args.shrinkage_trial:
         return shrinkage_trial(seeds, args.quick)
+    if args.default_only:
+        rows = default_table(seeds, run_peer(None, args.quick))
+        for r in rows:
+            print(f"{r['dataset']:14s} eps={r['epsilon']:<4} default {r['accuracy_mean']:.3f} "
+                  f"(se {r['accuracy_std'] / np.sqrt(r['n_seeds']):.3f}) vs "
+                  f"{r['diffprivlib_best']} {r['diffprivlib_accuracy']:.3f}")
+        path = ROOT / "results" / f"private_proper_default{'_quick' if args.quick else ''}.json"
+        path.write_text(json.dumps({"n_seeds": len(seeds), "rows": rows}, indent=1,
+                                   default=float))
+        return None
     path = ROOT / "results" / f"private_proper{'_quick' if args.quick else ''}.json"
     previous = json.loads(path.read_text()) if path.exists() else {}
     old_rows = [dict(r, method=r["method"].replace("non-private ERM, same class",

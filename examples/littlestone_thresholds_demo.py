@@ -21,6 +21,7 @@ import numpy as np
 
 from sksmooth.exceptions import PrivacyWarning
 from sksmooth.proper import (
+    Littlestone,
     PrivateProperClassifier,
     irreducibility_order,
     littlestone_dimension,
@@ -48,7 +49,7 @@ for n in (200, 500, 1000, 4000, 16000):
     for seed in range(2):
         x = rng.choice(domain, n)
         clf = PrivateProperClassifier(
-            hypotheses="thresholds", method="littlestone", domain=domain, epsilon=1.0,
+            hypotheses="thresholds", method=Littlestone(domain=domain), epsilon=1.0,
             delta=1e-6, classes=[0, 1],  # no random_state: fresh noise every run
         )
         t0 = time.perf_counter()

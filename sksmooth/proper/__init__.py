@@ -19,6 +19,7 @@ S. P. Kasiviswanathan, H. K. Lee, K. Nissim, S. Raskhodnikova and A. Smith,
 "What Can We Learn Privately?", FOCS 2008, arXiv:0803.0924.
 """
 
+from ._methods import Exponential, Littlestone, NoisyMeans
 from ._private_proper import PrivateProperClassifier, ProperRelease, SelectedHypothesis
 from .littlestone import (
     LittlestoneOracle,
@@ -31,6 +32,9 @@ from .littlestone import (
 
 __all__ = [
     "PrivateProperClassifier",
+    "Exponential",
+    "NoisyMeans",
+    "Littlestone",
     "SelectedHypothesis",
     "ProperRelease",
     "LittlestoneOracle",

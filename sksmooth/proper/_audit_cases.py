@@ -16,6 +16,7 @@ epsilon variant the audit must catch at the same trial count.
 
 import math
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..classes import FiniteClass
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import sparse_selection
 from ..metrics import AuditCase, audit_epsilon
+from ._methods import NoisyMeans
 from ._private_proper import PrivateProperClassifier
 from .littlestone import LittlestoneOracle
 from ._prototypes import PrototypeStrategy
@@ -101,6 +103,8 @@ def _sparse_selection_run(true_epsilon):
 # projection, whose codes are -R and +R (R = 1): the loss is still 4 / b,
 # whatever d (the projected L1 map's sensitivity does not grow with d).
 _MEANS_Y0 = np.array([0] * 6 + [1] * 5)
+# one fit per trial: 2000 trials catch the 2x overspend (its bound ~1.3 > 1)
+NOISY_MEANS_TRIALS = 2_000
 _MEANS_Y1 = np.r_[1, _MEANS_Y0[1:]]
 
 
@@ -147,6 +151,60 @@ def noisy_means_laplace_run(true_epsilon, projection=None, bounds=(0.0, 1.0)):
     return run
 
 
+@contextmanager
+def noise_calibrated_at(factor):
+    """The broken variant made inside the estimator: every noisy-means release calibrates
+    its noise for ``factor`` times its epsilon, while it charges and reports epsilon."""
+    honest = PrototypeStrategy.calibration
+
+    def overspending(self, params):
+        return honest(self, {**params, "epsilon": factor * params["epsilon"]})
+
+    PrototypeStrategy.calibration = overspending
+    try:
+        yield
+    finally:
+        PrototypeStrategy.calibration = honest
+
+
+def noisy_means_fit_run(epsilon, projection=None, overspend=1.0):
+    """Audit run of the whole release path: ``fit`` -> ``noisy_statistics_`` (pure, the
+    pair and event of :func:`noisy_means_laplace_run`); ``overspend`` > 1 is the broken
+    variant (noise for ``overspend * epsilon``, the same charge and guarantee)."""
+    method = NoisyMeans(gamma=0.5, prototypes_per_label=1, projection=projection)
+    n_features = 1 if projection is None else 3
+    params = dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=0.5, delta=0.0,
+                  neighbouring="substitution", epsilon=epsilon, prototypes_per_label=1,
+                  projection=projection)
+    strategy = PrototypeStrategy.build(params, np.zeros((11, n_features)), 2,
+                                       np.random.default_rng(0))  # the estimator's public map
+    X0, X1 = _means_rows(strategy)
+    data = {"d0": (X0, _MEANS_Y0), "d1": (X1, _MEANS_Y1)}
+    exact = {name: strategy.accumulate(strategy.empty_statistics(), X, y)
+             for name, (X, y) in data.items()}
+    flat = {name: np.r_[s.sums.ravel(), strategy.count_weight * s.counts]
+            for name, s in exact.items()}
+    direction = np.sign(flat["d1"] - flat["d0"])
+
+    def mechanism(name, rng):
+        clf = PrivateProperClassifier(
+            hypotheses="prototypes", method=method, epsilon=epsilon, bounds=(0.0, 1.0),
+            classes=[0, 1], random_state=int(rng.integers(2**31)))  # reproducible audit only
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # seeded; little data
+            sums, counts = clf.fit(*data[name]).noisy_statistics_
+        assert clf.privacy_spent_ == (epsilon, 0.0)  # the charge stays epsilon
+        return np.r_[sums.ravel(), counts]
+
+    def run(n_trials, random_state):
+        with noise_calibrated_at(overspend):
+            return audit_epsilon(mechanism, "d0", "d1",
+                                 lambda out: bool(np.all(direction * (out - flat["d1"]) >= 0)),
+                                 n_trials, random_state=random_state)
+
+    return run
+
+
 def private_proper_audit_cases(epsilon=1.0):
     """The audit cases of :class:`PrivateProperClassifier` (both methods)."""
     w = math.exp(-epsilon / 2)
@@ -172,16 +230,19 @@ def private_proper_audit_cases(epsilon=1.0):
             run_broken=_sparse_selection_run(2 * epsilon), broken="step run at 2x epsilon",
         ),
         AuditCase(
-            f"PrivateProperClassifier(method='noisy_means', delta=0): noisy class sums and "
-            f"counts, one row changes value and label (eps={epsilon}; true loss {epsilon:g})",
-            epsilon, 0.0, noisy_means_laplace_run(epsilon), 20_000, min_fraction=0.7,
-            run_broken=noisy_means_laplace_run(2 * epsilon), broken="noise at 2x epsilon",
+            f"PrivateProperClassifier(method=NoisyMeans(), delta=0): fit -> noisy_statistics_, "
+            f"one row changes value and label (eps={epsilon}; true loss {epsilon:g})",
+            epsilon, 0.0, noisy_means_fit_run(epsilon), NOISY_MEANS_TRIALS, min_fraction=0.5,
+            run_broken=noisy_means_fit_run(epsilon, overspend=2.0),
+            broken="the estimator's noise calibrated for 2x epsilon, charging epsilon",
         ),
         AuditCase(
-            f"PrivateProperClassifier(method='noisy_means', delta=0, projection=1): projected "
-            f"L1 map in 3 features, opposite corners (eps={epsilon}; true loss {epsilon:g})",
-            epsilon, 0.0, noisy_means_laplace_run(epsilon, projection=1), 20_000,
-            min_fraction=0.7, run_broken=noisy_means_laplace_run(2 * epsilon, projection=1),
-            broken="noise at 2x epsilon",
+            f"PrivateProperClassifier(method=NoisyMeans(projection=1), delta=0): fit -> "
+            f"noisy_statistics_, projected L1 map in 3 features, opposite corners "
+            f"(eps={epsilon}; true loss {epsilon:g})",
+            epsilon, 0.0, noisy_means_fit_run(epsilon, projection=1), NOISY_MEANS_TRIALS,
+            min_fraction=0.5, run_broken=noisy_means_fit_run(epsilon, projection=1,
+                                                             overspend=2.0),
+            broken="the estimator's noise calibrated for 2x epsilon, charging epsilon",
         ),
     ]

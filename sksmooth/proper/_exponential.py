@@ -84,31 +84,39 @@ class LabelCounts:
 
 
 def label_counts(concepts, X, y_codes, n_classes):
-    """:class:`LabelCounts` of ``(X, y)`` for every concept (vectorised)."""
-    onehot = np.zeros((X.shape[0], n_classes))
-    onehot[np.arange(X.shape[0]), y_codes] = 1.0
-    total = onehot.sum(axis=0).astype(np.int64)
+    """:class:`LabelCounts` of ``(X, y)`` for every concept (linear in the rows).
+
+    Integer counts per label of the boolean concept values, one block of rows
+    at a time: no float (rows x concepts) matrix.
+    """
+    y_codes = np.asarray(y_codes, dtype=np.int64)
+    total = np.bincount(y_codes, minlength=n_classes).astype(np.int64)
     if isinstance(concepts, StumpConcepts):
-        inside = _stump_counts(concepts, X, onehot)
-    else:
-        inside = np.zeros((concepts.n_concepts, n_classes))
-        for start in range(0, X.shape[0], _ROW_BLOCK):
-            values = concepts.evaluate(X[start:start + _ROW_BLOCK]).astype(float)
-            inside += values.T @ onehot[start:start + _ROW_BLOCK]
-    return LabelCounts(np.rint(inside).astype(np.int64), total)
+        return LabelCounts(_stump_counts(concepts, X, y_codes, total), total)
+    inside = np.zeros((concepts.n_concepts, n_classes), np.int64)
+    for start in range(0, X.shape[0], _ROW_BLOCK):
+        values = np.asarray(concepts.evaluate(X[start:start + _ROW_BLOCK]), dtype=bool)
+        codes = y_codes[start:start + _ROW_BLOCK]
+        for label in np.unique(codes):  # the labels, not the rows
+            inside[:, label] += np.count_nonzero(values[codes == label], axis=0)
+    return LabelCounts(inside, total)
 
 
-def _stump_counts(stumps, X, onehot):
-    """Sort/cumsum counts for ``c_j(x) = (x_f >= t) == (sign > 0)`` (loop over features)."""
-    n, k = onehot.shape
-    total = onehot.sum(axis=0)
-    inside = np.empty((stumps.n_concepts, k))
+def _stump_counts(stumps, X, y_codes, total):
+    """Counts for ``c_j(x) = (x_f >= t) == (sign > 0)``: each row's position among a
+    feature's sorted thresholds, a histogram of (position, label), suffix sums."""
+    k = len(total)
+    inside = np.empty((stumps.n_concepts, k), np.int64)
     for f in np.unique(stumps.feature):
         js = np.flatnonzero(stumps.feature == f)
-        order = np.argsort(X[:, f], kind="stable")
-        cum = np.vstack([np.zeros(k), np.cumsum(onehot[order], axis=0)])
-        below = np.searchsorted(X[order, f], stumps.threshold[js], side="left")
-        ge = total - cum[below]  # label counts of rows with x_f >= t
+        order = np.argsort(stumps.threshold[js], kind="stable")
+        # x >= t_(j) exactly when at least j + 1 sorted thresholds are <= x
+        position = np.searchsorted(stumps.threshold[js][order], X[:, f], side="right")
+        histogram = np.bincount(position * k + y_codes,
+                                minlength=(len(js) + 1) * k).reshape(len(js) + 1, k)
+        suffix = np.cumsum(histogram[::-1], axis=0)[::-1]
+        ge = np.empty((len(js), k), np.int64)
+        ge[order] = suffix[1:]  # label counts of rows with x_f >= t
         inside[js] = np.where((stumps.sign[js] > 0)[:, None], ge, total - ge)
     return inside
 

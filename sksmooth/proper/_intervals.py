@@ -12,13 +12,14 @@ label, so the class contains the multiclass stumps (``P = 2``) and the
 constants; a depth-limited decision tree on one feature, e.g. the petal
 length splits of iris. Its size is ``|H| = d * sum_{p=1}^{P} C(N - 1, p - 1)
 k^p`` (``cover_size_``), far too many to list, but the score ``-(#errors)``
-is a sum over pieces, so the exponential-mechanism law factorises over
-pieces and is sampled by a forward pass (log partition functions over
-prefixes of cells, log space) and a backward sampling pass — in real
-arithmetic the same law as listing ``H``, hence ``epsilon``-DP with
-sensitivity 1 like :class:`~sksmooth.proper._exponential.ExponentialStrategy`.
-The passes run in floating point with Gumbel noise, so the guarantee is
-the idealised mechanism's and the release says it is not certified
+is a sum over pieces. Selection is the exponential mechanism with score
+``-(#errors)`` (sensitivity 1, like
+:class:`~sksmooth.proper._exponential.ExponentialStrategy`). When ``|H| <=
+MAX_LISTED`` the class is listed (integer error counts, vectorised per
+number of pieces) and sampled exactly: certified. Larger classes are sampled
+by a forward pass (log partition functions over prefixes of cells, log
+space) and a backward sampling pass, the same law in real arithmetic but in
+floating point with Gumbel noise, so the release says it is not certified
 (:data:`~sksmooth.mechanisms.FLOAT_SELECTION_NOTE`).
 
 Statistics: per feature and grid cell, the label counts (``d x N x k``
@@ -33,21 +34,24 @@ privately?", FOCS 2008 (generic learner over a finite class).
 
 import math
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .._domain import box_distance, grid_threshold
 from .._untrusted import sanitize_rows
-from ..mechanisms import FLOAT_SELECTION_NOTE
+from ..mechanisms import FLOAT_SELECTION_NOTE, exact_exponential_mechanism
 from ._hypothesis import SelectedHypothesis
 from ._selection_bound import ExponentialSelectionBound, check_table_size
 
-__all__ = ["IntervalStrategy", "CellCounts"]
+__all__ = ["IntervalStrategy", "CellCounts", "MAX_LISTED", "listed_cells"]
 
 MAX_SCALE = 1e250
 # the forward pass holds (n_cells + 1)^2 x n_classes log weights per feature
 MAX_CELLS = 1024
+# classes up to this size are listed and sampled exactly (certified): 32 MiB of scores
+MAX_LISTED = 2**22
 
 INTERVAL_SOURCE = (
     "McSherry, Talwar, FOCS 2007 (exponential mechanism, sampled by dynamic "
@@ -120,6 +124,28 @@ def _forward(logw, n_pieces):
     return logz
 
 
+def interval_class_size(n_features, n_cells, n_classes):
+    """``|H|`` of the interval class (a Python int; public inputs only)."""
+    return n_features * sum(math.comb(n_cells - 1, p - 1) * n_classes**p
+                            for p in range(1, max(2, n_classes) + 1))
+
+
+def listed_cells(n_features, n_classes, most=64, fewest=16):
+    """The largest grid of ``fewest..most`` cells whose class is listed exactly, or None."""
+    for n_cells in range(most, fewest - 1, -1):
+        if interval_class_size(n_features, n_cells, n_classes) <= MAX_LISTED:
+            return n_cells
+    return None
+
+
+def _edges(n_cells, n_pieces):
+    """``(C, n_pieces + 1)`` piece edges ``0 < e_1 < ... < n_cells`` in lexicographic order."""
+    combos = list(combinations(range(1, n_cells), n_pieces - 1))
+    inner = np.array(combos, dtype=np.int64).reshape(len(combos), n_pieces - 1)
+    ends = np.ones((len(inner), 1), dtype=np.int64)
+    return np.hstack([0 * ends, inner, n_cells * ends])
+
+
 def _gumbel_argmax(log_weights, rng):
     return int(np.argmax(log_weights + rng.gumbel(size=np.shape(log_weights))))
 
@@ -158,9 +184,12 @@ class IntervalStrategy(ExponentialSelectionBound):
     @property
     def n_hypotheses(self):
         """``|H|`` exactly (a Python int; it can be astronomically large)."""
-        n, k = self.n_cells, self.n_classes
-        return self.cuts.shape[0] * sum(math.comb(n - 1, p - 1) * k**p
-                                        for p in range(1, self.max_pieces + 1))
+        return interval_class_size(self.cuts.shape[0], self.n_cells, self.n_classes)
+
+    @property
+    def listed(self):
+        """Whether the class is listed and sampled exactly (certified)."""
+        return self.n_hypotheses <= MAX_LISTED
 
     def log_n_hypotheses(self):
         n, k = self.n_cells, self.n_classes
@@ -186,7 +215,9 @@ class IntervalStrategy(ExponentialSelectionBound):
         return min(MAX_SCALE, epsilon if self.add_remove else epsilon / 2.0)
 
     def select(self, statistics, params, randomness):
-        """Exact sample of the exponential mechanism (module docstring)."""
+        """A sample of the exponential mechanism (module docstring)."""
+        if self.listed:
+            return self._select_listed(statistics, params, randomness), None
         rng, scale = randomness.noise, self._scale(params["epsilon"])
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             tables = [self._tables(c, scale) for c in statistics.counts]
@@ -202,6 +233,45 @@ class IntervalStrategy(ExponentialSelectionBound):
             labels = [_gumbel_argmax(-scale * (seg[i, j].sum() - seg[i, j]), rng)
                       for i, j in zip(starts, edges)]
         return (f, tuple(edges[:-1]), tuple(labels)), None
+
+    def _listed_errors(self, counts):
+        """Error counts of every hypothesis, ``(n_features, |H| / n_features)`` int64, in
+        the order (feature, pieces, edges, labels) that :meth:`_listed_choice` reads."""
+        d, n_cells, k = counts.shape
+        prefix = np.concatenate([np.zeros((d, 1, k), np.int64), np.cumsum(counts, axis=1)],
+                                axis=1)
+        blocks = []
+        for pieces in range(1, self.max_pieces + 1):
+            edges = _edges(n_cells, pieces)
+            seg = prefix[:, edges[:, 1:]] - prefix[:, edges[:, :-1]]  # (d, C, pieces, k)
+            miss = seg.sum(axis=3, keepdims=True) - seg  # errors of a piece per label
+            errors = np.zeros((d, len(edges)) + (1,) * pieces, np.int64)
+            for j in range(pieces):  # labels of piece j vary along axis 2 + j
+                shape = [d, len(edges)] + [1] * pieces
+                shape[2 + j] = k
+                errors = errors + miss[:, :, j].reshape(shape)
+            blocks.append(errors.reshape(d, -1))
+        return np.concatenate(blocks, axis=1)
+
+    def _select_listed(self, statistics, params, randomness):
+        errors = self._listed_errors(statistics.counts)
+        index = exact_exponential_mechanism(-errors.ravel(), params["epsilon"], 1,
+                                            randomness.noise, monotonic=self.add_remove)
+        return self._listed_choice(int(index))
+
+    def _listed_choice(self, index):
+        """``(feature, interior edges, labels)`` of hypothesis ``index`` of the listing."""
+        k = self.n_classes
+        f, rest = divmod(index, self.n_hypotheses // self.cuts.shape[0])
+        for pieces in range(1, self.max_pieces + 1):
+            size = math.comb(self.n_cells - 1, pieces - 1) * k**pieces
+            if rest < size:
+                break
+            rest -= size
+        combo, code = divmod(rest, k**pieces)
+        edges = _edges(self.n_cells, pieces)[combo]
+        labels = np.unravel_index(code, (k,) * pieces) if pieces else ()
+        return f, tuple(int(e) for e in edges[1:-1]), tuple(int(v) for v in labels)
 
     def _tables(self, counts, scale):
         prefix = np.vstack([np.zeros((1, counts.shape[1])), np.cumsum(counts, axis=0)])
@@ -228,7 +298,9 @@ class IntervalStrategy(ExponentialSelectionBound):
         class_note = (
             f"class: interval partitions of one feature, <= {self.max_pieces} pieces on a "
             f"grid of {self.n_cells} cells, any label per piece (ln|H| = "
-            f"{self.log_n_hypotheses():.4g}); sampled by dynamic programming")
+            f"{self.log_n_hypotheses():.4g}); "
+            + ("listed and sampled exactly" if self.listed else "sampled by dynamic programming"))
         certified, not_certified, notes = self.selection_facts(params, n, "grid", class_note)
-        not_certified.append(f"interval sampler: {FLOAT_SELECTION_NOTE}")
+        if not self.listed:
+            not_certified.append(f"interval sampler: {FLOAT_SELECTION_NOTE}")
         return INTERVAL_SOURCE, certified, not_certified, notes

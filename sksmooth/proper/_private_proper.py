@@ -44,12 +44,11 @@ from .._constraints import (
     EPSILON,
     Check,
     InstanceOf,
-    Integer,
     NoneValue,
     Options,
     Param,
     Real,
-    ArrayLike,
+    short_repr,
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent
@@ -60,9 +59,12 @@ from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
                            check_public_classes, declared_classes)
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import DefaultsWarning, PrivacyLeakWarning
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
+from ._intervals import listed_cells
+from ._methods import (METHOD_PARAMETERS, Exponential, Littlestone, NoisyMeans, method_for,
+                       method_params)
 from ._littlestone import LittlestoneStrategy
 from ._prototypes import PrototypeStrategy
 
@@ -70,10 +72,71 @@ __all__ = ["PrivateProperClassifier", "SelectedHypothesis", "ProperRelease"]
 
 _STRATEGIES = {"exponential": ExponentialStrategy, "littlestone": LittlestoneStrategy,
                "noisy_means": PrototypeStrategy}
-_LITTLESTONE = ("method", ("littlestone",))
-_EXPONENTIAL = ("method", ("exponential",))
-_ON_A_BOX = ("method", ("exponential", "noisy_means"))
 _AUTO = Options("auto")
+
+
+def resolve_method(params, n_features, n_classes):
+    """``params`` with ``method`` and ``hypotheses`` resolved from public inputs only.
+
+    The documented rule of ``method='auto'`` (see the class docstring): two
+    labels: multiclass stumps; more: interval partitions on the finest grid
+    of 16 to 64 cells whose class is listed and sampled exactly; else
+    nearest prototypes. An explicit ``hypotheses`` fixes its method.
+    """
+    method, hyp = params["method"], params["hypotheses"]
+    explicit = not (isinstance(hyp, str) and hyp == "auto")
+    if method == "auto" and explicit:
+        method = ("noisy_means" if isinstance(hyp, str) and hyp == "prototypes" else
+                  "littlestone" if isinstance(hyp, (np.ndarray, list, tuple)) else "exponential")
+    cells = listed_cells(n_features, n_classes) if n_classes > 2 else None
+    if method == "auto":
+        method = "exponential" if n_classes == 2 or cells is not None else "noisy_means"
+    if not explicit:
+        hyp = {"noisy_means": "prototypes", "littlestone": "thresholds"}.get(
+            method, "stumps" if cells is None else "intervals")
+        if hyp == "intervals" and params["gamma"] == "auto":
+            params = {**params, "gamma": 1.0 / (2 * cells)}
+    return {**params, "method": method, "hypotheses": hyp}
+
+
+class _RefusedMethod:
+    """Old keyword parameters that name no method parameter: refused at ``fit``
+    (``__init__`` and ``set_params`` never raise, as scikit-learn asks)."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def __repr__(self):
+        return f"<refused: {self.error}>"
+
+
+def _method_from_old_names(method, old):
+    """The method object for parameters given by their pre-1.0 names (FutureWarning)."""
+    unknown = sorted(set(old) - METHOD_PARAMETERS)
+    if unknown:
+        return _RefusedMethod(TypeError(
+            f"PrivateProperClassifier got an unexpected keyword argument {unknown[0]!r}."))
+    if not (isinstance(method, (Exponential, NoisyMeans, Littlestone))
+            or (isinstance(method, str) and method in ("auto", *_STRATEGIES))):
+        return _RefusedMethod(ValueError(
+            f"{', '.join(sorted(old))} need a method: pass method=Exponential(...), "
+            "NoisyMeans(...) or Littlestone(...)."))
+    try:
+        named = method_for(method, old)
+    except ValueError as error:
+        return _RefusedMethod(error)
+    warnings.warn(
+        f"passing {', '.join(sorted(old))} to PrivateProperClassifier is deprecated and "
+        f"will be removed in the next release: pass method={named!r}.",
+        FutureWarning, stacklevel=3)
+    return named
+
+
+def _names_every_label(params, n_classes):
+    """Whether the resolved class can name every one of ``n_classes`` labels."""
+    hyp = params["hypotheses"]
+    return (n_classes <= 2 or params["method"] == "noisy_means"
+            or (isinstance(hyp, str) and hyp == "intervals"))
 
 
 def _count_text(count):
@@ -114,8 +177,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    hypotheses : str, ConceptClass, FiniteConcepts or array-like, default='stumps'
-        The binary concepts. For ``method='exponential'``: ``'stumps'``,
+    hypotheses : str, ConceptClass, FiniteConcepts or array-like, default='auto'
+        ``'auto'``: chosen with ``method`` (below). The binary concepts. For ``method='exponential'``: ``'stumps'``,
         ``'thresholds'``, ``'boxes'``, ``'halfspaces'`` (built by
         :mod:`sksmooth.classes` as a data-independent cover of ``bounds``), a
         :class:`sksmooth.classes.ConceptClass`, or a finite instance used as
@@ -123,9 +186,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         concept, one label on each side: multiclass stumps for ``'stumps'``;
         see :mod:`sksmooth.proper._exponential`). ``'intervals'``: partitions
         of one feature into at most ``max(2, k)`` grid intervals with any
-        label per piece, sampled in floating point, so not certified (see
-        :mod:`sksmooth.proper._intervals`);
-        a good choice for few features. For
+        label per piece, listed and sampled exactly (certified) when the
+        class has at most ``2**22`` hypotheses, else sampled in floating point
+        and not certified (see :mod:`sksmooth.proper._intervals`);
+        a good choice for few features and labels. For
         ``method='littlestone'``: a ``(n_hypotheses, n_domain_points)``
         matrix of ``{-1, +1}`` over ``domain``, a finite instance, or
         ``'thresholds'`` (one-dimensional ``domain``). For
@@ -134,8 +198,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         :mod:`sksmooth.proper._prototypes`), the accurate choice for many
         features and labels (e.g. images) when ``n`` is in the hundreds per
         label or more.
-    method : {'exponential', 'littlestone', 'noisy_means'}, default='exponential'
-        ``'exponential'``: the generic learner (Kasiviswanathan et al. 2008;
+    method : str, Exponential, NoisyMeans or Littlestone, default='auto'
+        ``'auto'`` picks, from public inputs only (the number ``k`` of labels
+        in ``classes``, the number ``d`` of features), a class that names
+        every label: ``k = 2``: ``'exponential'`` with ``'stumps'``; ``k >
+        2`` and an interval class of ``d`` features on a grid of at least 16
+        cells listable exactly (``|H| <= 2**22``: ``k = 3``, or ``k = 4`` with
+        up to 33 features): ``'exponential'`` with ``'intervals'`` on the
+        finest such grid up to 64 cells (certified); otherwise
+        ``'noisy_means'``. An explicit ``hypotheses`` fixes its method. A choice
+        whose class names at most two labels (a two-label rule with ``k >
+        2``) warns at ``fit``. ``'exponential'``: the generic learner (Kasiviswanathan et al. 2008;
         Ghazi et al. 2021, Lemma 6.3): agnostic, multiclass, pure
         ``epsilon``-DP. ``'littlestone'``: PolyPriPropLearn (Ghazi et al.
         2021, Alg. 3): finite binary class and domain, realizable,
@@ -144,6 +217,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         prototypes by post-processing; ``(epsilon, delta)``-DP with discrete
         Gaussian noise when ``delta > 0``, pure ``epsilon``-DP with discrete
         Laplace noise when ``delta = 0`` (much noisier in many dimensions).
+        A method's own parameters are set on its object, e.g.
+        ``method=NoisyMeans(projection=4)``, ``method=Exponential(cover_size=5000)``,
+        ``method=Littlestone(domain=D)`` (the name stands for the object with its
+        defaults). The old keywords (``gamma=``, ``domain=``, ...) still work for
+        one release with a :class:`FutureWarning`.
     epsilon : float in [1e-9, 1e6], default=1.0
         Privacy parameter of *each* release.
     delta : float in [0, 1), default=0.0
@@ -151,9 +229,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         (the guarantee says so; a ``delta > 0`` warns that it is unused).
         A used ``delta >= 1/n`` warns. ``'littlestone'`` needs ``delta > 0``.
         ``'noisy_means'`` spends it (Gaussian noise) when ``> 0``.
-    alpha, beta : float in (0, 1), default=0.1
-        Target error and failure probability (accuracy statements and the
-        ``'auto'`` rules of ``'littlestone'``).
+    beta : float in (0, 1), default=0.1
+        Failure probability of the accuracy statements (and of the
+        ``'auto'`` rules of ``Littlestone``).
     bounds : tuple (lower, upper) or None, default=None
         Public box of the features (``'exponential'``, ``'noisy_means'``). Rows are mapped into
         it (NaN to the centre, the rest clipped; never refused). ``None``
@@ -163,37 +241,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         The public label set (two or more labels). Labels outside it are
         mapped to ``classes[0]`` (never refused). ``None`` reads it from
         ``y`` with a :class:`PrivacyLeakWarning`: not certified.
-    cover_size : int or 'auto', default='auto'
-        ``'exponential'``: cap on the number of concepts of the cover
-        (``'auto'`` = 20000); the class holds ``cover_size * k (k - 1)``
-        hypotheses for ``k > 2`` labels (half of it for stumps). A class of
-        more than ``2**25`` hypotheses (and an ``'intervals'`` grid of more
-        than ``2**25`` log weights per feature, ``(cells + 1)^2 k``) is
-        refused before any data is counted, naming the fix.
-    gamma : float in (0, 1) or 'auto', default='auto'
-        ``'exponential'``: requested cover radius (``'auto'`` = 1/128; the
-        ``'intervals'`` grid has ``ceil(1 / (2 gamma))`` cells, at most 1024,
-        which bounds its memory); ``'noisy_means'``: rows are rounded to
-        ``ceil(1 / (2 gamma))`` cells per feature (64 for ``'auto'``, at most
-        65536; the noise scales with it, so accuracy barely depends on it).
-    prototypes_per_label : int or 'auto', default='auto'
-        ``'noisy_means'``: prototypes per label, from the Voronoi cells of
-        public random anchors (see :mod:`sksmooth.proper._prototypes`).
-        ``'auto'``: the largest number up to 16 that leaves each prototype a
-        noise of about 0.1 box widths per coordinate, from public inputs and
-        the first batch's ``n`` (1 for small data or small ``epsilon``).
-    projection : int, None or 'auto', default='auto'
-        ``'noisy_means'``: the public map from a row to the summed vector
-        (see :mod:`sksmooth.proper._prototype_maps`). ``None``: the row
-        rounded to the grid of the box (L1 sensitivity ``n_features x G``).
-        ``k``: the centred row projected by a public random ``k x
-        n_features`` matrix with orthonormal rows, then shrunk onto the L1
-        ball of radius ``sqrt(2/pi) k``: L1 sensitivity independent of the
-        number of features; the class is then the nearest prototype in the
-        projected space. ``'auto'``: ``None`` when ``delta > 0``; when
-        ``delta = 0`` the largest ``k`` whose noise per prototype coordinate
-        is at most 0.1 box widths for the first batch's ``n`` (at least
-        ``n_classes - 1``, at most ``n_features``; public inputs only).
     neighbouring : {'substitution', 'add_remove'}, default='substitution'
         ``'substitution'`` (also spelled ``'substitute'``, this estimator's
         earlier name for it) calibrates ``exp(epsilon * score / 2)``:
@@ -202,14 +249,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         score)``, and ``'noisy_means'`` half the Laplace scale (half the
         Gaussian's variance): ``epsilon``-DP under addition/removal
         only, ``2 epsilon`` under substitution (the guarantee says so).
-    domain : array-like of shape (n_domain_points, n_features) or None
-        ``'littlestone'`` only: the finite domain. Rows of ``X`` off it are
-        mapped to the nearest domain point.
-    n_generic, n_chunks, alpha_delta, k_prime, max_set_size, h_size : 'auto' or number
-        ``'littlestone'`` only: internals of PolyPriPropLearn (see
-        :func:`~sksmooth.proper.littlestone._polypri.resolve_parameters`);
-        ``'auto'`` rules use public inputs only. Capped to bound memory and
-        time (the constraints table gives each cap and its reason).
     accountant : BudgetAccountant or None, default=None
         Ledger charged once per release, before the release is published.
         The release publishes the record count (``n_samples_seen_``), so it is
@@ -245,6 +284,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         Number of hypotheses of the class.
     bounds_ : tuple of ndarray
         ``'exponential'``, ``'noisy_means'``: the public box.
+    noisy_statistics_ : tuple of ndarray
+        ``'noisy_means'``: what the release publishes, ``(sums, counts)``: the
+        noisy per-group sums of the rows' codes (grid units) and the noisy
+        counts times the public weight ``W`` (see :mod:`sksmooth.proper._prototypes`);
+        the prototypes are computed from them.
     noise_std_ : float
         ``'noisy_means'``: standard deviation of the noise of one coordinate
         of a group's sum, in box widths (a prototype's noise is this divided
@@ -311,75 +355,48 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             (str, ConceptClass, FiniteConcepts, np.ndarray, list, tuple),
             "a class name, a ConceptClass, a FiniteConcepts or a {-1,+1} matrix",
         ),
-        "method": Options("exponential", "littlestone", "noisy_means"),
+        "method": (Options("auto", "exponential", "littlestone", "noisy_means"),
+                   InstanceOf((Exponential, NoisyMeans, Littlestone, _RefusedMethod),
+                              "Exponential(...), NoisyMeans(...) or Littlestone(...)")),
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
-        "alpha": Real(0.0, 1.0, closed="neither"),
         "beta": Real(0.0, 1.0, closed="neither"),
         "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
-                        only_when=_ON_A_BOX,  # 'littlestone': the domain is the box
                         hint=BOUNDS_HINT),
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
-        "prototypes_per_label": Param((_AUTO, Integer(1, high=4096, cap_reason=(
-            "the statistics hold prototypes_per_label x n_classes x n_features integers"))),
-            only_when=("method", ("noisy_means",))),
-        "projection": Param((_AUTO, NoneValue(), Integer(1, high=65_536, cap_reason=(
-            "the public projection holds projection x n_features floats and the statistics "
-            "projection x n_groups integers"))), only_when=("method", ("noisy_means",))),
-        "cover_size": Param((_AUTO, Integer(2, high=2_000_000, cap_reason=(
-            "the label counts hold cover_size x n_classes integers"))), only_when=_EXPONENTIAL),
-        "gamma": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_ON_A_BOX),
         "neighbouring": Options("substitution", "add_remove", "substitute"),
-        "domain": Param((NoneValue(), ArrayLike(description=(
-            "an array of finite numbers of shape (n_domain_points, n_features)"))),
-            only_when=_LITTLESTONE),
-        "n_generic": Param((_AUTO, Integer(0, high=10**9, cap_reason=(
-            "at most the number of samples"))), only_when=_LITTLESTONE),
-        "n_chunks": Param((_AUTO, Integer(1, high=10**6, cap_reason=(
-            "one ReduceTree run per chunk"))), only_when=_LITTLESTONE),
-        "alpha_delta": Param((_AUTO, Real(0.0, 1.0, closed="neither")), only_when=_LITTLESTONE),
-        "k_prime": Param((_AUTO, Integer(1, high=10**12, cap_reason=(
-            "irreducibility parameter; larger values change nothing"))), only_when=_LITTLESTONE),
-        "max_set_size": Param((_AUTO, Integer(1, high=10**5, cap_reason=(
-            "every user's candidate set is held in memory"))), only_when=_LITTLESTONE),
-        "h_size": Param((_AUTO, Integer(1, high=10**6, cap_reason=(
-            "draws from the Lemma 6.2 distribution, held in memory"))), only_when=_LITTLESTONE),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }
 
     def __init__(
-        self, *, hypotheses="stumps", method="exponential", epsilon=1.0, delta=0.0,
-        alpha=0.1, beta=0.1, bounds=None, classes=None, cover_size="auto", gamma="auto",
-        prototypes_per_label="auto", projection="auto", neighbouring="substitution", domain=None,
-        n_generic="auto", n_chunks="auto",
-        alpha_delta="auto", k_prime="auto", max_set_size="auto", h_size="auto",
-        accountant=None, random_state=None, verbose=0,
+        self, *, hypotheses="auto", method="auto", epsilon=1.0, delta=0.0, beta=0.1,
+        bounds=None, classes=None, neighbouring="substitution", accountant=None,
+        random_state=None, verbose=0, **method_parameters,
     ):
+        if method_parameters:  # the pre-1.0 spelling, e.g. gamma=0.1, domain=...
+            method = _method_from_old_names(method, method_parameters)
         self.hypotheses = hypotheses
         self.method = method
         self.epsilon = epsilon
         self.delta = delta
-        self.alpha = alpha
         self.beta = beta
         self.bounds = bounds
         self.classes = classes
-        self.cover_size = cover_size
-        self.gamma = gamma
-        self.prototypes_per_label = prototypes_per_label
-        self.projection = projection
         self.neighbouring = neighbouring
-        self.domain = domain
-        self.n_generic = n_generic
-        self.n_chunks = n_chunks
-        self.alpha_delta = alpha_delta
-        self.k_prime = k_prime
-        self.max_set_size = max_set_size
-        self.h_size = h_size
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+
+    def set_params(self, **params):
+        """Set parameters; a method's parameter by its old name (``gamma=...``) is
+        deprecated: set ``method__gamma`` or pass ``method=Exponential(gamma=...)``."""
+        old = {name: params.pop(name) for name in list(params)
+               if name not in self._get_param_names() and "__" not in name}
+        if old:
+            params["method"] = _method_from_old_names(params.get("method", self.method), old)
+        return super().set_params(**params)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -460,40 +477,79 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _planned_spend(params):
-        """``(epsilon, delta)`` one release charges, from public parameters alone."""
-        return _STRATEGIES[params["method"]].spent(params)
+        """``(epsilon, delta)`` one release charges, from public parameters alone
+        (``None`` when ``method='auto'`` needs the number of features to know it)."""
+        name, own = method_params(params["method"])
+        params = {**params, **own, "method": name}
+        auto = params["method"] == "auto" and isinstance(params["hypotheses"], str) \
+            and params["hypotheses"] == "auto"
+        if auto and params["delta"] > 0 and (params["classes"] is None
+                                             or len(params["classes"]) != 2):
+            return None  # the exponential mechanism spends (eps, 0), noisy means (eps, delta)
+        return _STRATEGIES[resolve_method(params, 1, 2)["method"]].spent(params)
 
     def _public_params(self):
-        """``(params, strategy class)``, checked from the parameters alone."""
-        params = validate_params(self)
+        """The parameters, checked from the parameters alone (before any data); the
+        method's own parameters are flattened in, ``method`` is its name."""
+        if isinstance(self.method, _RefusedMethod):
+            raise self.method.error
+        params = dict(validate_params(self))
+        params["method"], method_parameters = method_params(params["method"])
+        params.update(method_parameters)
+        if params["method"] == "littlestone" and params["bounds"] is not None:
+            raise ValueError("bounds applies only when method='auto', 'exponential' or "
+                             "'noisy_means' (method='littlestone' maps rows onto its domain); "
+                             "leave bounds=None.")
         if params["neighbouring"] == "substitute":  # the earlier spelling
-            params = {**params, "neighbouring": "substitution"}
-        strategy_cls = _STRATEGIES[params["method"]]
-        strategy_cls.check_public_params(params)
-        return params, strategy_cls
+            params["neighbouring"] = "substitution"
+        known = resolve_method(params, 1, 2)  # what does not depend on d and k
+        _STRATEGIES[known["method"]].check_public_params(known)
+        return params
+
+    def _check_ledger(self, params):
+        """Refuse a release the ledger cannot pay (public parameters only); False when
+        the charge needs the number of features (``method='auto'``, ``delta > 0``)."""
+        if self.accountant is None:
+            return True
+        # charged under substitution, whatever the calibration: the release publishes
+        # n (n_samples_seen_), which addition/removal does not protect; the charge is
+        # the calibration's substitution epsilon (_release), from public parameters
+        if getattr(self.accountant, "neighbouring", "substitution") == "add_remove":
+            raise ValueError(
+                "PrivateProperClassifier publishes the record count (n_samples_seen_), "
+                "which addition/removal of a record does not protect, so it is charged "
+                "under substitution, whatever its neighbouring parameter: give it a "
+                "ledger with BudgetAccountant(neighbouring='substitution') (the "
+                "default).")
+        planned = self._planned_spend(params)
+        if planned is None:
+            return False
+        strategy_cls = _STRATEGIES[resolve_method(params, 1, 2)["method"]]
+        self.accountant.check(
+            strategy_cls.substitution_epsilon(params["neighbouring"] == "add_remove",
+                                              planned.epsilon, planned.delta),
+            planned.delta, neighbouring="substitution")
+        return True
 
     def _learn(self, X, y, classes, first):
-        params, strategy_cls = self._public_params()  # before the ledger and the data
-        if self.accountant is not None:  # refuse before touching data
-            # charged under substitution, whatever the calibration: the release publishes
-            # n (n_samples_seen_), which addition/removal does not protect; the charge is
-            # the calibration's substitution epsilon (_release), from public parameters
-            if getattr(self.accountant, "neighbouring", "substitution") == "add_remove":
-                raise ValueError(
-                    "PrivateProperClassifier publishes the record count (n_samples_seen_), "
-                    "which addition/removal of a record does not protect, so it is charged "
-                    "under substitution, whatever its neighbouring parameter: give it a "
-                    "ledger with BudgetAccountant(neighbouring='substitution') (the "
-                    "default).")
-            planned = self._planned_spend(params)
-            self.accountant.check(
-                strategy_cls.substitution_epsilon(params["neighbouring"] == "add_remove",
-                                                  planned.epsilon, planned.delta),
-                planned.delta, neighbouring="substitution")
+        params = self._public_params()  # before the ledger and the data
+        checked = self._check_ledger(params)  # before the data when the parameters tell
         X, y = read_numbers(self, X, y, reset=first, dtype=np.float64)
         check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
                           used=self._planned_spend(params).delta > 0)  # n public: substitution
         classes_, inferred = self._public_labels(y, classes, params, first)
+        params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
+        strategy_cls = _STRATEGIES[params["method"]]
+        strategy_cls.check_public_params(params)
+        if first and not _names_every_label(params, len(classes_)):
+            warnings.warn(
+                f"PrivateProperClassifier: method={params['method']!r} with hypotheses="
+                f"{short_repr(params['hypotheses'])} releases one two-label rule, which names "
+                f"at most 2 of the {len(classes_)} labels of classes. Use method='auto' "
+                "(a class that names every label) or method='noisy_means'.",
+                DefaultsWarning, stacklevel=5)
+        if not checked:
+            self._check_ledger(params)
         randomness = release_randomness(self.random_state, stacklevel=5)
         progress = Progress(type(self).__name__, params["verbose"])
         if first:

@@ -344,7 +344,8 @@ class PrototypeStrategy:
         noise = self.calibration(params)
         self._warn_if_noise_dominates(noise, statistics.n, params)
         sums, counts = self.noisy_statistics(statistics, noise, randomness.noise)
-        return (self.prototype_codes(sums, counts), self.kept_groups(counts, noise)), noise
+        choice = (self.prototype_codes(sums, counts), self.kept_groups(counts, noise))
+        return choice, (noise, sums, counts)
 
     def kept_groups(self, weighted_counts, noise):
         """Post-processing: groups whose noisy count is at least twice its noise std,
@@ -452,12 +453,15 @@ class PrototypeStrategy:
         return replace(self, add_remove=neighbouring == "add_remove")
 
     def public_attributes(self, details, params, n):
+        noise, sums, counts = details
         return {"bounds_": (self.lower, self.upper),
-                "noise_std_": self.sum_noise_in_box_widths(details),
+                "noisy_statistics_": (sums, counts),
+                "noise_std_": self.sum_noise_in_box_widths(noise),
                 "prototypes_per_label_": self.prototypes_per_label,
                 "projection_dim_": self.projection_dim_}
 
     def guarantee_facts(self, params, n, details):
+        details = details[0]  # the noise calibration
         certified, not_certified = [], []
         if self.bounds_inferred:
             not_certified.append("grid is data independent (bounds taken from data)")

@@ -17,10 +17,12 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sksmooth.accounting import BudgetAccountant
-from sksmooth.classes import FiniteClass, Stumps
+from sksmooth.classes import FiniteClass, StumpConcepts, Stumps
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
-from sksmooth.proper import PrivateProperClassifier, ProperRelease
-from sksmooth.proper._exponential import hypothesis_errors, label_counts, label_pairs
+from sksmooth.proper import (Exponential, Littlestone, NoisyMeans, PrivateProperClassifier,
+                             ProperRelease)
+from sksmooth.proper._exponential import (ExponentialStrategy, hypothesis_errors, label_counts,
+                                          label_pairs)
 
 EXPECTED_FAILED = {
     "check_estimators_nan_inf": (
@@ -41,7 +43,8 @@ def _expected_failed(estimator):
 
 @parametrize_with_checks(
     [PrivateProperClassifier(random_state=0),
-     PrivateProperClassifier(hypotheses="halfspaces", cover_size=2000, random_state=0),
+     PrivateProperClassifier(hypotheses="halfspaces", method=Exponential(cover_size=2000),
+                             random_state=0),
      PrivateProperClassifier(hypotheses="intervals", random_state=0),
      PrivateProperClassifier(hypotheses="prototypes", method="noisy_means", delta=1e-5,
                              random_state=0)],
@@ -102,7 +105,10 @@ def test_label_counts_match_direct_evaluation(n_classes):
 def test_multiclass_wine_releases_a_multiclass_stump():
     X, y = load_wine(return_X_y=True)
     bounds = (X.min(0), X.max(0))
-    clf = PrivateProperClassifier(epsilon=5.0, bounds=bounds, classes=[0, 1, 2]).fit(X, y)
+    clf = PrivateProperClassifier(hypotheses="stumps", epsilon=5.0, bounds=bounds,
+                                  classes=[0, 1, 2])
+    with pytest.warns(UserWarning, match="names at most 2 of the 3 labels of classes"):
+        clf.fit(X, y)
     hyp = clf.hypothesis_
     # the class: one-orientation stumps x ordered label pairs (a != b)
     stumps = Stumps().cover(bounds=bounds, gamma=1 / 128, max_size=20000)
@@ -158,7 +164,7 @@ def test_multiclass_halfspaces_are_proper_two_label_halfspaces():
     # an unseeded run once scored 0.847 (a flaky threshold, not a failure of the class)
     with pytest.warns(PrivacyLeakWarning):
         clf = PrivateProperClassifier(hypotheses="halfspaces", epsilon=5.0, bounds=(0.0, 1.0),
-                                      classes=[0, 1, 2], cover_size=500,
+                                      classes=[0, 1, 2], method=Exponential(cover_size=500),
                                       random_state=0).fit(X, y)
     assert clf.score(X, y) > 0.85
     margins = clf.decision_function(X)
@@ -343,7 +349,7 @@ def test_failed_partial_fit_leaves_state_unchanged():
         (dict(epsilon=0.0), "epsilon"),
         (dict(epsilon=np.array([1.0])), "epsilon"),
         (dict(method="svm"), "method"),
-        (dict(alpha=1.5), "alpha"),
+        (dict(method=Littlestone(alpha=1.5)), "alpha"),
         (dict(delta=1.0), "delta"),
         (dict(delta=-0.1), "delta"),
         (dict(neighbouring="swap"), "neighbouring"),
@@ -352,17 +358,13 @@ def test_failed_partial_fit_leaves_state_unchanged():
         (dict(classes="ab"), "classes"),
         (dict(classes=5), "classes"),
         (dict(classes=[1, 1]), "classes"),
-        (dict(cover_size=1), "cover_size"),
-        (dict(cover_size=10**12), "cover_size"),
-        (dict(n_chunks=3), "n_chunks"),  # Littlestone-only with method='exponential'
-        (dict(domain=np.arange(3.0)), "domain"),
-        (dict(h_size=5), "h_size"),
-        (dict(method="littlestone", domain=np.arange(3.0), delta=0.0), "delta"),
+        (dict(method=Exponential(cover_size=1)), "cover_size"),
+        (dict(method=Exponential(cover_size=10**12)), "cover_size"),
+        (dict(method=Littlestone(domain=np.arange(3.0)), delta=0.0), "delta"),
         (dict(method="littlestone", delta=1e-6), "domain"),
-        (dict(method="littlestone", delta=1e-6, domain=np.arange(3.0), h_size=10**12), "h_size"),
-        (dict(method="littlestone", delta=1e-6, domain=np.arange(3.0), n_chunks=10**12),
+        (dict(method=Littlestone(domain=np.arange(3.0), h_size=10**12), delta=1e-6), "h_size"),
+        (dict(method=Littlestone(domain=np.arange(3.0), n_chunks=10**12), delta=1e-6),
          "n_chunks"),
-        (dict(method="littlestone", delta=1e-6, domain=np.arange(3.0), cover_size=10), "cover_size"),
         (dict(hypotheses="thresholds"), "thresholds"),
         (dict(random_state="x"), "random_state"),
         (dict(accountant=object()), "accountant"),
@@ -371,7 +373,7 @@ def test_failed_partial_fit_leaves_state_unchanged():
 def test_bad_parameters(params, match):
     X, y = _threshold_data(30)
     clf = _public(**params)
-    if params.get("method") == "littlestone":
+    if params.get("method") == "littlestone" or isinstance(params.get("method"), Littlestone):
         clf.set_params(bounds=None)  # 'bounds' applies to 'exponential' only
     with pytest.raises((ValueError, TypeError), match=match):
         clf.fit(X, y)
@@ -379,8 +381,8 @@ def test_bad_parameters(params, match):
 
 def test_bounds_with_littlestone_is_refused():
     X = np.arange(3.0)[:, None]
-    with pytest.raises(ValueError, match="bounds applies only when method='exponential'"):
-        PrivateProperClassifier(method="littlestone", domain=np.arange(3.0), delta=1e-6,
+    with pytest.raises(ValueError, match="bounds applies only when method='auto', "):
+        PrivateProperClassifier(method=Littlestone(domain=np.arange(3.0)), delta=1e-6,
                                 bounds=(0.0, 2.0), classes=[0, 1]).fit(X, [0, 1, 1])
 
 
@@ -395,11 +397,11 @@ def test_exponential_spends_no_delta_and_says_so():
 def test_multiclass_littlestone_error_recommends_what_works():
     X = np.repeat(np.arange(3.0), 10)[:, None]
     y = np.repeat([0, 1, 2], 10)
-    params = dict(hypotheses="thresholds", method="littlestone", domain=np.arange(3.0),
+    params = dict(hypotheses="thresholds", method=Littlestone(domain=np.arange(3.0)),
                   delta=1e-6, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="method='exponential'"):
         PrivateProperClassifier(**params).fit(X, y)
-    del params["method"], params["domain"], params["delta"]
+    del params["method"], params["delta"]
     params["hypotheses"] = "stumps"
     PrivateProperClassifier(bounds=(0.0, 2.0), **params).fit(X, y).predict(X)
 
@@ -409,9 +411,9 @@ def test_littlestone_extreme_legal_values_work_without_fp_warnings(epsilon, alph
     domain = np.arange(8.0)
     X = np.repeat(domain, 5)[:, None]
     y = (X[:, 0] >= 3).astype(int)
-    clf = PrivateProperClassifier(hypotheses="thresholds", method="littlestone",
-                                  domain=domain, epsilon=epsilon, alpha=alpha, delta=1e-6,
-                                  classes=[0, 1])
+    clf = PrivateProperClassifier(hypotheses="thresholds",
+                                  method=Littlestone(domain=domain, alpha=alpha),
+                                  epsilon=epsilon, delta=1e-6, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -486,8 +488,8 @@ def test_intervals_on_the_widest_bounds_cut_at_finite_points():
 
 
 @pytest.mark.parametrize("kw", [dict(hypotheses="halfspaces"),
-                                dict(method="noisy_means", hypotheses="prototypes",
-                                     projection=None)])
+                                dict(method=NoisyMeans(projection=None),
+                                     hypotheses="prototypes")])
 def test_the_published_release_predicts_like_the_estimator(kw):
     # ProperRelease neither mapped query rows into the bounds nor checked their
     # columns: 31% of out-of-box rows and 83% of a reordered frame were predicted
@@ -544,8 +546,7 @@ def test_a_capped_cover_warns_with_the_estimators_parameters():
     dict(hypotheses="stumps", delta=1e-6, bounds=(0, 1)),  # exponential: no delta spent
     dict(hypotheses="prototypes", method="noisy_means", delta=1e-6, bounds=(0, 1)),
     dict(hypotheses="prototypes", method="noisy_means", delta=0.0, bounds=(0, 1)),
-    dict(hypotheses="thresholds", method="littlestone", delta=1e-6,
-         domain=np.arange(16) / 16),
+    dict(hypotheses="thresholds", method=Littlestone(domain=np.arange(16) / 16), delta=1e-6),
 ])
 def test_the_planned_charge_is_the_charge(params):
     # PrivateSearchCV refuses a search from these plans before any fit: each strategy's
@@ -687,15 +688,19 @@ def test_a_user_subclass_of_finite_class_is_user_code():
 def test_intervals_say_their_sampler_is_floating_point():
     # the interval sampler (log-space dynamic programming, Gumbel noise) was certified
     # "sampled exactly" although its law is the float sampler's (found by a review)
+    # above MAX_LISTED hypotheses (a grid of 512 cells); the default grid is listed and
+    # sampled exactly, so certified
     X, y = load_wine(return_X_y=True)
     acc = BudgetAccountant()
     clf = PrivateProperClassifier(hypotheses="intervals", bounds=(X.min(0), X.max(0)),
-                                  classes=[0, 1, 2], accountant=acc).fit(X, y)
+                                  classes=[0, 1, 2], accountant=acc,
+                                  method=Exponential(gamma=1 / 1024)).fit(X, y)
     assert not clf.guarantee_.certified and not acc.ledger[0].certified
     assert any("interval sampler" in a and "floating-point" in a
                for a in clf.guarantee_.assumptions_not_certified)
-    stumps = PrivateProperClassifier(bounds=(X.min(0), X.max(0)), classes=[0, 1, 2]).fit(X, y)
-    assert stumps.guarantee_.certified  # the exact sampler of integer error counts
+    listed = PrivateProperClassifier(hypotheses="intervals", bounds=(X.min(0), X.max(0)),
+                                     classes=[0, 1, 2], accountant=acc).fit(X, y)
+    assert listed.guarantee_.certified and acc.ledger[1].certified
 
 
 def test_substitution_is_spelled_as_everywhere_else_and_the_old_spelling_still_works():
@@ -714,7 +719,7 @@ def test_substitution_is_spelled_as_everywhere_else_and_the_old_spelling_still_w
         assert str(fits[0].guarantee_) == str(fits[1].guarantee_)
         warnings.simplefilter("ignore", PrivacyWarning)  # its theorem's sample size
         domain = np.arange(16) / 16
-        PrivateProperClassifier(method="littlestone", hypotheses="thresholds", domain=domain,
+        PrivateProperClassifier(method=Littlestone(domain=domain), hypotheses="thresholds",
                                 classes=[0, 1], delta=1e-6, neighbouring="substitution",
                                 random_state=3).fit(domain[rng.integers(0, 16, 400), None],
                                                     rng.integers(0, 2, 400))
@@ -735,14 +740,113 @@ def test_a_class_too_large_to_hold_is_refused_before_any_data(hypotheses, n_clas
 @pytest.mark.parametrize("params, match", [
     (dict(hypotheses="no-such-class"), "hypotheses"),
     (dict(method="noisy_means", hypotheses="stumps"), "hypotheses='prototypes'"),
-    (dict(method="littlestone", hypotheses="thresholds", delta=0.0,
-          domain=np.arange(4.0)), "delta > 0"),
+    (dict(method=Littlestone(domain=np.arange(4.0)), hypotheses="thresholds", delta=0.0),
+     "delta > 0"),
     (dict(bounds=(1, 0)), "bounds"),
 ])
 def test_a_bad_parameter_is_named_before_the_data_is_read(params, match):
     # these were checked when the class was built, after X: a bad X hid them (a review)
     params = {"bounds": (0, 1), "classes": [0, 1], **params}
-    if params.get("method") == "littlestone":
+    if isinstance(params.get("method"), Littlestone):
         params.pop("bounds")
     with pytest.raises((TypeError, ValueError), match=match):
         PrivateProperClassifier(**params).fit(_Untouchable(), [0, 1])
+
+
+def _strategy_kind(clf):
+    return type(clf._strategy).__name__, getattr(clf._strategy, "n_cells", None)
+
+
+def test_auto_picks_a_class_that_names_every_label_from_public_inputs():
+    # the default on a multiclass target was one multiclass stump (two labels at most:
+    # iris .63, digits .19 at epsilon 1); the rule reads classes and n_features only
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 4))
+    y = np.minimum((X[:, 0] * 3).astype(int), 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        three = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1, 2]).fit(X, y)
+        two = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).fit(X, y > 0)
+        # the same public inputs give the same class whatever the labels hold
+        also_three = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1, 2]).fit(X, y > 0)
+    assert _strategy_kind(three) == _strategy_kind(also_three) == ("IntervalStrategy", 64)
+    assert three.guarantee_.certified and three._strategy.max_pieces == 3
+    assert isinstance(two._strategy, ExponentialStrategy)
+    assert isinstance(two._strategy.concepts, StumpConcepts)
+    five = PrivateProperClassifier(bounds=(0, 1), classes=list(range(5)), delta=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # little data per prototype
+        five.fit(X, np.minimum((X[:, 0] * 5).astype(int), 4))
+    assert type(five._strategy).__name__ == "PrototypeStrategy"
+    assert five.privacy_spent_ == (1.0, 1e-5)
+
+
+def test_auto_checks_the_ledger_once_the_features_tell_the_charge():
+    # method='auto' with delta > 0 spends delta only if it picks noisy means (k > 2
+    # and no listed interval class), which needs n_features: the ledger is checked then
+    X = np.random.default_rng(0).uniform(size=(40, 40))
+    y = np.arange(40) % 5
+    model = PrivateProperClassifier(bounds=(0, 1), classes=list(range(5)), delta=1e-5,
+                                    accountant=BudgetAccountant(epsilon=5.0, delta=0.0))
+    assert model._planned_spend(model.get_params()) is None
+    with pytest.raises(BudgetError):
+        model.fit(X, y)
+    binary = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1], delta=1e-5)
+    assert binary._planned_spend(binary.get_params()) == (1.0, 0.0)
+
+
+def test_an_explicit_two_label_class_on_more_labels_warns_when_chosen():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 2))
+    y = (X[:, 0] > 0.5).astype(int)  # only two of the three public labels occur
+    clf = PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1, 2])
+    with pytest.warns(UserWarning, match="names at most 2 of the 3 labels of classes") as w:
+        clf.fit(X, y)
+    assert "method='auto'" in str(w[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1]).fit(X, y)
+        PrivateProperClassifier(hypotheses="intervals", bounds=(0, 1),
+                                classes=[0, 1, 2]).fit(X, y)
+
+
+def test_a_method_s_parameters_live_on_its_object_and_old_names_still_work():
+    # 23 parameters, 12 of them read by one method only: at most 15 now (issue 38)
+    assert len(PrivateProperClassifier().get_params(deep=False)) <= 15
+    with pytest.warns(FutureWarning, match=r"pass method=NoisyMeans\(gamma=0.25, projection=2\)"):
+        old = PrivateProperClassifier(method="noisy_means", hypotheses="prototypes",
+                                      projection=2, gamma=0.25)
+    assert old.get_params()["method__projection"] == 2
+    assert clone(old).method.get_params() == old.method.get_params()
+    with pytest.warns(FutureWarning, match="cover_size"):
+        assert PrivateProperClassifier(cover_size=500).method.cover_size == 500
+    with pytest.warns(FutureWarning, match="domain"):
+        model = PrivateProperClassifier(domain=np.arange(3.0))
+    assert isinstance(model.method, Littlestone)
+    new = PrivateProperClassifier(method=NoisyMeans(projection=1))
+    with pytest.warns(FutureWarning):
+        new.set_params(gamma=0.3)
+    assert new.method.get_params()["gamma"] == 0.3 and new.method.projection == 1
+    new.set_params(method__projection=2)
+    assert new.method.projection == 2
+    X, y = _threshold_data(20)
+    with pytest.raises(ValueError, match="n_chunks applies only to another method"):
+        _public(method="exponential", n_chunks=3).fit(X, y)  # refused at fit, as sklearn asks
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such'"):
+        _public(no_such=1).fit(X, y)
+
+
+def test_a_private_search_runs_over_epsilon_and_over_the_method():
+    from sksmooth.model_selection import PrivateSearchCV
+
+    X, y = load_iris(return_X_y=True)
+    bounds = (X.min(0), X.max(0))
+    grid = {"epsilon": [0.5, 2.0],
+            "method": [NoisyMeans(), Exponential(gamma=1 / 32)]}
+    search = PrivateSearchCV(PrivateProperClassifier(bounds=bounds, classes=[0, 1, 2]),
+                             grid, epsilon_selection=1.0, cv=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        search.fit(X, y)
+    assert search.best_params_["method"].__class__ in (NoisyMeans, Exponential)
+    assert search.best_estimator_.score(X, y) > 0.3

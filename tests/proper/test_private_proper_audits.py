@@ -234,3 +234,41 @@ def test_excess_error_bound_on_breast_cancer_stumps():
                                       classes=[0, 1]).fit(X, y)
         violations += (errors[clf.hypothesis_.index] - errors.min()) / len(X) > bound
     assert violations <= n_runs * beta + 3 * math.sqrt(n_runs * beta * (1 - beta))
+
+
+# ------------------------------------------------------------ noisy means, end to end
+@pytest.mark.slow
+def test_noisy_means_end_to_end_audit_catches_an_overspend_inside_the_estimator():
+    # the previous case called the strategy's calibration and noise functions, so an
+    # estimator that overspent 2x while charging epsilon passed it (0.908 -> 0.881)
+    from sksmooth.proper._audit_cases import NOISY_MEANS_TRIALS, noisy_means_fit_run
+
+    correct = noisy_means_fit_run(1.0)(NOISY_MEANS_TRIALS, 0).epsilon_lower
+    assert 0.5 <= correct <= 1.0
+    assert noisy_means_fit_run(1.0, overspend=2.0)(NOISY_MEANS_TRIALS, 1).epsilon_lower > 1.0
+
+
+def test_the_noisy_means_case_reads_the_estimator_s_own_noise():
+    # cheap check of the case's plumbing: its broken variant changes what fit releases
+    from sksmooth.proper import NoisyMeans
+    from sksmooth.proper._audit_cases import noise_calibrated_at
+
+    X = np.array([[0.0]] * 6 + [[1.0]] * 5)
+    y = np.array([0] * 6 + [1] * 5)
+
+    def spread(factor):
+        clf = PrivateProperClassifier(hypotheses="prototypes", classes=[0, 1], bounds=(0, 1),
+                                      method=NoisyMeans(gamma=0.5, prototypes_per_label=1,
+                                                        projection=None))
+        draws = []
+        with noise_calibrated_at(factor), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for seed in range(150):
+                draws.append(np.r_[clf.set_params(random_state=seed).fit(X, y)
+                                   .noisy_statistics_[0].ravel()])
+                assert clf.privacy_spent_ == (1.0, 0.0)
+        return np.std(np.array(draws) - [-6, 5])  # the exact sums of the rows' codes
+
+    correct, broken = spread(1.0), spread(2.0)
+    # discrete Laplace of scale 4 (std ~5.6) against scale 2 (~2.8)
+    assert 4.5 < correct < 7.0 and 2.0 < broken < 3.6

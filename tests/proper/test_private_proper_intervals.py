@@ -7,8 +7,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from sksmooth.proper import PrivateProperClassifier
-from sksmooth.proper._intervals import IntervalStrategy
+from sksmooth.proper import Exponential, PrivateProperClassifier
+from sksmooth.proper import _intervals as intervals
+from sksmooth.proper._intervals import IntervalStrategy, listed_cells
 
 PARAMS = {"gamma": 1 / 8, "cover_size": "auto", "neighbouring": "substitute"}
 
@@ -39,10 +40,15 @@ def test_size_of_the_class_matches_enumeration():
     assert strategy.log_n_hypotheses() == pytest.approx(math.log(strategy.n_hypotheses))
 
 
+@pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
 @pytest.mark.parametrize("neighbouring, scale", [
     ("substitute", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
-def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale):
+def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale, sampler,
+                                                           monkeypatch):
+    if sampler != "listed":
+        monkeypatch.setattr(intervals, "MAX_LISTED", 0)
     strategy = _strategy(2, neighbouring)
+    assert strategy.listed == (sampler == "listed")
     rng = np.random.default_rng(0)
     counts = rng.integers(0, 6, size=(strategy.n_cells, 2))
     law = _enumerate(strategy, counts, scale)
@@ -108,5 +114,27 @@ def test_tiny_gamma_is_capped_to_a_bounded_grid():
     X = np.random.default_rng(0).uniform(size=(40, 2))
     y = (X[:, 0] > 0.5).astype(int)
     clf = PrivateProperClassifier(hypotheses="intervals", bounds=(0.0, 1.0), classes=[0, 1],
-                                  gamma=1e-300).fit(X, y)
+                                  method=Exponential(gamma=1e-300)).fit(X, y)
     assert clf._strategy.n_cells == 1024  # (N + 1)^2 k log weights per feature, not 5e299
+
+
+def test_listing_decodes_every_hypothesis_with_its_error_count():
+    strategy = IntervalStrategy.build(dict(PARAMS, gamma=0.1), np.zeros(2), np.ones(2), 3, False)
+    counts = np.random.default_rng(0).integers(0, 5, size=(2, strategy.n_cells, 3))
+    errors = strategy._listed_errors(counts).ravel()
+    assert errors.size == strategy.n_hypotheses
+    seen = set()
+    for index in range(errors.size):
+        f, interior, labels = strategy._listed_choice(index)
+        edges = (0,) + interior + (strategy.n_cells,)
+        assert errors[index] == sum(counts[f, a:b].sum() - counts[f, a:b, label].sum()
+                                    for a, b, label in zip(edges[:-1], edges[1:], labels))
+        seen.add((f, interior, labels))
+    assert len(seen) == errors.size
+
+
+def test_auto_picks_the_finest_listed_grid_from_public_inputs():
+    assert listed_cells(13, 3) == 64 and listed_cells(10, 4) == 23
+    assert listed_cells(20, 5) is None and listed_cells(64, 10) is None
+    assert intervals.interval_class_size(13, 64, 3) <= intervals.MAX_LISTED
+    assert intervals.interval_class_size(10, 24, 4) > intervals.MAX_LISTED

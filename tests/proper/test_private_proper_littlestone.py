@@ -13,7 +13,7 @@ import pytest
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.classes import FiniteClass
 from sksmooth.exceptions import PrivacyWarning
-from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper import Littlestone, PrivateProperClassifier
 
 
 def _littlestone_data(N=16, n=400, target=5, seed=0):
@@ -25,7 +25,8 @@ def _littlestone_data(N=16, n=400, target=5, seed=0):
 
 
 def _littlestone(**kw):
-    params = dict(hypotheses="thresholds", method="littlestone", epsilon=1.0, delta=1e-6,
+    own = {name: kw.pop(name) for name in list(kw) if name in Littlestone().get_params()}
+    params = dict(hypotheses="thresholds", method=Littlestone(**own), epsilon=1.0, delta=1e-6,
                   classes=[0, 1])
     params.update(kw)
     return PrivateProperClassifier(**params)
@@ -120,8 +121,7 @@ def test_a_refit_with_another_method_keeps_no_stale_attribute():
         warnings.simplefilter("ignore", PrivacyWarning)
         clf.fit(X, y)
     assert hasattr(clf, "littlestone_dimension_")
-    clf.set_params(method="exponential", domain=None, bounds=(float(domain.min()),
-                                                               float(domain.max())))
+    clf.set_params(method="exponential", bounds=(float(domain.min()), float(domain.max())))
     clf.fit(X, y)
     stale = [name for name in ("littlestone_dimension_", "theoretical_sample_size_",
                                "candidate_indices_") if hasattr(clf, name)]

@@ -16,7 +16,7 @@ from sklearn.model_selection import cross_val_score
 
 from sksmooth.accounting import BudgetAccountant, zcdp_to_dp
 from sksmooth.exceptions import PrivacyLeakWarning
-from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper import NoisyMeans, PrivateProperClassifier
 from sksmooth.proper._audit_cases import noisy_means_laplace_run
 from sksmooth._untrusted import sanitize_rows
 from sksmooth.proper._prototype_maps import ProjectedL1Codes, ProjectedPrototypeRule
@@ -24,7 +24,8 @@ from sksmooth.proper._prototypes import PrototypeRule, PrototypeStrategy
 
 
 def _clf(**kw):
-    params = dict(hypotheses="prototypes", method="noisy_means", bounds=(0.0, 1.0),
+    own = {name: kw.pop(name) for name in list(kw) if name in NoisyMeans().get_params()}
+    params = dict(hypotheses="prototypes", method=NoisyMeans(**own), bounds=(0.0, 1.0),
                   epsilon=1.0, delta=1e-5)
     params.update(kw)
     return PrivateProperClassifier(**params)
@@ -516,9 +517,10 @@ def test_prototypes_on_the_widest_bounds_stay_finite_and_learn(prototypes_per_la
     rng = np.random.default_rng(0)
     X = rng.uniform(-1e307, 1e307, size=(4000, 2))
     y = (X[:, 0] > 0).astype(int)
-    clf = PrivateProperClassifier(hypotheses="prototypes", method="noisy_means",
+    clf = PrivateProperClassifier(hypotheses="prototypes",
+                                  method=NoisyMeans(prototypes_per_label=prototypes_per_label),
                                   bounds=(-1e308, 1e308), epsilon=20.0, delta=delta,
-                                  classes=[0, 1], prototypes_per_label=prototypes_per_label,
+                                  classes=[0, 1],
                                   random_state=0).fit(X, y)  # seeded: a fixed draw, not a flaky one
     assert np.all(np.isfinite(clf.hypothesis_._rule.prototypes))
     scores = clf.decision_function(X)
