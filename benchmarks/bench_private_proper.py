@@ -63,6 +63,7 @@ Usage::
         [--reuse halfspaces]   # keep rows of configs whose code did not change
     python benchmarks/bench_private_proper.py --shrinkage-trial
     python benchmarks/bench_private_proper.py --default-only  # the default vs diffprivlib
+    python benchmarks/bench_private_proper.py --scaling  # fit time exponents, 1e5 -> 1e6 rows
 
 Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
@@ -464,6 +465,51 @@ def default_table(seeds, peer):
     return rows
 
 
+def scaling():
+    """Fit time at 10^5 and 10^6 rows (10 features; littlestone: 1 feature on 16 points)
+    for every method, best of two fits, and the time exponent between them."""
+    from sksmooth.proper import Exponential, Littlestone
+
+    configs = {
+        "stumps": dict(hypotheses="stumps"),
+        "intervals (3 labels)": dict(hypotheses="intervals"),
+        "halfspaces (cover 2000)": dict(hypotheses="halfspaces",
+                                        method=Exponential(cover_size=2000)),
+        "noisy_means": dict(hypotheses="prototypes", delta=1e-5),
+        "littlestone (thresholds, 16 points)": dict(
+            hypotheses="thresholds", method=Littlestone(domain=np.arange(16) / 16), delta=1e-6),
+    }
+    rows = []
+    for name, params in configs.items():
+        seconds = {}
+        for n in (10**5, 10**6):
+            rng = np.random.default_rng(0)
+            classes, extra = [0, 1], dict(bounds=(0.0, 1.0))
+            if name.startswith("littlestone"):
+                X, extra = rng.choice(np.arange(16) / 16, (n, 1)), {}
+                y = (X[:, 0] >= 0.3).astype(int)
+            else:
+                X = rng.uniform(size=(n, 10))
+                y = (X[:, 0] + X[:, 1] > 1).astype(int)
+                if "3 labels" in name:
+                    y, classes = np.minimum((X[:, 0] * 3).astype(int), 2), [0, 1, 2]
+            clf = PrivateProperClassifier(classes=classes, **extra, **params)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                times = []
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    clf.fit(X, y)
+                    times.append(time.perf_counter() - t0)
+            seconds[n] = min(times)
+        exponent = float(np.log(seconds[10**6] / seconds[10**5]) / np.log(10))
+        rows.append({"method": name, "seconds_1e5": seconds[10**5],
+                     "seconds_1e6": seconds[10**6], "exponent": exponent})
+        print(f"{name:36s} {seconds[10**5]:8.2f} s {seconds[10**6]:8.2f} s  exponent "
+              f"{exponent:.2f}", flush=True)
+    (ROOT / "results" / "private_proper_scaling.json").write_text(json.dumps(rows, indent=1))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -477,7 +523,12 @@ def main():
     parser.add_argument("--default-only", action="store_true",
                         help="only PrivateProperClassifier() against diffprivlib's best "
                              "(results/private_proper_default.json)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="only the fit time exponents from 10^5 to 10^6 rows "
+                             "(results/private_proper_scaling.json)")
     args = parser.parse_args()
+    if args.scaling:
+        return scaling()
     seeds = range(5 if args.quick else 20)
     if args.shrinkage_trial:
         return shrinkage_trial(seeds, args.quick)

@@ -126,8 +126,9 @@ def _forward(logw, n_pieces):
 
 def interval_class_size(n_features, n_cells, n_classes):
     """``|H|`` of the interval class (a Python int; public inputs only)."""
+    pieces = min(max(2, n_classes), n_cells)  # no more pieces than cells
     return n_features * sum(math.comb(n_cells - 1, p - 1) * n_classes**p
-                            for p in range(1, max(2, n_classes) + 1))
+                            for p in range(1, pieces + 1))
 
 
 def listed_cells(n_features, n_classes, most=64, fewest=16):

@@ -102,6 +102,8 @@ class LittlestoneStrategy:
     @staticmethod
     def check_public_params(params):
         """The checks of the parameters alone, before any data is read."""
+        if isinstance(params["hypotheses"], (np.ndarray, list, tuple)):
+            as_class_matrix(params["hypotheses"], name="hypotheses")
         if params["delta"] == 0:
             raise ValueError(
                 "method='littlestone' is (epsilon, delta)-DP with delta > 0 (sparse "

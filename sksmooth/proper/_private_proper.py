@@ -88,7 +88,8 @@ def resolve_method(params, n_features, n_classes):
     if method == "auto" and explicit:
         method = ("noisy_means" if isinstance(hyp, str) and hyp == "prototypes" else
                   "littlestone" if isinstance(hyp, (np.ndarray, list, tuple)) else "exponential")
-    cells = listed_cells(n_features, n_classes) if n_classes > 2 else None
+    needs_cells = n_classes > 2 and not explicit and method in ("auto", "exponential")
+    cells = listed_cells(n_features, n_classes) if needs_cells else None
     if method == "auto":
         method = "exponential" if n_classes == 2 or cells is not None else "noisy_means"
     if not explicit:
@@ -401,10 +402,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
-        # One two-label rule names at most two labels: on sklearn's 3-blob
-        # multiclass check a multiclass stump cannot exceed ~2/3 accuracy
-        # (check_classifiers_train asks for 0.83). Binary accuracy is tested in
-        # tests/proper without this tag.
+        # A two-label rule names at most two labels (~2/3 on sklearn's 3-blob
+        # check, which asks for 0.83), and the default's interval partitions read
+        # one feature. Binary and multiclass accuracy are tested in tests/proper.
         tags.classifier_tags.poor_score = True
         tags.non_deterministic = self.random_state is None
         tags.input_tags.allow_nan = True  # NaN is mapped to the box centre (never refused)

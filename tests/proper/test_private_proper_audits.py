@@ -251,7 +251,7 @@ def test_noisy_means_end_to_end_audit_catches_an_overspend_inside_the_estimator(
 def test_the_noisy_means_case_reads_the_estimator_s_own_noise():
     # cheap check of the case's plumbing: its broken variant changes what fit releases
     from sksmooth.proper import NoisyMeans
-    from sksmooth.proper._audit_cases import noise_calibrated_at
+    from sksmooth.mechanisms._audit_cases import overspending
 
     X = np.array([[0.0]] * 6 + [[1.0]] * 5)
     y = np.array([0] * 6 + [1] * 5)
@@ -261,7 +261,7 @@ def test_the_noisy_means_case_reads_the_estimator_s_own_noise():
                                       method=NoisyMeans(gamma=0.5, prototypes_per_label=1,
                                                         projection=None))
         draws = []
-        with noise_calibrated_at(factor), warnings.catch_warnings():
+        with overspending(factor), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for seed in range(150):
                 draws.append(np.r_[clf.set_params(random_state=seed).fit(X, y)
