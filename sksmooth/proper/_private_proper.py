@@ -535,10 +535,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         params = self._public_params()  # before the ledger and the data
         checked = self._check_ledger(params)  # before the data when the parameters tell
         X, y = read_numbers(self, X, y, reset=first, dtype=np.float64)
-        check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
-                          used=self._planned_spend(params).delta > 0)  # n public: substitution
         classes_, inferred = self._public_labels(y, classes, params, first)
         params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
+        check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
+                          used=self._planned_spend(params).delta > 0)  # n public: substitution
         strategy_cls = _STRATEGIES[params["method"]]
         strategy_cls.check_public_params(params)
         if first and not _names_every_label(params, len(classes_)):

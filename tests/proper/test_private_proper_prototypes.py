@@ -165,8 +165,14 @@ def test_bad_combinations_name_the_parameter(params, match):
 def test_prototypes_with_the_exponential_method_is_refused_with_the_fix():
     X, y = _digits()
     with pytest.raises((TypeError, ValueError), match="noisy_means"):
-        PrivateProperClassifier(hypotheses="prototypes", bounds=(0.0, 1.0),
-                                classes=list(range(10))).fit(X[:50], y[:50])
+        PrivateProperClassifier(hypotheses="prototypes", method="exponential",
+                                bounds=(0.0, 1.0), classes=list(range(10))).fit(X[:50], y[:50])
+    # method='auto' (the default) takes the method of the class given
+    clf = PrivateProperClassifier(hypotheses="prototypes", bounds=(0.0, 1.0), delta=1e-5,
+                                  classes=list(range(10)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # little data per prototype
+        assert type(clf.fit(X[:50], y[:50])._strategy).__name__ == "PrototypeStrategy"
 
 
 # ---------------------------------------------------------------- privacy
