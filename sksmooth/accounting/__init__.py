@@ -1,19 +1,8 @@
-"""Privacy accounting: composition arithmetic and the ledger.
+"""Privacy accounting: composition arithmetic and the :class:`BudgetAccountant` ledger.
 
-Where :mod:`sksmooth.mechanisms` *produces* noisy outputs, this subpackage
-only *counts* what they cost: composition theorems (basic, advanced, zCDP),
-budget splitting, and the :class:`BudgetAccountant` ledger that every
-private estimator charges before it publishes anything. It draws no
-randomness and never sees data. The ledger is a shared handle (``clone``
-and pickling return the same ledger) over a storage backend (memory, an SQLite file for joblib
-workers, or a PostgreSQL server for several hosts; ``_backends``).
-
-References
-----------
-C. Dwork and A. Roth, "The Algorithmic Foundations of Differential Privacy",
-Found. Trends Theor. Comput. Sci. 9(3-4), 2014, Thm 3.16 and 3.20.
-M. Bun and T. Steinke, "Concentrated Differential Privacy: Simplifications,
-Extensions, and Lower Bounds", TCC 2016, arXiv:1605.02065.
+Draws no randomness and never sees data (docs/privacy_ledger.rst). Theory:
+Dwork and Roth, Found. Trends Theor. Comput. Sci. 9(3-4), 2014, Thm 3.16, 3.20;
+Bun and Steinke, TCC 2016, arXiv:1605.02065 (zCDP).
 """
 
 from ._composition import (

@@ -1,23 +1,6 @@
-"""The privacy ledger: :class:`BudgetAccountant` (SPEC §3.4).
-
-A ``BudgetAccountant`` is a *shared handle* on one ledger of releases:
-
-* ``copy.copy``, ``copy.deepcopy`` and therefore :func:`sklearn.base.clone`
-  return the very same object, so a ``GridSearchCV`` over a private
-  estimator records every fit in the ledger the user passed in;
-* unpickling in a process that already holds the ledger returns that ledger;
-* where the ledger lives is a storage driver (:mod:`._backends`): memory
-  (one process), an SQLite file (``path=``, every process of one host) or a
-  PostgreSQL server (``url=``, every host). File and server ledgers are
-  reached again by an unpickled copy in a worker; an in-memory copy in
-  another process refuses to spend (:class:`CrossProcessLedgerError`).
-
-Budgets compose by basic (sequential) composition: the total spent is the
-sum of the epsilons and the sum of the deltas of all releases. Tighter
-composition of *one* algorithm's internal steps is the algorithm's business
-(see :mod:`sksmooth.accounting` for advanced composition and zCDP); the
-ledger records what each release finally claims, and whether the releasing
-estimator could certify that claim.
+"""The privacy ledger: :class:`BudgetAccountant` (SPEC §3.4), a shared handle on
+one ledger of releases (``clone`` and pickling return it), stored by a driver
+of :mod:`._backends`, totals by basic composition (docs/privacy_ledger.rst).
 """
 
 import contextlib
@@ -230,9 +213,8 @@ class BudgetAccountant:
                     "epsilon or delta, or use BudgetAccountant(neighbouring='add_remove').")
             return 2.0 * epsilon, float(converted)
         raise ValueError(
-            "This release is private under substitution of one record (the record count "
-            "public), which gives no guarantee under addition/removal, the relation this "
-            "ledger's budget is read under (BudgetAccountant(neighbouring='add_remove')). "
+            "This release is private under substitution, which gives no guarantee under "
+            "addition/removal, the relation of this ledger (neighbouring='add_remove'). "
             "Use an estimator with neighbouring='add_remove', or a ledger with "
             "neighbouring='substitution'.")
 
@@ -450,10 +432,9 @@ def _conversion_said(charged, claimed):
             raise
         raise BudgetError(
             f"{exc} The release is ({claimed[0]:.6g}, {claimed[1]:.3g})-DP under addition/"
-            f"removal of one record, charged as ({charged[0]:.6g}, {charged[1]:.3g}) under "
-            "substitution, the relation this ledger's budget is read under: for a ledger of "
-            "add/remove releases use BudgetAccountant(neighbouring='add_remove'), or run "
-            "the estimator with neighbouring='substitution'.") from None
+            f"removal, charged as ({charged[0]:.6g}, {charged[1]:.3g}) under this ledger's "
+            "substitution: use BudgetAccountant(neighbouring='add_remove'), or the "
+            "estimator with neighbouring='substitution'.") from None
 
 
 def _check_neighbouring(value, name):

@@ -36,23 +36,18 @@ class MemoryStorage:
         """Raise :class:`CrossProcessLedgerError` in a snapshot or outside the owner."""
         if self._snapshot and os.getpid() == self._owner_pid:
             raise CrossProcessLedgerError(
-                "This in-memory BudgetAccountant was restored from a pickle after the "
-                "ledger it copies was gone: it is a snapshot that misses every spend "
-                "made after it was pickled, so charging it is refused and nothing is "
-                "released. To keep one budget across pickling, sessions or processes, "
-                "create the accountant with BudgetAccountant(..., path='ledger.sqlite') "
-                "or BudgetAccountant(..., url='postgresql://...')."
+                "This in-memory BudgetAccountant is a snapshot unpickled after its ledger "
+                "was gone, blind to later spends, so charging it is refused. To keep one "
+                "budget across pickling or processes, use BudgetAccountant(..., "
+                "path='ledger.sqlite') or BudgetAccountant(..., url='postgresql://...')."
             )
         if os.getpid() != self._owner_pid:
             raise CrossProcessLedgerError(
-                "An in-memory BudgetAccountant was charged in a process other "
-                f"than the one that owns it (pid {os.getpid()}, owner pid "
-                f"{self._owner_pid}; e.g. a joblib worker with n_jobs > 1 or a "
-                "Dask worker). Its owner would never see this spend, so it is "
-                "refused and nothing is released. Create the accountant with "
-                "BudgetAccountant(..., path='ledger.sqlite') (processes on one "
-                "host) or BudgetAccountant(..., url='postgresql://...') "
-                "(several hosts), or run with n_jobs=1."
+                f"An in-memory BudgetAccountant was charged in process {os.getpid()}, "
+                f"not its owner {self._owner_pid} (e.g. a joblib or Dask worker), so "
+                "the spend is refused. Use BudgetAccountant(..., path='ledger.sqlite') "
+                "on one host, BudgetAccountant(..., url='postgresql://...') across "
+                "hosts, or n_jobs=1."
             )
 
     def append_if_within_budget(self, record, budget):

@@ -1,30 +1,8 @@
-"""PostgreSQL ledger driver (optional extra: ``psycopg`` 3, imported lazily).
+"""PostgreSQL ledger driver (optional extra ``psycopg`` 3, imported lazily).
 
-The same two tables as the SQLite driver (``budget``, ``spends``; see
-:mod:`._sql`) in the database named by the URL; put them in a schema of
-their own with ``?options=-csearch_path%3Dmy_schema`` in the URL if the
-database is shared. One transaction per spend:
-
-1. ``SELECT ledger_id FROM budget FOR UPDATE`` takes the row lock on the
-   budget, so spends on one ledger are serialised across all clients (the
-   id is checked against the one this handle saw: see ``LedgerWitness``);
-2. the totals are read in a *new statement*, which at PostgreSQL's default
-   ``READ COMMITTED`` isolation takes a snapshot after the lock was granted,
-   hence sees every spend committed before;
-3. the budget rule is applied and the spend inserted; ``COMMIT``.
-
-With ``REPEATABLE READ``/``SERIALIZABLE`` the snapshot of step 2 would date
-from step 1, *before* the wait for the lock, which is why every transaction
-of this driver starts with ``SET TRANSACTION ISOLATION LEVEL READ COMMITTED``
-(a ``default_transaction_isolation`` set on the server, the database, the
-role or in the URL's ``options`` would otherwise let concurrent spends
-overrun the budget), and the row lock makes the spends a serial history. A
-serialisation failure or deadlock (rolled back by the server) is retried;
-any other error is raised and the connection reset. A spend is
-committed (the server's ``synchronous_commit``/``fsync`` settings decide
-its durability) before :meth:`PostgresStorage.append_if_within_budget`
-returns; a client killed at any point leaves either the whole spend or
-nothing, and no lock (the server ends the dead session).
+The SQLite driver's two tables (:mod:`._sql`); one ``READ COMMITTED``
+transaction per spend that locks the budget row (``FOR UPDATE``), then reads
+the totals, checks and inserts, so concurrent spends form a serial history.
 """
 
 import os
@@ -142,7 +120,9 @@ class PostgresStorage:
                 connection = self._connect()
                 try:
                     with connection.transaction():
-                        # whatever the server's, role's or URL's default: step 2 needs it
+                        # Whatever the server's, role's or URL's default: under
+                        # REPEATABLE READ the totals' snapshot would predate the
+                        # wait for the row lock and miss spends committed meanwhile.
                         connection.execute(_READ_COMMITTED)
                         result = work(connection)
                     if after_commit is not None:

@@ -125,9 +125,8 @@ class LedgerWitness:
         elif identity != self.identity:
             raise LedgerIntegrityError(
                 f"{where}: the ledger this handle was charging has been replaced (deleted "
-                "and created again, perhaps with another budget); the spends it held "
-                "are no longer counted, so this spend is refused and nothing is "
-                "released. Open the new ledger with a new BudgetAccountant, or restore "
+                "and created again), so its spends are no longer counted and this spend "
+                "is refused. Open the new ledger with a new BudgetAccountant, or restore "
                 "the old one.")
 
     def saw_totals(self, totals, where):

@@ -1,12 +1,7 @@
-"""SQLite ledger driver: one file, shared by every process on one host.
+"""SQLite ledger driver: one file shared by the processes of one host.
 
-Standard library ``sqlite3``; WAL journal, ``synchronous=FULL``, one
-``BEGIN IMMEDIATE`` transaction per spend (the write lock is taken before the
-budget is read, so check and append are atomic across processes). A spend is
-on disk before :meth:`SQLiteStorage.append_if_within_budget` returns. Each
-process keeps one connection per ledger (threads share it under a lock). Not
-safe on network file systems (their locking is unreliable): use the
-PostgreSQL driver across hosts.
+WAL journal, ``synchronous=FULL``, one ``BEGIN IMMEDIATE`` transaction per
+spend; not for network file systems (docs/privacy_ledger.rst).
 """
 
 import os
