@@ -57,11 +57,9 @@ def _check_estimator(estimator, name):
             f"{name} must be a private sksmooth estimator (one with an "
             f"'accountant' parameter, possibly the last step of a Pipeline), got "
             f"{type(final).__name__}; "
-            + (f"{type(final).__name__} holds one but has no accountant of its own and "
-               "reports no privacy_spent_, so the search could not account its fits (a "
-               "one-vs-rest wrapper fits the private estimator once per class; a nested "
-               "Pipeline must be flattened into one): make the private estimator the last "
-               "step (the sksmooth classifiers are multiclass)."
+            + (f"{type(final).__name__} wraps one but has no accountant of its own, so "
+               "the search cannot account its fits: make the private estimator the last "
+               "step (sksmooth classifiers are multiclass; flatten nested Pipelines)."
                if wraps else
                "a non-private estimator fitted on private folds would release the data.")
         )
@@ -70,12 +68,10 @@ def _check_estimator(estimator, name):
                    if step not in (None, "passthrough") and _ledger_keys(step)]
         if private:
             raise TypeError(
-                f"{name} has a private step before its last one ({private[0]!r}); the "
-                "search accounts the last step's fits only, so that step's fits would be "
-                "charged but left out of the search's privacy_spent_, and a release there "
-                "would pass synthetic rows on with the real y. Make the private estimator "
-                "the last step, after public preprocessing only (e.g. PublicBoundsScaler); "
-                "for synthetic data, fit the release and sample from it first.")
+                f"{name} has a private step before its last one ({private[0]!r}), whose "
+                "fits the search would not account. Make the private estimator the last "
+                "step after public preprocessing only (e.g. PublicBoundsScaler); for "
+                "synthetic data, fit the release and sample from it first.")
     return estimator
 
 
@@ -93,10 +89,9 @@ def _check_scoring(scoring, name):
                         f"returning one utility per row, got {type(scoring).__name__}.")
     if isinstance(scoring, _BaseScorer):
         raise TypeError(
-            f"{name} must return one value per held-out row (the sum over rows is "
-            "what has sensitivity 1); a scikit-learn scorer returns one number per "
-            "fold. Use 'accuracy', or a callable scoring(estimator, X, y) returning "
-            "an array of per-row utilities in [0, 1]."
+            f"{name} must return one value per held-out row, but a scikit-learn scorer "
+            "returns one per fold. Use 'accuracy' or a callable scoring(estimator, X, y) "
+            "returning per-row utilities in [0, 1]."
         )
     try:  # checked here, before any fit is charged (a wrong signature failed after one)
         inspect.signature(scoring, follow_wrapped=False).bind(None, None, None)
@@ -787,11 +782,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         if y is not None and hasattr(_final_step(self.estimator), "fit_resample"):
             raise ValueError(
                 f"{type(self).__name__}.fit_transform was called with a y over a release "
-                f"({type(_final_step(self.estimator)).__name__}), which emits synthetic "
-                "rows: a supervised Pipeline or a ColumnTransformer would pair them with "
-                "the REAL y. Fit the search with fit(X, y) and draw synthetic (X, y) "
-                "together with best_estimator_.sample(n) or its as_sampler() inside an "
-                "imblearn.pipeline.Pipeline.")
+                f"({type(_final_step(self.estimator)).__name__}), whose synthetic rows "
+                "would be paired with the REAL y. Use fit(X, y), then draw synthetic "
+                "(X, y) together with best_estimator_.sample(n).")
         return self.fit(X, y, **fit_params).transform(X)
 
     @available_if(_estimator_has("transform"))
