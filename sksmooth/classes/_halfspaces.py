@@ -409,10 +409,9 @@ class _HalfspaceSampler:
         if not np.all(np.isfinite(width)):
             wide = np.flatnonzero(~np.isfinite(width)).tolist()[:10]
             raise ValueError(
-                f"bounds: features {wide} have a width upper - lower beyond the float range "
-                "(e.g. bounds=(-1e308, 1e308)), so halfspaces in box-normalised coordinates "
-                "cannot be mapped back. Pass the features' real public range, or rescale "
-                "them (e.g. sksmooth.preprocessing.PublicBoundsScaler).")
+                f"bounds: features {wide} have a width upper - lower beyond the float "
+                "range. Pass the features' real public range, or rescale them (e.g. "
+                "sksmooth.preprocessing.PublicBoundsScaler).")
         self.lower, self.width = lower, width
         self.fit_intercept = fit_intercept
         self.d = len(lower)

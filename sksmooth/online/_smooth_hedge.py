@@ -887,10 +887,8 @@ def _check_hypotheses_fit(strategy, n_features, n_classes):
     if n_classes > 2 and not supports_multiclass(strategy):
         raise ValueError(
             f"Only binary classification is supported for these hypotheses: y has "
-            f"{n_classes} classes. Multiclass is native for hypotheses='stumps' or "
-            "'thresholds' (a class on each side of the threshold). For other hypotheses "
-            "use sklearn.multiclass.OneVsRestClassifier(SmoothHedgeClassifier(...)), which "
-            "works with this estimator's predict_proba / decision_function.")
+            f"{n_classes} classes. Use hypotheses='stumps' or 'thresholds', or wrap the "
+            "estimator in sklearn.multiclass.OneVsRestClassifier.")
 
 
 def _concepts(value, n_features):
