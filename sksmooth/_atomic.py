@@ -1,17 +1,8 @@
-"""Atomic ``partial_fit``: a failed call leaves the estimator exactly as it was.
+"""Atomic ``partial_fit`` (SPEC §1.6): a failed call leaves the estimator as it was.
 
-One home for the rule (SPEC §1.6). Decorate a method with
-:func:`atomic_update`: the estimator's non-parameter state is snapshotted
-before the call and restored if it raises. The snapshot is a deep copy, so
-in-place updates of fitted arrays are rolled back too; shared handles that
-define ``__deepcopy__`` as identity (the privacy ledger) are not copied —
-a ledger charge is never rolled back: charged is charged — and neither are
-the objects a state value lists in ``snapshot_shared()`` (fixed for its
-lifetime, e.g. an online run's separating points).
-:func:`forget_fit` is the other half of the rule for ``fit``: a new fit
-starts from the constructor parameters, nothing of the previous fit left.
-:func:`parameter_fingerprint` tells whether a parameter a stream was set up
-with was changed since (``set_params`` between ``partial_fit`` calls).
+:func:`atomic_update` snapshots non-parameter state and restores it on error
+(ledger charges are never rolled back); :func:`forget_fit` starts a fit from
+the parameters; :func:`parameter_fingerprint` detects ``set_params`` mid-stream.
 """
 
 import copy

@@ -1,20 +1,8 @@
-"""Declarative parameter constraints (SPEC §1.6).
+"""Declarative parameter constraints (SPEC §1.6; docs/architecture.rst).
 
-Every public estimator declares one table, ``_parameter_constraints``,
-mapping each constructor parameter to what it accepts, and calls
-:func:`validate_params` at the start of ``fit`` / ``partial_fit``, before any
-data is touched. This is scikit-learn's ``_parameter_constraints`` idea
-without its private API, built from the package's own ``check_*`` helpers,
-so that every message has one form: it names the parameter, what it
-accepts, and how to fix it — and never prints a large value in full.
-
-A table entry is a :class:`Constraint` (or a tuple of them: any may accept),
-optionally wrapped in :class:`Param` to make it conditional on another
-parameter (e.g. Littlestone-only parameters) or to give a fix hint.
-
-Resource caps are part of the table: an :class:`Integer` with a ``high``
-refuses values whose memory or run time would exceed a stated budget, naming
-the cap.
+Each public estimator declares ``_parameter_constraints`` and calls
+:func:`validate_params` before touching data; every message names the
+parameter, what it accepts and the fix. Resource caps are table entries.
 """
 
 import functools

@@ -1,14 +1,6 @@
-"""Progress reporting of long fits on stderr (the ``verbose`` parameter).
+"""Progress of long fits on stderr (``verbose >= 1``): stage lines and a bar.
 
-One home for what every long ``fit`` / ``partial_fit`` / ``release`` prints
-when ``verbose >= 1``: a line per stage (``Progress.log``) and, for loops
-over many public units (rows, rounds, candidate fits), a progress bar
-(``Progress.update``) drawn by tqdm when that optional extra is installed
-and by plain carriage-return lines otherwise.
-
-What is printed must be public or already released: a count of public
-units, a stage name, a released number. Callers never pass values computed
-from private rows that the estimator has not charged for and published.
+Callers print only public or already-released values.
 """
 
 import sys

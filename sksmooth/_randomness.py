@@ -1,27 +1,8 @@
 """Where the randomness of a private release comes from (SPEC §1.4).
 
-One rule, one place. A release draws from three independent streams:
-
-``public``
-    data-independent public choices (a sampled cover, a sampled universe,
-    separating points). Seeding it only makes those public choices
-    reproducible.
-``noise``
-    the privacy noise of the mechanism. It must be unpredictable: with
-    ``random_state=None`` (the default) it comes from fresh OS entropy at
-    every release, so neither ``clone``, ``copy``, pickling nor a repeated
-    ``fit`` can make two releases share noise.
-``sampling``
-    the draws of synthetic rows from a released model. It is independent of
-    ``noise``, so emitted rows never reveal the noise (and through it the
-    private data).
-
-A user-given ``random_state`` (int, ``Generator`` or ``RandomState``) still
-works — reproducible runs, scikit-learn's estimator checks — but anyone who
-knows the seed can subtract the noise, and a ``Generator`` is deep-copied by
-``clone`` so copies replay the same noise. Such a release is *seeded*: the
-estimator marks it "not certified" in ``guarantee_`` and in the ledger, and
-a :class:`~sksmooth.exceptions.PrivacyLeakWarning` says so.
+Three independent streams: ``public`` (data-independent choices), ``noise``
+(fresh OS entropy per release unless seeded) and ``sampling`` (synthetic rows).
+A seeded release is marked not certified (docs/privacy.rst).
 """
 
 import numbers

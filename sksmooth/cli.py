@@ -1,13 +1,5 @@
 """The ``sksmooth`` command: ``demo``, ``audit`` and ``bench`` (SPEC §2, §10).
 
-``sksmooth demo`` runs every estimator on bundled or generated data and
-prints what it did, the privacy it spent, and its accuracy, regret or error
-next to a non-private baseline; figures go to a folder it names.
-``sksmooth audit`` runs the empirical privacy audits and prints each lower
-bound next to its claim. ``sksmooth bench`` runs the benchmark scripts of a
-source checkout (``--quick`` where a script has a quick mode; staged
-benchmarks such as the synthetic-tables one are run by hand).
-
 Errors are one line on standard error and a non-zero exit status.
 """
 

@@ -1,16 +1,8 @@
 """Regret of an online learner against the best hypothesis in hindsight.
 
-``regret = sum_t loss_t(learner) - min_{h in H} sum_t 1[h(x_t) != y_t]``
-(Haghtalab, Roughgarden & Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §2–§3).
-
-For 1-D thresholds and decision stumps the minimum over the *infinite*
-class is exact: sort each feature once and scan every cut between distinct
-values with cumulative label counts (O(n log n) per feature, vectorised over
-features). For any other class, pass a finite set of hypotheses (a cover
-object with ``evaluate(X)``, or a prediction matrix); the minimum is then
-over that finite set (an upper bound on the best-in-class loss, so the
-reported regret is a lower bound on the regret against the infinite class).
+Exact over the infinite class of thresholds and stumps (one sorted scan per
+feature); over a given finite set otherwise (then a lower bound on the class
+regret). Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, §2-3.
 """
 
 import numpy as np
