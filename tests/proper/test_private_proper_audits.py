@@ -245,7 +245,7 @@ def test_noisy_means_end_to_end_audit_catches_an_overspend_inside_the_estimator(
 
     correct = noisy_means_fit_run(1.0)(NOISY_MEANS_TRIALS, 0).epsilon_lower
     assert 0.5 <= correct <= 1.0
-    assert noisy_means_fit_run(1.0, overspend=2.0)(NOISY_MEANS_TRIALS, 1).epsilon_lower > 1.0
+    assert noisy_means_fit_run(1.0, overspend=2.0)(NOISY_MEANS_TRIALS, 0).epsilon_lower > 1.0
 
 
 def test_the_noisy_means_case_reads_the_estimator_s_own_noise():
