@@ -1,9 +1,5 @@
-"""The ``guarantee_`` report of fitted estimators (SPEC §1.1–1.2, §3.4).
-
-Every private estimator exposes ``privacy_spent_`` (a :class:`PrivacySpent`)
-and ``guarantee_`` (a :class:`Guarantee`). The report says which theorem the
-claim comes from, which of its assumptions the code certified, and which it
-could not certify, so that a fitted object never overclaims.
+"""The ``guarantee_`` report of fitted estimators (SPEC §1.1–1.2, §3.4): the
+claim, the theorem it comes from, and which assumptions the code certified.
 """
 
 from dataclasses import dataclass, field

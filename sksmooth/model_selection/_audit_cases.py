@@ -1,11 +1,8 @@
 """Audit cases of PrivateSearchCV for the ``sksmooth audit`` catalog.
 
-The selection is audited on its tight pair: two candidates that read no data
-(0-DP: they predict a constant), so the whole search costs exactly
-``epsilon_selection``, on labels whose held-out counts are ``(#zeros, #ones)
-= (10, 11)`` against ``(11, 10)``. For permute-and-flip the event "candidate
-1 is selected" then has true privacy loss ``ln(2 e^{eps/2} - 1)`` (0.83 at
-eps = 1). The same pair is audited in tests/model_selection.
+The tight pair: two 0-DP constant candidates on held-out counts (10, 11)
+against (11, 10), where permute-and-flip's privacy loss is
+``ln(2 e^{eps/2} - 1)`` (0.83 at eps = 1).
 """
 
 import warnings

@@ -1,9 +1,6 @@
-"""Ledger storage drivers behind :class:`~sksmooth.accounting.BudgetAccountant`.
-
-One protocol (:class:`LedgerStorage`: atomic append-if-within-budget, totals,
-records), three drivers: memory (one process), SQLite (one host, a file),
-PostgreSQL (a server; optional ``psycopg`` 3, imported only when used).
-:func:`open_storage` picks the driver from the accountant's ``path``/``url``.
+"""Ledger storage drivers behind :class:`~sksmooth.accounting.BudgetAccountant`:
+one protocol, three drivers (memory, SQLite, PostgreSQL), picked by
+:func:`open_storage` from the accountant's ``path``/``url``.
 """
 
 from ._memory import MemoryStorage

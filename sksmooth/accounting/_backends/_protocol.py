@@ -1,11 +1,8 @@
 """The ledger storage protocol and the one budget rule every driver applies.
 
-A driver stores two tables, whatever the medium: the *budget* (one row,
-``epsilon`` and ``delta``) and the *spends* (one row per release: ``label``,
-``epsilon``, ``delta``, ``time``, ``pid``, ``certified``, ``private``). It offers one
-write, :meth:`LedgerStorage.append_if_within_budget`, which checks the
-budget and appends the record in one atomic step, so concurrent writers can
-never jointly overrun the budget. Everything else is a read.
+A driver stores a *budget* row and one *spends* row per release, and offers
+one write, :meth:`LedgerStorage.append_if_within_budget`, which checks the
+budget and appends in one atomic step; everything else is a read.
 """
 
 import functools
