@@ -320,9 +320,7 @@ def _check_watched(cases):
 RESOURCE_ESTIMATORS = [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"]
 # Found by the test below (issue 39), each owned by its estimator's module and
 # being fixed: checked with -m slow (strict: a fixed one must leave this list).
-KNOWN_HANGS = {
-    ("SubsampledNetMechanism", "synthetic_size", 10_000): "the cap's net on 30 rows",
-}
+KNOWN_HANGS = {}
 
 
 def _single_extremes():

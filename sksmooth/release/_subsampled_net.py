@@ -20,6 +20,9 @@ _SOURCE = ("Haghtalab, Roughgarden, Shetty, Smoothed Analysis of Online and Diff
            "Private Learning, NeurIPS 2020, arXiv:2006.10129, App. G, Alg. 4, Thm G.1 "
            "(privacy), Thm G.4 (accuracy)")
 _MAX_CANDIDATE_ENTRIES = 5 * 10**7
+# Workload values the scores read, synthetic_size * n_candidates * n_queries:
+# 10^9 (the defaults) take about 2 s on one core
+_MAX_SCORE_READS = 4 * 10**9
 
 
 class SubsampledNetMechanism(ReleaseMixin):
@@ -55,8 +58,9 @@ class SubsampledNetMechanism(ReleaseMixin):
         10 000.
     n_candidates : int, default=5000
         Maximum number of candidates (enumerated if the exact set is not
-        larger, sampled otherwise); at most 10^6, and
-        ``synthetic_size * n_candidates <= 5e7``.
+        larger, sampled otherwise); at most 10^6,
+        ``synthetic_size * n_candidates <= 5e7`` (memory) and
+        ``synthetic_size * n_candidates * n_queries <= 4e9`` (time).
     universe : {'sample', 'grid'}, default='sample'
     n_universe : int or 'auto', default='auto'
         ``M = |V|`` (``'auto'``: 1000).
@@ -156,6 +160,11 @@ class SubsampledNetMechanism(ReleaseMixin):
         randomness = stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
         M = uni.size
+        if s * K * Q.shape[1] > _MAX_SCORE_READS:
+            raise ValueError(
+                f"synthetic_size * n_candidates * n_queries = {s} * {K} * {Q.shape[1]} = "
+                f"{s * K * Q.shape[1]:.3g} > {_MAX_SCORE_READS:.0e} workload values to score "
+                "(time); lower synthetic_size, n_candidates or n_queries.")
         counts = stream.statistic.query_counts()
         cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
         errors = _max_errors(Q, cands, counts, data.n)
