@@ -179,6 +179,10 @@ def _release_report(fitted):
             f"{type(final).__name__} does not report privacy_spent_ after fit, so the "
             "search cannot account its fits; use a private sksmooth estimator."
         )
+    if not np.isfinite(float(spent[0])):
+        raise ValueError(
+            f"{type(final).__name__} released with no differential-privacy guarantee, "
+            "so the search cannot account its fits; search over private candidates only.")
     guarantee = getattr(final, "guarantee_", None)
     certified = bool(getattr(guarantee, "certified", False))
     return PrivacySpent(float(spent[0]), float(spent[1])), certified
@@ -272,7 +276,13 @@ def _check_candidates(models):
                 and type(final).__module__.startswith("sksmooth."):  # its own table
             validated = validate_params(final)
         plan = getattr(final, "_planned_spend", None)
-        spends.append(None if plan is None or validated is None else plan(validated))
+        spend = None if plan is None or validated is None else plan(validated)
+        if spend is not None and not np.isfinite(spend[0]):
+            raise ValueError(
+                f"{type(final).__name__} would release with no differential-privacy "
+                "guarantee (allow_non_private=True with a heuristic oracle), so the search "
+                "could not account its fits; search over private candidates only.")
+        spends.append(spend)
     return None if any(s is None for s in spends) else np.array(spends, dtype=float)
 
 

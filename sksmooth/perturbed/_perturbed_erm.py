@@ -515,7 +515,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """``(epsilon, delta)`` one fit charges, from public parameters alone: with
         ``noise='auto'`` the asked epsilon, served at 1 above 1 (:meth:`_calibrate_noise`);
         ``None`` with a given noise, whose epsilon is Lemma 2's value for the
-        calibration of the data's dimension."""
+        calibration of the data's dimension; ``(inf, 1)`` for a fit that will be
+        recorded as not private (``allow_non_private`` with a heuristic oracle)."""
+        if _declared_not_private(params):
+            return PrivacySpent(float("inf"), 1.0)
         if not isinstance(params["noise"], str):
             return None
         return PrivacySpent(min(params["epsilon"], 1.0), params["delta"])

@@ -63,6 +63,28 @@ def _proper(**params):
     return PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1], **params)
 
 
+# ------------------------------------------------- candidates with no guarantee
+def test_a_candidate_opted_out_of_privacy_is_refused_before_any_fit(cancer):
+    from sklearn.linear_model import LogisticRegression
+    from sksmooth import PerturbedERMClassifier
+    X, y = cancer
+    ledger = BudgetAccountant(epsilon=10.0)
+    erm = PerturbedERMClassifier(LogisticRegression(), bounds=(0, 1), classes=[0, 1],
+                                 allow_non_private=True)
+    search = PrivateSearchCV(erm, {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5, cv=2,
+                             accountant=ledger)
+    with pytest.raises(ValueError, match="no differential-privacy guarantee"):
+        search.fit(X, y)
+    assert len(ledger) == 0 and not hasattr(search, "best_index_")
+
+
+def test_a_fit_reporting_no_guarantee_is_not_accounted_as_private():
+    fitted = RandomizedMajority(epsilon=1.0)
+    fitted.privacy_spent_ = PrivacySpent(float("inf"), 1.0)
+    with pytest.raises(ValueError, match="no differential-privacy guarantee"):
+        _search._release_report(fitted)
+
+
 # --------------------------------------------------------- the ledger formula
 @pytest.mark.parametrize("refit", [True, False])
 def test_ledger_total_is_the_documented_formula(cancer, refit):
