@@ -40,7 +40,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         The validated box.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of str of shape (n_features_in\_,)
+    feature_names_in_ : ndarray of str of shape (n_features,)
         Column names of a DataFrame seen in ``fit`` (their order is the order
         of ``bounds_``); ``get_feature_names_out`` returns them.
 

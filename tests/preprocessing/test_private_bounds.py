@@ -1,0 +1,96 @@
+import warnings
+
+import numpy as np
+import pytest
+
+from sksmooth import BudgetAccountant, BudgetError, PrivacyLeakWarning, PrivateProperClassifier
+from sksmooth.exceptions import DefaultsWarning
+from sksmooth.preprocessing import PrivateBounds, PublicBoundsScaler
+
+
+def _ages(n=2000, seed=0):
+    return np.random.default_rng(seed).uniform(17.5, 42.0, size=(n, 1))
+
+
+def test_a_private_box_close_to_the_range_of_an_age_column():
+    # smartnoise's bound inference put this column's top at 61.6 (issue 36);
+    # the default grid's steps are 12%: the ends land a step or two outside
+    X = _ages()
+    lower, upper = PrivateBounds(epsilon=1.0).fit(X).bounds_
+    assert 12.0 <= lower[0] <= 17.5 and 42.0 <= upper[0] <= 57.0
+
+
+def test_charges_the_ledger_before_publishing():
+    ledger = BudgetAccountant(epsilon=1.0)
+    box = PrivateBounds(epsilon=0.4, accountant=ledger).fit(_ages())
+    assert ledger.spent.epsilon == pytest.approx(0.4)
+    assert box.privacy_spent_ == (0.4, 0.0) and box.guarantee_.certified
+    assert "0.4, 0)-differential privacy" in box.guarantee_.claim
+    late = PrivateBounds(epsilon=0.8, accountant=ledger)
+    with pytest.raises(BudgetError):
+        late.fit(_ages())
+    assert not hasattr(late, "bounds_")
+
+
+def test_seeded_noise_is_not_certified():
+    with pytest.warns(PrivacyLeakWarning):
+        box = PrivateBounds(random_state=0).fit(_ages())
+    assert not box.guarantee_.certified
+
+
+def test_the_box_is_what_every_bounds_parameter_takes():
+    pd = pytest.importorskip("pandas", reason="pandas not installed")
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"age": rng.uniform(17.5, 42, 3000), "hours": rng.uniform(1, 80, 3000)})
+    y = (X["age"] > 30).astype(int)
+    box = PrivateBounds(epsilon=2.0).fit(X)
+    assert set(box.bounds_by_column_) == {"age", "hours"}
+    assert box.bounds_by_column_["age"] == (box.bounds_[0][0], box.bounds_[1][0])
+    scaled = PublicBoundsScaler(bounds=box.bounds_).fit_transform(X)
+    assert list(scaled.columns) == ["age", "hours"]
+    clf = PrivateProperClassifier(hypotheses="stumps", bounds=box.bounds_, classes=[0, 1],
+                                  epsilon=2.0).fit(X, y)
+    assert clf.guarantee_.certified and "age" in clf.hypothesis_.description
+
+
+def test_warns_from_public_inputs_when_the_budget_per_end_is_too_small():
+    X = np.random.default_rng(0).uniform(size=(100, 30))
+    with pytest.warns(DefaultsWarning, match="epsilon"):
+        PrivateBounds(epsilon=1.0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefaultsWarning)
+        PrivateBounds(epsilon=1.0).fit(_ages())
+
+
+def test_a_public_grid_bounds_the_answers():
+    grid = np.arange(0.0, 101.0)
+    lower, upper = PrivateBounds(epsilon=2.0, grid=grid).fit(_ages()).bounds_
+    assert lower[0] in grid and upper[0] in grid and 10 <= lower[0] <= 18 <= 42 <= upper[0] <= 50
+
+
+@pytest.mark.parametrize("grid", [[1.0], [2.0, 1.0], [[0.0, 1.0]], [0.0, np.inf], "fine"])
+def test_bad_grid_names_the_parameter(grid):
+    with pytest.raises((TypeError, ValueError), match="grid"):
+        PrivateBounds(grid=grid).fit(_ages())
+
+
+def test_bad_rows_are_counted_by_a_fixed_rule_not_refused():
+    X = _ages()
+    X[:5] = np.nan
+    X[5:8] = np.inf
+    lower, upper = PrivateBounds(epsilon=1.0).fit(X).bounds_
+    assert np.isfinite(lower).all() and np.isfinite(upper).all() and lower[0] < upper[0]
+
+
+def test_end_rule_matches_above_threshold_on_a_noiseless_toy(monkeypatch):
+    # with the noise removed, the upper end is the first candidate at which the
+    # count of rows <= it reaches (1 - tail) n, the lower end its mirror image
+    from sksmooth.preprocessing import _private_bounds as module
+
+    counts = np.array([[0], [3], [9], [10]])
+    rng = np.random.default_rng(0)
+    monkeypatch.setattr(module, "sample_discrete_laplace",
+                        lambda scale, size, rng: np.zeros(size, dtype=np.int64))
+    assert module._above_threshold(counts, 9, 1.0, rng).tolist() == [2]
+    assert module._above_threshold(counts, 11, 1.0, rng).tolist() == [3]  # none: last
+    assert module._above_threshold(counts, 3, 1.0, rng, start=np.array([2])).tolist() == [2]
