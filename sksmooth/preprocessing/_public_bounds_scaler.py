@@ -14,7 +14,7 @@ __all__ = ["PublicBoundsScaler"]
 
 
 class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Map the public box ``bounds`` affinely onto ``feature_range``, clipping.
+    r"""Map the public box ``bounds`` affinely onto ``feature_range``, clipping.
 
     Unlike :class:`sklearn.preprocessing.MinMaxScaler`, whose minimum and
     maximum are read from the (private) training data, this scaler uses only
