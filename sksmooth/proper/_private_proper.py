@@ -243,8 +243,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         mapped to ``classes[0]`` (never refused). ``None`` reads it from
         ``y`` with a :class:`PrivacyLeakWarning`: not certified.
     neighbouring : {'substitution', 'add_remove'}, default='substitution'
-        ``'substitution'`` (also spelled ``'substitute'``, this estimator's
-        earlier name for it) calibrates ``exp(epsilon * score / 2)``:
+        ``'substitution'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
         ``'add_remove'`` (``'exponential'``, ``'noisy_means'``) uses ``exp(epsilon *
         score)``, and ``'noisy_means'`` half the Laplace scale (half the
@@ -365,7 +364,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
                         hint=BOUNDS_HINT),
         "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
-        "neighbouring": Options("substitution", "add_remove", "substitute"),
+        "neighbouring": Options("substitution", "add_remove"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
@@ -500,8 +499,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("bounds applies only when method='auto', 'exponential' or "
                              "'noisy_means' (method='littlestone' maps rows onto its domain); "
                              "leave bounds=None.")
-        if params["neighbouring"] == "substitute":  # the earlier spelling
-            params["neighbouring"] = "substitution"
         known = resolve_method(params, 1, 2)  # what does not depend on d and k
         _STRATEGIES[known["method"]].check_public_params(known)
         return params

@@ -416,7 +416,7 @@ def test_an_add_remove_ledger_refuses_substitution_releases_before_any_data(back
     # it publishes n (n_samples_seen_), which addition/removal does not protect: charged
     # under substitution whatever its calibration, so refused here, with the fix that
     # applies (its own neighbouring parameter does not help; a review)
-    for neighbouring in ("substitute", "add_remove"):
+    for neighbouring in ("substitution", "add_remove"):
         with pytest.raises(ValueError, match="n_samples_seen_.*neighbouring='substitution'"):
             PrivateProperClassifier(bounds=(0, 3), classes=[0, 1], neighbouring=neighbouring,
                                     epsilon=1.0, accountant=acc).fit(X, X[:, 0] % 2)

@@ -50,7 +50,7 @@ Y1[0] = 0
 ESTIMATOR_TRIALS = 1000  # each trial is a full fit
 
 
-def _exponential_release(true_epsilon, neighbouring="substitute"):
+def _exponential_release(true_epsilon, neighbouring="substitution"):
     def mechanism(y, rng):
         # seeded from the audit's stream only to make the test reproducible
         clf = PrivateProperClassifier(

@@ -11,10 +11,10 @@ from sksmooth.proper import Exponential, PrivateProperClassifier
 from sksmooth.proper import _intervals as intervals
 from sksmooth.proper._intervals import IntervalStrategy, listed_cells
 
-PARAMS = {"gamma": 1 / 8, "cover_size": "auto", "neighbouring": "substitute"}
+PARAMS = {"gamma": 1 / 8, "cover_size": "auto", "neighbouring": "substitution"}
 
 
-def _strategy(n_classes=2, neighbouring="substitute"):
+def _strategy(n_classes=2, neighbouring="substitution"):
     params = dict(PARAMS, neighbouring=neighbouring)
     return IntervalStrategy.build(params, np.zeros(1), np.ones(1), n_classes, False)
 
@@ -42,7 +42,7 @@ def test_size_of_the_class_matches_enumeration():
 
 @pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
 @pytest.mark.parametrize("neighbouring, scale", [
-    ("substitute", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
+    ("substitution", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
 def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale, sampler,
                                                            monkeypatch):
     if sampler != "listed":

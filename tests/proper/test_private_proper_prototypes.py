@@ -31,7 +31,7 @@ def _clf(**kw):
     return PrivateProperClassifier(**params)
 
 
-def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitute", **params):
+def _strategy(n_features=2, gamma=0.25, n_classes=3, neighbouring="substitution", **params):
     params = dict(dict(hypotheses="prototypes", bounds=(0.0, 1.0), gamma=gamma,
                        neighbouring=neighbouring, epsilon=1.0, delta=1e-5,
                        prototypes_per_label=1, projection=None), **params)
@@ -143,7 +143,7 @@ def test_add_remove_laplace_is_the_substitution_release_at_twice_epsilon():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         ar, sub = (_clf(epsilon=eps, delta=0.0, neighbouring=rel, classes=list(range(10)),
                         random_state=0).fit(X[:400], y[:400])
-                   for eps, rel in ((0.5, "add_remove"), (1.0, "substitute")))
+                   for eps, rel in ((0.5, "add_remove"), (1.0, "substitution")))
     assert ar.noise_std_ == sub.noise_std_
     assert ar.hypothesis_.index == sub.hypothesis_.index
     assert (ar.projection_dim_, ar.prototypes_per_label_) == (sub.projection_dim_,
@@ -219,7 +219,7 @@ def _worst_loss(strategy, noise):
     return worst
 
 
-@pytest.mark.parametrize("neighbouring", ["substitute", "add_remove"])
+@pytest.mark.parametrize("neighbouring", ["substitution", "add_remove"])
 @pytest.mark.parametrize("delta", [1e-5, 0.0])
 def test_calibration_is_tight_over_every_neighbouring_pair(neighbouring, delta):
     for n_features, gamma, n_classes, m, k in [
