@@ -14,6 +14,7 @@ __all__ = [
     "PrivacyWarning",
     "DefaultsWarning",
     "DataConversionWarning",
+    "RemovalWarning",
     "BudgetError",
 ]
 
@@ -56,6 +57,13 @@ class DataConversionWarning(SksmoothWarning, _SklearnDataConversionWarning):
 
     Also a :class:`sklearn.exceptions.DataConversionWarning`, so scikit-learn's
     filters and checks see it as theirs.
+    """
+
+
+class RemovalWarning(SksmoothWarning, FutureWarning):
+    """A parameter spelling that will be removed in the next release.
+
+    Also a :class:`FutureWarning`, as scikit-learn's deprecations are.
     """
 
 

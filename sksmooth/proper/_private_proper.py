@@ -59,7 +59,7 @@ from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
                            check_public_classes, declared_classes)
 from ..accounting import BudgetAccountant, charge
 from ..classes import ConceptClass, FiniteConcepts
-from ..exceptions import DefaultsWarning, PrivacyLeakWarning
+from ..exceptions import DefaultsWarning, PrivacyLeakWarning, RemovalWarning
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
 from ._intervals import listed_cells
@@ -129,7 +129,7 @@ def _method_from_old_names(method, old):
     warnings.warn(
         f"passing {', '.join(sorted(old))} to PrivateProperClassifier is deprecated and "
         f"will be removed in the next release: pass method={named!r}.",
-        FutureWarning, stacklevel=3)
+        RemovalWarning, stacklevel=3)
     return named
 
 

