@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._validation import EPSILON_RANGE, check_epsilon
+from ._validation import EPSILON_RANGE, FROM_DATA, check_epsilon
 
 __all__ = [
     "EPSILON",
@@ -31,6 +31,7 @@ __all__ = [
     "ArrayLike",
     "Check",
     "Param",
+    "READ_FROM_DATA",
     "validate_params",
     "validated_params",
     "short_repr",
@@ -405,3 +406,17 @@ RANDOM_STATE = (
     Integer(0, high=2**63 - 1),
     InstanceOf((np.random.Generator, np.random.RandomState), "a numpy Generator or RandomState"),
 )
+
+class _ReadFromData(Options):
+    """The opt-in ``'data'``; any other value is of another type (a misspelt string
+    is refused as the parameter's other forms refuse it)."""
+
+    def check(self, value):
+        if isinstance(value, str) and value == FROM_DATA:
+            return value
+        raise _Rejected(TypeError)
+
+
+#: The opt-in that reads ``bounds``, ``classes`` or ``levels`` from the rows (the
+#: release then has no differential-privacy guarantee; see ``_validation.refuse_unset``).
+READ_FROM_DATA = _ReadFromData(FROM_DATA)

@@ -2,10 +2,10 @@
 claim, the theorem it comes from, and which assumptions the code certified.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-__all__ = ["Guarantee", "PrivacySpent"]
+__all__ = ["Guarantee", "PrivacySpent", "read_from_data_reason", "mark_read_from_data"]
 
 
 class PrivacySpent(NamedTuple):
@@ -16,6 +16,28 @@ class PrivacySpent(NamedTuple):
 
     def __str__(self):
         return f"({self.epsilon:.6g}, {self.delta:.3g})-DP"
+
+
+def read_from_data_reason(*, bounds=False, classes=False):
+    """Why a release whose public inputs were read from its rows (the opt-in
+    ``'data'``, :func:`sksmooth._validation.refuse_unset`) has no differential-privacy
+    guarantee; ``""`` when nothing was read."""
+    read = [what for what, flag in (("the box (bounds)", bounds),
+                                    ("the label set (classes)", classes)) if flag]
+    if not read:
+        return ""
+    return (f"{' and '.join(read)} {'was' if len(read) == 1 else 'were'} read from the "
+            "private rows, and the release depends on them")
+
+
+def mark_read_from_data(guarantee, *, bounds=False, classes=False):
+    """``guarantee`` whose claim is "no differential-privacy guarantee" with the reason
+    when anything was read from the rows (it is then never certified)."""
+    reason = read_from_data_reason(bounds=bounds, classes=classes)
+    if not reason:
+        return guarantee
+    return replace(guarantee, claim=f"no differential-privacy guarantee: {reason}",
+                   certified=False)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,9 @@ __all__ = [
     "check_public_classes",
     "check_inferred_box_has_width",
     "same_value",
+    "FROM_DATA",
+    "reads_data",
+    "refuse_unset",
 ]
 
 
@@ -182,6 +185,61 @@ def check_positive_int(value, name, minimum=1):
     return value
 
 
+# The one opt-in to read a release's public inputs (bounds, classes, levels) from the
+# private rows. Such a release has no differential-privacy guarantee: it is recorded as
+# not private and its guarantee_ says so. ``None`` (unset) is read the same way, with a
+# warning naming the private alternatives and this opt-in (to be refused later).
+FROM_DATA = "data"
+
+_ALTERNATIVES = {
+    "bounds": ("pass {name}=(lower, upper) from a source independent of the rows (units, a "
+               "data dictionary, sksmooth.datasets.published_bounds) or a private estimate "
+               "from sksmooth.preprocessing.PrivateBounds (charged to the ledger)"),
+    "classes": "pass the public labels, e.g. {name}=[0, 1]",
+    "levels": "pass the public levels of every categorical column",
+}
+
+
+def reads_data(value):
+    """Whether a public-input parameter (bounds, classes, levels) is to be read from
+    the rows: unset (``None``) or the opt-in :data:`FROM_DATA`."""
+    return value is None or (isinstance(value, str) and value == FROM_DATA)
+
+
+def refuse_unset(value, name, kind=None, stacklevel=None):
+    """The rule for a private release's public input ``name`` that is not given.
+
+    ``None`` and the opt-in :data:`FROM_DATA` warn with a :class:`PrivacyLeakWarning`
+    (the release will have no differential-privacy guarantee; for ``None`` the warning
+    names the private alternative and the opt-in) and return True; a public value
+    returns False.
+    ``kind`` (``"bounds"``, ``"classes"`` or ``"levels"``) picks the alternative named;
+    it defaults to ``name``. The warning names the user's line
+    (:func:`user_stacklevel`) unless ``stacklevel`` is given.
+    """
+    if not reads_data(value):
+        return False
+    kind = name if kind is None else kind
+    alternative = _ALTERNATIVES[kind].format(name=name)
+    if value is None:
+        message = (
+            f"{name}=None: a private release needs its {kind} as a public input; they are "
+            "read from the rows, so the release has no differential-privacy guarantee (it "
+            f"is recorded as not private). {alternative[0].upper()}{alternative[1:]}; or "
+            f"pass {name}={FROM_DATA!r} to read them from the rows knowingly (None will be "
+            "refused).")
+    else:
+        message = (
+            f"{name}={FROM_DATA!r}: the {kind} are read from the rows, so the release has "
+            f"no differential-privacy guarantee (it is recorded as not private); "
+            f"{alternative}.")
+    warnings.warn(
+        message,
+        PrivacyLeakWarning,
+        stacklevel=user_stacklevel() if stacklevel is None else stacklevel)
+    return True
+
+
 BOUNDS_HINT = "Pass e.g. bounds=(0.0, 1.0), or bounds=(lower_array, upper_array)."
 
 
@@ -231,19 +289,23 @@ def check_bounds_pair(value, name="bounds"):
     return value
 
 
-def check_bounds(bounds, n_features, X=None, name="bounds"):
+def check_bounds(bounds, n_features, X=None, name="bounds", private=True):
     """Validate the public domain box and return ``(lower, upper)`` arrays.
 
     Parameters
     ----------
-    bounds : None or tuple (lower, upper)
-        Scalars or arrays of length ``n_features``. ``None`` takes the box
-        from ``X`` and emits a :class:`PrivacyLeakWarning`, because the
-        bounds then depend on the private data.
+    bounds : tuple (lower, upper), 'data' or None
+        Scalars or arrays of length ``n_features``. ``'data'`` takes the box
+        from ``X`` (the opt-in of :func:`refuse_unset`: a
+        :class:`PrivacyLeakWarning`, the release is not private); ``None`` is
+        refused, unless ``private=False``.
     n_features : int
         Number of features the bounds must cover.
     X : ndarray of shape (n_samples, n_features), optional
-        Needed only when ``bounds is None``.
+        Needed only when the box is read from the data.
+    private : bool, default=True
+        False for a caller that makes no privacy claim (a standalone oracle,
+        an online learner): ``None`` then reads the box from ``X`` silently.
 
     Returns
     -------
@@ -251,19 +313,13 @@ def check_bounds(bounds, n_features, X=None, name="bounds"):
         Float arrays with ``lower <= upper`` elementwise. Where a feature is
         degenerate (``lower == upper``) the box has zero width on it.
     """
-    if bounds is None:
+    if reads_data(bounds):
+        if private:
+            refuse_unset(bounds, name, "bounds")
         if X is None:
             raise ValueError(
-                f"{name}=None needs data to infer the box; pass public bounds "
-                f"as {name}=(lower, upper)."
-            )
-        warnings.warn(
-            f"{name}=None: the domain box is taken from the data, which leaks "
-            "private information not covered by the privacy guarantee. Pass "
-            f"public bounds, e.g. {name}=(0.0, 1.0).",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
+                f"{name}={bounds!r} needs data to read the box; pass public bounds "
+                f"as {name}=(lower, upper).")
         X = np.asarray(X, dtype=float)
         lower, upper = X.min(axis=0), X.max(axis=0)
         return lower.astype(float), upper.astype(float)
@@ -312,12 +368,12 @@ def check_box_has_width(lower, upper, name="bounds"):
 
 
 def check_inferred_box_has_width(lower, upper):
-    """Refuse a box read from the data (``bounds=None``) that has zero width on every
-    feature: one row, or constant columns, in the first batch would fix a box
+    """Refuse a box read from the data (``bounds='data'``, or ``None`` where nothing
+    private is released) that has zero width on every feature: one row, or constant columns, in the first batch would fix a box
     that maps every later row to one point (chance-level accuracy, no warning)."""
     if np.size(lower) and np.all(np.asarray(lower) == np.asarray(upper)):
         raise ValueError(
-            "bounds=None took the box from the data, and it has zero width on every "
+            "the box read from the data (bounds=None or 'data') has zero width on every "
             "feature (one sample, or constant columns): every row would be mapped to one "
             "point. Pass bounds=(lower, upper), the public range of the features.")
     return lower, upper
@@ -427,9 +483,10 @@ def same_label_set(a, b):
 
 def declared_classes(classes, parameter):
     """The public label set of a first ``partial_fit`` call: its ``classes``, else the
-    ``classes`` parameter; refused when both are given and list different labels
+    ``classes`` parameter (``None`` or ``'data'`` when neither declares them);
+    refused when both are given and list different labels
     (two public declarations that disagree are a mistake, not a choice)."""
-    if classes is None or parameter is None:
+    if classes is None or reads_data(parameter):  # a public declaration beats 'data'
         return parameter if classes is None else classes
     check_no_missing_label(classes)
     if not same_label_set(classes, parameter):
@@ -524,10 +581,9 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
     """Label set of a private estimator, and whether it came from ``y``.
 
     The label set is part of what a fitted classifier releases. It is public
-    when given as ``classes``; ``classes=None`` reads it from ``y``, a
-    data-dependent choice not covered by the privacy guarantee, flagged with
-    a :class:`PrivacyLeakWarning` (callers then mark their guarantee as not
-    certified).
+    when given as ``classes``; ``classes=None`` is refused and ``classes='data'``
+    reads it from ``y`` (the opt-in of :func:`refuse_unset`: a
+    :class:`PrivacyLeakWarning`; callers then mark the release as not private).
 
     ``binary=False`` (the release estimators, whose labels are one more
     categorical attribute) accepts any number of public labels. The warning
@@ -541,14 +597,8 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
         True when the labels were read from ``y``.
     """
     fit_classes = BinaryLabels.fit_classes if binary else _fit_any_classes
-    if classes is None:
-        warnings.warn(
-            "classes=None: the label set is read from y, a data-dependent choice "
-            "not covered by the privacy guarantee. Pass the public labels, e.g. "
-            "classes=[0, 1].",
-            PrivacyLeakWarning,
-            stacklevel=user_stacklevel() if stacklevel is None else stacklevel,
-        )
+    if refuse_unset(classes, "classes",
+                    stacklevel=None if stacklevel is None else stacklevel + 1):
         return fit_classes(y), True
     return fit_classes(y, classes=classes), False
 

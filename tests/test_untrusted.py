@@ -328,8 +328,8 @@ def test_labels_read_from_y_that_do_not_compare_are_read_not_refused(y):
 
     if y is None:
         y = pd.Series([True, False, pd.NA] * 10, dtype="boolean")
-    with pytest.warns(Warning, match="classes=None"):
-        synth = SmoothMWEM(bounds=(0, 1)).fit(np.zeros((30, 1)), y)
+    with pytest.warns(Warning, match="classes='data'"):
+        synth = SmoothMWEM(bounds=(0, 1), classes="data").fit(np.zeros((30, 1)), y)
     assert len(synth.classes_) == 3
 
 
@@ -442,7 +442,8 @@ def test_a_label_list_of_ints_and_floats_keeps_numbers():
     X = np.random.default_rng(0).uniform(size=(40, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = PrivateProperClassifier(bounds=(0.0, 1.0)).fit(X, [0] * 20 + [1] * 19 + [1.0])
+        clf = PrivateProperClassifier(bounds=(0.0, 1.0), classes="data").fit(
+            X, [0] * 20 + [1] * 19 + [1.0])
     assert clf.classes_.tolist() == [0.0, 1.0]
 
 

@@ -104,14 +104,41 @@ def test_bad_bounds(bounds, err, match):
         check_bounds(bounds, 2)
 
 
-def test_bounds_from_data_warn_about_leak():
+def test_bounds_from_data_warn_and_name_the_alternatives():
     X = np.array([[0.0, 5.0], [2.0, -1.0]])
-    with pytest.warns(PrivacyLeakWarning, match="bounds"):
-        lower, upper = check_bounds(None, 2, X=X)
+    with pytest.warns(PrivacyLeakWarning, match="bounds=None.*published_bounds.*PrivateBounds"
+                                                ".*'data'"):
+        check_bounds(None, 2, X=X)
+    with pytest.warns(PrivacyLeakWarning, match="no differential-privacy guarantee"):
+        lower, upper = check_bounds("data", 2, X=X)
     np.testing.assert_array_equal(lower, [0, -1])
     np.testing.assert_array_equal(upper, [2, 5])
-    with pytest.raises(ValueError, match="public bounds"):
-        check_bounds(None, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a caller that claims no privacy reads silently
+        np.testing.assert_array_equal(check_bounds(None, 2, X=X, private=False)[0], [0, -1])
+    with pytest.raises(ValueError, match="public bounds"), pytest.warns(PrivacyLeakWarning):
+        check_bounds("data", 2)
+
+
+@pytest.mark.parametrize("make, fit", [
+    (lambda v: PrivateProperClassifier(bounds=v, classes=[0, 1]), "fit"),
+    (lambda v: PerturbedERMClassifier(bounds=v, classes=[0, 1]), "fit"),
+    (lambda v: SmoothMWEM(bounds=v, classes=[0, 1]), "fit"),
+    (lambda v: PrivateProperClassifier(bounds=(0, 1), classes=v), "fit"),
+    (lambda v: PerturbedERMClassifier(bounds=(0, 1), classes=v), "fit"),
+    (lambda v: SmoothMWEM(bounds=(0, 1), classes=v), "fit"),
+])
+def test_bounds_or_classes_read_from_the_rows_are_recorded_as_not_private(make, fit):
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    for value in (None, "data"):
+        ledger = BudgetAccountant()
+        with pytest.warns(PrivacyLeakWarning, match="no differential-privacy guarantee"):
+            fitted = getattr(make(value).set_params(accountant=ledger), fit)(X, y)
+        assert not fitted.guarantee_.certified
+        assert fitted.guarantee_.claim.startswith("no differential-privacy guarantee: ")
+        # recorded as not private, never in the headline (epsilon, delta)
+        assert ledger.spent.n_not_private == 1 and tuple(ledger.spent) == (0.0, 0.0)
 
 
 def test_clip_counts_rows():
@@ -163,8 +190,10 @@ def test_resolve_public_classes():
     classes, inferred = resolve_public_classes([0, 0], [0, 1])
     np.testing.assert_array_equal(classes, [0, 1])
     assert not inferred
-    with pytest.warns(PrivacyLeakWarning, match="classes=None"):
-        classes, inferred = resolve_public_classes(["b", "a"], None)
+    with pytest.warns(PrivacyLeakWarning, match="classes=None.*classes=\\[0, 1\\].*'data'"):
+        resolve_public_classes(["b", "a"], None)
+    with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
+        classes, inferred = resolve_public_classes(["b", "a"], "data")
     assert inferred and classes.tolist() == ["a", "b"]
     with pytest.raises(ValueError, match="exactly two"):
         resolve_public_classes([0], [0])
@@ -256,8 +285,8 @@ def test_partial_fit_classes_disagreeing_with_the_classes_parameter_are_refused(
 
 
 @pytest.mark.parametrize("make", [
-    lambda: PerturbedERMClassifier(),
-    lambda: PrivateProperClassifier(classes=[0, 1]),
+    lambda: PerturbedERMClassifier(),  # online partial_fit: not private, None reads
+    lambda: PrivateProperClassifier(bounds="data", classes=[0, 1]),
     lambda: SmoothHedgeClassifier(hypotheses="stumps"),
 ])
 def test_a_box_read_from_a_single_row_is_refused_with_the_fix(make):
@@ -267,7 +296,7 @@ def test_a_box_read_from_a_single_row_is_refused_with_the_fix(make):
     import warnings
 
     X = np.array([[0.3, 0.7]])
-    with warnings.catch_warnings(), pytest.raises(ValueError, match="bounds=None took the box"):
+    with warnings.catch_warnings(), pytest.raises(ValueError, match="box read from the data"):
         warnings.simplefilter("ignore")
         make().partial_fit(X, [1], classes=[0, 1])
 

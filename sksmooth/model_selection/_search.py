@@ -21,7 +21,7 @@ from .._guarantee import Guarantee, PrivacySpent
 from .._untrusted import labels_equal
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import call_user_function
+from .._validation import call_user_function, reads_data
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge, check_accountant
 from ..exceptions import BudgetError
@@ -166,7 +166,7 @@ def _preprocessing_is_public(estimator):
     if not isinstance(estimator, Pipeline):
         return True
     return all(step == "passthrough" or step is None
-               or (isinstance(step, PublicBoundsScaler) and step.bounds is not None)
+               or (isinstance(step, PublicBoundsScaler) and not reads_data(step.bounds))
                for _, step in estimator.steps[:-1])
 
 

@@ -29,15 +29,12 @@ points ``(z_j, c)`` scaled by ``sqrt(k)``, which changes Lemma 2's formula to
 derivation, not the paper's: multiclass fits are charged as *not certified*.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._untrusted import encode_private_labels
 from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
-                           resolve_public_classes)
-from ..exceptions import PrivacyLeakWarning
+                           reads_data, refuse_unset)
 from ._setup import hallucinate
 
 __all__ = ["BinaryCodec", "MulticlassCodec", "label_codec", "online_codec", "MULTICLASS_NOTE"]
@@ -154,7 +151,7 @@ def online_codec(y, classes, max_classes):
     """The codec of an online run (not private: the label set may come from
     ``y``; labels outside the set are refused)."""
     check_classification_targets(y)
-    labels = np.unique(y) if classes is None else check_public_classes(classes)
+    labels = np.unique(y) if reads_data(classes) else check_public_classes(classes)
     if len(labels) < 2:
         raise ValueError(_ONE_LABEL)
     if len(labels) > max_classes:
@@ -168,21 +165,17 @@ def online_codec(y, classes, max_classes):
     return codec
 
 
-def label_codec(y, classes, stacklevel=4):
-    """The codec for the public ``classes`` (or, leaking, the labels of ``y``)."""
-    if classes is None:
+def label_codec(y, classes):
+    """The codec for the public ``classes`` (or, with ``classes='data'``, not private,
+    the labels of ``y``; ``None`` is refused: :func:`~sksmooth._validation.refuse_unset`)."""
+    if refuse_unset(classes, "classes"):
         check_classification_targets(y)
         n_labels = len(np.unique(y))
         if n_labels < 2:
             raise ValueError(_ONE_LABEL)
         if n_labels == 2:
             check_binary_target(y)
-            classes_, _ = resolve_public_classes(y, None, stacklevel=stacklevel + 1)
-            return BinaryCodec(classes_)
-        warnings.warn(
-            "classes=None: the label set is read from y, a data-dependent choice not "
-            "covered by the privacy guarantee. Pass the public labels, e.g. "
-            "classes=[0, 1, 2].", PrivacyLeakWarning, stacklevel=stacklevel)
+            return BinaryCodec(BinaryLabels.fit_classes(y))
         return MulticlassCodec(np.unique(y))
     classes_ = np.unique(np.asarray(classes))
     return (BinaryCodec if len(classes_) <= 2 else MulticlassCodec)(classes_)

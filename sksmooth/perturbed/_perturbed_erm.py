@@ -41,6 +41,7 @@ from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
     EPSILON,
     RANDOM_STATE,
+    READ_FROM_DATA,
     ArrayLike,
     Boolean,
     CallableValue,
@@ -52,12 +53,13 @@ from .._constraints import (
     Real,
     validate_params,
 )
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
 from .._untrusted import read_numbers, sanitize_rows
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
     BOUNDS_HINT,
+    reads_data,
     BinaryLabels,
     check_bounds,
     check_bounds_pair,
@@ -365,9 +367,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "online_perturbation": Options("hallucinated", "labels"),
         "horizon": (NoneValue(), Integer(1, high=10**9, cap_reason="rounds")),
         "refit_every": (Options("auto"), Integer(1, high=10**9, cap_reason="rounds")),
-        "bounds": Param((NoneValue(), Check(_check_bounds_param, "a pair (lower, upper)")),
+        "bounds": Param((NoneValue(), READ_FROM_DATA,
+                         Check(_check_bounds_param, "a pair (lower, upper)")),
                         hint=BOUNDS_HINT),
-        "classes": (NoneValue(), Check(_check_classes, "a list of labels")),
+        "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a list of labels")),
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),
         "random_state": RANDOM_STATE,
@@ -473,15 +476,18 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 "an exact oracle of sksmooth.perturbed (StumpERMClassifier, "
                 "DepthTwoTreeERMClassifier, ...) or sksmooth.PrivateProperClassifier; or "
                 "pass allow_non_private=True to fit it anyway, recorded as not private.")
+        # a box or label set read from the rows (the opt-in 'data'): no DP guarantee either
+        not_private = "; ".join(filter(None, [cal.not_private, read_from_data_reason(
+            bounds=not box_public, classes=reads_data(params["classes"]))]))
         eta, epsilon, notes, noise_problems = self._calibrate_noise(params, cal, codec)
         problems = list(cal.problems) + noise_problems
         if codec.multiclass:
             problems.append(MULTICLASS_NOTE)
         certified = list(cal.certified)
         if not box_public:
-            problems.append("bounds=None: the domain box was read from the data")
-        if params["classes"] is None:
-            problems.append("classes=None: the label set was read from the data")
+            problems.append(f"bounds={params['bounds']!r}: the domain box was read from the data")
+        if reads_data(params["classes"]):
+            problems.append(f"classes={params['classes']!r}: the label set was read from the data")
         else:
             certified.append("label set given publicly (classes)")
         estimator = params["estimator"]
@@ -508,7 +514,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")
         return _PrivatePlan(oracle, box, Z, cal, eta, epsilon, params["delta"],
-                            tuple(certified), tuple(problems), tuple(notes), cal.not_private)
+                            tuple(certified), tuple(problems), tuple(notes), not_private)
 
     @staticmethod
     def _planned_spend(params):

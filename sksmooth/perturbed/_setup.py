@@ -7,7 +7,6 @@ public random stream), except :func:`fit_oracle`, which is the one place the
 private rows meet the oracle.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import call_user_function, check_bounds, check_inferred_box_has_width
+from .._validation import call_user_function, check_bounds, check_inferred_box_has_width, reads_data
 from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._protocol import check_erm_oracle, is_erm_oracle
@@ -112,16 +111,14 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
     own_domain = is_erm_oracle(oracle) and oracle._erm_own_domain
     if bounds is None and own_domain:
         return None, True
-    with warnings.catch_warnings():
-        if quiet:  # online use makes no privacy claim: a data-derived box is fine
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-        box = check_bounds(bounds, n_features, X)
-    if bounds is None:
+    # online use (quiet) makes no privacy claim: a box read from the data is fine
+    box = check_bounds(bounds, n_features, X, private=not quiet)
+    if reads_data(bounds):
         check_inferred_box_has_width(*box)
     if is_erm_oracle(oracle) and oracle._erm_uses_bounds and \
             oracle.get_params().get("bounds") is None:
         oracle.set_params(bounds=box)
-    return box, bounds is not None
+    return box, not reads_data(bounds)
 
 
 # Largest separating design 'auto' picks to certify a class (the n_hallucinated cap).

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._domain import box_position
 from .._untrusted import finite_rows, read_numbers, sanitize_rows
-from .._validation import check_bounds
+from .._validation import check_bounds, reads_data
 
 __all__ = ["PublicBoundsScaler"]
 
@@ -28,9 +28,15 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    bounds : tuple (lower, upper) or None, default=None
-        Public box, scalars or per-feature arrays. ``None`` reads it from the
-        data with a :class:`~sksmooth.PrivacyLeakWarning`.
+    bounds : tuple (lower, upper), 'data' or None, default=None
+        Public box, scalars or per-feature arrays: from a source independent
+        of the rows (:func:`sksmooth.datasets.published_bounds`, units, a data
+        dictionary) or a private estimate
+        (:class:`~sksmooth.preprocessing.PrivateBounds`). ``None`` (warned,
+        to be refused) and ``'data'`` read it from the rows, as
+        :class:`~sklearn.preprocessing.MinMaxScaler` does, with a
+        :class:`~sksmooth.PrivacyLeakWarning` (what follows is then not
+        private).
     feature_range : tuple (min, max), default=(0.0, 1.0)
         Target interval of every feature.
 
@@ -62,7 +68,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         low, high = self._check_feature_range()
         X = read_numbers(self, X, dtype=np.float64)
         lower, upper = check_bounds(self.bounds, X.shape[1],
-                                    X=None if self.bounds is not None else finite_rows(X))
+                                    X=finite_rows(X) if reads_data(self.bounds) else None)
         self.bounds_ = (lower, upper)
         self._feature_range = (low, high)
         return self

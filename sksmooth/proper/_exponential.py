@@ -49,7 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._untrusted import finite_rows, sanitize_rows
-from .._validation import check_bounds, check_box_has_width, check_inferred_box_has_width
+from .._validation import (check_bounds, check_box_has_width, check_inferred_box_has_width,
+                           reads_data)
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..exceptions import DefaultsWarning
 from ..mechanisms import exact_exponential_mechanism
@@ -170,7 +171,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         lower, upper = public_box(params["bounds"], X)
         if isinstance(params["hypotheses"], str) and params["hypotheses"] == "intervals":
             return IntervalStrategy.build(params, lower, upper, n_classes,
-                                          params["bounds"] is None)
+                                          reads_data(params["bounds"]))
         cover = _build_cover(params, lower, upper, public_rng)
         if cover.n_features != len(lower):
             raise ValueError(
@@ -185,7 +186,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
                          f"{cover.n_concepts} concepts x {n_pairs} label pairs",
                          "fewer classes, a smaller cover_size or a larger gamma")
         return cls(cover, label_pairs(n_classes), n_classes, lower, upper, gamma, certified,
-                   params["neighbouring"] == "add_remove", params["bounds"] is None)
+                   params["neighbouring"] == "add_remove", reads_data(params["bounds"]))
 
     @staticmethod
     def check_public_params(params):
@@ -237,9 +238,10 @@ class ExponentialStrategy(ExponentialSelectionBound):
 
 
 def public_box(bounds, X):
-    """``(lower, upper)`` from the public ``bounds``; from the finite rows if None."""
-    if bounds is None:
-        return check_inferred_box_has_width(*check_bounds(None, X.shape[1], X=finite_rows(X)))
+    """``(lower, upper)`` from the public ``bounds``; from the finite rows with the opt-in
+    ``bounds='data'`` (``None`` is refused: :func:`~sksmooth._validation.refuse_unset`)."""
+    if reads_data(bounds):
+        return check_inferred_box_has_width(*check_bounds(bounds, X.shape[1], X=finite_rows(X)))
     return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 

@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
+    READ_FROM_DATA,
     RANDOM_STATE,
     EPSILON,
     Check,
@@ -51,13 +52,13 @@ from .._constraints import (
     short_repr,
     validate_params,
 )
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from_data_reason
 from .._progress import VERBOSE, Progress
 from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
-                           check_public_classes, declared_classes)
-from ..accounting import BudgetAccountant, charge
+                           check_public_classes, declared_classes, refuse_unset)
+from ..accounting import BudgetAccountant, charge, charge_not_private
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, RemovalWarning
 from ._exponential import ExponentialStrategy
@@ -233,15 +234,19 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     beta : float in (0, 1), default=0.1
         Failure probability of the accuracy statements (and of the
         ``'auto'`` rules of ``Littlestone``).
-    bounds : tuple (lower, upper) or None, default=None
+    bounds : tuple (lower, upper), 'data' or None, default=None
         Public box of the features (``'exponential'``, ``'noisy_means'``). Rows are mapped into
         it (NaN to the centre, the rest clipped; never refused). ``None``
-        takes it from the data with a :class:`PrivacyLeakWarning`: not
-        certified.
-    classes : array-like of labels or None, default=None
+        (warned, naming the private alternatives
+        :func:`sksmooth.datasets.published_bounds` and
+        :class:`sksmooth.preprocessing.PrivateBounds`) and the opt-in
+        ``'data'`` take it from the rows with a :class:`PrivacyLeakWarning`;
+        the release then has no differential-privacy guarantee.
+    classes : array-like of labels, 'data' or None, default=None
         The public label set (two or more labels). Labels outside it are
-        mapped to ``classes[0]`` (never refused). ``None`` reads it from
-        ``y`` with a :class:`PrivacyLeakWarning`: not certified.
+        mapped to ``classes[0]`` (never refused). ``None`` and ``'data'``
+        read it from ``y`` with a :class:`PrivacyLeakWarning`; the release
+        then has no differential-privacy guarantee.
     neighbouring : {'substitution', 'add_remove'}, default='substitution'
         ``'substitution'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.
@@ -361,9 +366,11 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
         "beta": Real(0.0, 1.0, closed="neither"),
-        "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
+        "bounds": Param((NoneValue(), READ_FROM_DATA,
+                         Check(check_bounds_pair, "a pair (lower, upper)")),
                         hint=BOUNDS_HINT),
-        "classes": (NoneValue(), Check(check_public_classes, "a list of >= 2 distinct labels")),
+        "classes": (NoneValue(), READ_FROM_DATA,
+                    Check(check_public_classes, "a list of >= 2 distinct labels")),
         "neighbouring": Options("substitution", "add_remove"),
         "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
         "random_state": RANDOM_STATE,
@@ -580,17 +587,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 )
             return self.classes_, self._classes_inferred
         given = declared_classes(classes, params["classes"])
-        if given is not None:
+        if not refuse_unset(given, "classes"):
             return check_public_classes(given), False
-        # not certified from here on: the label set is read from the data
+        # not private from here on: the label set is read from the data
         check_classification_targets(y)
-        warnings.warn(
-            "classes=None: the label set is read from y, a data-dependent choice not "
-            "covered by the privacy guarantee. Pass the public labels, e.g. "
-            "classes=[0, 1].",
-            PrivacyLeakWarning,
-            stacklevel=5,
-        )
         labels = np.unique(y)
         if len(labels) < 2:
             raise ValueError(
@@ -629,8 +629,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             structure = {name: parameter_fingerprint(value) for name, value
                          in self.get_params(deep=False).items()
                          if name not in _PER_RELEASE_PARAMETERS}
-        charge(self.accountant, epsilon_substitution, spent.delta,
-               label=type(self).__name__, certified=certified, neighbouring="substitution")
+        not_private = read_from_data_reason(bounds=strategy.bounds_inferred, classes=inferred)
+        if not_private:  # the opt-in 'data': recorded, never counted as private
+            charge_not_private(self.accountant, type(self).__name__, not_private)
+        else:
+            charge(self.accountant, epsilon_substitution, spent.delta,
+                   label=type(self).__name__, certified=certified, neighbouring="substitution")
         # ---- published from here on
         log = [] if first else list(self._release_log)
         log.append(ReleaseRecord(spent.epsilon, spent.delta, epsilon_substitution, certified))
@@ -676,12 +680,12 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         notes.append(f"{len(log)} release(s) composed (basic composition: each reads all "
                      "data seen so far)")
         spent = self.privacy_spent_
-        return Guarantee(
+        return mark_read_from_data(Guarantee(
             claim=f"({spent.epsilon:.6g}, {spent.delta:.3g})-differential privacy under {relation}",
             source=source, certified=not not_certified,
             assumptions_certified=tuple(certified),
             assumptions_not_certified=tuple(not_certified), notes=tuple(notes),
-        )
+        ), bounds=self._strategy.bounds_inferred, classes=self._classes_inferred)
 
     # ------------------------------------------------------------ predicting
     def _released_input(self, X):

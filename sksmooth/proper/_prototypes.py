@@ -101,6 +101,7 @@ from .._guarantee import PrivacySpent
 from .._domain import grid_threshold
 from .._domain import box_coordinates
 from .._untrusted import sanitize_rows
+from .._validation import reads_data
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
@@ -185,7 +186,7 @@ class PrototypeStrategy:
         gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
         n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         strategy = cls(n_cells, n_classes, lower, upper,
-                       params["neighbouring"] == "add_remove", params["bounds"] is None)
+                       params["neighbouring"] == "add_remove", reads_data(params["bounds"]))
         k = strategy.projection_dim(params, X.shape[0])
         if k is not None:
             strategy = replace(strategy, row_map=ProjectedL1Codes(

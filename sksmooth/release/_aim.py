@@ -31,15 +31,16 @@ from .._constraints import (
     Integer,
     NoneValue,
     Options,
+    READ_FROM_DATA,
     Real,
 )
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from_data_reason
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._untrusted import read_labels, read_numbers, read_table
-from .._validation import check_delta_for_n
+from .._validation import check_delta_for_n, reads_data
 from ..accounting import zcdp_from_dp_budget
-from ..accounting._ledger import BudgetAccountant, charge
+from ..accounting._ledger import BudgetAccountant, charge, charge_not_private
 from ._columns import (
     BinnedColumn,
     LevelColumn,
@@ -349,7 +350,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "delta": Real(0, 1, closed="neither"),
         "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
                    InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),
-        "classes": (NoneValue(), InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
+        "classes": (NoneValue(), READ_FROM_DATA,
+                    InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
         "bounds": (NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
         "n_bins": Integer(2, high=1024, cap_reason=(
             "a table's cells are the product of its columns' bins")),
@@ -466,7 +468,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if y is not None:
             classes, inferred, from_dtype = resolve_labels(values[-1], self.classes, dtypes[-1])
             columns.append(LevelColumn(classes, declared_dtype(dtypes[-1], classes)
-                                       if self.classes is not None else dtypes[-1],
+                                       if not reads_data(self.classes) else dtypes[-1],
                                        from_dtype=from_dtype))
             leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
@@ -508,7 +510,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     # (the flow is sksmooth.release._streaming; these are its hooks)
     def _open_stream(self, X, y, params, randomness, whole_table, classes=None, n_rows=None):
         """First chunk: fix the columns' public levels and the counted tables."""
-        if classes is not None and self.classes is None:
+        if classes is not None and reads_data(self.classes):
             raise ValueError("AdaptiveMarginalSynthesizer: declare the public label set as "
                              "the classes parameter (classes=[...]), not in partial_fit.")
         # under add/remove the record count is private: a table without rows is released
@@ -571,7 +573,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return {c for c, declared in zip(columns, levels) if declared is not None}
 
     def _infers_from_data(self, X, y, classes):
-        return reads_labels_from_rows(y, self.classes is not None)
+        return reads_labels_from_rows(y, not reads_data(self.classes))
 
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a first dask chunk whose label set would be read from its rows (the
@@ -590,8 +592,12 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         rho = zcdp_from_dp_budget(epsilon, delta)
         not_certified = self._not_certified(codec, stream.randomness.seeded, leaked,
                                             stream.frame.has_y)
-        charge(self.accountant, epsilon, delta, type(self).__name__,
-               certified=not not_certified, neighbouring=params["neighbouring"])
+        if leaked:  # classes='data': recorded, never counted as private
+            charge_not_private(self.accountant, type(self).__name__,
+                               read_from_data_reason(classes=True))
+        else:
+            charge(self.accountant, epsilon, delta, type(self).__name__,
+                   certified=not not_certified, neighbouring=params["neighbouring"])
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
         with Progress(type(self).__name__, params["verbose"], total=100,
                       unit="% of rho") as progress:
@@ -614,7 +620,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if codec.frame and all(isinstance(n, str) for n in names):  # scikit-learn's rule
             self.feature_names_in_ = np.array(names, dtype=object)
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, neighbouring, not_certified, method)
+        self.guarantee_ = mark_read_from_data(
+            self._guarantee(epsilon, delta, neighbouring, not_certified, method),
+            classes=bool(stream.frame.leaked))
 
     def _run(self, params, counts, shape, tables, rho, neighbouring, rng, label=(),
              progress=None):

@@ -17,8 +17,9 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 
-from .._constraints import (EPSILON, RANDOM_STATE, Boolean, Check, Integer, NoneValue, Options,
-                           Param)
+from .._constraints import (EPSILON, RANDOM_STATE, READ_FROM_DATA, Boolean, Check, Integer,
+                           NoneValue, Options, Param)
+from .._guarantee import read_from_data_reason
 from .._randomness import SEEDED_NOISE_NOTE
 from .._untrusted import as_floats, read_labels, read_numbers, read_table, sanitize_rows
 from .._validation import (
@@ -27,8 +28,9 @@ from .._validation import (
     check_box_has_width,
     check_delta,
     check_sigma,
+    reads_data,
 )
-from ..accounting import check_accountant
+from ..accounting import charge, charge_not_private, check_accountant
 from ..classes import user_code_notes
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
@@ -84,9 +86,9 @@ COMMON_CONSTRAINTS = {
     "categorical_features": Check(check_categorical_features,
                                   "None, 'from_dtype', a mask, indices or names"),
     "categories": Check(check_categories, "None or a dict {column: [levels]}"),
-    "bounds": Param((NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
+    "bounds": Param((NoneValue(), READ_FROM_DATA, Check(check_bounds_parameter, BOUNDS_FORMS)),
                     hint=BOUNDS_HINT),
-    "classes": (NoneValue(), Check(_check_classes, "a 1-D list of labels")),
+    "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels")),
     "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
     "random_state": RANDOM_STATE,
 }
@@ -199,15 +201,15 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if schema.n_features == 0:  # input of an unusual structure, validated above
             schema = TableSchema.from_input(X_num, self.categorical_features, self.categories)
         n, d = X_num.shape
-        if self.bounds is None and schema.all_levelled:  # every box edge is a level count
+        if reads_data(self.bounds) and schema.all_levelled:  # box edges are level counts
             lower, upper = np.zeros(d), np.zeros(d)
         elif isinstance(self.bounds, dict):
             lower, upper = level_box(self.bounds, schema.levels, schema.columns)
         else:
-            lower, upper = check_bounds(self.bounds, d, X=None if self.bounds is not None else
-                                        _box_values(X_num))
+            lower, upper = check_bounds(self.bounds, d, X=_box_values(X_num) if
+                                        reads_data(self.bounds) else None)
         lower, upper = schema.public_bounds(lower, upper)
-        if self.bounds is not None:
+        if not reads_data(self.bounds):
             check_box_has_width(lower, upper)
         labels, inferred, from_dtype = None, False, False
         if y is not None:
@@ -272,7 +274,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         declared or dtype levels): an all-categorical table with public levels
         needs no bounds, a Categorical ``y`` no classes."""
         missing = []
-        if self.bounds is None and not TableSchema.from_input(
+        if reads_data(self.bounds) and not TableSchema.from_input(
                 X, self.categorical_features, self.categories).all_levelled:
             missing.append("bounds=(lower, upper)")
         if reads_labels_from_rows(y, labels_declared):
@@ -284,7 +286,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         every column's smallest and largest value (the box read from the rows)."""
         rows = super()._rows_read_in(X, y, labels_declared)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)
-        if self.bounds is not None or schema.all_levelled:
+        if not reads_data(self.bounds) or schema.all_levelled:
             return rows
         if schema.n_features == 0:
             raise ValueError("X is not a table")  # read whole: validation says what it is
@@ -294,7 +296,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then
         read from the whole chunk)."""
-        return bool(self._read_from_rows(X, y, self.classes is not None or classes is not None))
+        return bool(self._read_from_rows(X, y, not reads_data(self.classes)
+                                         or classes is not None))
 
     def _check_dask_parameters(self, X_head, y_head, labels_declared):
         """Refuse a dask release whose box or label set would be read from its rows."""
@@ -304,12 +307,26 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                 "a dask collection is counted without loading it, so nothing may be read "
                 f"from its values: pass public {' and '.join(missing)}.")
 
+    def _read_from_data(self, data):
+        """What this release read from its rows (``mark_read_from_data``'s flags)."""
+        return dict(bounds=reads_data(self.bounds) and not data.schema.all_levelled,
+                    classes=bool(data.classes_inferred))
+
+    def _charge(self, data, epsilon, delta, certified):
+        """Charge the release, or, when its box or labels were read from the rows (the
+        opt-in 'data'), record it as not private (never in the headline total)."""
+        reason = read_from_data_reason(**self._read_from_data(data))
+        if reason:
+            charge_not_private(self.accountant, type(self).__name__, reason)
+        else:
+            charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
+
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""
         out = []
         if randomness.seeded:
             out.append(SEEDED_NOISE_NOTE)
-        if self.bounds is None and not data.schema.all_levelled:
+        if reads_data(self.bounds) and not data.schema.all_levelled:
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")

@@ -30,9 +30,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import Check, Options
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._validation import check_delta, check_delta_for_n
-from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, ReleaseContext, ReleaseData
 from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
@@ -124,15 +123,14 @@ class _PerQueryBase(ReleaseData):
             noise = self._noise_parameters(int(k), math.sqrt(k), epsilon, delta)
             noisy = measure_counts(stream.statistic.query_counts(), noise, randomness.noise)
         not_certified = self._not_certified(data, randomness)
-        charge(self.accountant, epsilon, delta, type(self).__name__,
-               certified=not not_certified)
+        self._charge(data, epsilon, delta, certified=not not_certified)
         self.noisy_counts_ = np.asarray(noisy, dtype=np.int64)
         self.answers_ = self.noisy_counts_ / n
         self.workload_ = workload
         self.n_queries_ = k
         self.noise_scale_ = noise.noise_scale / n
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = Guarantee(
+        self.guarantee_ = mark_read_from_data(Guarantee(
             claim=f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours)",
             source=_SOURCE,
             certified=not not_certified,
@@ -144,7 +142,7 @@ class _PerQueryBase(ReleaseData):
             ),
             assumptions_not_certified=tuple(not_certified),
             notes=("answers_ = noisy_counts_ / n: a deterministic post-processing",),
-        )
+        ), **self._read_from_data(data))
 
     def answer(self, queries=None):
         """The noisy answers of the fitted workload (answers only: no synthetic data)."""

@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 from .._domain import box_position, grid_threshold
-from .._validation import check_positive_int, resolve_public_classes
+from .._validation import check_positive_int, reads_data, resolve_public_classes
 from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
 
 __all__ = [
@@ -664,7 +664,7 @@ def label_output_dtype(y, declared):
     else ``None``."""
     if label_name(y) is False:
         return None
-    if declared is None:
+    if reads_data(declared):
         return public_dtype(label_dtype(y))
     return declared_dtype(label_dtype(y), public_levels(declared, None, "y", "classes"))
 

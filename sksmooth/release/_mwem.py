@@ -17,10 +17,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._constraints import Boolean, Integer, Options, Real
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._progress import VERBOSE, Progress
-from .._validation import check_delta_for_n
-from ..accounting import charge
+from .._validation import check_delta_for_n, reads_data
 from ..exceptions import PrivacyWarning
 from ._base import (
     COMMON_CONSTRAINTS,
@@ -527,8 +526,7 @@ class SmoothMWEM(ReleaseMixin):
         not_certified = self._not_certified(data, randomness)
         # charge, then run and publish: nothing of the release (not even the progress of
         # its rounds, which may stop early) is visible before the ledger agreed
-        charge(self.accountant, epsilon, delta, type(self).__name__,
-               certified=not not_certified)
+        self._charge(data, epsilon, delta, certified=not not_certified)
         with Progress(type(self).__name__, params["verbose"], total=plan.n_rounds,
                       unit="rounds", min_total=1) as progress:
             progress.log(f"charged ({epsilon:g}, {delta:g}); {plan.n_rounds} rounds of "
@@ -577,8 +575,9 @@ class SmoothMWEM(ReleaseMixin):
         self.error_bound_ = self._error_bound(epsilon, delta, sigma, n, uni, workload, plan)
         self.error_bound_confidence_ = 1 - _ERROR_BOUND_FAILURE
         self.privacy_spent_ = PrivacySpent(epsilon, delta)
-        self.guarantee_ = self._guarantee(epsilon, delta, sigma, n, uni, workload, plan,
-                                          not_certified)
+        self.guarantee_ = mark_read_from_data(
+            self._guarantee(epsilon, delta, sigma, n, uni, workload, plan, not_certified),
+            **self._read_from_data(data))
         if sigma is not None:
             warnings.warn(
                 "SmoothMWEM: the accuracy guarantee assumes the data are "
@@ -727,7 +726,7 @@ class SmoothMWEM(ReleaseMixin):
                  "discrete Gaussian on integer counts (zCDP, converted to (eps, delta))")
         certified = [
             "universe and workload are data independent"
-            + ("" if self.bounds is not None else " (except bounds taken from data)"),
+            + (" (except bounds taken from data)" if reads_data(self.bounds) else ""),
             "sensitivities: query count 1, table counts L1 2 / L2 sqrt(2), scores 1/n, 2/n",
             f"measurements: {noise}, sampled exactly with integer arithmetic",
             "bad rows (NaN, inf, off-domain, unknown labels or levels) mapped by a fixed "

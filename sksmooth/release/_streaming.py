@@ -57,7 +57,7 @@ from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._untrusted import read_labels
-from .._validation import declared_classes, same_label_set, same_value
+from .._validation import declared_classes, reads_data, same_label_set, same_value
 from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
@@ -229,7 +229,7 @@ class StreamingRelease:
         dask_input = is_dask_collection(X) or is_dask_collection(y)
         if dask_input:
             _check_dask_pair(X, y)
-            labels_declared = self.classes is not None or classes is not None
+            labels_declared = not reads_data(self.classes) or classes is not None
             first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
                                           # a later chunk's labels map onto the fixed set
                                           labels_declared or stream is not None,
@@ -287,7 +287,7 @@ class StreamingRelease:
         """
         if not _row_table(X, y):
             return None  # read whole: validation says what is wrong with it
-        labels_declared = self.classes is not None or classes is not None
+        labels_declared = not reads_data(self.classes) or classes is not None
         y = _indexable(y)
 
         def first_rows(candidates):

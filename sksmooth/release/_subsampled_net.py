@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._constraints import Integer
-from .._guarantee import Guarantee, PrivacySpent
+from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext
 from ._dense_model import DenseModel
@@ -174,7 +174,7 @@ class SubsampledNetMechanism(ReleaseMixin):
                                         float("nan"), float("nan"))
         chosen = np.sort(cands[self._select(-errors, select_params, randomness.noise)])
         not_certified = self._not_certified(data, randomness)
-        charge(self.accountant, epsilon, 0.0, type(self).__name__, certified=not not_certified)
+        self._charge(data, epsilon, 0.0, certified=not not_certified)
         dist = np.bincount(chosen, minlength=M) / s
         self._universe = uni
         self.model_ = DenseModel.from_probabilities(dist, (M,))
@@ -188,8 +188,9 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.bounds_ = (data.lower, data.upper)
         self.classes_ = data.classes
         self.privacy_spent_ = PrivacySpent(epsilon, 0.0)
-        self.guarantee_ = self._guarantee(epsilon, data.n, M, s, len(cands), n_multisets,
-                                          enumerated, not_certified)
+        self.guarantee_ = mark_read_from_data(
+            self._guarantee(epsilon, data.n, M, s, len(cands), n_multisets, enumerated,
+                            not_certified), **self._read_from_data(data))
         self._remember_input(stream)
 
     def _select(self, scores, params, rng):

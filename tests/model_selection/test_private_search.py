@@ -278,12 +278,12 @@ def test_non_public_preprocessing_is_not_certified(cancer):
 
 
 def test_a_scaler_reading_its_bounds_from_the_data_is_not_public(cancer):
-    # PublicBoundsScaler() (bounds=None) takes the data's min / max, published in
+    # PublicBoundsScaler(bounds='data') takes the data's min / max, published in
     # best_estimator_; the search counted it as a public step (found by an audit)
     X, y = cancer
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = PrivateSearchCV(make_pipeline(PublicBoundsScaler(), _proper()),
+        search = PrivateSearchCV(make_pipeline(PublicBoundsScaler(bounds="data"), _proper()),
                                  {"privateproperclassifier__epsilon": [1.0]},
                                  epsilon_selection=0.5).fit(X, y)
     assert not search.guarantee_.certified

@@ -177,15 +177,22 @@ def test_data_dependent_choices_warn_and_uncertify():
     X = rng.uniform(size=(50, 2))
     y = (X[:, 0] > 0.5).astype(int)
     with pytest.warns(PrivacyLeakWarning) as record:
-        quiet = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), random_state=0)
+        quiet = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), bounds="data",
+                                       classes="data", random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
             quiet.fit(X, y)
     messages = " ".join(str(r.message) for r in record)
-    assert "bounds=None" in messages and "classes=None" in messages
+    assert "bounds='data'" in messages and "classes='data'" in messages
     problems = " ".join(quiet.guarantee_.assumptions_not_certified)
     assert not quiet.guarantee_.certified
-    assert "bounds=None" in problems and "classes=None" in problems
+    assert "bounds='data'" in problems and "classes='data'" in problems
+    assert quiet.guarantee_.claim.startswith("no differential-privacy guarantee")
+    for unset in (dict(bounds=None, classes=[0, 1]), dict(bounds=(0, 1), classes=None)):
+        with pytest.warns(PrivacyLeakWarning, match="=None: .*'data'"):
+            fitted = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), **unset,
+                                            random_state=0).fit(X, y)
+        assert fitted.guarantee_.claim.startswith("no differential-privacy guarantee")
 
 
 def test_the_exact_threshold_over_the_line_is_refused_by_the_private_fit():
@@ -279,10 +286,11 @@ def test_uncertified_fits_are_charged_as_not_certified(monkeypatch, case):
     kw = dict(estimator=StumpERMClassifier(3), bounds=(0, 1), classes=[0, 1])
     kw.update({"heuristic": dict(estimator=DecisionTreeClassifier(max_depth=1),
                                  allow_non_private=True),
-               "bounds_none": dict(bounds=None), "classes_none": dict(classes=None),
+               "bounds_none": dict(bounds="data"), "classes_none": dict(classes="data"),
                "seeded": dict(random_state=0), "certified": {}}[case])
     clf = quiet_fit(PerturbedERMClassifier(**kw), X, y)
-    assert charges == ["not private" if case == "heuristic" else case == "certified"]
+    not_private = case in ("heuristic", "bounds_none", "classes_none")
+    assert charges == ["not private" if not_private else case == "certified"]
     assert clf.guarantee_.certified == (case == "certified")
     if case == "seeded":
         assert any("seeded noise" in p for p in clf.guarantee_.assumptions_not_certified)
@@ -703,7 +711,8 @@ def test_one_label_without_public_classes_is_refused_like_the_other_classifiers(
     X = np.random.default_rng(0).uniform(size=(50, 2))
     with warnings.catch_warnings(), pytest.raises(ValueError, match="only one class"):
         warnings.simplefilter("ignore")
-        getattr(PerturbedERMClassifier(bounds=(0, 1)), method)(X, np.ones(50, int))
+        getattr(PerturbedERMClassifier(bounds=(0, 1), classes="data"), method)(
+            X, np.ones(50, int))
 
 
 def test_predict_maps_query_rows_into_the_box_as_fit_does():

@@ -41,9 +41,12 @@ def _expected(estimator):
 
 @parametrize_with_checks(
     [
-        PerturbedERMClassifier(random_state=0),
+        # sklearn's checks bring their own label sets (strings, 3 classes): read with
+        # the opt-in classes='data' (not private; the public path is tested elsewhere)
+        PerturbedERMClassifier(bounds=(-10.0, 10.0), classes="data", random_state=0),
         PerturbedERMClassifier(LogisticRegression(), online_perturbation="labels",
-                               random_state=0, allow_non_private=True),
+                               bounds=(-10.0, 10.0), classes="data", random_state=0,
+                               allow_non_private=True),
         StumpERMClassifier(),
         DepthTwoTreeERMClassifier(),
         MulticlassDepthTwoTreeERMClassifier(),

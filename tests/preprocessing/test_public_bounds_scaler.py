@@ -38,9 +38,13 @@ def test_inverse_and_degenerate_feature():
     np.testing.assert_allclose(scaler.inverse_transform(Z), X)
 
 
-def test_bounds_from_data_warn():
+def test_bounds_from_data_only_with_the_opt_in():
+    X = np.array([[0.0], [2.0]])
+    with pytest.warns(PrivacyLeakWarning, match="PrivateBounds"):
+        PublicBoundsScaler().fit(X)
     with pytest.warns(PrivacyLeakWarning):
-        PublicBoundsScaler().fit(np.array([[0.0], [1.0]]))
+        scaler = PublicBoundsScaler(bounds="data").fit(X)
+    np.testing.assert_array_equal(scaler.transform(X), [[0.0], [1.0]])
 
 
 @pytest.mark.parametrize("feature_range", [(1, 0), (0,), "ab", (0, np.inf), (-np.inf, 1),

@@ -41,13 +41,20 @@ def _expected_failed(estimator):
     return EXPECTED_FAILED
 
 
+# sklearn's checks pass data of their own (standardised, or a few units wide) and
+# label sets of their own (strings, 2 or 3 classes): a public box covers the first,
+# the labels are read with the opt-in classes='data' (not private; the public path
+# is tested below)
+_CHECKED = dict(bounds=(-10.0, 10.0), classes="data", random_state=0)
+
+
 @parametrize_with_checks(
-    [PrivateProperClassifier(random_state=0),
+    [PrivateProperClassifier(**_CHECKED),
      PrivateProperClassifier(hypotheses="halfspaces", method=Exponential(cover_size=2000),
-                             random_state=0),
-     PrivateProperClassifier(hypotheses="intervals", random_state=0),
+                             **_CHECKED),
+     PrivateProperClassifier(hypotheses="intervals", **_CHECKED),
      PrivateProperClassifier(hypotheses="prototypes", method="noisy_means", delta=1e-5,
-                             random_state=0)],
+                             **_CHECKED)],
     expected_failed_checks=_expected_failed,
 )
 def test_sklearn_compatible(estimator, check):
@@ -274,10 +281,15 @@ def test_seeded_classes_none_and_bounds_none_are_not_certified(monkeypatch):
     assert not clf.guarantee_.certified
     assert any("seeded noise" in a for a in clf.guarantee_.assumptions_not_certified)
     assert charged[-1] is False  # the ledger records it as not certified
+    n_charged = len(charged)
     with pytest.warns(PrivacyLeakWarning):
-        clf = PrivateProperClassifier().fit(X, y)
+        clf = PrivateProperClassifier(bounds="data", classes="data", accountant=acc).fit(X, y)
     text = " ".join(clf.guarantee_.assumptions_not_certified)
     assert "bounds" in text and "label set" in text and not clf.guarantee_.certified
+    assert clf.guarantee_.claim.startswith("no differential-privacy guarantee: the box "
+                                           "(bounds) and the label set")
+    # recorded as not private: no charge counted in the headline total
+    assert len(charged) == n_charged and acc.spent.n_not_private == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf = _public(accountant=acc).fit(X, y)
@@ -481,7 +493,7 @@ def test_intervals_on_the_widest_bounds_cut_at_finite_points():
     X = np.linspace(-1e307, 1e307, 60)[:, None]
     y = (X[:, 0] > 0).astype(int)
     clf = PrivateProperClassifier(hypotheses="intervals", bounds=(-1e308, 1e308),
-                                  epsilon=20.0).fit(X, y)
+                                  classes=[0, 1], epsilon=20.0).fit(X, y)
     assert "inf" not in clf.hypothesis_.description
     assert np.all(np.isfinite(clf.decision_function(X)))
     assert clf.score(X, y) >= 0.9
