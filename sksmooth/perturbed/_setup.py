@@ -15,7 +15,6 @@ from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import has_fit_parameter
 
 from .._validation import call_user_function, check_bounds, check_inferred_box_has_width, reads_data
-from ..exceptions import PrivacyLeakWarning
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._protocol import check_erm_oracle, is_erm_oracle
 from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier

@@ -8,7 +8,6 @@ import numpy as np
 
 from .._constraints import Integer
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
-from ..accounting import charge
 from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
