@@ -21,12 +21,14 @@ from ._backends import (
     Budget,
     LedgerSpent,
     LedgerTotals,
+    NotPrivateCount,
     MemoryStorage,
     Spend,
     SQLiteStorage,
     budget_text,
     open_storage,
     refuse_if_over,
+    releases_text,
 )
 
 __all__ = [
@@ -58,7 +60,7 @@ class _Pair(NamedTuple):
     delta: float
 
 
-class RemainingBudget(_Pair):
+class RemainingBudget(NotPrivateCount, _Pair):
     """The ``(epsilon, delta)`` still available per release (not an amount spent).
 
     Returned by :meth:`BudgetAccountant.remaining`; ``inf`` where the budget
@@ -67,27 +69,12 @@ class RemainingBudget(_Pair):
     guarantee, which the pair does not cover.
     """
 
-    n_not_private = 0
-
-    def __new__(cls, epsilon, delta, n_not_private=0):
-        self = super().__new__(cls, epsilon, delta)
-        self.n_not_private = int(n_not_private)
-        return self
-
-    def __repr__(self):
-        return (f"RemainingBudget(epsilon={self.epsilon!r}, delta={self.delta!r}, "
-                f"n_not_private={self.n_not_private})")
-
     def __str__(self):
         text = (f"(epsilon {budget_text(self.epsilon, '.6g')}, delta "
                 f"{budget_text(self.delta, '.3g')}) left per release")
         if self.n_not_private:
-            text += f"; {_releases(self.n_not_private)} with no DP guarantee recorded"
+            text += f"; {releases_text(self.n_not_private)} with no DP guarantee recorded"
         return text
-
-
-def _releases(count):
-    return f"{count} release{'' if count == 1 else 's'}"
 
 
 def _left(limit, spent):

@@ -92,15 +92,10 @@ def budget_text(value, spec):
     return "unlimited" if value == float("inf") else format(value, spec)
 
 
-class LedgerSpent(PrivacySpent):
-    """A ledger's headline ``(epsilon, delta)`` and its count of non-private releases.
-
-    Unpacks and compares as the pair ``(epsilon, delta)`` (``eps, delta =
-    acc.spent``), which sums the private releases only. ``n_not_private``
-    counts the releases recorded with no differential-privacy guarantee
-    (:func:`~sksmooth.accounting.charge_not_private`): whatever the pair
-    says, those releases are not covered by it.
-    """
+class NotPrivateCount:
+    """Mixin of an ``(epsilon, delta)`` pair that also counts the releases recorded
+    with no differential-privacy guarantee (``n_not_private``), which the pair
+    does not cover; it unpacks and compares as the pair."""
 
     n_not_private = 0
 
@@ -110,18 +105,30 @@ class LedgerSpent(PrivacySpent):
         return self
 
     def __repr__(self):
-        return (f"LedgerSpent(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+        return (f"{type(self).__name__}(epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"n_not_private={self.n_not_private})")
+
+
+def releases_text(count):
+    """``"1 release"``, ``"3 releases"``."""
+    return f"{count} release{'' if count == 1 else 's'}"
+
+
+class LedgerSpent(NotPrivateCount, PrivacySpent):
+    """A ledger's headline ``(epsilon, delta)`` and its count of non-private releases.
+
+    Unpacks and compares as the pair ``(epsilon, delta)`` (``eps, delta =
+    acc.spent``), which sums the private releases only. ``n_not_private``
+    counts the releases recorded with no differential-privacy guarantee
+    (:func:`~sksmooth.accounting.charge_not_private`): whatever the pair
+    says, those releases are not covered by it.
+    """
 
     def __str__(self):
         pair = super().__str__()
         if not self.n_not_private:
             return pair
-        return f"{pair}, and {_releases(self.n_not_private)} with no DP guarantee"
-
-
-def _releases(count):
-    return f"{count} release{'' if count == 1 else 's'}"
+        return f"{pair}, and {releases_text(self.n_not_private)} with no DP guarantee"
 
 
 class LedgerTotals(NamedTuple):
