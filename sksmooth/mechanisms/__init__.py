@@ -28,34 +28,8 @@ Floating-point samplers (guarantee of the idealised real-valued mechanism):
   universe (Ghazi, Golowich, Kumar & Manurangsi, STOC 2021, §5.2), dummies
   never materialised.
 
-Floating-point safety (Mironov 2012)
-------------------------------------
-Mironov ("On significance of the least significant bits for differential
-privacy", CCS 2012) showed that floating-point Laplace noise leaves "holes"
-in the set of reachable outputs whose pattern depends on the true value, so
-an observer of the exact bits can distinguish neighbouring datasets; more
-generally a float sampler's law only approximates the distribution the
-proof is about.
-
-*Safe* (the implementation's output law is exactly the analysed one):
-the discrete Laplace and discrete Gaussian samplers and mechanisms
-(Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential
-Privacy", NeurIPS 2020, arXiv:2004.00010, Algorithms 1–3), and
-:func:`exact_exponential_mechanism` / :func:`permute_and_flip` for integer
-scores. They use only uniform integers from ``rng.integers`` and exact
-rational arithmetic (``epsilon``, ``scale``, ``sigma`` are the exact
-rationals of their binary floats). Release counts through them.
-
-*Not hardened* (the guarantee is that of the idealised real-valued
-mechanism): :func:`laplace_mechanism`, :func:`gaussian_mechanism` (released
-floats are open to Mironov's attack), :func:`exponential_mechanism`,
-:func:`report_noisy_max` and :func:`sparse_selection` (only an index is
-released, but the float noise has a bounded range and a grid, so the law is
-not exactly the exponential mechanism's: see :data:`FLOAT_SELECTION_NOTE`,
-which releases built on them quote in ``guarantee_``). Other remedies: the
-snapping mechanism (Mironov 2012) and the base-2 exponential mechanism
-(Ilvento, "Implementing the exponential mechanism with base-2 differential
-privacy", CCS 2020).
+Why the exact samplers are the safe ones (Mironov 2012): ``docs/derivations.rst``,
+section "Floating-point safety".
 """
 
 from ._discrete import (

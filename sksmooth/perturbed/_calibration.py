@@ -1,50 +1,9 @@
 """Noise calibration for Gaussian-perturbed ERM and Gaussian FTPL.
 
-All formulas from A. Block, A. Shetty, *Small loss bounds for online
-learning separated function classes: a Gaussian process perspective*,
-arXiv:2502.10292, 2025 (constants as printed; where the statement and its
-proof disagree we take the proof's, documented below).
-
-Privacy (Lemma 2, via Lemma 1 / Thm 3 with sensitivity ``tau = 1`` of the
-0-1 loss sum under a change of one row)::
-
-    epsilon = 32 / (eta * rho**2) * (G + sqrt(2 log(2/delta)))
-
-(``2/delta`` where the paper prints ``1/delta``: see *The additive delta*
-below), where ``G = E sup_f w(f)``, ``w(f) = m**-0.5 * sum_i xi_i f(z_i)``. Each
-``w(f)`` is standard normal for ``f`` with values in {-1, +1}, so for a
-finite class ``G <= sqrt(2 ln |F|)``. Lemma 1 holds only when condition (6)
-holds, ``eta >= 32 / rho**2 * (G + sqrt(2 log(2/delta)))`` (we take the
-larger of the two OCR-ambiguous variants of (6), i.e. the conservative
-one). Substituting, (6) is exactly ``epsilon <= 1``: *Lemma 2 certifies
-only epsilon <= 1*. A larger requested epsilon is served with the noise of
-epsilon = 1 (which is (1, delta)-DP, hence (epsilon, delta)-DP), and
-``privacy_spent_`` reports the smaller value actually guaranteed.
-
-*The additive delta.* Lemma 4 (App. B) bounds ``P(t* = t)`` by
-``P(t* = t, E^c) + x P(t* = t) + delta`` (eq. (9), (10)) and concludes by
-rearranging with ``(1 - x)^-1 <= 1 + 2 x`` (valid for ``x <= 1/2``): the
-rearrangement multiplies the additive ``delta`` by ``(1 - x)^-1 <= 2`` as
-well, a factor the statements of Lemma 1 and Lemma 2 drop. So Lemma 1 run
-at ``delta`` gives ``(epsilon, 2 delta)``-DP; we run it at ``delta / 2``
-and report ``delta``.
-
-Regret (Thm 1). As displayed, for the theorem's ``eta``::
-
-    E Reg_T <= 16 sqrt(B log(2 T |F|) L*) / rho + 64 B log(2 T |F|) / rho**2
-
-Its proof (App. C) bounds, for any ``eta`` satisfying
-``eta >= 64 B / rho**2 * (G + sqrt(log(2 T |F|)))`` (13)::
-
-    E Reg_T <= 2 eta G + B + x * (L* + 2 eta G)
-
-with ``x`` the per-round stability factor: (14) prints ``x = 64 B / (eta
-rho**2) sqrt(log(2 T |F|))``; Lemma 1 itself (``tau = B``, run at ``delta =
-1/(2 T |F|)`` because its additive delta is doubled, see above) gives
-``x = 32 B / (eta rho**2) (G + sqrt(2 log(2 T |F|)))``, up to ``sqrt(2)``
-larger; we use the larger. The theorem's ``eta`` minimises this form over
-(13): the larger of (13)'s minimum and the unconstrained minimiser
-``sqrt(x eta L* / (2 G))``.
+Block and Shetty, arXiv:2502.10292 (2025): Lemma 2 (privacy, ``epsilon <=
+1``), Thm 1 (regret). Where the statement and its proof disagree the
+proof's constants are used: ``docs/derivations.rst``, section "Calibration
+of Gaussian-perturbed ERM and FTPL".
 """
 
 import numpy as np

@@ -1,50 +1,10 @@
 """Exact weighted 0-1 ERM over depth-2 axis-aligned trees on a public grid.
 
-The class ``F`` (binary labels, {-1, +1} coding): a root split ``cell_j(x) >=
-a`` on a feature ``j`` of non-zero width, ``a = 1..n_thresholds``, and on
-each side, chosen independently, either a constant ``+-1`` or a stump ``s *
-(+1 if cell_k(x) >= b else -1)`` on any feature ``k`` of non-zero width, ``b
-= 1..n_thresholds``, ``s = +-1``; cells are those of
-:class:`~sksmooth.perturbed.StumpERMClassifier` (equal-width grid on the
-public ``bounds``). Constants and stumps are trees whose two sides are equal
-constants or opposite constants. ``F`` depends only on ``bounds`` and
-``n_thresholds``; as functions of the cell vector it is finite, with at most
-``N = d n (2 d n + 2)^2`` members (``d`` features, ``n`` thresholds).
-
-Exact ERM from one additive statistic: for every ordered feature pair ``(j,
-k)`` the signed weights ``sum w_i y_i`` per pair of cells ``(cell_j,
-cell_k)``, shape ``(d, d, n + 1, n + 1)`` (``O(d^2)`` per row). Its 2-D
-prefix sums give, for every root ``(j, a)`` and child ``(k, b)``, the weight
-below the child threshold on the left (``cell_j < a``) and on the right of
-the root; the correlation of every side-stump is ``side total - 2 below``, so
-each side's best subtree is a max over ``2 + 2 d n`` numbers and the tree's
-correlation is the sum of the two sides' bests: ``O(d^2 n^2)`` per call,
-no loop over hypotheses. Ties go to the first maximiser in a fixed order.
-
-Separation. Two distinct trees disagree at some ``x``; the leaves containing
-``x`` are decided by the cells of at most four features, so they disagree on
-every point sharing ``x``'s cells on those features. Hence on points ``Z``
-the fewest disagreements ``D`` is at least the smallest number of points of
-``Z`` in one cell tuple of four features (``s = min(4, d)`` features), and
-``rho = 2 sqrt(D / |Z|)``; :meth:`DepthTwoTreeERMClassifier._erm_separation`
-computes this lower bound (0 when ``|Z| < (n + 1)^s``). The separating design
-that makes it positive is an orthogonal array of strength ``s`` (Bush, *Orthogonal
-arrays of index unity*, Ann. Math. Statist. 1952): the ``p^s`` polynomials of
-degree ``< s`` over GF(``p``), ``p`` the smallest prime ``>= max(n + 1, d)``,
-evaluated at ``d`` distinct points, each value mapped to a grid cell; every
-``s``-tuple of cells then holds at least one point.
-
-Canonical parameters. Many parametrisations give one function (a constant
-is any root with two equal constant sides; an interval on one feature has a
-root at either end; ...). They have equal correlations in exact arithmetic
-but not in floating point, so the one the argmax picks would depend on the
-rounding of sums of the private rows, and the released parameters would
-carry more than the released function (which is all the privacy analysis
-covers). The fitted tree is therefore replaced by the first parametrisation
-of its function in a fixed order over the function's own relevant features
-and breakpoints (found on the at most ``4^3`` pieces they cut the grid
-into): a function of the function alone (tests/perturbed checks every tree
-of small grids).
+One additive statistic (signed weights per pair of cells of every feature
+pair) and its 2-D prefix sums give every tree's correlation in ``O(d^2
+n^2)``; separation from an orthogonal array; a canonical parametrisation so
+that only the function is released. Details: ``docs/derivations.rst``,
+section "Exact ERM over depth-two trees".
 """
 
 import itertools

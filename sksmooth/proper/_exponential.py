@@ -1,45 +1,9 @@
 """The ``'exponential'`` strategy: the generic private learner over a cover.
 
-Hypothesis class (proper, multiclass). For a data-independent cover ``C``
-of binary concepts (built from the public ``bounds`` only) and the public
-label set ``classes_`` of size ``k``, the class is the *two-label
-extension*::
-
-    H(C) = { x -> a if c(x) else b  :  c in C, (a, b) in P }
-
-with ``P = {(classes_[1], classes_[0])}`` for ``k = 2`` (exactly the binary
-class ``C``, as a user-given finite class must stay proper) and all ordered
-pairs of labels for ``k > 2`` (constants come from the cover's constant
-concepts). For ``hypotheses='stumps'`` this is the class of *multiclass
-decision stumps* ``(feature, threshold, label if x_f >= t, label if
-x_f < t)``; the stump cover is closed under complement, so one orientation
-is kept. For halfspaces it is "one halfspace, one label on each side";
-one-vs-rest tuples of ``k`` halfspaces with an argmax are a different class
-whose covers grow as ``|C|^k`` and are not supported.
-
-Selection. The exponential mechanism with score ``-(#errors)`` (sensitivity
-1) over ``H(C)``: ``epsilon``-DP under substitution with the calibration
-``exp(epsilon * score / 2)``, and under addition/removal with
-``exp(epsilon * score)`` (adding a row raises every error count by 0 or 1,
-so all scores move one way). Error counts come from the per-concept label
-counts ``inside[c, l] = #{i : c(x_i), y_i = l}`` and the totals
-``total[l]``::
-
-    errors(c, a, b) = (n_c - inside[c, a]) + ((n - n_c) - (total[b] - inside[c, b]))
-
-with ``n_c = sum_l inside[c, l]``; both are exact sufficient statistics kept
-between ``partial_fit`` calls.
-
-References
-----------
-Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, "What can we learn
-privately?", FOCS 2008 (the generic learner).
-Ghazi, Golowich, Kumar, Manurangsi, "Sample-efficient proper PAC learning
-with approximate differential privacy", STOC 2021, arXiv:2012.03893,
-Lemma 6.3 (GenericLearner).
-Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
-Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, §4 (a
-cover of the class under the uniform measure suffices for smoothed data).
+The exponential mechanism with score ``-(#errors)`` over the two-label
+extension of a data-independent cover, from per-concept label counts.
+Class, scores and calibration: ``docs/derivations.rst``, section "The
+exponential strategy over a cover".
 """
 
 import math

@@ -1,59 +1,9 @@
 """Row maps of ``method='noisy_means'``: public rules from a row to integer codes.
 
-Each map turns a row of the public box into an integer vector (its *code*)
-with a public bound on its norms; the noisy class sums are sums of codes, so
-the bounds are the sensitivities (:mod:`sksmooth.proper._prototypes`).
-
-:class:`BoxCodes` (``projection=None``). The row rounded to the grid of
-``G`` cells per feature and centred, ``u = 2 q - G`` in ``[-G, G]^d``:
-``||u||_1 <= d G``, ``||u||_2^2 <= d G^2``. Prototypes are grid points of
-the box; the rule is the nearest prototype in box widths.
-
-:class:`ProjectedL1Codes` (``projection=k``). The row scaled to the centred
-box ``c(x) = 2 (x - lower) / width - 1`` in ``[-1, 1]^d``, projected by a
-public ``k x d`` matrix ``Q`` with orthonormal rows (drawn from the public
-stream before any data), and shrunk onto the L1 ball of radius ``r``::
-
-    phi(x) = Q c(x) / max(1, ||Q c(x)||_1 / r),    r = sqrt(2 / pi) k.
-
-``r`` is the L1 norm a box corner typically gets: for a random ``Q`` the
-coordinates of ``Q c`` are close to ``N(0, ||c||^2 / d)`` (exactly so as
-``d`` grows) and ``||c||_2 <= sqrt(d)``, so ``E ||Q c||_1`` is about
-``sqrt(2 / pi) k ||c||_2 / sqrt(d) <= sqrt(2 / pi) k``: a public quantity,
-no data is read. (It sets the bias, not the privacy: any public ``r`` gives
-the bound below.) The code is ``G phi(x)`` rounded to integers and,
-if rounding pushed its L1 norm ``L`` above ``R = floor(r G)``, rescaled in
-integer arithmetic, ``v_j = sign(v_j) floor(|v_j| R / L)``: then
-``||v||_1 <= sum_j |v_j| R / L = R`` exactly, for every row (the proof of
-the sensitivity is this line, not a float computation). Hence
-``||v||_1 <= R`` and ``||v||_2^2 <= R^2``, independent of ``d``.
-
-Why: pure DP pays the L1 norm. On the box it is ``d G`` whatever the data,
-and the noise of a mean grows like ``d^{3/2}`` in L2 (the Laplace mechanism
-is optimal for the box up to constants, so no map of the box can do better
-in the worst case); after projecting to ``k`` dimensions it is ``~ k G`` and
-the noise grows like ``k^{3/2}``, at the price of a ``k``-dimensional view of
-the data (Johnson-Lindenstrauss). The ``'auto'`` rule of
-:class:`~sksmooth.proper._prototypes.PrototypeStrategy` picks ``k`` from
-public inputs.
-
-Hypothesis class: nearest prototype in the projected space,
-``h(x) = classes_[argmin_c ||phi(x) - p_c||_2]``, prototypes on the grid
-``{-R..R}^k / G`` (released ones lie in the L1 ball of radius ``R / G``):
-``(2R + 1)^(k K)`` hypotheses for ``K`` labels. Proper and explicit: ``Q``,
-``r`` and the prototypes are released.
-
-References
-----------
-Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private
-Data Analysis", TCC 2006 (L1 sensitivity).
-Johnson, Lindenstrauss, "Extensions of Lipschitz mappings into a Hilbert
-space", Contemporary Mathematics 26, 1984 (random projections).
-Hardt, Talwar, "On the Geometry of Differential Privacy", STOC 2010,
-arXiv:0907.3754 (pure-DP error grows with the dimension; projections).
-Duchi, Shalev-Shwartz, Singer, Chandra, "Efficient Projections onto the
-l1-Ball for Learning in High Dimensions", ICML 2008 (the prototypes'
-projection onto the ball, post-processing).
+:class:`BoxCodes` (the row on the grid of the box) and :class:`ProjectedL1Codes`
+(a public random projection, then the L1 ball, rescaled in integer arithmetic).
+Each code's norm bounds are the sensitivities; the proofs are in
+``docs/derivations.rst``, section "Row maps of noisy means".
 """
 
 import math

@@ -1,93 +1,9 @@
 """``method='noisy_means'``: nearest-prototype classifiers from noisy class sums.
 
-Hypothesis class (proper, multiclass). On the public grid of ``G`` cells per
-feature of ``bounds`` (the grid of the other strategies, ``G = ceil(1 /
-(2 gamma))``), a hypothesis is one prototype per label, each a point of the
-grid ``{lower + (upper - lower) j / (2G) : j = 0..2G}^d``::
-
-    h(x) = classes_[argmin_c ||(x - p_c) / (upper - lower)||_2]
-
-(ties to the first label): *nearest class prototype*, a multiclass linear
-classifier. ``|H| = (2G + 1)^(d k)`` (``cover_size_``).
-
-Several prototypes per label (``prototypes_per_label = m > 1``): ``m``
-public anchors drawn uniformly in the box (public randomness, before any
-data) split it into Voronoi cells; each row belongs to the *group* (label,
-cell of its nearest anchor), a public function of the row, and every group
-has its own sums, counts and prototype (``k m`` groups instead of ``k``).
-The sensitivity analysis below is unchanged with "label" read as "group" (a
-substituted row leaves one group and joins one). A group whose noisy count is
-below twice the count noise's standard deviation is dropped (post-processing;
-each label keeps its largest group), and ``h(x)`` is the label of the
-nearest kept prototype. ``'auto'`` picks ``m`` from public inputs only: the
-largest ``m <= 16`` that leaves each prototype about ``sigma_S / 0.1`` rows
-(``sigma_S``: the noise of a sum coordinate in box widths), i.e. a noise of
-0.1 box widths per prototype coordinate, using the first batch's ``n``
-(public under substitution). Then ``|H| = ((2G + 1)^d + 1)^(k m)``.
-
-Selection (noisy sufficient statistics). Rows are mapped into the box and
-rounded to the grid, ``q(x) = rint(G (x - lower) / (upper - lower))`` in
-``{0..G}^d``, and *centred*, ``u(x) = 2 q(x) - G`` in ``[-G, G]^d``. The
-statistics are the per-label integer sums ``S_c = sum_{y_i = c} u(x_i)`` and
-counts ``N_c``. The release adds exact integer noise to both, then the
-prototypes are the noisy means ``S_c / N_c`` mapped back to the box, clipped
-to it and rounded to the grid (post-processing). Changing one row changes the
-statistics by ``mu``:
-
-* same label: ``S_c`` moves by ``u' - u``, ``||u' - u||_2^2 <= 4 d G^2``,
-  ``||u' - u||_1 <= 2 d G``;
-* new label: ``S_a`` by ``-u``, ``S_b`` by ``u'`` and two counts by 1:
-  ``||u||^2 + ||u'||^2 <= 2 d G^2`` (centring halves the corner-to-corner
-  bound), ``L1 <= 2 d G + 2``;
-* addition/removal: ``S_c`` by ``u``, one count by 1.
-
-``delta > 0`` (discrete Gaussian, ``(epsilon, delta)``-DP). Noise
-``N_Z(0, sigma^2)`` on every sum coordinate and ``N_Z(0, sigma^2 / (d G^2))``
-on every count. For independent discrete Gaussians the Renyi divergence of
-order ``alpha`` between the outputs on neighbours is at most ``alpha sum_i
-mu_i^2 / (2 sigma_i^2)`` (Canonne, Kamath, Steinke 2020, Thm 14), so the
-release is ``rho``-zCDP with ``rho = max_mu sum_i mu_i^2 / (2 sigma_i^2)``:
-``2 d G^2 / sigma^2`` under substitution (both cases above give it; the count
-noise is chosen so that a label change costs no more than the same-label
-worst case) and ``d G^2 / sigma^2`` under addition/removal. ``rho`` is the
-largest value whose conversion (CKS 2020, Cor. 13) is ``<= epsilon`` at
-``delta`` (:func:`sksmooth.accounting.zcdp_from_dp_budget`).
-
-``delta = 0`` (discrete Laplace, pure ``epsilon``-DP). The counts enter as
-the coordinate ``W N_c``, ``W = G ceil(sqrt(d))`` (the Gaussian's weight,
-rounded to an integer), and every coordinate gets discrete Laplace noise of
-scale ``b``: the privacy loss ``||mu||_1 / b`` is at most ``2 (d G + W) / b``
-under substitution and ``(d G + W) / b`` under addition/removal.
-
-Both samplers are exact (integer arithmetic only), so the guarantee holds for
-the implementation, not only for an idealised real-valued mechanism.
-
-Row maps (``projection``). Everything above is written for the box map
-``u(x)`` (:class:`~sksmooth.proper._prototype_maps.BoxCodes`), whose bounds
-are ``||u||_1 <= d G`` and ``||u||^2 <= d G^2``. The analysis uses only those
-two bounds and the count weight, so any public map with integer codes and
-exact bounds ``B1``, ``B2`` plugs in with ``d G -> B1``, ``d G^2 -> B2``
-(same label: ``||u' - u||_1 <= 2 B1``, ``||u' - u||^2 <= 4 B2``; new label:
-``2 B1 + 2 W`` and ``2 B2`` plus the counts). The projected L1 map
-(:class:`~sksmooth.proper._prototype_maps.ProjectedL1Codes`: a public random
-projection to ``k`` dimensions, then the L1 ball of radius ``sqrt(2/pi) k``,
-codes with ``||v||_1 <= R = floor(sqrt(2/pi) k G)`` proven in integer
-arithmetic) has ``B1 = R``, ``B2 = R^2`` and ``W = G ceil(sqrt(k))``: the
-pure-DP loss ``2 (R + W) / b`` does not grow with ``d``. Prototypes are then
-points of the projected space and the rule is the nearest prototype of
-``phi(x)`` (see that module). ``projection='auto'`` uses it when
-``delta = 0`` (:meth:`PrototypeStrategy.projection_dim`).
-
-References
-----------
-Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
-NeurIPS 2020, arXiv:2004.00010 (Alg. 1-3, Thm 14, Cor. 13).
-Bun, Steinke, "Concentrated Differential Privacy: Simplifications,
-Extensions, and Lower Bounds", TCC 2016, arXiv:1605.02065.
-Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private
-Data Analysis", TCC 2006 (noisy sums; L1 sensitivity).
-Tibshirani, Hastie, Narasimhan, Chu, "Diagnosis of multiple cancer types by
-shrunken centroids of gene expression", PNAS 2002 (nearest centroid).
+One prototype (or ``m`` per label) from exact integer noise on per-label sums
+and counts; discrete Gaussian for ``delta > 0``, discrete Laplace for ``delta =
+0``. Class, sensitivities and privacy proof: ``docs/derivations.rst``,
+section "Noisy means".
 """
 
 import math

@@ -1,80 +1,9 @@
 """MST-style selection: measure a private maximum spanning tree of 2-way marginals.
 
-The mechanism of McKenna, Miklau & Sheldon (2021), written from the paper,
-with one change to its budget split (below): ``rho/3`` measures the 1-way
-tables, ``2 rho/15`` selects the tree, ``8 rho/15`` measures the tree.
-
-1. **1-way marginals.** Every column's counts get discrete Gaussian noise
-   (``d`` measurements sharing ``rho/3``). Levels whose noisy count is
-   below ``3 sigma`` are merged into one level per column (MST's domain
-   compression, post-processing; :mod:`._compression`), and a model is
-   fitted to the 1-way measurements on the compressed levels.
-2. **Selection.** Every pair of columns ``(i, j)`` is scored by how badly
-   that model (the columns independent) explains the data's 2-way table,
-   ``||N p_ij - x_ij||_1`` (sensitivity ``Delta_1`` of a table's counts).
-   Kruskal's algorithm picks ``d - 1`` edges of a maximum spanning tree,
-   each edge by the exponential mechanism over the pairs that join two
-   components (``d - 1`` selections sharing ``2 rho/15``).
-3. **2-way marginals.** The tree's tables are measured (``8 rho/15``) and a
-   graphical model is fitted to all measurements (Private-PGM); its
-   junction tree is the spanning tree itself, so it is small and exact.
-
-With few records or many columns a measurement must be precise to be
-useful; MST spends its budget on ``2d - 1`` tables only, where AIM's
-``16 d`` initial rounds leave each measurement mostly noise.
-
-**Budget split.** The paper gives selection and the tree's tables a third
-each; AIM, by the same authors, gives selection a tenth of each round
-(``alpha = 0.9``, McKenna et al. 2022, Alg. 2). Here the two thirds after
-the 1-way step are split 1 : 4 (:data:`SELECTION_SHARE`). Measured on the
-emitted rows' 2-way errors, 10 seeds per cell (report of issue 11,
-``benchmarks/ablation_synthetic_tables.py``), against the equal split: the
-mean error is lower in all 18 benchmark cells (six tables x epsilon in
-{0.5, 1, 2}; by 1-14%) and in 13 of 15 cells of five tables that are not in
-the benchmark (one tie, one 3% higher, within 1 SE); the downstream
-accuracy is never lower; the max error is lower in 10 of the 18 cells
-(one tie; higher in 7, by at most 7%; on breast30y at epsilon 2 the 3-way
-max error is 9% higher at 20 seeds) and in 8 of the 15 held-out
-cells (``benchmarks/results/mst_selection_share.json``). ``1 : 9`` (AIM's share) lowers the
-mean error in 16 of 18 and 14 of 15 cells but the max error in fewer (9 of 18, 4 of 15),
-and loses downstream accuracy on breast30y: with too little budget the
-tree's edges are picked worse. Re-checked with the rows drawn as ``sample``
-draws them and 3-way errors, shares 0.15 to 0.5, 10 seeds
-(``systematic_rows_sweep`` in the same file): against the reference peers
-on the 13 benchmark cells where ``method='auto'`` runs MST, 0.2 meets the
-most targets (44 of 48, 4 within noise; 0.3: 41, 0.5: 26 and 2 missed);
-0.3 lowers the max error in most cells and raises the mean error in most.
-No share meets every target: the share trades max against mean error.
-Where the max error comes from (``results/mst_selection_noise.json``): on
-breast30y at epsilon 2, the same measurements with a noiseless selection
-give a max 3-way error of .21 (the exact maximum spanning tree .20) against
-.26 with the private one, so the selection's noise is the gap; subtracting
-from each score the error the 1-way noise is expected to put into it
-helps that table and hurts others (not adopted). Two other private
-selections raise the errors (``results/mst_selection_variants.json``, 30
-cells): each column picking its partner among at most ``d - 1`` candidates
-instead of Kruskal's picks over all joining pairs, and one AIM round after
-the tree, gated by a null candidate. None of Prim's algorithm (fewer
-candidates per pick, the same tree without noise), a budget front- or
-back-loaded over the picks, or a public prior for trees of small diameter
-(the worst cells are those of strongly associated columns far apart in the
-tree) changes it beyond seed noise (60 seeds, same file).
-In the worst case the selection is as good as its budget allows up to
-logarithmic factors:
-every private spanning tree loses weight of order ``d^{3/2}`` on some input
-(Pagh et al. 2024), and here the loss falls as ``1/sqrt(share)``
-(``benchmarks/bench_mst_selection_theory.py``).
-
-References
-----------
-McKenna, Miklau & Sheldon, "Winning the NIST Contest: A scalable and
-general approach to differentially private synthetic data", Journal of
-Privacy and Confidentiality 11(3), 2021, arXiv:2108.04978, §4 (Alg. 1).
-McKenna, Mullins, Sheldon & Miklau, "AIM: An adaptive and iterative
-mechanism for differentially private synthetic data", PVLDB 15(11), 2022,
-arXiv:2201.12677, Alg. 2 (its selection / measurement split ``alpha``).
-Pagh, Retschmeier, Wu & Zhang, "Optimal Bounds for Private Minimum Spanning
-Trees via Input Perturbation", 2024, arXiv:2412.10130 (the lower bound).
+McKenna, Miklau & Sheldon (2021), Alg. 1: noisy 1-way tables (``rho/3``), a
+private maximum spanning tree (``2 rho/15``), its 2-way tables (``8 rho/15``).
+The budget split and its measurements: ``docs/derivations.rst``, section
+"MST-style selection".
 """
 
 import itertools
