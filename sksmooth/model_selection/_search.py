@@ -11,7 +11,6 @@ from numpy.ma import MaskedArray
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
-from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
@@ -76,8 +75,6 @@ def _check_estimator(estimator, name):
 
 
 def _check_scoring(scoring, name):
-    from sklearn.metrics._scorer import _BaseScorer
-
     if isinstance(scoring, str):
         if scoring == "accuracy":
             return scoring
@@ -87,7 +84,8 @@ def _check_scoring(scoring, name):
     if not callable(scoring) or isinstance(scoring, type):
         raise TypeError(f"{name} must be 'accuracy' or a callable scoring(estimator, X, y) "
                         f"returning one utility per row, got {type(scoring).__name__}.")
-    if isinstance(scoring, _BaseScorer):
+    if not inspect.isfunction(scoring) and type(scoring).__module__.startswith("sklearn."):
+        # make_scorer / get_scorer objects (their class is not public API)
         raise TypeError(
             f"{name} must return one value per held-out row, but a scikit-learn scorer "
             "returns one per fold. Use 'accuracy' or a callable scoring(estimator, X, y) "
@@ -216,7 +214,11 @@ def _row_utility(scoring, estimator, X, y, n_rows):
 
 
 def _take(data, indices):
-    return data[indices] if isinstance(data, np.ndarray) else _safe_indexing(data, indices)
+    if hasattr(data, "iloc"):  # a DataFrame or Series: by position, as the folds are
+        return data.iloc[indices]
+    if isinstance(data, (list, tuple)):
+        return [data[i] for i in indices]
+    return data[indices]  # arrays, sparse matrices
 
 
 def _is_ledger_key(name):

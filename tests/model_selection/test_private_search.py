@@ -532,7 +532,7 @@ def test_setups_the_search_cannot_account_are_refused_before_any_charge(cancer):
     # a wrapper of a private estimator (its fits report no privacy_spent_) and a
     # scikit-learn scorer (one number per fold) were refused only after fold fits
     # had been charged (found by a new-user review)
-    from sklearn.metrics import get_scorer
+    from sklearn.metrics import accuracy_score, get_scorer, make_scorer
     from sklearn.multiclass import OneVsRestClassifier
 
     X, y = cancer
@@ -543,6 +543,9 @@ def test_setups_the_search_cannot_account_are_refused_before_any_charge(cancer):
     with pytest.raises(TypeError, match="one value per held-out row"):
         PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
                         scoring=get_scorer("accuracy"), accountant=ledger).fit(X, y)
+    with pytest.raises(TypeError, match="one value per held-out row"):
+        PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                        scoring=make_scorer(accuracy_score), accountant=ledger).fit(X, y)
     assert len(ledger) == 0
 
 
