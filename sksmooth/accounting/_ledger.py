@@ -22,9 +22,7 @@ from ._backends import (
     LedgerSpent,
     LedgerTotals,
     NotPrivateCount,
-    MemoryStorage,
     Spend,
-    SQLiteStorage,
     budget_text,
     open_storage,
     refuse_if_over,
@@ -367,23 +365,12 @@ class BudgetAccountant:
                                       self.neighbouring))
 
 
-def _restore_accountant(ledger_id, epsilon, delta, storage, *more):
+def _restore_accountant(ledger_id, epsilon, delta, storage, neighbouring):
     """Unpickle: the live ledger of this process if any, else a handle on ``storage``.
 
     An unpickled in-memory storage keeps the pid of its owner, so a copy in
-    another process (e.g. a loky worker) refuses to spend. ``more`` is
-    ``(neighbouring,)``, absent from pickles written before it was stored
-    (substitution then), or ``(records, owner_pid)`` of pickles written before
-    the storage drivers, whose fourth argument was the path (``None`` for
-    memory).
+    another process (e.g. a loky worker) refuses to spend.
     """
-    neighbouring = "substitution"
-    if storage is None or isinstance(storage, str):
-        records, owner_pid = (tuple(more) + ((), None))[:2]
-        storage = (MemoryStorage(records, owner_pid, snapshot=True) if storage is None
-                   else SQLiteStorage(storage))
-    elif more:
-        neighbouring = more[0]
     with _LIVE_LOCK:
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:

@@ -22,7 +22,6 @@ from sksmooth.accounting import (
     charge_not_private,
     check_accountant,
 )
-from sksmooth.accounting._ledger import _restore_accountant
 
 
 class _Holder(BaseEstimator):
@@ -291,18 +290,6 @@ def test_zero_delta_budget_refuses_any_positive_delta(make_accountant):
     assert acc.spent == (0.5, 0.0)
 
 
-def test_pickles_written_before_the_storage_drivers_still_load(tmp_path):
-    old_memory = _restore_accountant("legacy-id-1", 5.0, 1.0, None,
-                                     (("a", 0.5, 0.0, 0.0, 1),), os.getpid())
-    assert old_memory.spent == (0.5, 0.0) and old_memory.ledger[0].certified
-    with pytest.raises(BudgetError, match="snapshot"):  # its owner is gone: read-only
-        old_memory.spend(0.5)
-    path = str(tmp_path / "old.sqlite")
-    BudgetAccountant(5.0, 1.0, path=path).spend(1.0)
-    old_file = _restore_accountant("legacy-id-2", 5.0, 1.0, path, (), None)
-    assert old_file.path == path and old_file.spent == (1.0, 0.0)
-
-
 def _delete_spends_after_the_first(kind, location):
     """What restoring an older copy of the ledger does: the later spends are gone."""
     if kind == "sqlite":
@@ -514,26 +501,6 @@ def test_threads_sharing_a_server_handle_see_no_false_rollback(postgres_url, mon
     for thread in threads:
         thread.join()
     assert errors == [] and len(acc) == 80
-
-
-def test_a_handle_pickled_before_the_identity_spends_on_an_old_ledger(tmp_path):
-    # a handle unpickled from before the identity columns never runs init: its first
-    # spend failed with 'no such column: ledger_id' (found by a review)
-    import sqlite3
-
-    from sksmooth.accounting._backends import SQLiteStorage, Spend
-
-    path = str(tmp_path / "old.sqlite")
-    with sqlite3.connect(path) as connection:  # the schema the first ledgers had
-        connection.execute("CREATE TABLE budget (epsilon REAL, delta REAL)")
-        connection.execute("CREATE TABLE spends (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                           "label TEXT, epsilon REAL, delta REAL, time REAL, pid INTEGER)")
-        connection.execute("INSERT INTO budget VALUES (10.0, 1e-5)")
-    old_handle = SQLiteStorage.__new__(SQLiteStorage)
-    old_handle.__setstate__({"path": path})  # what such a pickle holds
-    budget = BudgetAccountant(10.0, 1e-5).budget
-    old_handle.append_if_within_budget(Spend("old", 1.0, 0.0, 0.0, 1), budget)
-    assert BudgetAccountant(10.0, 1e-5, path=path).spent.epsilon == 1.0
 
 
 def test_an_add_remove_release_whose_substitution_delta_reaches_one_is_refused():

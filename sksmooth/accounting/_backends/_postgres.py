@@ -87,7 +87,6 @@ class PostgresStorage:
     def __init__(self, url, witness=None):
         self.url = url
         self._witness = LedgerWitness() if witness is None else witness
-        self._columns_ready = False  # the columns added since the first ledgers exist
         self._psycopg = _import_psycopg()
         self._lock = threading.Lock()
         self._connection = None
@@ -157,20 +156,9 @@ class PostgresStorage:
                     f"lacks {sorted(required - present.get(table, set()))}); give the "
                     "ledger a database or schema of its own, e.g. "
                     "?options=-csearch_path%3Dsksmooth_ledger.")
-        self._add_missing_columns(connection, present)
+        add_missing_columns(connection.execute, "%s", present, "BOOLEAN NOT NULL DEFAULT TRUE")
         store_or_check_budget(connection.execute, "%s", budget, neighbouring, self._witness,
                               self.describe())
-
-    def _add_missing_columns(self, connection, present=None):
-        """Columns a ledger written by an older version lacks (a handle unpickled from
-        then reaches it without :meth:`init`); in the caller's transaction."""
-        if present is None:
-            present = {}
-            for table, column in connection.execute(_COLUMNS).fetchall():
-                present.setdefault(table, set()).add(column)
-        add_missing_columns(connection.execute, "%s", present,
-                            "BOOLEAN NOT NULL DEFAULT TRUE")
-        self._columns_ready = True
 
     def check_writable(self):
         """Every process that can connect reaches the ledger: nothing to refuse."""
@@ -179,8 +167,6 @@ class PostgresStorage:
         """Lock the budget row, read totals, check, insert: one transaction."""
 
         def append(connection):
-            if not self._columns_ready:
-                self._add_missing_columns(connection)
             totals = self._witness.before_append(connection.execute, "%s", _TOTALS,
                                                  self.describe(), lock=" FOR UPDATE")
             refuse_if_over(totals, record.epsilon, record.delta, budget)

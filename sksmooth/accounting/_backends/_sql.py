@@ -58,7 +58,10 @@ def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, w
     stored = execute(NEIGHBOURING_SQL).fetchone()[0]
     if stored != neighbouring:
         raise ValueError(neighbouring_mismatch_message(where, stored, neighbouring))
-    witness.saw_identity(execute(LEDGER_ID_SQL).fetchone(), where)
+    identity = execute(LEDGER_ID_SQL).fetchone()[0]
+    if witness.identity is None:  # this handle opens its ledger
+        witness.identity = identity
+    witness.saw_identity(identity, where)
 
 
 def add_missing_columns(execute, placeholder, present, true_by_default):
@@ -113,16 +116,12 @@ class LedgerWitness:
 
     @classmethod
     def from_state(cls, state):
-        """From a pickled handle's state (older pickles hold less of it)."""
-        last = state.get("last")
-        return cls(state.get("identity"), state.get("n_spends", 0),
-                   None if last is None else tuple(last))
+        """From a pickled handle's state."""
+        last = state["last"]
+        return cls(state["identity"], state["n_spends"], None if last is None else tuple(last))
 
-    def saw_identity(self, row, where):
-        identity = None if row is None else row[0]
-        if self.identity is None:  # a handle pickled before identities were stored
-            self.identity = identity
-        elif identity != self.identity:
+    def saw_identity(self, identity, where):
+        if identity != self.identity:
             raise LedgerIntegrityError(
                 f"{where}: the ledger this handle was charging has been replaced (deleted "
                 "and created again), so its spends are no longer counted and this spend "
@@ -138,7 +137,8 @@ class LedgerWitness:
 
     def before_append(self, execute, placeholder, totals_query, where, lock=""):
         """The checks, in the spend's transaction; returns the totals read."""
-        self.saw_identity(execute(LEDGER_ID_SQL + lock).fetchone(), where)
+        row = execute(LEDGER_ID_SQL + lock).fetchone()
+        self.saw_identity(None if row is None else row[0], where)
         if self.last is not None:
             row = execute(f"SELECT time FROM spends WHERE id = {placeholder}",
                           (self.last[0],)).fetchone()

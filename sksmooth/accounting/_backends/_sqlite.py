@@ -98,7 +98,6 @@ class SQLiteStorage:
     def __init__(self, path, witness=None):
         self.path = path
         self._witness = LedgerWitness() if witness is None else witness
-        self._columns_ready = False  # the columns added since the first ledgers exist
         self._connection = None  # this process's connection, opened on first use
         self._file = None  # (device, inode) of the file that connection opened
         self._lock = threading.Lock()
@@ -159,18 +158,9 @@ class SQLiteStorage:
             if not required <= present[table]:
                 raise self._not_a_ledger(
                     f"table {table!r} lacks {sorted(required - present[table])}")
-        self._add_missing_columns(connection, present)
+        add_missing_columns(connection.execute, "?", present, "INTEGER NOT NULL DEFAULT 1")
         store_or_check_budget(connection.execute, "?", budget, neighbouring, self._witness,
                               self.describe())
-
-    def _add_missing_columns(self, connection, present=None):
-        """Columns a ledger written by an older version lacks (a handle unpickled from
-        then reaches it without :meth:`init`); in the caller's transaction."""
-        if present is None:
-            present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-                       for table in REQUIRED_COLUMNS}
-        add_missing_columns(connection.execute, "?", present, "INTEGER NOT NULL DEFAULT 1")
-        self._columns_ready = True
 
     def check_writable(self):
         """Every process on this host reaches the file: nothing to refuse."""
@@ -199,8 +189,6 @@ class SQLiteStorage:
             connection = self._shared_connection()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                if not self._columns_ready:
-                    self._add_missing_columns(connection)
                 totals = self._witness.before_append(connection.execute, "?", _TOTALS,
                                                      self.describe())
                 refuse_if_over(totals, record.epsilon, record.delta, budget)
