@@ -17,16 +17,12 @@ earlier entries of other labels kept, so a before/after pair sits side by side).
 """
 
 import argparse
-import itertools
 import json
 import platform
-import time
-import warnings
 from pathlib import Path
 
 import numpy as np
-
-from sksmooth.release import AdaptiveMarginalSynthesizer
+from bench_aim_dependent_table import run  # the same fit, timing and 2-way errors
 
 RESULTS = Path(__file__).resolve().parent / "results" / "aim_wide_table.json"
 
@@ -45,17 +41,6 @@ def wide_table(n, d=40, n_levels=10, rank=4, seed=0):
     return X
 
 
-def two_way_errors(X, rows, n_levels):
-    errors = []
-    for i, j in itertools.combinations(range(X.shape[1]), 2):
-        real = np.bincount(X[:, i] * n_levels + X[:, j], minlength=n_levels**2) / len(X)
-        synthetic = np.bincount(rows[:, i] * n_levels + rows[:, j],
-                                minlength=n_levels**2) / len(rows)
-        errors.append(np.abs(real - synthetic))
-    errors = np.concatenate(errors)
-    return float(errors.max()), float(errors.mean())
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -64,19 +49,8 @@ def main():
     args = parser.parse_args()
     n_levels = 10
     X = wide_table(args.rows, n_levels=n_levels)
-    start, cpu = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # seeded: a benchmark
-        synth = AdaptiveMarginalSynthesizer(levels=n_levels, epsilon=1.0, delta=1e-9,
-                                            random_state=args.seed).fit(X)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    rows = np.asarray(synth.sample(len(X), random_state=args.seed), dtype=np.int64)
-    max_error, mean_error = two_way_errors(X, rows, n_levels)
     entry = {"label": args.label, "rows": args.rows, "seed": args.seed,
-             "method_": synth.method_, "fit_cpu_s": round(cpu, 1), "fit_wall_s": round(wall, 1),
-             "measured_tables": len(synth.measured_tables_),
-             "model_floats": int(synth.model_.size),
-             "max_2way": round(max_error, 4), "mean_2way": round(mean_error, 5)}
+             **run(X, n_levels, 1.0, args.seed, delta=1e-9)}
     print(json.dumps(entry), flush=True)
     old = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
     runs = [r for r in old if (r["label"], r["rows"], r["seed"])

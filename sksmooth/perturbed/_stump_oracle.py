@@ -228,16 +228,15 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
 
     Parameters
     ----------
-    n_thresholds : int, default=16
-    bounds : tuple (lower, upper) or None, default=None
+    n_thresholds, bounds
+        As in :class:`StumpERMClassifier`.
 
     Attributes
     ----------
     classes_ : ndarray of shape (k,)
-    feature_ : int
-        -1 for a constant.
-    threshold_ : float
     labels_ : tuple (index below, index above) into ``classes_``
+    feature_, threshold_, bounds_, n_features_in_
+        As in :class:`StumpERMClassifier`.
     """
 
     _erm_multiclass = True

@@ -435,17 +435,16 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
 
     Parameters
     ----------
-    n_thresholds : int, default=16
-    bounds : tuple (lower, upper) or None, default=None
+    n_thresholds, bounds
+        As in :class:`DepthTwoTreeERMClassifier`.
 
     Attributes
     ----------
     classes_ : ndarray of shape (k,)
-    feature_ : int
-        Root feature (-1: a constant).
-    threshold_ : float
     left_, right_ : GridLeaf
         Labels are indices into ``classes_``.
+    feature_, threshold_, bounds_, n_features_in_
+        As in :class:`DepthTwoTreeERMClassifier`.
 
     References
     ----------

@@ -8,6 +8,7 @@ with the install hint (CI must exercise every backend).
 """
 
 import os
+import sqlite3
 import uuid
 import warnings
 
@@ -75,6 +76,26 @@ def backend(request, tmp_path):
 def shared_backend(request, tmp_path):
     """``(kind, location_kwargs)`` for the backends every process reaches."""
     return request.param, ledger_location(request.param, request, tmp_path)
+
+
+@pytest.fixture
+def ledger_sql(shared_backend):
+    """``run(*statements)``: SQL on the test's ledger database from outside the
+    package (another program, or an older version, writing it)."""
+    kind, location = shared_backend
+
+    def run(*statements):
+        if kind == "sqlite":
+            connection = sqlite3.connect(location["path"], isolation_level=None)
+        else:
+            connection = psycopg.connect(location["url"], autocommit=True)
+        try:
+            for statement in statements:
+                connection.execute(statement)
+        finally:
+            connection.close()
+
+    return run
 
 
 @pytest.fixture

@@ -290,43 +290,33 @@ def test_zero_delta_budget_refuses_any_positive_delta(make_accountant):
     assert acc.spent == (0.5, 0.0)
 
 
-def _delete_spends_after_the_first(kind, location):
-    """What restoring an older copy of the ledger does: the later spends are gone."""
-    if kind == "sqlite":
-        import sqlite3
-        with sqlite3.connect(location["path"]) as connection:
-            connection.execute("DELETE FROM spends WHERE id > (SELECT MIN(id) FROM spends)")
-    else:
-        import psycopg
-        with psycopg.connect(location["url"], autocommit=True) as connection:
-            connection.execute("DELETE FROM spends WHERE id > (SELECT MIN(id) FROM spends)")
+# what restoring an older copy of the ledger does: the later spends are gone
+DELETE_LATER_SPENDS = "DELETE FROM spends WHERE id > (SELECT MIN(id) FROM spends)"
 
 
-def _replace_ledger(kind, location, epsilon):
+def _replace_ledger(kind, location, ledger_sql, epsilon):
     """Delete the ledger and create a new one at the same place (a re-run script)."""
     if kind == "sqlite":
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(location["path"] + suffix):
                 os.remove(location["path"] + suffix)
     else:
-        import psycopg
-        with psycopg.connect(location["url"], autocommit=True) as connection:
-            connection.execute("DROP TABLE spends, budget")
+        ledger_sql("DROP TABLE spends, budget")
     return BudgetAccountant(epsilon, **location)
 
 
 def test_a_rolled_back_ledger_is_refused_by_every_handle_that_saw_later_spends(
-        shared_backend):
+        shared_backend, ledger_sql):
     # a handle went on charging a ledger restored from an older copy, and reported the
     # older total: 1.75 spent against a budget of 1.0 (found by a review)
     from sksmooth.accounting import LedgerIntegrityError
 
-    kind, location = shared_backend
+    _, location = shared_backend
     acc = BudgetAccountant(1.0, **location)
     acc.spend(0.1, label="first")
     worker_copy = pickle.loads(pickle.dumps(acc._storage))  # what a worker receives
     acc.spend(0.85, label="second")
-    _delete_spends_after_the_first(kind, location)
+    ledger_sql(DELETE_LATER_SPENDS)
     with pytest.raises(LedgerIntegrityError, match="rolled back"):
         acc.spend(0.8, label="third")
     with pytest.raises(LedgerIntegrityError, match="rolled back"):
@@ -336,7 +326,8 @@ def test_a_rolled_back_ledger_is_refused_by_every_handle_that_saw_later_spends(
     assert worker_copy.totals().n_spends == 1
 
 
-def test_a_replaced_ledger_is_refused_by_the_handles_of_the_old_one(shared_backend):
+def test_a_replaced_ledger_is_refused_by_the_handles_of_the_old_one(shared_backend,
+                                                                    ledger_sql):
     # a worker's handle on a ledger deleted and created again (budget 1000) charged the
     # new ledger with the old budget; the owner's SQLite connection went on charging
     # the deleted file (found by a review)
@@ -347,7 +338,7 @@ def test_a_replaced_ledger_is_refused_by_the_handles_of_the_old_one(shared_backe
     acc = BudgetAccountant(1.0, **location)
     acc.spend(0.9, label="old")
     worker_copy = pickle.loads(pickle.dumps(acc._storage))
-    new = _replace_ledger(kind, location, 1000.0)
+    new = _replace_ledger(kind, location, ledger_sql, 1000.0)
     with pytest.raises(LedgerIntegrityError, match="replaced|rolled back"):
         acc.spend(0.05, label="owner")
     with pytest.raises(LedgerIntegrityError, match="replaced|rolled back"):
@@ -357,7 +348,7 @@ def test_a_replaced_ledger_is_refused_by_the_handles_of_the_old_one(shared_backe
 
 
 def test_the_integrity_audit_catches_a_driver_that_forgets_what_it_saw(
-        shared_backend, monkeypatch):
+        shared_backend, ledger_sql, monkeypatch):
     from sksmooth.accounting._backends import _sql
 
     def forgetful(self, execute, placeholder, totals_query, where, lock=""):
@@ -365,11 +356,11 @@ def test_the_integrity_audit_catches_a_driver_that_forgets_what_it_saw(
 
     monkeypatch.setattr(_sql.LedgerWitness, "before_append", forgetful)
     monkeypatch.setattr(_sql.LedgerWitness, "saw_totals", lambda self, totals, where: totals)
-    kind, location = shared_backend
+    _, location = shared_backend
     acc = BudgetAccountant(1.0, **location)
     acc.spend(0.1, label="first")
     acc.spend(0.85, label="second")
-    _delete_spends_after_the_first(kind, location)
+    ledger_sql(DELETE_LATER_SPENDS)
     acc.spend(0.8, label="third")  # the overspend the test above refuses
     assert acc.spent.epsilon == pytest.approx(0.9)  # 1.75 borne by the data
 

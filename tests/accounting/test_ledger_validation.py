@@ -122,35 +122,23 @@ def test_old_ledger_without_certified_column_is_upgraded(tmp_path):
     assert acc.spent_not_certified.epsilon == 0.25
 
 
-def _ledger_before_non_private_releases(execute, key, real, flag):
-    """The tables as written before ``spends.private`` (``certified`` present)."""
-    execute(f"CREATE TABLE budget (epsilon {real}, delta {real})")
-    execute(f"CREATE TABLE spends (id {key}, label TEXT, epsilon {real}, delta {real}, "
-            f"time {real}, pid INTEGER, certified {flag})")
-    execute("INSERT INTO budget VALUES (1.0, 1.0)")
-    execute("INSERT INTO spends (label, epsilon, delta, time, pid) "
-            "VALUES ('old', 0.5, 0.0, 0.0, 1)")
+# column types as each database's first ledgers declared them
+_OLD_TYPES = {"sqlite": ("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL", "INTEGER NOT NULL DEFAULT 1"),
+              "postgres": ("BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION",
+                           "BOOLEAN NOT NULL DEFAULT TRUE")}
 
 
-def test_old_sqlite_ledger_without_private_column_is_upgraded(tmp_path):
-    path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as connection:
-        _ledger_before_non_private_releases(
-            connection.execute, "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL",
-            "INTEGER NOT NULL DEFAULT 1")
-    acc = BudgetAccountant(1.0, 1.0, path=path)
-    assert [(r.label, r.private) for r in acc.ledger] == [("old", True)]
-    charge_not_private(acc, "Tree", "row values")
-    assert acc.spent == (0.5, 0.0) and acc.spent.n_not_private == 1
-
-
-def test_old_postgres_ledger_without_private_column_is_upgraded(postgres_url):
-    import psycopg
-    with psycopg.connect(postgres_url, autocommit=True) as connection:
-        _ledger_before_non_private_releases(
-            connection.execute, "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION",
-            "BOOLEAN NOT NULL DEFAULT TRUE")
-    acc = BudgetAccountant(1.0, 1.0, url=postgres_url)
+def test_old_ledger_without_private_column_is_upgraded(shared_backend, ledger_sql):
+    # the tables as written before spends.private (certified present)
+    kind, location = shared_backend
+    key, real, flag = _OLD_TYPES[kind]
+    ledger_sql(f"CREATE TABLE budget (epsilon {real}, delta {real})",
+               f"CREATE TABLE spends (id {key}, label TEXT, epsilon {real}, delta {real}, "
+               f"time {real}, pid INTEGER, certified {flag})",
+               "INSERT INTO budget VALUES (1.0, 1.0)",
+               "INSERT INTO spends (label, epsilon, delta, time, pid) "
+               "VALUES ('old', 0.5, 0.0, 0.0, 1)")
+    acc = BudgetAccountant(1.0, 1.0, **location)
     assert [(r.label, r.private) for r in acc.ledger] == [("old", True)]
     charge_not_private(acc, "Tree", "row values")
     assert acc.spent == (0.5, 0.0) and acc.spent.n_not_private == 1
