@@ -254,8 +254,10 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     n_rounds = pos.shape[0]
     n_positions, n_pairs = log_mass.shape
     n_features = len(sizes)
-    if n_rounds * n_positions * n_pairs <= _DIRECT_ELEMENTS or n_rounds <= _BASE_ROWS \
-            or n_positions <= 2 * n_features:
+    # a short block on many positions is binned once (to at most rounds + 1 bins
+    # per feature) and then played densely: O(positions + rounds^2), not their product
+    if n_rounds * n_positions * n_pairs <= _DIRECT_ELEMENTS or n_positions <= 2 * n_features \
+            or (n_rounds <= _BASE_ROWS and n_positions <= n_features * (n_rounds + 1)):
         return _axis_direct(log_mass, sizes, pos, labels, learning_rate, counter)
     rows = max(_BASE_ROWS, min(n_rounds, n_positions // (_BIN_RATIO * n_features)))
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -455,13 +457,17 @@ class AxisHedge:
         if new.size == 0:  # no sort or hash of all segments when nothing is new
             return
         at = np.searchsorted(self.starts, new, side="right")
+        # segment i of the new list comes from old segment parent[i] (a gather per
+        # array: np.insert's masked copy of 2-D arrays costs several times more)
+        parent = np.repeat(np.arange(len(self.starts)),
+                           1 + np.bincount(at - 1, minlength=len(self.starts)))
         self.starts = _frozen(np.insert(self.starts, at, new))
-        self.log_weight = _frozen(np.insert(self.log_weight, at, self.log_weight[at - 1], axis=0))
-        self.loss = _frozen(np.insert(self.loss, at, self.loss[at - 1], axis=0))
+        self.log_weight = _frozen(np.take(self.log_weight, parent, axis=0))
+        self.loss = _frozen(np.take(self.loss, parent, axis=0))
         # the new segments and the ones they were cut from change mass (new arrays:
         # snapshots share the old ones)
-        self.segment_count = np.insert(self.segment_count, at, 0.0, axis=0)
-        self.segment_log_count = np.insert(self.segment_log_count, at, 0.0, axis=0)
+        self.segment_count = np.take(self.segment_count, parent, axis=0)
+        self.segment_log_count = np.take(self.segment_log_count, parent, axis=0)
         placed = at + np.arange(len(new))
         self._count_segments(np.union1d(placed, placed - 1))
         _frozen(self.segment_count)
@@ -486,14 +492,14 @@ class AxisHedge:
         sizes = np.diff(np.append(np.searchsorted(self.starts, self.offsets[:-1]),
                                   len(self.starts)))
         counter = [0]
-        proba, loss = axis_rounds(self._segment_log_mass(), sizes,
-                                  np.searchsorted(self.starts, positions), labels,
-                                  self.learning_rate, counter)
+        log_mass = self._segment_log_mass()
+        proba, loss = axis_rounds(log_mass, sizes, np.searchsorted(self.starts, positions),
+                                  labels, self.learning_rate, counter)
         self.work += counter[0] + self.starts.size * len(self.pairs.left)
         self.loss = _frozen(self.loss + loss)
-        log_weight = self.log_weight - self.learning_rate * loss
-        self.log_weight = _frozen(log_weight - logsumexp(self._segment_log_mass()
-                                                         - self.learning_rate * loss))
+        decrease = self.learning_rate * loss
+        log_mass -= decrease
+        self.log_weight = _frozen(self.log_weight - decrease - logsumexp(log_mass))
         return proba, 1.0 - proba[np.arange(n_rounds), y]
 
     def predict_proba_from(self, X):

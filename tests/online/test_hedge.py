@@ -210,3 +210,20 @@ def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
         np.testing.assert_array_equal(engine.starts, union)
         np.testing.assert_array_equal(engine.log_weight, lw[parent])
         np.testing.assert_array_equal(engine.loss, loss[parent])
+
+
+def test_axis_engine_short_batch_work_does_not_scale_with_segments_times_rounds():
+    # a batch of b rounds on S segments was played densely (b x S work) whenever
+    # b <= _BASE_ROWS; it is binned first to at most b + 1 bins per feature
+    engine = _grid_engine(2, 20000)
+    rng = np.random.default_rng(0)
+    X = rng.random((4020, 2))
+    y = (X[:, 0] >= 0.5).astype(int)
+    engine.update(X[:4000], y[:4000])  # thousands of segments per feature
+    work = {}
+    for b, (lo, hi) in ((1, (4000, 4001)), (16, (4001, 4017))):
+        before = engine.work
+        engine.update(X[lo:hi], y[lo:hi])
+        work[b] = engine.work - before
+    assert engine.n_segments > 5000
+    assert work[16] < 2 * work[1]
