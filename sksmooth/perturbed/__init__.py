@@ -31,6 +31,7 @@ from ._oracle_base import min_pairwise_distance, spectral_separation
 from ._parity_oracle import ParityERMClassifier, fwht
 from ._perturbed_erm import PerturbedERMClassifier
 from ._protocol import ERMOracle
+from ._setup import BoxScaledClassifier
 from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
 from ._threshold_oracle import ThresholdERMClassifier
 from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
@@ -38,6 +39,7 @@ from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMCl
 __all__ = [
     "PerturbedERMClassifier",
     "ERMOracle",
+    "BoxScaledClassifier",
     "DepthTwoTreeERMClassifier",
     "FiniteClassERMClassifier",
     "MulticlassDepthTwoTreeERMClassifier",

@@ -9,11 +9,14 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from sksmooth.perturbed import (
+    BoxScaledClassifier,
     DepthTwoTreeERMClassifier,
     FiniteClassERMClassifier,
+    MulticlassDepthTwoTreeERMClassifier,
     MulticlassStumpERMClassifier,
     ParityERMClassifier,
     PerturbedERMClassifier,
@@ -235,12 +238,13 @@ def _three_class_stream(T, seed=0, noise=0.05):
 @pytest.mark.parametrize("perturbation", ["hallucinated", "labels"])
 def test_multiclass_ftpl_learns_a_three_class_stream(perturbation):
     """A stump with a label per side cannot fit a 3-interval rule (the best
-    in hindsight gets one interval wrong: ~0.3 T mistakes plus noise); the
-    default multiclass FTPL must be within 0.05 T of it and far from chance
-    (2/3 T)."""
+    in hindsight gets one interval wrong: ~0.3 T mistakes plus noise); exact
+    multiclass FTPL (grid trees) must be within 0.05 T of it and far from
+    chance (2/3 T)."""
     T = 1500
     X, y = _three_class_stream(T)
-    clf = PerturbedERMClassifier(bounds=(0, 1), classes=["low", "mid", "high"],
+    clf = PerturbedERMClassifier(MulticlassDepthTwoTreeERMClassifier(n_thresholds=32),
+                                 bounds=(0, 1), classes=["low", "mid", "high"],
                                  online_perturbation=perturbation, random_state=0)
     _play(clf, X, y, 10)
     best = MulticlassStumpERMClassifier(n_thresholds=128, bounds=(0, 1)).fit(X, y)
@@ -253,6 +257,46 @@ def test_multiclass_ftpl_learns_a_three_class_stream(perturbation):
     if perturbation == "hallucinated":
         assert isinstance(clf._run.past, PastStatistic)
         assert isinstance(clf.estimator_, MulticlassStumpERMClassifier)
+
+
+def _sector_stream(T, n_classes=6, seed=0):
+    """Labels by the angle of ``x`` around the centre of the box ``[0, 10]^2``:
+    linearly separable (argmax of ``<w_c, x - centre>``), but no depth-2 tree
+    (four leaves) can name more than four of the labels."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 10, size=(T, 2))
+    angle = np.arctan2(X[:, 1] - 5, X[:, 0] - 5) + np.pi
+    return X, (angle * n_classes / (2 * np.pi)).astype(int) % n_classes
+
+
+def test_multiclass_online_default_names_every_label():
+    """The default online learner on a multiclass target (logistic regression on
+    the unit box) names every label; the exact trees it replaced name at most 4."""
+    X, y = _sector_stream(600)
+    clf = _play(PerturbedERMClassifier(bounds=(0, 10), classes=range(6), random_state=0),
+                X, y, 10)
+    assert isinstance(clf.estimator_, BoxScaledClassifier)
+    assert set(clf.predict(X)) == set(range(6))
+    assert clf.score(X, y) > 0.7  # four of six sectors at best: 0.67
+    assert clf.cumulative_loss_ < 0.4 * len(y)
+    assert clf.guarantee_.claim.startswith("no regret bound")
+    assert "LogisticRegression is not an exact 0-1 ERM" in clf.guarantee_.claim
+    assert clf._run.n_refits < 40  # the geometric schedule, not a refit per round
+    binary = _play(PerturbedERMClassifier(bounds=(0, 10), classes=[0, 1], random_state=0),
+                   X, y > 2, 10)
+    assert isinstance(binary.estimator_, DepthTwoTreeERMClassifier)
+
+
+def test_box_scaled_classifier_fits_on_the_unit_cube():
+    rng = np.random.default_rng(0)
+    lower, upper = np.array([0.0, -50.0]), np.array([10.0, 150.0])
+    X = rng.uniform(lower, upper, size=(200, 2))
+    y = (X[:, 0] / 10 + (X[:, 1] + 50) / 200 > 1).astype(int)
+    scaled = BoxScaledClassifier(LogisticRegression(), bounds=(lower, upper)).fit(X, y)
+    direct = LogisticRegression().fit((X - lower) / (upper - lower), y)
+    np.testing.assert_allclose(scaled.estimator_.coef_, direct.coef_)
+    np.testing.assert_allclose(scaled.predict_proba(X[:5]),
+                               direct.predict_proba((X[:5] - lower) / (upper - lower)))
 
 
 def test_multiclass_ftpl_with_a_heuristic_oracle_and_labels_from_the_first_batch():

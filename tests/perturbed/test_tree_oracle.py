@@ -320,15 +320,16 @@ def test_multiclass_separation_and_class_size():
     assert oracle._erm_class_size(2, 3) >= labels.shape[1]
 
 
-def test_default_multiclass_ftpl_learns_intervals_no_stump_can():
+def test_multiclass_grid_trees_ftpl_learns_intervals_no_stump_can():
     """Label = interval of x1 (cuts 0.3, 0.7), 3 features, batches of 10: the
-    default (multiclass grid trees) stays under 10 % mistakes; the previous
-    default, 128-grid multiclass stumps, cannot (a third of the rows)."""
+    multiclass grid trees stay under 10 % mistakes; 128-grid multiclass
+    stumps cannot (a third of the rows)."""
     rng = np.random.default_rng(0)
     T = 1000
     X = rng.uniform(size=(T, 3))
     y = np.digitize(X[:, 1], [0.3, 0.7])
-    clf = PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1, 2])
+    clf = PerturbedERMClassifier(MulticlassDepthTwoTreeERMClassifier(n_thresholds=32),
+                                 bounds=(0, 1), classes=[0, 1, 2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for start in range(0, T, 10):
