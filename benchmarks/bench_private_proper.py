@@ -467,7 +467,7 @@ def default_table(seeds, peer):
 
 def scaling():
     """Fit time at 10^5 and 10^6 rows (10 features; littlestone: 1 feature on 16 points)
-    for every method, best of two fits, and the time exponent between them."""
+    for every method, best of three fits, and the time exponent between them."""
     from sksmooth.proper import Exponential, Littlestone
 
     configs = {
@@ -497,7 +497,7 @@ def scaling():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 times = []
-                for _ in range(2):
+                for _ in range(3):
                     t0 = time.perf_counter()
                     clf.fit(X, y)
                     times.append(time.perf_counter() - t0)

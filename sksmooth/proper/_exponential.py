@@ -18,7 +18,7 @@ from .._validation import (check_bounds, check_box_has_width, check_inferred_box
 from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
 from ..exceptions import DefaultsWarning
 from ..mechanisms import exact_exponential_mechanism
-from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule
+from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule, row_blocks
 from ._intervals import IntervalStrategy
 from ._selection_bound import ExponentialSelectionBound, check_table_size
 
@@ -60,10 +60,11 @@ def label_counts(concepts, X, y_codes, n_classes):
         return LabelCounts(_stump_counts(concepts, X, y_codes, total), total)
     inside = np.zeros((concepts.n_concepts, n_classes), np.int64)
     for start in range(0, X.shape[0], _ROW_BLOCK):
-        values = np.asarray(concepts.evaluate(X[start:start + _ROW_BLOCK]), dtype=bool)
-        codes = y_codes[start:start + _ROW_BLOCK]
+        block, codes = X[start:start + _ROW_BLOCK], y_codes[start:start + _ROW_BLOCK]
         for label in np.unique(codes):  # the labels, not the rows
-            inside[:, label] += np.count_nonzero(values[codes == label], axis=0)
+            # the rows of one label evaluated together: no masked copy of the values
+            values = np.asarray(concepts.evaluate(block[codes == label]), dtype=bool)
+            inside[:, label] += np.count_nonzero(values, axis=0)
     return LabelCounts(inside, total)
 
 
@@ -169,9 +170,12 @@ class ExponentialStrategy(ExponentialSelectionBound):
     # ---------------------------------------------------------- interface
     def accumulate(self, statistics, X, y_codes):
         """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
-        X = sanitize_rows(X, self.lower, self.upper)
         k = statistics.total.shape[0]
-        return statistics + label_counts(self.concepts, X, y_codes, k)
+        y_codes = np.asarray(y_codes, dtype=np.int64)
+        for rows in row_blocks(X.shape[0]):
+            block = sanitize_rows(X[rows], self.lower, self.upper)
+            statistics = statistics + label_counts(self.concepts, block, y_codes[rows], k)
+        return statistics
 
     def select(self, statistics, params, randomness):
         """``(index, None)``: the exponential mechanism on the noise stream only."""

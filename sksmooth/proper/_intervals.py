@@ -42,7 +42,7 @@ from scipy.special import gammaln, logsumexp
 from .._domain import box_distance, grid_threshold
 from .._untrusted import sanitize_rows
 from ..mechanisms import FLOAT_SELECTION_NOTE, exact_exponential_mechanism
-from ._hypothesis import SelectedHypothesis
+from ._hypothesis import SelectedHypothesis, row_blocks
 from ._selection_bound import ExponentialSelectionBound, check_table_size
 
 __all__ = ["IntervalStrategy", "CellCounts", "MAX_LISTED", "listed_cells"]
@@ -202,13 +202,16 @@ class IntervalStrategy(ExponentialSelectionBound):
         return CellCounts(np.zeros((self.cuts.shape[0], self.n_cells, self.n_classes), np.int64))
 
     def accumulate(self, statistics, X, y_codes):
-        X = sanitize_rows(X, self.lower, self.upper)
         d, n_cells, k = statistics.counts.shape
-        # cell of x_f: number of grid cuts <= x_f (x >= t lies right of t)
-        cells = (X[:, :, None] >= self.cuts[None, :, :]).sum(axis=2)
-        flat = (np.arange(d)[None, :] * n_cells + cells) * k + np.asarray(y_codes)[:, None]
-        new = np.bincount(flat.ravel(), minlength=d * n_cells * k).reshape(d, n_cells, k)
-        return statistics + CellCounts(new.astype(np.int64))
+        y_codes = np.asarray(y_codes, dtype=np.int64)
+        new = np.zeros(d * n_cells * k, np.int64)
+        for rows in row_blocks(X.shape[0]):
+            block = sanitize_rows(X[rows], self.lower, self.upper)
+            # cell of x_f: number of grid cuts <= x_f (x >= t lies right of t)
+            cells = (block[:, :, None] >= self.cuts[None, :, :]).sum(axis=2)
+            flat = (np.arange(d)[None, :] * n_cells + cells) * k + y_codes[rows, None]
+            new += np.bincount(flat.ravel(), minlength=d * n_cells * k)
+        return statistics + CellCounts(new.reshape(d, n_cells, k))
 
     def _scale(self, epsilon):
         # above MAX_SCALE one error already weighs exp(-1e250) = 0 in double

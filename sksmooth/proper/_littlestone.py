@@ -36,7 +36,8 @@ from .littlestone._polypri import (
     resolve_parameters,
     theoretical_sample_size,
 )
-from ._hypothesis import DomainRule, SelectedHypothesis, TwoLabelRule, nearest_domain_index
+from ._hypothesis import (DomainRule, SelectedHypothesis, TwoLabelRule, nearest_domain_index,
+                          row_blocks)
 
 __all__ = ["LittlestoneStrategy", "DomainSample", "LittlestoneDetails"]
 
@@ -123,7 +124,9 @@ class LittlestoneStrategy:
         return DomainSample(np.empty(0, np.int64), np.empty(0))
 
     def accumulate(self, statistics, X, y_codes):
-        idx = nearest_domain_index(self.domain, X)
+        # by blocks: the exact-match lookup sorts its rows (n log n on the whole X)
+        idx = np.concatenate([nearest_domain_index(self.domain, X[rows])
+                              for rows in row_blocks(X.shape[0])] or [np.empty(0, np.int64)])
         y_pm1 = np.where(np.asarray(y_codes) == 1, 1.0, -1.0)
         return DomainSample(np.concatenate([statistics.x_idx, idx]),
                             np.concatenate([statistics.y_pm1, y_pm1]))

@@ -22,7 +22,7 @@ from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
 from ._exponential import public_box
-from ._hypothesis import SelectedHypothesis
+from ._hypothesis import SelectedHypothesis, row_blocks
 from ._prototype_maps import BoxCodes, BoxPrototypeRule, ProjectedL1Codes, random_projection
 
 __all__ = ["PrototypeStrategy", "ClassSums", "PrototypeRule"]
@@ -215,13 +215,19 @@ class PrototypeStrategy:
 
     def accumulate(self, statistics, X, y_codes):
         """New statistics with ``(X, y)`` added (``statistics`` is not mutated)."""
-        X = sanitize_rows(X, self.lower, self.upper)
-        u = self.codes_map.codes(X)
-        groups = np.asarray(y_codes) * self.prototypes_per_label + self._cells(X)
-        sums = np.zeros_like(statistics.sums)
-        np.add.at(sums, groups, u)
-        counts = np.bincount(groups, minlength=self.n_groups).astype(np.int64)
-        return statistics + ClassSums(sums, counts)
+        y_codes = np.asarray(y_codes, dtype=np.int64)
+        g, d = statistics.sums.shape
+        sums = np.zeros(g * d, np.int64)
+        counts = np.zeros(g, np.int64)
+        for rows in row_blocks(X.shape[0]):
+            block = sanitize_rows(X[rows], self.lower, self.upper)
+            u = self.codes_map.codes(block)
+            groups = y_codes[rows] * self.prototypes_per_label + self._cells(block)
+            # per block |sum| <= rows x max |code| < 2^53: the float sums are exact
+            sums += np.rint(np.bincount((groups[:, None] * d + np.arange(d)).ravel(),
+                                        weights=u.ravel(), minlength=g * d)).astype(np.int64)
+            counts += np.bincount(groups, minlength=g)
+        return statistics + ClassSums(sums.reshape(g, d), counts)
 
     # --------------------------------------------------------------- noise
     def calibration(self, params):

@@ -849,3 +849,38 @@ def test_a_private_search_runs_over_epsilon_and_over_the_method():
         search.fit(X, y)
     assert search.best_params_["method"].__class__ in (NoisyMeans, Exponential)
     assert search.best_estimator_.score(X, y) > 0.3
+
+
+@pytest.mark.parametrize("params", [
+    dict(hypotheses="stumps"),
+    dict(hypotheses="halfspaces", method=Exponential(cover_size=64)),
+    dict(hypotheses="intervals"),
+    dict(hypotheses="prototypes", delta=1e-5),
+    dict(hypotheses="thresholds", method=Littlestone(domain=np.arange(16) / 16), delta=1e-6),
+], ids=["stumps", "halfspaces", "intervals", "noisy_means", "littlestone"])
+def test_rows_counted_in_blocks_give_the_statistics_of_one_pass(params, monkeypatch):
+    # fits read, map and count the rows in blocks (linear time in n: whole-X
+    # temporaries fell out of cache); the statistics must not depend on the block size
+    import dataclasses
+
+    from sksmooth.proper import _hypothesis
+
+    rng = np.random.default_rng(3)
+    n = 403
+    X = rng.choice(np.arange(16) / 16, (n, 1)) if "method" in params and \
+        isinstance(params["method"], Littlestone) else rng.uniform(-0.1, 1.1, (n, 3))
+    X[5, 0] = np.nan
+    y = rng.integers(0, 3 if params["hypotheses"] == "intervals" else 2, n)
+    classes = [0, 1, 2] if params["hypotheses"] == "intervals" else [0, 1]
+    bounds = {} if "method" in params and isinstance(params["method"], Littlestone) \
+        else dict(bounds=(0.0, 1.0))
+    stats = {}
+    for size in (1 << 14, 7):
+        monkeypatch.setattr(_hypothesis, "_ROWS_PER_PASS", size)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = PrivateProperClassifier(classes=classes, random_state=0, **bounds,
+                                          **params).fit(X, y)
+        stats[size] = dataclasses.astuple(clf._statistics)
+    for whole, blocked in zip(stats[1 << 14], stats[7]):
+        np.testing.assert_array_equal(whole, blocked)
