@@ -285,6 +285,15 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     return proba, loss
 
 
+def _prefix_masses(log_mass):
+    """``(cumulative, shift)``: ``cumulative[i] = sum_{s < i} exp(log_mass[s] - shift)`` per
+    column, shape (n + 1, columns), with ``shift`` the largest log mass."""
+    shift = float(np.max(log_mass))
+    cumulative = np.zeros((log_mass.shape[0] + 1, log_mass.shape[1]))
+    np.cumsum(np.exp(log_mass - shift), axis=0, out=cumulative[1:])
+    return _frozen(cumulative), shift
+
+
 def _sorted_unique(values):
     """``np.unique`` for small int arrays (its hash path costs more here)."""
     values = np.sort(values)
@@ -443,9 +452,6 @@ class AxisHedge:
             self.segment_count[index] = count
             self.segment_log_count[index] = log_count
 
-    def _segment_counts(self):
-        return self.segment_count
-
     def _segment_log_mass(self):
         return self.log_weight + self.segment_log_count
 
@@ -456,6 +462,7 @@ class AxisHedge:
         new = inside[self.starts[at - 1] != inside]  # not yet a boundary
         if new.size == 0:  # no sort or hash of all segments when nothing is new
             return
+        self._prefix = None
         at = np.searchsorted(self.starts, new, side="right")
         # segment i of the new list comes from old segment parent[i] (a gather per
         # array: np.insert's masked copy of 2-D arrays costs several times more)
@@ -499,14 +506,23 @@ class AxisHedge:
         self.loss = _frozen(self.loss + loss)
         decrease = self.learning_rate * loss
         log_mass -= decrease
-        self.log_weight = _frozen(self.log_weight - decrease - logsumexp(log_mass))
+        cumulative, shift = _prefix_masses(log_mass)
+        log_total = np.log(cumulative[-1].sum()) + shift
+        self.log_weight = _frozen(self.log_weight - decrease - log_total)
+        # the normalisation's prefix sums serve the next predict (same masses, rescaled)
+        self._prefix = (cumulative, shift - log_total)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
+
+    def _prefix_masses(self):
+        """``(cumulative, shift)`` of :func:`_prefix_masses` for the current weights
+        (cached by ``update``; ``_split`` drops it)."""
+        if getattr(self, "_prefix", None) is None:
+            self._prefix = _prefix_masses(self._segment_log_mass())
+        return self._prefix
 
     def predict_proba_from(self, X):
         """Weight of the experts voting for each class at each row (no update)."""
-        per_expert = np.exp(self.log_weight)
-        seg_mass = per_expert * self._segment_counts()
-        cumulative = np.vstack([np.zeros((1, seg_mass.shape[1])), np.cumsum(seg_mass, axis=0)])
+        cumulative, shift = self._prefix_masses()
         pos = self._positions(X)                                           # (n, F)
         first = np.searchsorted(self.starts, self.offsets[:-1])            # (F,)
         last = np.append(first[1:], len(self.starts))
@@ -514,7 +530,7 @@ class AxisHedge:
         seg = np.minimum(np.searchsorted(self.starts, pos, side="right") - 1, last - 1)
         # experts strictly below pos: whole segments before seg, part of seg
         partial = (self.count_cumulative[pos] - self.count_cumulative[self.starts[seg]]) \
-            * per_expert[seg]
+            * np.exp(self.log_weight[seg] - shift)
         below = cumulative[seg] - cumulative[first] + partial              # (n, F, q)
         total = cumulative[last] - cumulative[first]
         on_right = below.sum(axis=1)
