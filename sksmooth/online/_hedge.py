@@ -492,20 +492,31 @@ class AxisHedge:
         if n_rounds == 0:
             return np.empty((0, self.n_classes)), np.empty(0)
         positions = self._positions(X)
-        self._split(positions.ravel())
         labels = _RoundLabels(self.pairs.left[None, :] != y[:, None],
                               self.pairs.right[None, :] != y[:, None],
                               self.left_onehot, self.right_onehot)
-        sizes = np.diff(np.append(np.searchsorted(self.starts, self.offsets[:-1]),
-                                  len(self.starts)))
+        # experts between the same two observed positions (or feature ends) agree on
+        # every round of the batch: play the batch on these bins, whose masses the
+        # prefix sums give in O(log segments) each (the batch's probabilities are
+        # exact up to float rounding relative to the total weight)
+        n_positions = self.offsets[-1]
+        edges = _sorted_unique(np.concatenate([self.offsets[:-1],
+                                               positions[positions < n_positions]]))
+        below = self._mass_below(np.append(edges, n_positions))
+        with np.errstate(divide="ignore"):
+            bin_log_mass = np.log(np.maximum(np.diff(below, axis=0), 0.0))
         counter = [0]
-        log_mass = self._segment_log_mass()
-        proba, loss = axis_rounds(log_mass, sizes, np.searchsorted(self.starts, positions),
-                                  labels, self.learning_rate, counter)
+        proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
+                                      np.searchsorted(edges, positions), labels,
+                                      self.learning_rate, counter)
+        # the segments then split at the edges and take their bin's mistakes
+        self._split(positions.ravel())
+        per_bin = np.diff(np.searchsorted(self.starts, np.append(edges, n_positions)))
+        loss = np.repeat(bin_loss, per_bin, axis=0)
         self.work += counter[0] + self.starts.size * len(self.pairs.left)
         self.loss = _frozen(self.loss + loss)
         decrease = self.learning_rate * loss
-        log_mass -= decrease
+        log_mass = self._segment_log_mass() - decrease
         cumulative, shift = _prefix_masses(log_mass)
         log_total = np.log(cumulative[-1].sum()) + shift
         self.log_weight = _frozen(self.log_weight - decrease - log_total)
@@ -522,20 +533,20 @@ class AxisHedge:
 
     def predict_proba_from(self, X):
         """Weight of the experts voting for each class at each row (no update)."""
-        cumulative, shift = self._prefix_masses()
-        pos = self._positions(X)                                           # (n, F)
-        first = np.searchsorted(self.starts, self.offsets[:-1])            # (F,)
-        last = np.append(first[1:], len(self.starts))
-        # segment holding position pos (the last one of its feature at the end)
-        seg = np.minimum(np.searchsorted(self.starts, pos, side="right") - 1, last - 1)
-        # experts strictly below pos: whole segments before seg, part of seg
-        partial = (self.count_cumulative[pos] - self.count_cumulative[self.starts[seg]]) \
-            * np.exp(self.log_weight[seg] - shift)
-        below = cumulative[seg] - cumulative[first] + partial              # (n, F, q)
-        total = cumulative[last] - cumulative[first]
-        on_right = below.sum(axis=1)
-        proba = on_right @ self.right_onehot + (total.sum(axis=0) - on_right) @ self.left_onehot
+        at_start = self._mass_below(self.offsets)                          # (F + 1, q)
+        on_right = (self._mass_below(self._positions(X)) - at_start[:-1]).sum(axis=1)
+        proba = on_right @ self.right_onehot \
+            + (at_start[-1] - at_start[0] - on_right) @ self.left_onehot
         return np.clip(proba / proba.sum(axis=1, keepdims=True), 0.0, 1.0)
+
+    def _mass_below(self, positions):
+        """Weight of the experts at global positions ``< positions`` (any shape; one
+        column per pair), in the scale of the cached prefix sums."""
+        cumulative, shift = self._prefix_masses()
+        seg = np.searchsorted(self.starts, positions, side="right") - 1
+        partial = (self.count_cumulative[positions] - self.count_cumulative[self.starts[seg]]) \
+            * np.exp(self.log_weight[seg] - shift)
+        return cumulative[seg] + partial
 
     def _expert_segment(self):
         return np.searchsorted(self.starts, self.expert_position, side="right") - 1
