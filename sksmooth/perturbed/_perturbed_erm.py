@@ -166,7 +166,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
     ``LogisticRegression`` on the rows mapped onto the unit cube by the
     public box (:class:`~sksmooth.perturbed.BoxScaledClassifier`), refitted
     on the geometric schedule: on digits, wine and ImageSegments it makes
-    0.5 to 0.7 times the mistakes of the best of ``SGDClassifier``,
+    0.44 to 0.74 times the mistakes of the best of ``SGDClassifier``,
     ``Perceptron`` and ``PassiveAggressiveClassifier``, where the exact
     multiclass grid trees and stumps make 1.0 to 5.7 times
     (benchmarks/bench_ftpl_multiclass_streams.py). It is a heuristic

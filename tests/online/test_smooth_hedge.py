@@ -1,5 +1,6 @@
 """Tests of SmoothHedgeClassifier (sksmooth/online/_smooth_hedge.py)."""
 
+import copy
 import pickle
 import warnings
 
@@ -11,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import sksmooth.online._hedge as hedge_module
 from sksmooth.classes import Halfspaces, Thresholds
 from sksmooth.metrics._regret import regret
+from sksmooth.exceptions import DefaultsWarning
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
 from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary
@@ -40,8 +42,9 @@ def test_regret_bound_formula_thresholds():
 
 
 def test_declares_poor_score():
-    # a multiclass stump labels at most two of sklearn's three training blobs: the
-    # tag tells check_classifiers_train (binary accuracy is tested below)
+    # a native multiclass stump labels at most two of sklearn's three training blobs
+    # (hypotheses='stumps'): the tag tells check_classifiers_train (binary and
+    # one-vs-rest accuracy are tested below)
     assert SmoothHedgeClassifier().__sklearn_tags__().classifier_tags.poor_score
 
 
@@ -50,6 +53,7 @@ def _expected_failed(estimator):
 
 
 @parametrize_with_checks([
+    SmoothHedgeClassifier(),  # multiclass checks: one-vs-rest
     SmoothHedgeClassifier(hypotheses="stumps"),
     SmoothHedgeClassifier(hypotheses="stumps", horizon=200, bounds=(-10.0, 10.0)),
     SmoothHedgeClassifier(hypotheses="halfspaces", gamma=0.3, random_state=0),
@@ -600,6 +604,67 @@ def test_multiclass_stumps_native():
     np.testing.assert_array_equal(clf.expert_loss_, (preds != codes[:, None]).sum(0))
     assert clf.regret_bound_is_class_
     assert set(clf.sample_predict(X[:50], 0)) <= set(clf.classes_)
+
+
+def _three_intervals(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 3))
+    return X, np.array(["low", "mid", "high"])[np.digitize(X[:, 1], [0.3, 0.7])]
+
+
+def test_multiclass_default_is_one_vs_rest_and_names_every_label():
+    """hypotheses='auto' on three labels: one binary Hedge per label, argmax of
+    their weights. The native cover's best stump names two of the labels."""
+    X, y = _three_intervals()
+    clf = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+    assert set(clf.predict(X)) == {"low", "mid", "high"}
+    assert clf.score(X, y) > 0.85
+    native = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+    assert len(set(native.predict(X))) == 2
+    # each label's Hedge is binary, on one shared cover: its expert losses are the
+    # cover's one-vs-rest mistakes
+    cover = clf.cover_
+    assert clf.weights_.shape == clf.expert_loss_.shape == (3, cover.n_concepts)
+    for c, label in enumerate(clf.classes_):
+        wrong = cover.evaluate(X) != (y == label)[:, None]
+        np.testing.assert_array_equal(clf.expert_loss_[c], wrong.sum(axis=0))
+    # the bound sums the labels' (same cover, same rate); the vote's mistakes are
+    # at most twice the summed expected loss
+    best = clf.expert_loss_.min(axis=1).sum()
+    assert clf.cumulative_loss_ - best <= clf.regret_bound_
+    assert clf.mistakes_ <= 2 * clf.cumulative_loss_
+    assert "one-vs-rest" in " ".join(clf.guarantee_.notes)
+    assert "each of the 3 labels" in clf.guarantee_.claim
+    np.testing.assert_allclose(clf.predict_proba(X[:20]).sum(axis=1), 1.0)
+    assert set(clf.sample_predict(X[:50], 0)) <= set(clf.classes_)
+    assert "one-vs-rest" in clf.describe_hypotheses(1)[0][1]
+
+
+def test_multiclass_default_partial_fit_is_atomic():
+    X, y = _three_intervals(60)
+    clf = SmoothHedgeClassifier(bounds=(0.0, 1.0))
+    for a in range(0, 40, 10):
+        clf.partial_fit(X[a:a + 10], y[a:a + 10], classes=["low", "mid", "high"])
+    twin = copy.deepcopy(clf)
+    with pytest.raises(ValueError, match="outside classes_"):
+        clf.partial_fit(X[40:50], np.where(np.arange(10) == 5, "other", y[40:50]))
+    for model in (clf, twin):  # the failed call left nothing: both carry on alike
+        model.partial_fit(X[40:60], y[40:60])
+    assert clf.n_rounds_ == 60 and len(clf.epochs_) > 1
+    assert (clf.mistakes_, clf.cumulative_loss_) == (twin.mistakes_, twin.cumulative_loss_)
+    np.testing.assert_array_equal(clf.weights_, twin.weights_)
+    np.testing.assert_array_equal(clf.predict_proba(X), twin.predict_proba(X))
+
+
+def test_multiclass_default_on_many_features_points_to_the_multiclass_learner():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 33)), np.arange(30) % 3
+    with pytest.warns(DefaultsWarning, match="PerturbedERMClassifier"):
+        SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefaultsWarning)
+        SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X[:, :32], y)
+        SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y % 2)
 
 
 def test_multiclass_other_hypotheses_say_what_works():
