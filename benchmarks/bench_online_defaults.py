@@ -23,9 +23,6 @@ Sections, all written to benchmarks/results/online_defaults.json:
   [0, 1]; Bananas, ImageSegments and Shuttle have no published ranges, and
   their box is the stream's range rounded outward (a documented choice
   made after looking at the data, not a blind one).
-* ``ovr``: on the multiclass streams, ``OneVsRestClassifier`` over
-  ``SmoothHedgeClassifier(hypotheses='stumps')`` (what the docs recommend
-  for multiclass streams).
 * ``sigma``: mistakes on the adaptive sigma-smooth threshold adversary
   (``sksmooth.streams``, T = 2000, batches of 10, 5 seeds) of
   ``sigma='auto'`` and of the learner told the true sigma.
@@ -196,29 +193,6 @@ def run_streams(quick, only=STREAMS):
     return out
 
 
-def run_ovr(quick, only=STREAMS):
-    """Multiclass streams: one-vs-rest SmoothHedge (stumps; one binary learner per
-    label, each hypothesis names one label against the rest) beside the native
-    multiclass default, whose hypotheses name two labels each."""
-    from sklearn.multiclass import OneVsRestClassifier
-
-    out = {}
-    for name, (X, y, box, _) in load_streams(quick, only).items():
-        classes = np.unique(y)
-        if len(classes) == 2:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            mistakes, seconds = progressive_sklearn(
-                lambda: OneVsRestClassifier(SmoothHedgeClassifier(hypotheses="stumps",
-                                                                  bounds=(0.0, 1.0))),
-                scaled(X, box), y, classes)
-        out[name] = {"OneVsRest(SmoothHedgeClassifier(stumps))": {
-            "mistakes": mistakes, "seconds": round(seconds, 3)}}
-        print("ovr", name, out[name], flush=True)
-    return out
-
-
 def run_sigma(quick, only=None):
     T, seeds = (600, 2) if quick else (2000, 5)
     out = {}
@@ -285,13 +259,12 @@ def run_per_call(quick, only=None):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", choices=("streams", "ovr", "sigma", "per_call"))
+    parser.add_argument("--only", choices=("streams", "sigma", "per_call"))
     parser.add_argument("--datasets", nargs="+", choices=STREAMS, default=STREAMS,
-                        help="streams for the streams and ovr sections (merged into "
-                             "the results already there)")
+                        help="streams for the streams section (merged into the results "
+                             "already there)")
     args = parser.parse_args()
-    sections = {"streams": run_streams, "ovr": run_ovr, "sigma": run_sigma,
-                "per_call": run_per_call}
+    sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call}
     new = {}
     for name, run in sections.items():
         if args.only in (None, name):
@@ -301,8 +274,10 @@ def main():
     if os.path.exists(RESULTS):  # other sections kept (read at the end: runs may overlap)
         with open(RESULTS) as f:
             results = json.load(f)
+    # the multiclass default is one-vs-rest inside SmoothHedgeClassifier (streams)
+    results.pop("ovr", None), results.pop("ovr_quick", None)
     for name, value in new.items():
-        if name in ("streams", "ovr") and isinstance(results.get(name), dict):
+        if name == "streams" and isinstance(results.get(name), dict):
             value = {**results[name], **value}
         results[name] = value
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
