@@ -577,6 +577,6 @@ def sanitize_rows(X, lower, upper):
 
 def finite_rows(X):
     """The rows of ``X`` without NaN or inf (one zero row if none): what a box read
-    from the data (``bounds=None``, warned) is taken from."""
+    from the data (``bounds='data'``, warned) is taken from."""
     finite = X[np.all(np.isfinite(X), axis=1)]
     return finite if len(finite) else np.zeros((1, X.shape[1]))

@@ -187,8 +187,8 @@ def check_positive_int(value, name, minimum=1):
 
 # The one opt-in to read a release's public inputs (bounds, classes, levels) from the
 # private rows. Such a release has no differential-privacy guarantee: it is recorded as
-# not private and its guarantee_ says so. ``None`` (unset) is read the same way, with a
-# warning naming the private alternatives and this opt-in (to be refused later).
+# not private and its guarantee_ says so. ``None`` (unset) is refused, naming the private
+# alternatives and this opt-in.
 FROM_DATA = "data"
 
 _ALTERNATIVES = {
@@ -201,18 +201,18 @@ _ALTERNATIVES = {
 
 
 def reads_data(value):
-    """Whether a public-input parameter (bounds, classes, levels) is to be read from
-    the rows: unset (``None``) or the opt-in :data:`FROM_DATA`."""
+    """Whether a public-input parameter (bounds, classes, levels) is not given: unset
+    (``None``, which a private release refuses) or the opt-in :data:`FROM_DATA`."""
     return value is None or (isinstance(value, str) and value == FROM_DATA)
 
 
 def refuse_unset(value, name, kind=None, stacklevel=None):
     """The rule for a private release's public input ``name`` that is not given.
 
-    ``None`` and the opt-in :data:`FROM_DATA` warn with a :class:`PrivacyLeakWarning`
-    (the release will have no differential-privacy guarantee; for ``None`` the warning
-    names the private alternative and the opt-in) and return True; a public value
-    returns False.
+    ``None`` is refused with a ``ValueError`` naming the private alternative and
+    the opt-in. The opt-in :data:`FROM_DATA` warns with a
+    :class:`PrivacyLeakWarning` (the release will have no differential-privacy
+    guarantee) and returns True; a public value returns False.
     ``kind`` (``"bounds"``, ``"classes"`` or ``"levels"``) picks the alternative named;
     it defaults to ``name``. The warning names the user's line
     (:func:`user_stacklevel`) unless ``stacklevel`` is given.
@@ -222,19 +222,14 @@ def refuse_unset(value, name, kind=None, stacklevel=None):
     kind = name if kind is None else kind
     alternative = _ALTERNATIVES[kind].format(name=name)
     if value is None:
-        message = (
-            f"{name}=None: a private release needs its {kind} as a public input; they are "
-            "read from the rows, so the release has no differential-privacy guarantee (it "
-            f"is recorded as not private). {alternative[0].upper()}{alternative[1:]}; or "
-            f"pass {name}={FROM_DATA!r} to read them from the rows knowingly (None will be "
-            "refused).")
-    else:
-        message = (
-            f"{name}={FROM_DATA!r}: the {kind} are read from the rows, so the release has "
-            f"no differential-privacy guarantee (it is recorded as not private); "
-            f"{alternative}.")
+        raise ValueError(
+            f"{name}=None: a private release needs its {kind} as a public input; "
+            f"{alternative}. Or pass {name}={FROM_DATA!r} to read them from the rows "
+            "knowingly (the release then has no differential-privacy guarantee).")
     warnings.warn(
-        message,
+        f"{name}={FROM_DATA!r}: the {kind} are read from the rows, so the release has "
+        f"no differential-privacy guarantee (it is recorded as not private); "
+        f"{alternative}.",
         PrivacyLeakWarning,
         stacklevel=user_stacklevel() if stacklevel is None else stacklevel)
     return True

@@ -80,12 +80,13 @@ CONFIGS = {
     "SmoothHedgeClassifier": dict(hypotheses="stumps", bounds=(0, 1)),
     "PerturbedERMClassifier": dict(bounds=(0, 1), classes=[0, 1]),
     "PrivateProperClassifier": dict(bounds=(0, 1), classes=[0, 1]),
-    "SmoothMWEM": dict(bounds=(0, 1), n_bins=4),
-    "SubsampledNetMechanism": dict(bounds=(0, 1), n_candidates=50, n_universe=30,
-                                   n_queries=10, synthetic_size=10),
-    "LaplacePerQuery": dict(bounds=(0, 1), n_bins=4),
-    "GaussianPerQuery": dict(bounds=(0, 1), n_bins=4),
-    "SyntheticSampler": dict(estimator=sksmooth.SmoothMWEM(bounds=(0, 1), n_bins=4)),
+    "SmoothMWEM": dict(bounds=(0, 1), classes=[0, 1], n_bins=4),
+    "SubsampledNetMechanism": dict(bounds=(0, 1), classes=[0, 1], n_candidates=50,
+                                   n_universe=30, n_queries=10, synthetic_size=10),
+    "LaplacePerQuery": dict(bounds=(0, 1), classes=[0, 1], n_bins=4),
+    "GaussianPerQuery": dict(bounds=(0, 1), classes=[0, 1], n_bins=4),
+    "SyntheticSampler": dict(estimator=sksmooth.SmoothMWEM(bounds=(0, 1), classes=[0, 1],
+                                                           n_bins=4)),
     "AdaptiveMarginalSynthesizer": dict(levels=[[0.0, 1.0], [0.0, 1.0]], classes=[0, 1]),
     "PrivateSearchCV": dict(
         estimator=sksmooth.PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
@@ -366,8 +367,8 @@ def test_every_pair_of_extreme_values_finishes_or_is_refused_in_bounded_time(cls
 def test_the_watch_stops_a_fit_a_signal_cannot_and_goes_on():
     # SmoothMWEM(sigma=1e-300, n_bins='auto') ran for over 180 s on 30 rows
     # (issue 39); whatever it does now, a sleep inside C code stands for it
-    cases = [("SmoothMWEM", dict(bounds=(0, 1), n_bins=4)),
-             ("SmoothMWEM", dict(bounds=(0, 1), n_bins=4, epsilon=-1))]
+    cases = [("SmoothMWEM", dict(bounds=(0, 1), classes=[0, 1], n_bins=4)),
+             ("SmoothMWEM", dict(bounds=(0, 1), classes=[0, 1], n_bins=4, epsilon=-1))]
     hang = _WORKER.replace('getattr(sksmooth, name)(**params).fit(X, y)',
                            'getattr(sksmooth, name)(**params).fit(X, y)\n'
                            '            if i == 0: import time; time.sleep(60)')

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from sksmooth import (AdaptiveMarginalSynthesizer, BudgetAccountant, DefaultsWarning,
-                      GaussianPerQuery, PerturbedERMClassifier, PrivacyLeakWarning,
-                      PrivacyWarning, PrivateProperClassifier, SmoothHedgeClassifier,
-                      SmoothMWEM)
+                      GaussianPerQuery, LaplacePerQuery, PerturbedERMClassifier,
+                      PrivacyLeakWarning, PrivacyWarning, PrivateProperClassifier,
+                      SmoothHedgeClassifier, SmoothMWEM, SubsampledNetMechanism)
 from sksmooth._validation import (
     BinaryLabels,
     check_bounds,
@@ -104,10 +104,10 @@ def test_bad_bounds(bounds, err, match):
         check_bounds(bounds, 2)
 
 
-def test_bounds_from_data_warn_and_name_the_alternatives():
+def test_bounds_none_is_refused_naming_the_alternatives_and_the_opt_in():
     X = np.array([[0.0, 5.0], [2.0, -1.0]])
-    with pytest.warns(PrivacyLeakWarning, match="bounds=None.*published_bounds.*PrivateBounds"
-                                                ".*'data'"):
+    with pytest.raises(ValueError, match="bounds=None.*published_bounds.*PrivateBounds"
+                                         ".*bounds='data'"):
         check_bounds(None, 2, X=X)
     with pytest.warns(PrivacyLeakWarning, match="no differential-privacy guarantee"):
         lower, upper = check_bounds("data", 2, X=X)
@@ -120,25 +120,58 @@ def test_bounds_from_data_warn_and_name_the_alternatives():
         check_bounds("data", 2)
 
 
-@pytest.mark.parametrize("make, fit", [
-    (lambda v: PrivateProperClassifier(bounds=v, classes=[0, 1]), "fit"),
-    (lambda v: PerturbedERMClassifier(bounds=v, classes=[0, 1]), "fit"),
-    (lambda v: SmoothMWEM(bounds=v, classes=[0, 1]), "fit"),
-    (lambda v: PrivateProperClassifier(bounds=(0, 1), classes=v), "fit"),
-    (lambda v: PerturbedERMClassifier(bounds=(0, 1), classes=v), "fit"),
-    (lambda v: SmoothMWEM(bounds=(0, 1), classes=v), "fit"),
-])
-def test_bounds_or_classes_read_from_the_rows_are_recorded_as_not_private(make, fit):
-    X = np.random.default_rng(0).uniform(size=(30, 2))
-    y = (X[:, 0] > 0.5).astype(int)
-    for value in (None, "data"):
-        ledger = BudgetAccountant()
-        with pytest.warns(PrivacyLeakWarning, match="no differential-privacy guarantee"):
-            fitted = getattr(make(value).set_params(accountant=ledger), fit)(X, y)
-        assert not fitted.guarantee_.certified
-        assert fitted.guarantee_.claim.startswith("no differential-privacy guarantee: ")
-        # recorded as not private, never in the headline (epsilon, delta)
-        assert ledger.spent.n_not_private == 1 and tuple(ledger.spent) == (0.0, 0.0)
+_PRIVATE_RELEASES = [
+    (lambda v: PrivateProperClassifier(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: PerturbedERMClassifier(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: SmoothMWEM(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: SubsampledNetMechanism(bounds=v, classes=[0, 1], n_universe=20,
+                                      synthetic_size=5, n_candidates=5), "bounds"),
+    (lambda v: LaplacePerQuery(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: GaussianPerQuery(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: PrivateProperClassifier(bounds=(0, 1), classes=v), "classes"),
+    (lambda v: PerturbedERMClassifier(bounds=(0, 1), classes=v), "classes"),
+    (lambda v: SmoothMWEM(bounds=(0, 1), classes=v), "classes"),
+    (lambda v: LaplacePerQuery(bounds=(0, 1), classes=v), "classes"),
+    (lambda v: AdaptiveMarginalSynthesizer(levels=2, classes=v), "classes"),
+]
+
+
+def _binary_rows():
+    X = (np.random.default_rng(0).uniform(size=(30, 2)) > 0.5).astype(int)  # AIM: levels=2
+    return X, X[:, 0] ^ (np.arange(30) % 7 == 0)
+
+
+@pytest.mark.parametrize("make, name", _PRIVATE_RELEASES)
+def test_bounds_or_classes_read_from_the_rows_are_recorded_as_not_private(make, name):
+    X, y = _binary_rows()
+    ledger = BudgetAccountant()
+    with pytest.warns(PrivacyLeakWarning, match="no differential-privacy guarantee"):
+        fitted = make("data").set_params(accountant=ledger).fit(X, y)
+    assert not fitted.guarantee_.certified
+    assert fitted.guarantee_.claim.startswith("no differential-privacy guarantee: ")
+    # recorded as not private, never in the headline (epsilon, delta)
+    assert ledger.spent.n_not_private == 1 and tuple(ledger.spent) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("make, name", _PRIVATE_RELEASES)
+def test_bounds_or_classes_none_is_refused_at_fit_before_any_charge(make, name):
+    X, y = _binary_rows()
+    ledger = BudgetAccountant()
+    estimator = make(None).set_params(accountant=ledger)
+    with pytest.raises(ValueError, match=f"{name}=None.*{name}='data'"):
+        estimator.fit(X, y)
+    assert ledger.spent.n_not_private == 0 and tuple(ledger.spent) == (0.0, 0.0)
+    assert not hasattr(estimator, "guarantee_")
+
+
+@pytest.mark.parametrize("estimator", [
+    SmoothMWEM(bounds=None, classes=[0, 1]), SmoothMWEM(bounds=(0, 1), classes=None),
+    AdaptiveMarginalSynthesizer(levels=2, classes=None)])
+def test_a_stream_opened_with_bounds_or_classes_none_is_refused_and_left_unopened(estimator):
+    X, y = _binary_rows()
+    with pytest.raises(ValueError, match="=None.*='data'"):
+        estimator.partial_fit(X, y)
+    assert not hasattr(estimator, "_stream") or estimator._stream is None
 
 
 def test_clip_counts_rows():
@@ -190,7 +223,7 @@ def test_resolve_public_classes():
     classes, inferred = resolve_public_classes([0, 0], [0, 1])
     np.testing.assert_array_equal(classes, [0, 1])
     assert not inferred
-    with pytest.warns(PrivacyLeakWarning, match="classes=None.*classes=\\[0, 1\\].*'data'"):
+    with pytest.raises(ValueError, match="classes=None.*classes=\\[0, 1\\].*classes='data'"):
         resolve_public_classes(["b", "a"], None)
     with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
         classes, inferred = resolve_public_classes(["b", "a"], "data")

@@ -54,7 +54,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
-from .._untrusted import read_numbers, sanitize_rows
+from .._untrusted import finite_rows, read_numbers, sanitize_rows
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
@@ -289,17 +289,21 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
         previous leader (same minimiser for convex losses; for
         ``LogisticRegression`` with lbfgs we measured no speed-up).
-    bounds : tuple (lower, upper) or None, default=None
+    bounds : tuple (lower, upper), 'data' or None, default=None
         Public box of the features: rows are mapped into it (NaN to the
         centre, out-of-box and infinite values clipped), never refused; an
         oracle with its own domain (parities: the cube; a finite domain) then
-        maps them onto it, in ``fit`` and ``predict`` alike. ``None`` takes it
-        from the data (``PrivacyLeakWarning``; not certified), unless the
-        oracle has its own finite domain.
-    classes : array-like of labels or None, default=None
+        maps them onto it, in ``fit`` and ``predict`` alike. ``None`` is refused
+        by ``fit`` (naming :class:`sksmooth.preprocessing.PrivateBounds` and
+        :func:`sksmooth.datasets.published_bounds`) unless the oracle has its
+        own finite domain; the opt-in ``'data'`` takes it from the rows
+        (``PrivacyLeakWarning``; no differential-privacy guarantee).
+        ``partial_fit`` (not private) reads it from the first batch.
+    classes : array-like of labels, 'data' or None, default=None
         Public label set (two labels, or more for multiclass). ``fit``:
         labels of ``y`` outside it are mapped to ``classes[0]`` (never
-        refused); ``None`` reads it from ``y`` (leaks; not certified).
+        refused); ``None`` is refused; the opt-in ``'data'`` reads it from
+        ``y`` (``PrivacyLeakWarning``; no differential-privacy guarantee).
         ``partial_fit`` (not private) refuses labels outside it.
     accountant : BudgetAccountant or None, default=None
         Ledger charged by ``fit`` before the model becomes visible.
@@ -473,7 +477,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""
         n_features, n_classes = X.shape[1], codec.n_classes
         oracle = make_oracle(params["estimator"], "fit", n_classes)
-        box, box_public = resolve_box(params["bounds"], oracle, _finite_rows(X), n_features)
+        box, box_public = resolve_box(params["bounds"], oracle, finite_rows(X) if
+                                      reads_data(params["bounds"]) else None, n_features)
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features, n_classes)
@@ -969,17 +974,6 @@ class _ParamsCache:
 
     def __reduce__(self):
         return _ParamsCache, ((), {})
-
-
-def _finite_rows(X):
-    """``X`` with non-finite entries replaced by a finite column value (for a data box)."""
-    if np.all(np.isfinite(X)):
-        return X
-    masked = np.where(np.isfinite(X), X, np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        fill = np.nan_to_num(np.nanmin(masked, axis=0))
-    return np.where(np.isfinite(X), X, fill)
 
 
 def _online_generator(random_state):

@@ -32,8 +32,8 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Public box, scalars or per-feature arrays: from a source independent
         of the rows (:func:`sksmooth.datasets.published_bounds`, units, a data
         dictionary) or a private estimate
-        (:class:`~sksmooth.preprocessing.PrivateBounds`). ``None`` (warned,
-        to be refused) and ``'data'`` read it from the rows, as
+        (:class:`~sksmooth.preprocessing.PrivateBounds`). ``None`` is
+        refused at ``fit``; the opt-in ``'data'`` reads it from the rows, as
         :class:`~sklearn.preprocessing.MinMaxScaler` does, with a
         :class:`~sksmooth.PrivacyLeakWarning` (what follows is then not
         private).

@@ -236,17 +236,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         ``'auto'`` rules of ``Littlestone``).
     bounds : tuple (lower, upper), 'data' or None, default=None
         Public box of the features (``'exponential'``, ``'noisy_means'``). Rows are mapped into
-        it (NaN to the centre, the rest clipped; never refused). ``None``
-        (warned, naming the private alternatives
-        :func:`sksmooth.datasets.published_bounds` and
-        :class:`sksmooth.preprocessing.PrivateBounds`) and the opt-in
-        ``'data'`` take it from the rows with a :class:`PrivacyLeakWarning`;
-        the release then has no differential-privacy guarantee.
+        it (NaN to the centre, the rest clipped; never refused). ``None`` is
+        refused at ``fit`` where a box is needed, naming the private
+        alternatives :func:`sksmooth.datasets.published_bounds` and
+        :class:`sksmooth.preprocessing.PrivateBounds`; the opt-in ``'data'``
+        takes it from the rows with a :class:`PrivacyLeakWarning`, and the
+        release then has no differential-privacy guarantee.
     classes : array-like of labels, 'data' or None, default=None
         The public label set (two or more labels). Labels outside it are
-        mapped to ``classes[0]`` (never refused). ``None`` and ``'data'``
-        read it from ``y`` with a :class:`PrivacyLeakWarning`; the release
-        then has no differential-privacy guarantee.
+        mapped to ``classes[0]`` (never refused). ``None`` is refused at
+        ``fit``; the opt-in ``'data'`` reads it from ``y`` with a
+        :class:`PrivacyLeakWarning`, and the release then has no
+        differential-privacy guarantee.
     neighbouring : {'substitution', 'add_remove'}, default='substitution'
         ``'substitution'`` calibrates ``exp(epsilon * score / 2)``:
         ``epsilon``-DP under substitution and addition/removal.

@@ -226,13 +226,13 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         middle one (never refused or counted).
     n_bins : int, default=10
         Bins per continuous column (``bounds``).
-    classes : None or sequence, default=None
+    classes : None, 'data' or sequence, default=None
         Public label set when ``y`` is passed (``y`` is one more column).
         ``None``: a pandas ``Categorical`` ``y``'s categories (the release is
-        then not certified, as for levels from a dtype), else read from ``y``
-        with a
-        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (not certified), as
-        in every release estimator.
+        then not certified, as for levels from a dtype), else refused; the
+        opt-in ``'data'`` reads it from ``y`` with a
+        :class:`~sksmooth.exceptions.PrivacyLeakWarning` (no
+        differential-privacy guarantee), as in every release estimator.
     workload : int, tuple of int or list of tuple, default=2
         Marginals to be accurate on: ``k`` (all k-way tables), a tuple of
         orders such as ``(2, 3)``, or an explicit list of column-index
@@ -447,9 +447,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
         Levels are public (declared, or a Categorical dtype's categories) and a
         continuous column is binned on its public ``bounds``; a column with
-        neither is refused. The label set is ``classes`` or, when None, read
-        from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``), the
-        rule of every release estimator.
+        neither is refused. The label set is ``classes`` or, with ``'data'``,
+        read from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``;
+        ``None`` is refused), the rule of every release estimator.
         """
         values, names, declared, dtypes, frame = self._columns(X, y, min_rows=min_rows)
         n_features = len(values) - int(y is not None)

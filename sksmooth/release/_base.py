@@ -282,7 +282,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return missing
 
     def _rows_read_in(self, X, y, labels_declared):
-        """The rows realising the labels read (the base's) and, with ``bounds=None``,
+        """The rows realising the labels read (the base's) and, with ``bounds='data'``,
         every column's smallest and largest value (the box read from the rows)."""
         rows = super()._rows_read_in(X, y, labels_declared)
         schema = TableSchema.from_input(X, self.categorical_features, self.categories)

@@ -267,8 +267,9 @@ def resolve_labels(y, classes, dtype):
     """``(labels, inferred, from_dtype)``: the label set of a release's ``y``.
 
     Declared ``classes``; else a ``Categorical`` ``dtype``'s categories
-    (``from_dtype``: not certified, :func:`dtype_levels_notes`); else read
-    from ``y`` (``inferred``, with a ``PrivacyLeakWarning``). A
+    (``from_dtype``: not certified, :func:`dtype_levels_notes`); else, with
+    ``classes='data'``, read from ``y`` (``inferred``, with a
+    ``PrivacyLeakWarning``; ``None`` is refused). A
     ``Categorical`` never refuses declared ``classes`` (:func:`declared_dtype`).
     """
     from_dtype = False

@@ -271,18 +271,21 @@ class SmoothMWEM(ReleaseMixin):
         dtype's categories, and the release is then marked not certified for
         it (``astype('category')`` reads them from the data; the code cannot
         tell a publicly declared dtype from such a one).
-    bounds : tuple (lower, upper), dict or None, default=None
+    bounds : tuple (lower, upper), dict, 'data' or None, default=None
         Public domain box: a pair ``(lower, upper)`` (numbers, or one per
         column), or ``{column name or index: (lower, upper)}`` for every
         column without public levels (as ``AdaptiveMarginalSynthesizer``
-        takes it). ``None`` takes it from the data
-        (``PrivacyLeakWarning``). Rows outside are clipped to it; how many
+        takes it). ``None`` is refused unless every column has public
+        levels; the opt-in ``'data'`` takes it from the rows
+        (``PrivacyLeakWarning``; no differential-privacy guarantee). Rows
+        outside are clipped to it; how many
         were clipped is a statistic of the private data, so it is not stored
         or reported anywhere (no ``n_clipped_``).
-    classes : array-like or None, default=None
+    classes : array-like, 'data' or None, default=None
         Public label set when ``y`` is given. ``None``: a pandas
         ``Categorical`` ``y``'s categories (not certified, as for levels from
-        a dtype), else read from ``y`` with a ``PrivacyLeakWarning``.
+        a dtype), else refused; the opt-in ``'data'`` reads it from ``y``
+        (``PrivacyLeakWarning``; no differential-privacy guarantee).
     jitter : bool, default=True
         Draw continuous synthetic coordinates uniformly inside their grid
         bin (from the sampling stream); ``False``: the bin centre.

@@ -12,6 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
+from sksmooth.preprocessing import PublicBoundsScaler
 from sksmooth.perturbed._setup import hallucinate
 from sksmooth.perturbed import (
     FiniteClassERMClassifier,
@@ -189,10 +190,11 @@ def test_data_dependent_choices_warn_and_uncertify():
     assert "bounds='data'" in problems and "classes='data'" in problems
     assert quiet.guarantee_.claim.startswith("no differential-privacy guarantee")
     for unset in (dict(bounds=None, classes=[0, 1]), dict(bounds=(0, 1), classes=None)):
-        with pytest.warns(PrivacyLeakWarning, match="=None: .*'data'"):
-            fitted = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), **unset,
-                                            random_state=0).fit(X, y)
-        assert fitted.guarantee_.claim.startswith("no differential-privacy guarantee")
+        unfitted = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), **unset,
+                                          random_state=0)
+        with pytest.raises(ValueError, match="=None: .*='data'"):
+            unfitted.fit(X, y)
+        assert not hasattr(unfitted, "guarantee_")
 
 
 def test_the_exact_threshold_over_the_line_is_refused_by_the_private_fit():
@@ -749,3 +751,17 @@ def test_an_oracle_storing_row_values_is_called_not_private():
                                     allow_non_private=True).fit(X, y)
     assert linear.guarantee_.claim.startswith("no differential-privacy guarantee")
     assert not any("NOT PRIVATE" in a for a in linear.guarantee_.assumptions_not_certified)
+
+
+def test_a_box_read_from_rows_with_missing_values_is_the_one_rule_of_every_estimator():
+    # _untrusted.finite_rows: rows with a NaN or inf are left out (as PublicBoundsScaler and
+    # PrivateProperClassifier read it); no warning filter is touched (thread-safe)
+    X = np.array([[0.2, 0.1], [0.4, 0.9], [0.8, np.nan], [0.5, np.inf], [0.3, 0.5]])
+    y = np.array([0, 1, 1, 0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        erm = PerturbedERMClassifier(StumpERMClassifier(n_thresholds=3), bounds="data",
+                                     classes=[0, 1]).fit(X, y)
+        scaler = PublicBoundsScaler(bounds="data").fit(X)
+    np.testing.assert_array_equal(erm.bounds_, scaler.bounds_)
+    np.testing.assert_array_equal(erm.bounds_, ([0.2, 0.1], [0.4, 0.9]))

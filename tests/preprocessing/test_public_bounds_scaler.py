@@ -40,8 +40,8 @@ def test_inverse_and_degenerate_feature():
 
 def test_bounds_from_data_only_with_the_opt_in():
     X = np.array([[0.0], [2.0]])
-    with pytest.warns(PrivacyLeakWarning, match="PrivateBounds"):
-        PublicBoundsScaler().fit(X)
+    with pytest.raises(ValueError, match="bounds=None.*PrivateBounds.*bounds='data'"):
+        PublicBoundsScaler().fit(X)  # the default: refused, naming the alternatives
     with pytest.warns(PrivacyLeakWarning):
         scaler = PublicBoundsScaler(bounds="data").fit(X)
     np.testing.assert_array_equal(scaler.transform(X), [[0.0], [1.0]])

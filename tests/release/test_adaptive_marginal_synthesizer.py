@@ -70,9 +70,11 @@ def test_undeclared_levels_are_refused_naming_the_fix():
     AdaptiveMarginalSynthesizer(levels={0: 3, 1: 3, 2: 3}).fit(codes())
 
 
-def test_undeclared_classes_warn_and_are_not_certified():
+def test_undeclared_classes_are_refused_and_read_only_with_the_opt_in():
+    with pytest.raises(ValueError, match="classes=None.*classes='data'"):
+        AdaptiveMarginalSynthesizer(levels=3).fit(codes(), codes()[:, 0])
     with pytest.warns(PrivacyLeakWarning, match="classes"):
-        synth = AdaptiveMarginalSynthesizer(levels=3).fit(codes(), codes()[:, 0])
+        synth = AdaptiveMarginalSynthesizer(levels=3, classes="data").fit(codes(), codes()[:, 0])
     assert not synth.guarantee_.certified
     assert any("label set" in note for note in synth.guarantee_.assumptions_not_certified)
 

@@ -340,14 +340,16 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
 ])
 def test_a_boolean_y_is_read_as_a_numpy_bool_y_is(make):
     # 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'), so
-    # its [False, True] is not public: without classes the labels are read (warned, not
-    # certified) as for a numpy bool y; with them the release is certified, its labels
-    # in the classes' dtype
+    # its [False, True] is not public: without classes the fit is refused as for a numpy
+    # bool y, and the labels are read only with the opt-in (warned, not certified); with
+    # them the release is certified, its labels in the classes' dtype
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (60, 2))
     y = pd.Series(rng.random(60) < 0.2, dtype="boolean")
-    with pytest.warns(PrivacyLeakWarning, match="classes=None"):
-        assert not make().fit(X, y).guarantee_.certified
+    with pytest.raises(ValueError, match="classes=None"):
+        make().fit(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
+        assert not make(classes="data").fit(X, y).guarantee_.certified
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         synth = make(classes=[False, True]).fit(X, y)
@@ -419,8 +421,8 @@ def test_a_synthetic_column_never_publishes_categories_beyond_the_declared_level
 
 
 @pytest.mark.parametrize("make", [
-    lambda: AdaptiveMarginalSynthesizer(levels=3),
-    lambda: SmoothMWEM(bounds=(0, 2)),
+    lambda: AdaptiveMarginalSynthesizer(levels=3, classes="data"),
+    lambda: SmoothMWEM(bounds=(0, 2), classes="data"),
 ])
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
 def test_a_label_set_read_from_y_warns_at_the_users_line(make, method):

@@ -128,7 +128,7 @@ def test_fit_resample_labels_are_an_attribute():
     # the label is a grid attribute: tables include it
     assert any(4 in t for t in m.workload_.tables)
     with pytest.warns(PrivacyLeakWarning, match="classes"):
-        SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit(X, y)
+        SmoothMWEM(epsilon=1.0, random_state=0, classes="data", **_BIN).fit(X, y)
 
 
 def test_average_and_last_iterates_are_both_reported():
@@ -325,12 +325,12 @@ def test_clipping_count_is_not_released(make):
     lambda: GaussianPerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
 ])
 def test_label_set_from_y_is_not_certified(make):
-    # classes=None reads the label set off the private y (PrivacyLeakWarning): the
+    # classes='data' reads the label set off the private y (PrivacyLeakWarning): the
     # guarantee must not be reported as certified even with public bounds
     X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
     y = np.array([0, 1, 1, 0])
     with pytest.warns(PrivacyLeakWarning):
-        est = make().fit(X, y)
+        est = make().set_params(classes="data").fit(X, y)
     assert not est.guarantee_.certified
     assert any("label" in a for a in est.guarantee_.assumptions_not_certified)
     est = make().set_params(classes=[0, 1], random_state=None).fit(X, y)

@@ -920,7 +920,8 @@ def test_a_later_dask_chunk_takes_the_bounds_and_labels_the_first_chunk_fixed():
     X, y = _numeric_data()
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # bounds and labels read from the first chunk
-        est = SmoothMWEM().partial_fit(pd.DataFrame(X[:40]), pd.Series(y[:40], name="t"))
+        est = SmoothMWEM(bounds="data", classes="data").partial_fit(
+            pd.DataFrame(X[:40]), pd.Series(y[:40], name="t"))
         est.partial_fit(_dask_frame(pd.DataFrame(X[40:]), 2),
                         _dask_frame(pd.DataFrame({"t": y[40:]}), 2)["t"])
         assert est._stream.statistic.n == len(X)
@@ -978,17 +979,17 @@ def test_what_fit_reads_or_refuses_does_not_depend_on_the_row_blocks(monkeypatch
     X = np.zeros((40, 2), dtype=int)
     y = np.array(["a"] * 36 + ["b"] * 4, dtype=object)
     case = {
-        "labels_aim": (lambda: AdaptiveMarginalSynthesizer(levels=2), X, y,
+        "labels_aim": (lambda: AdaptiveMarginalSynthesizer(levels=2, classes="data"), X, y,
                        lambda est: list(est._stream_labels(est._stream))),
-        "labels_grid": (lambda: SmoothMWEM(bounds=(0, 1)), X, y,
+        "labels_grid": (lambda: SmoothMWEM(bounds=(0, 1), classes="data"), X, y,
                         lambda est: list(est._stream.frame.classes)),
-        "bounds": (lambda: SmoothMWEM(n_bins=4, marginal_width=1),
+        "bounds": (lambda: SmoothMWEM(n_bins=4, marginal_width=1, bounds="data"),
                    np.r_[np.zeros(36), np.full(4, 10.0)][:, None], None,
                    lambda est: est._stream.frame.upper.tolist()),
         "categorical_y": (lambda: AdaptiveMarginalSynthesizer(levels=2), X,
                           pd.Categorical(["p"] * 40, ["q", "p", "z"]),
                           lambda est: list(est._stream_labels(est._stream))),
-        "boolean_y_with_na": (lambda: SmoothMWEM(bounds=(0, 1)), X,
+        "boolean_y_with_na": (lambda: SmoothMWEM(bounds=(0, 1), classes="data"), X,
                               pd.array([True, False, None, True] * 10, dtype="boolean"),
                               lambda est: (list(est._stream.frame.classes),
                                            est._stream.frame.classes_inferred)),
@@ -1024,11 +1025,13 @@ def _read_from_rows_cases():
     frame = pd.DataFrame({"c": rng.choice(["s", "t"], n), "a": rng.random(n)})
     frame.loc[n - 2, "a"], frame.loc[n - 1, "a"] = -5.0, 7.0
     return {
-        "aim_labels": (lambda: AdaptiveMarginalSynthesizer(levels=3), codes, labels),
-        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), categorical_features=[0, 1]),
-                        codes, list(labels)),
+        "aim_labels": (lambda: AdaptiveMarginalSynthesizer(levels=3, classes="data"), codes,
+                       labels),
+        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), categorical_features=[0, 1],
+                                           classes="data"), codes, list(labels)),
         "grid_box_and_labels": (lambda: SmoothMWEM(categorical_features=["c"],
-                                                   categories={"c": ["s", "t"]}, n_bins=3),
+                                                   categories={"c": ["s", "t"]}, n_bins=3,
+                                                   bounds="data", classes="data"),
                                 frame, pd.Series(labels, name="t")),
     }
 
@@ -1074,8 +1077,8 @@ def _odd_label_cases():
 
 
 @pytest.mark.parametrize("case", list(_odd_label_cases()))
-@pytest.mark.parametrize("make", [lambda: SmoothMWEM(bounds=(0, 1)),
-                                  lambda: AdaptiveMarginalSynthesizer(levels=2)])
+@pytest.mark.parametrize("make", [lambda: SmoothMWEM(bounds=(0, 1), classes="data"),
+                                  lambda: AdaptiveMarginalSynthesizer(levels=2, classes="data")])
 def test_labels_read_from_odd_values_do_not_depend_on_the_row_blocks(monkeypatch, case, make):
     # found by a review of the row search: with labels read from y, equal labels of
     # different types (1, True, 1.0; 0.0 and -0.0) came back as another one in row
@@ -1109,8 +1112,8 @@ def test_a_pyarrow_table_or_label_array_opens_from_its_rows(monkeypatch):
     rng = np.random.default_rng(0)
     X = pa.table({"a": rng.random(24), "b": rng.random(24)})
     y = pa.array(["p", "q", "r"] * 8)
-    makes = (lambda: SmoothMWEM(n_bins=3, classes=["p", "q", "r"]),
-             lambda: AdaptiveMarginalSynthesizer(bounds={0: (0, 1), 1: (0, 1)}))
+    makes = (lambda: SmoothMWEM(n_bins=3, bounds="data", classes=["p", "q", "r"]),
+             lambda: AdaptiveMarginalSynthesizer(bounds={0: (0, 1), 1: (0, 1)}, classes="data"))
     for make in makes:
         outcomes = []
         for block_entries in (2**20, 4):
@@ -1123,8 +1126,9 @@ def test_a_pyarrow_table_or_label_array_opens_from_its_rows(monkeypatch):
         assert outcomes[0] == outcomes[1] == (24, None, ["p", "q", "r"])
 
 
-@pytest.mark.parametrize("make", [lambda: SmoothMWEM(n_bins=3),
-                                  lambda: AdaptiveMarginalSynthesizer(levels=[2, 2])])
+@pytest.mark.parametrize("make", [lambda: SmoothMWEM(n_bins=3, bounds="data", classes="data"),
+                                  lambda: AdaptiveMarginalSynthesizer(levels=[2, 2],
+                                                                      classes="data")])
 def test_the_row_search_takes_lists_and_refuses_a_short_y_as_before(make):
     # found by a second review: a list X crashed the row search (AttributeError), and a
     # y shorter than X opened the release (leak warning) before the length was refused
@@ -1142,7 +1146,7 @@ def test_the_row_search_takes_lists_and_refuses_a_short_y_as_before(make):
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="one entry per row of X"):
             make().partial_fit(X, y[:-1])
-    assert not [w for w in caught if "classes=None" in str(w.message)]
+    assert not [w for w in caught if "classes='data'" in str(w.message)]
 
 
 def test_the_row_search_holds_about_a_block_whatever_the_labels(monkeypatch):
@@ -1163,14 +1167,15 @@ def test_the_row_search_holds_about_a_block_whatever_the_labels(monkeypatch):
                         or rows_at(values, positions))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the labels are read
-        est = SmoothMWEM(bounds=(0, 1), categorical_features=np.arange(d)).partial_fit(X, y)
+        est = SmoothMWEM(bounds=(0, 1), categorical_features=np.arange(d),
+                         classes="data").partial_fit(X, y)
     assert len(est._stream.frame.classes) == n_labels
     assert max(indexed) <= 2 * 2_000 + n_labels, max(indexed)
 
 
 @pytest.mark.parametrize("kind", ["aim_labels", "grid_labels", "grid_box"])
 def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
-    # with classes=None or bounds=None the first chunk used to be read whole: the peak
+    # with classes='data' or bounds='data' the first chunk used to be read whole: the peak
     # allocation was 2-5 times the input's, against a third to a half declared
     import tracemalloc
 
@@ -1181,11 +1186,11 @@ def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
     y = rng.integers(0, 2, n)
     make = {
         "aim_labels": lambda read: AdaptiveMarginalSynthesizer(
-            levels=4, classes=None if read else [0, 1], workload=2, method="mst"),
+            levels=4, classes="data" if read else [0, 1], workload=2, method="mst"),
         "grid_labels": lambda read: SmoothMWEM(
-            bounds=(0, 3), categorical_features=np.arange(d), classes=None if read else [0, 1],
+            bounds=(0, 3), categorical_features=np.arange(d), classes="data" if read else [0, 1],
             marginal_width=2),
-        "grid_box": lambda read: SmoothMWEM(bounds=None if read else (0, 1), classes=[0, 1],
+        "grid_box": lambda read: SmoothMWEM(bounds="data" if read else (0, 1), classes=[0, 1],
                                             n_bins=4, marginal_width=2),
     }[kind]
     peaks = []
@@ -1212,9 +1217,10 @@ def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
     y = pd.Series(["n", "p", "n", "n", "p", "n"], name="t")
     dX = _dask_frame(df, 2)
     dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")  # unknown categories
-    makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3}),
+    makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
+                                                 classes="data"),
              lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c", "a"],
-                                categories={"c": ["p", "q"]}))
+                                categories={"c": ["p", "q"]}, classes="data"))
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the first chunk's labels come from y
         for make in makes:
