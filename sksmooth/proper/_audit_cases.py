@@ -1,13 +1,12 @@
 """Audit cases of PrivateProperClassifier for the catalog :mod:`sksmooth.audits`.
 
 Exponential method: the whole estimator is audited on a pair where the
-analysis is near tight. Littlestone method: one substituted example almost
-never changes ReduceTree's output set, so the end-to-end release is far
-from its worst case on every small pair (an end-to-end audit measured 0.000
-even at 20x epsilon); its two private components — sparse selection
-(Ghazi et al. 2021 §5.2) and GenericLearner (Lemma 6.3) — are audited
-separately where each is tight, and tests/proper checks the composition
-arithmetic exactly (the parts read disjoint examples). Noisy-means method:
+analysis is near tight. Littlestone method: end to end (``fit`` ->
+``hypothesis_``) on singletons, whose SOA (all -1) is not in the class, so the
+Lemma 6.2 set holds every singleton and the released one depends on a row
+through GenericLearner; its two private components — sparse selection
+(Ghazi et al. 2021 §5.2) and GenericLearner (Lemma 6.3) — are also audited
+separately where each is tight. Noisy-means method:
 ``fit`` -> ``noisy_statistics_`` (pure, discrete Laplace) on a pair where every
 coordinate moves, so one event reaches the whole loss (the box map; the
 projected L1 map's calibration at strategy level). Each case has a 2x
@@ -24,7 +23,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import sparse_selection
 from ..mechanisms._audit_cases import overspending
 from ..metrics import AuditCase, audit_epsilon
-from ._methods import NoisyMeans
+from ._methods import Littlestone, NoisyMeans
 from ._private_proper import PrivateProperClassifier
 from .littlestone import LittlestoneOracle
 from ._prototypes import PrototypeStrategy
@@ -73,6 +72,56 @@ def _generic_learner_run(true_epsilon):
     def run(n_trials, random_state):
         return audit_epsilon(mechanism, _Y0, _Y1, lambda index: index == 0, n_trials,
                              random_state=random_state)
+
+    return run
+
+
+# Singletons h_1..h_K on points 1..K, and point 0 where all say -1. Their SOA is all -1,
+# not a member, so the Lemma 6.2 minimax set is uniform over the K singletons (200 draws
+# hold all six). 40 rows sit at point 0 (every h right); the neighbour flips the label
+# of the row at point 1, so h_1 gains 1 against the others. With n_generic = 40 of 41
+# rows the flipped row feeds GenericLearner with probability 40/41, else PolyPriLearn.
+_LS_K = 6
+_LS_MATRIX = np.where(np.arange(_LS_K + 1)[None, :] == np.arange(1, _LS_K + 1)[:, None], 1, -1)
+_LS_DOMAIN = np.arange(_LS_K + 1, dtype=float)[:, None]
+_LS_X = np.r_[[[1.0]], np.zeros((40, 1))]
+_LS_Y0 = np.zeros(41, dtype=int)
+_LS_Y1 = np.r_[1, _LS_Y0[1:]]
+_LS_DELTA = 1e-6
+# one fit per trial: 1000 trials catch the 2x overspend (its bound ~1.2 > 1)
+LITTLESTONE_TRIALS = 1_000
+
+
+def littlestone_loss(epsilon, k=_LS_K, p=40 / 41):
+    """True loss of the event {h_1 released} of :func:`littlestone_fit_run` (GenericLearner
+    with probability ``p``, else a uniform pick: ``1 / k`` on both sides)."""
+    w = math.exp(-epsilon / 2)
+    p0 = p * w / (w + k - 1) + (1 - p) / k
+    p1 = p / (1 + (k - 1) * w) + (1 - p) / k
+    return math.log(p1 / p0)
+
+
+def littlestone_fit_run(epsilon, overspend=1.0):
+    """Audit run of ``fit`` -> ``hypothesis_`` with ``method=Littlestone`` (the pair above);
+    ``overspend`` > 1: the estimator's mechanisms at ``overspend * epsilon``, the same
+    charge and guarantee (:func:`~sksmooth.mechanisms._audit_cases.overspending`)."""
+    hypotheses = FiniteClass(matrix=_LS_MATRIX, domain=_LS_DOMAIN)
+    method = Littlestone(domain=_LS_DOMAIN, n_generic=40, n_chunks=1, h_size=200)
+
+    def mechanism(y, rng):
+        clf = PrivateProperClassifier(
+            hypotheses=hypotheses, method=method, epsilon=epsilon, delta=_LS_DELTA,
+            classes=[0, 1], random_state=int(rng.integers(2**31)))  # reproducible audit only
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # seeded; n below Thm 6.4's
+            index = clf.fit(_LS_X, y).hypothesis_.index
+        assert clf.privacy_spent_ == (epsilon, _LS_DELTA)  # the charge stays epsilon
+        return index
+
+    def run(n_trials, random_state):
+        with overspending(overspend):
+            return audit_epsilon(mechanism, _LS_Y0, _LS_Y1, lambda index: index == 0,
+                                 n_trials, random_state=random_state, delta=_LS_DELTA)
 
     return run
 
@@ -201,6 +250,16 @@ def private_proper_audit_cases(epsilon=1.0):
             # 20 seeds: the lowest bound was 0.351 of the claim (a review): 0.3 leaves room
             epsilon, 0.0, _exponential_run(epsilon), 1_000, min_fraction=0.3,
             run_broken=_exponential_run(2 * epsilon), broken="selection run at 2x epsilon",
+        ),
+        AuditCase(
+            f"PrivateProperClassifier(method=Littlestone()): fit -> hypothesis_ on {_LS_K} "
+            f"singletons, one label flipped (eps={epsilon}, delta={_LS_DELTA:g}; true loss "
+            f"{littlestone_loss(epsilon):.2f})",
+            epsilon, _LS_DELTA, littlestone_fit_run(epsilon), LITTLESTONE_TRIALS,
+            min_fraction=0.3,
+            run_overspent=lambda factor, n_trials, random_state: littlestone_fit_run(
+                epsilon, overspend=factor)(n_trials, random_state),
+            broken="the estimator's mechanisms at 2x epsilon, charging epsilon",
         ),
         AuditCase(
             f"PrivateProperClassifier(method='littlestone'): GenericLearner step (eps={epsilon})",
