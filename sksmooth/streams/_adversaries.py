@@ -95,7 +95,7 @@ class SmoothedHalfspaceAdversary:
         if noise >= 0.5:
             raise ValueError(f"label_noise must be < 0.5, got {noise!r}.")
         self.n_probes_ = check_positive_int(self.n_probes, "n_probes", minimum=2)
-        self.lower_, self.upper_ = check_bounds(self.bounds, n_features)
+        self.lower_, self.upper_ = check_bounds(self.bounds, n_features, private=False)
         if np.any(self.upper_ <= self.lower_):
             raise ValueError("bounds: every feature needs lower < upper for a smooth stream.")
         # an int seed restarts the same stream; a Generator is used as is

@@ -213,3 +213,10 @@ def test_samples_are_sigma_smooth_empirically(sigma):
     narrow = low + (X - low) * np.array([0.5, 1.0])  # window of volume sigma / 2
     assert empirical_density_ratio(narrow - grid_lo, [0, 0], [1, 1], 2 * cells) > \
         (1 / sigma) * (1 + 5 / np.sqrt(40000 * sigma / 4))
+
+
+def test_bounds_none_asks_for_the_box_without_talking_of_a_private_release():
+    # a stream generator reads no rows: the private releases' refusal does not apply
+    with pytest.raises(ValueError, match=r"needs data.*bounds=\(lower, upper\)") as info:
+        SmoothedHalfspaceAdversary(bounds=None)
+    assert "private" not in str(info.value)
