@@ -7,6 +7,9 @@
   is missing *fails* instead: CI installs the ``test`` extra, so such a skip
   means the extra is broken, and it must not pass silently. Only skips whose
   reason says a dependency is missing are turned into failures.
+* Tests marked ``expensive`` (seconds each: subprocesses, documentation
+  builds, audits) run after all the others, so a broken cheap check is
+  reported first.
 """
 
 import os
@@ -53,3 +56,7 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     _fail_missing_dependency(outcome.get_result())
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.get_closest_marker("expensive") is not None)  # stable

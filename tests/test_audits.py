@@ -18,6 +18,8 @@ from sksmooth.audits import audit_cases
 from sksmooth.metrics._audit import AuditResult, _epsilon_lower
 from sksmooth.mechanisms._audit_cases import mechanism_audit_cases
 
+pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+
 MECHANISM_CASES = mechanism_audit_cases()
 _MECHANISM_NAMES = {case.name for case in MECHANISM_CASES}
 # The estimator cases refit an estimator per trial (30-70 s each on 2 cores):

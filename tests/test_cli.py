@@ -19,6 +19,7 @@ def _run(*args, timeout=300):
     )
 
 
+@pytest.mark.expensive
 def test_demo_fast_end_to_end(tmp_path):
     out = tmp_path / "figs"
     proc = _run("demo", "--fast", "--out", str(out))
@@ -62,6 +63,7 @@ def test_demo_without_matplotlib_says_figures_are_skipped(tmp_path, monkeypatch,
     assert calls and not (tmp_path / "figs").exists()
 
 
+@pytest.mark.expensive
 def test_audit_fast_reports_every_case_within_its_claim():
     proc = _run("audit", "--fast", timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr

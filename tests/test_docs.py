@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -12,6 +14,7 @@ def _python_blocks():
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
+@pytest.mark.expensive
 def test_readme_example_runs_certified_and_is_rerunnable(tmp_path):
     blocks = _python_blocks()
     assert blocks, "README has no python example"

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 _SCRIPT = textwrap.dedent("""
     import hashlib, pickle, warnings
     import numpy as np
@@ -47,6 +49,7 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.expensive
 def test_seeded_estimators_identical_across_processes(tmp_path):
     script = tmp_path / "digests.py"
     script.write_text(_SCRIPT)

@@ -5,6 +5,7 @@ import warnings
 
 import joblib
 import numpy as np
+import pytest
 from sklearn.model_selection import GridSearchCV
 
 from sksmooth import PrivateProperClassifier
@@ -15,6 +16,7 @@ EPSILONS = [0.25, 0.5, 1.0]
 N_FOLDS = 2
 
 
+@pytest.mark.expensive
 def test_dask_grid_search_records_every_fit_in_the_server_ledger(dask_client, postgres_url):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(120, 2))

@@ -19,6 +19,8 @@ from sksmooth.accounting._backends import _postgres, _protocol, _sql, _sqlite
 from sksmooth.accounting._backends import MemoryStorage, PostgresStorage, SQLiteStorage
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 
+pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+
 N_WRITERS, SPENDS_PER_WRITER, BUDGET = 8, 100, 500
 # Seconds a driver sleeps between its budget check and its insert in the
 # race-window tests: wide enough that, under any machine load, several
@@ -344,6 +346,9 @@ def test_postgres_ledger_runs_read_committed_whatever_the_session_default(postgr
                         .fetchone()[0]) == "read committed"
 
 
+# end to end, with the audit below that shows it catches the fault (seconds of racing
+# writers): -m slow; the test above fails on the same driver (no SET) in milliseconds
+@pytest.mark.slow
 def test_postgres_writers_commit_exactly_the_budget_under_a_repeatable_read_default(
         postgres_url, monkeypatch):
     _widen_race_window(monkeypatch)
@@ -352,6 +357,7 @@ def test_postgres_writers_commit_exactly_the_budget_under_a_repeatable_read_defa
     assert sum(committed) == BUDGET == len(labels)
 
 
+@pytest.mark.slow
 def test_isolation_audit_catches_a_postgres_driver_keeping_the_session_default(
         postgres_url, monkeypatch):
     monkeypatch.setattr(_postgres, "_READ_COMMITTED", "SELECT 1")  # broken: no SET

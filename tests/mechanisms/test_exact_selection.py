@@ -93,6 +93,7 @@ def test_far_coins_fallback_is_exact(sampler, monkeypatch):
 
 
 @pytest.mark.parametrize("far_gamma", [64, 1])
+@pytest.mark.expensive
 def test_permute_and_flip_one_draw_in_random_order_is_exact(far_gamma, monkeypatch):
     # One draw with many likely heads visits candidates one by one in a
     # random order (here forced); its law is permute-and-flip's.

@@ -336,6 +336,7 @@ def _half_noise(scores, epsilon, sensitivity, rng):
     return permute_and_flip(scores, epsilon, sensitivity / 2, rng)
 
 
+@pytest.mark.expensive
 def test_private_search_selection_passes_the_audit_and_noise_free_is_caught(monkeypatch):
     n_trials = 600
     correct = _selection_audit(n_trials, epsilon_selection=1.0)
@@ -362,6 +363,7 @@ def test_private_search_selection_audit_with_power(monkeypatch, variant, low, hi
 
 @pytest.mark.parametrize("sampler, caught", [
     (permute_and_flip, False), (_half_noise, True), (_noise_free, True)])
+@pytest.mark.expensive
 def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
     # scores (#zeros, #ones) = (10, 11) vs (11, 10): the tight pair of the sampler
     def mechanism(scores, rng):
@@ -376,7 +378,10 @@ def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
 
 
 # ------------------------------------------------------- the exact sampler
-@pytest.mark.parametrize("scores", [[3.0, 5.0], [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+# integer gaps: the law is checked in tests/mechanisms/test_exact_selection.py (-m slow here)
+@pytest.mark.parametrize("scores", [pytest.param([3.0, 5.0], marks=pytest.mark.slow),
+                                    [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+@pytest.mark.expensive
 def test_permute_and_flip_on_fractional_scores_matches_its_closed_form(scores):
     # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2, for non-integer scores too
     rng = np.random.default_rng(3)

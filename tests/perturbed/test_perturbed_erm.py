@@ -375,6 +375,7 @@ def _mechanism(noise):
     return run
 
 
+@pytest.mark.expensive
 def test_privacy_audit_calibrated_fit():
     d0, d1 = _audit_datasets()
     clf = quiet_fit(PerturbedERMClassifier(two_concept_setup(), epsilon=1.0, classes=[0, 1],
@@ -384,6 +385,7 @@ def test_privacy_audit_calibrated_fit():
     assert eps_lower <= clf.privacy_spent_.epsilon
 
 
+@pytest.mark.expensive
 def test_privacy_audit_catches_under_noised_variant():
     # a calibration bug dividing eta by 1000 while still claiming epsilon = 1
     d0, d1 = _audit_datasets()

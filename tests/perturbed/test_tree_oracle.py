@@ -439,6 +439,7 @@ def test_multiclass_released_parameters_are_a_function_of_the_function():
 
 
 # ------------------------------------------------- end-to-end privacy audit
+@pytest.mark.expensive
 def test_private_fit_with_the_tree_oracle_passes_the_audit_and_catches_an_overspend():
     """The catalog case (sksmooth.audits): a certified fit audits within its
     claim; an overspend by the case's detectable factor is caught at the same

@@ -50,7 +50,7 @@ _CHECKED = dict(bounds=(-10.0, 10.0), classes="data", random_state=0)
 
 @parametrize_with_checks(
     [PrivateProperClassifier(**_CHECKED),
-     PrivateProperClassifier(hypotheses="halfspaces", method=Exponential(cover_size=2000),
+     PrivateProperClassifier(hypotheses="halfspaces", method=Exponential(cover_size=200),
                              **_CHECKED),
      PrivateProperClassifier(hypotheses="intervals", **_CHECKED),
      PrivateProperClassifier(hypotheses="prototypes", method="noisy_means", delta=1e-5,

@@ -33,6 +33,8 @@ from sksmooth.metrics import audit_epsilon
 from sksmooth.proper import PrivateProperClassifier
 from sksmooth.proper.littlestone._ldim import LittlestoneOracle
 
+pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+
 N_TRIALS = 3000
 
 # ------------------------------------------------------------ exponential

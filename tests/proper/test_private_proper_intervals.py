@@ -43,6 +43,7 @@ def test_size_of_the_class_matches_enumeration():
 @pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
 @pytest.mark.parametrize("neighbouring, scale", [
     ("substitution", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
+@pytest.mark.expensive
 def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale, sampler,
                                                            monkeypatch):
     if sampler != "listed":

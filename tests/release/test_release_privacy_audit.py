@@ -43,6 +43,8 @@ from sksmooth.release import (
     SubsampledNetMechanism,
 )
 
+pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+
 EPS = 3.0
 TRIALS = 500
 ONE_ATTR = dict(categorical_features=[0], bounds=(0, 1))

@@ -241,6 +241,7 @@ def _merge_audit(broken, n_trials=1000):
 
 @pytest.mark.parametrize("n_trials", [
     200, pytest.param(1000, marks=pytest.mark.slow)])
+@pytest.mark.expensive
 def test_the_merge_is_explained_by_the_noisy_counts_and_a_true_count_merge_is_caught(n_trials):
     bound, claim = _merge_audit(broken=False, n_trials=n_trials)
     assert bound <= claim
