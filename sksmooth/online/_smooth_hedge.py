@@ -209,7 +209,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         instance from :mod:`sksmooth.classes`, or a finite set of hypotheses
         used as is. Named 'thresholds' and 'stumps' are natively multiclass
         (a label on each side of the threshold: one hypothesis names two
-        labels); for other classes wrap the estimator in
+        labels, which a ``DefaultsWarning`` says on more than two labels);
+        for other classes wrap the estimator in
         :class:`sklearn.multiclass.OneVsRestClassifier`.
         'halfspaces' are covered by the lines through pairs of uniform
         points in 2-D and by random halfspaces in d >= 3;
@@ -509,6 +510,15 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         labels = _fit_classes(y, classes, from_fit)
         strategy = cover_strategy(_concepts(params["hypotheses"], X.shape[1]))
         _check_hypotheses_fit(strategy, X.shape[1], len(labels))
+        if len(labels) > 2 and not _one_vs_rest(params["hypotheses"], len(labels)) \
+                and isinstance(strategy, AxisCovers):
+            warnings.warn(
+                f"SmoothHedgeClassifier: hypotheses={params['hypotheses']!r} on "
+                f"{len(labels)} labels plays the native multiclass cover, each of whose "
+                "hypotheses names two labels (one on each side of a threshold); "
+                "hypotheses='auto' plays one binary Hedge per label and can name every "
+                "label (river's ImageSegments: 746 mistakes against 1628).",
+                DefaultsWarning, stacklevel=4)
         if _one_vs_rest(params["hypotheses"], len(labels)) \
                 and X.shape[1] > _ONE_VS_REST_MAX_FEATURES:
             warnings.warn(

@@ -585,8 +585,9 @@ def three_class_data(n=3000, seed=0):
 
 def test_multiclass_stumps_native():
     X, y = three_class_data()
-    clf = SmoothHedgeClassifier(hypotheses="stumps", sigma=0.1, horizon=len(y),
-                                bounds=(0.0, 1.0)).fit(X, y)
+    with pytest.warns(DefaultsWarning, match="names two labels"):
+        clf = SmoothHedgeClassifier(hypotheses="stumps", sigma=0.1, horizon=len(y),
+                                    bounds=(0.0, 1.0)).fit(X, y)
     assert list(clf.classes_) == ["high", "low", "mid"]
     proba = clf.predict_proba(X[:100])
     assert proba.shape == (100, 3)
@@ -619,7 +620,8 @@ def test_multiclass_default_is_one_vs_rest_and_names_every_label():
     clf = SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
     assert set(clf.predict(X)) == {"low", "mid", "high"}
     assert clf.score(X, y) > 0.85
-    native = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+    with pytest.warns(DefaultsWarning, match="names two labels"):
+        native = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
     assert len(set(native.predict(X))) == 2
     # each label's Hedge is binary, on one shared cover: its expert losses are the
     # cover's one-vs-rest mistakes
