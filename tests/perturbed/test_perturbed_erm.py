@@ -375,7 +375,12 @@ def _mechanism(noise):
     return run
 
 
-@pytest.mark.expensive
+# The two audits below (-m slow) can only catch a gross under-noise: Lemma 1's
+# calibration is loose by a factor of 8 and more on every small pair. A calibration
+# fault is caught by default in tests/perturbed/test_perturbed_erm_release.py: the
+# arithmetic exactly (a 2x error in any constant) and the realised noise scale (half
+# the noise caught); the same catalog case runs in `sksmooth audit --fast` (test_cli).
+@pytest.mark.slow
 def test_privacy_audit_calibrated_fit():
     d0, d1 = _audit_datasets()
     clf = quiet_fit(PerturbedERMClassifier(two_concept_setup(), epsilon=1.0, classes=[0, 1],
@@ -385,7 +390,7 @@ def test_privacy_audit_calibrated_fit():
     assert eps_lower <= clf.privacy_spent_.epsilon
 
 
-@pytest.mark.expensive
+@pytest.mark.slow
 def test_privacy_audit_catches_under_noised_variant():
     # a calibration bug dividing eta by 1000 while still claiming epsilon = 1
     d0, d1 = _audit_datasets()

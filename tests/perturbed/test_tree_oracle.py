@@ -439,11 +439,15 @@ def test_multiclass_released_parameters_are_a_function_of_the_function():
 
 
 # ------------------------------------------------- end-to-end privacy audit
-@pytest.mark.expensive
+@pytest.mark.slow
 def test_private_fit_with_the_tree_oracle_passes_the_audit_and_catches_an_overspend():
     """The catalog case (sksmooth.audits): a certified fit audits within its
     claim; an overspend by the case's detectable factor is caught at the same
-    trials and seed."""
+    trials and seed. -m slow, as test_audits.py's runs of the same case; by
+    default the case runs in `sksmooth audit --fast` (test_cli), and its parts
+    are checked above (the design covers every cell tuple, the certified
+    separation is a lower bound) and in test_perturbed_erm_release.py (the
+    calibration arithmetic exactly, the noise scale with power)."""
     (case,) = [c for c in perturbed_audit_cases() if "depth-2 tree" in c.name]
     X = np.array([[0.1, 0.1], [0.1, 0.9], [0.9, 0.1], [0.9, 0.9]])
     with warnings.catch_warnings():
