@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .._validation import call_user_function, check_bounds, check_inferred_box_has_width, reads_data
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
@@ -68,23 +68,27 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
         return (X - lower) / np.where(upper > lower, upper - lower, 1.0)
 
     def fit(self, X, y, sample_weight=None):
+        X, y = validate_data(self, X, y, dtype=float)
         self.estimator_ = clone(self.estimator).fit(self._unit(X), y,
                                                     sample_weight=sample_weight)
         self.classes_ = self.estimator_.classes_
-        self.n_features_in_ = self.estimator_.n_features_in_
         return self
 
-    def predict(self, X):
+    def _unit_query(self, X):
         check_is_fitted(self, "estimator_")
-        return self.estimator_.predict(self._unit(X))
+        return self._unit(validate_data(self, X, dtype=float, reset=False))
+
+    def predict(self, X):
+        X = self._unit_query(X)
+        return self.estimator_.predict(X)
 
     def predict_proba(self, X):
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(self._unit(X))
+        X = self._unit_query(X)
+        return self.estimator_.predict_proba(X)
 
     def decision_function(self, X):
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.decision_function(self._unit(X))
+        X = self._unit_query(X)
+        return self.estimator_.decision_function(X)
 
 
 def online_multiclass_default():

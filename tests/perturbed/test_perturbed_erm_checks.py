@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.perturbed import (
+    BoxScaledClassifier,
     DepthTwoTreeERMClassifier,
     MulticlassDepthTwoTreeERMClassifier,
     PerturbedERMClassifier,
@@ -50,6 +51,7 @@ def _expected(estimator):
         StumpERMClassifier(),
         DepthTwoTreeERMClassifier(),
         MulticlassDepthTwoTreeERMClassifier(),
+        BoxScaledClassifier(LogisticRegression(), bounds=(-10.0, 10.0)),
     ],
     expected_failed_checks=_expected,
 )
