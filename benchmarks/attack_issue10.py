@@ -9,14 +9,14 @@ RES = {}
 def row2(n_trials=4000):
     X0 = np.zeros((20, 2)); X1 = X0.copy(); X1[0] = [1, 1]
     def mech(X, rng):
-        m = SmoothMWEM(epsilon=1.0, categorical_features=[0, 1], bounds=(0, 1)).fit(X)
+        m = SmoothMWEM(epsilon=1.0, levels=int, bounds=(0, 1)).fit(X)
         s = m.sample(200)
         return float((s == 1).all(1).mean())
     r = audit_epsilon_search(mech, X0, X1, n_trials, random_state=1)
     # fit_resample path
     y = np.zeros(20)
     def mech2(X, rng):
-        m = SmoothMWEM(epsilon=1.0, categorical_features=[0, 1], bounds=(0, 1))
+        m = SmoothMWEM(epsilon=1.0, levels=int, bounds=(0, 1))
         Xs, ys = m.fit_resample(X, y)
         return float((Xs == 1).all(1).mean())
     r2 = audit_epsilon_search(mech2, X0, X1, n_trials, random_state=2)
@@ -27,13 +27,13 @@ def row1(n_trials=2000):
     from sksmooth.release import LaplacePerQuery
     X0 = np.zeros((20, 2)); X1 = X0.copy(); X1[0] = [1, 1]
     def mech(X, rng):
-        a = LaplacePerQuery(epsilon=1.0, categorical_features=[0, 1], bounds=(0, 1)).fit(X)
-        b = LaplacePerQuery(epsilon=1.0, categorical_features=[0, 1], bounds=(0, 1)).fit(X)
+        a = LaplacePerQuery(epsilon=1.0, levels=int, bounds=(0, 1)).fit(X)
+        b = LaplacePerQuery(epsilon=1.0, levels=int, bounds=(0, 1)).fit(X)
         return float(np.sum(a.noisy_counts_) * 0 + a.noisy_counts_.ravel()[-1] + b.noisy_counts_.ravel()[-1])
     r = audit_epsilon_search(mech, X0, X1, n_trials, random_state=3)
     # seeded: same int seed, neighbouring data -> deterministic distinguisher (marked not certified)
     def mech_seeded(X, rng):
-        a = LaplacePerQuery(epsilon=1.0, categorical_features=[0, 1], bounds=(0, 1), random_state=0).fit(X)
+        a = LaplacePerQuery(epsilon=1.0, levels=int, bounds=(0, 1), random_state=0).fit(X)
         return float(a.noisy_counts_.ravel()[-1])
     s0 = mech_seeded(X0, None)
     r2 = audit_epsilon(mech_seeded, X0, X1, lambda v: v == s0, 300)

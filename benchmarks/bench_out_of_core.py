@@ -76,7 +76,7 @@ def estimator():
     from sksmooth.release import GaussianPerQuery
 
     return GaussianPerQuery(epsilon=1.0, delta=1e-9, queries="marginals", marginal_width=2,
-                            sensitivity="structured", categorical_features=list(range(15)),
+                            sensitivity="structured", levels=int,
                             bounds=(np.zeros(15), LEVELS - 1.0))
 
 
@@ -230,7 +230,7 @@ def run_first_chunk(n_rows, chunk):
     makes = {
         "GaussianPerQuery": lambda classes, bounds: GaussianPerQuery(
             epsilon=1.0, delta=1e-9, queries="marginals", marginal_width=2,
-            sensitivity="structured", categorical_features=list(range(d)),
+            sensitivity="structured", levels=int,
             bounds=bounds, classes=classes),
         "AdaptiveMarginalSynthesizer": lambda classes, bounds: AdaptiveMarginalSynthesizer(
             epsilon=1.0, delta=1e-9, levels=list(LEVELS[:-1]), classes=classes, workload=2),

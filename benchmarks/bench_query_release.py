@@ -97,7 +97,7 @@ def run_compare(quick, n_seeds):
     n_cols = 6 if quick else 8
     Xd = digits_discretised(n_cols)
     n, d = Xd.shape
-    common = dict(categorical_features=np.arange(d), bounds=(0, LEVELS - 1))
+    common = dict(levels=int, bounds=(0, LEVELS - 1))
     try:
         import pandas as pd
         from snsynth.mwem import MWEMSynthesizer
@@ -214,7 +214,7 @@ def run_scale(quick, limit=60.0):
     # 2-way marginals on {0,1}^d (universe 2^d), 5000 rows
     for d in ([14, 17, 20] if quick else [14, 17, 20, 22]):
         X = (rng.random((5000, d)) < np.linspace(0.1, 0.9, d)).astype(float)
-        est = SmoothMWEM(epsilon=1.0, n_iter=T, categorical_features=np.arange(d),
+        est = SmoothMWEM(epsilon=1.0, n_iter=T, levels=int,
                          bounds=(0, 1), random_state=0)
         sec = timed(est, X)
         rec = dict(universe_size=2 ** d, n_tables=d * (d - 1) // 2, seconds=sec,
@@ -274,7 +274,7 @@ def run_table002(quick, n_seeds=3):
             for seed in range(n_seeds):
                 z = rng.random((n, 1)) < 0.5
                 X = (z ^ (rng.random((n, d)) < np.linspace(0.05, 0.45, d))).astype(float)
-                common = dict(categorical_features=np.arange(d), bounds=(0, 1), random_state=seed)
+                common = dict(levels=int, bounds=(0, 1), random_state=seed)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     m = SmoothMWEM(epsilon=eps, delta=delta, **common).fit(X)

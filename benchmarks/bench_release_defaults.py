@@ -107,7 +107,7 @@ def models(epsilon, table):
 
     def mwem(**kw):
         return SmoothMWEM(epsilon=epsilon, delta=DELTA, bounds=spec["bounds"],
-                          categorical_features=[cat], categories={cat: spec["levels"]}, **kw)
+                          levels={cat: spec["levels"]}, **kw)
 
     return {
         "SmoothMWEM": mwem,

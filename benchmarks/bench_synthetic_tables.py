@@ -332,7 +332,7 @@ def one(name, eps, seed, label):
         warnings.simplefilter("ignore")  # seeded runs warn: expected in a benchmark
         if label == "mwem":  # substitution neighbours (SmoothMWEM's relation), n public
             synth = SmoothMWEM(epsilon=eps, delta=DELTA, marginal_width=min(WORKLOADS[name]),
-                               categorical_features=np.arange(X.shape[1]),
+                               levels=int,
                                bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
                                random_state=seed)
         else:
@@ -496,7 +496,7 @@ def pure(n_seeds):
                         warnings.simplefilter("ignore")  # seeded runs warn
                         synth = SmoothMWEM(
                             epsilon=eps, delta=delta, marginal_width=2,
-                            categorical_features=np.arange(X.shape[1]),
+                            levels=int,
                             bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
                             random_state=seed).fit(X.astype(float))
                         rows = np.rint(synth.sample(len(X), random_state=seed)).astype(np.int64)

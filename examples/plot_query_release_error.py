@@ -31,7 +31,7 @@ from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM  # no
 
 PIXELS = [20, 28, 36, 42, 44, 52, 53, 26]
 X = np.minimum((load_digits().data[:, PIXELS] / 16.0 * 4).astype(int), 3).astype(float)
-common = dict(categorical_features=np.arange(X.shape[1]), bounds=(0, 3))
+common = dict(levels=int, bounds=(0, 3))
 epsilons = [0.25, 0.5, 1.0, 2.0, 4.0]
 methods = {
     "SmoothMWEM (tables)": lambda e, s: SmoothMWEM(epsilon=e, **common),

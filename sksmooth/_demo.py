@@ -239,7 +239,7 @@ def _query_release(out_dir, fast, progress):
     # 8 pixels of digits, 4 public levels each on [0, 16]: all 2-way marginals
     pixels = [20, 28, 36, 42, 44, 52, 53, 26]
     X = np.minimum((load_digits().data[:, pixels] / 16.0 * 4).astype(int), 3).astype(float)
-    common = dict(categorical_features=np.arange(X.shape[1]), bounds=(0, 3))
+    common = dict(levels=int, bounds=(0, 3))
     acc = BudgetAccountant()
     seeds = range(2 if fast else 5)
     errors = {}

@@ -525,8 +525,8 @@ def test_every_estimator_reads_a_pyarrow_table_as_its_pandas_table():
     assert list(frame.columns) == ["a", "k"] and frame["k"].dtype == object
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded
-        fitted = SmoothMWEM(bounds=(0, 1), categorical_features=["k"],
-                            categories={"k": ["p", "q"]}, random_state=0).fit(table)
+        fitted = SmoothMWEM(bounds=(0, 1), levels={"k": ["p", "q"]},
+                            random_state=0).fit(table)
     assert list(fitted.feature_names_in_) == ["a", "k"]
     assert list(fitted.sample(3).columns) == ["a", "k"]
 

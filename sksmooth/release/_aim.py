@@ -42,28 +42,24 @@ from .._validation import check_delta_for_n, reads_data
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge, charge_not_private
 from ._columns import (
-    BinnedColumn,
     LevelColumn,
     TableCodec,
     check_n_samples,
-    column_positions,
     declared_dtype,
     dtype_categories,
     dtype_levels_notes,
     format_labels,
-    key_collision_hint,
     label_dtype,
     label_name,
     label_output_dtype,
     levels_change,
-    parameter_key,
     reads_labels_from_rows,
     resolve_labels,
     schema_change_error,
     structure_change,
-    undeclared_levels_error,
 )
-from ._schema import BOUNDS_FORMS, DEFAULT_N_BINS, bounds_by_column, check_bounds_parameter
+from ._schema import (BOUNDS_FORMS, DEFAULT_N_BINS, LEVELS, TableSchema,
+                      check_bounds_parameter, declared_level_columns)
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._systematic import check_scheme
@@ -201,7 +197,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         codes ``0 .. L-1``. A sequence (one entry per column) or a dict
         (column name or index -> entry; an int key is a position, as in
         scikit-learn, and an unknown key is refused), each entry an int
-        (codes) or a list of level values. Columns with a ``Categorical`` dtype use its
+        (codes), a list of level values, or ``int``: the integers between the
+        column's ``bounds`` (the column then comes back as integers; its input
+        dtype is not public). Columns with a ``Categorical`` dtype use its
         categories when not given (the release is then marked not certified:
         ``astype('category')`` reads them from the data, and the code cannot
         tell a publicly declared dtype from such a one). Any other dtype
@@ -221,7 +219,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         that costs no budget (a quantile split would have to be paid for) —
         and every synthetic value is drawn uniformly inside its bin from the
         sampling stream (floats: whether the column held integers is not
-        public, its dtype following the values). Values
+        public, its dtype following the values; declare ``levels={column:
+        int}`` for integers). Values
         outside the range go to the first/last bin, missing values to the
         middle one (never refused or counted).
     n_bins : int, default=10
@@ -348,8 +347,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     _parameter_constraints = {
         "epsilon": EPSILON,
         "delta": Real(0, 1, closed="neither"),
-        "levels": (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
-                   InstanceOf((list, tuple, dict, np.ndarray), "a sequence or dict of levels")),
+        "levels": LEVELS,
         "classes": (NoneValue(), READ_FROM_DATA,
                     InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
         "bounds": (NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
@@ -395,7 +393,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
     # ------------------------------------------------------------ input
     def _columns(self, X, y, min_rows=1, first=True):
-        """``(columns, names, declared levels, dtypes, frame)`` of the input table
+        """``(columns, names, dtypes, frame)`` of the input table
         (a later chunk may have no rows: ``min_rows=0``), read by :func:`read_table`
         (a pyarrow dictionary column by its values: its levels must be declared)."""
         if first and min_rows == 0 and not hasattr(X, "columns") and _width_from_rows(X):
@@ -423,24 +421,13 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if len(columns) == 0 or len(columns[0]) < min_rows:
             raise ValueError("X must have at least one row and one column."
                              if min_rows else "X must have at least one column.")
-        levels = self.levels
-        if levels is None or isinstance(levels, numbers.Integral):
-            declared = [levels] * len(columns)
-        elif isinstance(levels, dict):
-            given = column_positions(levels, len(columns), names if frame else None, "levels")
-            declared = [given.get(j) for j in range(len(columns))]
-        else:
-            declared = list(levels)
-            if len(declared) != len(columns):
-                raise ValueError(f"levels has {len(declared)} entries for {len(columns)} columns.")
         if y is not None:
             y_dtype = label_dtype(y)  # a Categorical's categories are public
             y = read_labels(y, len(columns[0]))  # a column vector too, as SmoothMWEM takes it
             columns.append(y)
             names.append("y")
-            declared.append(self.classes)
             dtypes.append(y.dtype if y_dtype is None else y_dtype)
-        return columns, names, declared, dtypes, frame
+        return columns, names, dtypes, frame
 
     def _encode(self, X, y, min_rows=1):
         """``(codes, codec, leaked)``: the table's level codes under its public codec.
@@ -451,19 +438,10 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         read from ``y`` with a PrivacyLeakWarning (then ``leaked == ("y",)``;
         ``None`` is refused), the rule of every release estimator.
         """
-        values, names, declared, dtypes, frame = self._columns(X, y, min_rows=min_rows)
+        values, names, dtypes, frame = self._columns(X, y, min_rows=min_rows)
         n_features = len(values) - int(y is not None)
-        bounds = bounds_by_column(self.bounds, n_features, names[:n_features] if frame
-                                  else None)
-        if self.bounds is not None and not isinstance(self.bounds, dict):
-            # a pair ranges every column without levels (declared or a dtype's)
-            bounds = [None if declared[j] is not None or dtype_categories(dtypes[j]) is not None
-                      else pair for j, pair in enumerate(bounds)]
-        # a column is named as the parameters name it: its label, or its position
-        labels = names if frame else None
-        columns = [self._column_strategy(parameter_key(j, labels), declared[j], dtypes[j],
-                                         bounds[j], key_collision_hint(j, labels))
-                   for j in range(n_features)]
+        columns = TableSchema.build(names[:n_features], dtypes[:n_features], frame, self.levels,
+                                    self.bounds, self.n_bins).codec.columns
         leaked = ()
         if y is not None:
             classes, inferred, from_dtype = resolve_labels(values[-1], self.classes, dtypes[-1])
@@ -473,25 +451,6 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
             leaked = ("y",) if inferred else ()
         codec = TableCodec(names, columns, frame)
         return _codes(codec, values), codec, leaked
-
-    def _column_strategy(self, name, declared, dtype, bounds, hint=""):
-        """A column's codec strategy: binned on public bounds, or public levels
-        (``hint``: appended to the refusal of a column with neither)."""
-        if bounds is not None:
-            if declared is not None or dtype_categories(dtype) is not None:
-                raise ValueError(f"column {name!r} has both levels and bounds: declare it "
-                                 "either categorical (levels) or continuous (bounds).")
-            if not bounds[0] < bounds[1]:
-                raise ValueError(f"bounds gives column {name!r} the empty range {bounds}; its "
-                                 "lower bound must be below its upper bound.")
-            return BinnedColumn(*bounds, self.n_bins, dtype)
-        column = LevelColumn.public(declared, dtype, name, "levels")
-        if column is None:
-            raise undeclared_levels_error(
-                name, "levels", alternative=(
-                    f", or declare a continuous column's public range with bounds="
-                    f"{{{name!r}: (lower, upper)}}{hint}"))
-        return column
 
     def _tables(self, d):
         w = self.workload
@@ -536,7 +495,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if not (hasattr(X, "columns") or sp.issparse(X)):  # width checked against the first chunk
             read_numbers(self, X, reset=False, dtype=None, ensure_min_samples=0)
         # no rows is allowed: a later chunk's row count is private under add/remove
-        columns, names, _, dtypes, chunk_frame = self._columns(X, y, min_rows=0, first=False)
+        columns, names, dtypes, chunk_frame = self._columns(X, y, min_rows=0, first=False)
         # compared as the first chunk's were kept (declared levels: declared_dtype)
         dtypes = [c.chunk_dtype(t) for c, t in zip(frame.codec.columns, dtypes)]
         if (y is not None) != frame.has_y:
@@ -561,16 +520,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
     def _declared_level_columns(self, X):
-        """Labels of the DataFrame ``X``'s columns whose levels ``levels`` declares."""
-        columns, levels = list(getattr(X, "columns", [])), self.levels
-        if not columns or levels is None:
-            return set()
-        if isinstance(levels, numbers.Integral):
-            return set(columns)
-        if isinstance(levels, dict):
-            return {columns[j] for j in column_positions(levels, len(columns), columns,
-                                                         "levels")}
-        return {c for c, declared in zip(columns, levels) if declared is not None}
+        return declared_level_columns(X, self.levels)
 
     def _infers_from_data(self, X, y, classes):
         return reads_labels_from_rows(y, not reads_data(self.classes))

@@ -81,8 +81,7 @@ def _smooth_mwem_selection_case(epsilon=2.0):
     dataset0 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 3)
     dataset1 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 2 + [[1.0, 0.0]])
     params = dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
-                  selection_fraction=0.9, n_passes=0, categorical_features=[0, 1],
-                  bounds=(0, 1))
+                  selection_fraction=0.9, n_passes=0, levels=int, bounds=(0, 1))
 
     def output(est):
         return est.selected_[0]
@@ -103,8 +102,7 @@ def _smooth_mwem_selection_case(epsilon=2.0):
 def _one_cell_measurement_params(epsilon):
     """One binary attribute, one round that only measures (selection ~free)."""
     return dict(epsilon=epsilon, queries="marginals", marginal_width=1, n_iter=1,
-                selection_fraction=0.01, n_passes=0, categorical_features=[0],
-                bounds=(0, 1))
+                selection_fraction=0.01, n_passes=0, levels=int, bounds=(0, 1))
 
 
 def _noisy_counts(est):

@@ -10,6 +10,7 @@ and how many were mapped is never stored. Outputs: :mod:`._outputs`;
 workloads: :mod:`._queries`.
 """
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -17,8 +18,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 
-from .._constraints import (EPSILON, RANDOM_STATE, READ_FROM_DATA, Boolean, Check, Integer,
-                           NoneValue, Options, Param)
+from .._constraints import (EPSILON, RANDOM_STATE, READ_FROM_DATA, Boolean, Check,
+                            InstanceOf, Integer, NoneValue, Options, Param)
 from .._guarantee import read_from_data_reason
 from .._randomness import SEEDED_NOISE_NOTE
 from .._untrusted import as_floats, read_labels, read_numbers, read_table, sanitize_rows
@@ -32,11 +33,11 @@ from .._validation import (
 )
 from ..accounting import charge, charge_not_private, check_accountant
 from ..classes import user_code_notes
+from ..exceptions import RemovalWarning
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
-    column_positions,
     dtype_levels_notes,
     label_dtype,
     label_name,
@@ -46,8 +47,8 @@ from ._columns import (
     schema_change_error,
 )
 from ._queries import build_workload, check_queries
-from ._schema import BOUNDS_FORMS, check_bounds_parameter, level_box
-from ._tables import TableSchema, check_categorical_features, check_categories, is_dataframe
+from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
+                      declared_level_columns, is_dataframe, level_box, removed_levels_parameters)
 from ._universe import GridUniverse, SampleUniverse
 
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
@@ -83,9 +84,11 @@ COMMON_CONSTRAINTS = {
         "memory: 16 bytes per universe point"))),
     "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
         "memory: 16 bytes per universe point (4 GiB at the cap)")),
-    "categorical_features": Check(check_categorical_features,
-                                  "None, 'from_dtype', a mask, indices or names"),
-    "categories": Check(check_categories, "None or a dict {column: [levels]}"),
+    "levels": LEVELS,
+    "categorical_features": (NoneValue(), Options("from_dtype"), InstanceOf(
+        (list, tuple, np.ndarray), "a mask, indices or names (removed: use levels)")),
+    "categories": (NoneValue(), InstanceOf(dict, "a dict {column: [levels]} (removed: use "
+                                                 "levels)")),
     "bounds": Param((NoneValue(), READ_FROM_DATA, Check(check_bounds_parameter, BOUNDS_FORMS)),
                     hint=BOUNDS_HINT),
     "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels")),
@@ -111,6 +114,7 @@ class PrivateTable:
     schema: TableSchema
     n_rows: Optional[int] = None  # rows behind accumulated counts (X is then None)
     classes_from_dtype: bool = False  # the categories of a Categorical y
+    levels: Any = None  # the levels parameter the schema was built from
 
     @property
     def n(self):
@@ -190,16 +194,17 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """
         X = read_table(X)  # a pyarrow or polars table as pandas, once for schema and rows
         if frame is not None:
-            schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+            schema = TableSchema.from_input(X, frame.levels)
             if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
                     schema):  # (a different width: sklearn's message below)
                 raise schema_change_error(frame.schema.change_to(schema))
             # a later chunk may have no rows (its row count is private under add/remove)
             return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
-        schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+        levels = removed_levels_parameters(self)
+        schema = TableSchema.from_input(X, levels, self.bounds)
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
-            schema = TableSchema.from_input(X_num, self.categorical_features, self.categories)
+            schema = TableSchema.from_input(X_num, levels, self.bounds)
         n, d = X_num.shape
         if reads_data(self.bounds) and schema.all_levelled:  # box edges are level counts
             lower, upper = np.zeros(d), np.zeros(d)
@@ -218,7 +223,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             declared = self.classes if classes is None else classes
             labels, inferred, from_dtype = resolve_labels(y, declared, dtype)
         frame = PrivateTable(None, None, lower, upper, schema.categorical.copy(), labels,
-                             inferred, schema, n_rows=0, classes_from_dtype=from_dtype)
+                             inferred, schema, n_rows=0, classes_from_dtype=from_dtype,
+                             levels=levels)
         return frame.map_rows(X_num, y)
 
     def _numeric(self, X, schema, reset, min_rows=1):
@@ -261,12 +267,9 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
 
     def _declared_level_columns(self, X):
-        """Labels of the DataFrame ``X``'s columns whose levels ``categories`` declares."""
-        columns = list(getattr(X, "columns", []))
-        if not columns or not self.categories:
-            return set()
-        return {columns[j] for j in column_positions(self.categories, len(columns), columns,
-                                                     "categories")}
+        """Labels of the DataFrame ``X``'s columns whose levels are declared."""
+        return declared_level_columns(X, self.levels if self.levels is not None
+                                      else self.categories)
 
     def _read_from_rows(self, X, y, labels_declared):
         """What a first chunk's rows would give (leak-warned): the parameters that
@@ -274,8 +277,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         declared or dtype levels): an all-categorical table with public levels
         needs no bounds, a Categorical ``y`` no classes."""
         missing = []
-        if reads_data(self.bounds) and not TableSchema.from_input(
-                X, self.categorical_features, self.categories).all_levelled:
+        if reads_data(self.bounds) and not self._schema_of(X).all_levelled:
             missing.append("bounds=(lower, upper)")
         if reads_labels_from_rows(y, labels_declared):
             missing.append("classes=[...] (the label set)")
@@ -285,13 +287,19 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """The rows realising the labels read (the base's) and, with ``bounds='data'``,
         every column's smallest and largest value (the box read from the rows)."""
         rows = super()._rows_read_in(X, y, labels_declared)
-        schema = TableSchema.from_input(X, self.categorical_features, self.categories)
+        schema = self._schema_of(X)
         if not reads_data(self.bounds) or schema.all_levelled:
             return rows
         if schema.n_features == 0:
             raise ValueError("X is not a table")  # read whole: validation says what it is
         values = _box_values(self._numeric(X, schema, reset=True))
         return np.concatenate([rows, values.argmin(axis=0), values.argmax(axis=0)])
+
+    def _schema_of(self, X):
+        """The schema of a first chunk ``X`` (no warning: ``fit`` gives it)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RemovalWarning)
+            return TableSchema.from_input(X, removed_levels_parameters(self), self.bounds)
 
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then
@@ -331,7 +339,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
         out += user_code_notes(self.queries, "queries")
-        return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "categories",
+        return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "levels",
                                         labels_from_dtype=data.classes_from_dtype)
 
     # -------------------------------------------------------- universe

@@ -64,12 +64,13 @@ class _PerQueryBase(ReleaseData):
         n_bins="auto",
         n_universe="auto",
         max_universe_size=2**24,
-        categorical_features=None,
-        categories=None,
+        levels=None,
         bounds=None,
         classes=None,
         accountant=None,
         random_state=None,
+        categorical_features=None,
+        categories=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -81,12 +82,13 @@ class _PerQueryBase(ReleaseData):
         self.n_bins = n_bins
         self.n_universe = n_universe
         self.max_universe_size = max_universe_size
-        self.categorical_features = categorical_features
-        self.categories = categories
+        self.levels = levels
         self.bounds = bounds
         self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categories = categories
 
     def _check_public_parameters(self, params):
         self._check_delta(params["delta"])
@@ -173,7 +175,7 @@ class LaplacePerQuery(_PerQueryBase):
         from noisy count tables, ``L1 = 2 G`` for ``G`` tables (changing a
         row moves two cells of each; the module docstring).
     queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
-categorical_features, categories, bounds, classes, accountant, random_state :
+levels, bounds, classes, accountant, random_state, categorical_features, categories :
         as in :class:`SmoothMWEM`.
 
     Attributes
@@ -223,7 +225,7 @@ class GaussianPerQuery(_PerQueryBase):
         answered from noisy count tables (changing a row moves two cells of
         each).
     queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
-categorical_features, categories, bounds, classes, accountant, random_state :
+levels, bounds, classes, accountant, random_state, categorical_features, categories :
         as in :class:`SmoothMWEM`.
 
     Attributes
@@ -242,15 +244,15 @@ categorical_features, categories, bounds, classes, accountant, random_state :
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", marginal_width=2,
                  n_queries=None, sensitivity="per_query", universe="grid", n_bins="auto",
-                 n_universe="auto", max_universe_size=2**24, categorical_features=None,
-                 categories=None, bounds=None, classes=None, accountant=None,
-                 random_state=None):
+                 n_universe="auto", max_universe_size=2**24, levels=None, bounds=None,
+                 classes=None, accountant=None, random_state=None, categorical_features=None,
+                 categories=None):
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, marginal_width=marginal_width,
             n_queries=n_queries, sensitivity=sensitivity, universe=universe, n_bins=n_bins,
-            n_universe=n_universe, max_universe_size=max_universe_size,
-            categorical_features=categorical_features, categories=categories, bounds=bounds,
-            classes=classes, accountant=accountant, random_state=random_state,
+            n_universe=n_universe, max_universe_size=max_universe_size, levels=levels,
+            bounds=bounds, classes=classes, accountant=accountant, random_state=random_state,
+            categorical_features=categorical_features, categories=categories,
         )
 
     def _check_delta(self, delta):

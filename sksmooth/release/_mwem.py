@@ -122,11 +122,11 @@ class SmoothMWEM(ReleaseMixin):
 
     **Tables and pipelines.** ``X`` may be a pandas DataFrame with numeric,
     boolean, string and ``Categorical`` columns (levels are public: see
-    ``categories``); ``sample``/``fit_resample``/``transform`` then return a
+    ``levels``); ``sample``/``fit_resample``/``transform`` then return a
     DataFrame with the same names, and dtypes from public inputs (a
     Categorical kept; any other dtype follows the values, so numbers come
     back float64 or as their levels' dtype). A text or bool column
-    must be declared (``categorical_features`` with ``categories``): its
+    must be declared (``levels``): its
     dtype follows the values, so it is not public and an undeclared such
     column is read as numbers within ``bounds`` (a text like a missing
     value), never refused — refusing it would tell that every row held
@@ -253,24 +253,22 @@ class SmoothMWEM(ReleaseMixin):
         this many points.
     projection : bool, default=False
         Projected Smooth MWEM (requires ``sigma``).
-    categorical_features : None, 'from_dtype', bool mask, int indices or names, default=None
-        Categorical features. Levels: ``categories``, a pandas
-        ``Categorical`` dtype's categories, or the integers between the
-        public bounds. ``None``: only the DataFrame columns with a
-        Categorical dtype. ``'from_dtype'``: those, and every column named
-        in ``categories``. Any other dtype numpy or pandas picks from the
-        values (numpy bool, ``str``, object, int vs float, and the nullable
-        ``Int64`` / ``Float64`` / ``boolean`` of ``convert_dtypes()``) is
-        not public — one row can change it — so such a column is numbers
-        unless declared here.
-    categories : None or dict, default=None
-        Public levels ``{column name or index: [levels]}``. Never read from
-        the data. A value outside the levels is mapped to the first level; a
-        text in a column without levels is mapped like a missing value. A
-        categorical column without entry here uses its pandas ``Categorical``
-        dtype's categories, and the release is then marked not certified for
-        it (``astype('category')`` reads them from the data; the code cannot
-        tell a publicly declared dtype from such a one).
+    levels : None, int, sequence or dict, default=None
+        The public levels of the categorical columns, as
+        :class:`AdaptiveMarginalSynthesizer` takes them: one entry for every
+        column, a sequence (one entry per column) or ``{column name or
+        index: entry}``. An entry is an int ``L`` (codes ``0 .. L-1``), a
+        list of levels, or ``int``: the integers between the column's public
+        bounds. Such a column comes back with its levels' dtype (integers
+        for integer levels). A column without an entry uses its pandas
+        ``Categorical`` dtype's categories (the release is then marked not
+        certified: ``astype('category')`` reads them from the data), and
+        otherwise is continuous, binned on its bounds (floats out). Any
+        other dtype follows the values (int64 vs float64, numpy bool,
+        ``str``, ``convert_dtypes()``'s ``Int64``), so it is not public —
+        one row can change it — and never makes a column categorical or
+        integer. Levels are never read from the data; a value outside them
+        is mapped to the first level.
     bounds : tuple (lower, upper), dict, 'data' or None, default=None
         Public domain box: a pair ``(lower, upper)`` (numbers, or one per
         column), or ``{column name or index: (lower, upper)}`` for every
@@ -296,6 +294,11 @@ class SmoothMWEM(ReleaseMixin):
     verbose : int or bool, default=0
         ``>= 1``: after the charge, the number of rounds and a progress bar
         over them on stderr (tqdm when installed).
+    categorical_features, categories : default=None
+        Removed in the next release (a ``RemovalWarning``): ``levels``
+        replaces them. ``categories={c: [...]}`` is ``levels={c: [...]}``,
+        and a column listed in ``categorical_features`` without categories
+        is ``levels={c: int}``.
 
     Attributes
     ----------
@@ -380,8 +383,7 @@ class SmoothMWEM(ReleaseMixin):
     >>> from sksmooth.release import SmoothMWEM
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 4)) < [0.2, 0.5, 0.7, 0.9]).astype(float)
-    >>> mwem = SmoothMWEM(epsilon=1.0, categorical_features=[0, 1, 2, 3],
-    ...                   bounds=(0, 1)).fit(X)
+    >>> mwem = SmoothMWEM(epsilon=1.0, levels=2).fit(X)
     >>> mwem.sample(3).shape
     (3, 4)
     """
@@ -427,14 +429,15 @@ class SmoothMWEM(ReleaseMixin):
         n_universe="auto",
         max_universe_size=2**24,
         projection=False,
-        categorical_features=None,
-        categories=None,
+        levels=None,
         bounds=None,
         classes=None,
         jitter=True,
         accountant=None,
         random_state=None,
         verbose=0,
+        categorical_features=None,
+        categories=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -455,14 +458,15 @@ class SmoothMWEM(ReleaseMixin):
         self.n_universe = n_universe
         self.max_universe_size = max_universe_size
         self.projection = projection
-        self.categorical_features = categorical_features
-        self.categories = categories
+        self.levels = levels
         self.bounds = bounds
         self.classes = classes
         self.jitter = jitter
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.categories = categories
 
     # ------------------------------------------------------ fit / release
     def _check_public_parameters(self, params):

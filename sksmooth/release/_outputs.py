@@ -21,7 +21,7 @@ from ._base import ReleaseData
 from ._columns import check_n_samples, format_labels
 from ._sampler import SyntheticSampler
 from ._systematic import check_scheme
-from ._tables import is_dataframe
+from ._columns import is_dataframe
 
 __all__ = ["ReleaseMixin"]
 

@@ -41,8 +41,7 @@ class SyntheticSampler(BaseEstimator):
     >>> from sksmooth.release import SmoothMWEM
     >>> X = np.random.default_rng(0).integers(0, 2, size=(200, 3)).astype(float)
     >>> y = X[:, 0].astype(int)
-    >>> sampler = SmoothMWEM(categorical_features=[0, 1, 2], bounds=(0, 1),
-    ...                      classes=[0, 1]).as_sampler()
+    >>> sampler = SmoothMWEM(levels=2, classes=[0, 1]).as_sampler()
     >>> X_syn, y_syn = sampler.fit_resample(X, y)
     >>> X_syn.shape, y_syn.shape
     ((200, 3), (200,))

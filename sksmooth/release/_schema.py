@@ -1,21 +1,77 @@
-"""The release estimators' one reading of ``bounds``.
+"""The public schema of a release's table, built by one function for every release estimator.
 
-``bounds`` is a pair ``(lower, upper)`` (numbers, or one per column) or a
-dict ``{column name or index: (lower, upper)}``; every release estimator
-resolves it here to one public range, or none, per column. A column with
-public levels needs no range (its codes are its domain).
+:meth:`TableSchema.from_input` reads the input's *structure* (column labels, the
+one public dtype, a ``Categorical``: :func:`~._columns.public_dtype`; an
+ndarray's width) and the public parameters ``levels``, ``bounds`` and ``n_bins``,
+never the rows' values, into a :class:`~._columns.TableCodec`. The codec's rules
+(bad values, output dtypes) are in :mod:`sksmooth.release._columns`.
 """
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import BOUNDS_HINT, check_bounds, check_bounds_pair
-from ._columns import column_positions, parameter_key
+from .._constraints import Check, Integer, NoneValue
+from .._untrusted import read_table
+from .._validation import BOUNDS_HINT, check_bounds, check_bounds_pair, user_stacklevel
+from ..exceptions import RemovalWarning
+from ._columns import (
+    BinnedColumn,
+    LevelColumn,
+    NumberColumn,
+    TableCodec,
+    column_index,
+    column_positions,
+    dtype_categories,
+    frame_columns,
+    is_dataframe,
+    is_numeric_dtype,
+    key_collision_hint,
+    levels_change,
+    parameter_key,
+    public_dtype,
+    same_levels,
+    structure_change,
+    undeclared_levels_error,
+)
 
-__all__ = ["BOUNDS_FORMS", "DEFAULT_N_BINS", "check_bounds_parameter", "bounds_by_column",
-           "level_box"]
+__all__ = ["TableSchema", "BOUNDS_FORMS", "DEFAULT_N_BINS", "LEVELS", "bounds_by_column",
+           "check_bounds_parameter", "check_levels", "declared_level_columns", "is_dataframe",
+           "level_box", "removed_levels_parameters"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
 BOUNDS_FORMS = "None, a pair (lower, upper) or a dict {column: (lower, upper)}"
+LEVELS_FORMS = ("int (the integers between the bounds), a sequence (one entry per column) "
+                "or a dict {column: levels}")
+
+
+# ------------------------------------------------------------ parameters
+def check_levels(value, name="levels"):
+    """The form of ``levels`` before data is seen: ``int`` (the type), a sequence of
+    entries (one per column) or ``{column: entry}``; an entry is ``None``, an int
+    ``L`` in ``[1, 10**6]`` (codes ``0 .. L-1``), ``int`` (the integers between the
+    column's bounds) or a list of distinct levels (an int for every column, or
+    ``None``: the ``Integer`` and ``NoneValue`` constraints of :data:`LEVELS`)."""
+    if value is int:
+        return value
+    if not isinstance(value, (dict, list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be {LEVELS_FORMS}, got {type(value).__name__}.")
+    for entry in (value.values() if isinstance(value, dict) else value):
+        if not (entry is None or entry is int or isinstance(
+                entry, (list, tuple, range, np.ndarray, set, frozenset))
+                or (isinstance(entry, numbers.Integral) and not isinstance(entry, bool)
+                    and 1 <= entry <= 10**6)):
+            raise TypeError(f"{name} entries must be None, an int in [1, 10**6], int (the "
+                            f"integers between the column's bounds) or a list of levels; "
+                            f"got {entry!r}.")
+    return value
+
+
+LEVELS = (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
+          Check(check_levels, LEVELS_FORMS))
 
 
 def check_bounds_parameter(value, name="bounds"):
@@ -34,6 +90,60 @@ def check_bounds_parameter(value, name="bounds"):
             raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
                              f"with lower < upper. {BOUNDS_HINT}")
     return value
+
+
+def removed_levels_parameters(estimator):
+    """``levels`` of a grid-family estimator, with its removed spellings
+    ``categorical_features`` / ``categories`` (a :class:`RemovalWarning`): the
+    ``levels`` argument of :meth:`TableSchema.from_input`."""
+    old = {k: getattr(estimator, k) for k in ("categorical_features", "categories")
+           if getattr(estimator, k, None) is not None}
+    if not old:
+        return estimator.levels
+    if estimator.levels is not None:
+        raise ValueError(f"levels replaces {' and '.join(old)}: give levels only.")
+    warnings.warn(f"{' and '.join(old)} will be removed in the next release: declare the "
+                  "public levels with levels={column: [levels]}, levels={column: L} (codes "
+                  "0 .. L-1) or levels={column: int} (the integers between its bounds).",
+                  RemovalWarning, stacklevel=user_stacklevel())
+    return _Removed(old.get("categorical_features"), old.get("categories"))
+
+
+class _Removed:
+    """What ``categorical_features`` and ``categories`` said (read per column in
+    :meth:`TableSchema.from_input`)."""
+
+    def __init__(self, categorical_features, categories):
+        self.categorical_features, self.categories = categorical_features, categories
+
+    def entries(self, n_features, columns, dtypes):
+        """One ``levels`` entry per column (``dtypes``: public, ``None`` for an ndarray)."""
+        declared = column_positions(self.categories or {}, n_features, columns, "categories")
+        mask = _categorical_mask(self.categorical_features, n_features, columns, dtypes,
+                                 declared)
+        for j in declared:
+            if not mask[j]:
+                raise ValueError(f"categories gives levels for column "
+                                 f"{parameter_key(j, columns)!r}, which is not in "
+                                 "categorical_features; add it there.")
+        return [declared[j] if j in declared else
+                int if mask[j] and (dtypes is None or dtype_categories(dtypes[j]) is None)
+                else None
+                for j in range(n_features)]
+
+
+def declared_level_columns(X, levels):
+    """Labels of the DataFrame ``X``'s columns whose levels ``levels`` declares."""
+    columns = list(getattr(X, "columns", []))
+    if isinstance(levels, _Removed):
+        levels = levels.categories
+    if not columns or levels is None:
+        return set()
+    if not isinstance(levels, (dict, list, tuple, np.ndarray)):
+        return set(columns)
+    if isinstance(levels, dict):
+        return {columns[j] for j in column_positions(levels, len(columns), columns, "levels")}
+    return {c for c, declared in zip(columns, levels) if declared is not None}
 
 
 def bounds_by_column(bounds, n_features, names, name="bounds"):
@@ -60,8 +170,202 @@ def level_box(bounds, levels, names):
         elif pair is None:
             column = parameter_key(j, names)
             raise ValueError(f"bounds gives no range for column {column!r}: add "
-                             f"bounds={{{column!r}: (lower, upper)}}, or declare it "
-                             "categorical with public levels.")
+                             f"bounds={{{column!r}: (lower, upper)}}, or declare its "
+                             "public levels.")
         else:
             lower[j], upper[j] = pair
     return lower, upper
+
+
+# ------------------------------------------------------------------ schema
+@dataclass
+class TableSchema:
+    """The codec of a table's columns (:class:`~._columns.TableCodec`) and which are
+    categorical (public levels, or the integers between public bounds)."""
+
+    codec: TableCodec
+    categorical: np.ndarray  # bool mask
+
+    @property
+    def n_features(self):
+        return len(self.codec.columns)
+
+    @property
+    def is_frame(self):
+        return self.codec.frame
+
+    @property
+    def columns(self):
+        """DataFrame column names, or None for an ndarray."""
+        return self.codec.names if self.is_frame else None
+
+    @property
+    def levels(self):
+        """Per column: the ndarray of public levels, or None."""
+        return [c.levels if isinstance(c, LevelColumn) else None for c in self.codec.columns]
+
+    @property
+    def has_levels(self):
+        return np.array([lv is not None for lv in self.levels], dtype=bool)
+
+    @classmethod
+    def from_input(cls, X, levels, bounds=None, n_bins=None):
+        """The schema of ``X`` (read for its structure only) under the public parameters.
+
+        ``n_bins=None`` (the grid family): a column without levels stays numbers, for
+        the universe to discretise on its bounds. An int (AdaptiveMarginalSynthesizer):
+        it is cut into ``n_bins`` bins of its ``bounds`` here, and a column with
+        neither levels nor bounds is refused.
+        """
+        X = read_table(X)
+        shape = getattr(X, "shape", None)
+        if shape is None or len(shape) != 2:  # lists, 1-D or 3-D input: validation says so
+            return cls(TableCodec([], [], False), np.zeros(0, dtype=bool))
+        if is_dataframe(X):
+            names = frame_columns(X)
+            return cls.build(names, [public_dtype(t) for t in X.dtypes], True, levels,
+                             bounds, n_bins)
+        return cls.build([f"x{j}" for j in range(shape[1])], [None] * shape[1], False,
+                         levels, bounds, n_bins)
+
+    @classmethod
+    def build(cls, names, dtypes, frame, levels, bounds=None, n_bins=None):
+        """:meth:`from_input` on a table's ``names``, ``dtypes`` and kind (the column
+        strategies keep only the public part of a dtype: :func:`~._columns.public_dtype`)."""
+        n_features, columns = len(names), (names if frame else None)
+        if isinstance(levels, _Removed):
+            declared = levels.entries(n_features, columns, dtypes if frame else None)
+        elif isinstance(levels, dict):
+            given = column_positions(levels, n_features, columns, "levels")
+            declared = [given.get(j) for j in range(n_features)]
+        elif isinstance(levels, (list, tuple, np.ndarray)):
+            declared = list(levels)
+            if len(declared) != n_features:
+                raise ValueError(f"levels has {len(declared)} entries for {n_features} "
+                                 "columns.")
+        else:
+            declared = [levels] * n_features
+        ranges = (bounds_by_column(bounds, n_features, columns)
+                  if n_bins is not None or isinstance(bounds, dict) else [None] * n_features)
+        strategies = [_strategy(j, declared[j], dtypes[j], ranges[j], columns, n_bins,
+                                isinstance(bounds, dict)) for j in range(n_features)]
+        categorical = np.array([isinstance(c, LevelColumn) or getattr(c, "integer", False)
+                                for c in strategies], dtype=bool)
+        return cls(TableCodec(names, strategies, frame), categorical)
+
+    # --------------------------------------------------------- encoding
+    def encode(self, X):
+        """Numeric matrix: level codes for columns with levels, numbers otherwise.
+
+        A DataFrame and an array alike go through the codec: a non-number
+        becomes NaN (then mapped into the box like any missing value); refusing a
+        non-numeric array would tell that some row held text. Input of an unusual
+        structure (1-D, 3-D, ragged, another width) is returned as given, for
+        validation to report.
+        """
+        X = read_table(X)
+        if self.n_features == 0 or len(getattr(X, "shape", ())) != 2 \
+                or X.shape[1] != self.n_features:  # validation names the mismatch
+            return X
+        return np.column_stack(self.codec.encode(TableCodec.split(X)[0])).astype(float)
+
+    @property
+    def all_levelled(self):
+        """Whether every column is level-coded (its bounds then come from its levels)."""
+        return self.n_features > 0 and all(lv is not None for lv in self.levels)
+
+    def public_bounds(self, lower, upper):
+        """Bounds with the level-coded columns set to ``[0, L-1]``."""
+        lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
+        for j, lv in enumerate(self.levels):
+            if lv is not None:
+                lower[j], upper[j] = 0.0, float(len(lv) - 1)
+        return lower, upper
+
+    def decode(self, X_num):
+        """Synthetic rows in the input's format (names, public dtypes, levels)."""
+        return self.codec.decode(np.asarray(X_num, dtype=float))
+
+    def feature_names(self, input_features=None):
+        return self.codec.feature_names(input_features)
+
+    def same_structure(self, other):
+        """Whether a later chunk's schema maps its rows like this one (dtypes compared
+        by family: :func:`~._columns.structure_family`)."""
+        return (self.codec.structure() == other.codec.structure()
+                and np.array_equal(self.categorical, other.categorical)
+                and all(same_levels(a, b) for a, b in zip(self.levels, other.levels)))
+
+    def change_to(self, other):
+        """What differs in a later chunk's schema (public structure), for a message."""
+        return (structure_change(self.codec.structure(), other.codec.structure())
+                or levels_change(self.codec.names, self.levels, other.levels)
+                or "its categorical features differ")
+
+
+# ----------------------------------------------------------------- helpers
+def _strategy(j, declared, dtype, pair, columns, n_bins, ranged_by_name):
+    """Column ``j``'s codec strategy from its ``levels`` entry, public dtype and range."""
+    name, hint = parameter_key(j, columns), key_collision_hint(j, columns)
+    if declared is int:  # the integers between the column's public bounds
+        if n_bins is None:  # the universe makes them its levels
+            return NumberColumn(dtype, integer=True)
+        if pair is None:
+            raise ValueError(f"levels gives column {name!r} the integers between its bounds, "
+                             f"but bounds gives it no range: add bounds={{{name!r}: (lower, "
+                             "upper)}.")
+        declared = list(range(math.ceil(pair[0]), math.floor(pair[1]) + 1))
+        if not declared:
+            raise ValueError(f"bounds {pair} of column {name!r} hold no integer.")
+        return LevelColumn.public(declared, dtype, name, "levels")
+    column = LevelColumn.public(declared, dtype, name, "levels")
+    if column is not None:
+        if pair is not None and ranged_by_name:
+            raise ValueError(f"column {name!r} has both levels and bounds: declare it "
+                             "either categorical (levels) or continuous (bounds).")
+        return column
+    if n_bins is None:
+        if not _reads_as_numbers(dtype):
+            raise ValueError(f"column {name!r} is not numeric: declare its public levels "
+                             f"(levels={{{name!r}: [...]}}){hint}.")
+        return NumberColumn(dtype)
+    if pair is None:
+        raise undeclared_levels_error(name, "levels", alternative=(
+            f", or declare a continuous column's public range with bounds="
+            f"{{{name!r}: (lower, upper)}}{hint}"))
+    if not pair[0] < pair[1]:
+        raise ValueError(f"bounds gives column {name!r} the empty range {pair}; its lower "
+                         "bound must be below its upper bound.")
+    return BinnedColumn(*pair, n_bins, dtype)
+
+
+def _reads_as_numbers(dtype):
+    """Whether a column of public ``dtype`` without levels is read as numbers: ``None``
+    (a dtype that follows the values; a non-number is then mapped like a missing
+    value, never refused) yes. Numeric and ``object`` dtypes read as numbers too,
+    for a codec that trusted input dtypes (the attack tests' broken variants)."""
+    return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"
+
+
+def _categorical_mask(spec, n_features, columns, dtypes, declared):
+    """The columns the removed ``categorical_features`` made categorical."""
+    mask = np.zeros(n_features, dtype=bool)
+    if spec is None:
+        if dtypes is not None:  # levels known from the dtype are categorical anyway
+            mask[:] = [dtype_categories(t) is not None for t in dtypes]
+        return mask
+    if isinstance(spec, str):  # 'from_dtype'
+        if dtypes is None:
+            raise ValueError("categorical_features='from_dtype' needs a pandas DataFrame; "
+                             "pass indices or a boolean mask for an ndarray.")
+        mask[:] = [not is_numeric_dtype(t) or j in declared for j, t in enumerate(dtypes)]
+        return mask
+    items = list(spec)
+    if items and isinstance(items[0], (bool, np.bool_)):
+        if len(items) != n_features:
+            raise ValueError(f"categorical_features as a boolean mask must have length "
+                             f"n_features={n_features}, got {len(items)}.")
+        return np.asarray(items, dtype=bool)
+    for item in items:
+        mask[column_index(item, n_features, columns, "categorical_features")] = True
+    return mask

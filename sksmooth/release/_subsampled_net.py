@@ -66,10 +66,12 @@ class SubsampledNetMechanism(ReleaseMixin):
     n_bins : int or 'auto', default=8
         Bins per continuous feature of the grid ``V`` is drawn from (``'auto'``
         as in :class:`SmoothMWEM`).
-    max_universe_size, categorical_features, categories, bounds, classes, jitter :
+    max_universe_size, levels, bounds, classes, jitter :
         as in :class:`SmoothMWEM` (the grid is the space ``V`` is drawn from).
     accountant : BudgetAccountant or None
     random_state : None, int or Generator
+    categorical_features, categories :
+        Removed in the next release: see :class:`SmoothMWEM`.
 
     Attributes
     ----------
@@ -112,13 +114,14 @@ class SubsampledNetMechanism(ReleaseMixin):
         n_universe="auto",
         n_bins=8,
         max_universe_size=2**24,
-        categorical_features=None,
-        categories=None,
+        levels=None,
         bounds=None,
         classes=None,
         jitter=True,
         accountant=None,
         random_state=None,
+        categorical_features=None,
+        categories=None,
     ):
         self.epsilon = epsilon
         self.queries = queries
@@ -130,13 +133,14 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.n_universe = n_universe
         self.n_bins = n_bins
         self.max_universe_size = max_universe_size
-        self.categorical_features = categorical_features
-        self.categories = categories
+        self.levels = levels
         self.bounds = bounds
         self.classes = classes
         self.jitter = jitter
         self.accountant = accountant
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categories = categories
 
     def _check_public_parameters(self, params):
         s, K = params["synthetic_size"], params["n_candidates"]

@@ -89,8 +89,8 @@ def _whole_and_one_fraction():
 
 
 _RELEASES = [lambda: AdaptiveMarginalSynthesizer(**_PARAMS),
-             lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 90), categorical_features=["size", "flag"],
-                                categories={"size": [0, 1, 2], "flag": [False, True]})]
+             lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 90),
+                                levels={"size": [0, 1, 2], "flag": [False, True]})]
 
 
 def _synthetic(make, frame):
@@ -289,7 +289,7 @@ def test_a_label_count_mismatch_does_not_print_the_record_count():
 
 @pytest.mark.parametrize("make, parameter", [
     (lambda **kw: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, **kw), "levels"),
-    (lambda **kw: SmoothMWEM(bounds=(0, 1), categorical_features=["d"], **kw), "categories"),
+    (lambda **kw: SmoothMWEM(bounds=(0, 1), **kw), "levels"),
 ])
 def test_levels_taken_from_a_categorical_dtype_are_not_certified(make, parameter):
     # astype('category') reads the levels from the private column: one added row with
@@ -311,7 +311,7 @@ def test_levels_taken_from_a_categorical_dtype_are_not_certified(make, parameter
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"d": 3}),
-    lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["d"]),
+    lambda: SmoothMWEM(bounds=(0, 2), levels={"d": int}),
 ])
 def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
     # classes=None read the label set from y even when y's dtype declares it: the

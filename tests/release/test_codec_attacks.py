@@ -16,7 +16,7 @@ from sklearn.base import clone
 
 import sksmooth._untrusted as untrusted_module
 import sksmooth.release._columns as columns_module
-import sksmooth.release._tables as tables_module
+import sksmooth.release._schema as tables_module
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
 from sksmooth.release import SmoothMWEM
@@ -94,8 +94,8 @@ def _release_counts(dataset, rng):
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", PrivacyWarning)
         est = SmoothMWEM(epsilon=_EPS, queries="marginals", marginal_width=1, n_iter=1,
-                         selection_fraction=0.01, n_passes=0, categorical_features=["flag"],
-                         categories={"flag": [0, 1]}, bounds=(0, 1), random_state=rng)
+                         selection_fraction=0.01, n_passes=0, levels={"flag": [0, 1]},
+                         bounds=(0, 1), random_state=rng)
         return est.fit(dataset).noisy_counts_[0].ravel()
 
 
@@ -193,9 +193,9 @@ def _tables():
 _FAMILIES = {
     "mwem": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0),
     "mwem categorical": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
-                                           categorical_features=["c"]),
+                                           levels={"c": int}),
     "mwem from_dtype": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
-                                          categorical_features="from_dtype"),
+                                          categorical_features="from_dtype"),  # removed
     "aim": lambda: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, n_bins=2, method="mst",
                                                random_state=0),
     "aim levels": lambda: AdaptiveMarginalSynthesizer(
@@ -334,7 +334,7 @@ def _aim_codes(rows):
 
 
 def _mwem_numbers(rows):
-    return tables_module.TableSchema.from_input(rows, None, None).encode(rows)
+    return tables_module.TableSchema.from_input(rows, None).encode(rows)
 
 
 @pytest.mark.parametrize("encode", [_aim_codes, _mwem_numbers])
@@ -447,8 +447,7 @@ def test_one_complex_entry_is_read_as_a_number_not_refused(make, as_frame):
 
 @pytest.mark.parametrize("fit", [
     lambda X: AdaptiveMarginalSynthesizer(levels={0: ["a", "b"]}, bounds={1: (0, 1)}).fit(X),
-    lambda X: SmoothMWEM(categorical_features=[0], categories={0: ["a", "b"]},
-                         bounds=(0, 1)).fit(X),
+    lambda X: SmoothMWEM(levels={0: ["a", "b"]}, bounds=(0, 1)).fit(X),
     lambda X: SmoothMWEM(bounds=(0, 1), classes=["a", "b"]).fit(X[:, 1:], X[:, 0]),
 ])
 def test_an_int_past_the_text_limit_in_a_text_column_is_mapped(fit):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sksmooth.release._columns as columns_module
-import sksmooth.release._tables as tables_module
+import sksmooth.release._schema as tables_module
 from sksmooth import PrivateProperClassifier
 from sksmooth.release import SmoothMWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
@@ -62,11 +62,10 @@ def _fit(family, kind, df_or_array):
         warnings.simplefilter("error")  # everything is declared: nothing read from the data
         if family == "mwem":
             spec = declaration["mwem"]
-            other = "other" if name == "c" else 1
-            categorical = [other] if spec is None else [name, other]
-            categories = {name: spec} if isinstance(spec, list) else None
-            est = SmoothMWEM(epsilon=1.0, categorical_features=categorical,
-                             categories=categories, bounds=([0, 0], [4, 1]), n_bins=4)
+            levels = {"other" if name == "c" else 1: int}  # the integers in its bounds
+            if isinstance(spec, list):
+                levels[name] = spec
+            est = SmoothMWEM(epsilon=1.0, levels=levels, bounds=([0, 0], [4, 1]), n_bins=4)
             return est.fit(df_or_array)
         where, value = declaration["aim"]
         params = {"levels": {"other" if name == "c" else 1: 2}}
@@ -86,7 +85,7 @@ def test_synthetic_labels_come_back_as_fitted_and_n_samples_is_checked_alike(fam
     X = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.integers(0, 3, 300)})
     y = pd.Series(rng.integers(0, 2, 300), name="label") if as_series else \
         rng.integers(0, 2, 300)
-    est = (SmoothMWEM(categorical_features=["a", "b"], bounds=(0, 2), classes=[0, 1])
+    est = (SmoothMWEM(levels=int, bounds=(0, 2), classes=[0, 1])
            if family == "mwem" else AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1]))
     _, y_syn = est.fit(X, y).sample(20, random_state=0)
     if as_series:
@@ -272,9 +271,9 @@ def test_a_codec_reading_levels_from_the_data_is_caught(monkeypatch):
     columns = AdaptiveMarginalSynthesizer._columns
 
     def old_rule(self, X, y, **kwargs):
-        values, names, declared, dtypes, frame = columns(self, X, y, **kwargs)
-        declared = [int(np.max(v)) + 1 if d is None else d for v, d in zip(values, declared)]
-        return values, names, declared, dtypes, frame
+        values, names, dtypes, frame = columns(self, X, y, **kwargs)
+        self.levels = [int(np.max(v)) + 1 for v in values]
+        return values, names, dtypes, frame
 
     monkeypatch.setattr(AdaptiveMarginalSynthesizer, "_columns", old_rule)
     X, Y = _neighbours()
@@ -289,8 +288,7 @@ def test_declared_levels_of_a_numpy_column_do_not_echo_a_missing_value():
     neighbour = pd.concat([df, pd.DataFrame({"size": [np.nan], "x": [0.5]})],
                           ignore_index=True)
     assert df.dtypes["size"] != neighbour.dtypes["size"]
-    make = lambda: SmoothMWEM(categorical_features=["size"],  # noqa: E731
-                              categories={"size": [0, 1, 2, 3]}, bounds=(0, 3))
+    make = lambda: SmoothMWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3))  # noqa: E731
     a, b = make().fit(df).sample(5), make().fit(neighbour).sample(5)
     assert a.dtypes["size"] == b.dtypes["size"] == np.dtype(np.int64)
 
@@ -303,8 +301,7 @@ def test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused():
     chunk = df.iloc[:10].copy()
     chunk["size"] = chunk["size"].astype(float)
     chunk.loc[chunk.index[0], "size"] = np.nan
-    est = SmoothMWEM(categorical_features=["size"], categories={"size": [0, 1, 2, 3]},
-                     bounds=(0, 3)).partial_fit(df)
+    est = SmoothMWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3)).partial_fit(df)
     est.partial_fit(chunk)
     assert est.release().sample(5)["size"].dtype == np.int64
 
@@ -321,7 +318,7 @@ def test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families(family):
         bad[column] = bad[column].astype(object)
         bad.loc[3, column] = "n/a"
         if family == "mwem":
-            est = SmoothMWEM(categorical_features=["size"], bounds=(0, 4), n_bins=4)
+            est = SmoothMWEM(levels={"size": int}, bounds=(0, 4), n_bins=4)
         else:
             est = AdaptiveMarginalSynthesizer(levels={"size": 4}, bounds={"x": (0, 4)},
                                               n_bins=4)

@@ -122,8 +122,7 @@ def test_duplicate_column_names_are_refused_naming_them(make):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"m": [1, "a"], "k": 2}),
-    lambda: SmoothMWEM(categorical_features=["m", "k"], categories={"m": [1, "a"]},
-                       bounds=(0, 1)),
+    lambda: SmoothMWEM(levels={"m": [1, "a"], "k": int}, bounds=(0, 1)),
 ])
 def test_declared_levels_of_mixed_types_keep_their_types(make):
     # numpy turned [1, "a"] into text: the level 1 came back as "1" (found by a review)

@@ -1,4 +1,5 @@
-"""One reading of ``bounds`` across the release estimators (release/_schema.py)."""
+"""One table schema across the release estimators (release/_schema.py): ``levels``,
+``bounds`` and ``n_bins`` read alike, and integer columns coming back as integers."""
 
 import warnings
 
@@ -13,6 +14,7 @@ from sksmooth.release import (
     SmoothMWEM,
     SubsampledNetMechanism,
 )
+from sksmooth.exceptions import RemovalWarning
 from sksmooth.release._schema import bounds_by_column
 
 GRID_FAMILY = [SmoothMWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery]
@@ -33,12 +35,11 @@ def _fit(est, X):
 @pytest.mark.parametrize("cls", GRID_FAMILY)
 def test_grid_family_takes_bounds_per_column_as_the_pair_it_means(cls):
     X = _table()
-    common = dict(categorical_features=["kind"], categories={"kind": [0, 1, 2]},
-                  random_state=0)
+    common = dict(levels={"kind": [0, 1, 2]}, random_state=0)
     by_name = _fit(cls(bounds={"age": (20, 60), "score": (0, 1)}, **common), X)
     as_pair = _fit(cls(bounds=([20, 0, 0], [60, 2, 1]), **common), X)
-    by_index = _fit(cls(bounds={0: (20, 60), 2: (0, 1)}, categorical_features=[1],
-                        categories={1: [0, 1, 2]}, random_state=0), X.to_numpy())
+    by_index = _fit(cls(bounds={0: (20, 60), 2: (0, 1)}, levels={1: 3}, random_state=0),
+                    X.to_numpy())
     np.testing.assert_array_equal(_released(by_name), _released(as_pair))
     np.testing.assert_array_equal(_released(by_index), _released(as_pair))
 
@@ -51,8 +52,7 @@ def _released(est):
 
 def test_a_column_without_range_or_levels_is_named():
     with pytest.raises(ValueError, match="no range for column 'score'"):
-        _fit(SmoothMWEM(bounds={"age": (20, 60)}, categorical_features=["kind"],
-                        categories={"kind": [0, 1, 2]}), _table())
+        _fit(SmoothMWEM(bounds={"age": (20, 60)}, levels={"kind": 3}), _table())
 
 
 @pytest.mark.parametrize("bounds", [{"age": (60, 20)}, {"age": (0, np.inf)}, {"age": "0-1"}])
@@ -76,3 +76,60 @@ def test_bounds_by_column_reads_every_form():
     assert bounds_by_column(None, 2, None) == [None, None]
     assert bounds_by_column((0, 1), 2, None) == [(0.0, 1.0), (0.0, 1.0)]
     assert bounds_by_column({"b": (2, 3)}, 2, ["a", "b"]) == [None, (2.0, 3.0)]
+
+
+@pytest.mark.parametrize("cls", GRID_FAMILY)
+def test_the_removed_spelling_warns_and_means_the_same_levels(cls):
+    X = _table()
+    new = dict(levels={"kind": [0, 1, 2]}, bounds={"age": (20, 60), "score": (0, 1)},
+               random_state=0)
+    old = dict(new, levels=None, categorical_features=["kind"], categories={"kind": [0, 1, 2]})
+    with pytest.warns(RemovalWarning, match=r"categorical_features and categories .*levels="):
+        with_old = cls(**old).fit(X)
+    np.testing.assert_array_equal(_released(_fit(cls(**new), X)), _released(with_old))
+    # a column listed without categories: the integers between its bounds
+    as_int = _fit(cls(levels={"kind": int}, bounds=(0, 60), random_state=0), X)
+    with pytest.warns(RemovalWarning):
+        listed = cls(categorical_features=["kind"], bounds=(0, 60), random_state=0).fit(X)
+    np.testing.assert_array_equal(_released(as_int), _released(listed))
+    with pytest.raises(ValueError, match="levels replaces categories: give levels only"):
+        cls(levels={"kind": 3}, categories={"kind": [0, 1, 2]}, bounds=(0, 60)).fit(X)
+
+
+def _integer_table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(17, 91, n), "kind": rng.integers(0, 3, n),
+                         "score": rng.uniform(0, 1, n)})
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaptiveMarginalSynthesizer(levels={"age": int, "kind": 3}, method="mst",
+                                        bounds={"age": (17, 90), "score": (0, 1)}),
+    lambda: SmoothMWEM(levels={"age": int, "kind": 3},
+                       bounds={"age": (17, 90), "score": (0, 1)}),
+])
+def test_columns_declared_integer_come_back_as_integers(make):
+    # issue 36: the synthesizers returned float64 for integer input columns
+    df = _integer_table()
+    out = make().fit(df).sample(200)
+    assert out.dtypes.to_dict() == {"age": np.dtype(np.int64), "kind": np.dtype(np.int64),
+                                    "score": np.dtype(float)}
+    assert out["age"].between(17, 90).all() and set(out["kind"]) <= {0, 1, 2}
+    # the input dtype is not what decides: it follows the values (a missing age: float64)
+    neighbour = df.astype({"age": float})
+    neighbour.loc[0, "age"] = np.nan
+    assert make().fit(neighbour).sample(5).dtypes.to_dict() == out.dtypes.to_dict()
+    # an undeclared integer column is continuous: floats, whatever its input dtype
+    plain = AdaptiveMarginalSynthesizer(levels={"kind": 3}, method="mst",
+                                        bounds={"age": (17, 90), "score": (0, 1)})
+    assert plain.fit(df).sample(5)["age"].dtype == np.dtype(float)
+
+
+def test_integer_levels_need_a_range_holding_an_integer():
+    df = _integer_table()[["age"]]
+    with pytest.raises(ValueError, match=r"integers between its bounds.*bounds=\{'age'"):
+        AdaptiveMarginalSynthesizer(levels={"age": int}).fit(df)
+    with pytest.raises(ValueError, match="hold no integer"):
+        AdaptiveMarginalSynthesizer(levels=int, bounds=(0.2, 0.8)).fit(df)
+    with pytest.raises(TypeError, match=r"levels must be .*a dict \{column: levels\}"):
+        AdaptiveMarginalSynthesizer(levels={"age": "int"}).fit(df)

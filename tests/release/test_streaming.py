@@ -128,12 +128,12 @@ def _reference_counts(est, X, y):
 
 
 @pytest.mark.parametrize("make, with_y", [
-    (lambda: SmoothMWEM(bounds=(0, 4), categorical_features=[2], n_bins=6, random_state=0),
+    (lambda: SmoothMWEM(bounds=(0, 4), levels={2: int}, n_bins=6, random_state=0),
      True),
     (lambda: SmoothMWEM(bounds=(0, 4), universe="sample", n_universe=200, random_state=0),
      False),
     (lambda: SmoothMWEM(bounds=(0, 4), queries="ranges", random_state=0), True),
-    (lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=[2], random_state=0), True),
+    (lambda: LaplacePerQuery(bounds=(0, 4), levels={2: int}, random_state=0), True),
     (lambda: GaussianPerQuery(bounds=(0, 4), queries="thresholds", random_state=0), False),
     (lambda: SubsampledNetMechanism(bounds=(0, 4), universe="grid", n_universe=40,
                                     n_candidates=100, synthetic_size=10, random_state=0),
@@ -153,8 +153,8 @@ def test_chunked_counts_equal_one_shot_counts(make, with_y):
 
 def test_chunked_counts_equal_one_shot_on_a_dataframe_with_categoricals():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
-                     categories={"size": [0, 1, 2, 3, 4]}, random_state=0)
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
+                     random_state=0)
     _stream_fit(est, df, sizes=(100, 7, 3))
     expected = _reference_counts(est, df, None)
     np.testing.assert_array_equal(est._stream.statistic.query_counts(), expected)
@@ -178,7 +178,7 @@ def test_aim_chunked_counts_equal_one_shot_on_a_dataframe():
 
 # ------------------------------- release from chunks == one-shot fit (seeded)
 @pytest.mark.parametrize("make, with_y, output", [
-    (lambda: SmoothMWEM(bounds=(0, 4), categorical_features=[2], n_bins=6, classes=[0, 1],
+    (lambda: SmoothMWEM(bounds=(0, 4), levels={2: int}, n_bins=6, classes=[0, 1],
                         random_state=3), True, "distribution_"),
     (lambda: SmoothMWEM(bounds=(0, 4), measurement="query", universe="sample",
                         n_universe=150, random_state=3), False, "distribution_"),
@@ -220,8 +220,8 @@ def test_aim_release_from_chunks_equals_one_shot_fit():
 
 def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
-                     categories={"size": [0, 1, 2, 3, 4]}, random_state=0)
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
+                     random_state=0)
     _stream_fit(est, df, sizes=(100,)).release()
     out = est.sample(25, random_state=0)
     assert list(out.columns) == list(df.columns)
@@ -265,7 +265,7 @@ def test_a_release_refused_by_the_ledger_publishes_nothing_and_keeps_the_counts(
 
 
 _REFIT_MAKERS = {
-    "mwem": lambda acc: SmoothMWEM(bounds=(0, 4), categorical_features=[0, 1], epsilon=1.0,
+    "mwem": lambda acc: SmoothMWEM(bounds=(0, 4), levels={0: int, 1: int}, epsilon=1.0,
                                    accountant=acc),
     "snm": lambda acc: SubsampledNetMechanism(bounds=(0, 4), n_universe=40, n_candidates=100,
                                               synthetic_size=10, epsilon=1.0, accountant=acc),
@@ -349,8 +349,7 @@ def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
 
 def test_a_chunk_with_another_dataframe_schema_is_refused_with_the_fix():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, categorical_features=["colour", "size", "flag"],
-                     categories={"size": [0, 1, 2, 3, 4]})
+    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int})
     est.partial_fit(df.iloc[:100])
     other = df.iloc[100:].copy()
     other["colour"] = other["colour"].cat.set_categories(["red", "green", "blue", "pink"])
@@ -390,7 +389,7 @@ def test_a_chunk_schema_refusal_names_what_changed():
 
 def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
     X, y = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), categorical_features=[2], classes=[0, 1], random_state=0)
+    est = SmoothMWEM(bounds=(0, 4), levels={2: int}, classes=[0, 1], random_state=0)
     est.partial_fit(X[:100], y[:100])
     nasty = X[100:200].copy()
     nasty[0, 0], nasty[1, 1], nasty[2, 0], nasty[3, 2] = np.nan, np.inf, -1e300, 17.0
@@ -453,7 +452,7 @@ def test_pickled_accumulator_continues_and_releases_like_the_original():
 # ---------------------------------------------------------- broken variant
 def test_the_audits_broken_variant_counts_its_first_chunk_twice():
     X = np.array([[1.0], [0.0], [0.0], [0.0]])
-    params = dict(queries="marginals", marginal_width=1, n_iter=1, categorical_features=[0],
+    params = dict(queries="marginals", marginal_width=1, n_iter=1, levels={0: int},
                   bounds=(0, 1))
     good, broken = SmoothMWEM(**params), _FirstChunkCountedTwice(**params)
     for est in (good, broken):
@@ -476,7 +475,7 @@ def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
     ddf, dy = _dask_frame(df, 5), _dask_frame(ys.to_frame(), 5)["y"]
     # n_bins given: 'auto' sizes a dask collection's grid without n (its length is
     # not read), an in-memory table's from n
-    make = lambda: SmoothMWEM(bounds=(0, 4), n_bins=16, categorical_features=["c"],  # noqa: E731
+    make = lambda: SmoothMWEM(bounds=(0, 4), n_bins=16, levels={"c": int},  # noqa: E731
                               classes=[0, 1], random_state=1)
     with dask.config.set(scheduler="synchronous"):
         streamed = make().partial_fit(ddf, dy)
@@ -523,7 +522,7 @@ def test_aim_on_a_dask_dataframe_equals_in_memory():
 @pytest.mark.parametrize("make", [
     # levels as a list: under add/remove a first chunk given as a list needs its width
     lambda: AdaptiveMarginalSynthesizer(epsilon=1.0, levels=[3, 3, 3]),
-    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 2), categorical_features=[0, 1, 2])])
+    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 2), levels={0: int, 1: int, 2: int})])
 def test_a_later_chunk_without_rows_is_accepted_in_every_container(make):
     """Attack found in review: a later chunk's row count is private under
     add/remove, and an empty one is accepted in memory; a dask collection with no
@@ -583,7 +582,7 @@ def test_dask_categories_are_never_read_from_the_rows():
         df = pd.DataFrame({"c": [first, "a", "b", "a", "b", "a"], "x": [0, 1, 0, 1, 1, 0]})
         unknown = _dask_frame(df, 2).astype({"c": "category"})
         for make in (lambda: AdaptiveMarginalSynthesizer(levels={"x": 2}),  # noqa: E731
-                     lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c"])):  # noqa: E731
+                     lambda: SmoothMWEM(bounds=(0, 1))):  # noqa: E731
             with dask.config.set(scheduler="synchronous"), \
                     pytest.raises(ValueError, match="unknown categories") as info:
                 make().fit(unknown)
@@ -640,7 +639,7 @@ def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
     distributed = pytest.importorskip("distributed")
     X, _ = _numeric_data()
     df = pd.DataFrame(X, columns=["a", "b", "c"])
-    make = lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=["c"],  # noqa: E731
+    make = lambda: LaplacePerQuery(bounds=(0, 4), levels={"c": int},  # noqa: E731
                                    random_state=3)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \
@@ -703,7 +702,7 @@ def test_auto_bins_with_sigma_are_sized_from_the_whole_table_not_its_first_block
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=2),
-    lambda: SmoothMWEM(bounds=(0, 1), categorical_features=[0, 1, 2]),
+    lambda: SmoothMWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}),
 ])
 def test_a_later_chunk_without_rows_adds_nothing_and_is_not_refused(make):
     # a chunk filtered by a private predicate was refused exactly when it was empty
@@ -722,7 +721,7 @@ def test_a_later_chunk_without_rows_adds_nothing_and_is_not_refused(make):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=2, classes=[0, 1]),
-    lambda: SmoothMWEM(bounds=(0, 1), categorical_features=[0, 1, 2], classes=[0, 1]),
+    lambda: SmoothMWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}, classes=[0, 1]),
 ])
 def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
     # an empty DataFrame chunk was refused by AIM whatever its columns (its row count
@@ -814,7 +813,7 @@ def test_a_dask_array_counts_like_the_same_array_in_memory():
     dask = pytest.importorskip("dask")
     da = pytest.importorskip("dask.array")
     X, y = _numeric_data()
-    make = lambda: LaplacePerQuery(bounds=(0, 4), categorical_features=[2],  # noqa: E731
+    make = lambda: LaplacePerQuery(bounds=(0, 4), levels={2: int},  # noqa: E731
                                    classes=[0, 1], random_state=0)
     with dask.config.set(scheduler="synchronous"):
         via_dask = make().fit(da.from_array(X, chunks=(len(X) // 3, 3)),
@@ -839,8 +838,7 @@ def test_partial_fit_classes_declare_the_label_set_of_a_grid_release():
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3}, classes=[0, 1]),
-    lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c"],
-                       categories={"c": ["p", "q", "r"]}, classes=[0, 1]),
+    lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q", "r"]}, classes=[0, 1]),
 ])
 def test_chunks_whose_categories_follow_their_rows_are_one_schema_under_declared_levels(make):
     # astype('category') per chunk gives each chunk the categories its rows hold; with the
@@ -866,14 +864,13 @@ def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared(
     dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")
     makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
                                                  classes=["n", "p"], random_state=0),
-             lambda: SmoothMWEM(categorical_features=["c", "a"], classes=["n", "p"],
-                                categories={"c": ["p", "q"], "a": [0, 1, 2]}, random_state=0))
+             lambda: SmoothMWEM(levels={"c": ["p", "q"], "a": [0, 1, 2]}, classes=["n", "p"],
+                                random_state=0))
     with dask.config.set(scheduler="synchronous"):
         for make in makes:
             np.testing.assert_array_equal(make().partial_fit(dX, dy)._stream.statistic.state(),
                                           make().partial_fit(df, y)._stream.statistic.state())
-        grid = lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c", "a"],  # noqa: E731
-                                  categories={"c": ["p", "q"]})
+        grid = lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int})  # noqa: E731
         codes = (y == "p").astype(int)
         dy_codes = _dask_frame(codes.to_frame(), 2)["t"]
         assert grid().partial_fit(dX, dy_codes, classes=[0, 1])._stream.statistic.n == 6
@@ -890,8 +887,7 @@ def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared(
     # a missing value among the declared levels of a Categorical column
     (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", None], "a": 2}),
      pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
-    (lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c", "a"],
-                        categories={"c": ["p", None]}),
+    (lambda: SmoothMWEM(bounds=(0, 1), levels={"c": ["p", None], "a": int}),
      pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
 ])
 def test_fit_in_row_blocks_never_refuses_what_one_block_takes(monkeypatch, make, X, y):
@@ -948,9 +944,8 @@ def _every_dtype_frame(n=48):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"declared": ["u", "v", None], "text": ["s", "t"],
                                                 "count": 3, "code": 3, "flag": [False, True]}),
-    lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["cat", "ordered", "declared",
-                                                             "text", "flag"],
-                       categories={"declared": ["u", "v", None], "text": ["s", "t"]}),
+    lambda: SmoothMWEM(bounds=(0, 2), levels={"declared": ["u", "v", None], "text": ["s", "t"],
+                                              "flag": int}),
 ])
 def test_row_blocks_of_a_table_of_every_dtype_count_as_the_whole(monkeypatch, make):
     # fit checks every row block of a large table like a chunk: no check may tell the
@@ -993,8 +988,7 @@ def test_what_fit_reads_or_refuses_does_not_depend_on_the_row_blocks(monkeypatch
                               pd.array([True, False, None, True] * 10, dtype="boolean"),
                               lambda est: (list(est._stream.frame.classes),
                                            est._stream.frame.classes_inferred)),
-        "nan_level": (lambda: SmoothMWEM(bounds=(0, 1), categorical_features=["c", "a"],
-                                         categories={"c": ["p", np.nan]}),
+        "nan_level": (lambda: SmoothMWEM(bounds=(0, 1), levels={"c": ["p", np.nan], "a": int}),
                       pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}), None,
                       lambda est: est._stream.statistic.n),
         "sparse": (lambda: SmoothMWEM(bounds=(0, 1)), sp.coo_matrix(X), None, None),
@@ -1027,10 +1021,9 @@ def _read_from_rows_cases():
     return {
         "aim_labels": (lambda: AdaptiveMarginalSynthesizer(levels=3, classes="data"), codes,
                        labels),
-        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), categorical_features=[0, 1],
+        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), levels={0: int, 1: int},
                                            classes="data"), codes, list(labels)),
-        "grid_box_and_labels": (lambda: SmoothMWEM(categorical_features=["c"],
-                                                   categories={"c": ["s", "t"]}, n_bins=3,
+        "grid_box_and_labels": (lambda: SmoothMWEM(levels={"c": ["s", "t"]}, n_bins=3,
                                                    bounds="data", classes="data"),
                                 frame, pd.Series(labels, name="t")),
     }
@@ -1167,7 +1160,7 @@ def test_the_row_search_holds_about_a_block_whatever_the_labels(monkeypatch):
                         or rows_at(values, positions))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the labels are read
-        est = SmoothMWEM(bounds=(0, 1), categorical_features=np.arange(d),
+        est = SmoothMWEM(bounds=(0, 1), levels=int,
                          classes="data").partial_fit(X, y)
     assert len(est._stream.frame.classes) == n_labels
     assert max(indexed) <= 2 * 2_000 + n_labels, max(indexed)
@@ -1188,7 +1181,7 @@ def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
         "aim_labels": lambda read: AdaptiveMarginalSynthesizer(
             levels=4, classes="data" if read else [0, 1], workload=2, method="mst"),
         "grid_labels": lambda read: SmoothMWEM(
-            bounds=(0, 3), categorical_features=np.arange(d), classes="data" if read else [0, 1],
+            bounds=(0, 3), levels=int, classes="data" if read else [0, 1],
             marginal_width=2),
         "grid_box": lambda read: SmoothMWEM(bounds="data" if read else (0, 1), classes=[0, 1],
                                             n_bins=4, marginal_width=2),
@@ -1219,8 +1212,8 @@ def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
     dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")  # unknown categories
     makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
                                                  classes="data"),
-             lambda: SmoothMWEM(bounds=(0, 2), categorical_features=["c", "a"],
-                                categories={"c": ["p", "q"]}, classes="data"))
+             lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int},
+                                classes="data"))
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the first chunk's labels come from y
         for make in makes:
@@ -1253,7 +1246,7 @@ def test_odd_inputs_get_one_answer_whatever_the_row_blocks(monkeypatch):
         answers.append(str(info.value))
     assert answers[0] == answers[1]
     with pytest.raises(BudgetError):
-        SmoothMWEM(categorical_features=[5], accountant=BudgetAccountant(epsilon=0.5)
+        SmoothMWEM(levels={5: int}, accountant=BudgetAccountant(epsilon=0.5)
                    ).partial_fit(np.zeros((10, 2)))
     for classes in (["a", Decimal("sNaN")], ["a", pd.NA]):
         with pytest.raises(ValueError, match="must not contain a missing value"):
