@@ -28,7 +28,7 @@ from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
 from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM, SubsampledNetMechanism
 
-_BIN = dict(categorical_features=[0, 1, 2], bounds=(0, 1))
+_BIN = dict(levels={0: int, 1: int, 2: int}, bounds=(0, 1))
 
 
 def _data(n=300, seed=0):
@@ -226,8 +226,7 @@ def test_an_all_categorical_table_needs_no_bounds():
     df = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "b": rng.choice(["u", "v"], 200)})
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        synth = SmoothMWEM(categorical_features=["a", "b"],
-                           categories={"a": ["x", "y", "z"], "b": ["u", "v"]}).fit(df)
+        synth = SmoothMWEM(levels={"a": ["x", "y", "z"], "b": ["u", "v"]}).fit(df)
     assert synth.guarantee_.certified
 
 

@@ -87,7 +87,7 @@ def _binary_data(n=400, seed=0):
     return X
 
 
-_BIN = dict(categorical_features=[0, 1, 2, 3], bounds=(0, 1))
+_BIN = dict(levels={0: int, 1: int, 2: int, 3: int}, bounds=(0, 1))
 
 
 def test_outputs_and_reproducibility():
@@ -246,7 +246,7 @@ def test_delta_uses_gaussian_and_zcdp():
         (dict(n_bins=16, max_universe_size=10), "max_universe_size"),
         (dict(bounds=(1, 0)), "bounds"),
         (dict(accountant="ledger"), "accountant"),
-        (dict(categorical_features=[7]), "categorical_features"),
+        (dict(levels={7: int}), "levels"),
         (dict(queries="marginals", universe="sample"), "marginals"),
     ],
 )
@@ -297,10 +297,10 @@ def test_subsampled_net_enumerates_small_candidate_sets():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SmoothMWEM(n_iter=2, levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
     lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
-                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
-    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+                                   levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
 ])
 def test_clipping_count_is_not_released(make):
     # Neighbours (substitution): D1 replaces one in-bounds row by an out-of-bounds
@@ -318,11 +318,11 @@ def test_clipping_count_is_not_released(make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(n_iter=2, categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+    lambda: SmoothMWEM(n_iter=2, levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
     lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
-                                   categorical_features=[0, 1], bounds=(0, 1), random_state=0),
-    lambda: LaplacePerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
-    lambda: GaussianPerQuery(categorical_features=[0, 1], bounds=(0, 1), random_state=0),
+                                   levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
+    lambda: LaplacePerQuery(levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
+    lambda: GaussianPerQuery(levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
 ])
 def test_label_set_from_y_is_not_certified(make):
     # classes='data' reads the label set off the private y (PrivacyLeakWarning): the

@@ -28,7 +28,7 @@ def _correlated(n, d, levels, seed=0):
 
 def _fit(max_universe_size, **params):
     X = _correlated(3000, _D, _LEVELS)
-    est = SmoothMWEM(epsilon=2.0, categorical_features=np.arange(_D), bounds=(0, _LEVELS - 1),
+    est = SmoothMWEM(epsilon=2.0, levels=int, bounds=(0, _LEVELS - 1),
                      max_universe_size=max_universe_size, random_state=3, **params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded release: PrivacyLeakWarning
@@ -73,7 +73,7 @@ def test_factored_model_stays_within_the_size_cap():
 def test_grid_past_2_24_points_works_and_learns():
     # 30 ten-level columns: 1e30 grid points; neighbouring columns copy each other
     X = _correlated(4000, 30, 10, seed=1)
-    est = SmoothMWEM(epsilon=2.0, categorical_features=np.arange(30), bounds=(0, 9))
+    est = SmoothMWEM(epsilon=2.0, levels=int, bounds=(0, 9))
     est.fit(X)
     assert isinstance(est.model_, FactoredModel)
     assert est.model_.size <= est.max_universe_size
@@ -98,7 +98,7 @@ def test_grid_past_2_24_points_works_and_learns():
 def test_what_needs_the_dense_grid_says_so(params, match):
     X = _correlated(200, _D, _LEVELS)
     with pytest.raises(ValueError, match=match):
-        SmoothMWEM(categorical_features=np.arange(_D), bounds=(0, _LEVELS - 1),
+        SmoothMWEM(levels=int, bounds=(0, _LEVELS - 1),
                    max_universe_size=700, **params).fit(X)
 
 
@@ -143,7 +143,7 @@ def test_table_mw_passes_converge_to_a_precise_measurement_wherever_the_mass_sit
     for n_passes in (10, 100):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the seed
-            mw = SmoothMWEM(epsilon=1e4, bounds=(0, 10), categorical_features=[0, 1],
+            mw = SmoothMWEM(epsilon=1e4, bounds=(0, 10), levels={0: int, 1: int},
                             n_passes=n_passes, random_state=0).fit(X)
         gaps.append(np.max(np.abs(mw.answer() - mw.measurements_[0].ravel())))
     assert gaps[1] < gaps[0] / 5 and gaps[1] < 0.005

@@ -47,7 +47,7 @@ pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
 
 EPS = 3.0
 TRIALS = 500
-ONE_ATTR = dict(categorical_features=[0], bounds=(0, 1))
+ONE_ATTR = dict(levels={0: int}, bounds=(0, 1))
 X0 = np.zeros((4, 1))  # counts (4, 0)
 X1 = np.array([[0.0], [0.0], [0.0], [1.0]])  # counts (3, 1)
 
@@ -167,7 +167,7 @@ def test_smooth_mwem_rounds_compose():
     # shift; the joint tail event sees both rounds' eps_meas = (1 - f) eps / 2
     d0 = np.zeros((4, 2))
     d1 = np.array([[0.0, 0.0]] * 3 + [[1.0, 1.0]])
-    kw = dict(n_iter=2, categorical_features=[0, 1], bounds=(0, 1))
+    kw = dict(n_iter=2, levels={0: int, 1: int}, bounds=(0, 1))
 
     def event(fitted):
         return all(c.ravel()[1] >= 1 and c.ravel()[0] <= 3 for c in fitted.noisy_counts_)
@@ -225,7 +225,7 @@ S1 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 2 + [[1.0, 0.0]])
 def _selection(cls):
     def fit(dataset, rng):
         return cls(epsilon=2.0, queries="marginals", marginal_width=1, n_iter=1,
-                   selection_fraction=0.9, n_passes=0, categorical_features=[0, 1],
+                   selection_fraction=0.9, n_passes=0, levels={0: int, 1: int},
                    bounds=(0, 1), random_state=rng).fit(dataset)
 
     return fit

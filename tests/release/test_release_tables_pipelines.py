@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sksmooth.exceptions import PrivacyLeakWarning
+from sksmooth.exceptions import PrivacyLeakWarning, RemovalWarning
 from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
@@ -37,10 +37,9 @@ def _frame(n=300, seed=0):
 
 
 _FRAME_PARAMS = dict(
-    categorical_features=["smoker", "city", "grade"],
+    levels={"smoker": [False, True], "city": ["lyon", "nice", "paris"]},  # grade: its dtype
     # 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'),
     # so it is not public: the levels are declared
-    categories={"city": ["lyon", "nice", "paris"], "smoker": [False, True]},
     bounds=([18, 0, 0, 0, 0], [90, 9, 1, 1, 1]),
     n_bins=4,
 )
@@ -87,8 +86,8 @@ def test_dataframe_round_trip_every_dtype(make):
     np.testing.assert_array_equal(est.get_feature_names_out(), df.columns.astype(str))
     assert isinstance(est.transform(df.iloc[:7]), pd.DataFrame)
     # ndarray in -> ndarray out
-    arr = make().set_params(categorical_features=None, categories=None,
-                            bounds=(0, 1)).fit(np.random.default_rng(0).random((80, 2)))
+    arr = make().set_params(levels=None, bounds=(0, 1)).fit(
+        np.random.default_rng(0).random((80, 2)))
     assert isinstance(arr.sample(3), np.ndarray)
 
 
@@ -97,14 +96,14 @@ def test_levels_are_public_never_read_from_data():
     # a text column without declared levels is read as numbers (its texts mapped
     # like missing values), never refused: its 'str' dtype follows the values (one
     # number among the texts makes it object), so a refusal would depend on a row
-    for categorical in (["city"], None):
-        out = SmoothMWEM(categorical_features=categorical, bounds=(0, 100)).fit(
+    for levels in ({"city": int}, None):
+        out = SmoothMWEM(levels=levels, bounds=(0, 100)).fit(
             df[["city", "age"]]).sample(50)
         assert out["city"].dtype.kind in "if" and not set(out["city"]) & set(df["city"])
     # a value outside the declared levels is mapped to the first level, never refused
     # and never echoed
-    est = SmoothMWEM(categorical_features=["city"], categories={"city": ["lyon", "paris"]},
-                     bounds=([0, 18], [1, 90])).fit(df[["city", "age"]])
+    est = SmoothMWEM(levels={"city": ["lyon", "paris"]}, bounds=([0, 18], [1, 90])).fit(
+        df[["city", "age"]])
     assert set(est.sample(200)["city"]) <= {"lyon", "paris"}
 
 
@@ -145,8 +144,8 @@ def test_declared_levels_win_over_a_dtype_picked_by_the_values(column, declared,
     # take level 0, and the synthetic column holds the declared levels
     X = pd.DataFrame({"c": column, "k": [0, 1, 0] * 40})
     make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": declared, "k": 2}),
-            "mwem": lambda: SmoothMWEM(categorical_features=["c", "k"],
-                                       categories={"c": declared}, bounds=(0, 1))}[estimator]
+            "mwem": lambda: SmoothMWEM(levels={"c": declared, "k": int},
+                                       bounds=(0, 1))}[estimator]
     synth = make().fit(X)
     assert synth.guarantee_.certified
     assert set(synth.sample(30, random_state=0)["c"]) <= set(declared)
@@ -158,8 +157,8 @@ def test_declared_levels_beyond_a_categoricals_categories_come_out_as_declared(e
     # levels (see the attacks tests); the synthetic column holds declared levels, no NaN
     X = pd.DataFrame({"c": pd.Categorical(["x", "y", "x"] * 40), "k": [0, 1, 0] * 40})
     make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": [0, 1, 2], "k": 2}),
-            "mwem": lambda: SmoothMWEM(categorical_features=["c", "k"],
-                                       categories={"c": [0, 1, 2]}, bounds=(0, 1))}[estimator]
+            "mwem": lambda: SmoothMWEM(levels={"c": [0, 1, 2], "k": int},
+                                       bounds=(0, 1))}[estimator]
     out = make().fit(X).sample(30, random_state=0)["c"]
     assert list(out.cat.categories) == [0, 1, 2] and not out.isna().any()
 
@@ -175,15 +174,19 @@ def test_a_missing_value_declared_as_a_level_of_a_categorical_column_works():
 
 
 def test_categorical_features_by_mask_index_and_dtype():
+    # the removed spelling (one more release, with a RemovalWarning) reads as before
     df = _frame()[["age", "smoker", "grade"]]
     bounds = ([18, 0, 0], [90, 1, 2])
     for spec in (["smoker", "grade"], [1, 2], [False, True, True]):
-        est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
+        with pytest.warns(RemovalWarning, match="categorical_features"):
+            est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
         assert est._universe.shape[:3] == (4, 2, 3), spec
     # from the dtypes: only the Categorical ('boolean' is picked by the values)
-    for spec in ("from_dtype", None):
-        est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
-        assert est._universe.shape[:3] == (4, 4, 3), spec
+    with pytest.warns(RemovalWarning):
+        est = SmoothMWEM(categorical_features="from_dtype", bounds=bounds, n_bins=4).fit(df)
+    assert est._universe.shape[:3] == (4, 4, 3)
+    est = SmoothMWEM(bounds=bounds, n_bins=4).fit(df)
+    assert est._universe.shape[:3] == (4, 4, 3)
 
 
 def test_y_series_round_trip_and_fit_resample():
@@ -250,7 +253,7 @@ def _supervised(n=400, seed=0):
     return X, y
 
 
-_BIN = dict(categorical_features=[0, 1, 2, 3], bounds=(0, 1), classes=[0, 1])
+_BIN = dict(levels={0: int, 1: int, 2: int, 3: int}, bounds=(0, 1), classes=[0, 1])
 
 
 def test_supervised_sklearn_pipeline_misuse_raises():
@@ -267,7 +270,7 @@ def test_supervised_sklearn_pipeline_misuse_raises():
 
 def test_unsupervised_pipeline_emits_synthetic_rows():
     X, _ = _supervised()
-    pipe = Pipeline([("release", SmoothMWEM(categorical_features=[0, 1, 2, 3], bounds=(0, 1))),
+    pipe = Pipeline([("release", SmoothMWEM(levels=int, bounds=(0, 1))),
                      ("scale", StandardScaler())])
     assert pipe.fit_transform(X).shape == X.shape
 
@@ -343,7 +346,7 @@ def test_per_query_baselines_do_not_build_a_grid():
     X = rng.integers(0, 10, size=(200, 30)).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # nothing data-dependent
-        est = LaplacePerQuery(sensitivity="structured", categorical_features=np.arange(30),
+        est = LaplacePerQuery(sensitivity="structured", levels=int,
                               bounds=(0, 9)).fit(X)
     assert est.n_queries_ == 435 * 100
     # (SmoothMWEM keeps such a grid factored: tests/release/test_release_factored_mwem.py)
