@@ -25,7 +25,6 @@ from .._randomness import SEEDED_NOISE_NOTE
 from .._untrusted import as_floats, read_labels, read_numbers, read_table, sanitize_rows
 from .._validation import (
     BOUNDS_HINT,
-    check_bounds,
     check_box_has_width,
     check_delta,
     check_sigma,
@@ -48,7 +47,7 @@ from ._columns import (
 )
 from ._queries import build_workload, check_queries
 from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
-                      declared_level_columns, is_dataframe, level_box, removed_levels_parameters)
+                      declared_level_columns, is_dataframe, removed_levels_parameters)
 from ._universe import GridUniverse, SampleUniverse
 
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
@@ -205,15 +204,9 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
             schema = TableSchema.from_input(X_num, levels, self.bounds)
-        n, d = X_num.shape
-        if reads_data(self.bounds) and schema.all_levelled:  # box edges are level counts
-            lower, upper = np.zeros(d), np.zeros(d)
-        elif isinstance(self.bounds, dict):
-            lower, upper = level_box(self.bounds, schema.levels, schema.columns)
-        else:
-            lower, upper = check_bounds(self.bounds, d, X=_box_values(X_num) if
-                                        reads_data(self.bounds) else None)
-        lower, upper = schema.public_bounds(lower, upper)
+        n = X_num.shape[0]
+        lower, upper = schema.box(self.bounds, _box_values(X_num) if reads_data(self.bounds)
+                                  else None)
         if not reads_data(self.bounds):
             check_box_has_width(lower, upper)
         labels, inferred, from_dtype = None, False, False

@@ -16,7 +16,8 @@ import numpy as np
 
 from .._constraints import Check, Integer, NoneValue
 from .._untrusted import read_table
-from .._validation import BOUNDS_HINT, check_bounds, check_bounds_pair, user_stacklevel
+from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, reads_data,
+                           user_stacklevel)
 from ..exceptions import RemovalWarning
 from ._columns import (
     BinnedColumn,
@@ -40,7 +41,7 @@ from ._columns import (
 
 __all__ = ["TableSchema", "BOUNDS_FORMS", "DEFAULT_N_BINS", "LEVELS", "bounds_by_column",
            "check_bounds_parameter", "check_levels", "declared_level_columns", "is_dataframe",
-           "level_box", "removed_levels_parameters"]
+           "removed_levels_parameters"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
 BOUNDS_FORMS = "None, a pair (lower, upper) or a dict {column: (lower, upper)}"
@@ -159,24 +160,6 @@ def bounds_by_column(bounds, n_features, names, name="bounds"):
     return list(zip(lower.tolist(), upper.tolist()))
 
 
-def level_box(bounds, levels, names):
-    """``(lower, upper)`` arrays of a grid: a column's range from ``bounds`` or, for a
-    column with public ``levels``, ``[0, L - 1]``; a column with neither is refused."""
-    ranges = bounds_by_column(bounds, len(levels), names)
-    lower, upper = np.zeros(len(levels)), np.zeros(len(levels))
-    for j, (pair, lv) in enumerate(zip(ranges, levels)):
-        if lv is not None:
-            lower[j], upper[j] = 0.0, float(len(lv) - 1)
-        elif pair is None:
-            column = parameter_key(j, names)
-            raise ValueError(f"bounds gives no range for column {column!r}: add "
-                             f"bounds={{{column!r}: (lower, upper)}}, or declare its "
-                             "public levels.")
-        else:
-            lower[j], upper[j] = pair
-    return lower, upper
-
-
 # ------------------------------------------------------------------ schema
 @dataclass
 class TableSchema:
@@ -191,22 +174,14 @@ class TableSchema:
         return len(self.codec.columns)
 
     @property
-    def is_frame(self):
-        return self.codec.frame
-
-    @property
     def columns(self):
         """DataFrame column names, or None for an ndarray."""
-        return self.codec.names if self.is_frame else None
+        return self.codec.names if self.codec.frame else None
 
     @property
     def levels(self):
         """Per column: the ndarray of public levels, or None."""
         return [c.levels if isinstance(c, LevelColumn) else None for c in self.codec.columns]
-
-    @property
-    def has_levels(self):
-        return np.array([lv is not None for lv in self.levels], dtype=bool)
 
     @classmethod
     def from_input(cls, X, levels, bounds=None, n_bins=None):
@@ -274,9 +249,24 @@ class TableSchema:
         """Whether every column is level-coded (its bounds then come from its levels)."""
         return self.n_features > 0 and all(lv is not None for lv in self.levels)
 
-    def public_bounds(self, lower, upper):
-        """Bounds with the level-coded columns set to ``[0, L-1]``."""
-        lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
+    def box(self, bounds, values=None):
+        """The grid's ``(lower, upper)``: ``[0, L - 1]`` for a column with levels, else its
+        range in ``bounds`` (a pair, ``{column: pair}``, or ``'data'``: read from
+        ``values``); a column with neither is refused."""
+        d = self.n_features
+        if isinstance(bounds, dict):
+            ranges = bounds_by_column(bounds, d, self.columns)
+            for j, (pair, lv) in enumerate(zip(ranges, self.levels)):
+                if pair is None and lv is None:
+                    column = parameter_key(j, self.columns)
+                    raise ValueError(f"bounds gives no range for column {column!r}: add "
+                                     f"bounds={{{column!r}: (lower, upper)}}, or declare its "
+                                     "public levels.")
+            lower, upper = (np.array([p[i] if p else 0.0 for p in ranges]) for i in (0, 1))
+        elif reads_data(bounds) and self.all_levelled:  # box edges are level counts
+            lower, upper = np.zeros(d), np.zeros(d)
+        else:
+            lower, upper = (np.array(v, dtype=float) for v in check_bounds(bounds, d, X=values))
         for j, lv in enumerate(self.levels):
             if lv is not None:
                 lower[j], upper[j] = 0.0, float(len(lv) - 1)
