@@ -3,20 +3,20 @@ import json, sys, warnings, time
 import numpy as np
 warnings.simplefilter("ignore")
 from sksmooth.metrics import audit_epsilon, audit_epsilon_search
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM
 RES = {}
 
 def row2(n_trials=4000):
     X0 = np.zeros((20, 2)); X1 = X0.copy(); X1[0] = [1, 1]
     def mech(X, rng):
-        m = SmoothMWEM(epsilon=1.0, levels=int, bounds=(0, 1)).fit(X)
+        m = MWEM(epsilon=1.0, levels=int, bounds=(0, 1)).fit(X)
         s = m.sample(200)
         return float((s == 1).all(1).mean())
     r = audit_epsilon_search(mech, X0, X1, n_trials, random_state=1)
     # fit_resample path
     y = np.zeros(20)
     def mech2(X, rng):
-        m = SmoothMWEM(epsilon=1.0, levels=int, bounds=(0, 1))
+        m = MWEM(epsilon=1.0, levels=int, bounds=(0, 1))
         Xs, ys = m.fit_resample(X, y)
         return float((Xs == 1).all(1).mean())
     r2 = audit_epsilon_search(mech2, X0, X1, n_trials, random_state=2)

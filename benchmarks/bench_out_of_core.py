@@ -73,11 +73,10 @@ def generate(n_rows, seed):
 
 
 def estimator():
-    from sksmooth.release import GaussianPerQuery
+    from sksmooth.release import GaussianPerQuery, Workload
 
-    return GaussianPerQuery(epsilon=1.0, delta=1e-9, queries="marginals", marginal_width=2,
-                            sensitivity="structured", levels=int,
-                            bounds=(np.zeros(15), LEVELS - 1.0))
+    return GaussianPerQuery(epsilon=1.0, delta=1e-9, sensitivity="structured", levels=int,
+                            bounds=(np.zeros(15), LEVELS - 1.0), queries=Workload(kind="marginals", marginal_width=2))
 
 
 def peak_rss_mib():
@@ -222,16 +221,15 @@ def run_release(n_rows, chunk):
 def run_first_chunk(n_rows, chunk):
     import tracemalloc
 
-    from sksmooth.release import AdaptiveMarginalSynthesizer, GaussianPerQuery
+    from sksmooth.release import AdaptiveMarginalSynthesizer, GaussianPerQuery, Workload
 
     codes = generate(chunk, seed=0)
     X, y = codes[:, :-1].astype(float), codes[:, -1]
     labels, d = list(range(LEVELS[-1])), X.shape[1]
     makes = {
         "GaussianPerQuery": lambda classes, bounds: GaussianPerQuery(
-            epsilon=1.0, delta=1e-9, queries="marginals", marginal_width=2,
-            sensitivity="structured", levels=int,
-            bounds=bounds, classes=classes),
+            epsilon=1.0, delta=1e-9, sensitivity="structured", levels=int,
+            bounds=bounds, classes=classes, queries=Workload(kind="marginals", marginal_width=2)),
         "AdaptiveMarginalSynthesizer": lambda classes, bounds: AdaptiveMarginalSynthesizer(
             epsilon=1.0, delta=1e-9, levels=list(LEVELS[:-1]), classes=classes, workload=2),
     }

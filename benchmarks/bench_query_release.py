@@ -50,7 +50,14 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_digits
 
-from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM
+from sksmooth.release import (
+    GaussianPerQuery,
+    LaplacePerQuery,
+    MWEM,
+    QueryRounds,
+    TableRounds,
+    Workload,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results", "query_release.json")
@@ -118,7 +125,7 @@ def run_compare(quick, n_seeds):
         acc = {}
         for seed in range(n_seeds):
             t0 = time.perf_counter()
-            m = SmoothMWEM(epsilon=eps, random_state=seed, **common).fit(Xd)
+            m = MWEM(epsilon=eps, random_state=seed, **common).fit(Xd)
             Xs = m.sample(n, random_state=seed)
             t_ours = time.perf_counter() - t0
             acc.setdefault("sksmooth SmoothMWEM", []).append(
@@ -214,8 +221,8 @@ def run_scale(quick, limit=60.0):
     # 2-way marginals on {0,1}^d (universe 2^d), 5000 rows
     for d in ([14, 17, 20] if quick else [14, 17, 20, 22]):
         X = (rng.random((5000, d)) < np.linspace(0.1, 0.9, d)).astype(float)
-        est = SmoothMWEM(epsilon=1.0, n_iter=T, levels=int,
-                         bounds=(0, 1), random_state=0)
+        est = MWEM(epsilon=1.0, levels=int,
+                   bounds=(0, 1), random_state=0, rounds=TableRounds(n_iter=T))
         sec = timed(est, X)
         rec = dict(universe_size=2 ** d, n_tables=d * (d - 1) // 2, seconds=sec,
                    seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_,
@@ -230,9 +237,8 @@ def run_scale(quick, limit=60.0):
         out.setdefault(kind, [])
         for b in ([64, 128, 256, 320] if quick else [64, 128, 256, 320, 400]):
             X = rng.beta(2, 5, size=(5000, 3))
-            est = SmoothMWEM(epsilon=1.0, n_iter=T, queries=kind, marginal_width=1,
-                             measurement="query", n_bins=b, bounds=(0, 1),
-                             max_universe_size=2**27, random_state=0)
+            est = MWEM(epsilon=1.0, n_bins=b, bounds=(0, 1),
+                       max_universe_size=2**27, random_state=0, queries=Workload(kind=kind, marginal_width=1), rounds=QueryRounds(n_iter=T))
             sec = timed(est, X)
             rec = dict(universe_size=b ** 3, n_queries=est.n_queries_, seconds=sec,
                        seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_)
@@ -244,8 +250,7 @@ def run_scale(quick, limit=60.0):
     for M in ([10_000, 100_000, 300_000, 1_000_000] if quick
               else [10_000, 100_000, 300_000, 1_000_000, 3_000_000]):
         X = rng.normal(0.5, 0.15, size=(2000, 2))
-        est = SmoothMWEM(epsilon=1.0, n_iter=T, queries="halfspaces", n_queries=500,
-                         universe="sample", n_universe=M, bounds=(0, 1), random_state=0)
+        est = MWEM(epsilon=1.0, universe="sample", n_universe=M, bounds=(0, 1), random_state=0, queries=Workload(kind="halfspaces", n_queries=500), rounds=TableRounds(n_iter=T))
         sec = timed(est, X)
         rec = dict(universe_size=M, n_queries=est.n_queries_, seconds=sec,
                    seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_)
@@ -277,8 +282,8 @@ def run_table002(quick, n_seeds=3):
                 common = dict(levels=int, bounds=(0, 1), random_state=seed)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    m = SmoothMWEM(epsilon=eps, delta=delta, **common).fit(X)
-                    q = SmoothMWEM(epsilon=eps, delta=delta, measurement="query", **common).fit(X)
+                    m = MWEM(epsilon=eps, delta=delta, **common).fit(X)
+                    q = MWEM(epsilon=eps, delta=delta, **common, rounds='query').fit(X)
                     g = GaussianPerQuery(epsilon=eps, delta=delta, **common).fit(X)
                 true = m.workload_.counts_data(m._universe.encode(X)) / len(X)
                 e_m.append(np.abs(m.answer() - true).max())

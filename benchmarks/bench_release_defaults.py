@@ -36,7 +36,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from sksmooth.release import AdaptiveMarginalSynthesizer, SmoothMWEM  # noqa: E402
+from sksmooth.release import MWEM, AdaptiveMarginalSynthesizer  # noqa: E402
 
 OUT = os.path.join(HERE, "results", "release_defaults.json")
 EPSILONS = (1.0, 10.0)
@@ -106,8 +106,8 @@ def models(epsilon, table):
     cat = spec["categorical"]
 
     def mwem(**kw):
-        return SmoothMWEM(epsilon=epsilon, delta=DELTA, bounds=spec["bounds"],
-                          levels={cat: spec["levels"]}, **kw)
+        return MWEM(epsilon=epsilon, delta=DELTA, bounds=spec["bounds"],
+                    levels={cat: spec["levels"]}, **kw)
 
     return {
         "SmoothMWEM": mwem,

@@ -320,7 +320,7 @@ def one(name, eps, seed, label):
     """One release by AdaptiveMarginalSynthesizer in this process; prints a JSON line."""
     import warnings
 
-    from sksmooth.release import SmoothMWEM
+    from sksmooth.release import MWEM, Workload
     from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
     X = np.load(os.path.join(WORK, f"{name}.npy"))
@@ -331,10 +331,9 @@ def one(name, eps, seed, label):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded runs warn: expected in a benchmark
         if label == "mwem":  # substitution neighbours (SmoothMWEM's relation), n public
-            synth = SmoothMWEM(epsilon=eps, delta=DELTA, marginal_width=min(WORKLOADS[name]),
-                               levels=int,
-                               bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
-                               random_state=seed)
+            synth = MWEM(epsilon=eps, delta=DELTA, levels=int,
+                         bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
+                         random_state=seed, queries=Workload(marginal_width=min(WORKLOADS[name])))
         else:
             method = {"ours": "auto", "ours-aim": "aim", "ours-mst": "mst",
                       "ours-iid": "auto"}[label]
@@ -484,7 +483,7 @@ def pure(n_seeds):
     """SmoothMWEM at delta = 0 vs delta = 1e-9 (module docstring); in-process."""
     import warnings
 
-    from sksmooth.release import SmoothMWEM
+    from sksmooth.release import MWEM, Workload
 
     runs = []
     for name in ("digits8", "digits15"):
@@ -494,11 +493,10 @@ def pure(n_seeds):
                 for seed in range(n_seeds):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # seeded runs warn
-                        synth = SmoothMWEM(
-                            epsilon=eps, delta=delta, marginal_width=2,
-                            levels=int,
+                        synth = MWEM(
+                            epsilon=eps, delta=delta, levels=int,
                             bounds=(np.zeros(X.shape[1]), np.array(levels) - 1.0),
-                            random_state=seed).fit(X.astype(float))
+                            random_state=seed, queries=Workload(marginal_width=2)).fit(X.astype(float))
                         rows = np.rint(synth.sample(len(X), random_state=seed)).astype(np.int64)
                     mx, mean = marginal_errors(X, rows, levels, 2)
                     runs.append({"workload": name, "epsilon": eps, "delta": delta, "seed": seed,

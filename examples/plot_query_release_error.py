@@ -27,17 +27,17 @@ import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 
-from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM  # noqa: E402
+from sksmooth.release import MWEM, GaussianPerQuery, LaplacePerQuery, TableRounds  # noqa: E402
 
 PIXELS = [20, 28, 36, 42, 44, 52, 53, 26]
 X = np.minimum((load_digits().data[:, PIXELS] / 16.0 * 4).astype(int), 3).astype(float)
 common = dict(levels=int, bounds=(0, 3))
 epsilons = [0.25, 0.5, 1.0, 2.0, 4.0]
 methods = {
-    "SmoothMWEM (tables)": lambda e, s: SmoothMWEM(epsilon=e, **common),
-    "SmoothMWEM (single queries)": lambda e, s: SmoothMWEM(
-        epsilon=e, measurement="query", **common),
-    "SmoothMWEM (tables, delta=1e-5)": lambda e, s: SmoothMWEM(
+    "SmoothMWEM (tables)": lambda e, s: MWEM(epsilon=e, **common),
+    "SmoothMWEM (single queries)": lambda e, s: MWEM(
+        epsilon=e, **common, rounds='query'),
+    "SmoothMWEM (tables, delta=1e-5)": lambda e, s: MWEM(
         epsilon=e, delta=1e-5, **common),
     "Laplace per query": lambda e, s: LaplacePerQuery(epsilon=e, **common),
     "Laplace per table": lambda e, s: LaplacePerQuery(
@@ -46,7 +46,7 @@ methods = {
         epsilon=e, sensitivity="structured", **common),
 }
 results = {name: np.zeros((len(epsilons), 2)) for name in methods}
-reference = SmoothMWEM(epsilon=1.0, n_iter=1, **common).fit(X)
+reference = MWEM(epsilon=1.0, **common, rounds=TableRounds(n_iter=1)).fit(X)
 true = reference.workload_.answers_data(reference._universe.encode(X))  # exact answers
 for i, eps in enumerate(epsilons):
     for name, make in methods.items():

@@ -351,6 +351,15 @@ def validate_params(estimator, table=None):
     return MappingProxyType(checked)
 
 
+def check_parameter_object(value, name):
+    """Check a parameter object's own parameters (``queries=Workload(...)``) by its
+    table; an error names both (``queries=Workload(...): marginal_width must be ...``)."""
+    try:
+        return validate_params(value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}={type(value).__name__}(...): {exc}") from None
+
+
 # estimator -> (cheap key of its parameters, their checked values); see validated_params
 _VALIDATED = weakref.WeakKeyDictionary()
 _KEY_DEPTH = 3

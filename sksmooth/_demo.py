@@ -29,7 +29,7 @@ from .model_selection import PrivateSearchCV
 from .online import SmoothHedgeClassifier
 from .perturbed import PerturbedERMClassifier, StumpERMClassifier
 from .proper import PrivateProperClassifier, littlestone_dimension
-from .release import LaplacePerQuery, SmoothMWEM
+from .release import MWEM, LaplacePerQuery, ProjectedSmoothMWEM, TableRounds
 from .streams import SmoothedThresholdAdversary
 
 
@@ -245,10 +245,10 @@ def _query_release(out_dir, fast, progress):
     errors = {}
     # exact answers of the (data-independent, deterministic) workload, for
     # reporting the error only: the workload and universe of any release
-    reference = SmoothMWEM(epsilon=1.0, n_iter=1, **common).fit(X)
+    reference = MWEM(epsilon=1.0, rounds=TableRounds(n_iter=1), **common).fit(X)
     exact = reference.workload_.answers_data(reference._universe.encode(X))
     for name, make in [
-        ("SmoothMWEM (whole tables)", lambda s: SmoothMWEM(
+        ("MWEM (whole tables)", lambda s: MWEM(
             epsilon=1.0, accountant=acc, **common)),
         ("Laplace per query", lambda s: LaplacePerQuery(
             epsilon=1.0, accountant=acc, **common)),
@@ -263,8 +263,8 @@ def _query_release(out_dir, fast, progress):
     yield f"ledger: {len(acc)} releases, total spent {acc.spent}"
     progress("synthetic make_moons sample (Projected Smooth MWEM, sigma=0.2)")
     Xm, ym = make_moons(n_samples=2000 if fast else 5000, noise=0.1, random_state=0)
-    release = SmoothMWEM(epsilon=1.0, sigma=0.2, projection=True, n_bins=16, jitter=True,
-                         bounds=([-1.5, -1.0], [2.5, 1.5]), classes=[0, 1])
+    release = ProjectedSmoothMWEM(epsilon=1.0, sigma=0.2, n_bins=16, jitter=True,
+                                  bounds=([-1.5, -1.0], [2.5, 1.5]), classes=[0, 1])
     with warnings.catch_warnings():
         # the accuracy guarantee assumes sigma-smooth data: reported below
         warnings.simplefilter("ignore", PrivacyWarning)

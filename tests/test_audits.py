@@ -75,7 +75,7 @@ def test_every_private_estimator_has_an_end_to_end_case_with_an_overspending_var
                       "AdaptiveMarginalSynthesizer(method='aim', neighbouring='substitution'",
                       "AdaptiveMarginalSynthesizer(method='mst', neighbouring='add_remove'",
                       "AdaptiveMarginalSynthesizer(method='mst', neighbouring='substitution'",
-                      "SmoothMWEM (", "SmoothMWEM(projection=True", "PerturbedERMClassifier.fit",
+                      "MWEM (", "ProjectedSmoothMWEM(", "PerturbedERMClassifier.fit",
                       "PrivateSearchCV", "PrivateProperClassifier(method=Littlestone())"]:
         assert any(name.startswith(estimator) for name in names), estimator
 

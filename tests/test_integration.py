@@ -11,7 +11,8 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from sksmooth import BudgetAccountant, BudgetError, PrivacyWarning
+from sksmooth import MWEM, BudgetAccountant, BudgetError, PrivacyWarning
+from sksmooth.release import Workload
 from sksmooth.datasets import load_breast_cancer_public
 from sksmooth.preprocessing import PublicBoundsScaler
 
@@ -194,18 +195,18 @@ def test_online_joblib_round_trip_continues_partial_fit(name, data, tmp_path):
 
 # ----------------------------------------------------- query release transformers
 def _smooth_mwem(accountant=None, **params):
-    from sksmooth import SmoothMWEM
+    from sksmooth import MWEM
 
-    return SmoothMWEM(epsilon=1.0, n_bins=4, bounds=(0, 1), accountant=accountant,
-                      random_state=0, **params)
+    return MWEM(epsilon=1.0, n_bins=4, bounds=(0, 1), accountant=accountant,
+                random_state=0, **params)
 
 
 def _subsampled_net(accountant=None, **params):
     from sksmooth import SubsampledNetMechanism
 
     return SubsampledNetMechanism(epsilon=1.0, n_universe=50, synthetic_size=20,
-                                  n_candidates=200, n_queries=50, bounds=(0, 1),
-                                  accountant=accountant, random_state=0, **params)
+                                  n_candidates=200, bounds=(0, 1),
+                                  accountant=accountant, random_state=0, **params, queries=Workload(n_queries=50))
 
 
 RELEASES = {"SmoothMWEM": _smooth_mwem, "SubsampledNetMechanism": _subsampled_net}

@@ -16,7 +16,7 @@ import pytest
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.perturbed import PerturbedERMClassifier, StumpERMClassifier
 from sksmooth.proper import PrivateProperClassifier
-from sksmooth.release import AdaptiveMarginalSynthesizer, SmoothMWEM
+from sksmooth.release import AdaptiveMarginalSynthesizer, MWEM
 
 
 def _diff(a, b, path="self", seen=None):
@@ -257,7 +257,7 @@ def test_failed_partial_fit_leaves_the_users_generator_as_it_was(make):
 @pytest.mark.parametrize("make, X, y", [
     (lambda: PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]),
      np.random.default_rng(0).uniform(0, 1, (60, 2)), np.arange(60) % 2),
-    (lambda: SmoothMWEM(bounds=(0, 1)),
+    (lambda: MWEM(bounds=(0, 1)),
      np.random.default_rng(0).uniform(0, 1, (60, 2)), None),
     (lambda: AdaptiveMarginalSynthesizer(levels=3),
      np.random.default_rng(0).integers(0, 3, (60, 2)), None),

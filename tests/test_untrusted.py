@@ -6,7 +6,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from sksmooth import PerturbedERMClassifier, PrivateProperClassifier
+from sksmooth import MWEM, PerturbedERMClassifier, PrivateProperClassifier
 from sksmooth._untrusted import (
     as_floats,
     encode_private_labels,
@@ -324,12 +324,12 @@ def test_a_label_list_read_whole_by_numpy_is_caught(monkeypatch):
 def test_labels_read_from_y_that_do_not_compare_are_read_not_refused(y):
     # found by a review: with classes=None, np.unique refused labels of types that do not
     # compare (an int and a text; pd.NA): an error that one row decides
-    from sksmooth.release import SmoothMWEM
+    from sksmooth.release import MWEM
 
     if y is None:
         y = pd.Series([True, False, pd.NA] * 10, dtype="boolean")
     with pytest.warns(Warning, match="classes='data'"):
-        synth = SmoothMWEM(bounds=(0, 1), classes="data").fit(np.zeros((30, 1)), y)
+        synth = MWEM(bounds=(0, 1), classes="data").fit(np.zeros((30, 1)), y)
     assert len(synth.classes_) == 3
 
 
@@ -517,7 +517,7 @@ def test_every_estimator_reads_a_pyarrow_table_as_its_pandas_table():
     # a dictionary column by its values); the MWEM family read it as an ndarray and
     # lost its names: one rule, read_table, now
     pa = pytest.importorskip("pyarrow")
-    from sksmooth.release import SmoothMWEM
+    from sksmooth.release import MWEM
 
     table = pa.table({"a": [0.1, 0.5, 0.9] * 10, "k": pa.array(["p", "q", "p"] * 10)
                       .dictionary_encode()})
@@ -525,8 +525,8 @@ def test_every_estimator_reads_a_pyarrow_table_as_its_pandas_table():
     assert list(frame.columns) == ["a", "k"] and frame["k"].dtype == object
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded
-        fitted = SmoothMWEM(bounds=(0, 1), levels={"k": ["p", "q"]},
-                            random_state=0).fit(table)
+        fitted = MWEM(bounds=(0, 1), levels={"k": ["p", "q"]},
+                      random_state=0).fit(table)
     assert list(fitted.feature_names_in_) == ["a", "k"]
     assert list(fitted.sample(3).columns) == ["a", "k"]
 
@@ -535,9 +535,9 @@ def test_a_dask_partition_of_the_wrong_width_is_named_by_its_width_whatever_it_h
     # the MWEM family's partition reader converted with numpy and refused a partition
     # holding a text ("X must hold numbers"), naming its width only otherwise: which
     # message came depended on one row's value
-    from sksmooth.release import SmoothMWEM
+    from sksmooth.release import MWEM
 
-    est = SmoothMWEM(bounds=(0, 1)).partial_fit(np.zeros((4, 2)))
+    est = MWEM(bounds=(0, 1)).partial_fit(np.zeros((4, 2)))
     counter = est._partition_counter(est._stream)
     for entry in (0.5, "x"):
         with pytest.raises(ValueError, match="a partition has 3 columns; expected 2"):

@@ -5,10 +5,20 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sksmooth import (AdaptiveMarginalSynthesizer, BudgetAccountant, DefaultsWarning,
-                      GaussianPerQuery, LaplacePerQuery, PerturbedERMClassifier,
-                      PrivacyLeakWarning, PrivacyWarning, PrivateProperClassifier,
-                      SmoothHedgeClassifier, SmoothMWEM, SubsampledNetMechanism)
+from sksmooth import (
+    AdaptiveMarginalSynthesizer,
+    BudgetAccountant,
+    DefaultsWarning,
+    GaussianPerQuery,
+    LaplacePerQuery,
+    MWEM,
+    PerturbedERMClassifier,
+    PrivacyLeakWarning,
+    PrivacyWarning,
+    PrivateProperClassifier,
+    SmoothHedgeClassifier,
+    SubsampledNetMechanism,
+)
 from sksmooth._validation import (
     BinaryLabels,
     check_bounds,
@@ -123,14 +133,14 @@ def test_bounds_none_is_refused_naming_the_alternatives_and_the_opt_in():
 _PRIVATE_RELEASES = [
     (lambda v: PrivateProperClassifier(bounds=v, classes=[0, 1]), "bounds"),
     (lambda v: PerturbedERMClassifier(bounds=v, classes=[0, 1]), "bounds"),
-    (lambda v: SmoothMWEM(bounds=v, classes=[0, 1]), "bounds"),
+    (lambda v: MWEM(bounds=v, classes=[0, 1]), "bounds"),
     (lambda v: SubsampledNetMechanism(bounds=v, classes=[0, 1], n_universe=20,
                                       synthetic_size=5, n_candidates=5), "bounds"),
     (lambda v: LaplacePerQuery(bounds=v, classes=[0, 1]), "bounds"),
     (lambda v: GaussianPerQuery(bounds=v, classes=[0, 1]), "bounds"),
     (lambda v: PrivateProperClassifier(bounds=(0, 1), classes=v), "classes"),
     (lambda v: PerturbedERMClassifier(bounds=(0, 1), classes=v), "classes"),
-    (lambda v: SmoothMWEM(bounds=(0, 1), classes=v), "classes"),
+    (lambda v: MWEM(bounds=(0, 1), classes=v), "classes"),
     (lambda v: LaplacePerQuery(bounds=(0, 1), classes=v), "classes"),
     (lambda v: AdaptiveMarginalSynthesizer(levels=2, classes=v), "classes"),
 ]
@@ -165,7 +175,7 @@ def test_bounds_or_classes_none_is_refused_at_fit_before_any_charge(make, name):
 
 
 @pytest.mark.parametrize("estimator", [
-    SmoothMWEM(bounds=None, classes=[0, 1]), SmoothMWEM(bounds=(0, 1), classes=None),
+    MWEM(bounds=None, classes=[0, 1]), MWEM(bounds=(0, 1), classes=None),
     AdaptiveMarginalSynthesizer(levels=2, classes=None)])
 def test_a_stream_opened_with_bounds_or_classes_none_is_refused_and_left_unopened(estimator):
     X, y = _binary_rows()
@@ -248,7 +258,7 @@ def test_check_binary_target():
     (PrivateProperClassifier(bounds=(0, 0), classes=[0, 1]), True),
     (PerturbedERMClassifier(bounds=(2.0, 2.0), classes=[0, 1]), True),
     (SmoothHedgeClassifier(bounds=(0, 0), hypotheses="stumps"), True),
-    (SmoothMWEM(bounds=(1, 1)), False),
+    (MWEM(bounds=(1, 1)), False),
 ], ids=lambda v: type(v).__name__)
 def test_public_box_of_zero_width_everywhere_is_refused(estimator, supervised):
     X = np.random.default_rng(0).random((20, 2))
@@ -262,7 +272,7 @@ _BOXED = [
     lambda b: PrivateProperClassifier(bounds=b, classes=[0, 1]),
     lambda b: PerturbedERMClassifier(bounds=b, classes=[0, 1]),
     lambda b: SmoothHedgeClassifier(bounds=b, hypotheses="stumps"),
-    lambda b: SmoothMWEM(bounds=b),
+    lambda b: MWEM(bounds=b),
 ]
 
 
@@ -277,7 +287,7 @@ def test_every_estimator_takes_the_same_bounds(make):
                    # other number types stay numbers (refused for a while: a review)
                    (Fraction(0), Decimal(1)), (np.zeros(3, dtype=object), np.ones(3, dtype=object))]:
         est = make(bounds)
-        est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
+        est.fit(X) if isinstance(est, MWEM) else est.fit(X, y)
     for bounds, error in [(np.zeros((3, 3)), TypeError), ((0, 1, 2), TypeError),
                           ("01", TypeError), ((0, np.inf), ValueError),
                           ((np.zeros((2, 2)), 1), ValueError),
@@ -289,9 +299,9 @@ def test_every_estimator_takes_the_same_bounds(make):
                           (([np.array(0), np.array(True)], [1, 2]), TypeError)]:  # numpy's OverflowError named nothing
         est = make(bounds)
         with pytest.raises(error, match=r"bounds.*bounds=\(0\.0, 1\.0\)"):
-            est.fit(X) if isinstance(est, SmoothMWEM) else est.fit(X, y)
+            est.fit(X) if isinstance(est, MWEM) else est.fit(X, y)
         with pytest.raises(error, match=r"bounds"):  # a public parameter, before the data
-            est.fit(X[:, 0]) if isinstance(est, SmoothMWEM) else est.fit(X[:, 0], y)
+            est.fit(X[:, 0]) if isinstance(est, MWEM) else est.fit(X[:, 0], y)
 
 
 def test_box_with_one_flat_feature_is_accepted():
@@ -390,7 +400,7 @@ _LEVELS20 = np.column_stack([_Y20, _Y20[::-1]])
     (lambda d: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1], delta=d), _X20, _Y20),
     (lambda d: PrivateProperClassifier(method="noisy_means", hypotheses="prototypes",
                                        bounds=(0, 1), classes=[0, 1], delta=d), _X20, _Y20),
-    (lambda d: SmoothMWEM(bounds=(0, 1), delta=d, n_bins=4), _TABLE20, None),
+    (lambda d: MWEM(bounds=(0, 1), delta=d, n_bins=4), _TABLE20, None),
     (lambda d: GaussianPerQuery(bounds=(0, 1), delta=d, n_bins=4), _TABLE20, None),
     (lambda d: AdaptiveMarginalSynthesizer(levels=2, delta=d, neighbouring="substitution"),
      _LEVELS20, None),

@@ -13,7 +13,8 @@ release noisy answers, not rows. Unlike
 whole releases: MWEM, Smooth MWEM over a γ-cover of an infinite query
 class, Projected Smooth MWEM (σ-smooth output), the Subsampled Net
 Mechanism, and per-query baselines. The released distribution sits behind
-one protocol (``ReleaseModel``: marginal, multiply, sample).
+one protocol (``ReleaseModel``: marginal, multiply, sample). Parameter objects:
+``Workload`` (the queries), ``TableRounds`` / ``QueryRounds`` (MWEM's rounds).
 
 References
 ----------
@@ -28,8 +29,10 @@ inference for differential privacy", ICML 2019, arXiv:1901.09136.
 
 from ._aim import AdaptiveMarginalSynthesizer
 from ._baselines import GaussianPerQuery, LaplacePerQuery
-from ._mwem import SmoothMWEM
+from ._mwem import MWEM, ProjectedSmoothMWEM, SmoothMWEM
 from ._projection import kl_project_smooth
+from ._queries import Workload
+from ._rounds import QueryRounds, TableRounds
 from ._sampler import SyntheticSampler
 from ._subsampled_net import SubsampledNetMechanism
 
@@ -37,8 +40,13 @@ __all__ = [
     "AdaptiveMarginalSynthesizer",
     "GaussianPerQuery",
     "LaplacePerQuery",
+    "MWEM",
+    "ProjectedSmoothMWEM",
+    "QueryRounds",
     "SmoothMWEM",
     "SubsampledNetMechanism",
     "SyntheticSampler",
+    "TableRounds",
+    "Workload",
     "kl_project_smooth",
 ]

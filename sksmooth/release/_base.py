@@ -45,7 +45,8 @@ from ._columns import (
     resolve_labels,
     schema_change_error,
 )
-from ._queries import build_workload, check_queries
+from ._queries import as_workload, build_workload, check_workload
+from ._renamed import WORKLOAD_NAMES, fold_renamed
 from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
                       declared_level_columns, is_dataframe, removed_levels_parameters)
 from ._universe import GridUniverse, SampleUniverse
@@ -70,12 +71,7 @@ def _check_accountant(value, name):
 #: constraints shared by the four release estimators (SPEC §1.6)
 COMMON_CONSTRAINTS = {
     "epsilon": EPSILON,
-    "queries": Check(check_queries, "a workload name, object or callable"),
-    "marginal_width": Integer(1, high=8, cap_reason=(
-        "a k-way table has prod(levels) cells and there are C(d, k) tables; "
-        "k > 8 is never cheaper than the full joint")),
-    "n_queries": (NoneValue(), Integer(1, high=10**7, cap_reason=(
-        "memory: the workload stores a row per query"))),
+    "queries": Check(check_workload, "a workload name, object, callable or Workload(...)"),
     "universe": Options("grid", "sample"),
     "n_bins": (Options("auto"), Integer(1, high=2**16, cap_reason=(
         "bins per continuous feature; the grid is also capped by max_universe_size"))),
@@ -331,31 +327,24 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             out.append("bounds are public (taken from data: PrivacyLeakWarning)")
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
-        out += user_code_notes(self.queries, "queries")
+        out += user_code_notes(as_workload(self.queries).kind, "queries")
         return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "levels",
                                         labels_from_dtype=data.classes_from_dtype)
 
     # -------------------------------------------------------- universe
-    def _grid_bins(self, data, sigma, n_continuous, other_levels=1, n_public=True):
-        """Bins per continuous feature of ``n_bins='auto'`` (public inputs only)."""
-        if sigma is None:
-            # 16 bins per continuous feature, fewer if the grid would exceed
-            # 2^16 points (public inputs only: d, categorical levels, classes)
-            budget = min(self.max_universe_size, 2**16) / max(other_levels, 1)
-            return max(2, min(16, _root_floor(budget, n_continuous)))
-        # gamma = 1/(2 n_bins) for thresholds; theory wants gamma = sigma/(2n)
-        # (Haghtalab et al. 2020, App. E, Alg. 2), capped so the grid fits in memory
-        want = int(np.ceil(min(data.n / sigma, 2.0**62)))
-        cap = _root_floor(self.max_universe_size / max(other_levels, 1), n_continuous)
-        return max(2, min(want, cap))
+    def _grid_bins(self, data, n_continuous, other_levels=1, n_public=True):
+        """Bins per continuous feature of ``n_bins='auto'``: 16, fewer if the grid would
+        exceed 2^16 points (public inputs only: d, categorical levels, classes)."""
+        budget = min(self.max_universe_size, 2**16) / max(other_levels, 1)
+        return max(2, min(16, _root_floor(budget, n_continuous)))
 
-    def _grid(self, data, sigma, *, check_size=True, n_public=True):
+    def _grid(self, data, *, check_size=True, n_public=True):
         lower, upper, categorical = data.lower, data.upper, data.categorical
         n_cont = int(np.sum(~categorical & (upper > lower)))
         other = float(np.prod([np.floor(hi) - np.ceil(lo) + 1 for lo, hi, c
                                in zip(lower, upper, categorical) if c] or [1.0]))
         other *= 1 if data.classes is None else len(data.classes)
-        n_bins = (self._grid_bins(data, sigma, n_cont, other, n_public)
+        n_bins = (self._grid_bins(data, n_cont, other, n_public)
                   if self.n_bins == "auto" else int(self.n_bins))
         uni = GridUniverse(lower, upper, categorical, n_bins, data.classes)
         if check_size and uni.size > self.max_universe_size:
@@ -366,9 +355,9 @@ class ReleaseData(StreamingRelease, BaseEstimator):
             )
         return uni
 
-    def _build_universe(self, data, sigma, rng, n_points=None):
+    def _build_universe(self, data, rng, n_points=None):
         if self.universe == "grid":
-            return self._grid(data, sigma)
+            return self._grid(data)
         if n_points is None:
             n_points = self.n_universe
         if n_points == "auto":
@@ -381,7 +370,26 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     # -------------------------------------------------------- workload
     def _build_workload(self, uni, rng):
-        return build_workload(self.queries, self.marginal_width, self.n_queries, uni, rng)
+        return build_workload(self.queries, uni, rng)
+
+    # ------------------------------------------------- renamed parameters
+    _renamed = WORKLOAD_NAMES  # old keyword names this estimator still accepts
+
+    def _fold_renamed(self, params, old):
+        """``params`` with the pre-1.0 keyword parameters ``old`` folded in (warned)."""
+        return fold_renamed(type(self).__name__, params, old, self._renamed) if old else params
+
+    def set_params(self, **params):
+        """Set parameters; an old name (``marginal_width=3``) is deprecated: set
+        ``queries=Workload(marginal_width=3)`` (or ``rounds=...`` for MWEM's rounds)."""
+        old = {name: params.pop(name) for name in list(params)
+               if name not in self._get_param_names() and "__" not in name}
+        if old:
+            current = {name: params.get(name, getattr(self, name, None))
+                       for name in ("queries", "rounds")}
+            params.update({k: v for k, v in self._fold_renamed(current, old).items()
+                           if k in self._get_param_names()})
+        return super().set_params(**params)
 
 class _PartitionCounter(PartitionCounter):
     """Maps the rows of a dask partition by the public frame."""

@@ -33,6 +33,7 @@ from .._constraints import Check, Options
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._validation import check_delta, check_delta_for_n
 from ._base import COMMON_CONSTRAINTS, ReleaseContext, ReleaseData
+from ._queries import as_workload
 from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
 __all__ = ["LaplacePerQuery", "GaussianPerQuery"]
@@ -57,8 +58,6 @@ class _PerQueryBase(ReleaseData):
         epsilon=1.0,
         delta=0.0,
         queries="auto",
-        marginal_width=2,
-        n_queries=None,
         sensitivity="per_query",
         universe="grid",
         n_bins="auto",
@@ -71,12 +70,12 @@ class _PerQueryBase(ReleaseData):
         random_state=None,
         categorical_features=None,
         categories=None,
+        **renamed,
     ):
+        queries = self._fold_renamed(dict(queries=queries), renamed)["queries"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
-        self.marginal_width = marginal_width
-        self.n_queries = n_queries
         self.sensitivity = sensitivity
         self.universe = universe
         self.n_bins = n_bins
@@ -96,12 +95,13 @@ class _PerQueryBase(ReleaseData):
 
     def _release_context(self, data, params, randomness, whole_table):
         """Universe and workload, fixed at the first chunk (public inputs only)."""
-        structured_only = (self.universe == "grid" and isinstance(self.queries, str)
-                           and self.queries in _STRUCTURED_NAMES)
+        kind = as_workload(self.queries).kind
+        structured_only = (self.universe == "grid" and isinstance(kind, str)
+                           and kind in _STRUCTURED_NAMES)
         if structured_only:  # count tables from the rows: the grid is never built
-            uni = self._grid(data, None, check_size=False)
+            uni = self._grid(data, check_size=False)
         else:
-            uni = self._build_universe(data, None, randomness.public)
+            uni = self._build_universe(data, randomness.public)
         return ReleaseContext(uni, self._build_workload(uni, randomness.public))
 
     def _release_stream(self, stream, params):
@@ -152,7 +152,7 @@ class _PerQueryBase(ReleaseData):
         if queries is not None:
             raise ValueError(
                 f"{type(self).__name__} answers only its fitted workload; call answer() "
-                "without arguments, or use SmoothMWEM to answer new queries."
+                "without arguments, or use MWEM to answer new queries."
             )
         return self.answers_
 
@@ -174,9 +174,9 @@ class LaplacePerQuery(_PerQueryBase):
         can change); ``'structured'``: a workload of whole tables is answered
         from noisy count tables, ``L1 = 2 G`` for ``G`` tables (changing a
         row moves two cells of each; the module docstring).
-    queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
+    queries, universe, n_bins, n_universe, max_universe_size, \
 levels, bounds, classes, accountant, random_state, categorical_features, categories :
-        as in :class:`SmoothMWEM`.
+        as in :class:`MWEM`.
 
     Attributes
     ----------
@@ -224,9 +224,9 @@ class GaussianPerQuery(_PerQueryBase):
         ``'structured'``: ``sqrt(2 G)`` for a workload of ``G`` whole tables
         answered from noisy count tables (changing a row moves two cells of
         each).
-    queries, marginal_width, n_queries, universe, n_bins, n_universe, max_universe_size, \
+    queries, universe, n_bins, n_universe, max_universe_size, \
 levels, bounds, classes, accountant, random_state, categorical_features, categories :
-        as in :class:`SmoothMWEM`.
+        as in :class:`MWEM`.
 
     Attributes
     ----------
@@ -242,17 +242,16 @@ levels, bounds, classes, accountant, random_state, categorical_features, categor
     Privacy", NeurIPS 2020, arXiv:2004.00010.
     """
 
-    def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", marginal_width=2,
-                 n_queries=None, sensitivity="per_query", universe="grid", n_bins="auto",
-                 n_universe="auto", max_universe_size=2**24, levels=None, bounds=None,
-                 classes=None, accountant=None, random_state=None, categorical_features=None,
-                 categories=None):
+    def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", sensitivity="per_query",
+                 universe="grid", n_bins="auto", n_universe="auto", max_universe_size=2**24,
+                 levels=None, bounds=None, classes=None, accountant=None, random_state=None,
+                 categorical_features=None, categories=None, **renamed):
         super().__init__(
-            epsilon=epsilon, delta=delta, queries=queries, marginal_width=marginal_width,
-            n_queries=n_queries, sensitivity=sensitivity, universe=universe, n_bins=n_bins,
-            n_universe=n_universe, max_universe_size=max_universe_size, levels=levels,
-            bounds=bounds, classes=classes, accountant=accountant, random_state=random_state,
-            categorical_features=categorical_features, categories=categories,
+            epsilon=epsilon, delta=delta, queries=queries, sensitivity=sensitivity,
+            universe=universe, n_bins=n_bins, n_universe=n_universe,
+            max_universe_size=max_universe_size, levels=levels, bounds=bounds, classes=classes,
+            accountant=accountant, random_state=random_state,
+            categorical_features=categorical_features, categories=categories, **renamed,
         )
 
     def _check_delta(self, delta):

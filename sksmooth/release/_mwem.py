@@ -1,4 +1,4 @@
-"""MWEM, Smooth MWEM and Projected Smooth MWEM as a scikit-learn estimator.
+"""MWEM, Smooth MWEM and Projected Smooth MWEM: one estimator class per variant.
 
 References
 ----------
@@ -10,17 +10,18 @@ App. E (Alg. 2, Thm 4.2), App. F (Alg. 3, Claim F.1, Thm 4.3), App. G
 (Lemma G.3).
 """
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._constraints import Boolean, Integer, Options, Real
+from .._constraints import Check
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._progress import VERBOSE, Progress
 from .._validation import check_delta_for_n, reads_data
-from ..exceptions import PrivacyWarning
+from ..exceptions import PrivacyWarning, RemovalWarning
 from ._base import (
     COMMON_CONSTRAINTS,
     DELTA_CONSTRAINT,
@@ -32,10 +33,14 @@ from ._base import (
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
 from ._privacy import RoundParameters, round_parameters
-from ._rounds import QueryRounds, TableRounds, is_dense, make_model, run_mw
+from ._projection import kl_project_smooth
+from ._queries import as_workload
+from ._renamed import ROUNDS_NAMES, WORKLOAD_NAMES
+from ._rounds import (TABLE_SELECTION_FRACTION, TableRounds, as_rounds, check_rounds, is_dense,
+                      make_model, run_mw)
 from ._schema import DEFAULT_N_BINS
 
-__all__ = ["SmoothMWEM"]
+__all__ = ["MWEM", "SmoothMWEM", "ProjectedSmoothMWEM"]
 
 _PAPER = ("Haghtalab, Roughgarden, Shetty, Smoothed Analysis of Online and Differentially "
           "Private Learning, NeurIPS 2020, arXiv:2006.10129")
@@ -46,7 +51,6 @@ _ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
 _MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2) point updates (about a day)
 _MAX_TABLE_CELLS_AUTO = 2**16  # cells of one measured table on an n_bins='auto' grid
 _MAX_AUTO_GRID = 2**21  # points of an n_bins='auto' grid without sigma (run time)
-_TABLE_SELECTION_FRACTION = 0.3  # of each round's budget, measurement='table'
 
 
 @dataclass(frozen=True)
@@ -65,27 +69,17 @@ class _Plan:
     params: RoundParameters
 
 
-class SmoothMWEM(ReleaseMixin):
-    """Private synthetic data by (Smooth, Projected) MWEM.
+class MWEM(ReleaseMixin):
+    """Private synthetic data by MWEM (Hardt, Ligett, McSherry 2012).
 
     Runs the Multiplicative Weights Exponential Mechanism over a
     data-independent universe (a grid over the public bounds, or points
     sampled uniformly on them) and a data-independent query workload, and
     releases a distribution over the universe from which synthetic rows are
-    drawn.
-
-    * ``sigma=None, projection=False`` — classic MWEM (Hardt, Ligett,
-      McSherry 2012), Thm 4.1 of Haghtalab, Roughgarden, Shetty (2020).
-    * ``sigma`` set — Smooth MWEM (Haghtalab et al. 2020, App. E, Alg. 2): the workload is a data-independent gamma-cover of the query
-      class; with ``n_bins='auto'`` the grid gives gamma = sigma / (2n)
-      (thresholds), capped by ``max_universe_size`` (achieved gamma in
-      ``cover_gamma_``). Error bound Thm 4.2 (``error_bound_``).
-    * ``projection=True`` (needs ``sigma``) — Projected Smooth MWEM (App. F,
-      Alg. 3): every iterate is KL-projected onto the sigma-smooth
-      distributions ``{z >= 0, sum z = 1, z <= 1/(sigma N)}`` (O(N log N),
-      :func:`~sksmooth.release.kl_project_smooth`), so the output is
-      sigma-smooth and answers every query of the class, not only the cover
-      (Thm 4.3).
+    drawn. Accuracy: Thm 4.1 of Haghtalab, Roughgarden, Shetty (2020)
+    (``error_bound_``, ``L = log N``). The variants for smooth data are
+    :class:`SmoothMWEM` (a gamma-cover of an infinite query class) and
+    :class:`ProjectedSmoothMWEM` (a sigma-smooth output).
 
     **Neighbouring relation.** Datasets are neighbours when they have the same
     size ``n`` and differ in one record (substitution; labels are part of the
@@ -94,8 +88,8 @@ class SmoothMWEM(ReleaseMixin):
     public inputs (bounds, categorical levels, classes, epsilon, delta, sigma).
 
     **Privacy.** With ``delta=0``: pure ``epsilon``-DP by basic composition
-    over ``n_iter`` rounds, each spending ``selection_fraction * epsilon /
-    n_iter`` on the exponential mechanism and the rest on a measurement of
+    over T rounds (``rounds``), each spending ``selection_fraction * epsilon /
+    T`` on the exponential mechanism and the rest on a measurement of
     **integer counts with discrete Laplace noise**. With ``delta>0``: the
     budget is converted to zCDP (``rho`` with ``zcdp_to_dp(rho, delta) =
     epsilon``), split equally across rounds; selection is the exponential
@@ -145,81 +139,19 @@ class SmoothMWEM(ReleaseMixin):
         Privacy budget.
     delta : float, default=0.0
         ``0`` for pure DP (Laplace); ``> 0`` for zCDP accounting + Gaussian.
-    sigma : float in (0, 1] or None, default=None
-        Smoothness parameter of the data (an assumption, never certified:
-        ``guarantee_`` says so). Enables Smooth MWEM parameters.
-    queries : str or object, default='auto'
-        ``'marginals'`` (all ``marginal_width``-way marginal cells; labels are
-        an attribute), ``'thresholds'`` (CDF queries ``x_j <= t`` on each
-        feature, at bin edges), ``'ranges'`` (axis-aligned boxes on every
-        ``marginal_width``-subset of features), ``'halfspaces'`` (cover from
-        :mod:`sksmooth.classes`, dense), an object with ``evaluate(X)`` (a
-        finite workload) or a concept class with ``cover(...)``. ``'auto'``:
-        marginals on a grid universe, thresholds on a sampled one.
-    marginal_width : int, default=2
-        Width ``k`` of k-way marginals / range-query boxes.
-    n_queries : int or None, default=None
-        Cap on the workload size: a uniformly random, data-independent subset
-        of the queries is kept.
-    n_iter : int or 'auto', default='auto'
-        Rounds T. ``'auto'``: with ``measurement='query'`` the minimiser of
-        the theorem's bound ``2 sqrt(L/T) + 10 T log|Q| / (eps n)``, i.e.
-        ``T = (eps n sqrt(L) / (10 log|Q|))^{2/3}`` with ``L = log(1/sigma)``
-        (Thm 4.2/4.3; the order of App. E's T) or ``L = log N``
-        (classic MWEM, Thm 4.1);
-        with ``measurement='table'``: as many tables as keep the per-cell noise
-        std below a quarter of the average cell mass,
-        ``n eps 0.7 / (8 sqrt(2) L_mean)``, at least ``n_attributes + 1``, at
-        most ``n_tables`` (public inputs only; constants chosen by measurement,
-        ``benchmarks/bench_query_release.py``). Never more than the
-        number of measurable candidates.
-    measurement : {'table', 'query'}, default='table'
-        ``'query'``: the papers' algorithm (select one query, measure it).
-        ``'table'``: select a whole table (marginal, or the cells behind a
-        family of thresholds/boxes) and measure all its cells at once for
-        the price of one query (sensitivity 2/n). Dense workloads always
-        measure single queries.
-    exclude_measured : bool or 'auto', default='auto'
-        Never re-select a measured table/query (post-processing of past
-        selections, privacy unaffected). ``'auto'``: True for tables; False
-        for ``measurement='query'``, because the theorems' analysis (Lemma
-        E.4) needs the selection to range over the whole cover. With
-        exclusion, T is capped at the number of candidates.
-    selection_fraction : float in (0, 1) or 'auto', default='auto'
-        Share of each round's budget spent on selection. ``'auto'``: 1/2 for
-        ``measurement='query'`` (Alg. 2), 0.3 for tables (by measurement).
-    update : {'auto', 'mw', 'ipf'}, default='auto'
-        How a measurement updates the distribution (post-processing, privacy
-        unaffected). ``'mw'``: the multiplicative-weights rule of Alg. 2,
-        ``D(x) *= exp(eta q(x) (m - q(D)))`` (for a table, summed over its
-        cells). ``'ipf'``: the exact KL (Bregman) projection onto the
-        measured constraint — for a table, ``D(x) *= m_c / D(c)`` on each
-        cell ``c`` after projecting the noisy table onto the simplex
-        (iterative proportional fitting); for a 0/1 query, the two-sided
-        rescaling ``q: m/q(D)``, ``1-q: (1-m)/(1-q(D))``. ``'auto'``:
-        ``'mw'`` (IPF fits the measurement noise exactly and was less
-        accurate in ``benchmarks/bench_query_release.py``).
-    learning_rate : float or 'auto', default='auto'
-        MW step ``eta`` for ``update='mw'``. ``'auto'``: 1/2 for
-        ``measurement='query'`` (Alg. 2); for tables the step applied is
-        ``eta * L`` (``L`` = number of cells of the table, so a cell of
-        average mass ``1/L`` moves by ``exp(eta x relative error)``; on a
-        heavier cell the step is at most its relative error, the first-order
-        KL projection, beyond which repeated updates oscillate) with
-        ``eta = 1/8``, and each update's log-factors are clipped to
-        ``[-1/2, 1/2]`` (a trust region; without it small-n fits collapse onto
-        noisy cells). Both chosen by measurement.
-    n_passes : int or 'auto', default='auto'
-        Extra MW passes over all past measurements after each round
-        (post-processing; at most 1000, and ``N T^2 n_passes`` is capped so a
-        fit cannot run for days). ``'auto'``: 0 for ``measurement='query'`` (the
-        theorems' algorithm); for tables ``10``, reduced to
-        ``max(1, 5e8 / (N T^2))`` on large universes (N points, T rounds)
-        to bound the running time.
-    output : {'auto', 'average', 'last'}, default='auto'
-        Released distribution: the average of iterates (the theorems' output)
-        or the last iterate. ``'auto'``: average for ``measurement='query'``,
-        last for tables (lower error by measurement). Both are stored.
+    queries : str, object or Workload, default='auto'
+        The query workload: a name (``'marginals'``, ``'thresholds'``,
+        ``'ranges'``, ``'halfspaces'``; ``'auto'``: marginals on a grid
+        universe, thresholds on a sampled one), an object with
+        ``evaluate(X)``, a concept class with ``cover(...)``, or
+        :class:`~sksmooth.release.Workload` with its width and size cap.
+    rounds : {'table', 'query'}, TableRounds or QueryRounds, default='table'
+        What a round selects and measures, how many rounds, and the update
+        (post-processing). ``'table'`` (:class:`~sksmooth.release.TableRounds`):
+        a whole table (marginal, or the cells behind a family of
+        thresholds/boxes) for the price of one query; ``'query'``
+        (:class:`~sksmooth.release.QueryRounds`): the papers' algorithm, one
+        query per round. Dense workloads always measure single queries.
     universe : {'grid', 'sample'}, default='grid'
     n_bins : int or 'auto', default='auto'
         Bins per continuous feature of a grid universe. ``'auto'`` chooses
@@ -251,8 +183,6 @@ class SmoothMWEM(ReleaseMixin):
         average of iterates and the projection need the dense vector: a
         larger grid is then an error. Sampled universes must have at most
         this many points.
-    projection : bool, default=False
-        Projected Smooth MWEM (requires ``sigma``).
     levels : None, int, sequence or dict, default=None
         The public levels of the categorical columns, as
         :class:`AdaptiveMarginalSynthesizer` takes them: one entry for every
@@ -321,7 +251,7 @@ class SmoothMWEM(ReleaseMixin):
         (``marginal``, ``multiply``, ``sample``): a ``DenseModel`` or,
         past ``max_universe_size`` grid points, a ``FactoredModel``.
     selected_ : list of int
-        Selected tables (``measurement='table'``) or queries, in order.
+        Selected tables (``rounds='table'``) or queries, in order.
     noisy_counts_ : list of int64 ndarray
         The released noisy counts (exact discrete mechanisms).
     measurements_ : list of ndarray
@@ -363,7 +293,7 @@ class SmoothMWEM(ReleaseMixin):
     selections and measurements, or functions of public inputs only): whole
     tables measured per round, extra MW passes, no re-selection, zCDP split
     for ``delta > 0``, last iterate for tables, ``'auto'`` T from the noise
-    level. With ``measurement='query'`` and the defaults the theorems'
+    level. With ``rounds='query'`` and its defaults the theorems'
     algorithm runs unchanged (``error_bound_`` is then reported on grid
     workloads).
 
@@ -380,10 +310,10 @@ class SmoothMWEM(ReleaseMixin):
     Examples
     --------
     >>> import numpy as np
-    >>> from sksmooth.release import SmoothMWEM
+    >>> from sksmooth.release import MWEM
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 4)) < [0.2, 0.5, 0.7, 0.9]).astype(float)
-    >>> mwem = SmoothMWEM(epsilon=1.0, levels=2).fit(X)
+    >>> mwem = MWEM(epsilon=1.0, levels=2).fit(X)
     >>> mwem.sample(3).shape
     (3, 4)
     """
@@ -391,44 +321,27 @@ class SmoothMWEM(ReleaseMixin):
     _parameter_constraints = {
         **COMMON_CONSTRAINTS,
         "delta": DELTA_CONSTRAINT,
-        "sigma": SIGMA_CONSTRAINT,
-        "n_iter": (Options("auto"), Integer(1, high=10**5, cap_reason=(
-            "run time: every round is one O(N) update of the model"))),
-        "measurement": Options("table", "query"),
-        "exclude_measured": (Options("auto"), Boolean()),
-        "selection_fraction": (Options("auto"), Real(0, 1, closed="neither")),
-        "update": Options("auto", "mw", "ipf"),
-        "learning_rate": (Options("auto"), Real(0, 1e3, closed="right")),
-        "n_passes": (Options("auto"), Integer(0, high=1000, cap_reason=(
-            "run time: every pass re-applies all past measurements"))),
-        "output": Options("auto", "average", "last"),
-        "projection": Boolean(),
+        "rounds": Check(check_rounds, "'table', 'query', TableRounds(...) or QueryRounds(...)"),
         "jitter": JITTER_CONSTRAINT,
         "verbose": VERBOSE,
     }
+    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES
+    _variant = "MWEM"
+    _theorem = "Thm 4.1"
+    _source = _SOURCE_MWEM
+    _projects = False  # every iterate projected (needs the dense model)
 
     def __init__(
         self,
         *,
         epsilon=1.0,
         delta=0.0,
-        sigma=None,
         queries="auto",
-        marginal_width=2,
-        n_queries=None,
-        n_iter="auto",
-        measurement="table",
-        exclude_measured="auto",
-        selection_fraction="auto",
-        update="auto",
-        learning_rate="auto",
-        n_passes="auto",
-        output="auto",
+        rounds="table",
         universe="grid",
         n_bins="auto",
         n_universe="auto",
         max_universe_size=2**24,
-        projection=False,
         levels=None,
         bounds=None,
         classes=None,
@@ -438,26 +351,18 @@ class SmoothMWEM(ReleaseMixin):
         verbose=0,
         categorical_features=None,
         categories=None,
+        **renamed,
     ):
+        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds), renamed)
+        queries, rounds = renamed["queries"], renamed["rounds"]
         self.epsilon = epsilon
         self.delta = delta
-        self.sigma = sigma
         self.queries = queries
-        self.marginal_width = marginal_width
-        self.n_queries = n_queries
-        self.n_iter = n_iter
-        self.measurement = measurement
-        self.exclude_measured = exclude_measured
-        self.selection_fraction = selection_fraction
-        self.update = update
-        self.learning_rate = learning_rate
-        self.n_passes = n_passes
-        self.output = output
+        self.rounds = rounds
         self.universe = universe
         self.n_bins = n_bins
         self.n_universe = n_universe
         self.max_universe_size = max_universe_size
-        self.projection = projection
         self.levels = levels
         self.bounds = bounds
         self.classes = classes
@@ -468,68 +373,72 @@ class SmoothMWEM(ReleaseMixin):
         self.categorical_features = categorical_features
         self.categories = categories
 
-    # ------------------------------------------------------ fit / release
-    def _check_public_parameters(self, params):
-        if self.projection and params["sigma"] is None:
-            raise ValueError("projection=True (Projected Smooth MWEM) projects onto sigma-smooth "
-                             "distributions and needs sigma; pass e.g. sigma=0.1.")
-        super()._check_public_parameters(params)
+    # ------------------------------------------------------ the variant's hooks
+    def _sigma(self, params):
+        """The smoothness the data are assumed to have (``None``: no assumption)."""
+        return None
 
+    def _log_potential(self, uni):
+        """``L``: the MW potential's start, ``log N`` (Thm 4.1)."""
+        return math.log(max(uni.size, 2))
+
+    def _project(self, sigma):
+        """The map applied to every iterate (``None``: none)."""
+        return None
+
+    def _assumption_notes(self, sigma):
+        """What the accuracy statement assumes and cannot certify."""
+        return []
+
+    # ------------------------------------------------------ fit / release
     def _release_context(self, data, params, randomness, whole_table):
         """Universe and workload, fixed at the first chunk (public inputs only)."""
-        sigma = params["sigma"]
-        if (not whole_table and sigma is not None and self.universe == "grid"
-                and self.n_bins == "auto"):
-            raise ValueError(
-                "n_bins='auto' with sigma sizes the grid from n (ceil(n / sigma) bins), which "
-                "is unknown at the first chunk of a stream; pass n_bins=<int> to partial_fit, "
-                "or use fit on the whole table.")
         # a grid past max_universe_size is checked in _plan (factored model or error)
-        uni = (self._grid(data, sigma, check_size=False, n_public=whole_table)
-               if self.universe == "grid"
-               else self._build_universe(data, sigma, randomness.public))
+        uni = (self._grid(data, check_size=False, n_public=whole_table)
+               if self.universe == "grid" else self._build_universe(data, randomness.public))
         workload = self._build_workload(uni, randomness.public)
         if workload.n_queries == 0:
             raise ValueError("The query workload is empty; check queries and n_queries.")
         return ReleaseContext(uni, workload)
 
-    def _grid_bins(self, data, sigma, n_continuous, other_levels=1, n_public=True):
+    def _grid_bins(self, data, n_continuous, other_levels=1, n_public=True):
         """``n_bins='auto'`` from epsilon, delta and the public n (see ``n_bins``)."""
-        if sigma is None and not n_public:  # a stream's first chunk: n is not known yet
-            return super()._grid_bins(data, None, n_continuous, other_levels)
-        k = max(1, min(self.marginal_width, n_continuous))  # continuous columns in a table
-        if sigma is None:
-            n_attributes = len(data.lower) + int(data.classes is not None)
-            n_tables = math.comb(n_attributes, min(self.marginal_width, n_attributes))
-            # the table plan measures every table when n eps (1 - f) / (8 sqrt 2 cells)
-            # reaches the number of tables (_n_rounds)
-            covered = _root_floor(data.n * self.epsilon * (1 - _TABLE_SELECTION_FRACTION)
-                                  / (8 * math.sqrt(2) * n_tables), k)
-            fewest = round_parameters(self.epsilon, self.delta, n_attributes + 1,
-                                      _TABLE_SELECTION_FRACTION, data.n, True)
-            std = fewest.noise_scale * (math.sqrt(2) if fewest.noise == "laplace" else 1.0)
-            above_noise = _root_floor(data.n / std, k)
-            want = min(above_noise, max(covered, DEFAULT_N_BINS))
-            points = min(self.max_universe_size, _MAX_AUTO_GRID)
-        else:
-            want = int(np.ceil(min(data.n / sigma, 2.0**62)))
-            points = self.max_universe_size
+        if not n_public:  # a stream's first chunk: n is not known yet
+            return super()._grid_bins(data, n_continuous, other_levels)
+        width = as_workload(self.queries).marginal_width
+        k = max(1, min(width, n_continuous))  # continuous columns in a table
+        n_attributes = len(data.lower) + int(data.classes is not None)
+        n_tables = math.comb(n_attributes, min(width, n_attributes))
+        # the table plan measures every table when n eps (1 - f) / (8 sqrt 2 cells)
+        # reaches the number of tables (TableRounds.n_rounds)
+        covered = _root_floor(data.n * self.epsilon * (1 - TABLE_SELECTION_FRACTION)
+                              / (8 * math.sqrt(2) * n_tables), k)
+        fewest = round_parameters(self.epsilon, self.delta, n_attributes + 1,
+                                  TABLE_SELECTION_FRACTION, data.n, True)
+        std = fewest.noise_scale * (math.sqrt(2) if fewest.noise == "laplace" else 1.0)
+        above_noise = _root_floor(data.n / std, k)
+        want = min(above_noise, max(covered, DEFAULT_N_BINS))
+        return self._bins_within(want, k, min(self.max_universe_size, _MAX_AUTO_GRID),
+                                 n_continuous, other_levels)
+
+    @staticmethod
+    def _bins_within(want, k, points, n_continuous, other_levels):
+        """``want`` bins, within ``2^16`` cells per table and ``points`` grid points."""
         cap = min(_root_floor(_MAX_TABLE_CELLS_AUTO, k),
                   _root_floor(points / max(other_levels, 1), n_continuous))
         return max(2, min(want, cap))
 
     def _release_stream(self, stream, params):
         """Run the mechanism on the accumulated counts; charge, then publish."""
-        epsilon, delta, sigma = params["epsilon"], params["delta"], params["sigma"]
+        epsilon, delta, sigma = params["epsilon"], params["delta"], self._sigma(params)
         uni, workload, randomness = stream.context.universe, stream.context.workload, \
             stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
         check_delta_for_n(delta, data.n)  # n is public (substitution)
-        plan = self._plan(params, data.n, uni, workload)
+        plan, rounds = self._plan(params, data.n, uni, workload)
         counts = (stream.statistic.table_counts() if plan.by_table
                   else stream.statistic.query_counts())
-        strategy = (TableRounds if plan.by_table else QueryRounds)(
-            workload, counts, data.n, plan.update, plan.eta)
+        candidates = rounds.candidates(workload, counts, data.n)
         not_certified = self._not_certified(data, randomness)
         # charge, then run and publish: nothing of the release (not even the progress of
         # its rounds, which may stop early) is visible before the ledger agreed
@@ -538,9 +447,9 @@ class SmoothMWEM(ReleaseMixin):
                       unit="rounds", min_total=1) as progress:
             progress.log(f"charged ({epsilon:g}, {delta:g}); {plan.n_rounds} rounds of "
                          "selection and measurement")
-            run = run_mw(strategy, make_model(uni.shape, self.max_universe_size),
+            run = run_mw(candidates, make_model(uni.shape, self.max_universe_size),
                          plan.n_rounds, plan.params, randomness.noise, exclude=plan.exclude,
-                         n_passes=plan.n_passes, sigma=sigma if self.projection else None,
+                         n_passes=plan.n_passes, project=self._project(sigma),
                          max_model_size=self.max_universe_size, progress=progress)
         self._publish(run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
                       not_certified)
@@ -585,46 +494,31 @@ class SmoothMWEM(ReleaseMixin):
         self.guarantee_ = mark_read_from_data(
             self._guarantee(epsilon, delta, sigma, n, uni, workload, plan, not_certified),
             **self._read_from_data(data))
-        if sigma is not None:
-            warnings.warn(
-                "SmoothMWEM: the accuracy guarantee assumes the data are "
-                f"sigma-smooth (sigma={sigma}), which cannot be certified privately; "
-                "privacy holds regardless. See guarantee_.",
-                PrivacyWarning,
-                stacklevel=3,
-            )
 
     def _plan(self, params, n, uni, workload):
-        """Rounds, budget split and update rule: functions of public inputs only."""
-        by_table = params["measurement"] == "table" and workload.structured
-        n_candidates = workload.n_groups if by_table else workload.n_queries
-        exclude = by_table if params["exclude_measured"] == "auto" else params["exclude_measured"]
-        T = self._n_rounds(params, n, uni, workload, n_candidates if exclude else None,
-                           by_table)
-        fraction = params["selection_fraction"]
-        fraction = ((_TABLE_SELECTION_FRACTION if by_table else 0.5) if fraction == "auto"
-                    else fraction)
-        eta = params["learning_rate"]
-        eta = (0.125 if by_table else 0.5) if eta == "auto" else eta
-        output = params["output"]
-        output = ("last" if by_table else "average") if output == "auto" else output
+        """Rounds, budget split and update rule (functions of public inputs only), and
+        the rounds object that measures them."""
+        rounds = as_rounds(params["rounds"]).for_workload(workload)
+        by_table = isinstance(rounds, TableRounds)
+        T = rounds.n_rounds(params["epsilon"], n, uni, workload, self._log_potential(uni))
+        if rounds.exclude_measured:
+            T = min(T, workload.n_groups if by_table else workload.n_queries)
+        T = max(1, T)
         dense = uni.kind != "grid" or is_dense(uni.shape, self.max_universe_size)
         if not dense:
-            self._check_factored(uni, workload, output)
+            self._check_factored(uni, workload, rounds.output)
         model_size = uni.size if dense else self.max_universe_size  # floats, at most
-        if params["n_passes"] != "auto":
-            n_passes = params["n_passes"]
-        else:
-            n_passes = int(np.clip(5e8 / (model_size * T * T), 1, 10)) if by_table else 0
+        n_passes = rounds.passes(model_size, T)
         if model_size * T * (1 + n_passes * T / 2) > _MAX_WORK:
             raise ValueError(
                 f"n_iter={T} rounds with n_passes={n_passes} over a model of {model_size:.3g} "
                 f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
-                "lower n_passes, n_iter or max_universe_size.")
-        update = "mw" if params["update"] == "auto" else params["update"]
-        return _Plan(by_table, dense, bool(exclude), T, float(fraction), update, float(eta),
-                     int(n_passes), output, self._round_parameters(
-                         params["epsilon"], params["delta"], T, fraction, n, by_table))
+                "lower the rounds' n_passes or n_iter, or max_universe_size.")
+        fraction = rounds.selection_fraction
+        return _Plan(by_table, dense, bool(rounds.exclude_measured), T, float(fraction),
+                     rounds.update, float(rounds.learning_rate), int(n_passes), rounds.output,
+                     self._round_parameters(params["epsilon"], params["delta"], T, fraction,
+                                            n, by_table)), rounds
 
     def _check_factored(self, uni, workload, output):
         """A grid past ``max_universe_size`` is kept factored; say why it cannot be."""
@@ -632,8 +526,8 @@ class SmoothMWEM(ReleaseMixin):
         if not workload.structured:
             reasons.append("the workload is not made of grid tables (use queries='marginals', "
                            "'thresholds' or 'ranges')")
-        if self.projection:
-            reasons.append("projection=True projects the dense distribution")
+        if self._projects:
+            reasons.append(f"{type(self).__name__} projects the dense distribution")
         if output == "average":
             reasons.append("output='average' mixes dense iterates (use output='last')")
         smallest = sum(uni.shape)  # the uniform factored model: one table per attribute
@@ -651,27 +545,6 @@ class SmoothMWEM(ReleaseMixin):
         return round_parameters(epsilon, delta, T, fraction, n, by_table)
 
     # ------------------------------------------------------------- theory
-    def _n_rounds(self, params, n, uni, workload, n_candidates, by_table):
-        epsilon, sigma = params["epsilon"], params["sigma"]
-        if params["n_iter"] != "auto":
-            T = params["n_iter"]
-        elif by_table:
-            # as many tables as keep the per-cell noise std of a measurement below a
-            # quarter of the average cell mass 1/L (Laplace: sqrt(2) * 2T / (n eps (1-f)),
-            # f = 0.3), but at least n_attributes + 1 rounds
-            mean_cells = float(np.mean(workload.table_sizes))
-            budget_T = int(n * epsilon * 0.7 / (8 * math.sqrt(2) * mean_cells))
-            T = min(workload.n_groups, max(uni.n_attributes + 1, budget_T))
-        else:
-            log_q = math.log(max(workload.n_queries, 2))
-            # argmin_T of the theorem's bound 2 sqrt(L/T) + 10 T log|Q| / (eps n):
-            # T = (eps n sqrt(L) / (10 log|Q|))^(2/3), with L = log N (Thm 4.1, MWEM)
-            # or L = log(1/sigma) (Thm 4.2/4.3, smooth data; same order as App. E's T).
-            L = math.log(max(uni.size, 2)) if sigma is None or sigma >= 1 else math.log(1 / sigma)
-            T = (epsilon * n * math.sqrt(L) / (10 * log_q)) ** (2 / 3)
-            T = int(min(max(1, round(T)), 10**5))
-        return max(1, T if n_candidates is None else min(T, n_candidates))
-
     def _cover_gamma(self, uni, workload):
         if not workload.structured:
             gamma = getattr(workload, "gamma", None)
@@ -723,8 +596,12 @@ class SmoothMWEM(ReleaseMixin):
         log_q = math.log(max(workload.n_queries, 1))
         selection = 4 * T * (log_q + math.log(2 * T / beta)) / (epsilon * n)
         measurement = 2 * T * math.log(4 * T / beta) / (epsilon * n)
-        psi0 = math.log(max(uni.size, 2)) if sigma is None else math.log(1 / sigma)
+        psi0 = self._potential_start(uni)
         return 2 * math.sqrt(psi0 / T) + selection + measurement
+
+    def _potential_start(self, uni):
+        """``Psi_0`` of the error bound: ``log N`` (Thm 4.1)."""
+        return math.log(max(uni.size, 2))
 
     def _guarantee(self, epsilon, delta, sigma, n, uni, workload, plan, not_certified):
         claim = (f"({epsilon:g}, {delta:g})-differential privacy (substitution neighbours, "
@@ -740,7 +617,7 @@ class SmoothMWEM(ReleaseMixin):
             "public rule, never refused; how many is not released",
         ]
         notes = [
-            f"variant: {'Projected Smooth MWEM' if self.projection else 'Smooth MWEM' if sigma else 'MWEM'}",
+            f"variant: {self._variant}",
             f"measurement: {'whole tables' if plan.by_table else 'single queries'}, "
             f"T={plan.n_rounds}",
             f"output: {'average of iterates' if plan.output == 'average' else 'last iterate'}",
@@ -748,14 +625,12 @@ class SmoothMWEM(ReleaseMixin):
             "rounded to 1/(n 2^16)), sampled exactly (exact_exponential_mechanism)",
             "measurements_ = noisy counts / n: a deterministic post-processing",
         ]
-        if sigma is not None:
-            notes.append(f"accuracy (not privacy) assumes the data are (sigma={sigma}, 0)-smooth, "
-                         "which cannot be certified privately")
+        notes += self._assumption_notes(sigma)
         if self.error_bound_ is not None:
             notes.append(
                 f"max workload error <= {self.error_bound_:.4g} w.p. >= "
                 f"{1 - _ERROR_BOUND_FAILURE:g} "
-                f"({'Thm 4.3' if self.projection else 'Thm 4.2' if sigma else 'Thm 4.1'})"
+                f"({self._theorem})"
             )
         if self.cover_gamma_:
             flag = getattr(workload, "gamma_certified", None)
@@ -764,12 +639,191 @@ class SmoothMWEM(ReleaseMixin):
                    else "estimated or stated by the workload, not certified")
             notes.append(f"workload is a {self.cover_gamma_:.3g}-cover of the continuous class "
                          f"({how})")
-        source = _SOURCE_PROJ if self.projection else _SOURCE_SMOOTH if sigma else _SOURCE_MWEM
         return Guarantee(
             claim=claim,
-            source=source,
+            source=self._source,
             certified=not not_certified,
             assumptions_certified=tuple(certified),
             assumptions_not_certified=tuple(not_certified),
             notes=tuple(notes),
         )
+
+
+class SmoothMWEM(MWEM):
+    """Private synthetic data by Smooth MWEM (Haghtalab, Roughgarden, Shetty 2020).
+
+    MWEM over a data-independent gamma-cover of an infinite query class
+    (App. E, Alg. 2), for data assumed ``sigma``-smooth: the accuracy bound
+    depends on ``log(1/sigma)`` in place of the universe size (Thm 4.2,
+    ``error_bound_``). With ``n_bins='auto'`` the grid has ``ceil(n /
+    sigma)`` bins per continuous feature, so thresholds are covered at gamma
+    = sigma / (2n), within ``max_universe_size`` (the achieved gamma is
+    ``cover_gamma_``). Privacy does not depend on ``sigma``; every other
+    parameter, attribute and the privacy statement are those of
+    :class:`MWEM`.
+
+    Parameters
+    ----------
+    sigma : float in (0, 1]
+        Smoothness of the data: an assumption of the accuracy statement,
+        never certified (``guarantee_`` says so; ``PrivacyWarning``).
+        ``None`` (deprecated, removed in the next release) makes the
+        classic :class:`MWEM`.
+    epsilon, delta, queries, rounds, universe, n_bins, n_universe, max_universe_size, \
+levels, bounds, classes, jitter, accountant, random_state, verbose :
+        As in :class:`MWEM`; ``rounds='query'`` runs Alg. 2 itself, and
+        ``QueryRounds``' ``n_iter='auto'`` uses ``L = log(1/sigma)``.
+
+    References
+    ----------
+    N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online
+    and Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129,
+    App. E (Alg. 2, Lemma E.3-E.4), Thm 4.2.
+    """
+
+    _parameter_constraints = {**MWEM._parameter_constraints, "sigma": SIGMA_CONSTRAINT}
+    _variant = "Smooth MWEM"
+    _theorem = "Thm 4.2"
+    _source = _SOURCE_SMOOTH
+
+    def __new__(cls, *args, **kwargs):
+        # the pre-1.0 spellings: SmoothMWEM(sigma=None) was MWEM, projection=True
+        # ProjectedSmoothMWEM (one release, with RemovalWarning)
+        if cls is not SmoothMWEM or not ({"projection"} & set(kwargs)
+                                          or kwargs.get("sigma") is None):
+            return super().__new__(cls)
+        if kwargs.get("projection"):
+            new, spelled = ProjectedSmoothMWEM, "ProjectedSmoothMWEM(sigma=...)"
+        elif kwargs.get("sigma") is None:
+            new, spelled = MWEM, "MWEM(...)"
+        else:
+            new, spelled = SmoothMWEM, "SmoothMWEM(sigma=...) without projection"
+        warnings.warn(
+            f"SmoothMWEM({'projection=..., ' if 'projection' in kwargs else ''}"
+            f"sigma={kwargs.get('sigma')!r}) is deprecated and will be removed in the next "
+            f"release: use {spelled}.", RemovalWarning, stacklevel=2)
+        instance = object.__new__(new)
+        if not isinstance(instance, cls):  # Python calls __init__ on instances of cls only
+            instance.__init__(**{k: v for k, v in kwargs.items()
+                                 if k not in ("sigma", "projection")})
+        return instance
+
+    def __getnewargs_ex__(self):  # unpickling and copies go through __new__ with sigma
+        return (), {"sigma": self.sigma}
+
+    def __init__(
+        self,
+        *,
+        sigma=None,
+        epsilon=1.0,
+        delta=0.0,
+        queries="auto",
+        rounds="table",
+        universe="grid",
+        n_bins="auto",
+        n_universe="auto",
+        max_universe_size=2**24,
+        levels=None,
+        bounds=None,
+        classes=None,
+        jitter=True,
+        accountant=None,
+        random_state=None,
+        verbose=0,
+        categorical_features=None,
+        categories=None,
+        **renamed,
+    ):
+        renamed.pop("projection", None)  # turned into the class by __new__
+        super().__init__(
+            epsilon=epsilon, delta=delta, queries=queries, rounds=rounds, universe=universe,
+            n_bins=n_bins, n_universe=n_universe, max_universe_size=max_universe_size,
+            levels=levels, bounds=bounds, classes=classes, jitter=jitter, accountant=accountant,
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, categories=categories, **renamed)
+        self.sigma = sigma
+
+    def _check_public_parameters(self, params):
+        if params["sigma"] is None:
+            raise ValueError(f"{type(self).__name__} needs sigma, the assumed smoothness of "
+                             "the data, e.g. sigma=0.1; without it use MWEM.")
+        super()._check_public_parameters(params)
+
+    def _sigma(self, params):
+        return params["sigma"]
+
+    def _log_potential(self, uni):
+        # L = log(1/sigma) (Thm 4.2/4.3; same order as App. E's T); sigma = 1 assumes
+        # nothing, hence log N
+        return math.log(1 / self.sigma) if self.sigma < 1 else super()._log_potential(uni)
+
+    def _potential_start(self, uni):
+        return math.log(1 / self.sigma)  # Fact E.2
+
+    def _assumption_notes(self, sigma):
+        return [f"accuracy (not privacy) assumes the data are (sigma={sigma}, 0)-smooth, "
+                "which cannot be certified privately"]
+
+    def _release_context(self, data, params, randomness, whole_table):
+        if not whole_table and self.universe == "grid" and self.n_bins == "auto":
+            raise ValueError(
+                "n_bins='auto' with sigma sizes the grid from n (ceil(n / sigma) bins), which "
+                "is unknown at the first chunk of a stream; pass n_bins=<int> to partial_fit, "
+                "or use fit on the whole table.")
+        return super()._release_context(data, params, randomness, whole_table)
+
+    def _grid_bins(self, data, n_continuous, other_levels=1, n_public=True):
+        """``n_bins='auto'``: ``ceil(n / sigma)``, so thresholds are a gamma = sigma/(2n)
+        cover (App. E, Alg. 2), capped so the grid fits in memory."""
+        k = max(1, min(as_workload(self.queries).marginal_width, n_continuous))
+        want = int(np.ceil(min(data.n / self.sigma, 2.0**62)))
+        return self._bins_within(want, k, self.max_universe_size, n_continuous, other_levels)
+
+    def _publish(self, *args):
+        super()._publish(*args)
+        warnings.warn(
+            f"{type(self).__name__}: the accuracy guarantee assumes the data are "
+            f"sigma-smooth (sigma={self.sigma}), which cannot be certified privately; "
+            "privacy holds regardless. See guarantee_.", PrivacyWarning, stacklevel=4)
+
+
+class ProjectedSmoothMWEM(SmoothMWEM):
+    """Private sigma-smooth synthetic data by Projected Smooth MWEM (Haghtalab et al. 2020).
+
+    :class:`SmoothMWEM` whose every iterate is KL-projected onto the
+    sigma-smooth distributions ``{z >= 0, sum z = 1, z <= 1/(sigma N)}``
+    (App. F, Alg. 3; O(N log N), :func:`~sksmooth.release.kl_project_smooth`),
+    so the output is sigma-smooth and answers every query of the class, not
+    only the cover (Thm 4.3, ``error_bound_``). The projection is
+    post-processing: the privacy statement is that of :class:`MWEM`. It
+    needs the dense model (a grid of at most ``max_universe_size`` points).
+
+    Parameters
+    ----------
+    sigma : float in (0, 1]
+        Smoothness of the data and of the output (see :class:`SmoothMWEM`).
+    epsilon, delta, queries, rounds, universe, n_bins, n_universe, max_universe_size, \
+levels, bounds, classes, jitter, accountant, random_state, verbose :
+        As in :class:`MWEM`.
+
+    References
+    ----------
+    N. Haghtalab, T. Roughgarden and A. Shetty, "Smoothed Analysis of Online
+    and Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129,
+    App. F (Alg. 3, Claim F.1), Thm 4.3.
+    """
+
+    _variant = "Projected Smooth MWEM"
+    _theorem = "Thm 4.3"
+    _source = _SOURCE_PROJ
+    _projects = True
+
+    def _project(self, sigma):
+        def project(model):  # App. F, Alg. 3: dense only
+            return DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
+        return project
+
+
+# inspect and help() show __init__'s parameters, not those of the pre-1.0 __new__
+_INIT = inspect.signature(SmoothMWEM.__init__)
+SmoothMWEM.__signature__ = _INIT.replace(parameters=list(_INIT.parameters.values())[1:])

@@ -2,23 +2,27 @@
 
 Named workloads (marginals, thresholds, ranges on a grid; thresholds,
 ranges and a halfspace cover on a sampled universe), an object with
-``evaluate``, a concept class with ``cover``, or a callable; labels enter
-as one more attribute (a query conjoined with each class).
+``evaluate``, a concept class with ``cover``, or a callable, described by
+one :class:`Workload` parameter object; labels enter as one more attribute
+(a query conjoined with each class).
 """
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
+from .._constraints import Check, Integer, NoneValue, check_parameter_object
 from .._domain import grid_threshold
 from ..classes import Halfspaces
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["check_queries", "build_workload"]
+__all__ = ["Workload", "Refused", "check_queries", "check_workload", "as_workload", "build_workload"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 _MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts
 
 
 def check_queries(value, name):
+    """A workload name or object (``Workload.kind``)."""
     if isinstance(value, str):
         if value not in _QUERY_NAMES:
             raise ValueError(f"{name} must be one of {_QUERY_NAMES}, an object with "
@@ -31,6 +35,73 @@ def check_queries(value, name):
                     f"concept class with cover(...), or a callable; got {type(value).__name__}.")
 
 
+class Workload(BaseEstimator):
+    """The query workload of a grid-family release (its ``queries`` parameter).
+
+    ``queries=Workload(kind='marginals', marginal_width=3, n_queries=100)``;
+    a bare name or object (``queries='marginals'``) stands for ``Workload(kind=...)``
+    with the defaults below. Every choice is public (data independent).
+
+    Parameters
+    ----------
+    kind : str or object, default='auto'
+        ``'marginals'`` (all ``marginal_width``-way marginal cells; labels are
+        an attribute), ``'thresholds'`` (CDF queries ``x_j <= t`` on each
+        feature, at bin edges), ``'ranges'`` (axis-aligned boxes on every
+        ``marginal_width``-subset of features), ``'halfspaces'`` (cover from
+        :mod:`sksmooth.classes`, dense), an object with ``evaluate(X)`` (a
+        finite workload), a concept class with ``cover(...)``, or a callable.
+        ``'auto'``: marginals on a grid universe, thresholds on a sampled one.
+    marginal_width : int, default=2
+        Width ``k`` of k-way marginals / range-query boxes.
+    n_queries : int or None, default=None
+        Cap on the workload size: a uniformly random, data-independent subset
+        of the queries is kept (the size of a concept class's cover, 2000 for
+        ``None``; of a dense named workload, 1000 for ``None``).
+    """
+
+    _parameter_constraints = {
+        "kind": Check(check_queries, "a workload name, object or callable"),
+        "marginal_width": Integer(1, high=8, cap_reason=(
+            "a k-way table has prod(levels) cells and there are C(d, k) tables; "
+            "k > 8 is never cheaper than the full joint")),
+        "n_queries": (NoneValue(), Integer(1, high=10**7, cap_reason=(
+            "memory: the workload stores a row per query"))),
+    }
+
+    def __init__(self, *, kind="auto", marginal_width=2, n_queries=None):
+        self.kind = kind
+        self.marginal_width = marginal_width
+        self.n_queries = n_queries
+
+
+class Refused:
+    """An unknown keyword parameter given to a release estimator, refused at ``fit``
+    as its ``queries`` value (``__init__`` and ``set_params`` never raise)."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def __repr__(self):
+        return f"<refused: {self.error}>"
+
+
+def as_workload(queries):
+    """The :class:`Workload` a ``queries`` value stands for."""
+    return queries if isinstance(queries, Workload) else Workload(kind=queries)
+
+
+def check_workload(value, name):
+    """The ``queries`` parameter: a :class:`Workload` (its parameters checked) or a
+    workload name or object."""
+    if isinstance(value, Workload):
+        check_parameter_object(value, name)
+        return value
+    if isinstance(value, Refused):
+        raise value.error
+    return check_queries(value, name)
+
+
 def _check_width(uni, marginal_width):
     if marginal_width > uni.n_attributes:
         raise ValueError(
@@ -38,8 +109,10 @@ def _check_width(uni, marginal_width):
             f"({uni.n_attributes}, labels included); lower marginal_width.")
 
 
-def build_workload(queries, marginal_width, n_queries, uni, rng):
+def build_workload(queries, uni, rng):
     """The query workload on ``uni`` (public inputs and the public stream)."""
+    spec = as_workload(queries)
+    queries, marginal_width, n_queries = spec.kind, spec.marginal_width, spec.n_queries
     if isinstance(queries, str):
         if queries == "auto":
             queries = "marginals" if uni.kind == "grid" else "thresholds"

@@ -7,41 +7,32 @@ measured with discrete noise (:func:`._privacy.measure_counts`), and the
 model is multiplied by a factor over the candidate's attributes. Everything
 after the measurement is post-processing.
 
-Two strategies share the loop:
-
-* :class:`TableRounds` — candidates are whole tables (all cells of a
-  marginal, or the cells behind a family of thresholds/boxes); the model is
-  only ever touched through the :class:`~._model.ReleaseModel` protocol
-  (``marginal(attrs)``, ``multiply(attrs, log_factor)``), so a factored
-  model can replace the dense one.
-* :class:`QueryRounds` — candidates are single queries (the papers'
-  algorithm); box queries of a grid workload also use the protocol, dense
-  workloads (halfspaces, user queries, sampled universes) a factor over all
-  attributes.
-
-The model is created by :func:`make_model`, the one place where a
-representation is chosen: the dense vector while the product domain has at
-most ``max_dense_size`` points (one O(N) einsum per marginal, fastest on
-small domains), otherwise the factored graphical model of
-:mod:`.graphical`, whose size grows with the measured tables only. The
-factored model is capped as AIM caps it (McKenna, Mullins, Sheldon &
+The ``rounds`` parameter objects say what a round measures and how:
+:class:`TableRounds` (whole tables; the model is only touched through the
+:class:`~._model.ReleaseModel` protocol, so a factored model can replace the
+dense one) and :class:`QueryRounds` (single queries, the papers'
+algorithm). :func:`make_model` is the one place where a representation is
+chosen: the dense vector while the product domain has at most
+``max_dense_size`` points, otherwise the factored graphical model of
+:mod:`.graphical`, capped as AIM caps it (McKenna, Mullins, Sheldon &
 Miklau, VLDB 2022, arXiv:2201.12677, §4): a candidate whose junction tree
-would exceed ``max_model_size`` floats is not eligible for selection. The
-cap depends only on the tables already selected (released), so restricting
-the exponential mechanism to the eligible candidates costs no privacy.
+would exceed ``max_model_size`` floats is not eligible for selection, a rule
+of released selections only, so it costs no privacy.
 """
 
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
+from .._constraints import Boolean, Integer, Options, Real, check_parameter_object
 from ._dense_model import DenseModel
 from .graphical import FactoredModel
 from ._privacy import integer_scores, measure_counts, select
-from ._projection import kl_project_smooth
 
-__all__ = ["make_model", "is_dense", "TableRounds", "QueryRounds", "MWRun", "run_mw"]
+__all__ = ["make_model", "is_dense", "TableRounds", "QueryRounds", "as_rounds", "check_rounds",
+           "MWRun", "run_mw"]
 
 _FLOOR = 1e-12
 _STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
@@ -75,18 +66,187 @@ def _project_simplex(v):
     return np.maximum(v - theta, 0.0)
 
 
-class TableRounds:
-    """Select and measure whole tables (see module docstring).
+_AUTO = Options("auto")
+_RULES = {
+    "n_iter": (_AUTO, Integer(1, high=10**5, cap_reason=(
+        "run time: every round is one O(N) update of the model"))),
+    "selection_fraction": Real(0, 1, closed="neither"),
+    "exclude_measured": Boolean(),
+    "update": Options("mw", "ipf"),
+    "learning_rate": Real(0, 1e3, closed="right"),
+    "n_passes": Integer(0, high=1000, cap_reason=(
+        "run time: every pass re-applies all past measurements")),
+    "output": Options("average", "last"),
+}
+TABLE_SELECTION_FRACTION = 0.3  # of a table round's budget, by measurement
+
+
+class _Rounds(BaseEstimator):
+    """What a round of MWEM selects and measures (the ``rounds`` parameter)."""
+
+    def _assign(self, n_iter, selection_fraction, exclude_measured, update, learning_rate,
+                n_passes, output):
+        self.n_iter = n_iter
+        self.selection_fraction = selection_fraction
+        self.exclude_measured = exclude_measured
+        self.update = update
+        self.learning_rate = learning_rate
+        self.n_passes = n_passes
+        self.output = output
+
+    def for_workload(self, workload):
+        return self
+
+    def passes(self, model_size, T):
+        return self.n_passes
+
+
+class TableRounds(_Rounds):
+    """``rounds='table'``: each round selects a whole table and measures all its cells.
+
+    A table (a marginal, or the cells behind a family of thresholds or boxes)
+    costs one query's budget: count sensitivity L1 2, L2 ``sqrt 2``, score
+    (its L1 error) ``2/n``. A workload without tables (sampled universe,
+    halfspaces, user queries) is measured query by query, by
+    :class:`QueryRounds` with the values set here. ``'auto'``: the value in
+    brackets on tables, QueryRounds' default otherwise; the table values were
+    chosen by measurement (``benchmarks/bench_query_release.py``).
 
     Parameters
     ----------
-    workload : GridWorkload
-    counts : list of int ndarray
-        The data's count table of every candidate (private).
-    n : int
-        Public number of records (counts / n are fractions).
-    update : {'mw', 'ipf'}
-    eta : float
+    n_iter : int or 'auto', default='auto'
+        Rounds T; ``'auto'``: as many tables as keep the per-cell noise std
+        below a quarter of the mean cell mass, ``n eps 0.7 / (8 sqrt(2)
+        L_mean)``, at least ``n_attributes + 1``, at most the number of tables.
+    selection_fraction : float in (0, 1) or 'auto', default='auto'
+        Share of each round's budget spent on selection (0.3).
+    exclude_measured : bool or 'auto', default='auto'
+        Never re-select a measured table (True; post-processing).
+    update : {'mw', 'ipf'}, default='mw'
+        Multiplicative weights summed over the table's cells, or IPF: each
+        cell rescaled by ``m_c / D(c)`` after projecting the noisy table onto
+        the simplex (the exact KL projection; less accurate in the benchmark).
+        Post-processing, as every parameter but the first two.
+    learning_rate : float or 'auto', default='auto'
+        MW step ``eta`` (1/8), applied as ``eta L`` for ``L`` cells, at most
+        the cell's relative error, clipped to ``[-1/2, 1/2]`` (a trust region).
+    n_passes : int or 'auto', default='auto'
+        Extra MW passes over past measurements after each round (10; fewer,
+        ``5e8 / (N T^2)`` but at least 1, on large universes).
+    output : {'auto', 'last', 'average'}, default='auto'
+        The last iterate (``'auto'``) or the average of iterates.
+    """
+
+    _parameter_constraints = {name: rule if name in ("n_iter", "update") else (_AUTO, rule)
+                              for name, rule in _RULES.items()}
+    _on_tables = dict(selection_fraction=TABLE_SELECTION_FRACTION, exclude_measured=True,
+                      learning_rate=0.125, output="last")
+
+    def __init__(self, *, n_iter="auto", selection_fraction="auto", exclude_measured="auto",
+                 update="mw", learning_rate="auto", n_passes="auto", output="auto"):
+        self._assign(n_iter, selection_fraction, exclude_measured, update, learning_rate,
+                     n_passes, output)
+
+    def for_workload(self, workload):
+        """These rounds with their ``'auto'`` values, or the single-query rounds with
+        the values set here that a workload without tables needs."""
+        given = {name: value for name, value in self.get_params().items()
+                 if not (isinstance(value, str) and value == "auto")}
+        if not workload.structured:
+            return QueryRounds(**given)
+        return TableRounds(**{**self._on_tables, **given})
+
+    def n_rounds(self, epsilon, n, uni, workload, log_potential):
+        if self.n_iter != "auto":
+            return self.n_iter
+        # the per-cell noise std of a measurement (Laplace: sqrt(2) * 2T / (n eps (1-f)),
+        # f = 0.3) below a quarter of the average cell mass 1/L
+        mean_cells = float(np.mean(workload.table_sizes))
+        budget_T = int(n * epsilon * 0.7 / (8 * math.sqrt(2) * mean_cells))
+        return min(workload.n_groups, max(uni.n_attributes + 1, budget_T))
+
+    def passes(self, model_size, T):
+        if self.n_passes != "auto":
+            return self.n_passes
+        return int(np.clip(5e8 / (model_size * T * T), 1, 10))
+
+    def candidates(self, workload, counts, n):
+        return TableCandidates(workload, counts, n, self.update, self.learning_rate)
+
+
+class QueryRounds(_Rounds):
+    """``rounds='query'``: each round selects and measures one query (the papers' algorithm).
+
+    With the defaults this is Alg. 2 of Haghtalab, Roughgarden, Shetty (2020)
+    (MWEM of Hardt, Ligett, McSherry 2012 on a finite workload), the
+    algorithm of Thm 4.1-4.3 (``error_bound_`` is reported on grid workloads).
+
+    Parameters
+    ----------
+    n_iter : int or 'auto', default='auto'
+        Rounds T; ``'auto'``: the minimiser of the theorem's bound ``2
+        sqrt(L/T) + 10 T log|Q| / (eps n)``, ``T = (eps n sqrt(L) / (10
+        log|Q|))^(2/3)``, with ``L = log N`` (MWEM, Thm 4.1) or ``log(1/sigma)``
+        (Smooth MWEM, Thm 4.2/4.3).
+    selection_fraction : float in (0, 1), default=0.5
+        Share of each round's budget spent on selection (Alg. 2).
+    exclude_measured : bool, default=False
+        Never re-select a measured query (post-processing); the theorems'
+        analysis (Lemma E.4) selects over the whole cover.
+    update : {'mw', 'ipf'}, default='mw'
+        Multiplicative weights, or for a 0/1 query the two-sided rescaling
+        ``q: m/q(D)``, ``1-q: (1-m)/(1-q(D))`` (IPF).
+    learning_rate : float, default=0.5
+        MW step ``eta`` (Alg. 2).
+    n_passes : int, default=0
+        Extra MW passes over past measurements after each round.
+    output : {'average', 'last'}, default='average'
+        The average of iterates (the theorems' output) or the last iterate.
+    """
+
+    _parameter_constraints = _RULES
+
+    def __init__(self, *, n_iter="auto", selection_fraction=0.5, exclude_measured=False,
+                 update="mw", learning_rate=0.5, n_passes=0, output="average"):
+        self._assign(n_iter, selection_fraction, exclude_measured, update, learning_rate,
+                     n_passes, output)
+
+    def n_rounds(self, epsilon, n, uni, workload, log_potential):
+        if self.n_iter != "auto":
+            return self.n_iter
+        log_q = math.log(max(workload.n_queries, 2))
+        T = (epsilon * n * math.sqrt(log_potential) / (10 * log_q)) ** (2 / 3)
+        return int(min(max(1, round(T)), 10**5))
+
+    def candidates(self, workload, counts, n):
+        return QueryCandidates(workload, counts, n, self.update, self.learning_rate)
+
+
+_ROUNDS = {"table": TableRounds, "query": QueryRounds}
+
+
+def as_rounds(rounds):
+    """The rounds object a ``rounds`` value stands for ('table', 'query' or an object)."""
+    return _ROUNDS[rounds]() if isinstance(rounds, str) else rounds
+
+
+def check_rounds(value, name):
+    """The ``rounds`` parameter: 'table', 'query', or a rounds object (its parameters checked)."""
+    if isinstance(value, _Rounds):
+        check_parameter_object(value, name)
+        return value
+    if isinstance(value, str) and value in _ROUNDS:
+        return value
+    raise (ValueError if isinstance(value, str) else TypeError)(
+        f"{name} must be 'table', 'query', TableRounds(...) or QueryRounds(...); got "
+        f"{value!r}.")
+
+
+class TableCandidates:
+    """Whole tables as the candidates of selection and measurement (``TableRounds``).
+
+    ``counts``: the data's count table of every candidate (private); ``n``:
+    the public number of records (counts / n are fractions).
     """
 
     def __init__(self, workload, counts, n, update, eta):
@@ -131,8 +291,8 @@ class TableRounds:
         return model.multiply(self.tables[idx], log_factor)
 
 
-class QueryRounds:
-    """Select and measure single queries (the papers' algorithm)."""
+class QueryCandidates:
+    """Single queries as the candidates of selection and measurement (``QueryRounds``)."""
 
     def __init__(self, workload, counts, n, update, eta):
         self.workload = workload
@@ -217,9 +377,10 @@ def _choose(rounds, model, scores, available, params, rng, max_model_size):
         eligible[choice] = False
 
 
-def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=None,
+def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, project=None,
            max_model_size=None, progress=None):
-    """The MWEM loop; ``sigma`` set = KL projection onto sigma-smooth distributions.
+    """The MWEM loop; ``project`` maps each iterate (Projected Smooth MWEM: a dense
+    model onto the sigma-smooth distributions).
 
     ``rng`` is the release's noise stream (selection and measurement). The
     average of the iterates is kept only for a dense model (a mixture of
@@ -247,8 +408,8 @@ def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, sigma=Non
         for _pass in range(n_passes):  # extra passes: post-processing of past measurements
             for idx, past in zip(run.selected, run.noisy_counts):
                 model = rounds.update(model, idx, past)
-        if sigma is not None:  # Projected Smooth MWEM (App. F, Alg. 3): dense only
-            model = DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
+        if project is not None:
+            model = project(model)
         if dense:
             average += model.marginal(all_attrs).reshape(-1)
         if progress is not None:

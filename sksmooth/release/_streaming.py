@@ -257,7 +257,7 @@ class StreamingRelease:
             stream, rows = self._open_stream(first_X, first_y, params, randomness, whole, classes,
                                              n_rows=_n_rows(X) if whole else None)
             stream.params = dict(params)  # a plain dict: picklable
-            stream.parameter_values = dict(self.get_params(deep=False))
+            stream.parameter_values = dict(self.get_params(deep=True))
             self._stream = stream
         else:
             rows = self._map_chunk(stream, first_X, first_y)  # dask: a schema check only
@@ -464,7 +464,7 @@ def _check_same_labels(given, expected, what):
 
 def _check_parameters_unchanged(estimator, stream):
     """A release's parameters are those of its first chunk (structure is fixed then)."""
-    for name, value in estimator.get_params(deep=False).items():
+    for name, value in estimator.get_params(deep=True).items():
         if not same_value(value, stream.parameter_values.get(name)):
             raise ValueError(
                 f"{name} was changed since the first partial_fit chunk of this release; "

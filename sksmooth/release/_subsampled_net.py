@@ -51,7 +51,8 @@ class SubsampledNetMechanism(ReleaseMixin):
     Parameters
     ----------
     epsilon : float, default=1.0
-    queries, marginal_width, n_queries : see :class:`SmoothMWEM`.
+    queries : str, object or Workload, default='auto'
+        The query workload (see :class:`~sksmooth.release.Workload`).
     synthetic_size : int, default=100
         Size of the candidate datasets (Alg. 4: ``O(d/gamma^2)``); at most
         10 000.
@@ -106,8 +107,6 @@ class SubsampledNetMechanism(ReleaseMixin):
         *,
         epsilon=1.0,
         queries="auto",
-        marginal_width=2,
-        n_queries=None,
         synthetic_size=100,
         n_candidates=5000,
         universe="sample",
@@ -122,11 +121,11 @@ class SubsampledNetMechanism(ReleaseMixin):
         random_state=None,
         categorical_features=None,
         categories=None,
+        **renamed,
     ):
+        queries = self._fold_renamed(dict(queries=queries), renamed)["queries"]
         self.epsilon = epsilon
         self.queries = queries
-        self.marginal_width = marginal_width
-        self.n_queries = n_queries
         self.synthetic_size = synthetic_size
         self.n_candidates = n_candidates
         self.universe = universe
@@ -167,7 +166,8 @@ class SubsampledNetMechanism(ReleaseMixin):
             raise ValueError(
                 f"synthetic_size * n_candidates * n_queries = {s} * {K} * {Q.shape[1]} = "
                 f"{s * K * Q.shape[1]:.3g} > {_MAX_SCORE_READS:.0e} workload values to score "
-                "(time); lower synthetic_size, n_candidates or n_queries.")
+                "(time); lower synthetic_size, n_candidates or the workload's size "
+                "(queries=Workload(n_queries=...)).")
         counts = stream.statistic.query_counts()
         cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
         errors = _max_errors(Q, cands, counts, data.n)
@@ -203,7 +203,7 @@ class SubsampledNetMechanism(ReleaseMixin):
     def _points(self, data, M, rng):
         """V, the workload and its values on V (public stream only)."""
         if self.universe == "grid":
-            full = self._grid(data, None)
+            full = self._grid(data)
             flat = rng.integers(0, full.size, size=M)  # with replacement (Alg. 4)
             workload = self._build_workload(full, rng)
             if workload.structured:
@@ -211,7 +211,7 @@ class SubsampledNetMechanism(ReleaseMixin):
             else:
                 Q = workload.evaluate(*full.points(flat))
             return _SubUniverse(full, flat), workload, np.asarray(Q, dtype=np.float32), full
-        uni = self._build_universe(data, None, rng, n_points=M)
+        uni = self._build_universe(data, rng, n_points=M)
         workload = self._build_workload(uni, rng)
         return uni, workload, np.asarray(workload.evaluate(*uni.points()), dtype=np.float32), uni
 

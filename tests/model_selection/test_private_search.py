@@ -12,7 +12,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 
-from sksmooth import BudgetAccountant, BudgetError, PrivacyLeakWarning, PrivateProperClassifier
+from sksmooth import (
+    BudgetAccountant,
+    BudgetError,
+    MWEM,
+    PrivacyLeakWarning,
+    PrivateProperClassifier,
+)
 from sksmooth._guarantee import Guarantee, PrivacySpent
 from sksmooth.accounting._ledger import charge
 from sksmooth.datasets import load_breast_cancer_public
@@ -555,9 +561,9 @@ def test_setups_the_search_cannot_account_are_refused_before_any_charge(cancer):
 
 
 def _search_over_a_release():
-    from sksmooth import SmoothMWEM
+    from sksmooth import MWEM
 
-    return PrivateSearchCV(SmoothMWEM(bounds=(0, 1)), {"epsilon": [1.0]}, epsilon_selection=0.5,
+    return PrivateSearchCV(MWEM(bounds=(0, 1)), {"epsilon": [1.0]}, epsilon_selection=0.5,
                            scoring=lambda est, X, y: np.ones(len(X)))
 
 

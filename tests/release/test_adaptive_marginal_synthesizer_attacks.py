@@ -15,7 +15,7 @@ import pytest
 import sksmooth.release._columns as columns
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import PrivacyLeakWarning
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 
 _PARAMS = dict(epsilon=1.0, levels={"size": 3, "flag": [False, True]},
@@ -89,8 +89,8 @@ def _whole_and_one_fraction():
 
 
 _RELEASES = [lambda: AdaptiveMarginalSynthesizer(**_PARAMS),
-             lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 90),
-                                levels={"size": [0, 1, 2], "flag": [False, True]})]
+             lambda: MWEM(epsilon=1.0, bounds=(0, 90),
+                          levels={"size": [0, 1, 2], "flag": [False, True]})]
 
 
 def _synthetic(make, frame):
@@ -267,7 +267,7 @@ def test_a_value_beyond_the_float_range_warns_nothing():
     assert _outcome(X, bounds=bounds) == _outcome(Y, bounds=bounds) == []
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the grid estimators read it the same way
-        SmoothMWEM(bounds=(0, 1)).fit(Y)
+        MWEM(bounds=(0, 1)).fit(Y)
 
 
 def test_a_signalling_decimal_nan_is_a_missing_value():
@@ -289,7 +289,7 @@ def test_a_label_count_mismatch_does_not_print_the_record_count():
 
 @pytest.mark.parametrize("make, parameter", [
     (lambda **kw: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, **kw), "levels"),
-    (lambda **kw: SmoothMWEM(bounds=(0, 1), **kw), "levels"),
+    (lambda **kw: MWEM(bounds=(0, 1), **kw), "levels"),
 ])
 def test_levels_taken_from_a_categorical_dtype_are_not_certified(make, parameter):
     # astype('category') reads the levels from the private column: one added row with
@@ -311,7 +311,7 @@ def test_levels_taken_from_a_categorical_dtype_are_not_certified(make, parameter
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"d": 3}),
-    lambda: SmoothMWEM(bounds=(0, 2), levels={"d": int}),
+    lambda: MWEM(bounds=(0, 2), levels={"d": int}),
 ])
 def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
     # classes=None read the label set from y even when y's dtype declares it: the
@@ -336,7 +336,7 @@ def test_a_categorical_y_gives_its_categories_not_the_labels_seen(make):
 
 @pytest.mark.parametrize("make", [
     lambda **kw: AdaptiveMarginalSynthesizer(levels=3, **kw),
-    lambda **kw: SmoothMWEM(bounds=(0, 2), **kw),
+    lambda **kw: MWEM(bounds=(0, 2), **kw),
 ])
 def test_a_boolean_y_is_read_as_a_numpy_bool_y_is(make):
     # 'boolean' is what convert_dtypes() picks for booleans (with one text: 'string'), so
@@ -361,8 +361,8 @@ def test_a_boolean_y_is_read_as_a_numpy_bool_y_is(make):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3},
                                         classes=[0, 1, 2], random_state=0),
-    lambda: SmoothMWEM(bounds=(0, 2), categories={"c": ["p", "q", "r"]}, classes=[0, 1, 2],
-                       random_state=0),
+    lambda: MWEM(bounds=(0, 2), categories={"c": ["p", "q", "r"]}, classes=[0, 1, 2],
+                 random_state=0),
 ])
 def test_declared_levels_never_consult_a_categorical_dtypes_categories(make):
     """Attack found in review: astype('category') takes its categories from the rows, and
@@ -391,7 +391,7 @@ def test_declared_levels_never_consult_a_categorical_dtypes_categories(make):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=2, classes=["low", "mid", "high"]),
-    lambda: SmoothMWEM(bounds=(0, 1), classes=["low", "mid", "high"]),
+    lambda: MWEM(bounds=(0, 1), classes=["low", "mid", "high"]),
 ])
 def test_declared_classes_keep_their_order_on_an_ordered_categorical_y(make):
     # the output Categorical was built from the sorted label set, ['high', 'low', 'mid'],
@@ -422,7 +422,7 @@ def test_a_synthetic_column_never_publishes_categories_beyond_the_declared_level
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=3, classes="data"),
-    lambda: SmoothMWEM(bounds=(0, 2), classes="data"),
+    lambda: MWEM(bounds=(0, 2), classes="data"),
 ])
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
 def test_a_label_set_read_from_y_warns_at_the_users_line(make, method):

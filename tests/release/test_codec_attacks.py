@@ -19,7 +19,7 @@ import sksmooth.release._columns as columns_module
 import sksmooth.release._schema as tables_module
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM, TableRounds, Workload
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import BinnedColumn, LevelColumn, NumberColumn
 
@@ -93,9 +93,8 @@ def _release_counts(dataset, rng):
     with warnings.catch_warnings():  # the audit seeds every run: not certified, warned
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", PrivacyWarning)
-        est = SmoothMWEM(epsilon=_EPS, queries="marginals", marginal_width=1, n_iter=1,
-                         selection_fraction=0.01, n_passes=0, levels={"flag": [0, 1]},
-                         bounds=(0, 1), random_state=rng)
+        est = MWEM(epsilon=_EPS, levels={"flag": [0, 1]},
+                   bounds=(0, 1), random_state=rng, queries=Workload(kind="marginals", marginal_width=1), rounds=TableRounds(n_iter=1, selection_fraction=0.01, n_passes=0))
         return est.fit(dataset).noisy_counts_[0].ravel()
 
 
@@ -191,11 +190,11 @@ def _tables():
 
 
 _FAMILIES = {
-    "mwem": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0),
-    "mwem categorical": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
-                                           levels={"c": int}),
-    "mwem from_dtype": lambda: SmoothMWEM(bounds=(0, 1), n_bins=2, random_state=0,
-                                          categorical_features="from_dtype"),  # removed
+    "mwem": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0),
+    "mwem categorical": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0,
+                                     levels={"c": int}),
+    "mwem from_dtype": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0,
+                                    categorical_features="from_dtype"),  # removed
     "aim": lambda: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, n_bins=2, method="mst",
                                                random_state=0),
     "aim levels": lambda: AdaptiveMarginalSynthesizer(
@@ -390,7 +389,7 @@ def test_a_label_list_converted_by_numpy_is_caught(monkeypatch):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(epsilon=1.0, levels=2, classes=[0, 1]),
-    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 1), classes=[0, 1])])
+    lambda: MWEM(epsilon=1.0, bounds=(0, 1), classes=[0, 1])])
 @pytest.mark.parametrize("label", [(1, 0), [0, 1], (), np.array([1, 2])])
 def test_a_label_that_is_a_sequence_is_mapped_not_refused(make, label):
     # before the fix: numpy refused the whole y list ("setting an array element with
@@ -415,8 +414,8 @@ def test_a_column_vector_given_as_a_list_is_one_label_per_row():
 def _release_makers():
     from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SubsampledNetMechanism
 
-    kw = dict(bounds=(0, 1), marginal_width=1)
-    return [lambda: SmoothMWEM(**kw), lambda: LaplacePerQuery(**kw),
+    kw = dict(bounds=(0, 1), queries=Workload(marginal_width=1))
+    return [lambda: MWEM(**kw), lambda: LaplacePerQuery(**kw),
             lambda: GaussianPerQuery(delta=1e-6, **kw),
             lambda: SubsampledNetMechanism(n_universe=10, n_candidates=20, synthetic_size=3, **kw),
             lambda: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}),
@@ -447,8 +446,8 @@ def test_one_complex_entry_is_read_as_a_number_not_refused(make, as_frame):
 
 @pytest.mark.parametrize("fit", [
     lambda X: AdaptiveMarginalSynthesizer(levels={0: ["a", "b"]}, bounds={1: (0, 1)}).fit(X),
-    lambda X: SmoothMWEM(levels={0: ["a", "b"]}, bounds=(0, 1)).fit(X),
-    lambda X: SmoothMWEM(bounds=(0, 1), classes=["a", "b"]).fit(X[:, 1:], X[:, 0]),
+    lambda X: MWEM(levels={0: ["a", "b"]}, bounds=(0, 1)).fit(X),
+    lambda X: MWEM(bounds=(0, 1), classes=["a", "b"]).fit(X[:, 1:], X[:, 0]),
 ])
 def test_an_int_past_the_text_limit_in_a_text_column_is_mapped(fit):
     # str(10**5000) raises ValueError (Python's int-to-text limit): the fit was

@@ -14,7 +14,7 @@ import pytest
 import sksmooth.release._columns as columns_module
 import sksmooth.release._schema as tables_module
 from sksmooth import PrivateProperClassifier
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import (
     BinnedColumn,
@@ -65,7 +65,7 @@ def _fit(family, kind, df_or_array):
             levels = {"other" if name == "c" else 1: int}  # the integers in its bounds
             if isinstance(spec, list):
                 levels[name] = spec
-            est = SmoothMWEM(epsilon=1.0, levels=levels, bounds=([0, 0], [4, 1]), n_bins=4)
+            est = MWEM(epsilon=1.0, levels=levels, bounds=([0, 0], [4, 1]), n_bins=4)
             return est.fit(df_or_array)
         where, value = declaration["aim"]
         params = {"levels": {"other" if name == "c" else 1: 2}}
@@ -85,7 +85,7 @@ def test_synthetic_labels_come_back_as_fitted_and_n_samples_is_checked_alike(fam
     X = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.integers(0, 3, 300)})
     y = pd.Series(rng.integers(0, 2, 300), name="label") if as_series else \
         rng.integers(0, 2, 300)
-    est = (SmoothMWEM(levels=int, bounds=(0, 2), classes=[0, 1])
+    est = (MWEM(levels=int, bounds=(0, 2), classes=[0, 1])
            if family == "mwem" else AdaptiveMarginalSynthesizer(levels=3, classes=[0, 1]))
     _, y_syn = est.fit(X, y).sample(20, random_state=0)
     if as_series:
@@ -288,7 +288,7 @@ def test_declared_levels_of_a_numpy_column_do_not_echo_a_missing_value():
     neighbour = pd.concat([df, pd.DataFrame({"size": [np.nan], "x": [0.5]})],
                           ignore_index=True)
     assert df.dtypes["size"] != neighbour.dtypes["size"]
-    make = lambda: SmoothMWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3))  # noqa: E731
+    make = lambda: MWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3))  # noqa: E731
     a, b = make().fit(df).sample(5), make().fit(neighbour).sample(5)
     assert a.dtypes["size"] == b.dtypes["size"] == np.dtype(np.int64)
 
@@ -301,7 +301,7 @@ def test_a_later_chunk_whose_dtype_follows_its_values_is_mapped_not_refused():
     chunk = df.iloc[:10].copy()
     chunk["size"] = chunk["size"].astype(float)
     chunk.loc[chunk.index[0], "size"] = np.nan
-    est = SmoothMWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3)).partial_fit(df)
+    est = MWEM(levels={"size": [0, 1, 2, 3]}, bounds=(0, 3)).partial_fit(df)
     est.partial_fit(chunk)
     assert est.release().sample(5)["size"].dtype == np.int64
 
@@ -318,7 +318,7 @@ def test_a_stray_text_in_a_numeric_column_is_mapped_in_both_families(family):
         bad[column] = bad[column].astype(object)
         bad.loc[3, column] = "n/a"
         if family == "mwem":
-            est = SmoothMWEM(levels={"size": int}, bounds=(0, 4), n_bins=4)
+            est = MWEM(levels={"size": int}, bounds=(0, 4), n_bins=4)
         else:
             est = AdaptiveMarginalSynthesizer(levels={"size": 4}, bounds={"x": (0, 4)},
                                               n_bins=4)
@@ -359,7 +359,7 @@ def test_a_schema_refusing_object_columns_is_caught(monkeypatch):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"a": ["007", "7"]}).fit(
         pd.DataFrame({"a": ["007", "7"] * 20})),
-    lambda: SmoothMWEM(bounds=(0, 1), classes=["1", "1.0"]).fit(
+    lambda: MWEM(bounds=(0, 1), classes=["1", "1.0"]).fit(
         np.random.default_rng(0).random((20, 2)), ["1", "1.0"] * 10),
     lambda: PrivateProperClassifier(classes=["01", "1"], bounds=(0, 1)).fit(
         np.random.default_rng(0).random((20, 2)), ["01", "1"] * 10),

@@ -26,7 +26,13 @@ from sklearn.base import clone
 from sksmooth._randomness import SEEDED_NOISE_NOTE, release_randomness
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning
-from sksmooth.release import GaussianPerQuery, LaplacePerQuery, SmoothMWEM, SubsampledNetMechanism
+from sksmooth.release import (
+    GaussianPerQuery,
+    LaplacePerQuery,
+    MWEM,
+    SubsampledNetMechanism,
+    Workload,
+)
 
 _BIN = dict(levels={0: int, 1: int, 2: int}, bounds=(0, 1))
 
@@ -36,7 +42,7 @@ def _data(n=300, seed=0):
 
 
 ESTIMATORS = [
-    lambda **kw: SmoothMWEM(**_BIN, **kw),
+    lambda **kw: MWEM(**_BIN, **kw),
     lambda **kw: LaplacePerQuery(**_BIN, **kw),
     lambda **kw: GaussianPerQuery(**_BIN, **kw),
     lambda **kw: SubsampledNetMechanism(n_universe=30, n_candidates=50, synthetic_size=5,
@@ -87,7 +93,7 @@ def test_default_noise_is_fresh_and_certified(make):
 
 def test_clones_of_a_generator_replay_noise_and_are_not_certified():
     X = _data()
-    est = SmoothMWEM(random_state=np.random.default_rng(5), **_BIN)
+    est = MWEM(random_state=np.random.default_rng(5), **_BIN)
     with pytest.warns(PrivacyLeakWarning):
         a, b = clone(est).fit(X), clone(est).fit(X)
     np.testing.assert_array_equal(_released(a), _released(b))  # the attack's premise
@@ -96,7 +102,7 @@ def test_clones_of_a_generator_replay_noise_and_are_not_certified():
 
 def test_sampling_seed_does_not_fix_the_noise():
     X = _data()
-    a, b = SmoothMWEM(**_BIN).fit(X), SmoothMWEM(**_BIN).fit(X)
+    a, b = MWEM(**_BIN).fit(X), MWEM(**_BIN).fit(X)
     # publishing rows drawn with a known seed says nothing about the noise:
     # the noise of two fits differs whatever seed their rows are drawn with
     a.sample(100, random_state=0)
@@ -110,7 +116,7 @@ def test_emitted_rows_come_from_the_sampling_stream_not_the_noise_stream():
     # sampling child of the seed; the noise child is never reused.
     X = _data()
     y = (X[:, 0] > 0).astype(int)
-    est = SmoothMWEM(random_state=7, classes=[0, 1], **_BIN)
+    est = MWEM(random_state=7, classes=[0, 1], **_BIN)
     with pytest.warns(PrivacyLeakWarning):
         Xs, ys = est.fit_resample(X, y)
     streams = release_randomness(7, warn=False)
@@ -165,15 +171,15 @@ def test_messages_never_echo_private_values():
     X = np.array([["secret1234567", "1"], ["2", "3"]], dtype=object)
     # a text in an array is mapped like a missing value, never refused: a refusal
     # would tell that some row held text (tests/release/test_codec_attacks.py)
-    est = SmoothMWEM(bounds=(0, 5)).fit(X)
+    est = MWEM(bounds=(0, 5)).fit(X)
     assert "secret1234567" not in repr(vars(est))
 
 
-_WIDE = dict(marginal_width=1, bounds=(-np.finfo(float).max, np.finfo(float).max))
+_WIDE = dict(queries=Workload(marginal_width=1), bounds=(-np.finfo(float).max, np.finfo(float).max))
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(**_WIDE),
+    lambda: MWEM(**_WIDE),
     lambda: LaplacePerQuery(**_WIDE),
     lambda: GaussianPerQuery(**_WIDE),
     lambda: SubsampledNetMechanism(universe="grid", n_universe=10, n_candidates=20,
@@ -191,7 +197,7 @@ def test_bounds_as_wide_as_the_float_range_fit_every_neighbour(make, value):
     assert est.guarantee_.certified
 
 
-@pytest.mark.parametrize("make", [SmoothMWEM, LaplacePerQuery, SubsampledNetMechanism])
+@pytest.mark.parametrize("make", [MWEM, LaplacePerQuery, SubsampledNetMechanism])
 def test_queries_given_as_user_code_are_not_certified(make):
     # a query callable evaluated on a block of private rows can compare rows: one
     # substituted row moved every count, yet the release certified sensitivity 1
@@ -226,7 +232,7 @@ def test_an_all_categorical_table_needs_no_bounds():
     df = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "b": rng.choice(["u", "v"], 200)})
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        synth = SmoothMWEM(levels={"a": ["x", "y", "z"], "b": ["u", "v"]}).fit(df)
+        synth = MWEM(levels={"a": ["x", "y", "z"], "b": ["u", "v"]}).fit(df)
     assert synth.guarantee_.certified
 
 
@@ -234,12 +240,12 @@ def test_an_all_categorical_table_needs_no_bounds():
 def test_a_built_in_grid_workload_cover_radius_is_certified(queries):
     # the exact radius of a built-in grid workload was called "not certified"
     X = np.random.default_rng(0).uniform(size=(300, 2))
-    synth = SmoothMWEM(queries=queries, bounds=(0, 1), epsilon=1.0).fit(X)
+    synth = MWEM(queries=queries, bounds=(0, 1), epsilon=1.0).fit(X)
     (note,) = [n for n in synth.guarantee_.notes if "-cover" in n]
     assert note.endswith("(certified)")
 
 
-@pytest.mark.parametrize("make", [lambda: SmoothMWEM(bounds=(0, 2), classes=[0, 1]),
+@pytest.mark.parametrize("make", [lambda: MWEM(bounds=(0, 2), classes=[0, 1]),
                                   lambda: GaussianPerQuery(bounds=(0, 2), classes=[0, 1])])
 def test_a_label_length_error_never_shows_the_record_count(make):
     # the grid family's message printed len(X) and y's shape, the record count, which is

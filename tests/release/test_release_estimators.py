@@ -20,8 +20,13 @@ from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
     LaplacePerQuery,
+    MWEM,
+    ProjectedSmoothMWEM,
+    QueryRounds,
     SmoothMWEM,
     SubsampledNetMechanism,
+    TableRounds,
+    Workload,
 )
 
 _SYNTHETIC = (
@@ -52,7 +57,7 @@ _COMPLEX_IS_A_VALUE = (
 
 
 def _expected(estimator):
-    if isinstance(estimator, (SmoothMWEM, SubsampledNetMechanism)):
+    if isinstance(estimator, (MWEM, SubsampledNetMechanism)):
         return {**_EXPECTED_TRANSFORMER, "check_complex_data": _COMPLEX_IS_A_VALUE}
     return {"check_complex_data": _COMPLEX_IS_A_VALUE}
 
@@ -61,12 +66,15 @@ def _expected(estimator):
     [
         # sklearn's checks pass a y of their own (labels one more column): its label set
         # is read with the opt-in classes='data' (not private; public path tested below)
-        SmoothMWEM(bounds=(-10, 10), classes="data", random_state=0),
-        SmoothMWEM(bounds=(-10, 10), universe="sample", n_universe=300, classes="data",
-                   random_state=0),
+        MWEM(bounds=(-10, 10), classes="data", random_state=0),
+        MWEM(bounds=(-10, 10), universe="sample", n_universe=300, classes="data",
+             random_state=0),
+        SmoothMWEM(sigma=0.5, n_bins=8, bounds=(-10, 10), classes="data", random_state=0),
+        ProjectedSmoothMWEM(sigma=0.5, universe="sample", n_universe=300, bounds=(-10, 10),
+                            classes="data", rounds=QueryRounds(n_iter=3), random_state=0),
         SubsampledNetMechanism(bounds=(-10, 10), n_universe=50, n_candidates=200,
-                               synthetic_size=20, n_queries=50, classes="data",
-                               random_state=0),
+                               synthetic_size=20, classes="data",
+                               random_state=0, queries=Workload(n_queries=50)),
         LaplacePerQuery(bounds=(-10, 10), classes="data", random_state=0),
         GaussianPerQuery(bounds=(-10, 10), classes="data", random_state=0),
         # levels=3: levels are never read from the data; other values map to level 0
@@ -92,7 +100,7 @@ _BIN = dict(levels={0: int, 1: int, 2: int, 3: int}, bounds=(0, 1))
 
 def test_outputs_and_reproducibility():
     X = _binary_data()
-    m = SmoothMWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
     assert m.distribution_.shape == (16,)
     assert m.distribution_.sum() == pytest.approx(1.0)
     assert np.all(m.distribution_ >= 0)
@@ -107,12 +115,12 @@ def test_outputs_and_reproducibility():
     # any finite query set: a callable, and an object with evaluate()
     a = m.answer(lambda Z: Z[:, :2] == 1)
     np.testing.assert_allclose(a, [Xu[:, 0] @ m.distribution_, Xu[:, 1] @ m.distribution_])
-    m2 = SmoothMWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
+    m2 = MWEM(epsilon=1.0, random_state=3, **_BIN).fit(X)
     np.testing.assert_array_equal(m.distribution_, m2.distribution_)
     assert m.privacy_spent_ == (1.0, 0.0)
     # a seeded release is reproducible, hence not certified
     assert not m.guarantee_.certified
-    m3 = SmoothMWEM(epsilon=1.0, **_BIN).fit(X)
+    m3 = MWEM(epsilon=1.0, **_BIN).fit(X)
     assert m3.guarantee_.certified
     assert "substitution" in m3.guarantee_.claim
 
@@ -120,7 +128,7 @@ def test_outputs_and_reproducibility():
 def test_fit_resample_labels_are_an_attribute():
     X = _binary_data()
     y = np.where(X[:, 0] > 0, "yes", "no")
-    m = SmoothMWEM(epsilon=2.0, classes=["no", "yes"], random_state=0, **_BIN)
+    m = MWEM(epsilon=2.0, classes=["no", "yes"], random_state=0, **_BIN)
     Xs, ys = m.fit_resample(X, y)
     assert Xs.shape == X.shape and ys.shape == y.shape
     assert set(ys) <= {"no", "yes"}
@@ -128,33 +136,33 @@ def test_fit_resample_labels_are_an_attribute():
     # the label is a grid attribute: tables include it
     assert any(4 in t for t in m.workload_.tables)
     with pytest.warns(PrivacyLeakWarning, match="classes"):
-        SmoothMWEM(epsilon=1.0, random_state=0, classes="data", **_BIN).fit(X, y)
+        MWEM(epsilon=1.0, random_state=0, classes="data", **_BIN).fit(X, y)
 
 
 def test_average_and_last_iterates_are_both_reported():
     X = _binary_data()
-    m = SmoothMWEM(epsilon=1.0, measurement="query", random_state=0, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, random_state=0, **_BIN, rounds='query').fit(X)
     assert m.output_ == "average"
     np.testing.assert_array_equal(m.distribution_, m.distribution_average_)
-    m = SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, random_state=0, **_BIN).fit(X)
     assert m.output_ == "last"
     np.testing.assert_array_equal(m.distribution_, m.distribution_last_)
 
 
 def test_never_reselects_a_measured_candidate():
     X = _binary_data()
-    m = SmoothMWEM(epsilon=1.0, n_iter=6, random_state=0, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, random_state=0, **_BIN, rounds=TableRounds(n_iter=6)).fit(X)
     assert len(set(m.selected_)) == len(m.selected_) == 6
-    m = SmoothMWEM(epsilon=1.0, n_iter=50, random_state=0, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, random_state=0, **_BIN, rounds=TableRounds(n_iter=50)).fit(X)
     assert m.n_iter_ == 6  # capped at the number of tables
 
 
 def test_accountant_charged_once_and_refuses_over_budget():
     X = _binary_data()
     acc = BudgetAccountant(epsilon=1.5)
-    SmoothMWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN).fit(X)
+    MWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN).fit(X)
     assert acc.spent.epsilon == pytest.approx(1.0)
-    m = SmoothMWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN)
+    m = MWEM(epsilon=1.0, accountant=acc, random_state=0, **_BIN)
     with pytest.raises(BudgetError):
         m.fit(X)
     assert not hasattr(m, "distribution_")
@@ -169,10 +177,10 @@ def test_accountant_charged_once_and_refuses_over_budget():
 def test_verbose_reports_rounds_only_after_the_charge(capsys):
     X = _binary_data()
     acc = BudgetAccountant(epsilon=1.5)
-    m = SmoothMWEM(epsilon=1.0, n_iter=5, accountant=acc, random_state=0, verbose=1,
-                   **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, accountant=acc, random_state=0, verbose=1,
+             **_BIN, rounds=TableRounds(n_iter=5)).fit(X)
     err = capsys.readouterr().err
-    assert "[SmoothMWEM] charged (1, 0); 5 rounds of selection and measurement" in err
+    assert "[MWEM] charged (1, 0); 5 rounds of selection and measurement" in err
     assert f"{len(m.selected_)}/5" in err
     with pytest.raises(BudgetError):
         clone(m).fit(X)
@@ -183,8 +191,8 @@ def test_sample_universe_halfspaces_and_pickle():
     rng = np.random.default_rng(0)
     X = rng.normal(0.5, 0.1, size=(300, 2))
     y = (X[:, 0] > 0.5).astype(int)
-    m = SmoothMWEM(epsilon=1.0, queries="halfspaces", n_queries=60, universe="sample",
-                   n_universe=500, bounds=(0, 1), classes=[0, 1], random_state=0).fit(X, y)
+    m = MWEM(epsilon=1.0, universe="sample",
+             n_universe=500, bounds=(0, 1), classes=[0, 1], random_state=0, queries=Workload(kind="halfspaces", n_queries=60)).fit(X, y)
     assert m.distribution_.shape == (500,)
     Xs, ys = m.sample(10, random_state=1)
     assert Xs.shape == (10, 2) and set(ys) <= {0, 1}
@@ -198,8 +206,9 @@ def test_pure_dp_rounds_compose_to_epsilon(measurement, l1):
     # L1 = 2 for a table (one cell -1/n, another +1/n), 1 for a query
     X = _binary_data()
     n = X.shape[0]
-    m = SmoothMWEM(epsilon=1.5, measurement=measurement, n_iter=5, random_state=0,
-                   **_BIN).fit(X)
+    rounds = (TableRounds if measurement == "table" else QueryRounds)(n_iter=5)
+    m = MWEM(epsilon=1.5, rounds=rounds, random_state=0,
+             **_BIN).fit(X)
     assert m.measurement_ == measurement and m.n_iter_ == 5
     eps_meas = (l1 / n) / m.noise_scale_
     assert 5 * (m.selection_epsilon_ + eps_meas) == pytest.approx(1.5, rel=1e-12)
@@ -209,7 +218,7 @@ def test_pure_dp_rounds_compose_to_epsilon(measurement, l1):
 
 def test_delta_uses_gaussian_and_zcdp():
     X = _binary_data()
-    m = SmoothMWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
+    m = MWEM(epsilon=1.0, delta=1e-6, random_state=0, **_BIN).fit(X)
     assert m.privacy_spent_ == (1.0, 1e-6)
     assert m.noise_scale_ > 0 and np.isfinite(m.selection_epsilon_)
     # the per-round mechanisms compose (zCDP, additive) back to exactly the budget:
@@ -221,8 +230,8 @@ def test_delta_uses_gaussian_and_zcdp():
     assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
     assert zcdp_to_dp(rho, 1e-6) <= 1.0 + 1e-9
     # single-query measurement: L2 sensitivity 1/n, selection sensitivity 1/n
-    q = SmoothMWEM(epsilon=1.0, delta=1e-6, measurement="query", n_iter=7, random_state=0,
-                   **_BIN).fit(X)
+    q = MWEM(epsilon=1.0, delta=1e-6, random_state=0,
+             **_BIN, rounds=QueryRounds(n_iter=7)).fit(X)
     rho = 7 * (zcdp_exponential(q.selection_epsilon_) + zcdp_gaussian(1 / n, q.noise_scale_))
     assert rho == pytest.approx(zcdp_from_dp_budget(1.0, 1e-6), rel=1e-9)
 
@@ -233,37 +242,41 @@ def test_delta_uses_gaussian_and_zcdp():
         (dict(epsilon=0), "epsilon"),
         (dict(epsilon="a"), "epsilon"),
         (dict(delta=1.0), "delta"),
-        (dict(sigma=0.0), "sigma"),
-        (dict(projection=True), "sigma"),
-        (dict(measurement="cells"), "measurement"),
-        (dict(output="median"), "output"),
+        (dict(cls=SmoothMWEM, sigma=0.0), "sigma"),
+        (dict(cls=ProjectedSmoothMWEM), "sigma"),
+        (dict(rounds="cells"), "rounds"),
+        (dict(rounds=TableRounds(output="median")), "output"),
         (dict(universe="cube"), "universe"),
         (dict(queries="circles"), "queries"),
-        (dict(n_iter=0), "n_iter"),
-        (dict(learning_rate=-1.0), "learning_rate"),
-        (dict(selection_fraction=1.5), "selection_fraction"),
-        (dict(update="sgd"), "update"),
+        (dict(queries=Workload(kind="circles")), "queries"),
+        (dict(rounds=QueryRounds(n_iter=0)), "n_iter"),
+        (dict(rounds=TableRounds(learning_rate=-1.0)), "learning_rate"),
+        (dict(rounds=QueryRounds(selection_fraction=1.5)), "selection_fraction"),
+        (dict(rounds=TableRounds(update="sgd")), "update"),
         (dict(n_bins=16, max_universe_size=10), "max_universe_size"),
         (dict(bounds=(1, 0)), "bounds"),
         (dict(accountant="ledger"), "accountant"),
         (dict(levels={7: int}), "levels"),
         (dict(queries="marginals", universe="sample"), "marginals"),
+        (dict(queries=Workload(marginal_width=0)), "marginal_width"),
+        (dict(unknown=1), "unknown"),
     ],
 )
 def test_bad_input_names_the_parameter(params, match):
     X = _binary_data()
     base = dict(bounds=(0, 1), random_state=0)
     base.update(params)
+    cls = base.pop("cls", MWEM)
     with pytest.raises((ValueError, TypeError), match=match):
-        SmoothMWEM(**base).fit(X)
+        cls(**base).fit(X)
 
 
 def test_bad_data():
-    m = SmoothMWEM(bounds=(0, 1), random_state=0)
+    m = MWEM(bounds=(0, 1), random_state=0)
     # bad VALUES are mapped by the public rule, never refused (an error would be a
     # release): NaN -> box centre, unknown label -> first class
     m.fit(np.array([[0.0, np.nan]]))
-    SmoothMWEM(bounds=(0, 1), classes=[0, 1]).fit(np.zeros((3, 2)), [0, 1, 2])
+    MWEM(bounds=(0, 1), classes=[0, 1]).fit(np.zeros((3, 2)), [0, 1, 2])
     # bad STRUCTURE is public and refused
     with pytest.raises(ValueError, match="y"):
         m.fit(np.zeros((3, 2)), np.zeros(4))
@@ -297,7 +310,7 @@ def test_subsampled_net_enumerates_small_candidate_sets():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(n_iter=2, levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
+    lambda: MWEM(levels={0: int, 1: int}, bounds=(0, 1), random_state=0, rounds=TableRounds(n_iter=2)),
     lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
                                    levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
     lambda: LaplacePerQuery(levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
@@ -318,7 +331,7 @@ def test_clipping_count_is_not_released(make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(n_iter=2, levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
+    lambda: MWEM(levels={0: int, 1: int}, bounds=(0, 1), random_state=0, rounds=TableRounds(n_iter=2)),
     lambda: SubsampledNetMechanism(synthetic_size=2, n_candidates=10, n_universe=4,
                                    levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
     lambda: LaplacePerQuery(levels={0: int, 1: int}, bounds=(0, 1), random_state=0),
@@ -338,8 +351,8 @@ def test_label_set_from_y_is_not_certified(make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: SmoothMWEM(bounds=(-1e308, 1e308)),
-    lambda: SmoothMWEM(bounds=(-1e308, 1e308), universe="sample"),
+    lambda: MWEM(bounds=(-1e308, 1e308)),
+    lambda: MWEM(bounds=(-1e308, 1e308), universe="sample"),
     lambda: SubsampledNetMechanism(bounds=(-1e308, 1e308)),
 ], ids=["grid", "sample", "subsampled_net"])
 def test_the_widest_public_bounds_give_finite_spread_rows(make):
@@ -369,10 +382,10 @@ def test_a_seeded_release_transforms_reproducibly_and_a_fresh_one_does_not():
     # transform drew fresh OS entropy even for a seeded release: fit_transform of a
     # seeded estimator (or a seeded Pipeline) changed on every run (a review)
     X = _binary_data()
-    a = SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit_transform(X)
-    b = SmoothMWEM(epsilon=1.0, random_state=0, **_BIN).fit_transform(X)
+    a = MWEM(epsilon=1.0, random_state=0, **_BIN).fit_transform(X)
+    b = MWEM(epsilon=1.0, random_state=0, **_BIN).fit_transform(X)
     np.testing.assert_array_equal(a, b)
-    fresh = SmoothMWEM(epsilon=1.0, **_BIN).fit(X)
+    fresh = MWEM(epsilon=1.0, **_BIN).fit(X)
     assert not np.array_equal(fresh.transform(X), fresh.transform(X))
 
 
@@ -382,8 +395,7 @@ def test_interval_queries_count_rows_on_the_lower_bound(queries):
     # a row on the box's lower bound (the lowest level of a binary or categorical
     # column, every row clipped up from below) is in the intervals that start there
     X = np.zeros((500, 1))
-    est = LaplacePerQuery(epsilon=1e6, bounds=(0, 1), universe="sample", queries=queries,
-                          n_queries=10, random_state=0)
+    est = LaplacePerQuery(epsilon=1e6, bounds=(0, 1), universe="sample", random_state=0, queries=Workload(kind=queries, n_queries=10))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded release: PrivacyLeakWarning
         est.fit(X)
@@ -395,7 +407,8 @@ def test_interval_queries_count_rows_on_the_lower_bound(queries):
 def _auto_grid(X, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return SmoothMWEM(bounds=(0, 1), random_state=0, **params).fit(X)._universe.shape
+        cls = SmoothMWEM if "sigma" in params else MWEM
+        return cls(bounds=(0, 1), random_state=0, **params).fit(X)._universe.shape
 
 
 def test_auto_grid_follows_epsilon_and_the_public_n_only():

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM, ProjectedSmoothMWEM, TableRounds
 from sksmooth.release._dense_model import DenseModel
 from sksmooth.release._rounds import is_dense, make_model
 from sksmooth.release.graphical import FactoredModel
@@ -28,8 +28,8 @@ def _correlated(n, d, levels, seed=0):
 
 def _fit(max_universe_size, **params):
     X = _correlated(3000, _D, _LEVELS)
-    est = SmoothMWEM(epsilon=2.0, levels=int, bounds=(0, _LEVELS - 1),
-                     max_universe_size=max_universe_size, random_state=3, **params)
+    est = MWEM(epsilon=2.0, levels=int, bounds=(0, _LEVELS - 1),
+               max_universe_size=max_universe_size, random_state=3, **params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded release: PrivacyLeakWarning
         return est.fit(X)
@@ -47,8 +47,8 @@ def test_factored_and_dense_agree_exactly_on_a_small_universe(update):
     # measured 2-way tables keep its junction tree far below the cap, so the
     # two runs see the same candidates, draw the same noise and must release
     # the same distribution
-    dense = _fit(2**24, n_iter=6, n_passes=2, update=update)
-    factored = _fit(700, n_iter=6, n_passes=2, update=update)
+    dense = _fit(2**24, rounds=TableRounds(n_iter=6, n_passes=2, update=update))
+    factored = _fit(700, rounds=TableRounds(n_iter=6, n_passes=2, update=update))
     assert isinstance(dense.model_, DenseModel)
     assert isinstance(factored.model_, FactoredModel)
     assert factored.model_.size <= 700
@@ -64,7 +64,7 @@ def test_factored_and_dense_agree_exactly_on_a_small_universe(update):
 
 def test_factored_model_stays_within_the_size_cap():
     # all 15 two-way tables measured would need the full 729-float joint
-    est = _fit(200, n_iter=15, n_passes=1)
+    est = _fit(200, rounds=TableRounds(n_iter=15, n_passes=1))
     assert isinstance(est.model_, FactoredModel)
     assert est.model_.size <= 200
     assert 0 < est.n_iter_ < 15  # stopped when no table fit any more
@@ -73,7 +73,7 @@ def test_factored_model_stays_within_the_size_cap():
 def test_grid_past_2_24_points_works_and_learns():
     # 30 ten-level columns: 1e30 grid points; neighbouring columns copy each other
     X = _correlated(4000, 30, 10, seed=1)
-    est = SmoothMWEM(epsilon=2.0, levels=int, bounds=(0, 9))
+    est = MWEM(epsilon=2.0, levels=int, bounds=(0, 9))
     est.fit(X)
     assert isinstance(est.model_, FactoredModel)
     assert est.model_.size <= est.max_universe_size
@@ -91,28 +91,29 @@ def test_grid_past_2_24_points_works_and_learns():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(output="average"), "output='average'"),
-    (dict(projection=True, sigma=0.5), "projection"),
+    (dict(rounds=TableRounds(output="average")), "output='average'"),
+    (dict(cls=ProjectedSmoothMWEM, sigma=0.5), "projects"),
     (dict(queries="halfspaces"), "not made of grid tables"),
 ])
 def test_what_needs_the_dense_grid_says_so(params, match):
     X = _correlated(200, _D, _LEVELS)
+    params = dict(params)
+    cls = params.pop("cls", MWEM)
     with pytest.raises(ValueError, match=match):
-        SmoothMWEM(levels=int, bounds=(0, _LEVELS - 1),
-                   max_universe_size=700, **params).fit(X)
+        cls(levels=int, bounds=(0, _LEVELS - 1), max_universe_size=700, **params).fit(X)
 
 
 def test_answer_of_arbitrary_queries_needs_the_dense_grid():
-    est = _fit(700, n_iter=2)
+    est = _fit(700, rounds=TableRounds(n_iter=2))
     with pytest.raises(ValueError, match="factored"):
         est.answer(lambda X: X[:, :1] > 0)
 
 
 def test_universe_points_of_a_factored_model_are_refused_before_allocating_the_grid():
-    est = _fit(700, n_iter=2)
+    est = _fit(700, rounds=TableRounds(n_iter=2))
     with pytest.raises(ValueError, match="factored model.*model_.marginal"):
         est.universe_
-    assert len(_fit(10**6, n_iter=2).universe_[0]) == _LEVELS**_D
+    assert len(_fit(10**6, rounds=TableRounds(n_iter=2)).universe_[0]) == _LEVELS**_D
 
 
 @pytest.mark.parametrize("scheme", ["systematic", "iid"])
@@ -143,7 +144,7 @@ def test_table_mw_passes_converge_to_a_precise_measurement_wherever_the_mass_sit
     for n_passes in (10, 100):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the seed
-            mw = SmoothMWEM(epsilon=1e4, bounds=(0, 10), levels={0: int, 1: int},
-                            n_passes=n_passes, random_state=0).fit(X)
+            mw = MWEM(epsilon=1e4, bounds=(0, 10), levels={0: int, 1: int},
+                      random_state=0, rounds=TableRounds(n_passes=n_passes)).fit(X)
         gaps.append(np.max(np.abs(mw.answer() - mw.measurements_[0].ravel())))
     assert gaps[1] < gaps[0] / 5 and gaps[1] < 0.005

@@ -37,10 +37,14 @@ from sksmooth.accounting import zcdp_to_dp
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon, audit_epsilon_search
 from sksmooth.release import (
+    MWEM,
     GaussianPerQuery,
     LaplacePerQuery,
-    SmoothMWEM,
+    ProjectedSmoothMWEM,
+    QueryRounds,
     SubsampledNetMechanism,
+    TableRounds,
+    Workload,
 )
 
 pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
@@ -73,7 +77,7 @@ def _audit(run, event, delta=0.0, d0=X0, d1=X1, trials=TRIALS, seed=0):
 
 
 # ------------------------------------------------------------ broken variants
-class _DoubledMeasurement(SmoothMWEM):
+class _DoubledMeasurement(MWEM):
     """Broken on purpose: measures with twice the epsilon it accounts for."""
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
@@ -84,14 +88,14 @@ class _DoubledMeasurement(SmoothMWEM):
         return params._replace(noise_scale=params.noise_scale / 2)  # half the noise
 
 
-class _UncomposedRounds(SmoothMWEM):
+class _UncomposedRounds(MWEM):
     """Broken on purpose: every round spends the whole budget (no composition)."""
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
         return super()._round_parameters(epsilon, delta, 1, fraction, n, by_table)
 
 
-class _DoubledSelection(SmoothMWEM):
+class _DoubledSelection(MWEM):
     """Broken on purpose: spends 2x the selection budget it accounts for."""
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
@@ -100,9 +104,14 @@ class _DoubledSelection(SmoothMWEM):
 
 
 # ------------------------------------------------- SmoothMWEM: measurement step
-def _mwem(cls, **kw):
-    common = dict(epsilon=EPS, queries="marginals", marginal_width=1, n_iter=1,
-                  selection_fraction=0.01, n_passes=0)
+_ONE_WAY = Workload(kind="marginals", marginal_width=1)
+
+
+def _mwem(cls, rounds=TableRounds, n_iter=1, variant=None, **kw):
+    if variant is not None:  # the same (correct or broken) release on another variant
+        cls = variant if cls is MWEM else type(cls.__name__, (cls, variant), {})
+    common = dict(epsilon=EPS, queries=_ONE_WAY,
+                  rounds=rounds(n_iter=n_iter, selection_fraction=0.01, n_passes=0))
     common.update(kw)
 
     def fit(dataset, rng):
@@ -121,15 +130,16 @@ def _query_tail(fitted):
 MEASUREMENT_CONFIGS = {
     # (estimator keywords, event, fraction of eps_meas the correct release reaches)
     "table, grid, pure DP": (dict(**ONE_ATTR), _table_tail),
-    "single query": (dict(measurement="query", **ONE_ATTR), _query_tail),
-    "projected (sigma=0.5)": (dict(sigma=0.5, projection=True, **ONE_ATTR), _table_tail),
+    "single query": (dict(rounds=QueryRounds, **ONE_ATTR), _query_tail),
+    "projected (sigma=0.5)": (dict(variant=ProjectedSmoothMWEM, sigma=0.5, **ONE_ATTR),
+                              _table_tail),
 }
 
 
 @pytest.mark.parametrize("config", ["table, grid, pure DP"])
 def test_smooth_mwem_measurement_audit_fast(config):
     kw, event = MEASUREMENT_CONFIGS[config]
-    correct = _audit(_mwem(SmoothMWEM, **kw), event)
+    correct = _audit(_mwem(MWEM, **kw), event)
     assert 0.6 * EPS < correct <= EPS
     broken = _audit(_mwem(_DoubledMeasurement, **kw), event)
     assert broken > EPS
@@ -139,7 +149,7 @@ def test_smooth_mwem_measurement_audit_fast(config):
 @pytest.mark.parametrize("config", ["single query", "projected (sigma=0.5)"])
 def test_smooth_mwem_measurement_audit(config):
     kw, event = MEASUREMENT_CONFIGS[config]
-    correct = _audit(_mwem(SmoothMWEM, **kw), event)
+    correct = _audit(_mwem(MWEM, **kw), event)
     assert 0.6 * EPS < correct <= EPS
     assert _audit(_mwem(_DoubledMeasurement, **kw), event) > EPS
 
@@ -149,13 +159,13 @@ def test_smooth_mwem_sampled_universe_audit():
     # one continuous attribute, a sampled universe, one threshold query x <= 0.5:
     # its count is 4 on D0 and 3 on D1 (a record moves from 0.1 to 0.9)
     d0, d1 = np.full((4, 1), 0.1), np.array([[0.1], [0.1], [0.1], [0.9]])
-    kw = dict(universe="sample", n_universe=50, queries="thresholds", n_queries=1,
-              bounds=(0, 1), marginal_width=1)
+    kw = dict(universe="sample", n_universe=50, bounds=(0, 1),
+              queries=Workload(kind="thresholds", marginal_width=1, n_queries=1))
 
     def event(fitted):
         return int(fitted.noisy_counts_[0][0]) <= 3
 
-    correct = _audit(_mwem(SmoothMWEM, **kw), event, d0=d0, d1=d1)
+    correct = _audit(_mwem(MWEM, **kw), event, d0=d0, d1=d1)
     assert 0.6 * EPS < correct <= EPS
     assert _audit(_mwem(_DoubledMeasurement, **kw), event, d0=d0, d1=d1) > EPS
 
@@ -172,7 +182,7 @@ def test_smooth_mwem_rounds_compose():
     def event(fitted):
         return all(c.ravel()[1] >= 1 and c.ravel()[0] <= 3 for c in fitted.noisy_counts_)
 
-    correct = _audit(_mwem(SmoothMWEM, **kw), event, d0=d0, d1=d1)
+    correct = _audit(_mwem(MWEM, **kw), event, d0=d0, d1=d1)
     assert 0.5 * EPS < correct <= EPS
     assert _audit(_mwem(_UncomposedRounds, **kw), event, d0=d0, d1=d1) > EPS
 
@@ -205,7 +215,7 @@ def test_smooth_mwem_discrete_gaussian_path():
     # (eps, delta) comes from the same zCDP budget, composed exactly: tested in
     # test_release_estimators.py); the half-noise variant has 4x rho.
     kw = dict(epsilon=2.0, delta=1e-2, **ONE_ATTR)
-    claim, correct, broken = _gaussian_claim_and_audit(_mwem(SmoothMWEM, **kw),
+    claim, correct, broken = _gaussian_claim_and_audit(_mwem(MWEM, **kw),
                                                        _mwem(_DoubledMeasurement, **kw))
     assert 0.3 * claim < correct <= claim
     assert broken > claim
@@ -224,9 +234,9 @@ S1 = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]] * 2 + [[1.0, 0.0]])
 
 def _selection(cls):
     def fit(dataset, rng):
-        return cls(epsilon=2.0, queries="marginals", marginal_width=1, n_iter=1,
-                   selection_fraction=0.9, n_passes=0, levels={0: int, 1: int},
-                   bounds=(0, 1), random_state=rng).fit(dataset)
+        return cls(epsilon=2.0, queries=_ONE_WAY,
+                   rounds=TableRounds(n_iter=1, selection_fraction=0.9, n_passes=0),
+                   levels={0: int, 1: int}, bounds=(0, 1), random_state=rng).fit(dataset)
 
     return fit
 
@@ -236,7 +246,7 @@ def _selected_a(fitted):
 
 
 def test_smooth_mwem_selection_audit():
-    res = _audit(_selection(SmoothMWEM), _selected_a, d0=S0, d1=S1, trials=1000)
+    res = _audit(_selection(MWEM), _selected_a, d0=S0, d1=S1, trials=1000)
     assert 0.8 < res <= 2.0  # eps_sel = 1.8; 0.4 of the claim
 
 
@@ -259,7 +269,7 @@ class _HalfNoiseGaussian(GaussianPerQuery):
 
 def _per_query(cls, **kw):
     def fit(dataset, rng):
-        return cls(sensitivity="structured", queries="marginals", marginal_width=1,
+        return cls(sensitivity="structured", queries=_ONE_WAY,
                    random_state=rng, **ONE_ATTR, **kw).fit(dataset)
 
     return fit
@@ -304,7 +314,7 @@ class _DoubledNet(SubsampledNetMechanism):
 
 def _net(cls):
     def fit(dataset, rng):
-        return cls(epsilon=NET_EPS, queries="marginals", marginal_width=1, universe="grid",
+        return cls(epsilon=NET_EPS, queries=_ONE_WAY, universe="grid",
                    n_universe=40, synthetic_size=1, random_state=rng, **ONE_ATTR).fit(dataset)
 
     return fit

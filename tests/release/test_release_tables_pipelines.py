@@ -15,9 +15,12 @@ from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
     LaplacePerQuery,
+    MWEM,
     SmoothMWEM,
     SubsampledNetMechanism,
     SyntheticSampler,
+    TableRounds,
+    Workload,
 )
 from sksmooth.release._dense_model import DenseModel
 from sksmooth.release._model import ReleaseModel
@@ -44,9 +47,9 @@ _FRAME_PARAMS = dict(
     n_bins=4,
 )
 _FRAME_ESTIMATORS = [
-    lambda: SmoothMWEM(**_FRAME_PARAMS),
+    lambda: MWEM(**_FRAME_PARAMS),
     lambda: SubsampledNetMechanism(n_universe=60, n_candidates=100, synthetic_size=10,
-                                   n_queries=30, **_FRAME_PARAMS),
+                                   **_FRAME_PARAMS, queries=Workload(n_queries=30)),
 ]
 
 
@@ -97,19 +100,19 @@ def test_levels_are_public_never_read_from_data():
     # like missing values), never refused: its 'str' dtype follows the values (one
     # number among the texts makes it object), so a refusal would depend on a row
     for levels in ({"city": int}, None):
-        out = SmoothMWEM(levels=levels, bounds=(0, 100)).fit(
+        out = MWEM(levels=levels, bounds=(0, 100)).fit(
             df[["city", "age"]]).sample(50)
         assert out["city"].dtype.kind in "if" and not set(out["city"]) & set(df["city"])
     # a value outside the declared levels is mapped to the first level, never refused
     # and never echoed
-    est = SmoothMWEM(levels={"city": ["lyon", "paris"]}, bounds=([0, 18], [1, 90])).fit(
+    est = MWEM(levels={"city": ["lyon", "paris"]}, bounds=([0, 18], [1, 90])).fit(
         df[["city", "age"]])
     assert set(est.sample(200)["city"]) <= {"lyon", "paris"}
 
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(bounds={0: (0, 1), 1: (0, 1)}),
-    lambda: SmoothMWEM(bounds=(0, 1)),
+    lambda: MWEM(bounds=(0, 1)),
 ])
 def test_duplicate_column_names_are_refused_naming_them(make):
     # AIM emitted the last column twice (its first column lost); SmoothMWEM's refusal
@@ -121,7 +124,7 @@ def test_duplicate_column_names_are_refused_naming_them(make):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"m": [1, "a"], "k": 2}),
-    lambda: SmoothMWEM(levels={"m": [1, "a"], "k": int}, bounds=(0, 1)),
+    lambda: MWEM(levels={"m": [1, "a"], "k": int}, bounds=(0, 1)),
 ])
 def test_declared_levels_of_mixed_types_keep_their_types(make):
     # numpy turned [1, "a"] into text: the level 1 came back as "1" (found by a review)
@@ -144,8 +147,8 @@ def test_declared_levels_win_over_a_dtype_picked_by_the_values(column, declared,
     # take level 0, and the synthetic column holds the declared levels
     X = pd.DataFrame({"c": column, "k": [0, 1, 0] * 40})
     make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": declared, "k": 2}),
-            "mwem": lambda: SmoothMWEM(levels={"c": declared, "k": int},
-                                       bounds=(0, 1))}[estimator]
+            "mwem": lambda: MWEM(levels={"c": declared, "k": int},
+                                 bounds=(0, 1))}[estimator]
     synth = make().fit(X)
     assert synth.guarantee_.certified
     assert set(synth.sample(30, random_state=0)["c"]) <= set(declared)
@@ -157,8 +160,8 @@ def test_declared_levels_beyond_a_categoricals_categories_come_out_as_declared(e
     # levels (see the attacks tests); the synthetic column holds declared levels, no NaN
     X = pd.DataFrame({"c": pd.Categorical(["x", "y", "x"] * 40), "k": [0, 1, 0] * 40})
     make = {"aim": lambda: AdaptiveMarginalSynthesizer(levels={"c": [0, 1, 2], "k": 2}),
-            "mwem": lambda: SmoothMWEM(levels={"c": [0, 1, 2], "k": int},
-                                       bounds=(0, 1))}[estimator]
+            "mwem": lambda: MWEM(levels={"c": [0, 1, 2], "k": int},
+                                 bounds=(0, 1))}[estimator]
     out = make().fit(X).sample(30, random_state=0)["c"]
     assert list(out.cat.categories) == [0, 1, 2] and not out.isna().any()
 
@@ -179,20 +182,20 @@ def test_categorical_features_by_mask_index_and_dtype():
     bounds = ([18, 0, 0], [90, 1, 2])
     for spec in (["smoker", "grade"], [1, 2], [False, True, True]):
         with pytest.warns(RemovalWarning, match="categorical_features"):
-            est = SmoothMWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
+            est = MWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
         assert est._universe.shape[:3] == (4, 2, 3), spec
     # from the dtypes: only the Categorical ('boolean' is picked by the values)
     with pytest.warns(RemovalWarning):
-        est = SmoothMWEM(categorical_features="from_dtype", bounds=bounds, n_bins=4).fit(df)
+        est = MWEM(categorical_features="from_dtype", bounds=bounds, n_bins=4).fit(df)
     assert est._universe.shape[:3] == (4, 4, 3)
-    est = SmoothMWEM(bounds=bounds, n_bins=4).fit(df)
+    est = MWEM(bounds=bounds, n_bins=4).fit(df)
     assert est._universe.shape[:3] == (4, 4, 3)
 
 
 def test_y_series_round_trip_and_fit_resample():
     df = _frame()
     y = pd.Series(np.where(df["smoker"], "yes", "no"), name="target")
-    est = SmoothMWEM(classes=["no", "yes"], **_FRAME_PARAMS)
+    est = MWEM(classes=["no", "yes"], **_FRAME_PARAMS)
     Xs, ys = est.fit_resample(df, y)
     assert isinstance(Xs, pd.DataFrame) and isinstance(ys, pd.Series)
     assert ys.name == "target" and len(Xs) == len(df) and set(ys) <= {"no", "yes"}
@@ -200,7 +203,7 @@ def test_y_series_round_trip_and_fit_resample():
 
 
 @pytest.mark.parametrize("make", [
-    lambda **kw: SmoothMWEM(**_FRAME_PARAMS, **kw),
+    lambda **kw: MWEM(**_FRAME_PARAMS, **kw),
     lambda **kw: AdaptiveMarginalSynthesizer(levels={"city": ["lyon", "nice", "paris"],
                                                      "smoker": [False, True]},
                                              bounds={"age": (18, 90), "visits": (0, 9)}, **kw),
@@ -228,7 +231,7 @@ def test_synthetic_y_keeps_a_public_label_dtype(make, y_dtype, classes, expected
 
 def test_set_output_does_not_raise_oddly():
     df = _frame()[["age", "visits"]]
-    est = SmoothMWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
+    est = MWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
     out = est.fit_transform(df)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == ["age", "visits"]
 
@@ -239,7 +242,7 @@ def test_pandas_output_of_synthetic_rows_never_takes_the_real_rows_index():
     # would pair synthetic X with real labels (found by a review)
     df = _frame()[["age", "visits"]]
     df.index = [f"patient_{i}" for i in range(len(df))]
-    est = SmoothMWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
+    est = MWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
     for out in (est.fit(df.to_numpy()).transform(df), est.fit_transform(df)):
         assert isinstance(out, pd.DataFrame) and len(out) == len(df)
         assert list(out.index) == list(range(len(df)))
@@ -258,19 +261,19 @@ _BIN = dict(levels={0: int, 1: int, 2: int, 3: int}, bounds=(0, 1), classes=[0, 
 
 def test_supervised_sklearn_pipeline_misuse_raises():
     X, y = _supervised()
-    pipe = make_pipeline(SmoothMWEM(**_BIN), LogisticRegression())
+    pipe = make_pipeline(MWEM(**_BIN), LogisticRegression())
     with pytest.raises(ValueError, match="fit_resample"):
         pipe.fit(X, y)
-    ct = ColumnTransformer([("release", SmoothMWEM(**_BIN), [0, 1, 2, 3])])
+    ct = ColumnTransformer([("release", MWEM(**_BIN), [0, 1, 2, 3])])
     with pytest.raises(ValueError, match="fit_resample"):
         ct.fit_transform(X, y)
     with pytest.raises(ValueError, match="fit_resample"):
-        SmoothMWEM(**_BIN).fit_transform(X, y)
+        MWEM(**_BIN).fit_transform(X, y)
 
 
 def test_unsupervised_pipeline_emits_synthetic_rows():
     X, _ = _supervised()
-    pipe = Pipeline([("release", SmoothMWEM(levels=int, bounds=(0, 1))),
+    pipe = Pipeline([("release", MWEM(levels=int, bounds=(0, 1))),
                      ("scale", StandardScaler())])
     assert pipe.fit_transform(X).shape == X.shape
 
@@ -279,9 +282,9 @@ def test_imblearn_pipeline_trains_on_synthetic_pairs():
     imblearn_pipeline = pytest.importorskip("imblearn.pipeline")
     X, y = _supervised(n=2000)
     with pytest.raises((TypeError, ValueError)):  # imblearn refuses transform + fit_resample
-        imblearn_pipeline.Pipeline([("release", SmoothMWEM(**_BIN)),
+        imblearn_pipeline.Pipeline([("release", MWEM(**_BIN)),
                                     ("clf", LogisticRegression())]).fit(X, y)
-    pipe = imblearn_pipeline.Pipeline([("release", SmoothMWEM(epsilon=2.0, **_BIN).as_sampler()),
+    pipe = imblearn_pipeline.Pipeline([("release", MWEM(epsilon=2.0, **_BIN).as_sampler()),
                                        ("clf", LogisticRegression())])
     pipe.fit(X, y)
     assert pipe.predict(X).shape == y.shape
@@ -312,14 +315,14 @@ def test_dense_model_implements_the_protocol():
 
 # ------------------------------------------------------------ parameter caps
 @pytest.mark.parametrize("make, name", [
-    (lambda: SmoothMWEM(n_passes=10**12), "n_passes"),
-    (lambda: SmoothMWEM(n_iter=10**12), "n_iter"),
-    (lambda: SmoothMWEM(n_queries=10**12), "n_queries"),
+    (lambda: MWEM(rounds=TableRounds(n_passes=10**12)), "n_passes"),
+    (lambda: MWEM(rounds=TableRounds(n_iter=10**12)), "n_iter"),
+    (lambda: MWEM(queries=Workload(n_queries=10**12)), "n_queries"),
     (lambda: SubsampledNetMechanism(synthetic_size=10**12), "synthetic_size"),
     (lambda: SubsampledNetMechanism(n_candidates=10**12), "n_candidates"),
-    (lambda: LaplacePerQuery(n_queries=10**12), "n_queries"),
-    (lambda: GaussianPerQuery(marginal_width=10**12), "marginal_width"),
-    (lambda: SmoothMWEM(epsilon=np.array([1.0])), "epsilon"),
+    (lambda: LaplacePerQuery(queries=Workload(n_queries=10**12)), "n_queries"),
+    (lambda: GaussianPerQuery(queries=Workload(marginal_width=10**12)), "marginal_width"),
+    (lambda: MWEM(epsilon=np.array([1.0])), "epsilon"),
     (lambda: SmoothMWEM(sigma=float("nan")), "sigma"),
 ])
 def test_resource_caps_refuse_before_data(make, name):
@@ -329,13 +332,13 @@ def test_resource_caps_refuse_before_data(make, name):
 
 
 def test_constructor_is_keyword_only():
-    for cls in (SmoothMWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery):
+    for cls in (MWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery):
         with pytest.raises(TypeError):
             cls(1.0)
 
 
 def test_clone_keeps_parameters():
-    est = SmoothMWEM(epsilon=0.5, **_BIN)
+    est = MWEM(epsilon=0.5, **_BIN)
     assert clone(est).get_params() == est.get_params()
 
 
@@ -374,7 +377,7 @@ def test_the_fix_an_error_suggests_for_an_integer_labelled_column_works():
 @pytest.mark.parametrize("missing", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT])
 @pytest.mark.parametrize("make", [
     lambda missing: AdaptiveMarginalSynthesizer(levels=2, classes=["a", missing]),
-    lambda missing: SmoothMWEM(bounds=(0, 1), classes=["a", missing])])
+    lambda missing: MWEM(bounds=(0, 1), classes=["a", missing])])
 def test_a_missing_value_among_declared_classes_is_refused_naming_it(make, missing):
     # numpy's raw "'<' not supported between 'NoneType' and 'str'" came out (found by a
     # review); a parameter error, before any data is read

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from sksmooth.exceptions import PrivacyWarning
-from sksmooth.release import SmoothMWEM
+from sksmooth.release import MWEM, ProjectedSmoothMWEM, QueryRounds, SmoothMWEM, Workload
 
 SIGMA = 0.25
 N_BINS = 64
@@ -29,8 +29,9 @@ def _smooth_data():
 
 
 def _fit(projection, seed):
-    est = SmoothMWEM(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", measurement="query",
-                     n_bins=N_BINS, projection=projection, bounds=(0, 1), random_state=seed)
+    cls = ProjectedSmoothMWEM if projection else SmoothMWEM
+    est = cls(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", rounds="query",
+              n_bins=N_BINS, bounds=(0, 1), random_state=seed)
     with pytest.warns(PrivacyWarning):
         return est.fit(_smooth_data())
 
@@ -95,7 +96,7 @@ def test_projection_enforces_smoothness_even_on_non_smooth_data():
                   bounds=(0, 1), random_state=0)
     with pytest.warns(PrivacyWarning):
         plain = SmoothMWEM(**common).fit(X)
-        projected = SmoothMWEM(projection=True, **common).fit(X)
+        projected = ProjectedSmoothMWEM(**common).fit(X)
     assert plain.distribution_.max() > 3 * cap
     assert projected.distribution_.max() <= cap * (1 + 1e-9)
     assert projected.distribution_average_.max() <= cap * (1 + 1e-9)
@@ -107,8 +108,7 @@ def test_no_theorem_bound_when_the_data_are_not_on_the_universe():
     # the universe can separate, so the error stays ~1/2 whatever T. Thm 4.1/4.2
     # presume the data live on the universe; a "bound" of ~0.15 would be false.
     X = np.full((200_000, 1), 0.5)
-    est = SmoothMWEM(epsilon=1.0, universe="sample", n_universe=3, queries="thresholds",
-                     n_queries=9, measurement="query", bounds=(0, 1), random_state=0).fit(X)
+    est = MWEM(epsilon=1.0, universe="sample", n_universe=3, bounds=(0, 1), random_state=0, queries=Workload(kind="thresholds", n_queries=9), rounds='query').fit(X)
     err = np.abs(est.answer() - est.workload_.counts_data(X) / len(X)).max()
     assert err > 0.4
     assert est.error_bound_ is None or err <= est.error_bound_
@@ -123,8 +123,7 @@ def test_error_bound_probability_is_not_vacuous():
     assert any("w.p. >= 0.95" in note for note in est.guarantee_.notes)
     # where the papers' level is meaningful (|Q| >= 2T/beta) the bound is no looser
     # than Thm 4.2's 2 sqrt(log(1/sigma)/T) + 10 T log|Q'| / (eps n)
-    short = SmoothMWEM(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", measurement="query",
-                       n_bins=4096, n_iter=5, bounds=(0, 1), random_state=0)
+    short = SmoothMWEM(epsilon=EPSILON, sigma=SIGMA, queries="thresholds", n_bins=4096, bounds=(0, 1), random_state=0, rounds=QueryRounds(n_iter=5))
     with pytest.warns(PrivacyWarning):
         short.fit(_smooth_data())
     T, k = short.n_iter_, short.n_queries_
@@ -199,7 +198,7 @@ def _transcript_verdict(estimator_class):
     noise, ll, step = [], {0.5: 0.0, 1.0: 0.0, 2.0: 0.0}, True
     for seed in range(3):
         est = estimator_class(epsilon=EPSILON, sigma=SIGMA, queries="thresholds",
-                              measurement="query", n_bins=N_BINS, bounds=(0, 1),
+                              rounds="query", n_bins=N_BINS, bounds=(0, 1),
                               random_state=seed)
         with pytest.warns(PrivacyWarning):
             est.fit(_smooth_data())

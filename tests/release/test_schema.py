@@ -11,13 +11,13 @@ from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
     LaplacePerQuery,
-    SmoothMWEM,
+    MWEM,
     SubsampledNetMechanism,
 )
 from sksmooth.exceptions import RemovalWarning
 from sksmooth.release._schema import bounds_by_column
 
-GRID_FAMILY = [SmoothMWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery]
+GRID_FAMILY = [MWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery]
 
 
 def _table(n=200, seed=0):
@@ -52,13 +52,13 @@ def _released(est):
 
 def test_a_column_without_range_or_levels_is_named():
     with pytest.raises(ValueError, match="no range for column 'score'"):
-        _fit(SmoothMWEM(bounds={"age": (20, 60)}, levels={"kind": 3}), _table())
+        _fit(MWEM(bounds={"age": (20, 60)}, levels={"kind": 3}), _table())
 
 
 @pytest.mark.parametrize("bounds", [{"age": (60, 20)}, {"age": (0, np.inf)}, {"age": "0-1"}])
 def test_a_bad_range_is_refused_before_the_data(bounds):
     with pytest.raises(ValueError, match=r"bounds\['age'\]"):
-        SmoothMWEM(bounds=bounds).fit(_table())
+        MWEM(bounds=bounds).fit(_table())
 
 
 def test_adaptive_marginal_synthesizer_takes_a_pair_for_its_columns_without_levels():
@@ -105,8 +105,8 @@ def _integer_table(n=300, seed=0):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"age": int, "kind": 3}, method="mst",
                                         bounds={"age": (17, 90), "score": (0, 1)}),
-    lambda: SmoothMWEM(levels={"age": int, "kind": 3},
-                       bounds={"age": (17, 90), "score": (0, 1)}),
+    lambda: MWEM(levels={"age": int, "kind": 3},
+                 bounds={"age": (17, 90), "score": (0, 1)}),
 ])
 def test_columns_declared_integer_come_back_as_integers(make):
     # issue 36: the synthesizers returned float64 for integer input columns

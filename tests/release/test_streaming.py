@@ -20,8 +20,11 @@ from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
     LaplacePerQuery,
+    MWEM,
     SmoothMWEM,
     SubsampledNetMechanism,
+    TableRounds,
+    Workload,
 )
 from sksmooth.release._audit_cases import _FirstChunkCountedTwice
 from sksmooth.release._statistics import MarginalCounts, plan_joint_tables
@@ -128,11 +131,11 @@ def _reference_counts(est, X, y):
 
 
 @pytest.mark.parametrize("make, with_y", [
-    (lambda: SmoothMWEM(bounds=(0, 4), levels={2: int}, n_bins=6, random_state=0),
+    (lambda: MWEM(bounds=(0, 4), levels={2: int}, n_bins=6, random_state=0),
      True),
-    (lambda: SmoothMWEM(bounds=(0, 4), universe="sample", n_universe=200, random_state=0),
+    (lambda: MWEM(bounds=(0, 4), universe="sample", n_universe=200, random_state=0),
      False),
-    (lambda: SmoothMWEM(bounds=(0, 4), queries="ranges", random_state=0), True),
+    (lambda: MWEM(bounds=(0, 4), queries="ranges", random_state=0), True),
     (lambda: LaplacePerQuery(bounds=(0, 4), levels={2: int}, random_state=0), True),
     (lambda: GaussianPerQuery(bounds=(0, 4), queries="thresholds", random_state=0), False),
     (lambda: SubsampledNetMechanism(bounds=(0, 4), universe="grid", n_universe=40,
@@ -153,8 +156,8 @@ def test_chunked_counts_equal_one_shot_counts(make, with_y):
 
 def test_chunked_counts_equal_one_shot_on_a_dataframe_with_categoricals():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
-                     random_state=0)
+    est = MWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
+               random_state=0)
     _stream_fit(est, df, sizes=(100, 7, 3))
     expected = _reference_counts(est, df, None)
     np.testing.assert_array_equal(est._stream.statistic.query_counts(), expected)
@@ -178,10 +181,10 @@ def test_aim_chunked_counts_equal_one_shot_on_a_dataframe():
 
 # ------------------------------- release from chunks == one-shot fit (seeded)
 @pytest.mark.parametrize("make, with_y, output", [
-    (lambda: SmoothMWEM(bounds=(0, 4), levels={2: int}, n_bins=6, classes=[0, 1],
-                        random_state=3), True, "distribution_"),
-    (lambda: SmoothMWEM(bounds=(0, 4), measurement="query", universe="sample",
-                        n_universe=150, random_state=3), False, "distribution_"),
+    (lambda: MWEM(bounds=(0, 4), levels={2: int}, n_bins=6, classes=[0, 1],
+                  random_state=3), True, "distribution_"),
+    (lambda: MWEM(bounds=(0, 4), universe="sample",
+                  n_universe=150, random_state=3, rounds='query'), False, "distribution_"),
     (lambda: LaplacePerQuery(bounds=(0, 4), random_state=3), False, "noisy_counts_"),
     (lambda: GaussianPerQuery(bounds=(0, 4), sensitivity="structured", classes=[0, 1],
                               random_state=3), True, "noisy_counts_"),
@@ -220,8 +223,8 @@ def test_aim_release_from_chunks_equals_one_shot_fit():
 
 def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
-                     random_state=0)
+    est = MWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int},
+               random_state=0)
     _stream_fit(est, df, sizes=(100,)).release()
     out = est.sample(25, random_state=0)
     assert list(out.columns) == list(df.columns)
@@ -237,7 +240,7 @@ def test_fit_resample_and_dataframe_outputs_after_a_chunked_release():
 def test_nothing_charged_or_published_before_release(tmp_path):
     X, y = _numeric_data()
     ledger = BudgetAccountant(epsilon=10.0, path=tmp_path / "ledger.sqlite")
-    est = SmoothMWEM(bounds=(0, 4), epsilon=1.0, classes=[0, 1], accountant=ledger)
+    est = MWEM(bounds=(0, 4), epsilon=1.0, classes=[0, 1], accountant=ledger)
     _stream_fit(est, X, y)
     assert ledger.spent.epsilon == 0.0 and len(ledger) == 0
     public = {k for k in vars(est) if k.endswith("_") and not k.startswith("_")}
@@ -254,7 +257,7 @@ def test_nothing_charged_or_published_before_release(tmp_path):
 def test_a_release_refused_by_the_ledger_publishes_nothing_and_keeps_the_counts():
     X, _ = _numeric_data()
     ledger = BudgetAccountant(epsilon=1.5)
-    est = SmoothMWEM(bounds=(0, 4), epsilon=1.0, accountant=ledger)
+    est = MWEM(bounds=(0, 4), epsilon=1.0, accountant=ledger)
     _stream_fit(est, X)
     ledger.spend(1.0, 0.0, "elsewhere")
     before = est._stream.statistic.state().copy()
@@ -265,8 +268,8 @@ def test_a_release_refused_by_the_ledger_publishes_nothing_and_keeps_the_counts(
 
 
 _REFIT_MAKERS = {
-    "mwem": lambda acc: SmoothMWEM(bounds=(0, 4), levels={0: int, 1: int}, epsilon=1.0,
-                                   accountant=acc),
+    "mwem": lambda acc: MWEM(bounds=(0, 4), levels={0: int, 1: int}, epsilon=1.0,
+                             accountant=acc),
     "snm": lambda acc: SubsampledNetMechanism(bounds=(0, 4), n_universe=40, n_candidates=100,
                                               synthetic_size=10, epsilon=1.0, accountant=acc),
     "gaussian": lambda acc: GaussianPerQuery(bounds=(0, 4), epsilon=1.0, delta=1e-6,
@@ -313,7 +316,7 @@ def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_pa
     X, _ = _numeric_data()
     ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
     # n_bins given: 'auto' sizes a stream's grid without n, and fit's from n
-    est = SmoothMWEM(bounds=(0, 4), n_bins=16, random_state=7, accountant=ledger)
+    est = MWEM(bounds=(0, 4), n_bins=16, random_state=7, accountant=ledger)
     _stream_fit(est, X[:250]).release()
     with pytest.raises(ValueError, match="no rows accumulated since the last release"):
         est.release()
@@ -333,7 +336,7 @@ def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_pa
 ])
 def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
     X, y = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), n_bins=16, classes=[0, 1], random_state=2)
+    est = MWEM(bounds=(0, 4), n_bins=16, classes=[0, 1], random_state=2)
     est.partial_fit(X[:200], y[:200])
     before = est._stream.statistic.state().copy()
     state_keys = set(vars(est))
@@ -349,7 +352,7 @@ def test_a_failed_chunk_leaves_the_accumulation_unchanged(bad, match):
 
 def test_a_chunk_with_another_dataframe_schema_is_refused_with_the_fix():
     df = _frame_data()
-    est = SmoothMWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int})
+    est = MWEM(bounds=(0, 1), n_bins=4, levels={"size": [0, 1, 2, 3, 4], "flag": int})
     est.partial_fit(df.iloc[:100])
     other = df.iloc[100:].copy()
     other["colour"] = other["colour"].cat.set_categories(["red", "green", "blue", "pink"])
@@ -389,7 +392,7 @@ def test_a_chunk_schema_refusal_names_what_changed():
 
 def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
     X, y = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), levels={2: int}, classes=[0, 1], random_state=0)
+    est = MWEM(bounds=(0, 4), levels={2: int}, classes=[0, 1], random_state=0)
     est.partial_fit(X[:100], y[:100])
     nasty = X[100:200].copy()
     nasty[0, 0], nasty[1, 1], nasty[2, 0], nasty[3, 2] = np.nan, np.inf, -1e300, 17.0
@@ -402,7 +405,7 @@ def test_bad_values_in_a_later_chunk_are_mapped_never_refused():
 
 def test_changing_a_parameter_between_chunks_is_refused():
     X, _ = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4))
+    est = MWEM(bounds=(0, 4))
     est.partial_fit(X[:100])
     est.set_params(n_bins=3)
     with pytest.raises(ValueError, match="n_bins was changed"):
@@ -442,7 +445,7 @@ def test_copies_of_an_accumulating_estimator_never_share_noise():
 
 def test_pickled_accumulator_continues_and_releases_like_the_original():
     X, _ = _numeric_data()
-    est = SmoothMWEM(bounds=(0, 4), n_bins=16, random_state=5)
+    est = MWEM(bounds=(0, 4), n_bins=16, random_state=5)
     est.partial_fit(X[:200])
     restored = pickle.loads(pickle.dumps(est))
     restored.partial_fit(X[200:]).release()
@@ -452,9 +455,9 @@ def test_pickled_accumulator_continues_and_releases_like_the_original():
 # ---------------------------------------------------------- broken variant
 def test_the_audits_broken_variant_counts_its_first_chunk_twice():
     X = np.array([[1.0], [0.0], [0.0], [0.0]])
-    params = dict(queries="marginals", marginal_width=1, n_iter=1, levels={0: int},
-                  bounds=(0, 1))
-    good, broken = SmoothMWEM(**params), _FirstChunkCountedTwice(**params)
+    params = dict(queries=Workload(kind="marginals", marginal_width=1),
+                  rounds=TableRounds(n_iter=1), levels={0: int}, bounds=(0, 1))
+    good, broken = MWEM(**params), _FirstChunkCountedTwice(**params)
     for est in (good, broken):
         est.partial_fit(X[:1]).partial_fit(X[1:])
     np.testing.assert_array_equal(good._stream.statistic.table_counts()[0], [3, 1])
@@ -475,8 +478,8 @@ def test_dask_dataframe_counts_equal_in_memory_counts_synchronous():
     ddf, dy = _dask_frame(df, 5), _dask_frame(ys.to_frame(), 5)["y"]
     # n_bins given: 'auto' sizes a dask collection's grid without n (its length is
     # not read), an in-memory table's from n
-    make = lambda: SmoothMWEM(bounds=(0, 4), n_bins=16, levels={"c": int},  # noqa: E731
-                              classes=[0, 1], random_state=1)
+    make = lambda: MWEM(bounds=(0, 4), n_bins=16, levels={"c": int},  # noqa: E731
+                        classes=[0, 1], random_state=1)
     with dask.config.set(scheduler="synchronous"):
         streamed = make().partial_fit(ddf, dy)
         np.testing.assert_array_equal(streamed._stream.statistic.state(),
@@ -522,7 +525,7 @@ def test_aim_on_a_dask_dataframe_equals_in_memory():
 @pytest.mark.parametrize("make", [
     # levels as a list: under add/remove a first chunk given as a list needs its width
     lambda: AdaptiveMarginalSynthesizer(epsilon=1.0, levels=[3, 3, 3]),
-    lambda: SmoothMWEM(epsilon=1.0, bounds=(0, 2), levels={0: int, 1: int, 2: int})])
+    lambda: MWEM(epsilon=1.0, bounds=(0, 2), levels={0: int, 1: int, 2: int})])
 def test_a_later_chunk_without_rows_is_accepted_in_every_container(make):
     """Attack found in review: a later chunk's row count is private under
     add/remove, and an empty one is accepted in memory; a dask collection with no
@@ -582,7 +585,7 @@ def test_dask_categories_are_never_read_from_the_rows():
         df = pd.DataFrame({"c": [first, "a", "b", "a", "b", "a"], "x": [0, 1, 0, 1, 1, 0]})
         unknown = _dask_frame(df, 2).astype({"c": "category"})
         for make in (lambda: AdaptiveMarginalSynthesizer(levels={"x": 2}),  # noqa: E731
-                     lambda: SmoothMWEM(bounds=(0, 1))):  # noqa: E731
+                     lambda: MWEM(bounds=(0, 1))):  # noqa: E731
             with dask.config.set(scheduler="synchronous"), \
                     pytest.raises(ValueError, match="unknown categories") as info:
                 make().fit(unknown)
@@ -613,7 +616,7 @@ def test_dask_input_needs_public_bounds():
     pytest.importorskip("dask")
     X, _ = _numeric_data()
     with pytest.raises(ValueError, match="bounds"):
-        SmoothMWEM().partial_fit(_dask_frame(pd.DataFrame(X), 2))
+        MWEM().partial_fit(_dask_frame(pd.DataFrame(X), 2))
 
 
 def test_an_all_categorical_dask_table_needs_no_bounds_and_a_categorical_y_no_classes():
@@ -623,7 +626,7 @@ def test_an_all_categorical_dask_table_needs_no_bounds_and_a_categorical_y_no_cl
     df = pd.DataFrame({"c": pd.Categorical(["a", "b", "a", "b", "a", "a"], ["a", "b", "z"]),
                        "d": pd.Categorical([0, 1, 1, 0, 1, 0], [0, 1])})
     y = pd.Series(pd.Categorical(["n", "p", "n", "n", "p", "n"], ["n", "p"]), name="y")
-    make = lambda: SmoothMWEM(random_state=3)  # noqa: E731
+    make = lambda: MWEM(random_state=3)  # noqa: E731
     with dask.config.set(scheduler="synchronous"):
         via_dask = make().fit(_dask_frame(df, 2), _dask_frame(y.to_frame(), 2)["y"])
         with pytest.raises(ValueError, match=r"bounds=\(lower, upper\)\.$"):
@@ -652,10 +655,10 @@ def test_large_chunks_are_counted_in_row_blocks_with_the_same_result(monkeypatch
     from sksmooth.release import _streaming
 
     X, y = _numeric_data()
-    ref = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    ref = MWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
     monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", 3 * 64)  # 64-row blocks
     assert len(_streaming.row_blocks(X, y)) == 8
-    blocked = SmoothMWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
+    blocked = MWEM(bounds=(0, 4), classes=[0, 1], random_state=9).fit(X, y)
     np.testing.assert_array_equal(blocked.distribution_, ref.distribution_)
     df = _frame_data().drop(columns="x")
     aim = AdaptiveMarginalSynthesizer(levels=_LEVELS)
@@ -689,8 +692,7 @@ def test_auto_bins_with_sigma_are_sized_from_the_whole_table_not_its_first_block
     X = np.random.default_rng(0).uniform(size=(1000, 1))
 
     def grid_points():
-        est = SmoothMWEM(bounds=(0, 1), sigma=0.5, n_bins="auto", marginal_width=1,
-                         random_state=0)
+        est = SmoothMWEM(bounds=(0, 1), sigma=0.5, n_bins="auto", random_state=0, queries=Workload(marginal_width=1))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return est.fit(X).distribution_.shape
@@ -702,7 +704,7 @@ def test_auto_bins_with_sigma_are_sized_from_the_whole_table_not_its_first_block
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=2),
-    lambda: SmoothMWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}),
+    lambda: MWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}),
 ])
 def test_a_later_chunk_without_rows_adds_nothing_and_is_not_refused(make):
     # a chunk filtered by a private predicate was refused exactly when it was empty
@@ -721,7 +723,7 @@ def test_a_later_chunk_without_rows_adds_nothing_and_is_not_refused(make):
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels=2, classes=[0, 1]),
-    lambda: SmoothMWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}, classes=[0, 1]),
+    lambda: MWEM(bounds=(0, 1), levels={0: int, 1: int, 2: int}, classes=[0, 1]),
 ])
 def test_a_later_dataframe_chunk_without_rows_is_checked_like_any_chunk(make):
     # an empty DataFrame chunk was refused by AIM whatever its columns (its row count
@@ -782,7 +784,7 @@ def test_a_new_accumulation_leaves_an_ndarray_release_as_it_was():
 
 
 @pytest.mark.parametrize("make, narrower", [
-    (lambda: SmoothMWEM(bounds=(0, 1), random_state=0), {}),
+    (lambda: MWEM(bounds=(0, 1), random_state=0), {}),
     (lambda: AdaptiveMarginalSynthesizer(bounds={"a": (0, 1), "b": (0, 1), "c": (0, 1)},
                                          random_state=0),
      {"bounds": {"a": (0, 1), "b": (0, 1)}}),
@@ -831,14 +833,14 @@ def test_partial_fit_classes_declare_the_label_set_of_a_grid_release():
     X = np.random.default_rng(0).integers(0, 3, (60, 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = SmoothMWEM(bounds=(0, 2)).partial_fit(X, X[:, 0] % 2, classes=[0, 1, 2])
+        est = MWEM(bounds=(0, 2)).partial_fit(X, X[:, 0] % 2, classes=[0, 1, 2])
         est.release()
     assert list(est.classes_) == [0, 1, 2] and est.guarantee_.certified
 
 
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3}, classes=[0, 1]),
-    lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q", "r"]}, classes=[0, 1]),
+    lambda: MWEM(bounds=(0, 2), levels={"c": ["p", "q", "r"]}, classes=[0, 1]),
 ])
 def test_chunks_whose_categories_follow_their_rows_are_one_schema_under_declared_levels(make):
     # astype('category') per chunk gives each chunk the categories its rows hold; with the
@@ -864,13 +866,13 @@ def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared(
     dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")
     makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
                                                  classes=["n", "p"], random_state=0),
-             lambda: SmoothMWEM(levels={"c": ["p", "q"], "a": [0, 1, 2]}, classes=["n", "p"],
-                                random_state=0))
+             lambda: MWEM(levels={"c": ["p", "q"], "a": [0, 1, 2]}, classes=["n", "p"],
+                          random_state=0))
     with dask.config.set(scheduler="synchronous"):
         for make in makes:
             np.testing.assert_array_equal(make().partial_fit(dX, dy)._stream.statistic.state(),
                                           make().partial_fit(df, y)._stream.statistic.state())
-        grid = lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int})  # noqa: E731
+        grid = lambda: MWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int})  # noqa: E731
         codes = (y == "p").astype(int)
         dy_codes = _dask_frame(codes.to_frame(), 2)["t"]
         assert grid().partial_fit(dX, dy_codes, classes=[0, 1])._stream.statistic.n == 6
@@ -887,7 +889,7 @@ def test_dask_unknown_categories_are_taken_where_levels_or_classes_are_declared(
     # a missing value among the declared levels of a Categorical column
     (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", None], "a": 2}),
      pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
-    (lambda: SmoothMWEM(bounds=(0, 1), levels={"c": ["p", None], "a": int}),
+    (lambda: MWEM(bounds=(0, 1), levels={"c": ["p", None], "a": int}),
      pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}).astype({"c": "category"}), None),
 ])
 def test_fit_in_row_blocks_never_refuses_what_one_block_takes(monkeypatch, make, X, y):
@@ -916,14 +918,14 @@ def test_a_later_dask_chunk_takes_the_bounds_and_labels_the_first_chunk_fixed():
     X, y = _numeric_data()
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # bounds and labels read from the first chunk
-        est = SmoothMWEM(bounds="data", classes="data").partial_fit(
+        est = MWEM(bounds="data", classes="data").partial_fit(
             pd.DataFrame(X[:40]), pd.Series(y[:40], name="t"))
         est.partial_fit(_dask_frame(pd.DataFrame(X[40:]), 2),
                         _dask_frame(pd.DataFrame({"t": y[40:]}), 2)["t"])
         assert est._stream.statistic.n == len(X)
         dy = _dask_frame(pd.DataFrame({"t": y.astype(str)}), 2)["t"].astype("category")
         with pytest.raises(ValueError, match=r"declare the label set with classes=\[\.\.\.\]"):
-            SmoothMWEM(bounds=(0, 4)).partial_fit(_dask_frame(pd.DataFrame(X), 2), dy)
+            MWEM(bounds=(0, 4)).partial_fit(_dask_frame(pd.DataFrame(X), 2), dy)
 
 
 def _every_dtype_frame(n=48):
@@ -944,7 +946,7 @@ def _every_dtype_frame(n=48):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"declared": ["u", "v", None], "text": ["s", "t"],
                                                 "count": 3, "code": 3, "flag": [False, True]}),
-    lambda: SmoothMWEM(bounds=(0, 2), levels={"declared": ["u", "v", None], "text": ["s", "t"],
+    lambda: MWEM(bounds=(0, 2), levels={"declared": ["u", "v", None], "text": ["s", "t"],
                                               "flag": int}),
 ])
 def test_row_blocks_of_a_table_of_every_dtype_count_as_the_whole(monkeypatch, make):
@@ -976,22 +978,22 @@ def test_what_fit_reads_or_refuses_does_not_depend_on_the_row_blocks(monkeypatch
     case = {
         "labels_aim": (lambda: AdaptiveMarginalSynthesizer(levels=2, classes="data"), X, y,
                        lambda est: list(est._stream_labels(est._stream))),
-        "labels_grid": (lambda: SmoothMWEM(bounds=(0, 1), classes="data"), X, y,
+        "labels_grid": (lambda: MWEM(bounds=(0, 1), classes="data"), X, y,
                         lambda est: list(est._stream.frame.classes)),
-        "bounds": (lambda: SmoothMWEM(n_bins=4, marginal_width=1, bounds="data"),
+        "bounds": (lambda: MWEM(n_bins=4, bounds="data", queries=Workload(marginal_width=1)),
                    np.r_[np.zeros(36), np.full(4, 10.0)][:, None], None,
                    lambda est: est._stream.frame.upper.tolist()),
         "categorical_y": (lambda: AdaptiveMarginalSynthesizer(levels=2), X,
                           pd.Categorical(["p"] * 40, ["q", "p", "z"]),
                           lambda est: list(est._stream_labels(est._stream))),
-        "boolean_y_with_na": (lambda: SmoothMWEM(bounds=(0, 1), classes="data"), X,
+        "boolean_y_with_na": (lambda: MWEM(bounds=(0, 1), classes="data"), X,
                               pd.array([True, False, None, True] * 10, dtype="boolean"),
                               lambda est: (list(est._stream.frame.classes),
                                            est._stream.frame.classes_inferred)),
-        "nan_level": (lambda: SmoothMWEM(bounds=(0, 1), levels={"c": ["p", np.nan], "a": int}),
+        "nan_level": (lambda: MWEM(bounds=(0, 1), levels={"c": ["p", np.nan], "a": int}),
                       pd.DataFrame({"c": ["p", "q"] * 20, "a": [0, 1] * 20}), None,
                       lambda est: est._stream.statistic.n),
-        "sparse": (lambda: SmoothMWEM(bounds=(0, 1)), sp.coo_matrix(X), None, None),
+        "sparse": (lambda: MWEM(bounds=(0, 1)), sp.coo_matrix(X), None, None),
     }[kind]
     make, X, y, read = case
     outcomes = []
@@ -1021,10 +1023,10 @@ def _read_from_rows_cases():
     return {
         "aim_labels": (lambda: AdaptiveMarginalSynthesizer(levels=3, classes="data"), codes,
                        labels),
-        "grid_labels": (lambda: SmoothMWEM(bounds=(0, 2), levels={0: int, 1: int},
-                                           classes="data"), codes, list(labels)),
-        "grid_box_and_labels": (lambda: SmoothMWEM(levels={"c": ["s", "t"]}, n_bins=3,
-                                                   bounds="data", classes="data"),
+        "grid_labels": (lambda: MWEM(bounds=(0, 2), levels={0: int, 1: int},
+                                     classes="data"), codes, list(labels)),
+        "grid_box_and_labels": (lambda: MWEM(levels={"c": ["s", "t"]}, n_bins=3,
+                                             bounds="data", classes="data"),
                                 frame, pd.Series(labels, name="t")),
     }
 
@@ -1070,7 +1072,7 @@ def _odd_label_cases():
 
 
 @pytest.mark.parametrize("case", list(_odd_label_cases()))
-@pytest.mark.parametrize("make", [lambda: SmoothMWEM(bounds=(0, 1), classes="data"),
+@pytest.mark.parametrize("make", [lambda: MWEM(bounds=(0, 1), classes="data"),
                                   lambda: AdaptiveMarginalSynthesizer(levels=2, classes="data")])
 def test_labels_read_from_odd_values_do_not_depend_on_the_row_blocks(monkeypatch, case, make):
     # found by a review of the row search: with labels read from y, equal labels of
@@ -1105,7 +1107,7 @@ def test_a_pyarrow_table_or_label_array_opens_from_its_rows(monkeypatch):
     rng = np.random.default_rng(0)
     X = pa.table({"a": rng.random(24), "b": rng.random(24)})
     y = pa.array(["p", "q", "r"] * 8)
-    makes = (lambda: SmoothMWEM(n_bins=3, bounds="data", classes=["p", "q", "r"]),
+    makes = (lambda: MWEM(n_bins=3, bounds="data", classes=["p", "q", "r"]),
              lambda: AdaptiveMarginalSynthesizer(bounds={0: (0, 1), 1: (0, 1)}, classes="data"))
     for make in makes:
         outcomes = []
@@ -1119,7 +1121,7 @@ def test_a_pyarrow_table_or_label_array_opens_from_its_rows(monkeypatch):
         assert outcomes[0] == outcomes[1] == (24, None, ["p", "q", "r"])
 
 
-@pytest.mark.parametrize("make", [lambda: SmoothMWEM(n_bins=3, bounds="data", classes="data"),
+@pytest.mark.parametrize("make", [lambda: MWEM(n_bins=3, bounds="data", classes="data"),
                                   lambda: AdaptiveMarginalSynthesizer(levels=[2, 2],
                                                                       classes="data")])
 def test_the_row_search_takes_lists_and_refuses_a_short_y_as_before(make):
@@ -1160,8 +1162,8 @@ def test_the_row_search_holds_about_a_block_whatever_the_labels(monkeypatch):
                         or rows_at(values, positions))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the labels are read
-        est = SmoothMWEM(bounds=(0, 1), levels=int,
-                         classes="data").partial_fit(X, y)
+        est = MWEM(bounds=(0, 1), levels=int,
+                   classes="data").partial_fit(X, y)
     assert len(est._stream.frame.classes) == n_labels
     assert max(indexed) <= 2 * 2_000 + n_labels, max(indexed)
 
@@ -1180,11 +1182,10 @@ def test_reading_labels_or_box_from_the_rows_keeps_memory_flat(kind):
     make = {
         "aim_labels": lambda read: AdaptiveMarginalSynthesizer(
             levels=4, classes="data" if read else [0, 1], workload=2, method="mst"),
-        "grid_labels": lambda read: SmoothMWEM(
-            bounds=(0, 3), levels=int, classes="data" if read else [0, 1],
-            marginal_width=2),
-        "grid_box": lambda read: SmoothMWEM(bounds="data" if read else (0, 1), classes=[0, 1],
-                                            n_bins=4, marginal_width=2),
+        "grid_labels": lambda read: MWEM(
+            bounds=(0, 3), levels=int, classes="data" if read else [0, 1], queries=Workload(marginal_width=2)),
+        "grid_box": lambda read: MWEM(bounds="data" if read else (0, 1), classes=[0, 1],
+                                      n_bins=4, queries=Workload(marginal_width=2)),
     }[kind]
     peaks = []
     for read in (False, True):
@@ -1212,8 +1213,8 @@ def test_later_dask_chunks_map_labels_onto_the_set_the_first_chunk_fixed():
     dy = _dask_frame(y.to_frame(), 2)["t"].astype("category")  # unknown categories
     makes = (lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q"], "a": 3},
                                                  classes="data"),
-             lambda: SmoothMWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int},
-                                classes="data"))
+             lambda: MWEM(bounds=(0, 2), levels={"c": ["p", "q"], "a": int},
+                          classes="data"))
     with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the first chunk's labels come from y
         for make in makes:
@@ -1241,16 +1242,16 @@ def test_odd_inputs_get_one_answer_whatever_the_row_blocks(monkeypatch):
     for block_entries in (2**20, 4):
         monkeypatch.setattr(_streaming, "_BLOCK_ENTRIES", block_entries)
         with pytest.raises(ValueError) as info:
-            SmoothMWEM(bounds=(0, 1), classes=[0.0, 1.0]).partial_fit(
+            MWEM(bounds=(0, 1), classes=[0.0, 1.0]).partial_fit(
                 X, sp.csr_matrix(np.ones((40, 1))))
         answers.append(str(info.value))
     assert answers[0] == answers[1]
     with pytest.raises(BudgetError):
-        SmoothMWEM(levels={5: int}, accountant=BudgetAccountant(epsilon=0.5)
+        MWEM(levels={5: int}, accountant=BudgetAccountant(epsilon=0.5)
                    ).partial_fit(np.zeros((10, 2)))
     for classes in (["a", Decimal("sNaN")], ["a", pd.NA]):
         with pytest.raises(ValueError, match="must not contain a missing value"):
-            SmoothMWEM(bounds=(0, 1), classes=classes).partial_fit(
+            MWEM(bounds=(0, 1), classes=classes).partial_fit(
                 np.zeros((4, 2)), np.array(["a"] * 4, dtype=object), classes=classes)
 
 

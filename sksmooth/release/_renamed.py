@@ -1,0 +1,47 @@
+"""The release estimators' parameters renamed before 1.0, accepted for one release."""
+
+import warnings
+
+from sklearn.base import clone
+
+from ..exceptions import RemovalWarning
+from ._queries import Refused, Workload
+from ._rounds import _ROUNDS, _Rounds, as_rounds
+
+__all__ = ["WORKLOAD_NAMES", "ROUNDS_NAMES", "fold_renamed"]
+
+WORKLOAD_NAMES = ("marginal_width", "n_queries")
+ROUNDS_NAMES = ("n_iter", "measurement", "exclude_measured", "selection_fraction", "update",
+                "learning_rate", "n_passes", "output")
+
+
+def fold_renamed(owner, params, old, names):
+    """``params`` (``queries`` and, for MWEM, ``rounds``) with the old keyword
+    parameters ``old`` folded into their objects; warns with the new spelling."""
+    params = dict(params)
+    unknown = sorted(set(old) - set(names))
+    if unknown:
+        params["queries"] = Refused(TypeError(
+            f"{owner} got an unexpected keyword argument {unknown[0]!r} (held in queries "
+            "until fit: scikit-learn asks __init__ not to raise); remove it."))
+        return params
+    workload = {name: old[name] for name in WORKLOAD_NAMES if name in old}
+    if workload:
+        queries = params["queries"]
+        params["queries"] = (clone(queries).set_params(**workload)
+                             if isinstance(queries, Workload) else Workload(kind=queries, **workload))
+    rounds = {name: old[name] for name in ROUNDS_NAMES if name in old}
+    rounds_given = bool(rounds)
+    if rounds_given:
+        measurement = rounds.pop("measurement", None)
+        chosen = (as_rounds(params["rounds"]) if measurement is None
+                  else _ROUNDS[measurement]() if measurement in _ROUNDS else measurement)
+        values = {k: v for k, v in rounds.items() if not (isinstance(v, str) and v == "auto")}
+        if values and isinstance(chosen, _Rounds):
+            chosen = clone(chosen).set_params(**values)
+        params["rounds"] = chosen
+    new = [f"{name}={params[name]!r}" for name in ("queries", "rounds")
+           if (name == "queries" and workload) or (name == "rounds" and rounds_given)]
+    warnings.warn(f"{', '.join(sorted(old))} of {owner} are deprecated and will be removed in "
+                  f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=4)
+    return params

@@ -1,0 +1,52 @@
+"""MWEM's rounds objects (TableRounds, QueryRounds) and the variants' own knobs."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sksmooth.release import MWEM, ProjectedSmoothMWEM, QueryRounds, SmoothMWEM, TableRounds
+
+
+def _fit(estimator, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded; smoothness assumed
+        return estimator.fit(X)
+
+
+def test_table_rounds_on_a_workload_without_tables_measure_single_queries():
+    # a sampled universe has no tables: the query rounds' values apply, except those
+    # the table rounds object changed from its defaults
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    common = dict(universe="sample", n_universe=200, bounds=(0, 1), random_state=0)
+    default = _fit(MWEM(**common), X)
+    query = _fit(MWEM(rounds="query", **common), X)
+    assert default.measurement_ == "query" and default.output_ == "average"
+    assert default.selection_fraction_ == 0.5 and default.learning_rate_ == 0.5
+    np.testing.assert_array_equal(default.distribution_, query.distribution_)
+    changed = _fit(MWEM(rounds=TableRounds(output="last", n_iter=3), **common), X)
+    assert changed.output_ == "last" and changed.n_iter_ == 3 and changed.n_passes_ == 0
+
+
+def test_each_variant_reports_its_theorem_and_keeps_its_knobs():
+    X = ((np.arange(400) + 0.5) / 400 * 0.5)[:, None]
+    common = dict(queries="thresholds", n_bins=16, bounds=(0, 1), rounds="query",
+                  random_state=0)
+    plain = _fit(MWEM(**common), X)
+    smooth = _fit(SmoothMWEM(sigma=0.5, **common), X)
+    projected = _fit(ProjectedSmoothMWEM(sigma=0.5, **common), X)
+    assert "sigma" not in MWEM().get_params()
+    for est, theorem in [(plain, "Thm 4.1"), (smooth, "Thm 4.2"), (projected, "Thm 4.3")]:
+        assert theorem in est.guarantee_.source
+        assert any(theorem in note for note in est.guarantee_.notes)
+    # the smooth variants' T comes from log(1/sigma), MWEM's from log N
+    assert smooth.n_iter_ < plain.n_iter_
+    assert projected.distribution_.max() <= 1 / (0.5 * 16) * (1 + 1e-9)
+
+
+def test_a_changed_rounds_parameter_between_chunks_is_refused():
+    X = np.random.default_rng(0).random((40, 2))
+    est = MWEM(bounds=(0, 1), n_bins=4, rounds=TableRounds(n_iter=2)).partial_fit(X)
+    est.set_params(rounds__n_iter=3)  # changes the object in place
+    with pytest.raises(ValueError, match="rounds__n_iter was changed"):
+        est.partial_fit(X)
