@@ -34,11 +34,12 @@ X, y = make_moons(n_samples=5000, noise=0.1, random_state=0)
 bounds = ([-1.5, -1.0], [2.5, 1.5])
 common = dict(epsilon=1.0, bounds=bounds, classes=[0, 1])  # no seed: fresh noise
 releases = {
-    "SmoothMWEM, 16x16 grid": MWEM(n_bins=16, jitter=True, **common),
+    "MWEM, 16x16 grid": MWEM(n_bins=16, jitter=True, **common),
     "Projected Smooth MWEM, sigma=0.2": ProjectedSmoothMWEM(
         n_bins=16, jitter=True, sigma=0.2, **common),
-    "SmoothMWEM, sampled universe (M=2000)": MWEM(
-        universe="sample", n_universe=2000, **common, queries=Workload(kind="halfspaces", n_queries=300), rounds=TableRounds(update="ipf", n_passes=3, output="last")),
+    "MWEM, sampled universe (M=2000)": MWEM(
+        universe="sample", n_universe=2000, queries=Workload(kind="halfspaces", n_queries=300),
+        rounds=TableRounds(update="ipf", n_passes=3, output="last"), **common),
 }
 fig, axes = plt.subplots(1, 4, figsize=(16, 4), sharex=True, sharey=True)
 axes[0].scatter(X[:, 0], X[:, 1], c=y, s=4, cmap="coolwarm")

@@ -15,7 +15,8 @@ from .._domain import grid_threshold
 from ..classes import Halfspaces
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["Workload", "Refused", "check_queries", "check_workload", "as_workload", "build_workload"]
+__all__ = ["Workload", "Refused", "check_queries", "check_workload", "as_workload",
+           "build_workload"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 _MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts

@@ -28,8 +28,8 @@ def fold_renamed(owner, params, old, names):
     workload = {name: old[name] for name in WORKLOAD_NAMES if name in old}
     if workload:
         queries = params["queries"]
-        params["queries"] = (clone(queries).set_params(**workload)
-                             if isinstance(queries, Workload) else Workload(kind=queries, **workload))
+        params["queries"] = (clone(queries).set_params(**workload) if isinstance(
+            queries, Workload) else Workload(kind=queries, **workload))
     rounds = {name: old[name] for name in ROUNDS_NAMES if name in old}
     rounds_given = bool(rounds)
     if rounds_given:
