@@ -1,53 +1,10 @@
 """Column codecs: one public rule for turning a private table into numbers and back.
 
-Every release estimator sees its input through a :class:`TableCodec`: one
-strategy per column, fixed from the input's *structure* (column names and
-dtypes of a DataFrame, the width of an ndarray) and from public parameters
-only, never from the values of the private rows (in the style of
-private-pgm's ``Domain``: the domain is declared, not measured).
-
-Three column strategies:
-
-- :class:`LevelColumn`: a categorical column with public levels, coded
-  ``0 .. L-1``;
-- :class:`NumberColumn`: a numeric column passed through as numbers (the
-  MWEM family's universe discretises it on its public bounds; with
-  ``integer=True`` it has the integer levels between those bounds);
-- :class:`BinnedColumn`: a continuous column cut into equal-width bins of
-  its public bounds (AdaptiveMarginalSynthesizer).
-
-The rules, the same for every estimator:
-
-- **Which dtypes count** (:func:`public_dtype`): only one no private
-  value can change, a ``Categorical``. A dtype numpy or pandas picks from
-  the values (int64 vs float64 vs object, numpy bool vs object, ``str`` vs
-  object, datetime vs object, and pandas' nullable and Arrow dtypes, which
-  ``convert_dtypes()`` and ``read_csv(dtype_backend=...)`` pick by the
-  values) is not structure: one row would change it, so every such column
-  is treated alike (numbers unless declared) and its dtype is not stored.
-- **Where levels come from** (:func:`public_levels`): declared by the user,
-  the categories of a pandas ``Categorical`` dtype (a release then names
-  those columns as not certified, :meth:`TableCodec.levels_from_dtype`:
-  ``astype('category')`` reads them from the data). Nothing else: a column
-  without public levels is refused
-  with a message naming the parameter that declares them
-  (:func:`undeclared_levels_error`). Reading levels from the data would
-  release which values occur (and, for integer codes, the private maximum
-  would set the model's shape and memory). Declared levels win: a
-  ``Categorical``'s categories are then never consulted, neither to accept
-  the input nor for the output (:func:`declared_dtype`).
-- **Bad values** (:meth:`LevelColumn.encode`, :meth:`BinnedColumn.encode`):
-  a value outside the levels, a missing value or a non-number takes a fixed
-  code (level 0; the first/last bin below/above the bounds, the middle bin
-  for a missing value). Never refused, never counted (see
-  :mod:`sksmooth._untrusted`).
-- **Output dtype** (:func:`public_output_dtype`): a dtype pandas or numpy
-  picks from the values (``dtype_follows_values``: all but a
-  ``Categorical``) is replaced by the column's public dtype (its levels'
-  dtype; float64 for a continuous column); a ``Categorical`` is kept, with
-  declared levels as a ``Categorical`` of those levels.
-
-pandas is imported lazily, only when a DataFrame came in.
+:class:`TableCodec` holds one strategy per column (:class:`LevelColumn`,
+:class:`NumberColumn`, :class:`BinnedColumn`), fixed from the input's structure
+and public parameters only, never from the private values. The rules (which
+dtypes count, where levels come from, bad values, output dtypes):
+``docs/derivations.rst``, section "Column codecs".
 """
 
 import numbers

@@ -1,47 +1,9 @@
 """Per-round privacy parameters and the noise of MWEM-type mechanisms.
 
-Neighbouring relation: substitution (same n, one record replaced), so n is
-public. Every measurement is a vector of integer **counts** (how many
-records fall in each cell / satisfy the query), released with integer
-noise; the fractions a user sees (``measurements_``, ``answers_``) are those
-noisy counts divided by the public ``n`` — a deterministic post-processing
-of an exact discrete release, so there is no floating-point noise to attack
-(Mironov 2012). Sensitivities in count units:
-
-* one query count: 1 (L1 = L2);
-* one table (the cells of a marginal, disjoint): L1 2, L2 sqrt(2) — the
-  replaced record leaves one cell and enters another.
-
-Selection scores are exact integers in units of ``1/(n 2^16)``: the
-public model's answers are rounded to that grid (post-processing of past
-releases) and the data enter as integer counts, so a table's score
-``sum_c |round(2^16 n M_t(c)) - 2^16 count_c|`` has sensitivity ``2 * 2^16``
-and a query's ``|round(2^16 n q(D_t)) - 2^16 count|`` has ``2^16`` — the
-same mechanism as on the fractions (sensitivities 2/n and 1/n) up to the
-public rounding. Selection is then the exponential mechanism sampled
-exactly (:func:`sksmooth.mechanisms.exact_exponential_mechanism`), so no
-part of the release relies on floating-point noise.
-
-Pure DP (``delta = 0``): T rounds, each ``f eps/T`` for the exponential
-mechanism and ``(1-f) eps/T`` for a discrete Laplace measurement with scale
-``L1/eps_meas`` — ``eps_meas``-DP for an integer query of L1 sensitivity
-L1 (Canonne, Kamath, Steinke 2020, §2 / Thm 2 for the discrete Laplace);
-basic composition gives eps (Haghtalab, Roughgarden, Shetty 2020, App. E,
-Alg. 2 with f = 1/2).
-
-Approximate DP (``delta > 0``): rho = zcdp_from_dp_budget(eps, delta); each
-round spends ``f rho/T`` on the exponential mechanism (eps0-DP is
-eps0^2/8-zCDP, bounded range) and ``(1-f) rho/T`` on a discrete Gaussian
-measurement (integer query, L2 sensitivity Delta, variance parameter
-``s^2``: exactly ``Delta^2/(2 s^2)``-zCDP, Canonne, Kamath, Steinke 2020,
-Thm 4); zCDP composes additively and converts back to (eps, delta).
-
-References
-----------
-Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
-Privacy", NeurIPS 2020, arXiv:2004.00010.
-Mironov, "On significance of the least significant bits for differential
-privacy", CCS 2012.
+Substitution neighbours (``n`` public); integer counts with discrete Laplace
+(``delta = 0``) or discrete Gaussian (``delta > 0``, zCDP) noise; exact
+integer selection scores. Sensitivities and the per-round split:
+``docs/derivations.rst``, section "Per-round privacy of the MWEM family".
 """
 
 import functools

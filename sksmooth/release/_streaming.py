@@ -1,48 +1,9 @@
 """``fit`` / ``partial_fit`` / ``release``: one release from data in chunks.
 
-Out-of-core release. A release estimator's mechanism needs only exact
-integer counts of the private rows (:mod:`sksmooth.release._statistics`),
-so the rows can come in any number of chunks:
-
-``partial_fit(X_chunk[, y_chunk])``
-    The first chunk (after construction, ``fit`` or ``release``) fixes the
-    public structure from the parameters and the chunk's *structure* only
-    (columns, dtypes, declared levels, bounds, classes, the universe, the
-    workload, the random streams); every chunk, the first included, is
-    mapped by the public rule and added to the counts. Nothing is charged
-    and nothing derived from the rows is published: the counts stay in a
-    private accumulator. A later chunk with a different schema is refused
-    with an error that names the fix (the schema is public structure, never
-    a value); a failed chunk leaves the accumulation exactly as it was
-    (:func:`~sksmooth._atomic.atomic_update`).
-``release()``
-    Runs the mechanism once on the accumulated counts: the ledger is
-    charged first, then the release is published, after which the
-    estimator behaves exactly like one fitted on all chunks at once. The
-    counts are consumed: a second ``release()`` raises until new chunks
-    arrive; the next ``partial_fit`` starts a new, independent accumulation
-    (its release is charged again; the previous release stays published
-    until replaced).
-``fit(X[, y])``
-    Reset, one chunk, ``release()`` — the same code path.
-
-A dask collection (``dask.dataframe`` or ``dask.array``; optional extra)
-passed to ``fit`` or ``partial_fit`` is counted partition by partition with
-Dask (:mod:`sksmooth.release._dask`) and never loaded whole; nothing may
-then be read from its values, so what would otherwise be read from the data
-must be public: bounds (unless every column has public levels), classes
-(unless y's dtype gives them) and levels (declared, or categories dask
-knows). A later chunk keeps what the first chunk fixed.
-
-A large in-memory chunk is mapped and counted in row blocks. A first chunk
-whose label set or box is read from the data (``classes=None``,
-``bounds=None``: leak-warned) must give what the whole chunk gives, not its
-first block (it would depend on the row count): the rows realising each
-label and each column's extremes are found block by block, the release is
-opened from them, then every block is counted.
-
-The parameters of a release are those of its first chunk: changing one
-between chunks and ``release()`` is refused (set it back, or start over).
+The mechanisms need only exact integer counts, so chunks (in memory, or dask
+partitions) are counted into a private accumulator and ``release()`` charges,
+then publishes, once. What the first chunk fixes and what is refused later:
+``docs/derivations.rst``, section "Releases from data in chunks".
 """
 
 import copy

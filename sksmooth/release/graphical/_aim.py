@@ -1,50 +1,10 @@
 """AIM-style adaptive selection and measurement of marginal tables.
 
-The loop of AIM (McKenna, Mullins, Sheldon & Miklau 2022), written from the
-paper's description:
-
-1. **Candidates.** The workload's tables and all their non-empty subsets
-   (the downward closure); candidate ``r`` has weight
-   ``w_r = sum_s c_s |r ∩ s|`` over workload tables ``s`` of weight ``c_s``,
-   so small tables that many workload tables share are worth measuring.
-2. **Initialisation.** Every 1-way marginal is measured (Gaussian noise of
-   std ``sigma_0``) and the model is estimated from them.
-3. **Rounds.** The exponential mechanism picks the table with the largest
-   ``w_r (||N p_r - x_r||_1 - sqrt(2/pi) sigma n_r)``: the model's error on
-   the table minus the L1 error the measurement's own noise is expected to
-   leave (``E|Z| = sqrt(2/pi) sigma`` per cell, ``n_r`` cells). Tables whose
-   junction tree would exceed the model-size cap (scaled by the fraction of
-   budget spent, as AIM does) are not eligible. The chosen table's counts
-   get discrete Gaussian noise; the model is re-estimated from all
-   measurements (:mod:`._estimation`).
-4. **Annealing.** When the re-estimated model's marginal on the table just
-   measured moved by less than the noise it would carry
-   (``sqrt(2/pi) sigma n_r``), the current noise level is no longer
-   informative: ``sigma`` is halved and the selection epsilon doubled.
-5. **Stopping.** When the remaining budget cannot pay two more rounds at
-   the current parameters, one last round spends exactly the remainder.
-
-Budget accounting is zCDP: a selection with epsilon ``e`` costs ``e^2/8``
-(the exponential mechanism is ``e``-bounded-range, Cesar & Rogers 2021), a
-measurement with std ``sigma`` costs ``Delta_2^2 / (2 sigma^2)`` (discrete
-Gaussian, Canonne, Kamath & Steinke 2020). Costs add up exactly to the
-budget ``rho``; every spend is recorded in :attr:`SelectionResult.records`.
-
-Neighbouring relation (:class:`Neighbouring`): ``"add_remove"`` (AIM's: one
-record added or removed; a table's count vector moves by 1 in L1 and L2;
-``N`` is private and estimated from the measurements) or ``"substitution"``
-(one record replaced; L1 2, L2 sqrt(2); ``N`` is public).
-
-References
-----------
-McKenna, Mullins, Sheldon & Miklau, "AIM: An adaptive and iterative
-mechanism for differentially private synthetic data", VLDB 2022,
-arXiv:2201.12677, Alg. 2 and §4.
-Cesar & Rogers, "Bounding, concentrating, and truncating: unifying privacy
-loss composition for data analytics", ALT 2021 (exponential mechanism,
-eps^2/8-zCDP).
-Canonne, Kamath & Steinke, "The discrete Gaussian for differential
-privacy", NeurIPS 2020, arXiv:2004.00010.
+McKenna, Mullins, Sheldon & Miklau (2022), Alg. 2: 1-way initialisation,
+rounds of exponential-mechanism selection and discrete Gaussian measurement,
+annealing, and a last round that spends exactly the remainder (zCDP
+accounting). The steps and both neighbouring relations:
+``docs/derivations.rst``, section "AIM's rounds and their accounting".
 """
 
 import itertools
