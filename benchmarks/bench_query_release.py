@@ -250,7 +250,7 @@ def run_scale(quick, limit=60.0):
     for M in ([10_000, 100_000, 300_000, 1_000_000] if quick
               else [10_000, 100_000, 300_000, 1_000_000, 3_000_000]):
         X = rng.normal(0.5, 0.15, size=(2000, 2))
-        est = MWEM(epsilon=1.0, universe="sample", n_universe=M, bounds=(0, 1), random_state=0, queries=Workload(kind="halfspaces", n_queries=500), rounds=TableRounds(n_iter=T))
+        est = MWEM(epsilon=1.0, universe=M, bounds=(0, 1), random_state=0, queries=Workload(kind="halfspaces", n_queries=500), rounds=TableRounds(n_iter=T))
         sec = timed(est, X)
         rec = dict(universe_size=M, n_queries=est.n_queries_, seconds=sec,
                    seconds_per_iteration=sec / est.n_iter_, n_iter=est.n_iter_)

@@ -38,7 +38,7 @@ releases = {
     "Projected Smooth MWEM, sigma=0.2": ProjectedSmoothMWEM(
         n_bins=16, jitter=True, sigma=0.2, **common),
     "MWEM, sampled universe (M=2000)": MWEM(
-        universe="sample", n_universe=2000, queries=Workload(kind="halfspaces", n_queries=300),
+        universe=2000, queries=Workload(kind="halfspaces", n_queries=300),
         rounds=TableRounds(update="ipf", n_passes=3, output="last"), **common),
 }
 fig, axes = plt.subplots(1, 4, figsize=(16, 4), sharex=True, sharey=True)

@@ -46,7 +46,7 @@ from ._columns import (
     schema_change_error,
 )
 from ._queries import as_workload, build_workload, check_workload
-from ._renamed import WORKLOAD_NAMES, fold_renamed
+from ._renamed import UNIVERSE_NAMES, WORKLOAD_NAMES, fold_renamed
 from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
                       declared_level_columns, is_dataframe, removed_levels_parameters)
 from ._universe import GridUniverse, SampleUniverse
@@ -72,11 +72,10 @@ def _check_accountant(value, name):
 COMMON_CONSTRAINTS = {
     "epsilon": EPSILON,
     "queries": Check(check_workload, "a workload name, object, callable or Workload(...)"),
-    "universe": Options("grid", "sample"),
+    "universe": (Options("grid", "sample"), Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
+        "memory: 16 bytes per universe point"))),
     "n_bins": (Options("auto"), Integer(1, high=2**16, cap_reason=(
         "bins per continuous feature; the grid is also capped by max_universe_size"))),
-    "n_universe": (Options("auto"), Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
-        "memory: 16 bytes per universe point"))),
     "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
         "memory: 16 bytes per universe point (4 GiB at the cap)")),
     "levels": LEVELS,
@@ -358,13 +357,12 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _build_universe(self, data, rng, n_points=None):
         if self.universe == "grid":
             return self._grid(data)
-        if n_points is None:
-            n_points = self.n_universe
-        if n_points == "auto":
-            n_points = min(self.max_universe_size, 10_000)
+        if n_points is None:  # 'sample': 10 000 points; an int: that many
+            n_points = (min(self.max_universe_size, 10_000) if isinstance(self.universe, str)
+                        else self.universe)
         if n_points > self.max_universe_size:
-            raise ValueError(f"n_universe={n_points} > max_universe_size="
-                             f"{self.max_universe_size}; lower n_universe.")
+            raise ValueError(f"a sampled universe of {n_points} points > max_universe_size="
+                             f"{self.max_universe_size}; sample fewer points (universe=int).")
         return SampleUniverse(data.lower, data.upper, data.categorical, n_points, rng,
                               data.classes)
 
@@ -373,7 +371,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return build_workload(self.queries, uni, rng)
 
     # ------------------------------------------------- renamed parameters
-    _renamed = WORKLOAD_NAMES  # old keyword names this estimator still accepts
+    _renamed = WORKLOAD_NAMES + UNIVERSE_NAMES  # old keyword names this estimator still accepts
 
     def _fold_renamed(self, params, old):
         """``params`` with the pre-1.0 keyword parameters ``old`` folded in (warned)."""
@@ -386,7 +384,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                if name not in self._get_param_names() and "__" not in name}
         if old:
             current = {name: params.get(name, getattr(self, name, None))
-                       for name in ("queries", "rounds")}
+                       for name in ("queries", "rounds", "universe")}
             params.update({k: v for k, v in self._fold_renamed(current, old).items()
                            if k in self._get_param_names()})
         return super().set_params(**params)

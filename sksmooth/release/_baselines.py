@@ -61,7 +61,6 @@ class _PerQueryBase(ReleaseData):
         sensitivity="per_query",
         universe="grid",
         n_bins="auto",
-        n_universe="auto",
         max_universe_size=2**24,
         levels=None,
         bounds=None,
@@ -72,14 +71,14 @@ class _PerQueryBase(ReleaseData):
         categories=None,
         **renamed,
     ):
-        queries = self._fold_renamed(dict(queries=queries), renamed)["queries"]
+        renamed = self._fold_renamed(dict(queries=queries, universe=universe), renamed)
+        queries, universe = renamed["queries"], renamed["universe"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
         self.sensitivity = sensitivity
         self.universe = universe
         self.n_bins = n_bins
-        self.n_universe = n_universe
         self.max_universe_size = max_universe_size
         self.levels = levels
         self.bounds = bounds
@@ -174,7 +173,7 @@ class LaplacePerQuery(_PerQueryBase):
         can change); ``'structured'``: a workload of whole tables is answered
         from noisy count tables, ``L1 = 2 G`` for ``G`` tables (changing a
         row moves two cells of each; the module docstring).
-    queries, universe, n_bins, n_universe, max_universe_size, \
+    queries, universe, n_bins, max_universe_size, \
 levels, bounds, classes, accountant, random_state, categorical_features, categories :
         as in :class:`MWEM`.
 
@@ -224,7 +223,7 @@ class GaussianPerQuery(_PerQueryBase):
         ``'structured'``: ``sqrt(2 G)`` for a workload of ``G`` whole tables
         answered from noisy count tables (changing a row moves two cells of
         each).
-    queries, universe, n_bins, n_universe, max_universe_size, \
+    queries, universe, n_bins, max_universe_size, \
 levels, bounds, classes, accountant, random_state, categorical_features, categories :
         as in :class:`MWEM`.
 
@@ -243,12 +242,12 @@ levels, bounds, classes, accountant, random_state, categorical_features, categor
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", sensitivity="per_query",
-                 universe="grid", n_bins="auto", n_universe="auto", max_universe_size=2**24,
+                 universe="grid", n_bins="auto", max_universe_size=2**24,
                  levels=None, bounds=None, classes=None, accountant=None, random_state=None,
                  categorical_features=None, categories=None, **renamed):
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, sensitivity=sensitivity,
-            universe=universe, n_bins=n_bins, n_universe=n_universe,
+            universe=universe, n_bins=n_bins,
             max_universe_size=max_universe_size, levels=levels, bounds=bounds, classes=classes,
             accountant=accountant, random_state=random_state,
             categorical_features=categorical_features, categories=categories, **renamed,

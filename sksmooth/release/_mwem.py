@@ -35,7 +35,7 @@ from ._outputs import ReleaseMixin
 from ._privacy import RoundParameters, round_parameters
 from ._projection import kl_project_smooth
 from ._queries import as_workload
-from ._renamed import ROUNDS_NAMES, WORKLOAD_NAMES
+from ._renamed import ROUNDS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES
 from ._rounds import (TABLE_SELECTION_FRACTION, TableRounds, as_rounds, check_rounds, is_dense,
                       make_model, run_mw)
 from ._schema import DEFAULT_N_BINS
@@ -152,7 +152,10 @@ class MWEM(ReleaseMixin):
         thresholds/boxes) for the price of one query; ``'query'``
         (:class:`~sksmooth.release.QueryRounds`): the papers' algorithm, one
         query per round. Dense workloads always measure single queries.
-    universe : {'grid', 'sample'}, default='grid'
+    universe : {'grid', 'sample'} or int, default='grid'
+        ``'grid'``: the cells of a grid of ``n_bins`` per continuous feature;
+        ``'sample'``: 10 000 points drawn uniformly on the public box (public
+        randomness); an int: that many sampled points.
     n_bins : int or 'auto', default='auto'
         Bins per continuous feature of a grid universe. ``'auto'`` chooses
         them from epsilon, delta and the public n (``k`` = the continuous
@@ -168,8 +171,6 @@ class MWEM(ReleaseMixin):
         (``partial_fit``) fixes its grid at the first chunk, before n is
         known: 16 bins, fewer past ``2^16`` points (and ``sigma`` needs an
         integer ``n_bins`` there).
-    n_universe : int or 'auto', default='auto'
-        Points of a sampled universe (``'auto'``: 10 000).
     max_universe_size : int, default=2**24
         Most floats the released model may hold (8 bytes each). A grid of at
         most this many points is kept as a dense vector (fastest). A larger
@@ -325,7 +326,7 @@ class MWEM(ReleaseMixin):
         "jitter": JITTER_CONSTRAINT,
         "verbose": VERBOSE,
     }
-    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES
+    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES + UNIVERSE_NAMES
     _variant = "MWEM"
     _theorem = "Thm 4.1"
     _source = _SOURCE_MWEM
@@ -340,7 +341,6 @@ class MWEM(ReleaseMixin):
         rounds="table",
         universe="grid",
         n_bins="auto",
-        n_universe="auto",
         max_universe_size=2**24,
         levels=None,
         bounds=None,
@@ -353,15 +353,15 @@ class MWEM(ReleaseMixin):
         categories=None,
         **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds), renamed)
-        queries, rounds = renamed["queries"], renamed["rounds"]
+        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds, universe=universe),
+                                     renamed)
+        queries, rounds, universe = renamed["queries"], renamed["rounds"], renamed["universe"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
         self.rounds = rounds
         self.universe = universe
         self.n_bins = n_bins
-        self.n_universe = n_universe
         self.max_universe_size = max_universe_size
         self.levels = levels
         self.bounds = bounds
@@ -721,7 +721,6 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
         rounds="table",
         universe="grid",
         n_bins="auto",
-        n_universe="auto",
         max_universe_size=2**24,
         levels=None,
         bounds=None,
@@ -737,7 +736,7 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
         renamed.pop("projection", None)  # turned into the class by __new__
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, rounds=rounds, universe=universe,
-            n_bins=n_bins, n_universe=n_universe, max_universe_size=max_universe_size,
+            n_bins=n_bins, max_universe_size=max_universe_size,
             levels=levels, bounds=bounds, classes=classes, jitter=jitter, accountant=accountant,
             random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, categories=categories, **renamed)

@@ -8,9 +8,10 @@ from ..exceptions import RemovalWarning
 from ._queries import Refused, Workload
 from ._rounds import _ROUNDS, _Rounds, as_rounds
 
-__all__ = ["WORKLOAD_NAMES", "ROUNDS_NAMES", "fold_renamed"]
+__all__ = ["WORKLOAD_NAMES", "ROUNDS_NAMES", "UNIVERSE_NAMES", "fold_renamed"]
 
 WORKLOAD_NAMES = ("marginal_width", "n_queries")
+UNIVERSE_NAMES = ("n_universe",)
 ROUNDS_NAMES = ("n_iter", "measurement", "exclude_measured", "selection_fraction", "update",
                 "learning_rate", "n_passes", "output")
 
@@ -40,8 +41,13 @@ def fold_renamed(owner, params, old, names):
         if values and isinstance(chosen, _Rounds):
             chosen = clone(chosen).set_params(**values)
         params["rounds"] = chosen
-    new = [f"{name}={params[name]!r}" for name in ("queries", "rounds")
-           if (name == "queries" and workload) or (name == "rounds" and rounds_given)]
+    size = old.get("n_universe", "auto")
+    if not (isinstance(size, str) and size == "auto") and params.get("universe") == "sample":
+        params["universe"] = size  # a sampled universe of that many points
+    changed = {"queries": bool(workload), "rounds": rounds_given,
+               "universe": "n_universe" in old}
+    new = [f"{name}={params[name]!r}" for name in ("queries", "rounds", "universe")
+           if changed[name] and name in params]
     warnings.warn(f"{', '.join(sorted(old))} of {owner} are deprecated and will be removed in "
                   f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=4)
     return params

@@ -6,11 +6,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._constraints import Integer
+from .._constraints import Integer, Options
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
-from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, ReleaseContext
+from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, MAX_UNIVERSE_CAP, ReleaseContext
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
+from ._renamed import WORKLOAD_NAMES
 from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
@@ -99,8 +100,12 @@ class SubsampledNetMechanism(ReleaseMixin):
             "memory: every candidate stores synthetic_size indices")),
         "n_candidates": Integer(1, high=10**6, cap_reason=(
             "memory and run time: every candidate's error is computed")),
+        "universe": Options("grid", "sample"),
+        "n_universe": (Options("auto"), Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
+            "memory: 16 bytes per universe point"))),
         "jitter": JITTER_CONSTRAINT,
     }
+    _renamed = WORKLOAD_NAMES
 
     def __init__(
         self,

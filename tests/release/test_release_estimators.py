@@ -67,10 +67,10 @@ def _expected(estimator):
         # sklearn's checks pass a y of their own (labels one more column): its label set
         # is read with the opt-in classes='data' (not private; public path tested below)
         MWEM(bounds=(-10, 10), classes="data", random_state=0),
-        MWEM(bounds=(-10, 10), universe="sample", n_universe=300, classes="data",
+        MWEM(bounds=(-10, 10), universe=300, classes="data",
              random_state=0),
         SmoothMWEM(sigma=0.5, n_bins=8, bounds=(-10, 10), classes="data", random_state=0),
-        ProjectedSmoothMWEM(sigma=0.5, universe="sample", n_universe=300, bounds=(-10, 10),
+        ProjectedSmoothMWEM(sigma=0.5, universe=300, bounds=(-10, 10),
                             classes="data", rounds=QueryRounds(n_iter=3), random_state=0),
         SubsampledNetMechanism(bounds=(-10, 10), n_universe=50, n_candidates=200,
                                synthetic_size=20, classes="data",
@@ -191,8 +191,7 @@ def test_sample_universe_halfspaces_and_pickle():
     rng = np.random.default_rng(0)
     X = rng.normal(0.5, 0.1, size=(300, 2))
     y = (X[:, 0] > 0.5).astype(int)
-    m = MWEM(epsilon=1.0, universe="sample",
-             n_universe=500, bounds=(0, 1), classes=[0, 1], random_state=0, queries=Workload(kind="halfspaces", n_queries=60)).fit(X, y)
+    m = MWEM(epsilon=1.0, universe=500, bounds=(0, 1), classes=[0, 1], random_state=0, queries=Workload(kind="halfspaces", n_queries=60)).fit(X, y)
     assert m.distribution_.shape == (500,)
     Xs, ys = m.sample(10, random_state=1)
     assert Xs.shape == (10, 2) and set(ys) <= {0, 1}

@@ -159,7 +159,7 @@ def test_smooth_mwem_sampled_universe_audit():
     # one continuous attribute, a sampled universe, one threshold query x <= 0.5:
     # its count is 4 on D0 and 3 on D1 (a record moves from 0.1 to 0.9)
     d0, d1 = np.full((4, 1), 0.1), np.array([[0.1], [0.1], [0.1], [0.9]])
-    kw = dict(universe="sample", n_universe=50, bounds=(0, 1),
+    kw = dict(universe=50, bounds=(0, 1),
               queries=Workload(kind="thresholds", marginal_width=1, n_queries=1))
 
     def event(fitted):

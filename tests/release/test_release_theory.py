@@ -108,7 +108,7 @@ def test_no_theorem_bound_when_the_data_are_not_on_the_universe():
     # the universe can separate, so the error stays ~1/2 whatever T. Thm 4.1/4.2
     # presume the data live on the universe; a "bound" of ~0.15 would be false.
     X = np.full((200_000, 1), 0.5)
-    est = MWEM(epsilon=1.0, universe="sample", n_universe=3, bounds=(0, 1), random_state=0, queries=Workload(kind="thresholds", n_queries=9), rounds='query').fit(X)
+    est = MWEM(epsilon=1.0, universe=3, bounds=(0, 1), random_state=0, queries=Workload(kind="thresholds", n_queries=9), rounds='query').fit(X)
     err = np.abs(est.answer() - est.workload_.counts_data(X) / len(X)).max()
     assert err > 0.4
     assert est.error_bound_ is None or err <= est.error_bound_

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from sksmooth.exceptions import RemovalWarning
+from sksmooth.exceptions import PrivacyLeakWarning, RemovalWarning
 from sksmooth.release import (
     MWEM,
     LaplacePerQuery,
@@ -77,3 +77,16 @@ def test_an_unknown_keyword_is_refused_at_fit_naming_it():
         est.fit(_data())
     with pytest.raises(TypeError, match="unexpected keyword argument 'n_iter'"):
         LaplacePerQuery(n_iter=3).fit(_data())  # a rounds parameter of MWEM only
+
+
+def test_n_universe_becomes_the_size_of_a_sampled_universe():
+    with pytest.warns(RemovalWarning, match="universe=150"):
+        old = MWEM(universe="sample", n_universe=150, bounds=(0, 1), random_state=0)
+    assert old.universe == 150 and "n_universe" not in old.get_params()
+    X = np.random.default_rng(0).uniform(size=(40, 2))
+    with pytest.warns(PrivacyLeakWarning):
+        assert old.fit(X).distribution_.shape == (150,)
+    grid = MWEM(bounds=(0, 1))
+    with pytest.warns(RemovalWarning):
+        grid.set_params(n_universe=99)  # a grid ignores it, as before
+    assert grid.universe == "grid"

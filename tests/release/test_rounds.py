@@ -18,7 +18,7 @@ def test_table_rounds_on_a_workload_without_tables_measure_single_queries():
     # a sampled universe has no tables: the query rounds' values apply, except those
     # the table rounds object changed from its defaults
     X = np.random.default_rng(0).uniform(size=(300, 2))
-    common = dict(universe="sample", n_universe=200, bounds=(0, 1), random_state=0)
+    common = dict(universe=200, bounds=(0, 1), random_state=0)
     default = _fit(MWEM(**common), X)
     query = _fit(MWEM(rounds="query", **common), X)
     assert default.measurement_ == "query" and default.output_ == "average"

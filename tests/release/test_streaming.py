@@ -133,7 +133,7 @@ def _reference_counts(est, X, y):
 @pytest.mark.parametrize("make, with_y", [
     (lambda: MWEM(bounds=(0, 4), levels={2: int}, n_bins=6, random_state=0),
      True),
-    (lambda: MWEM(bounds=(0, 4), universe="sample", n_universe=200, random_state=0),
+    (lambda: MWEM(bounds=(0, 4), universe=200, random_state=0),
      False),
     (lambda: MWEM(bounds=(0, 4), queries="ranges", random_state=0), True),
     (lambda: LaplacePerQuery(bounds=(0, 4), levels={2: int}, random_state=0), True),
@@ -183,8 +183,7 @@ def test_aim_chunked_counts_equal_one_shot_on_a_dataframe():
 @pytest.mark.parametrize("make, with_y, output", [
     (lambda: MWEM(bounds=(0, 4), levels={2: int}, n_bins=6, classes=[0, 1],
                   random_state=3), True, "distribution_"),
-    (lambda: MWEM(bounds=(0, 4), universe="sample",
-                  n_universe=150, random_state=3, rounds='query'), False, "distribution_"),
+    (lambda: MWEM(bounds=(0, 4), universe=150, random_state=3, rounds='query'), False, "distribution_"),
     (lambda: LaplacePerQuery(bounds=(0, 4), random_state=3), False, "noisy_counts_"),
     (lambda: GaussianPerQuery(bounds=(0, 4), sensitivity="structured", classes=[0, 1],
                               random_state=3), True, "noisy_counts_"),
