@@ -48,6 +48,7 @@ def fold_renamed(owner, params, old, names):
                "universe": "n_universe" in old}
     new = [f"{name}={params[name]!r}" for name in ("queries", "rounds", "universe")
            if changed[name] and name in params]
-    warnings.warn(f"{', '.join(sorted(old))} of {owner} are deprecated and will be removed in "
+    verb = "is" if len(old) == 1 else "are"
+    warnings.warn(f"{', '.join(sorted(old))} of {owner} {verb} deprecated and will be removed in "
                   f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=4)
     return params
