@@ -42,12 +42,14 @@ def fold_renamed(owner, params, old, names):
             chosen = clone(chosen).set_params(**values)
         params["rounds"] = chosen
     size = old.get("n_universe", "auto")
-    if not (isinstance(size, str) and size == "auto") and params.get("universe") == "sample":
+    sampled = params.get("universe") == "sample" and not (isinstance(size, str) and size == "auto")
+    if sampled:
         params["universe"] = size  # a sampled universe of that many points
-    changed = {"queries": bool(workload), "rounds": rounds_given,
-               "universe": "n_universe" in old}
+    changed = {"queries": bool(workload), "rounds": rounds_given, "universe": sampled}
     new = [f"{name}={params[name]!r}" for name in ("queries", "rounds", "universe")
            if changed[name] and name in params]
+    if "n_universe" in old and not sampled:
+        new.append("no n_universe (a grid universe never used it; universe=m samples m points)")
     verb = "is" if len(old) == 1 else "are"
     warnings.warn(f"{', '.join(sorted(old))} of {owner} {verb} deprecated and will be removed in "
                   f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=4)

@@ -44,7 +44,7 @@ __all__ = ["TableSchema", "BOUNDS_FORMS", "DEFAULT_N_BINS", "LEVELS", "bounds_by
            "removed_levels_parameters"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
-BOUNDS_FORMS = "None, a pair (lower, upper) or a dict {column: (lower, upper)}"
+BOUNDS_FORMS = "a pair (lower, upper) or a dict {column: (lower, upper)}"
 LEVELS_FORMS = ("int (the integers between the bounds), a sequence (one entry per column) "
                 "or a dict {column: levels}")
 
