@@ -15,6 +15,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
+from .._domain import box_coordinates
 from .._validation import call_user_function, check_bounds, check_inferred_box_has_width, reads_data
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._protocol import check_erm_oracle, is_erm_oracle
@@ -61,11 +62,9 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
         self.bounds = bounds
 
     def _unit(self, X):
-        X = np.asarray(X, dtype=float)
         if self.bounds is None:
-            return X
-        lower, upper = (np.asarray(v, dtype=float) for v in self.bounds)
-        return (X - lower) / np.where(upper > lower, upper - lower, 1.0)
+            return np.asarray(X, dtype=float)
+        return box_coordinates(X, *self.bounds)
 
     def fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, dtype=float)
