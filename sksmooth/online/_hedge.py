@@ -21,14 +21,15 @@ _CHUNK_ELEMENTS = 1 << 20
 # largest starting weight; eta * rounds_per_chunk <= this keeps every factor
 # above exp(-_MAX_DECAY) (no underflow of the leading weight).
 _MAX_DECAY = 40.0
-# AxisHedge (see axis_rounds): blocks of at most _BASE_ROWS rounds, or of at
-# most _DIRECT_ELEMENTS (rounds x positions x label pairs), are played
-# densely; above, a level merges positions into bins and hands about
-# 1 / _BIN_RATIO of its positions (per feature) to the next level. Measured:
-# larger base blocks waste elements, smaller ones Python call overhead.
-_BASE_ROWS = 64
-_DIRECT_ELEMENTS = 1 << 16
-_BIN_RATIO = 8
+# AxisHedge (see axis_rounds): blocks split by factors of at most _MAX_FACTOR per
+# level (batches of at most _DENSE_ROUNDS rounds: one level); a pass of the batch holds about _LEVEL_ELEMENTS elements per level array;
+# blocks with eta * rounds above _MAX_LINEAR_DECAY keep log weights (below, linear
+# weights: no factor exp(+-eta * rounds) overflows, and a weight that underflows
+# stays below exp(-400) of its block's total).
+_MAX_FACTOR = 4
+_DENSE_ROUNDS = 16
+_LEVEL_ELEMENTS = 1 << 22
+_MAX_LINEAR_DECAY = 300.0
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -203,10 +204,11 @@ class LabelPairs(NamedTuple):
 
 
 class _RoundLabels(NamedTuple):
-    """Per-round label information shared by every level of :func:`axis_rounds`."""
+    """Labels of the rounds of a batch and of the pairs (see :func:`axis_rounds`)."""
 
-    wrong_left: np.ndarray   # (rounds, pairs) bool: the left label is wrong
-    wrong_right: np.ndarray  # (rounds, pairs) bool
+    y: np.ndarray            # (rounds,) class index of each round
+    left: np.ndarray         # (pairs,) label each pair predicts below its threshold
+    right: np.ndarray
     left_onehot: np.ndarray  # (pairs, classes) float
     right_onehot: np.ndarray
 
@@ -240,49 +242,245 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
 
     Notes
     -----
-    Within ``b`` rounds, experts of one feature whose thresholds lie between
-    the same two consecutive observed positions make identical predictions
-    in every one of those rounds, so their weights keep their ratios: merge
-    them into one bin (log-sum-exp), play the ``b`` rounds on the bins, and
-    give every expert its bin's loss. Bins of one level are the positions of
-    the next; the recursion stops when the block is small enough to play
-    densely. With ``_BIN_RATIO`` positions per round and feature handed down,
-    each level costs O(n_pairs * n_features * _BIN_RATIO) per round and there
-    are O(log n_positions) levels: the cost per round does not depend on the
-    number of rounds already played.
+    The losses of a block of rounds do not depend on the weights, and
+    within a block the experts of one feature between the same two observed
+    positions agree on every round, so their weights keep their ratios.
+    Split the batch into ``c`` blocks; the weight entering block ``i`` is
+    the batch's start weight times ``exp(-eta)`` to the losses of blocks
+    ``< i`` (prefix sums over blocks and positions of difference arrays);
+    merge each block's positions into its bins (log-sum-exp) and recurse on
+    all the blocks at once, down to blocks of one round, whose class weights
+    are prefix sums over the bins. A level costs ``O(c * n_features *
+    n_pairs)`` per round and there are ``O(log n_rounds)`` levels, whatever
+    the rounds played before.
     """
     n_rounds = pos.shape[0]
     n_positions, n_pairs = log_mass.shape
-    n_features = len(sizes)
-    # a short block on many positions is binned once (to at most rounds + 1 bins
-    # per feature) and then played densely: O(positions + rounds^2), not their product
-    if n_rounds * n_positions * n_pairs <= _DIRECT_ELEMENTS or n_positions <= 2 * n_features \
-            or (n_rounds <= _BASE_ROWS and n_positions <= n_features * (n_rounds + 1)):
-        return _axis_direct(log_mass, sizes, pos, labels, learning_rate, counter)
-    rows = max(_BASE_ROWS, min(n_rounds, n_positions // (_BIN_RATIO * n_features)))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    proba = np.empty((n_rounds, labels.left_onehot.shape[1]))
-    loss = np.zeros((n_positions, n_pairs), dtype=np.int64)
-    log_mass = log_mass.copy()
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    pos = np.asarray(pos, dtype=np.intp)
+    # a pair's loss at a slot is its left label's error plus, on the rounds where the
+    # slot is below x_t, [y = left] - [y = right]: class counts relative to the last class
+    n_classes = labels.left_onehot.shape[1]
+    y = labels.y
+    relative = (y[:, None] == np.arange(n_classes - 1)).astype(float)
+    relative -= (y == n_classes - 1)[:, None]                          # (t, k - 1)
+    base = (labels.left[None, :] != y[:, None]).astype(float)          # (t, q)
+    rows = max(1, _LEVEL_ELEMENTS // (_MAX_FACTOR * len(sizes) * n_pairs))
+    proba = np.empty((n_rounds, n_classes))
+    mass = np.ascontiguousarray(log_mass.T)                            # (q, positions)
+    loss = np.zeros((n_pairs, n_positions))
     for a in range(0, n_rounds, rows):
         b = min(a + rows, n_rounds)
-        chunk = pos[a:b]
-        edges = _sorted_unique(np.concatenate([starts, chunk[chunk < n_positions]]))
-        lengths = np.diff(np.append(edges, n_positions))
-        shift = np.max(log_mass)
-        with np.errstate(divide="ignore"):
-            bin_mass = np.log(np.add.reduceat(np.exp(log_mass - shift), edges, axis=0)) + shift
-        bin_sizes = np.diff(np.append(np.searchsorted(edges, starts), len(edges)))
-        sub = _RoundLabels(labels.wrong_left[a:b], labels.wrong_right[a:b],
-                           labels.left_onehot, labels.right_onehot)
-        proba[a:b], bin_loss = axis_rounds(bin_mass, bin_sizes, np.searchsorted(edges, chunk),
-                                           sub, learning_rate, counter)
-        expanded = np.repeat(bin_loss, lengths, axis=0)
-        loss += expanded
-        log_mass -= learning_rate * expanded
+        proba[a:b] = _play_levels(mass - learning_rate * loss if a else mass, starts,
+                                  pos[a:b], relative[a:b], base[a:b], labels,
+                                  learning_rate, counter)
+        below = _class_below(pos[None, None, a:b], relative[None, None, a:b], starts[None],
+                             n_positions, 1, 0)[:, 0, 0, :n_positions]
+        loss += _pair_losses(below, labels, base[a:b].sum(axis=0)[:, None])
+    if counter is not None:
+        counter[0] += 4 * loss.size
+    return proba, np.rint(loss.T).astype(np.int64)
+
+
+def _pair_losses(below, labels, base):
+    """Loss of each pair from the class counts ``below`` (k - 1, ...) and the left
+    labels' errors ``base`` (q, ...)."""
+    last = below.shape[0]
+    loss = np.empty((len(labels.left),) + below.shape[1:])
+    for q, (left, right) in enumerate(zip(labels.left, labels.right)):
+        if left < last and right < last:
+            np.subtract(below[left], below[right], out=loss[q])
+        elif left < last:
+            loss[q] = below[left]
+        else:
+            np.negative(below[right], out=loss[q])
+        loss[q] += base[q]
+    return loss
+
+
+def _pair_decays(below, labels, earlier, eta, rounds):
+    """``exp(-eta * loss)`` of each pair, as :func:`_pair_losses`, by table look-up
+    (the counts are integers in ``[-rounds, rounds]``; ``eta * rounds`` is at most
+    ``_MAX_LINEAR_DECAY``, so no factor overflows)."""
+    last = below.shape[0]
+    index = below.astype(np.intp)
+    index += rounds
+    power = np.exp(-eta * np.arange(-rounds, rounds + 1))   # power[i + rounds] = exp(-eta i)
+    inverse = power[::-1].copy()
+    out = np.empty((len(labels.left),) + below.shape[1:])
+    for q, (left, right) in enumerate(zip(labels.left, labels.right)):
+        if left < last:
+            np.take(power, index[left], out=out[q], mode="clip")
+            if right < last:
+                out[q] *= np.take(inverse, index[right], mode="clip")
+        else:
+            np.take(inverse, index[right], out=out[q], mode="clip")
+        out[q] *= power[rounds + earlier[q].astype(np.intp)]
+    return out
+
+
+def _split_factors(n_rounds):
+    """Block split factors (each <= _MAX_FACTOR), one per level, whose product is
+    the smallest ``2^a 3^b >= n_rounds`` (the batch is padded with void rounds); a
+    short batch is one level (fewer calls, and its quadratic work is small)."""
+    if n_rounds <= _DENSE_ROUNDS:
+        return [max(n_rounds, 1)]
+    best, power3 = None, 1
+    while best is None or power3 < 2 * n_rounds:
+        power2 = 1
+        while power2 * power3 < n_rounds:
+            power2 *= 2
+        if best is None or power2 * power3 < best[0] * best[1]:
+            best = (power2, power3)
+        power3 *= 3
+    primes = [3] * int(round(np.log(best[1]) / np.log(3))) \
+        + [2] * int(round(np.log2(best[0])))
+    factors = []
+    for p in primes:  # first fit, largest primes first
+        for i, f in enumerate(factors):
+            if f * p <= _MAX_FACTOR:
+                factors[i] *= p
+                break
+        else:
+            factors.append(p)
+    return sorted(factors) or [1]
+
+
+def _play_levels(mass, starts, pos, relative, base, labels, learning_rate, counter):
+    """Weight per class before each round of one pass (see :func:`axis_rounds`);
+    ``mass`` (q, positions) log masses."""
+    n_rounds, n_features = pos.shape
+    factors = _split_factors(n_rounds)
+    n_padded = int(np.prod(factors))
+    if n_padded > n_rounds:  # void rounds: no expert errs (their output is dropped)
+        pad = n_padded - n_rounds
+        pos = np.vstack([pos, np.broadcast_to(starts, (pad, n_features))])
+        relative = np.vstack([relative, np.zeros((pad, relative.shape[1]))])
+        base = np.vstack([base, np.zeros((pad, base.shape[1]))])
+    n_pairs = mass.shape[0]
+    mass = mass[:, None]                   # (q, blocks, slots): log masses per block
+    block_starts = starts[None]            # (blocks, features): first slot of each feature
+    block_pos = pos[None]                  # (blocks, rounds, features), in slot coordinates
+    eta = float(learning_rate)
+    linear = False
+    for c in factors:
+        _, n_blocks, width = mass.shape
+        rounds = block_pos.shape[1]
+        r = rounds // c                     # rounds per child block
+        if not linear and eta * rounds <= _MAX_LINEAR_DECAY:
+            # over `rounds` rounds no weight ratio changes by more than exp(eta * rounds):
+            # from here on, linear scale relative to each block's largest weight
+            mass = np.exp(mass - mass.max(axis=(0, 2))[None, :, None])
+            linear = True
+        child_pos = block_pos.reshape(n_blocks, c, r, n_features)
+        shape = (n_blocks, c, r, -1)
+        below = _class_below(child_pos[:, :-1], relative.reshape(shape)[:, :-1], block_starts,
+                             width, c, 1)[..., :width]                 # (k - 1, m, c, slots)
+        # errors of the left labels over the earlier children, per pair (q, m, c, 1)
+        earlier = np.zeros((n_pairs, n_blocks, c, 1))
+        np.cumsum(base.reshape(shape)[:, :-1].sum(axis=2).transpose(2, 0, 1), axis=2,
+                  out=earlier[:, :, 1:, 0])
+        if linear:
+            child_mass = _pair_decays(below, labels, earlier, eta, rounds)
+            child_mass *= mass[:, :, None]                             # (q, m, c, slots)
+        else:
+            child_mass = _pair_losses(below, labels, earlier)
+            child_mass *= -eta
+            child_mass += mass[:, :, None]
         if counter is not None:
-            counter[0] += 4 * n_positions * n_pairs
-    return proba, loss
+            counter[0] += 8 * child_mass.size
+        if r == 1:
+            proba = _class_weights(child_mass, block_starts, child_pos[:, :, 0], labels, linear)
+            return proba[:n_rounds]
+        mass, block_starts, block_pos = _child_bins(
+            child_mass.reshape(n_pairs, n_blocks * c, width),
+            np.repeat(block_starts, c, axis=0), child_pos.reshape(n_blocks * c, r, n_features),
+            linear)
+    raise AssertionError("the last factor leaves blocks of one round")
+
+
+def _class_below(pos, relative, block_starts, width, n_children, shift):
+    """``out[k, m, i, j]``: sum of ``relative[..., k]`` over the rounds of block ``m``'s
+    children ``< i`` at which slot ``j`` lies below ``x_t`` (in its feature), shape
+    (k - 1, blocks, n_children, width + 1); ``pos`` and ``relative`` hold the rounds
+    of children ``0, 1, ...`` and count from child ``index + shift`` on.
+
+    One difference array per child (+ at the feature starts, - at the rounds'
+    positions), summed over children, then over slots.
+    """
+    n_blocks, n_used, r, n_features = pos.shape
+    n_columns = relative.shape[-1]
+    rows = (np.arange(n_blocks)[:, None] * n_children + np.arange(n_used) + shift) \
+        * (width + 1)                                                  # (m, used)
+    index = np.concatenate([(rows[:, :, None] + block_starts[:, None, :]).ravel(),
+                            (rows[:, :, None, None] + pos).ravel()])
+    size = n_blocks * n_children * (width + 1)
+    out = np.empty((n_columns, size))
+    for k in range(n_columns):
+        column = relative[..., k]
+        weight = np.concatenate([
+            np.broadcast_to(column.sum(axis=2)[:, :, None], rows.shape + (n_features,)).ravel(),
+            np.broadcast_to(-column[..., None], pos.shape).ravel()])
+        out[k] = np.bincount(index, weight, minlength=size)
+    out = out.reshape(n_columns, n_blocks, n_children, width + 1)
+    for i in range(shift + 1, n_children):
+        out[:, :, i] += out[:, :, i - 1]
+    np.cumsum(out, axis=3, out=out)
+    return out
+
+
+def _child_bins(mass, block_starts, block_pos, linear):
+    """Merge each block's slots between consecutive observed positions (and
+    feature starts) into one bin: the blocks' masses (q, blocks, features *
+    (rounds + 1); linear or log, as ``mass``), feature starts and round positions
+    in bin coordinates."""
+    n_pairs, n_blocks, width = mass.shape
+    r, n_features = block_pos.shape[1:]
+    rows = np.arange(n_blocks)[:, None]
+    marks = np.zeros((n_blocks, width + 1), dtype=bool)
+    marks[rows, block_starts] = True
+    marks[rows, block_pos.reshape(n_blocks, -1)] = True
+    marks[:, width] = False
+    marked = np.flatnonzero(marks)
+    block_of, slot_of = np.divmod(marked, width + 1)
+    counts = np.bincount(block_of, minlength=n_blocks)
+    bin_of = np.arange(len(marked)) - np.repeat(np.cumsum(counts) - counts, counts)
+    lookup = np.empty((n_blocks, width + 1), dtype=np.intp)  # bin of each marked slot
+    lookup.flat[marked] = bin_of
+    lookup[:, width] = counts
+    first = block_of * width + slot_of     # every block's slot 0 is marked
+    flat = mass.reshape(n_pairs, -1)
+    if linear:
+        child = np.zeros((n_pairs, n_blocks, n_features * (r + 1)))
+        child[:, block_of, bin_of] = np.add.reduceat(flat, first, axis=1)
+    else:  # log masses; a bin's own largest as shift: no bin underflows to zero
+        with np.errstate(divide="ignore", invalid="ignore"):
+            top = np.maximum.reduceat(flat, first, axis=1)
+            top[~np.isfinite(top)] = 0.0
+            lengths = np.diff(np.append(first, flat.shape[1]))
+            bins = np.log(np.add.reduceat(np.exp(flat - np.repeat(top, lengths, axis=1)),
+                                          first, axis=1)) + top
+        child = np.full((n_pairs, n_blocks, n_features * (r + 1)), -np.inf)
+        child[:, block_of, bin_of] = bins
+    child_starts = lookup[rows, block_starts]
+    child_pos = lookup[rows, block_pos.reshape(n_blocks, -1)]
+    return child, child_starts, child_pos.reshape(n_blocks, r, n_features)
+
+
+def _class_weights(mass, block_starts, pos, labels, linear):
+    """Weight per class (rounds, classes) of one-round blocks: ``mass`` (q, blocks,
+    c, slots) before each round, ``pos`` (blocks, c, features); prefix sums."""
+    n_pairs, n_blocks, c, width = mass.shape
+    weight = mass if linear else np.exp(mass - mass.max(axis=(0, 3))[None, :, :, None])
+    cumulative = np.empty((n_pairs, n_blocks, c, width + 1))
+    cumulative[..., 0] = 0.0
+    np.cumsum(weight, axis=3, out=cumulative[..., 1:])
+    total = cumulative[..., width].reshape(n_pairs, -1)
+    upper = np.take_along_axis(cumulative, pos[None], axis=3)
+    lower = np.take_along_axis(cumulative, block_starts[None, :, None, :], axis=3)
+    right = (upper - lower).sum(axis=3).reshape(n_pairs, -1)
+    proba = right.T @ labels.right_onehot + (total - right).T @ labels.left_onehot
+    return proba / proba.sum(axis=1, keepdims=True)
 
 
 def _prefix_masses(log_mass):
@@ -301,58 +499,6 @@ def _sorted_unique(values):
     keep[:1] = True
     np.not_equal(values[1:], values[:-1], out=keep[1:])
     return values[keep]
-
-
-def _axis_direct(log_mass, sizes, pos, labels, learning_rate, counter):
-    """Play the rounds on every position (the base case of :func:`axis_rounds`)."""
-    n_rounds = pos.shape[0]
-    n_positions, n_pairs = log_mass.shape
-    rows = max(1, min(n_rounds, int(_MAX_DECAY / learning_rate)))
-    if rows < n_rounds:  # a large eta: keep the linear-scale weights above underflow
-        proba = np.empty((n_rounds, labels.left_onehot.shape[1]))
-        loss = np.zeros((n_positions, n_pairs), dtype=np.int64)
-        log_mass = log_mass.copy()
-        for a in range(0, n_rounds, rows):
-            sub = _RoundLabels(labels.wrong_left[a:a + rows], labels.wrong_right[a:a + rows],
-                               labels.left_onehot, labels.right_onehot)
-            proba[a:a + rows], part = _axis_direct(log_mass, sizes, pos[a:a + rows], sub,
-                                                   learning_rate, counter)
-            loss += part
-            log_mass -= learning_rate * part
-        return proba, loss
-    column = np.repeat(np.arange(len(sizes)), sizes)
-    below = np.arange(n_positions)[None, :] < pos[:, column]               # (t, p)
-    decay = np.exp(-learning_rate)
-    factor_right = np.where(labels.wrong_right, decay, 1.0)                # (t, q)
-    factor_left = np.where(labels.wrong_left, decay, 1.0)
-    # layout (t, q, p): positions contiguous (a short last axis of pairs makes
-    # numpy's inner loops several times slower)
-    weight = np.where(below[:, None, :], factor_right[:, :, None],
-                      factor_left[:, :, None])                             # (t, q, p)
-    w0 = np.exp(log_mass - np.max(log_mass)).T                             # (q, p)
-    weight[0] *= w0
-    # weight[t] = w0 * prod_{s <= t} factor[s], the weights after round t. Row
-    # by row: numpy's cumprod along the first axis is ~5x slower (measured)
-    for t in range(1, n_rounds):
-        np.multiply(weight[t], weight[t - 1], out=weight[t])
-    # the weights before round t are those after round t - 1 (w0 for t = 0)
-    before_total = np.empty((n_rounds, n_pairs))
-    before_right = np.empty((n_rounds, n_pairs))
-    before_total[0] = w0.sum(axis=1)
-    before_right[0] = w0 @ below[0].astype(float)
-    if n_rounds > 1:
-        before_total[1:] = weight[:-1].sum(axis=2)
-        before_right[1:] = np.matmul(weight[:-1], below[1:, :, None].astype(float))[:, :, 0]
-    proba = before_right @ labels.right_onehot \
-        + (before_total - before_right) @ labels.left_onehot
-    proba /= proba.sum(axis=1, keepdims=True)
-    # mistakes of each slot: wrong_right on the rounds it sits below x_t, else wrong_left
-    gap = labels.wrong_right.astype(float) - labels.wrong_left
-    loss = np.rint(below.T.astype(float) @ gap).astype(np.int64) \
-        + np.count_nonzero(labels.wrong_left, axis=0)
-    if counter is not None:
-        counter[0] += 8 * weight.size
-    return proba, loss
 
 
 class AxisHedge:
@@ -456,8 +602,9 @@ class AxisHedge:
         return self.log_weight + self.segment_log_count
 
     def _split(self, positions):
-        """Add segment boundaries at ``positions`` (the new segments inherit)."""
-        inside = np.unique(positions[positions < self.offsets[-1]])
+        """Add segment boundaries at ``positions`` (sorted, distinct; the new segments
+        inherit)."""
+        inside = positions[positions < self.offsets[-1]]  # sorted, distinct
         at = np.searchsorted(self.starts, inside, side="right")  # parent segment + 1
         new = inside[self.starts[at - 1] != inside]  # not yet a boundary
         if new.size == 0:  # no sort or hash of all segments when nothing is new
@@ -492,8 +639,7 @@ class AxisHedge:
         if n_rounds == 0:
             return np.empty((0, self.n_classes)), np.empty(0)
         positions = self._positions(X)
-        labels = _RoundLabels(self.pairs.left[None, :] != y[:, None],
-                              self.pairs.right[None, :] != y[:, None],
+        labels = _RoundLabels(np.asarray(y, dtype=np.intp), self.pairs.left, self.pairs.right,
                               self.left_onehot, self.right_onehot)
         # experts between the same two observed positions (or feature ends) agree on
         # every round of the batch: play the batch on these bins, whose masses the
@@ -510,7 +656,7 @@ class AxisHedge:
                                       np.searchsorted(edges, positions), labels,
                                       self.learning_rate, counter)
         # the segments then split at the edges and take their bin's mistakes
-        self._split(positions.ravel())
+        self._split(edges)
         per_bin = np.diff(np.searchsorted(self.starts, np.append(edges, n_positions)))
         loss = np.repeat(bin_loss, per_bin, axis=0)
         self.work += counter[0] + self.starts.size * len(self.pairs.left)

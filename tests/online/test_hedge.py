@@ -84,12 +84,11 @@ def naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, eta):
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
-@pytest.mark.parametrize("direct_elements", [1 << 16, 40])  # 40: deep bin recursion
+@pytest.mark.parametrize("max_factor", [4, 2])  # 2: the deepest recursion
 @pytest.mark.parametrize("drop, skip_feature", [(0.0, None), (0.3, 1)])
-def test_axis_engine_equals_textbook_hedge(n_classes, direct_elements, drop, skip_feature,
+def test_axis_engine_equals_textbook_hedge(n_classes, max_factor, drop, skip_feature,
                                            monkeypatch):
-    monkeypatch.setattr(hedge_module, "_DIRECT_ELEMENTS", direct_elements)
-    monkeypatch.setattr(hedge_module, "_BASE_ROWS", 4 if direct_elements == 40 else 64)
+    monkeypatch.setattr(hedge_module, "_MAX_FACTOR", max_factor)
     rng = np.random.default_rng(n_classes)
     pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
     d = 3
@@ -114,6 +113,30 @@ def test_axis_engine_equals_textbook_hedge(n_classes, direct_elements, drop, ski
     w = engine.weights()
     expected = np.stack([(w * (pred == c)).sum(1) for c in range(n_classes)], 1)
     np.testing.assert_allclose(engine.predict_proba_from(X_new), expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("eta, linear_decay, level_elements", [
+    (0.2, 0.0, 1 << 22),     # log weights at every level
+    (0.2, 300.0, 400),       # a batch in several passes
+    (40.0, 300.0, 1 << 22),  # log weights on top, linear below (blocks of <= 7 rounds)
+])
+def test_axis_engine_paths_equal_textbook_hedge(n_classes, eta, linear_decay, level_elements,
+                                                monkeypatch):
+    monkeypatch.setattr(hedge_module, "_MAX_LINEAR_DECAY", linear_decay)
+    monkeypatch.setattr(hedge_module, "_LEVEL_ELEMENTS", level_elements)
+    rng = np.random.default_rng(7)
+    pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
+    feature, threshold, pair = make_axis_experts(3, 30, pairs, rng, drop=0.2)
+    X = rng.random((300, 3))
+    y = rng.integers(0, n_classes, 300)
+    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    # one batch: the engine's bins start from exact masses (a later batch's bins are
+    # prefix-sum differences, exact relative to the total weight only)
+    proba, _ = engine.update(X, y)
+    proba_ref, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, eta)
+    np.testing.assert_allclose(proba, proba_ref, atol=1e-10)
+    np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
 
 
 def test_axis_engine_binary_equals_dense_engine():
@@ -206,7 +229,7 @@ def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
         parent = np.searchsorted(starts, union, side="right") - 1
         engine.log_weight = engine.log_weight + rng.normal(size=lw.shape)  # distinct parents
         lw = engine.log_weight
-        engine._split(positions)
+        engine._split(np.unique(positions))  # the engine passes sorted distinct edges
         np.testing.assert_array_equal(engine.starts, union)
         np.testing.assert_array_equal(engine.log_weight, lw[parent])
         np.testing.assert_array_equal(engine.loss, loss[parent])

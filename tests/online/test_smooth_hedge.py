@@ -798,13 +798,12 @@ def _fit_work(n):
 
 
 def test_operation_count_check_catches_a_per_round_cost_growing_with_rounds(monkeypatch):
-    """Deliberately broken: playing every segment densely (no binning), the
-    per-round cost grows with the rounds already played; the ratio the test
-    below bounds by 2.3 is then about 4 at every size (3.9 from 2000 to 4000
-    rounds, 4.0 from 1000 to 2000), so the smaller pair shows it at a fifth
-    of the cost."""
-    monkeypatch.setattr(hedge_module, "_DIRECT_ELEMENTS", 1 << 40)
-    monkeypatch.setattr(hedge_module, "_BASE_ROWS", 1 << 40)
+    """Deliberately broken: the batch played in passes of 64 rounds, each pass on
+    every position at once (no recursion into bins), so the per-round cost grows
+    with the positions seen; the ratio the test below bounds by 2.3 is then about
+    4 (the smaller pair shows it at a fifth of the cost)."""
+    monkeypatch.setattr(hedge_module, "_DENSE_ROUNDS", 64)
+    monkeypatch.setattr(hedge_module, "_LEVEL_ELEMENTS", 64 * hedge_module._MAX_FACTOR * 5 * 2)
     assert _fit_work(4000)[0] / _fit_work(2000)[0] > 2.3
 
 
