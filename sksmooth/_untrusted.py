@@ -20,7 +20,8 @@ from .exceptions import DataConversionWarning
 
 __all__ = ["read_numbers", "read_labels", "read_table", "as_floats", "level_codes",
            "is_missing", "same_values", "labels_equal", "distinct_labels",
-           "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows"]
+           "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
+           "read_sample_weight"]
 
 
 # ------------------------------------------------------------------ values
@@ -539,6 +540,27 @@ def read_numbers(estimator, X, y="no_validation", *, reset=True, dtype="numeric"
     if isinstance(y, str) and y == "no_validation":
         return array
     return array, _check_private_y(y, array.shape[0])
+
+
+def read_sample_weight(sample_weight, n_samples, owner):
+    """``sample_weight`` of an ERM oracle as ``n_samples`` finite floats >= 0, not
+    all zero (``None``: ones; a number: that weight for every row)."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weights = np.asarray(sample_weight, dtype=float)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"{owner}: sample_weight must be a number or have one entry per row "
+                         f"(shape ({n_samples},)), got shape {weights.shape}.")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(f"{owner}: sample_weight must be >= 0 and finite; a negative weight "
+                         "does not define a 0-1 ERM problem (flip the label and use the "
+                         "absolute weight).")
+    if not weights.any():
+        raise ValueError(f"{owner}: sample_weight is zero for every row; give at least one "
+                         "row a positive weight.")
+    return weights
 
 
 def _check_private_y(y, n_samples):

@@ -542,3 +542,18 @@ def test_a_dask_partition_of_the_wrong_width_is_named_by_its_width_whatever_it_h
     for entry in (0.5, "x"):
         with pytest.raises(ValueError, match="a partition has 3 columns; expected 2"):
             counter(np.array([[0.1, entry, 0.3]], dtype=object))
+
+
+def test_sample_weight_is_read_as_one_finite_nonnegative_weight_per_row():
+    from sksmooth._untrusted import read_sample_weight
+    np.testing.assert_array_equal(read_sample_weight(None, 3, "O"), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(read_sample_weight(2, 2, "O"), [2.0, 2.0])
+    np.testing.assert_array_equal(read_sample_weight([0, 1.5], 2, "O"), [0.0, 1.5])
+    with pytest.raises(ValueError, match=r"O: sample_weight must be a number or have one "
+                                         r"entry per row \(shape \(3,\)\), got shape \(2,\)"):
+        read_sample_weight([1, 1], 3, "O")
+    with pytest.raises(ValueError, match="O: sample_weight is zero for every row"):
+        read_sample_weight([0, 0], 2, "O")
+    for bad in ([1, -1], [1, np.nan], [np.inf, 1]):
+        with pytest.raises(ValueError, match="O: sample_weight must be >= 0 and finite"):
+            read_sample_weight(bad, 2, "O")

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._untrusted import read_sample_weight
 from .._validation import BinaryLabels, check_binary_target
 
 __all__ = ["PreparedRows", "min_pairwise_distance", "spectral_separation"]
@@ -116,18 +117,11 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=float)
         check_binary_target(y)
         self.classes_ = BinaryLabels.fit_classes(y)
-        weights = _check_sample_weight(sample_weight, X, dtype=float)
-        if np.any(weights < 0):
-            raise ValueError(
-                f"{type(self).__name__}: sample_weight must be >= 0 (got min "
-                f"{weights.min():.3g}); a negative weight does not define a 0-1 "
-                "ERM problem. Flip the label and use the absolute weight."
-            )
+        weights = read_sample_weight(sample_weight, X.shape[0], type(self).__name__)
         X = self._erm_check_domain(X)
         y_pm1 = BinaryLabels.encode(y, self.classes_)
-        if weights.any():  # zero-weight rows change no loss, nor a data-derived grid
-            keep = weights > 0
-            X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
+        keep = weights > 0  # zero-weight rows change no loss, nor a data-derived grid
+        X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
         self._fit_pm1(X, y_pm1, weights)
         return self
 

@@ -5,9 +5,10 @@ import warnings
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._domain import box_position, grid_threshold
+from .._untrusted import read_sample_weight
 from .._validation import check_bounds, check_positive_int
 from ..exceptions import PrivacyLeakWarning
 from ._oracle_base import PreparedRows, _BaseERMOracle
@@ -246,9 +247,7 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
         X, y = validate_data(self, X, y, dtype=float)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
-        weights = _check_sample_weight(sample_weight, X, dtype=float)
-        if np.any(weights < 0):
-            raise ValueError("MulticlassStumpERMClassifier: sample_weight must be >= 0.")
+        weights = read_sample_weight(sample_weight, X.shape[0], type(self).__name__)
         self._n_classes = len(self.classes_)
         self._fit_codes(X, codes, weights)
         return self

@@ -10,7 +10,6 @@ and how many were mapped is never stored. Outputs: :mod:`._outputs`;
 workloads: :mod:`._queries`.
 """
 
-import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -32,7 +31,6 @@ from .._validation import (
 )
 from ..accounting import charge, charge_not_private, check_accountant
 from ..classes import user_code_notes
-from ..exceptions import RemovalWarning
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
@@ -46,9 +44,9 @@ from ._columns import (
     schema_change_error,
 )
 from ._queries import as_workload, build_workload, check_workload
-from ._renamed import UNIVERSE_NAMES, WORKLOAD_NAMES, fold_renamed
+from ._renamed import LEVELS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES, fold_renamed
 from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
-                      declared_level_columns, is_dataframe, removed_levels_parameters)
+                      declared_level_columns, is_dataframe)
 from ._universe import GridUniverse, SampleUniverse
 
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
@@ -79,10 +77,6 @@ COMMON_CONSTRAINTS = {
     "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
         "memory: 16 bytes per universe point (4 GiB at the cap)")),
     "levels": LEVELS,
-    "categorical_features": (NoneValue(), Options("from_dtype"), InstanceOf(
-        (list, tuple, np.ndarray), "a mask, indices or names (removed: use levels)")),
-    "categories": (NoneValue(), InstanceOf(dict, "a dict {column: [levels]} (removed: use "
-                                                 "levels)")),
     "bounds": Param((NoneValue(), READ_FROM_DATA, Check(check_bounds_parameter, BOUNDS_FORMS)),
                     hint=BOUNDS_HINT),
     "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels")),
@@ -194,7 +188,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                 raise schema_change_error(frame.schema.change_to(schema))
             # a later chunk may have no rows (its row count is private under add/remove)
             return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
-        levels = removed_levels_parameters(self)
+        levels = self.levels
         schema = TableSchema.from_input(X, levels, self.bounds)
         X_num = self._numeric(X, schema, reset=True)
         if schema.n_features == 0:  # input of an unusual structure, validated above
@@ -256,8 +250,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     def _declared_level_columns(self, X):
         """Labels of the DataFrame ``X``'s columns whose levels are declared."""
-        return declared_level_columns(X, self.levels if self.levels is not None
-                                      else self.categories)
+        return declared_level_columns(X, self.levels)
 
     def _read_from_rows(self, X, y, labels_declared):
         """What a first chunk's rows would give (leak-warned): the parameters that
@@ -285,9 +278,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     def _schema_of(self, X):
         """The schema of a first chunk ``X`` (no warning: ``fit`` gives it)."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RemovalWarning)
-            return TableSchema.from_input(X, removed_levels_parameters(self), self.bounds)
+        return TableSchema.from_input(X, self.levels, self.bounds)
 
     def _infers_from_data(self, X, y, classes):
         """Whether a first chunk's box or label set will be read from its rows (then
@@ -371,7 +362,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         return build_workload(self.queries, uni, rng)
 
     # ------------------------------------------------- renamed parameters
-    _renamed = WORKLOAD_NAMES + UNIVERSE_NAMES  # old keyword names this estimator still accepts
+    _renamed = WORKLOAD_NAMES + UNIVERSE_NAMES + LEVELS_NAMES  # old keyword names this estimator still accepts
 
     def _fold_renamed(self, params, old):
         """``params`` with the pre-1.0 keyword parameters ``old`` folded in (warned)."""
@@ -384,7 +375,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
                if name not in self._get_param_names() and "__" not in name}
         if old:
             current = {name: params.get(name, getattr(self, name, None))
-                       for name in ("queries", "rounds", "universe")}
+                       for name in ("queries", "rounds", "universe", "levels")}
             params.update({k: v for k, v in self._fold_renamed(current, old).items()
                            if k in self._get_param_names()})
         return super().set_params(**params)

@@ -67,12 +67,11 @@ class _PerQueryBase(ReleaseData):
         classes=None,
         accountant=None,
         random_state=None,
-        categorical_features=None,
-        categories=None,
         **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, universe=universe), renamed)
-        queries, universe = renamed["queries"], renamed["universe"]
+        renamed = self._fold_renamed(dict(queries=queries, universe=universe, levels=levels),
+                                     renamed)
+        queries, universe, levels = renamed["queries"], renamed["universe"], renamed["levels"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
@@ -85,8 +84,6 @@ class _PerQueryBase(ReleaseData):
         self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
-        self.categorical_features = categorical_features
-        self.categories = categories
 
     def _check_public_parameters(self, params):
         self._check_delta(params["delta"])
@@ -174,7 +171,7 @@ class LaplacePerQuery(_PerQueryBase):
         from noisy count tables, ``L1 = 2 G`` for ``G`` tables (changing a
         row moves two cells of each; the module docstring).
     queries, universe, n_bins, max_universe_size, \
-levels, bounds, classes, accountant, random_state, categorical_features, categories :
+levels, bounds, classes, accountant, random_state :
         as in :class:`MWEM`.
 
     Attributes
@@ -224,7 +221,7 @@ class GaussianPerQuery(_PerQueryBase):
         answered from noisy count tables (changing a row moves two cells of
         each).
     queries, universe, n_bins, max_universe_size, \
-levels, bounds, classes, accountant, random_state, categorical_features, categories :
+levels, bounds, classes, accountant, random_state :
         as in :class:`MWEM`.
 
     Attributes
@@ -244,13 +241,12 @@ levels, bounds, classes, accountant, random_state, categorical_features, categor
     def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", sensitivity="per_query",
                  universe="grid", n_bins="auto", max_universe_size=2**24,
                  levels=None, bounds=None, classes=None, accountant=None, random_state=None,
-                 categorical_features=None, categories=None, **renamed):
+                 **renamed):
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, sensitivity=sensitivity,
             universe=universe, n_bins=n_bins,
             max_universe_size=max_universe_size, levels=levels, bounds=bounds, classes=classes,
-            accountant=accountant, random_state=random_state,
-            categorical_features=categorical_features, categories=categories, **renamed,
+            accountant=accountant, random_state=random_state, **renamed,
         )
 
     def _check_delta(self, delta):

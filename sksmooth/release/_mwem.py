@@ -35,7 +35,7 @@ from ._outputs import ReleaseMixin
 from ._privacy import RoundParameters, round_parameters
 from ._projection import kl_project_smooth
 from ._queries import as_workload
-from ._renamed import ROUNDS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES
+from ._renamed import LEVELS_NAMES, ROUNDS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES
 from ._rounds import (TABLE_SELECTION_FRACTION, TableRounds, as_rounds, check_rounds, is_dense,
                       make_model, run_mw)
 from ._schema import DEFAULT_N_BINS
@@ -199,7 +199,10 @@ class MWEM(ReleaseMixin):
         ``str``, ``convert_dtypes()``'s ``Int64``), so it is not public —
         one row can change it — and never makes a column categorical or
         integer. Levels are never read from the data; a value outside them
-        is mapped to the first level.
+        is mapped to the first level. The removed keywords
+        ``categories={c: [...]}`` and ``categorical_features=[c]`` (one more
+        release, with a ``RemovalWarning``) read as ``levels={c: [...]}`` and
+        ``levels={c: int}``.
     bounds : tuple (lower, upper), dict, 'data' or None, default=None
         Public domain box: a pair ``(lower, upper)`` (numbers, or one per
         column), or ``{column name or index: (lower, upper)}`` for every
@@ -225,11 +228,6 @@ class MWEM(ReleaseMixin):
     verbose : int or bool, default=0
         ``>= 1``: after the charge, the number of rounds and a progress bar
         over them on stderr (tqdm when installed).
-    categorical_features, categories : default=None
-        Removed in the next release (a ``RemovalWarning``): ``levels``
-        replaces them. ``categories={c: [...]}`` is ``levels={c: [...]}``,
-        and a column listed in ``categorical_features`` without categories
-        is ``levels={c: int}``.
 
     Attributes
     ----------
@@ -326,7 +324,7 @@ class MWEM(ReleaseMixin):
         "jitter": JITTER_CONSTRAINT,
         "verbose": VERBOSE,
     }
-    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES + UNIVERSE_NAMES
+    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES + UNIVERSE_NAMES + LEVELS_NAMES
     _variant = "MWEM"
     _theorem = "Thm 4.1"
     _source = _SOURCE_MWEM
@@ -349,13 +347,12 @@ class MWEM(ReleaseMixin):
         accountant=None,
         random_state=None,
         verbose=0,
-        categorical_features=None,
-        categories=None,
         **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds, universe=universe),
-                                     renamed)
+        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds, universe=universe,
+                                          levels=levels), renamed)
         queries, rounds, universe = renamed["queries"], renamed["rounds"], renamed["universe"]
+        levels = renamed["levels"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
@@ -370,8 +367,6 @@ class MWEM(ReleaseMixin):
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
-        self.categorical_features = categorical_features
-        self.categories = categories
 
     # ------------------------------------------------------ the variant's hooks
     def _sigma(self, params):
@@ -729,8 +724,6 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
         accountant=None,
         random_state=None,
         verbose=0,
-        categorical_features=None,
-        categories=None,
         **renamed,
     ):
         renamed.pop("projection", None)  # turned into the class by __new__
@@ -738,8 +731,7 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
             epsilon=epsilon, delta=delta, queries=queries, rounds=rounds, universe=universe,
             n_bins=n_bins, max_universe_size=max_universe_size,
             levels=levels, bounds=bounds, classes=classes, jitter=jitter, accountant=accountant,
-            random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, categories=categories, **renamed)
+            random_state=random_state, verbose=verbose, **renamed)
         self.sigma = sigma
 
     def _check_public_parameters(self, params):

@@ -11,8 +11,8 @@ frozen into a supervised ``Pipeline`` is the one route this cannot close).
 import copy
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import TransformerMixin
-from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
 from .._randomness import sampling_generator
@@ -43,6 +43,27 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     everything here is post-processing of it with the *sampling* stream,
     independent of the mechanism's noise.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        # no wrapping by scikit-learn: it would give synthetic rows X's index
+        super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
+
+    def set_output(self, *, transform=None):
+        """Container of :meth:`transform`'s synthetic rows, as scikit-learn's
+        ``set_output``: ``'pandas'`` (a fresh ``0 .. n-1`` index, never
+        ``X``'s), ``'default'``, or ``None`` (unchanged)."""
+        if transform not in (None, "default", "pandas"):
+            raise ValueError(f"transform must be 'default', 'pandas' or None, got {transform!r}"
+                             " (for polars, convert the pandas output: polars.from_pandas).")
+        if transform is not None:
+            self._transform_output = transform
+        return self
+
+    def __sklearn_clone__(self):
+        clone = super().__sklearn_clone__()
+        if "_transform_output" in vars(self):
+            clone._transform_output = self._transform_output
+        return clone
 
     def sample(self, n_samples, random_state=None, *, scheme="systematic"):
         """Draw synthetic rows from the released distribution (post-processing, free).
@@ -108,8 +129,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         rng = copy.deepcopy(self._sampling_rng) if self._seeded else sampling_generator(None)
         out = self._emit(n, rng)
         out = out[0] if isinstance(out, tuple) else out
-        if isinstance(out, np.ndarray) and _get_output_config("transform", self)["dense"] == \
-                "pandas":  # scikit-learn would give the synthetic rows X's own index
+        container = vars(self).get("_transform_output", get_config()["transform_output"])
+        if isinstance(out, np.ndarray) and container == "pandas":
             import pandas as pd  # noqa: PLC0415 (set_output(transform='pandas') needs it)
 
             out = pd.DataFrame(out, columns=self.get_feature_names_out())

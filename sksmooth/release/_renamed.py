@@ -4,21 +4,24 @@ import warnings
 
 from sklearn.base import clone
 
+from .._validation import user_stacklevel
 from ..exceptions import RemovalWarning
 from ._queries import Refused, Workload
 from ._rounds import _ROUNDS, _Rounds, as_rounds
+from ._schema import RemovedLevels
 
-__all__ = ["WORKLOAD_NAMES", "ROUNDS_NAMES", "UNIVERSE_NAMES", "fold_renamed"]
+__all__ = ["WORKLOAD_NAMES", "ROUNDS_NAMES", "UNIVERSE_NAMES", "LEVELS_NAMES", "fold_renamed"]
 
 WORKLOAD_NAMES = ("marginal_width", "n_queries")
 UNIVERSE_NAMES = ("n_universe",)
+LEVELS_NAMES = ("categorical_features", "categories")
 ROUNDS_NAMES = ("n_iter", "measurement", "exclude_measured", "selection_fraction", "update",
                 "learning_rate", "n_passes", "output")
 
 
 def fold_renamed(owner, params, old, names):
-    """``params`` (``queries`` and, for MWEM, ``rounds``) with the old keyword
-    parameters ``old`` folded into their objects; warns with the new spelling."""
+    """``params`` (``queries``, ``levels`` and, for MWEM, ``rounds``) with the old
+    keyword parameters ``old`` folded into their objects; warns with the new spelling."""
     params = dict(params)
     unknown = sorted(set(old) - set(names))
     if unknown:
@@ -45,12 +48,20 @@ def fold_renamed(owner, params, old, names):
     sampled = params.get("universe") == "sample" and not (isinstance(size, str) and size == "auto")
     if sampled:
         params["universe"] = size  # a sampled universe of that many points
+    levels = {name: old[name] for name in LEVELS_NAMES if name in old}
+    if levels:
+        params["levels"] = RemovedLevels(**levels, levels=params.get("levels"))
     changed = {"queries": bool(workload), "rounds": rounds_given, "universe": sampled}
     new = [f"{name}={params[name]!r}" for name in ("queries", "rounds", "universe")
            if changed[name] and name in params]
+    if levels:
+        new.append("levels={column: [levels]}, levels={column: L} (codes 0 .. L-1) or "
+                   "levels={column: int} (the integers between its bounds)")
     if "n_universe" in old and not sampled:
         new.append("no n_universe (a grid universe never used it; universe=m samples m points)")
+    names = sorted(old)
+    names = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     verb = "is" if len(old) == 1 else "are"
-    warnings.warn(f"{', '.join(sorted(old))} of {owner} {verb} deprecated and will be removed in "
-                  f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=4)
+    warnings.warn(f"{names} of {owner} {verb} deprecated and will be removed in "
+                  f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=user_stacklevel())
     return params

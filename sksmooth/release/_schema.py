@@ -9,16 +9,13 @@ never the rows' values, into a :class:`~._columns.TableCodec`. The codec's rules
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._constraints import Check, Integer, NoneValue
 from .._untrusted import read_table
-from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, reads_data,
-                           user_stacklevel)
-from ..exceptions import RemovalWarning
+from .._validation import BOUNDS_HINT, check_bounds, check_bounds_pair, reads_data
 from ._columns import (
     BinnedColumn,
     LevelColumn,
@@ -41,7 +38,7 @@ from ._columns import (
 
 __all__ = ["TableSchema", "BOUNDS_FORMS", "DEFAULT_N_BINS", "LEVELS", "bounds_by_column",
            "check_bounds_parameter", "check_levels", "declared_level_columns", "is_dataframe",
-           "removed_levels_parameters"]
+           "RemovedLevels"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
 BOUNDS_FORMS = "a pair (lower, upper) or a dict {column: (lower, upper)}"
@@ -58,6 +55,8 @@ def check_levels(value, name="levels"):
     ``None``: the ``Integer`` and ``NoneValue`` constraints of :data:`LEVELS`)."""
     if value is int:
         return value
+    if isinstance(value, RemovedLevels):
+        return value.check()
     if not isinstance(value, (dict, list, tuple, np.ndarray)):
         raise TypeError(f"{name} must be {LEVELS_FORMS}, got {type(value).__name__}.")
     for entry in (value.values() if isinstance(value, dict) else value):
@@ -93,29 +92,33 @@ def check_bounds_parameter(value, name="bounds"):
     return value
 
 
-def removed_levels_parameters(estimator):
-    """``levels`` of a grid-family estimator, with its removed spellings
-    ``categorical_features`` / ``categories`` (a :class:`RemovalWarning`): the
-    ``levels`` argument of :meth:`TableSchema.from_input`."""
-    old = {k: getattr(estimator, k) for k in ("categorical_features", "categories")
-           if getattr(estimator, k, None) is not None}
-    if not old:
-        return estimator.levels
-    if estimator.levels is not None:
-        raise ValueError(f"levels replaces {' and '.join(old)}: give levels only.")
-    warnings.warn(f"{' and '.join(old)} will be removed in the next release: declare the "
-                  "public levels with levels={column: [levels]}, levels={column: L} (codes "
-                  "0 .. L-1) or levels={column: int} (the integers between its bounds).",
-                  RemovalWarning, stacklevel=user_stacklevel())
-    return _Removed(old.get("categorical_features"), old.get("categories"))
+class RemovedLevels:
+    """``levels`` spelled with the removed ``categorical_features`` and
+    ``categories`` (read per column in :meth:`TableSchema.from_input`);
+    ``levels``: an explicit ``levels`` given beside them (refused at fit)."""
 
-
-class _Removed:
-    """What ``categorical_features`` and ``categories`` said (read per column in
-    :meth:`TableSchema.from_input`)."""
-
-    def __init__(self, categorical_features, categories):
+    def __init__(self, categorical_features=None, categories=None, levels=None):
         self.categorical_features, self.categories = categorical_features, categories
+        self.levels = levels
+
+    def __repr__(self):
+        given = {k: v for k, v in vars(self).items() if v is not None}
+        return f"RemovedLevels({', '.join(f'{k}={v!r}' for k, v in given.items())})"
+
+    def check(self):
+        """The removed parameters' forms, before data is seen."""
+        old = [k for k in ("categorical_features", "categories") if getattr(self, k) is not None]
+        if self.levels is not None:
+            raise ValueError(f"levels replaces {' and '.join(old)}: give levels only.")
+        features = self.categorical_features
+        if not (features is None or (isinstance(features, str) and features == "from_dtype")
+                or isinstance(features, (list, tuple, np.ndarray))):
+            raise TypeError("categorical_features must be 'from_dtype' or a mask, indices or "
+                            f"names, got {type(features).__name__}; use levels instead.")
+        if not (self.categories is None or isinstance(self.categories, dict)):
+            raise TypeError("categories must be a dict {column: [levels]}, got "
+                            f"{type(self.categories).__name__}; use levels instead.")
+        return self
 
     def entries(self, n_features, columns, dtypes):
         """One ``levels`` entry per column (``dtypes``: public, ``None`` for an ndarray)."""
@@ -136,7 +139,7 @@ class _Removed:
 def declared_level_columns(X, levels):
     """Labels of the DataFrame ``X``'s columns whose levels ``levels`` declares."""
     columns = list(getattr(X, "columns", []))
-    if isinstance(levels, _Removed):
+    if isinstance(levels, RemovedLevels):
         levels = levels.categories
     if not columns or levels is None:
         return set()
@@ -208,7 +211,7 @@ class TableSchema:
         """:meth:`from_input` on a table's ``names``, ``dtypes`` and kind (the column
         strategies keep only the public part of a dtype: :func:`~._columns.public_dtype`)."""
         n_features, columns = len(names), (names if frame else None)
-        if isinstance(levels, _Removed):
+        if isinstance(levels, RemovedLevels):
             declared = levels.entries(n_features, columns, dtypes if frame else None)
         elif isinstance(levels, dict):
             given = column_positions(levels, n_features, columns, "levels")

@@ -11,7 +11,7 @@ from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, MAX_UNIVERSE_CAP, ReleaseContext
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
-from ._renamed import WORKLOAD_NAMES
+from ._renamed import LEVELS_NAMES, WORKLOAD_NAMES
 from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
@@ -72,8 +72,6 @@ class SubsampledNetMechanism(ReleaseMixin):
         as in :class:`SmoothMWEM` (the grid is the space ``V`` is drawn from).
     accountant : BudgetAccountant or None
     random_state : None, int or Generator
-    categorical_features, categories :
-        Removed in the next release: see :class:`SmoothMWEM`.
 
     Attributes
     ----------
@@ -105,7 +103,7 @@ class SubsampledNetMechanism(ReleaseMixin):
             "memory: 16 bytes per universe point"))),
         "jitter": JITTER_CONSTRAINT,
     }
-    _renamed = WORKLOAD_NAMES
+    _renamed = WORKLOAD_NAMES + LEVELS_NAMES
 
     def __init__(
         self,
@@ -124,11 +122,10 @@ class SubsampledNetMechanism(ReleaseMixin):
         jitter=True,
         accountant=None,
         random_state=None,
-        categorical_features=None,
-        categories=None,
         **renamed,
     ):
-        queries = self._fold_renamed(dict(queries=queries), renamed)["queries"]
+        renamed = self._fold_renamed(dict(queries=queries, levels=levels), renamed)
+        queries, levels = renamed["queries"], renamed["levels"]
         self.epsilon = epsilon
         self.queries = queries
         self.synthetic_size = synthetic_size
@@ -143,8 +140,6 @@ class SubsampledNetMechanism(ReleaseMixin):
         self.jitter = jitter
         self.accountant = accountant
         self.random_state = random_state
-        self.categorical_features = categorical_features
-        self.categories = categories
 
     def _check_public_parameters(self, params):
         s, K = params["synthetic_size"], params["n_candidates"]

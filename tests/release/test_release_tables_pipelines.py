@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
@@ -384,3 +385,17 @@ def test_a_missing_value_among_declared_classes_is_refused_naming_it(make, missi
     X = np.zeros((10, 2), dtype=int)
     with pytest.raises(ValueError, match=r"classes must not contain a missing value"):
         make(missing).fit(X, np.array(["a"] * 10, dtype=object))
+
+
+def test_set_output_follows_clone_the_global_config_and_refuses_unknown_containers():
+    # the release wraps its own rows (scikit-learn's wrapper would take X's index)
+    df = _frame()[["age", "visits"]]
+    est = MWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="pandas")
+    assert isinstance(clone(est).fit_transform(df.to_numpy()), pd.DataFrame)
+    with sklearn.config_context(transform_output="pandas"):
+        assert isinstance(MWEM(bounds=([18, 0], [90, 9]), n_bins=4).fit_transform(df),
+                          pd.DataFrame)
+        chosen = MWEM(bounds=([18, 0], [90, 9]), n_bins=4).set_output(transform="default")
+        assert isinstance(chosen.fit_transform(df.to_numpy()), np.ndarray)
+    with pytest.raises(ValueError, match="transform must be 'default', 'pandas' or None"):
+        MWEM().set_output(transform="polars")
