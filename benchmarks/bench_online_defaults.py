@@ -6,17 +6,23 @@ Run (river must be importable; its four streams ship with river, no download)::
 
 Sections, all written to benchmarks/results/online_defaults.json:
 
-* ``streams``: progressive validation in batches of 10 (each batch is
-  predicted before its labels are seen) on river's Phishing, Bananas,
-  ImageSegments, Shuttle (their own order) and scikit-learn's breast cancer,
-  digits and wine (one fixed public permutation, seed 0: the tables are
-  sorted by class). Learners at their defaults given only public ``bounds``
-  and ``classes``: ``SmoothHedgeClassifier`` (also with ``horizon=T``, the
-  cost of leaving the horizon out), ``PerturbedERMClassifier.partial_fit``;
-  beside them scikit-learn's ``SGDClassifier``, ``Perceptron``,
+* ``streams``: progressive validation (each batch is predicted before its
+  labels are seen) in batches of 1, 10 and 1000 on river's Phishing,
+  Bananas, ImageSegments, Shuttle (their own order) and scikit-learn's
+  breast cancer, digits and wine (one fixed public permutation, seed 0: the
+  tables are sorted by class). At batch 1 a stream is cut to its first
+  ``BATCH_1_ROWS`` rows (only Shuttle is longer; ``rows`` in the JSON).
+  Learners at their defaults given only public ``bounds`` and ``classes``:
+  ``SmoothHedgeClassifier`` (also with ``horizon=T``, the cost of leaving
+  the horizon out), ``PerturbedERMClassifier.partial_fit``; beside them
+  scikit-learn's ``SGDClassifier``, ``Perceptron``,
   ``PassiveAggressiveClassifier`` (``partial_fit``) and river's
   ``LogisticRegression`` (binary) and ``HoeffdingTreeClassifier`` behind
-  river's ``StandardScaler``, row by row within each batch.
+  river's ``StandardScaler``, row by row within each batch (rows given as
+  river's dicts, built before the clock starts). Per learner: mistakes,
+  seconds and rows/s, and as ratios to ``SGDClassifier`` in the same
+  process (``mistakes_vs_sgd``; ``speed_vs_sgd`` = rows/s over SGD's, above
+  1 is faster).
   Every learner sees the features mapped onto [0, 1] by the public box
   (``PublicBoundsScaler``'s map): the data dictionaries of breast cancer and
   wine (``published_bounds``), digits' documented 0..16 pixels, Phishing's
@@ -106,12 +112,12 @@ def scaled(X, box):
     return np.clip((X - lower) / width, 0.0, 1.0)
 
 
-def progressive_sklearn(make, X, y, classes):
+def progressive_sklearn(make, X, y, classes, batch):
     """Mistakes of predict-then-partial_fit in batches (first batch: classes[0])."""
     model, mistakes, fitted = make(), 0, False
     start = time.perf_counter()
-    for a in range(0, len(y), BATCH):
-        xb, yb = X[a:a + BATCH], y[a:a + BATCH]
+    for a in range(0, len(y), batch):
+        xb, yb = X[a:a + batch], y[a:a + batch]
         pred = model.predict(xb) if fitted else np.full(len(yb), classes[0])
         mistakes += int(np.count_nonzero(pred != yb))
         model.partial_fit(xb, yb, classes=classes)
@@ -119,77 +125,105 @@ def progressive_sklearn(make, X, y, classes):
     return mistakes, time.perf_counter() - start
 
 
-def progressive_river(make, X, y, classes):
+def progressive_river(make, X, y, classes, batch):
     """Row by row within each batch; binary labels as booleans (river's linear
     models read the target as a bool)."""
     if len(classes) == 2:
         y = y == classes[1]
         classes = [False, True]
     model, mistakes = make(), 0
-    start = time.perf_counter()
     names = [f"x{j}" for j in range(X.shape[1])]
     rows = [dict(zip(names, row)) for row in X.tolist()]
-    for a in range(0, len(y), BATCH):
-        batch = range(a, min(a + BATCH, len(y)))
-        for i in batch:
+    start = time.perf_counter()
+    for a in range(0, len(y), batch):
+        rows_of_batch = range(a, min(a + batch, len(y)))
+        for i in rows_of_batch:
             pred = model.predict_one(rows[i])
             mistakes += int((classes[0] if pred is None else pred) != y[i])
-        for i in batch:
+        for i in rows_of_batch:
             model.learn_one(rows[i], y[i])
     return mistakes, time.perf_counter() - start
 
 
-def run_streams(quick, only=STREAMS):
+STREAM_BATCHES = (1, 10, 1000)
+BATCH_1_ROWS = 10_000  # batch 1 costs one call per row: longer streams are cut here
+
+
+def _learners(y, classes, binary):
     from river import linear_model, preprocessing, tree
 
+    sklearn_api = {
+        "SmoothHedgeClassifier": lambda: SmoothHedgeClassifier(bounds=(0.0, 1.0)),
+        "SmoothHedgeClassifier(horizon=T)": lambda: SmoothHedgeClassifier(
+            bounds=(0.0, 1.0), horizon=len(y)),
+        "PerturbedERMClassifier": lambda: PerturbedERMClassifier(
+            bounds=(0.0, 1.0), classes=classes),
+        "SGDClassifier": lambda: SGDClassifier(random_state=0),
+        "Perceptron": lambda: Perceptron(random_state=0),
+        "PassiveAggressiveClassifier": lambda: PassiveAggressiveClassifier(random_state=0),
+    }
+    river = {"river HoeffdingTreeClassifier": lambda: preprocessing.StandardScaler()
+             | tree.HoeffdingTreeClassifier()}
+    if binary:
+        river["river LogisticRegression"] = lambda: preprocessing.StandardScaler() \
+            | linear_model.LogisticRegression()
+    return sklearn_api, river
+
+
+def _stream_at_batch(X, y, classes, batch):
+    binary = len(classes) == 2
+    row = {"rows": len(y)}
+    sklearn_api, river = _learners(y, classes, binary)
+    for learner, make in sklearn_api.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                row[learner] = progressive_sklearn(make, X, y, classes, batch)
+            except Exception as error:  # noqa: BLE001 - recorded, not hidden
+                row[learner] = {"error": f"{type(error).__name__}: {error}"[:300]}
+    for learner, make in river.items():
+        row[learner] = progressive_river(make, X, y, classes, batch)
+    sgd_mistakes, sgd_seconds = row["SGDClassifier"]
+    for learner, result in row.items():
+        if isinstance(result, tuple):
+            mistakes, seconds = result
+            row[learner] = {"mistakes": mistakes, "seconds": round(seconds, 3),
+                            "rows_per_s": round(len(y) / seconds, 1),
+                            "mistakes_vs_sgd": round(mistakes / max(sgd_mistakes, 1), 3),
+                            "speed_vs_sgd": round(sgd_seconds / seconds, 3)}
+    best_linear = min(row[k]["mistakes"] for k in LINEAR)
+    ours = {k: row[k]["mistakes"] for k in OURS if "mistakes" in row[k]}
+    best_ours = min(ours, key=ours.get) if ours else None
+    row["best_linear_mistakes"] = best_linear
+    row["better_default"] = best_ours
+    row["ratio_to_best_linear"] = None if best_ours is None else \
+        round(ours[best_ours] / max(best_linear, 1), 3)
+    row["target"] = 1.2 if binary else 1.5
+    hedge, hedge_t = row["SmoothHedgeClassifier"], row["SmoothHedgeClassifier(horizon=T)"]
+    if "mistakes" in hedge and "mistakes" in hedge_t:
+        row["horizon_cost"] = round(hedge["mistakes"] / max(hedge_t["mistakes"], 1), 3)
+    return row
+
+
+def run_streams(quick, only=STREAMS):
     out = {}
     for name, (X, y, box, source) in load_streams(quick, only).items():
         Xs = scaled(X, box)
         classes = np.unique(y)
-        binary = len(classes) == 2
         counts = np.unique(y, return_counts=True)[1]
-        row = {"n": len(y), "n_features": X.shape[1], "n_classes": len(classes),
-               "bounds_source": source, "majority_mistakes": int(len(y) - counts.max())}
-        learners = {
-            "SmoothHedgeClassifier": lambda: SmoothHedgeClassifier(bounds=(0.0, 1.0)),
-            "SmoothHedgeClassifier(horizon=T)": lambda: SmoothHedgeClassifier(
-                bounds=(0.0, 1.0), horizon=len(y)),
-            "PerturbedERMClassifier": lambda: PerturbedERMClassifier(
-                bounds=(0.0, 1.0), classes=classes),
-            "SGDClassifier": lambda: SGDClassifier(random_state=0),
-            "Perceptron": lambda: Perceptron(random_state=0),
-            "PassiveAggressiveClassifier": lambda: PassiveAggressiveClassifier(random_state=0),
-        }
-        for learner, make in learners.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    mistakes, seconds = progressive_sklearn(make, Xs, y, classes)
-                    row[learner] = {"mistakes": mistakes, "seconds": round(seconds, 3)}
-                except Exception as error:  # noqa: BLE001 - recorded, not hidden
-                    row[learner] = {"error": f"{type(error).__name__}: {error}"[:300]}
-        river = {"river HoeffdingTreeClassifier": lambda: preprocessing.StandardScaler()
-                 | tree.HoeffdingTreeClassifier()}
-        if binary:
-            river["river LogisticRegression"] = lambda: preprocessing.StandardScaler() \
-                | linear_model.LogisticRegression()
-        for learner, make in river.items():
-            mistakes, seconds = progressive_river(make, Xs, y, classes)
-            row[learner] = {"mistakes": mistakes, "seconds": round(seconds, 3)}
-        best_linear = min(row[k]["mistakes"] for k in LINEAR)
-        ours = {k: row[k]["mistakes"] for k in OURS if "mistakes" in row[k]}
-        best_ours = min(ours, key=ours.get) if ours else None
-        row["best_linear_mistakes"] = best_linear
-        row["better_default"] = best_ours
-        row["ratio_to_best_linear"] = None if best_ours is None else \
-            round(ours[best_ours] / best_linear, 3)
-        row["target"] = 1.2 if binary else 1.5
-        row["horizon_cost"] = round(row["SmoothHedgeClassifier"]["mistakes"]
-                                    / max(row["SmoothHedgeClassifier(horizon=T)"]["mistakes"], 1),
-                                    3)
-        out[name] = row
-        print(name, {k: (v["mistakes"] if isinstance(v, dict) and "mistakes" in v else v)
-                     for k, v in row.items()}, flush=True)
+        stream = {"n": len(y), "n_features": X.shape[1], "n_classes": len(classes),
+                  "bounds_source": source, "majority_mistakes": int(len(y) - counts.max()),
+                  "by_batch": {}}
+        for batch in STREAM_BATCHES:
+            rows = min(len(y), BATCH_1_ROWS) if batch == 1 else len(y)
+            row = _stream_at_batch(Xs[:rows], y[:rows], classes, batch)
+            if rows < len(y):
+                row["cut_to_first_rows"] = rows
+            stream["by_batch"][str(batch)] = row
+            print(name, "batch", batch, {k: (v["mistakes"], v["rows_per_s"])
+                                         if isinstance(v, dict) and "mistakes" in v else v
+                                         for k, v in row.items()}, flush=True)
+        out[name] = stream
     return out
 
 
