@@ -64,7 +64,7 @@ def label_counts(concepts, X, y_codes, n_classes):
         for label in np.unique(codes):  # the labels, not the rows
             # the rows of one label evaluated together: no masked copy of the values
             values = np.asarray(concepts.evaluate(block[codes == label]), dtype=bool)
-            inside[:, label] += np.count_nonzero(values, axis=0)
+            inside[:, label] += values.sum(axis=0, dtype=np.int64)
     return LabelCounts(inside, total)
 
 
