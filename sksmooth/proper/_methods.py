@@ -6,7 +6,7 @@ a method's name (``method='noisy_means'``) stands for its object with the defaul
 
 from sklearn.base import BaseEstimator, clone
 
-from .._constraints import ArrayLike, Integer, NoneValue, Options, Real, validate_params
+from .._constraints import ArrayLike, Integer, NoneValue, Options, Real, check_parameter_object
 
 __all__ = ["Exponential", "NoisyMeans", "Littlestone", "method_params"]
 
@@ -145,7 +145,7 @@ def method_params(method):
     params = dict(_DEFAULTS)
     if isinstance(method, str):
         return method, params
-    params.update(validate_params(method))
+    params.update(check_parameter_object(method, "method"))
     return method.name, params
 
 

@@ -833,6 +833,8 @@ def test_a_method_s_parameters_live_on_its_object_and_old_names_still_work():
         _public(method="exponential", n_chunks=3).fit(X, y)  # refused at fit, as sklearn asks
     with pytest.raises(TypeError, match="unexpected keyword argument 'no_such'"):
         _public(no_such=1).fit(X, y)
+    with pytest.raises(ValueError, match=r"method=NoisyMeans\(\.\.\.\): projection must be"):
+        _public(method=NoisyMeans(projection=-1)).fit(X, y)  # the error names the object
 
 
 def test_a_private_search_runs_over_epsilon_and_over_the_method():
