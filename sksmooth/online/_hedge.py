@@ -30,6 +30,8 @@ _MAX_FACTOR = 4
 _DENSE_ROUNDS = 16
 _LEVEL_ELEMENTS = 1 << 22
 _MAX_LINEAR_DECAY = 300.0
+# AxisHedge._positions: batches of at most this many rows search all features at once
+_ONE_SEARCH_ROWS = 32
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -271,15 +273,45 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     loss = np.zeros((n_pairs, n_positions))
     for a in range(0, n_rounds, rows):
         b = min(a + rows, n_rounds)
-        proba[a:b] = _play_levels(mass - learning_rate * loss if a else mass, starts,
-                                  pos[a:b], relative[a:b], base[a:b], labels,
-                                  learning_rate, counter)
+        start_mass = mass - learning_rate * loss if a else mass
+        if b - a <= _DENSE_ROUNDS:
+            proba[a:b], part = _play_dense(start_mass, starts, pos[a:b], y[a:b], labels,
+                                           learning_rate, counter)
+            loss += part
+            continue
+        proba[a:b] = _play_levels(start_mass, starts, pos[a:b], relative[a:b], base[a:b],
+                                  labels, learning_rate, counter)
         below = _class_below(pos[None, None, a:b], relative[None, None, a:b], starts[None],
                              n_positions, 1, 0)[:, 0, 0, :n_positions]
         loss += _pair_losses(below, labels, base[a:b].sum(axis=0)[:, None])
     if counter is not None:
         counter[0] += 4 * loss.size
     return proba, np.rint(loss.T).astype(np.int64)
+
+
+def _play_dense(mass, starts, pos, y, labels, learning_rate, counter):
+    """A short pass played on every slot at once (few calls; its work, rounds x
+    slots, is small): ``(proba, loss)`` with ``loss`` (q, slots)."""
+    n_rounds, n_features = pos.shape
+    n_pairs, width = mass.shape
+    column = np.repeat(np.arange(n_features), np.diff(np.append(starts, width)))
+    below = np.arange(width) < pos[:, column]                            # (t, slots)
+    wrong_left = (labels.left != y[:, None]).astype(float)[:, :, None]  # (t, q, 1)
+    wrong_right = (labels.right != y[:, None]).astype(float)[:, :, None]
+    loss = np.where(below[:, None, :], wrong_right, wrong_left)          # (t, q, slots)
+    np.cumsum(loss, axis=0, out=loss)
+    log_weight = np.empty_like(loss)                                     # before each round
+    log_weight[0] = mass
+    np.multiply(loss[:-1], -learning_rate, out=log_weight[1:])
+    log_weight[1:] += mass
+    log_weight -= log_weight.max(axis=(1, 2), keepdims=True)
+    weight = np.exp(log_weight, out=log_weight)
+    right = np.einsum("tqj,tj->tq", weight, below.astype(float))
+    proba = right @ labels.right_onehot \
+        + (weight.sum(axis=2) - right) @ labels.left_onehot
+    if counter is not None:
+        counter[0] += 8 * weight.size
+    return proba / proba.sum(axis=1, keepdims=True), loss[-1]
 
 
 def _pair_losses(below, labels, base):
@@ -321,10 +353,7 @@ def _pair_decays(below, labels, earlier, eta, rounds):
 
 def _split_factors(n_rounds):
     """Block split factors (each <= _MAX_FACTOR), one per level, whose product is
-    the smallest ``2^a 3^b >= n_rounds`` (the batch is padded with void rounds); a
-    short batch is one level (fewer calls, and its quadratic work is small)."""
-    if n_rounds <= _DENSE_ROUNDS:
-        return [max(n_rounds, 1)]
+    the smallest ``2^a 3^b >= n_rounds`` (the batch is padded with void rounds)."""
     best, power3 = None, 1
     while best is None or power3 < 2 * n_rounds:
         power2 = 1
@@ -483,13 +512,21 @@ def _class_weights(mass, block_starts, pos, labels, linear):
     return proba / proba.sum(axis=1, keepdims=True)
 
 
-def _prefix_masses(log_mass):
-    """``(cumulative, shift)``: ``cumulative[i] = sum_{s < i} exp(log_mass[s] - shift)`` per
-    column, shape (n + 1, columns), with ``shift`` the largest log mass."""
-    shift = float(np.max(log_mass))
-    cumulative = np.zeros((log_mass.shape[0] + 1, log_mass.shape[1]))
-    np.cumsum(np.exp(log_mass - shift), axis=0, out=cumulative[1:])
-    return _frozen(cumulative), shift
+def _segment_weights(loss, count, learning_rate):
+    """``(cumulative, low)``: ``cumulative[:, i]`` is the weight of segments ``< i``
+    relative to ``exp(-eta * low)``, ``low`` the smallest loss; shape (q, S + 1)."""
+    low = int(loss.min())
+    excess = loss - low
+    top = int(excess.max())
+    if top <= excess.size:  # integer losses: exp of each distinct value once
+        weight = np.take(np.exp(-learning_rate * np.arange(top + 1)), excess, mode="clip")
+    else:
+        weight = np.exp(-learning_rate * excess)
+    weight *= count
+    cumulative = np.empty((loss.shape[0], loss.shape[1] + 1))
+    cumulative[:, 0] = 0.0
+    np.cumsum(weight, axis=1, out=cumulative[:, 1:])
+    return _frozen(cumulative), low
 
 
 def _sorted_unique(values):
@@ -549,23 +586,27 @@ class AxisHedge:
         self.features = np.unique(self.position_feature)             # features with experts
         self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
-        self.grids = np.split(self.position_threshold, self.offsets[1:-1])
+        # (feature rank, threshold) as complex numbers sort lexicographically: one
+        # searchsorted places a row on every feature, comparing the floats exactly
+        self.position_key = np.repeat(np.arange(len(self.features)), self.sizes) \
+            + 1j * self.position_threshold
         # prior mass of each expert, mean 1 (uniform: each expert counts 1)
         mass = np.ones(self.n_experts) if prior is None else \
             np.asarray(prior, dtype=float) * (self.n_experts / np.sum(prior))
         self.expert_log_mass = np.log(mass)
-        count = np.zeros((n_positions, n_pairs))
-        np.add.at(count, (self.expert_position, pair), mass)
+        count = np.bincount(pair * n_positions + self.expert_position, mass,
+                            minlength=n_pairs * n_positions).reshape(n_pairs, n_positions)
         # prefix sums of the masses: experts of a position range in O(1)
-        self.count_cumulative = _frozen(np.vstack([np.zeros((1, n_pairs)),
-                                                   np.cumsum(count, axis=0)]))
-        # segments: runs of positions whose experts have had the same losses so
-        # far (hence, per pair, the same weight); one per feature to start with
+        self.count_cumulative = np.zeros((n_pairs, n_positions + 1))
+        np.cumsum(count, axis=1, out=self.count_cumulative[:, 1:])
+        _frozen(self.count_cumulative)
+        # segments: runs of positions whose experts have had the same losses so far
+        # (hence, per pair, the same weight); one per feature to start with. The
+        # weight of an expert is its prior mass times exp(-eta * its segment's loss)
         self.starts = _frozen(self.offsets[:-1].copy())
-        self._count_segments(np.arange(len(self.starts)), full=True)
-        self.log_weight = _frozen(np.full((len(self.starts), n_pairs),
-                                          -np.log(max(self.n_experts, 1))))
-        self.loss = _frozen(np.zeros((len(self.starts), n_pairs), dtype=np.int64))
+        self.loss = _frozen(np.zeros((n_pairs, len(self.starts)), dtype=np.int64))
+        self._count_segments()
+        self._prefix = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]
         self.work = 0  # array elements processed (operation count)
@@ -580,52 +621,46 @@ class AxisHedge:
 
     def _positions(self, X):
         """``offset + #thresholds <= x`` for each (row, feature with experts)."""
+        if X.shape[0] <= _ONE_SEARCH_ROWS:  # one call, however many features
+            key = np.arange(len(self.features)) + 1j * X[:, self.features]
+            return np.searchsorted(self.position_key, key, side="right")
         out = np.empty((X.shape[0], len(self.features)), dtype=np.intp)
-        for i, f in enumerate(self.features):  # one searchsorted per feature
-            out[:, i] = self.offsets[i] + np.searchsorted(self.grids[i], X[:, f], side="right")
+        for i, f in enumerate(self.features):  # many rows: real keys, one feature at a time
+            grid = self.position_threshold[self.offsets[i]:self.offsets[i + 1]]
+            out[:, i] = self.offsets[i] + np.searchsorted(grid, X[:, f], side="right")
         return out
 
-    def _count_segments(self, index, full=False):
-        """Prior mass (and its log) of the segments ``index``; kept between calls,
-        recomputed only where ``_split`` added boundaries (O(new), not O(segments))."""
+    def _count_segments(self, index=None):
+        """Prior mass per pair (q, S) of the segments ``index`` (default: all); kept
+        between calls, recomputed only where ``_split`` added boundaries."""
+        if index is None:
+            index = np.arange(len(self.starts))
+            self.segment_count = np.empty((len(self.pairs.left), len(self.starts)))
         ends = np.append(self.starts[1:], self.offsets[-1])[index]
-        count = self.count_cumulative[ends] - self.count_cumulative[self.starts[index]]
-        with np.errstate(divide="ignore"):
-            log_count = np.log(count)
-        if full:
-            self.segment_count, self.segment_log_count = _frozen(count), _frozen(log_count)
-        else:
-            self.segment_count[index] = count
-            self.segment_log_count[index] = log_count
-
-    def _segment_log_mass(self):
-        return self.log_weight + self.segment_log_count
+        self.segment_count[:, index] = self.count_cumulative[:, ends] \
+            - self.count_cumulative[:, self.starts[index]]
+        _frozen(self.segment_count)
 
     def _split(self, positions):
         """Add segment boundaries at ``positions`` (sorted, distinct; the new segments
         inherit)."""
-        inside = positions[positions < self.offsets[-1]]  # sorted, distinct
+        inside = positions[positions < self.offsets[-1]]
         at = np.searchsorted(self.starts, inside, side="right")  # parent segment + 1
         new = inside[self.starts[at - 1] != inside]  # not yet a boundary
-        if new.size == 0:  # no sort or hash of all segments when nothing is new
+        if new.size == 0:  # no copy of the segments when nothing is new
             return
         self._prefix = None
         at = np.searchsorted(self.starts, new, side="right")
-        # segment i of the new list comes from old segment parent[i] (a gather per
-        # array: np.insert's masked copy of 2-D arrays costs several times more)
+        # segment i of the new list comes from old segment parent[i]
         parent = np.repeat(np.arange(len(self.starts)),
                            1 + np.bincount(at - 1, minlength=len(self.starts)))
         self.starts = _frozen(np.insert(self.starts, at, new))
-        self.log_weight = _frozen(np.take(self.log_weight, parent, axis=0))
-        self.loss = _frozen(np.take(self.loss, parent, axis=0))
-        # the new segments and the ones they were cut from change mass (new arrays:
-        # snapshots share the old ones)
-        self.segment_count = np.take(self.segment_count, parent, axis=0)
-        self.segment_log_count = np.take(self.segment_log_count, parent, axis=0)
+        self.loss = _frozen(np.take(self.loss, parent, axis=1))
+        # the new segments and the ones they were cut from change mass (a new array:
+        # snapshots share the old one)
+        self.segment_count = np.take(self.segment_count, parent, axis=1)
         placed = at + np.arange(len(new))
         self._count_segments(np.union1d(placed, placed - 1))
-        _frozen(self.segment_count)
-        _frozen(self.segment_log_count)
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.
@@ -648,62 +683,60 @@ class AxisHedge:
         n_positions = self.offsets[-1]
         edges = _sorted_unique(np.concatenate([self.offsets[:-1],
                                                positions[positions < n_positions]]))
-        below = self._mass_below(np.append(edges, n_positions))
+        bounds = np.append(edges, n_positions)
+        below = self._mass_below(bounds)
         with np.errstate(divide="ignore"):
-            bin_log_mass = np.log(np.maximum(np.diff(below, axis=0), 0.0))
+            bin_log_mass = np.log(np.maximum(np.diff(below, axis=1), 0.0)).T
         counter = [0]
         proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
                                       np.searchsorted(edges, positions), labels,
                                       self.learning_rate, counter)
         # the segments then split at the edges and take their bin's mistakes
         self._split(edges)
-        per_bin = np.diff(np.searchsorted(self.starts, np.append(edges, n_positions)))
-        loss = np.repeat(bin_loss, per_bin, axis=0)
-        self.work += counter[0] + self.starts.size * len(self.pairs.left)
-        self.loss = _frozen(self.loss + loss)
-        decrease = self.learning_rate * loss
-        log_mass = self._segment_log_mass() - decrease
-        cumulative, shift = _prefix_masses(log_mass)
-        log_total = np.log(cumulative[-1].sum()) + shift
-        self.log_weight = _frozen(self.log_weight - decrease - log_total)
-        # the normalisation's prefix sums serve the next predict (same masses, rescaled)
-        self._prefix = (cumulative, shift - log_total)
+        per_bin = np.diff(np.searchsorted(self.starts, bounds))
+        self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
+        self.work += counter[0] + 6 * self.loss.size
+        # the prefix sums of the new weights serve the next predict and update
+        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
 
     def _prefix_masses(self):
-        """``(cumulative, shift)`` of :func:`_prefix_masses` for the current weights
-        (cached by ``update``; ``_split`` drops it)."""
-        if getattr(self, "_prefix", None) is None:
-            self._prefix = _prefix_masses(self._segment_log_mass())
+        """:func:`_segment_weights` of the current weights (cached)."""
+        if self._prefix is None:
+            self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return self._prefix
 
     def predict_proba_from(self, X):
         """Weight of the experts voting for each class at each row (no update)."""
-        at_start = self._mass_below(self.offsets)                          # (F + 1, q)
-        on_right = (self._mass_below(self._positions(X)) - at_start[:-1]).sum(axis=1)
-        proba = on_right @ self.right_onehot \
-            + (at_start[-1] - at_start[0] - on_right) @ self.left_onehot
+        at_start = self._mass_below(self.offsets)                         # (q, F + 1)
+        on_right = (self._mass_below(self._positions(X))
+                    - at_start[:, None, :-1]).sum(axis=2)                 # (q, rows)
+        proba = on_right.T @ self.right_onehot \
+            + (at_start[:, -1] - at_start[:, 0] - on_right.T) @ self.left_onehot
         return np.clip(proba / proba.sum(axis=1, keepdims=True), 0.0, 1.0)
 
     def _mass_below(self, positions):
-        """Weight of the experts at global positions ``< positions`` (any shape; one
-        column per pair), in the scale of the cached prefix sums."""
-        cumulative, shift = self._prefix_masses()
+        """Weight of the experts at global positions ``< positions`` (any shape), one
+        row per pair (q, ...), in the scale of the cached prefix sums."""
+        cumulative, low = self._prefix_masses()
         seg = np.searchsorted(self.starts, positions, side="right") - 1
-        partial = (self.count_cumulative[positions] - self.count_cumulative[self.starts[seg]]) \
-            * np.exp(self.log_weight[seg] - shift)
-        return cumulative[seg] + partial
+        partial = self.count_cumulative[:, positions] \
+            - self.count_cumulative[:, self.starts[seg]]
+        partial *= np.exp(-self.learning_rate * (self.loss[:, seg] - low))
+        return cumulative[:, seg] + partial
 
     def _expert_segment(self):
         return np.searchsorted(self.starts, self.expert_position, side="right") - 1
 
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
-        return self.log_weight[self._expert_segment(), self.expert_pair] + self.expert_log_mass
+        cumulative, low = self._prefix_masses()
+        log_total = np.log(cumulative[:, -1].sum()) - self.learning_rate * low
+        return -self.learning_rate * self.expert_losses() + self.expert_log_mass - log_total
 
     def expert_losses(self):
         """Per-expert cumulative mistakes in the original expert order."""
-        return self.loss[self._expert_segment(), self.expert_pair]
+        return self.loss[self.expert_pair, self._expert_segment()]
 
     def weights(self):
         return np.exp(self.log_weights())

@@ -212,7 +212,7 @@ def test_engine_snapshot_is_isolated_from_later_updates():
     np.testing.assert_array_equal(snap.log_weights(), before)
     assert not np.array_equal(engine.log_weights(), before)
     with pytest.raises(ValueError):
-        engine.log_weight[0, 0] = 0.0  # read-only: copy-on-write state
+        engine.loss[0, 0] = 1  # read-only: copy-on-write state
 
 
 def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
@@ -223,16 +223,19 @@ def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
     rng = np.random.default_rng(0)
     for _ in range(30):
         positions = rng.integers(0, engine.offsets[-1] + 3, rng.integers(0, 12))
-        starts, lw, loss = engine.starts, engine.log_weight, engine.loss
+        starts = engine.starts
         inside = positions[positions < engine.offsets[-1]]
         union = np.union1d(starts, inside)
         parent = np.searchsorted(starts, union, side="right") - 1
-        engine.log_weight = engine.log_weight + rng.normal(size=lw.shape)  # distinct parents
-        lw = engine.log_weight
+        engine.loss = rng.integers(0, 50, engine.loss.shape)  # distinct parents
+        loss = engine.loss
         engine._split(np.unique(positions))  # the engine passes sorted distinct edges
         np.testing.assert_array_equal(engine.starts, union)
-        np.testing.assert_array_equal(engine.log_weight, lw[parent])
-        np.testing.assert_array_equal(engine.loss, loss[parent])
+        np.testing.assert_array_equal(engine.loss, loss[:, parent])
+        ends = np.append(union[1:], engine.offsets[-1])
+        np.testing.assert_allclose(engine.segment_count,
+                                   engine.count_cumulative[:, ends]
+                                   - engine.count_cumulative[:, union])
 
 
 def test_axis_engine_short_batch_work_does_not_scale_with_segments_times_rounds():
