@@ -73,7 +73,7 @@ class StumpConcepts(FiniteConcepts):
         if feature.size and (not np.issubdtype(feature.dtype, np.integer)
                              or feature.min() < 0 or feature.max() >= self.n_features):
             raise ValueError(f"feature must hold integers in [0, {self.n_features}).")
-        if not np.all(np.isin(sign, (-1, 1))):
+        if not np.all((sign == 1) | (sign == -1)):
             raise ValueError("sign must hold only -1 and +1.")
         if not np.all(np.isfinite(threshold)):
             raise ValueError("threshold must be finite.")

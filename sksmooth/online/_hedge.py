@@ -572,7 +572,9 @@ class AxisHedge:
         self.learning_rate = float(learning_rate)
         n_pairs = len(pairs.left)
         # global position of each expert: sort by (feature, threshold)
-        order = np.lexsort((threshold, feature))
+        # (lexicographic on complex keys; a stable sort runs in near-linear time on
+        # covers made of a few sorted grids)
+        order = np.argsort(feature + 1j * threshold, kind="stable")
         key_f, key_t = feature[order], threshold[order]
         new = np.ones(len(order), dtype=bool)
         new[1:] = (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])
@@ -583,7 +585,7 @@ class AxisHedge:
         self.position_feature = key_f[new]
         self.position_threshold = key_t[new]
         n_positions = len(self.position_feature)
-        self.features = np.unique(self.position_feature)             # features with experts
+        self.features = _sorted_unique(self.position_feature)        # features with experts
         self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
         # (feature rank, threshold) as complex numbers sort lexicographically: one
@@ -660,7 +662,7 @@ class AxisHedge:
         # snapshots share the old one)
         self.segment_count = np.take(self.segment_count, parent, axis=1)
         placed = at + np.arange(len(new))
-        self._count_segments(np.union1d(placed, placed - 1))
+        self._count_segments(np.concatenate([placed - 1, placed]))  # repeats are harmless
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.
