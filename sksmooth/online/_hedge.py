@@ -21,8 +21,9 @@ _CHUNK_ELEMENTS = 1 << 20
 # largest starting weight; eta * rounds_per_chunk <= this keeps every factor
 # above exp(-_MAX_DECAY) (no underflow of the leading weight).
 _MAX_DECAY = 40.0
-# AxisHedge (see axis_rounds): blocks split by factors of at most _MAX_FACTOR per
-# level (batches of at most _DENSE_ROUNDS rounds: one level); a pass of the batch holds about _LEVEL_ELEMENTS elements per level array;
+# AxisHedge (see axis_rounds): a batch is played in passes whose level arrays hold
+# about _LEVEL_ELEMENTS elements; a pass of at most _DENSE_ROUNDS rounds on every
+# slot at once, a longer one by blocks split by factors of at most _MAX_FACTOR;
 # blocks with eta * rounds above _MAX_LINEAR_DECAY keep log weights (below, linear
 # weights: no factor exp(+-eta * rounds) overflows, and a weight that underflows
 # stays below exp(-400) of its block's total).
@@ -30,6 +31,9 @@ _MAX_FACTOR = 4
 _DENSE_ROUNDS = 16
 _LEVEL_ELEMENTS = 1 << 22
 _MAX_LINEAR_DECAY = 300.0
+# AxisHedge.update: a batch with eta * rounds at most this takes its bins' masses from
+# prefix sums (relative rounding error amplified by at most exp(_PREFIX_DECAY))
+_PREFIX_DECAY = 1.0
 # AxisHedge._positions: batches of at most this many rows search all features at once
 _ONE_SEARCH_ROWS = 32
 
@@ -679,28 +683,44 @@ class AxisHedge:
         labels = _RoundLabels(np.asarray(y, dtype=np.intp), self.pairs.left, self.pairs.right,
                               self.left_onehot, self.right_onehot)
         # experts between the same two observed positions (or feature ends) agree on
-        # every round of the batch: play the batch on these bins, whose masses the
-        # prefix sums give in O(log segments) each (the batch's probabilities are
-        # exact up to float rounding relative to the total weight)
+        # every round of the batch: play the batch on these bins
         n_positions = self.offsets[-1]
         edges = _sorted_unique(np.concatenate([self.offsets[:-1],
                                                positions[positions < n_positions]]))
         bounds = np.append(edges, n_positions)
-        below = self._mass_below(bounds)
-        with np.errstate(divide="ignore"):
-            bin_log_mass = np.log(np.maximum(np.diff(below, axis=1), 0.0)).T
+        if self.learning_rate * n_rounds <= _PREFIX_DECAY:
+            # bin masses as differences of prefix sums, O(log segments) each: exact up to
+            # rounding relative to the total weight, which the batch cannot amplify by
+            # more than exp(eta * rounds)
+            with np.errstate(divide="ignore"):
+                bin_log_mass = np.log(np.maximum(np.diff(self._mass_below(bounds), axis=1),
+                                                 0.0)).T
+            self._split(edges)
+        else:  # a bin's mass summed over its segments (log space): exact for any eta
+            self._split(edges)
+            bin_log_mass = self._bin_log_masses(np.searchsorted(self.starts, edges))
         counter = [0]
         proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
                                       np.searchsorted(edges, positions), labels,
                                       self.learning_rate, counter)
-        # the segments then split at the edges and take their bin's mistakes
-        self._split(edges)
+        # the segments (split at the edges) take their bin's mistakes
         per_bin = np.diff(np.searchsorted(self.starts, bounds))
         self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
         self.work += counter[0] + 6 * self.loss.size
         # the prefix sums of the new weights serve the next predict and update
         self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
+
+    def _bin_log_masses(self, first):
+        """Log mass (bins, q) of the runs of segments starting at ``first`` (sorted),
+        each bin shifted by its own largest segment: no bin underflows to zero."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_mass = np.log(self.segment_count) - self.learning_rate * self.loss
+            top = np.maximum.reduceat(log_mass, first, axis=1)
+            top[~np.isfinite(top)] = 0.0
+            lengths = np.diff(np.append(first, log_mass.shape[1]))
+            shifted = np.exp(log_mass - np.repeat(top, lengths, axis=1))
+            return (np.log(np.add.reduceat(shifted, first, axis=1)) + top).T
 
     def _prefix_masses(self):
         """:func:`_segment_weights` of the current weights (cached)."""
