@@ -33,9 +33,11 @@ Sections, all written to benchmarks/results/online_defaults.json:
 * ``sigma``: mistakes on the adaptive sigma-smooth threshold adversary
   (``sksmooth.streams``, T = 2000, batches of 10, 5 seeds) of
   ``sigma='auto'`` and of the learner told the true sigma.
-* ``per_call``: seconds per ``predict`` + ``partial_fit`` call of
-  ``SmoothHedgeClassifier`` (stumps, 10 features) and ``SGDClassifier`` at
-  batch 1, 10 and 1000, in the same process, as ratios.
+* ``per_call``: seconds (wall and CPU, min of 3) per ``predict`` +
+  ``partial_fit`` call of ``SmoothHedgeClassifier`` (stumps, 10 features) and
+  ``SGDClassifier`` at batch 1, 10 and 1000, in the same process, as ratios.
+* ``fit``: ``SmoothHedgeClassifier(hypotheses='stumps').fit`` against
+  ``SGDClassifier().fit`` on the same 10^5 and 10^6 rows (10 features), as ratios.
 """
 
 import argparse
@@ -250,16 +252,26 @@ def run_sigma(quick, only=None):
 
 
 def _per_call(model, X, y, batch, n_calls, classes):
+    """``(wall, cpu)`` seconds per ``predict`` + ``partial_fit`` call."""
     model.partial_fit(X[:batch], y[:batch], classes=classes)  # first call: set-up
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     for c in range(1, n_calls + 1):
         xb, yb = X[c * batch:(c + 1) * batch], y[c * batch:(c + 1) * batch]
         model.predict(xb)
         model.partial_fit(xb, yb)
-    return (time.perf_counter() - start) / n_calls
+    return (time.perf_counter() - wall) / n_calls, (time.process_time() - cpu) / n_calls
+
+
+def _ratios(row, reference="SGDClassifier"):
+    for key in ("seconds", "cpu_seconds"):
+        base = row[reference][key]
+        for label in row:
+            row[label][key.replace("seconds", "ratio_to_sgd")] = round(row[label][key] / base, 3)
 
 
 def run_per_call(quick, only=None):
+    """Wall and CPU seconds per call, each the minimum of 3 runs (the machine is shared:
+    the CPU time of this process is the steadier of the two)."""
     rng = np.random.default_rng(0)
     d, out = 10, {}
     for batch, n_calls in ((1, 2000), (10, 1000), (1000, 20)):
@@ -279,17 +291,48 @@ def run_per_call(quick, only=None):
             model = make()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                seconds = min(_per_call(make(), X, y, batch, n_calls, [0, 1])
-                              for _ in range(2))
-            row[label] = {"seconds_per_call": seconds}
+                runs = [_per_call(make(), X, y, batch, n_calls, [0, 1]) for _ in range(3)]
+            row[label] = {"seconds": min(w for w, _ in runs),
+                          "cpu_seconds": min(c for _, c in runs)}
             if hasattr(model, "hypotheses"):
                 fitted = make().partial_fit(X[:batch], y[:batch], classes=[0, 1])
                 row[label]["n_experts"] = fitted.n_experts_
-        sgd = row["SGDClassifier"]["seconds_per_call"]
-        for label in row:
-            row[label]["ratio_to_sgd"] = round(row[label]["seconds_per_call"] / sgd, 3)
+        _ratios(row)
         out[str(batch)] = row
         print("per_call batch", batch, row, flush=True)
+    return out
+
+
+def run_fit(quick, only=None):
+    """``fit`` of SmoothHedgeClassifier (stumps, 10 features, public bounds) against
+    SGDClassifier().fit on the same rows: wall and CPU seconds, the minimum of 3 runs
+    (SmoothHedgeClassifier at 10^6 rows: 1 run, about a minute of CPU each)."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for n in ((10 ** 4, 10 ** 5) if quick else (10 ** 5, 10 ** 6)):
+        X = rng.random((n, 10))
+        y = (X[:, 0] + 0.3 * X[:, 1] > 0.6).astype(int)
+        row = {}
+        for label, make, repeats in (
+                ("SmoothHedgeClassifier(stumps)",
+                 lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)),
+                 3 if n <= 10 ** 5 else 1),
+                ("SGDClassifier", lambda: SGDClassifier(random_state=0), 3)):
+            runs = []
+            for _ in range(repeats):
+                model = make()
+                wall, cpu = time.perf_counter(), time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model.fit(X, y)
+                runs.append((time.perf_counter() - wall, time.process_time() - cpu))
+            row[label] = {"seconds": min(w for w, _ in runs),
+                          "cpu_seconds": min(c for _, c in runs), "runs": repeats}
+            if hasattr(model, "n_experts_"):
+                row[label].update(n_experts=model.n_experts_, mistakes=int(model.mistakes_))
+        _ratios(row)
+        out[str(n)] = row
+        print("fit n", n, row, flush=True)
     return out
 
 
@@ -314,12 +357,13 @@ def _write(new):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", choices=("streams", "sigma", "per_call"))
+    parser.add_argument("--only", choices=("streams", "sigma", "per_call", "fit"))
     parser.add_argument("--datasets", nargs="+", choices=STREAMS, default=STREAMS,
                         help="streams for the streams section (merged into the results "
                              "already there)")
     args = parser.parse_args()
-    sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call}
+    sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call,
+                "fit": run_fit}
     new = {}
     for name, run in sections.items():
         if args.only in (None, name):
