@@ -7,13 +7,17 @@
   is missing *fails* instead: CI installs the ``test`` extra, so such a skip
   means the extra is broken, and it must not pass silently. Only skips whose
   reason says a dependency is missing are turned into failures.
-* Tests marked ``expensive`` (seconds each: subprocesses, documentation
-  builds, audits) run after all the others, so a broken cheap check is
-  reported first.
+* Cheap checks first: the units the estimators stand on (validation,
+  untrusted input, accounting, mechanisms, ...) run before the estimators,
+  and the estimators before the sweeps over the whole package (fuzz,
+  integration, CLI, README); tests marked ``expensive`` (seconds each:
+  subprocesses, documentation builds, audits) run after all the others. A
+  broken cheap check is reported first.
 """
 
 import os
 import re
+from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
@@ -58,5 +62,25 @@ def pytest_make_collect_report(collector):
     _fail_missing_dependency(outcome.get_result())
 
 
+_TESTS = Path(__file__).resolve().parent
+_ESTIMATOR_DIRS = {"model_selection", "online", "perturbed", "proper", "release"}
+_UNIT_FILES = {"test_constraints.py", "test_domain.py", "test_exceptions.py",
+               "test_guarantee.py", "test_progress.py", "test_untrusted.py",
+               "test_validation.py"}
+
+
+def _stage(item):
+    """0: units, 1: estimators, 2: whole-package sweeps, 3: expensive."""
+    if item.get_closest_marker("expensive") is not None:
+        return 3
+    try:
+        parts = item.path.relative_to(_TESTS).parts
+    except ValueError:  # a test outside this folder
+        return 2
+    if len(parts) > 1:
+        return 1 if parts[0] in _ESTIMATOR_DIRS else 0
+    return 0 if parts[0] in _UNIT_FILES else 2
+
+
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: item.get_closest_marker("expensive") is not None)  # stable
+    items.sort(key=_stage)  # stable: pytest's order within a stage

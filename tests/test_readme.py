@@ -21,17 +21,18 @@ def test_readme_example_runs_certified_and_is_rerunnable(tmp_path):
     script = tmp_path / "readme_example.py"
     script.write_text(blocks[0])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + sys.path))
-    # twice in the same folder: the second run must not trip over the first's ledger
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        lines = proc.stdout.strip().splitlines()
-        assert re.match(r"x\[\d+\] (<|>=) [\d.]+ -> [01] \(else [01]\)", lines[0])
-        assert lines[1].endswith("[CERTIFIED]")
-        assert "PrivacyLeakWarning" not in proc.stderr  # the example seeds no private fit
-        # 3 folds x (0.5 + 1.0) + selection 0.5 + refit at the dearer candidate 1.0
-        assert lines[-1] == "(6, 0)-DP"
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert re.match(r"x\[\d+\] (<|>=) [\d.]+ -> [01] \(else [01]\)", lines[0])
+    assert lines[1].endswith("[CERTIFIED]")
+    assert "PrivacyLeakWarning" not in proc.stderr  # the example seeds no private fit
+    # 3 folds x (0.5 + 1.0) + selection 0.5 + refit at the dearer candidate 1.0
+    assert lines[-1] == "(6, 0)-DP"
+    # rerunnable: it leaves nothing in its folder (its ledger is a fresh temporary
+    # file), so a second run there starts as the first did
+    assert list(tmp_path.iterdir()) == [script]
 
 
 def test_readme_test_command_is_the_one_ci_runs():

@@ -5,6 +5,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from scipy import sparse
 
 from .._constraints import Integer, Options
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
@@ -20,8 +21,8 @@ _SOURCE = ("Haghtalab, Roughgarden, Shetty, Smoothed Analysis of Online and Diff
            "Private Learning, NeurIPS 2020, arXiv:2006.10129, App. G, Alg. 4, Thm G.1 "
            "(privacy), Thm G.4 (accuracy)")
 _MAX_CANDIDATE_ENTRIES = 5 * 10**7
-# Workload values the scores read, synthetic_size * n_candidates * n_queries:
-# 10^9 (the defaults) take about 2 s on one core
+# Workload values the scores read, synthetic_size * n_candidates * n_queries
+# (10^9 at the defaults)
 _MAX_SCORE_READS = 4 * 10**9
 
 
@@ -262,12 +263,23 @@ def _candidates(M, s, K, rng):
 
 
 def _max_errors(Q, cands, counts, n):
-    """Integer max workload error of every candidate dataset (chunked, units 1/(n 2^16))."""
-    s = cands.shape[1]
-    errors = np.empty(len(cands), dtype=np.int64)
-    chunk = max(1, int(2e7 // (s * max(Q.shape[1], 1))))
-    for start in range(0, len(cands), chunk):
-        block = Q[cands[start:start + chunk]].mean(axis=1, dtype=np.float64)  # (b, k), public
+    """Integer max workload error of every candidate dataset (chunked, units 1/(n 2^16)).
+
+    A candidate's answers are the mean of its points' rows of ``Q``: one sparse
+    product (multiplicities / s) @ Q per chunk, not a gather of s rows per candidate.
+    """
+    K, s = cands.shape
+    M, k = Q.shape
+    Q = np.asarray(Q, dtype=np.float64)
+    errors = np.empty(K, dtype=np.int64)
+    chunk = max(1, 2**20 // max(k, s))  # (chunk, k) scores: a few MB
+    for start in range(0, K, chunk):
+        points = cands[start:start + chunk]
+        weights = sparse.csr_matrix(
+            (np.ones(points.size), points.ravel(), np.arange(0, points.size + 1, s)),
+            shape=(len(points), M))
+        weights.sum_duplicates()
+        block = (weights @ Q) / s  # (b, k), public
         errors[start:start + chunk] = integer_scores(block, counts[None, :], n).max(axis=1)
     return errors
 

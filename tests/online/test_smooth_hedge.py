@@ -53,8 +53,9 @@ def _expected_failed(estimator):
 
 
 @parametrize_with_checks([
-    SmoothHedgeClassifier(),  # multiclass checks: one-vs-rest
-    SmoothHedgeClassifier(hypotheses="stumps"),
+    # one-vs-rest; horizon=None and bounds=None (the box is read from the rows)
+    SmoothHedgeClassifier(),
+    # native multiclass stumps, horizon and box given
     SmoothHedgeClassifier(hypotheses="stumps", horizon=200, bounds=(-10.0, 10.0)),
     SmoothHedgeClassifier(hypotheses="halfspaces", gamma=0.3, random_state=0),
 ], expected_failed_checks=_expected_failed)

@@ -66,9 +66,9 @@ def _expected(estimator):
     [
         # sklearn's checks pass a y of their own (labels one more column): its label set
         # is read with the opt-in classes='data' (not private; public path tested below)
+        # one configuration per class; a sampled universe (universe=<int>) is MWEM's
+        # code, checked through ProjectedSmoothMWEM below
         MWEM(bounds=(-10, 10), classes="data", random_state=0),
-        MWEM(bounds=(-10, 10), universe=300, classes="data",
-             random_state=0),
         SmoothMWEM(sigma=0.5, n_bins=8, bounds=(-10, 10), classes="data", random_state=0),
         ProjectedSmoothMWEM(sigma=0.5, universe=300, bounds=(-10, 10),
                             classes="data", rounds=QueryRounds(n_iter=3), random_state=0),
