@@ -89,6 +89,7 @@ def test_one_masked_entry_warns_nothing():
     assert caught[0] == caught[1]
 
 
+@pytest.mark.expensive
 def test_reading_values_leaves_the_warning_filters_alone():
     # as_floats silenced warnings with catch_warnings, which is not thread-safe: under
     # dask's threaded scheduler an 'ignore' filter was left behind for the whole

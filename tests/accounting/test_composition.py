@@ -206,6 +206,7 @@ def _decimal_advanced_epsilon(eps0, n_rounds, delta_prime):
         return e0 * (2 * n_rounds * log_inv).sqrt() + n_rounds * e0 * tanh_half
 
 
+@pytest.mark.expensive
 def test_split_budget_composes_back_exactly():
     # per-round values must compose to <= the total in exact arithmetic on the
     # returned floats, not only up to rounding (eps / T rounds up half the time)

@@ -181,6 +181,7 @@ def test_reopening_sees_the_records_and_refuses_another_budget(shared_backend):
         BudgetAccountant(1.0, 1e-5, **location)
 
 
+@pytest.mark.expensive
 def test_unpickle_in_fresh_process_reaches_the_ledger(backend, tmp_path):
     kind, location = backend
     acc = BudgetAccountant(5.0, **location)

@@ -311,6 +311,7 @@ def _labels_dataset(n_ones, n=21):
     return np.full((n, 1), 0.5), np.r_[np.ones(n_ones, int), np.zeros(n - n_ones, int)]
 
 
+@pytest.mark.expensive
 def test_plain_grid_search_best_score_leaks():
     # Neighbours: all labels 0 vs one label 1. Each fit is 0.05-DP, so the
     # 3 fits of the search are charged 0.15; but best_score_ is an exact

@@ -89,6 +89,7 @@ def fitted_exponent(sigma, noise, batch_size=25, horizons=(2500, 5000, 10000, 20
 
 
 @pytest.mark.parametrize("noise", [0.0, 0.1])
+@pytest.mark.expensive
 def test_regret_within_bound_adaptive_thresholds(noise):
     """Thm 3.3 on the adaptive binary-search adversary (App. B), T = 20 000
     (Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129)."""

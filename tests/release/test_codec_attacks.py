@@ -108,6 +108,7 @@ def _codec_audit(trials=300):
                          random_state=0).epsilon_lower
 
 
+@pytest.mark.expensive
 def test_release_from_an_object_column_passes_the_audit():
     assert _codec_audit() <= _EPS
 
@@ -119,6 +120,7 @@ def _text_float(value):  # the old rule: float of the value's text
         return np.nan
 
 
+@pytest.mark.expensive
 def test_a_codec_reading_numbers_through_their_text_is_caught(monkeypatch):
     monkeypatch.setattr(untrusted_module, "_float_or_nan", _text_float)
     assert _codec_audit() > 2 * _EPS

@@ -70,6 +70,7 @@ def test_factored_model_stays_within_the_size_cap():
     assert 0 < est.n_iter_ < 15  # stopped when no table fit any more
 
 
+@pytest.mark.expensive
 def test_grid_past_2_24_points_works_and_learns():
     # 30 ten-level columns: 1e30 grid points; neighbouring columns copy each other
     X = _correlated(4000, 30, 10, seed=1)

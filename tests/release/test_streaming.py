@@ -637,6 +637,7 @@ def test_an_all_categorical_dask_table_needs_no_bounds_and_a_categorical_y_no_cl
     assert via_dask.guarantee_.certified == in_memory.guarantee_.certified
 
 
+@pytest.mark.expensive
 def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
     distributed = pytest.importorskip("distributed")
     X, _ = _numeric_data()
