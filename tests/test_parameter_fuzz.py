@@ -369,13 +369,7 @@ def _check_watched(cases, n_workers=2):
 RESOURCE_ESTIMATORS = [c for c in ESTIMATORS if c.__name__ != "SyntheticSampler"]
 # Found by the test below (issue 39), each owned by its estimator's module and
 # being fixed: checked with -m slow (strict: a fixed one must leave this list).
-KNOWN_HANGS = {
-    # every round asked for is run: ~7 ms of per-round work on 30 rows, so 10^5 single-
-    # query rounds take 12-20 min (as SmoothMWEM(measurement='query', n_iter=100000)
-    # did; the fuzz reaches it since n_iter is a parameter of the rounds object)
-    ("ProjectedSmoothMWEM", "rounds__n_iter", 100_000):
-        "QueryRounds(n_iter=100000) runs 10^5 rounds (sksmooth/release/_rounds.py)",
-}
+KNOWN_HANGS = {}
 
 
 def _is_base(cls, name, value):

@@ -444,3 +444,17 @@ def charge_not_private(accountant, label, reason):
     """
     if check_accountant(accountant) is not None:
         accountant.record_not_private(label, reason)
+
+
+@contextlib.contextmanager
+def refusal_recorded(accountant, label, reason):
+    """Record a refusal raised inside as a release without guarantee when ``reason``
+    (:func:`~sksmooth._guarantee.read_from_data_reason`: what was read from the rows)
+    is not empty: whether it is raised, and its message, depend on what was read."""
+    try:
+        yield
+    except (TypeError, ValueError):
+        if reason:
+            charge_not_private(accountant, label,
+                               f"a refusal whose message may show them: {reason}")
+        raise

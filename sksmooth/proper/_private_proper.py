@@ -59,6 +59,7 @@ from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
                            check_public_classes, declared_classes, refuse_unset)
 from ..accounting import BudgetAccountant, charge, charge_not_private
+from ..accounting._ledger import refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, RemovalWarning
 from ._exponential import ExponentialStrategy
@@ -541,31 +542,34 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         checked = self._check_ledger(params)  # before the data when the parameters tell
         X, y = read_numbers(self, X, y, reset=first, dtype=np.float64)
         classes_, inferred = self._public_labels(y, classes, params, first)
-        params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
-        check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
-                          used=self._planned_spend(params).delta > 0)  # n public: substitution
-        strategy_cls = _STRATEGIES[params["method"]]
-        strategy_cls.check_public_params(params)
-        if first and not _names_every_label(params, len(classes_)):
-            warnings.warn(
-                f"PrivateProperClassifier: method={params['method']!r} with hypotheses="
-                f"{short_repr(params['hypotheses'])} releases one two-label rule, which names "
-                f"at most 2 of the {len(classes_)} labels of classes. Use method='auto' "
-                "(a class that names every label) or method='noisy_means'.",
-                DefaultsWarning, stacklevel=5)
-        if not checked:
-            self._check_ledger(params)
-        randomness = release_randomness(self.random_state, stacklevel=5)
-        progress = Progress(type(self).__name__, params["verbose"])
-        if first:
-            strategy = strategy_cls.build(params, X, len(classes_), randomness.public)
-            statistics = strategy.empty_statistics()
-        else:
-            strategy, statistics = self._current_strategy(params), self._statistics
-        progress.log(f"method={params['method']!r}: a public class of "
-                     f"{_count_text(strategy.n_hypotheses)} hypotheses; counting the rows")
-        statistics = strategy.accumulate(statistics, X, encode_private_labels(y, classes_))
-        strategy = strategy.with_neighbouring(params["neighbouring"])
+        # a refusal from here on may depend on (and show) the label set read from y
+        with refusal_recorded(self.accountant, type(self).__name__,
+                              read_from_data_reason(classes=inferred)):
+            params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
+            check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
+                              used=self._planned_spend(params).delta > 0)  # n public: substitution
+            strategy_cls = _STRATEGIES[params["method"]]
+            strategy_cls.check_public_params(params)
+            if first and not _names_every_label(params, len(classes_)):
+                warnings.warn(
+                    f"PrivateProperClassifier: method={params['method']!r} with hypotheses="
+                    f"{short_repr(params['hypotheses'])} releases one two-label rule, which names "
+                    f"at most 2 of the {len(classes_)} labels of classes. Use method='auto' "
+                    "(a class that names every label) or method='noisy_means'.",
+                    DefaultsWarning, stacklevel=5)
+            if not checked:
+                self._check_ledger(params)
+            randomness = release_randomness(self.random_state, stacklevel=5)
+            progress = Progress(type(self).__name__, params["verbose"])
+            if first:
+                strategy = strategy_cls.build(params, X, len(classes_), randomness.public)
+                statistics = strategy.empty_statistics()
+            else:
+                strategy, statistics = self._current_strategy(params), self._statistics
+            progress.log(f"method={params['method']!r}: a public class of "
+                         f"{_count_text(strategy.n_hypotheses)} hypotheses; counting the rows")
+            statistics = strategy.accumulate(statistics, X, encode_private_labels(y, classes_))
+            strategy = strategy.with_neighbouring(params["neighbouring"])
         self._release(strategy, statistics, params, randomness, classes_, inferred, first)
         progress.log(f"charged ({self._release_log[-1].epsilon:g}, "
                      f"{self._release_log[-1].delta:g}); hypothesis released")
@@ -593,7 +597,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         # not private from here on: the label set is read from the data
         check_classification_targets(y)
         labels = np.unique(y)
-        if len(labels) < 2:
+        if len(labels) < 2:  # a refusal that depends on the rows: recorded first
+            charge_not_private(self.accountant, type(self).__name__,
+                               "a refusal: " + read_from_data_reason(classes=True))
             raise ValueError(
                 "y contains only one class; this classifier needs two or more. Pass "
                 "the public label set with classes=[...]."

@@ -30,6 +30,7 @@ from .._validation import (
     reads_data,
 )
 from ..accounting import charge, charge_not_private, check_accountant
+from ..accounting._ledger import refusal_recorded
 from ..classes import user_code_notes
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
@@ -231,7 +232,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         (``n_bins='auto'`` with ``sigma`` sizes the grid from it)."""
         data = self._validate_common(X, y, classes=classes)
         sized = data if n_rows is None else replace(data, n_rows=n_rows)
-        context = self._release_context(sized, params, randomness, whole_table)
+        with self._refusal_recorded(data):
+            context = self._release_context(sized, params, randomness, whole_table)
         stream = ReleaseStream(params, data.public_frame(), randomness, context,
                                WorkloadCounts(context.counted_on, context.workload),
                                label_name(y), label_output_dtype(
@@ -298,6 +300,12 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         """What this release read from its rows (``mark_read_from_data``'s flags)."""
         return dict(bounds=reads_data(self.bounds) and not data.schema.all_levelled,
                     classes=bool(data.classes_inferred))
+
+    def _refusal_recorded(self, data):
+        """A refusal once the box or labels were read from the rows (the opt-in 'data')
+        depends on them, as may its message (a grid size, the bounds): recorded first."""
+        return refusal_recorded(self.accountant, type(self).__name__,
+                                read_from_data_reason(**self._read_from_data(data)))
 
     def _charge(self, data, epsilon, delta, certified):
         """Charge the release, or, when its box or labels were read from the rows (the

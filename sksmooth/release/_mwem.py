@@ -48,6 +48,7 @@ _SOURCE_MWEM = ("Hardt, Ligett, McSherry, NeurIPS 2012 (MWEM); " + _PAPER + ", T
 _SOURCE_SMOOTH = _PAPER + ", App. E, Alg. 2, Thm 4.2"
 _SOURCE_PROJ = _PAPER + ", App. F, Alg. 3, Thm 4.3"
 _ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
+_NO_SIGNAL = 100  # per-count noise std, in units of n, past which a round measures nothing
 _MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2) point updates (about a day)
 _MAX_TABLE_CELLS_AUTO = 2**16  # cells of one measured table on an n_bins='auto' grid
 _MAX_AUTO_GRID = 2**21  # points of an n_bins='auto' grid without sigma (run time)
@@ -410,8 +411,7 @@ class MWEM(ReleaseMixin):
                               / (8 * math.sqrt(2) * n_tables), k)
         fewest = round_parameters(self.epsilon, self.delta, n_attributes + 1,
                                   TABLE_SELECTION_FRACTION, data.n, True)
-        std = fewest.noise_scale * (math.sqrt(2) if fewest.noise == "laplace" else 1.0)
-        above_noise = _root_floor(data.n / std, k)
+        above_noise = _root_floor(data.n / fewest.noise_std, k)
         want = min(above_noise, max(covered, DEFAULT_N_BINS))
         return self._bins_within(want, k, min(self.max_universe_size, _MAX_AUTO_GRID),
                                  n_continuous, other_levels)
@@ -430,7 +430,8 @@ class MWEM(ReleaseMixin):
             stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
         check_delta_for_n(delta, data.n)  # n is public (substitution)
-        plan, rounds = self._plan(params, data.n, uni, workload)
+        with self._refusal_recorded(data):  # the grid's size may depend on the rows
+            plan, rounds = self._plan(params, data.n, uni, workload)
         counts = (stream.statistic.table_counts() if plan.by_table
                   else stream.statistic.query_counts())
         candidates = rounds.candidates(workload, counts, data.n)
@@ -510,6 +511,18 @@ class MWEM(ReleaseMixin):
                 f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
                 "lower the rounds' n_passes or n_iter, or max_universe_size.")
         fraction = rounds.selection_fraction
+        round_params = round_parameters(params["epsilon"], params["delta"], T, fraction, n,
+                                        by_table)
+        if rounds.n_iter != "auto" and T > 1 and round_params.noise_std > _NO_SIGNAL * n:
+            # a count lies in [0, n]: noise of std > 100 n leaves any two datasets'
+            # measurements (and selections) within ~1% (group privacy over all n rows)
+            power = 1 if round_params.noise == "laplace" else 2  # std ~ T or sqrt(T)
+            most = max(1, int(T * (_NO_SIGNAL * n / round_params.noise_std) ** power))
+            raise ValueError(
+                f"rounds' n_iter={T} splits epsilon={params['epsilon']:g} so finely that "
+                f"every measured count gets noise of std {round_params.noise_std:.3g}, more "
+                f"than {_NO_SIGNAL} times the largest count (n={n} rows): no round would "
+                f"measure anything. Use n_iter <= {most}, or a larger epsilon.")
         return _Plan(by_table, dense, bool(rounds.exclude_measured), T, float(fraction),
                      rounds.update, float(rounds.learning_rate), int(n_passes), rounds.output,
                      self._round_parameters(params["epsilon"], params["delta"], T, fraction,

@@ -34,6 +34,12 @@ class RoundParameters(NamedTuple):
     measurement_epsilon: float  # Laplace: per-round epsilon; Gaussian: nan
     rho_per_round: float  # zCDP per round (nan for pure DP)
 
+    @property
+    def noise_std(self):
+        """Standard deviation of one measured count's noise, count units (the continuous
+        law's: ``sqrt(2) b`` for Laplace of scale ``b``, ``sigma`` for Gaussian)."""
+        return self.noise_scale * (math.sqrt(2.0) if self.noise == "laplace" else 1.0)
+
 
 @functools.lru_cache(maxsize=256)
 def zcdp_budget(epsilon, delta):

@@ -118,6 +118,8 @@ class TableRounds(_Rounds):
         Rounds T; ``'auto'``: as many tables as keep the per-cell noise std
         below a quarter of the mean cell mass, ``n eps 0.7 / (8 sqrt(2)
         L_mean)``, at least ``n_attributes + 1``, at most the number of tables.
+        An explicit ``n_iter`` that leaves every measured count noise of std
+        above ``100 n`` is refused (no round would measure anything).
     selection_fraction : float in (0, 1) or 'auto', default='auto'
         Share of each round's budget spent on selection (0.3).
     exclude_measured : bool or 'auto', default='auto'
@@ -187,7 +189,8 @@ class QueryRounds(_Rounds):
         Rounds T; ``'auto'``: the minimiser of the theorem's bound ``2
         sqrt(L/T) + 10 T log|Q| / (eps n)``, ``T = (eps n sqrt(L) / (10
         log|Q|))^(2/3)``, with ``L = log N`` (MWEM, Thm 4.1) or ``log(1/sigma)``
-        (Smooth MWEM, Thm 4.2/4.3).
+        (Smooth MWEM, Thm 4.2/4.3). An explicit ``n_iter`` that leaves every
+        measured count noise of std above ``100 n`` is refused.
     selection_fraction : float in (0, 1), default=0.5
         Share of each round's budget spent on selection (Alg. 2).
     exclude_measured : bool, default=False

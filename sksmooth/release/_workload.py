@@ -37,7 +37,8 @@ _DENSE_BOOL_LIMIT = 5e8  # beyond: kept as bool (<= 500 MB), converted by query 
 
 def _summed_area(marginal):
     """Zero-padded cumulative sums of ``marginal`` along every axis."""
-    table = np.pad(marginal, [(1, 0)] * marginal.ndim)
+    table = np.zeros(tuple(k + 1 for k in marginal.shape), dtype=marginal.dtype)
+    table[(slice(1, None),) * marginal.ndim] = marginal
     for axis in range(marginal.ndim):
         np.cumsum(table, axis=axis, out=table)
     return table
@@ -111,14 +112,22 @@ class GridWorkload:
         Exact integer arithmetic when ``marginal`` holds integer counts.
         """
         sat = _summed_area(marginal)
-        lo, hi = self.lows[g], self.highs[g]
-        s = marginal.ndim
-        total = np.zeros(len(lo), dtype=sat.dtype)
-        for corner in itertools.product((0, 1), repeat=s):
-            idx = tuple(np.where(c, hi[:, a] + 1, lo[:, a]) for a, c in enumerate(corner))
-            sign = (-1) ** (s - sum(corner))
-            total += sign * sat[idx]
+        total = np.zeros(len(self.lows[g]), dtype=sat.dtype)
+        for sign, flat in self._corners(g, sat.shape):
+            total += sign * sat.ravel()[flat]
         return total
+
+    def _corners(self, g, padded_shape):
+        """``(sign, flat positions)`` of the 2^s summed-area corners of table ``g``'s
+        queries (inclusion-exclusion), computed once per table (public structure)."""
+        cache = self.__dict__.setdefault("_corner_cache", {})
+        if g not in cache:
+            lo, hi = self.lows[g], self.highs[g]
+            s = len(padded_shape)
+            cache[g] = [((-1) ** (s - sum(corner)), np.ravel_multi_index(
+                tuple(np.where(c, hi[:, a] + 1, lo[:, a]) for a, c in enumerate(corner)),
+                padded_shape)) for corner in itertools.product((0, 1), repeat=s)]
+        return cache[g]
 
     def answers_from_marginals(self, marginals):
         """All query answers given the list of marginal tables."""

@@ -886,3 +886,21 @@ def test_rows_counted_in_blocks_give_the_statistics_of_one_pass(params, monkeypa
         stats[size] = dataclasses.astuple(clf._statistics)
     for whole, blocked in zip(stats[1 << 14], stats[7]):
         np.testing.assert_array_equal(whole, blocked)
+
+
+@pytest.mark.parametrize("y, method, match", [
+    (np.arange(30) % 3, "littlestone", "classes_ has 3 labels"),  # the count read from y
+    (np.zeros(30, dtype=int), "auto", "only one class"),
+])
+def test_a_refusal_after_reading_the_label_set_from_y_is_recorded_not_private(y, method,
+                                                                              match):
+    X = np.random.default_rng(0).uniform(size=(30, 1))
+    accountant = BudgetAccountant()
+    clf = PrivateProperClassifier(method=method, classes="data", accountant=accountant,
+                                  **({"delta": 1e-6} if method == "littlestone"
+                                     else {"bounds": (0, 1)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises(ValueError, match=match):
+            clf.fit(X, y)
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0

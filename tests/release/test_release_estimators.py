@@ -425,3 +425,30 @@ def test_tiny_sigma_grid_is_bounded():
     # 4096 x 4096 grid whose one measured table ran for minutes (issue 39)
     X = np.random.default_rng(0).uniform(size=(30, 2))
     assert _auto_grid(X, sigma=1e-300) == (256, 256)  # 2^16 cells per measured table
+
+
+@pytest.mark.parametrize("estimator, labels", [
+    # the box read from the rows gives column 0 no integer level: the message shows it
+    (MWEM(bounds="data", levels={0: int}), None),
+    # 7 labels read from y make the grid 112 points > 100: the message shows the size
+    (MWEM(bounds=(0, 1), classes="data", max_universe_size=100, n_bins=4, rounds="query"), 7),
+    (LaplacePerQuery(bounds="data", levels={0: int}), None),
+])
+def test_a_refusal_that_depends_on_what_was_read_from_the_rows_is_recorded_not_private(
+        estimator, labels):
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(0.2, 0.7, 30), rng.uniform(0, 1, 30)]
+    y = None if labels is None else np.arange(30) % labels
+    accountant = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises(ValueError, match="integer level|grid universe has 112"):
+            estimator.set_params(accountant=accountant).fit(X, y)
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
+    # declared (public) inputs: the same refusal reads nothing, so nothing is recorded
+    public = clone(estimator).set_params(
+        bounds=(0.2, 0.7) if labels is None else (0, 1),
+        classes=None if labels is None else list(range(labels)), accountant=accountant)
+    with pytest.raises(ValueError, match="integer level|grid universe has 112"):
+        public.fit(X, y)
+    assert accountant.spent.n_not_private == 1
