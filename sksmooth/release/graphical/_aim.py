@@ -11,6 +11,7 @@ import itertools
 import math
 
 import numpy as np
+from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 from ._budget import (
     ADD_REMOVE,
@@ -143,6 +144,17 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
     -------
     SelectionResult
     """
+    # the model's contractions are many small matrix products: BLAS threads only add
+    # overhead (3x the CPU time on 2 cores)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _select_and_measure(codes, shape, workload, rho, rng, neighbouring,
+                                   max_model_size, rounds_per_attr, measure_fraction,
+                                   max_iter, final_max_iter, prior, progress)
+
+
+def _select_and_measure(codes, shape, workload, rho, rng, neighbouring, max_model_size,
+                        rounds_per_attr, measure_fraction, max_iter, final_max_iter, prior,
+                        progress):
     fitter = start_fitter(codes, shape, rho, rng, neighbouring, max_iter, prior)
     d = len(fitter.data.shape)
     tables, weights = candidate_tables(workload, d)

@@ -37,6 +37,7 @@ __all__ = [
     "message_order",
     "junction_tree",
     "tree_size",
+    "junction_tree_size",
 ]
 
 
@@ -96,8 +97,13 @@ def min_fill_cliques(adjacency, shape):
     nbrs = [sum(1 << u for u in set(adjacency[v]) if u != v) for v in range(len(adjacency))]
 
     def fill(v):  # twice the number of missing edges among v's neighbours
-        m = nbrs[v]
-        return sum((m & ~nbrs[u] & ~(1 << u)).bit_count() for u in _members(m))
+        m = bits = nbrs[v]
+        total = 0
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            total += (m & ~nbrs[low.bit_length() - 1] & ~low).bit_count()
+        return total
 
     fills = {v: fill(v) for v in range(len(nbrs))}
     sizes = {}  # table size of {v} | neighbours(v), computed only to break ties
@@ -117,12 +123,19 @@ def min_fill_cliques(adjacency, shape):
         gained = [m & ~nbrs[u] & ~(1 << u) for u in members]  # fill-in edges
         affected = m
         for u, new in zip(members, gained):
-            for w in _members(new):
-                affected |= nbrs[u] & nbrs[w]
+            common = nbrs[u]
+            while new:  # the common neighbours of each fill-in edge's ends
+                low = new & -new
+                new ^= low
+                affected |= common & nbrs[low.bit_length() - 1]
         for u, new in zip(members, gained):
             nbrs[u] = (nbrs[u] | new) & ~(1 << v)
         del fills[v]
-        for u in _members(affected & ~(1 << v)):
+        rescored = affected & ~(1 << v)
+        while rescored:
+            low = rescored & -rescored
+            rescored ^= low
+            u = low.bit_length() - 1
             fills[u] = fill(u)
             sizes.pop(u, None)
         cliques.append(tuple(sorted(members + [v])))
@@ -186,6 +199,13 @@ def message_order(n_cliques, edges, root=0):
     return [(node, parent[node]) for node in reversed(visit) if parent[node] is not None]
 
 
+def _tree_cliques(attr_sets, shape):
+    """Maximal cliques of the min-fill triangulation of ``attr_sets`` plus singletons."""
+    n_attrs = len(shape)
+    sets = [tuple(s) for s in attr_sets] + [(a,) for a in range(n_attrs)]
+    return maximal_cliques(min_fill_cliques(interaction_graph(sets, n_attrs), shape))
+
+
 def junction_tree(attr_sets, shape):
     """A junction tree whose cliques cover every set in ``attr_sets``.
 
@@ -193,10 +213,7 @@ def junction_tree(attr_sets, shape):
     tree defines a distribution over the whole product domain. The root is
     the largest clique.
     """
-    n_attrs = len(shape)
-    sets = [tuple(s) for s in attr_sets] + [(a,) for a in range(n_attrs)]
-    adjacency = interaction_graph(sets, n_attrs)
-    cliques = maximal_cliques(min_fill_cliques(adjacency, shape))
+    cliques = _tree_cliques(attr_sets, shape)
     cliques.sort(key=lambda c: (-table_size(shape, c), c))
     edges = message_order(len(cliques), maximum_spanning_tree(cliques))
     separators = tuple(tuple(sorted(set(cliques[i]) & set(cliques[j]))) for i, j in edges)
@@ -206,6 +223,11 @@ def junction_tree(attr_sets, shape):
 def tree_size(cliques, shape):
     """Number of floats stored by one table per clique."""
     return int(sum(table_size(shape, c) for c in cliques))
+
+
+def junction_tree_size(attr_sets, shape):
+    """``tree_size`` of ``junction_tree(attr_sets, shape)``, without building the tree."""
+    return tree_size(_tree_cliques(attr_sets, shape), shape)
 
 
 _HOSTS = OrderedDict()  # id(cliques) -> (cliques, {attrs: index}); the tuple kept alive

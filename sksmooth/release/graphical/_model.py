@@ -24,7 +24,7 @@ import numpy as np
 
 from ._domain import as_attrs, table_shape
 from ._factor import Factor
-from ._junction_tree import containing_clique, junction_tree, tree_size
+from ._junction_tree import containing_clique, junction_tree, junction_tree_size, tree_size
 from ._sampling import sample_rows
 
 __all__ = ["FactoredModel"]
@@ -99,8 +99,8 @@ class FactoredModel:
         attrs = as_attrs(attrs)
         if containing_clique(self.tree.cliques, attrs) is not None:
             return True  # the tree does not change: nothing grows
-        tree = junction_tree([f.attrs for f in self.factors] + [attrs], self.shape)
-        return tree_size(tree.cliques, self.shape) <= max_size
+        return junction_tree_size([f.attrs for f in self.factors] + [attrs],
+                                  self.shape) <= max_size
 
     def marginal(self, attrs):
         """Marginal table over ``attrs`` (sums to 1).
@@ -281,19 +281,55 @@ def _contract(table, attrs, factors, keep):
     Folding the factors in pairwise (each step summing out the attributes no
     later factor and not ``keep`` needs) costs the size of each pairwise
     union, where one many-operand ``einsum`` loops over the product of all
-    axes.
+    axes; each pairwise step is a batched matrix product (:func:`_product_sum`).
     """
     attrs = tuple(attrs)
     for k, (f_attrs, f_table) in enumerate(factors):
         later = set(keep).union(*(a for a, _ in factors[k + 1:]))
         union = tuple(dict.fromkeys(attrs + tuple(f_attrs)))
         out = tuple(a for a in union if a in later)
-        label = {a: i for i, a in enumerate(union)}  # einsum: <= 52 labels
-        table = np.einsum(table, [label[a] for a in attrs], f_table,
-                          [label[a] for a in f_attrs], [label[a] for a in out])
+        table = _product_sum(table, attrs, f_table, tuple(f_attrs), out)
         attrs = out
-    label = {a: i for i, a in enumerate(attrs)}
-    return np.einsum(table, [label[a] for a in attrs], [label[a] for a in keep])
+    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    if axes:
+        table = table.sum(axis=axes)
+        attrs = tuple(a for a in attrs if a in keep)
+    return table.transpose([attrs.index(a) for a in keep])
+
+
+def _product_sum(x, x_attrs, y, y_attrs, out):
+    """``sum x[x_attrs] * y[y_attrs]`` over the attributes not in ``out``, axes ``out``.
+
+    As ``np.einsum``, but as one batched matrix product (BLAS): attributes
+    of both tables kept in ``out`` are the batch, those of both summed out
+    the inner dimension; an attribute of one table only and not kept is
+    summed out first.
+    """
+    x, x_attrs = _sum_unshared(x, x_attrs, y_attrs, out)
+    y, y_attrs = _sum_unshared(y, y_attrs, x_attrs, out)
+    batch = [a for a in out if a in x_attrs and a in y_attrs]
+    inner = [a for a in x_attrs if a in y_attrs and a not in out]
+    left = [a for a in x_attrs if a not in y_attrs]
+    right = [a for a in y_attrs if a not in x_attrs]
+    size = dict(zip(x_attrs, x.shape)) | dict(zip(y_attrs, y.shape))
+
+    def cells(attrs):
+        return math.prod(size[a] for a in attrs)
+
+    xm = x.transpose([x_attrs.index(a) for a in batch + left + inner]).reshape(
+        cells(batch), cells(left), cells(inner))
+    ym = y.transpose([y_attrs.index(a) for a in batch + inner + right]).reshape(
+        cells(batch), cells(inner), cells(right))
+    order = batch + left + right
+    z = np.matmul(xm, ym).reshape([size[a] for a in order])
+    return z.transpose([order.index(a) for a in out])
+
+
+def _sum_unshared(x, x_attrs, other_attrs, out):
+    axes = tuple(i for i, a in enumerate(x_attrs) if a not in out and a not in other_attrs)
+    if not axes:
+        return x, tuple(x_attrs)
+    return x.sum(axis=axes), tuple(a for a in x_attrs if a in out or a in other_attrs)
 
 
 class _MessageCache(dict):
@@ -325,7 +361,7 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables, messages):
     marginal on just the attributes the step needs (separators, targets):
     ``reduced(node, sub_attrs)``, cached by the model, so a large clique is
     summed once per round of queries rather than once per query. The
-    contractions are ``einsum`` calls on normalised (overflow-free) tables.
+    contractions are matrix products of normalised (overflow-free) tables.
 
     A clique's message is fixed by the clique, the targets it holds and the
     messages it receives, so it is keyed by those (recursively) in
