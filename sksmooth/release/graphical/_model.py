@@ -128,7 +128,7 @@ class FactoredModel:
         potentials = [Factor.zeros(self.shape, c) for c in self.tree.cliques]
         for f in self.factors:
             i = containing_clique(self.tree.cliques, f.attrs)
-            potentials[i] = Factor(potentials[i].attrs, potentials[i].values + f.expand(potentials[i].attrs))
+            potentials[i].values[...] += f.expand(potentials[i].attrs)  # fresh arrays
         return potentials
 
     @cached_property
@@ -203,12 +203,13 @@ def calibrate(tree, potentials):
     """
     n = len(tree.cliques)
     up = [None] * len(tree.edges)
-    incoming = [[] for _ in range(n)]  # (edge index, message)
+    incoming = [[] for _ in range(n)]  # messages from the children
+    full = [None] * n  # a clique's belief: its potential and every message it received
     for k, (child, _parent) in enumerate(tree.edges):  # leaves to root
-        belief = _combine(potentials[child], [m for _, m in incoming[child]])
-        up[k] = belief.marginalize(tree.separators[k])
-        incoming[_parent].append((k, up[k]))
-    full = [_combine(potentials[i], [m for _, m in incoming[i]]) for i in range(n)]
+        full[child] = _combine(potentials[child], incoming[child])
+        up[k] = full[child].marginalize(tree.separators[k])
+        incoming[_parent].append(up[k])
+    full[0] = _combine(potentials[0], incoming[0])
     exp_full = {}  # parent -> (exp(belief - max), max): one exponential per parent
     for k in range(len(tree.edges) - 1, -1, -1):  # root to leaves
         child, parent = tree.edges[k]
@@ -224,16 +225,18 @@ def calibrate(tree, potentials):
         with np.errstate(divide="ignore"):
             down = np.log(prob.sum(axis=axes)) + shift if axes else np.log(prob) + shift
         down = Factor(sep, down - up[k].values)
-        full[child] = Factor(full[child].attrs, full[child].values + down.expand(full[child].attrs))
+        full[child].values[...] += down.expand(full[child].attrs)  # owned by calibrate
     log_z = full[0].log_total()
-    beliefs = [Factor(b.attrs, b.values - log_z) for b in full]
-    return beliefs, log_z
+    for b in full:
+        b.values[...] -= log_z
+    return full, log_z
 
 
 def _combine(potential, messages):
-    values = potential.values
+    """``potential`` times the ``messages`` (log space), in a new array."""
+    values = potential.values.copy()
     for m in messages:
-        values = values + m.expand(potential.attrs)
+        values += m.expand(potential.attrs)
     return Factor(potential.attrs, values)
 
 
