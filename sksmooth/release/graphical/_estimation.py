@@ -39,7 +39,7 @@ import numpy as np
 from ._domain import as_attrs
 from ._factor import Factor
 from ._junction_tree import containing_clique, junction_tree
-from ._model import FactoredModel
+from ._model import FactoredModel, calibrated_probabilities
 
 __all__ = ["Measurement", "EstimationResult", "estimate", "estimate_total"]
 
@@ -115,8 +115,8 @@ class _Objective:
 
 
 def _marginals(tree, hosts, factors, shape):
-    beliefs = FactoredModel(shape, factors, tree).beliefs
-    dense = {h: np.exp(beliefs[h].values) for h in set(hosts)}  # normalised: no overflow
+    dense = calibrated_probabilities(tree, FactoredModel(shape, factors, tree).clique_potentials(),
+                                     set(hosts))
     out = []
     for f, h in zip(factors, hosts):
         clique = tree.cliques[h]

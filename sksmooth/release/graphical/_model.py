@@ -134,7 +134,9 @@ class FactoredModel:
     @cached_property
     def clique_probabilities(self):
         """``exp`` of every normalised clique belief (the clique marginals)."""
-        return [np.exp(b.values) for b in self.beliefs]
+        if "beliefs" in self.__dict__:
+            return [np.exp(b.values) for b in self.beliefs]
+        return calibrated_probabilities(self.tree, self.clique_potentials())
 
     @cached_property
     def _index(self):
@@ -201,13 +203,40 @@ def calibrate(tree, potentials):
     Returns ``(beliefs, log_partition)``: normalised log clique marginals and
     ``log Z`` of ``exp(sum of potentials)``.
     """
+    full, log_z, _ = _pass_messages(tree, potentials)
+    for b in full:
+        b.values[...] -= log_z
+    return full, log_z
+
+
+def calibrated_probabilities(tree, potentials, cliques=None):
+    """The clique marginals (probabilities) of :func:`calibrate`'s beliefs.
+
+    Only of the clique indices ``cliques`` (default: all; the others are
+    ``None``). A clique that sent messages down already holds its
+    exponential, which is rescaled instead of exponentiating again.
+    """
+    full, log_z, exp_full = _pass_messages(tree, potentials)
+    out = [None] * len(full)
+    for i in range(len(full)) if cliques is None else cliques:
+        if i in exp_full:
+            prob, shift = exp_full[i]
+            out[i] = prob * np.exp(shift - log_z)
+        else:
+            out[i] = np.exp(full[i].values - log_z)
+    return out
+
+
+def _pass_messages(tree, potentials):
+    """Upward then downward messages: ``(unnormalised log beliefs, log Z, exponentials)``,
+    the last ``{clique: (exp(belief - shift), shift)}`` for the cliques with children."""
     n = len(tree.cliques)
     up = [None] * len(tree.edges)
     incoming = [[] for _ in range(n)]  # messages from the children
     full = [None] * n  # a clique's belief: its potential and every message it received
     for k, (child, _parent) in enumerate(tree.edges):  # leaves to root
         full[child] = _combine(potentials[child], incoming[child])
-        up[k] = full[child].marginalize(tree.separators[k])
+        up[k] = _log_marginal(full[child], tree.separators[k])
         incoming[_parent].append(up[k])
     full[0] = _combine(potentials[0], incoming[0])
     exp_full = {}  # parent -> (exp(belief - max), max): one exponential per parent
@@ -226,10 +255,30 @@ def calibrate(tree, potentials):
             down = np.log(prob.sum(axis=axes)) + shift if axes else np.log(prob) + shift
         down = Factor(sep, down - up[k].values)
         full[child].values[...] += down.expand(full[child].attrs)  # owned by calibrate
-    log_z = full[0].log_total()
-    for b in full:
-        b.values[...] -= log_z
-    return full, log_z
+    if 0 in exp_full:
+        prob, shift = exp_full[0]
+        log_z = float(np.log(prob.sum())) + shift
+    else:
+        log_z = full[0].log_total()
+    return full, log_z, exp_full
+
+
+def _log_marginal(factor, keep):
+    """``factor.marginalize(keep)`` with one shift for the whole table (one pass less);
+    per separator value only when a value's sum would lose precision."""
+    keep = tuple(a for a in factor.attrs if a in keep)
+    axes = tuple(i for i, a in enumerate(factor.attrs) if a not in keep)
+    values = factor.values
+    shift = float(values.max())
+    if not axes or not math.isfinite(shift):
+        return factor.marginalize(keep)
+    total = np.exp(values - shift).sum(axis=axes)
+    if float(total.min()) < _PRECISE_SUM:
+        return factor.marginalize(keep)
+    return Factor(keep, np.log(total) + shift)
+
+
+_PRECISE_SUM = 1e-280  # sums of exp(value - max) above it keep double precision
 
 
 def _combine(potential, messages):
