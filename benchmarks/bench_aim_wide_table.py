@@ -8,9 +8,16 @@ into 10 levels, n = 10^5 rows. All 2-way marginals, epsilon 1, delta 1e-9,
 wall seconds of ``fit``, tables measured, the model's floats, and the max /
 mean absolute error of all 2-way marginals of ``n`` emitted rows.
 
+``--peer`` runs the reference MST beside it on the same rows: smartnoise-synth's
+MST with the reference's record-count estimation (``_snsynth_peer.py``, in
+the separate venv ``/work/peervenv``), epsilon 1, delta 1e-9, its fit wall
+seconds and its CPU seconds (fit and sample: the peer reports them together),
+the same 2-way errors of ``n`` emitted rows (label ``reference-mst``).
+
 Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/bench_aim_wide_table.py [--rows 100000] [--label after]
+        [--peer]
 
 Writes ``benchmarks/results/aim_wide_table.json`` (one entry per ``--label``,
 earlier entries of other labels kept, so a before/after pair sits side by side).
@@ -19,12 +26,16 @@ earlier entries of other labels kept, so a before/after pair sits side by side).
 import argparse
 import json
 import platform
+import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
-from bench_aim_dependent_table import run  # the same fit, timing and 2-way errors
+from bench_aim_dependent_table import run, two_way_errors  # the same fit, timing, errors
 
-RESULTS = Path(__file__).resolve().parent / "results" / "aim_wide_table.json"
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "aim_wide_table.json"
+PEER_PY = Path("/work/peervenv/bin/python")
 
 
 def wide_table(n, d=40, n_levels=10, rank=4, seed=0):
@@ -41,20 +52,45 @@ def wide_table(n, d=40, n_levels=10, rank=4, seed=0):
     return X
 
 
+def reference_mst(X, n_levels, seed):
+    """Fit wall / CPU seconds and 2-way errors of the reference MST (module docstring)."""
+    if not PEER_PY.exists():
+        raise SystemExit(f"--peer needs smartnoise-synth in {PEER_PY.parent.parent} "
+                         "(pip install smartnoise-synth).")
+    with tempfile.TemporaryDirectory() as tmp:
+        data, out = Path(tmp) / "data.npy", Path(tmp) / "rows.npy"
+        np.save(data, X)
+        done = subprocess.run([str(PEER_PY), str(HERE / "_snsynth_peer.py"), "mst", str(data),
+                               str(out), "1.0", "1e-9", "2", str(seed)],
+                              capture_output=True, text=True, check=True, cwd=HERE)
+        timing = json.loads(done.stdout.strip().splitlines()[-1])
+        max_error, mean_error = two_way_errors(X, np.load(out), n_levels)
+    return {"method_": "mst (smartnoise-synth, reference record count)",
+            "fit_wall_s": round(timing["fit_s"], 1),
+            "fit_and_sample_cpu_s": round(timing["cpu_s"], 1),
+            "peak_mb": round(timing["peak_mb"]),
+            "max_2way": round(max_error, 4), "mean_2way": round(mean_error, 5)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--label", default="current")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--peer", action="store_true", help="run the reference MST too")
     args = parser.parse_args()
     n_levels = 10
     X = wide_table(args.rows, n_levels=n_levels)
-    entry = {"label": args.label, "rows": args.rows, "seed": args.seed,
-             **run(X, n_levels, 1.0, args.seed, delta=1e-9)}
-    print(json.dumps(entry), flush=True)
+    entries = [{"label": args.label, "rows": args.rows, "seed": args.seed,
+                **run(X, n_levels, 1.0, args.seed, delta=1e-9)}]
+    print(json.dumps(entries[-1]), flush=True)
+    if args.peer:
+        entries.append({"label": "reference-mst", "rows": args.rows, "seed": args.seed,
+                        **reference_mst(X, n_levels, args.seed)})
+        print(json.dumps(entries[-1]), flush=True)
     old = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
-    runs = [r for r in old if (r["label"], r["rows"], r["seed"])
-            != (args.label, args.rows, args.seed)] + [entry]
+    keys = {(e["label"], e["rows"], e["seed"]) for e in entries}
+    runs = [r for r in old if (r["label"], r["rows"], r["seed"]) not in keys] + entries
     RESULTS.write_text(json.dumps({
         "description": __doc__.split("\n\n")[0] + " " + __doc__.split("\n\n")[1],
         "table": {"columns": 40, "levels": n_levels, "epsilon": 1.0, "delta": 1e-9,
