@@ -33,7 +33,7 @@ _LEVEL_ELEMENTS = 1 << 22
 _MAX_LINEAR_DECAY = 300.0
 # AxisHedge.update: a batch with eta * rounds at most this takes its bins' masses from
 # prefix sums (relative rounding error amplified by at most exp(_PREFIX_DECAY))
-_PREFIX_DECAY = 1.0
+_PREFIX_DECAY = 4.0
 # AxisHedge._positions: batches of at most this many rows search all features at once
 _ONE_SEARCH_ROWS = 32
 
