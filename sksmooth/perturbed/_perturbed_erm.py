@@ -28,6 +28,7 @@ The released object is the hypothesis the oracle returns (an argmin), never
 the weights or ``xi``.
 """
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -524,7 +525,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 and not cal.not_private:  # fit checked the plan
             params["accountant"].check(epsilon, params["delta"], neighbouring="substitution")
         if not cal.not_private:  # opted in: guarantee_ says it has no guarantee
-            self._warn_plan(problems, cal, eta, len(X))
+            self._warn_plan(problems, cal, eta, len(X), oracle)
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")
         return _PrivatePlan(oracle, box, Z, cal, eta, epsilon, params["delta"],
@@ -571,7 +572,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         return eta, perturbation_epsilon(eta, rho, delta, G), notes, problems
 
     @staticmethod
-    def _warn_plan(problems, cal, eta, n_rows):
+    def _warn_plan(problems, cal, eta, n_rows, oracle):
         if problems:
             warnings.warn("PerturbedERMClassifier: the privacy claim is NOT certified: "
                           + "; ".join(problems) + ". It is charged as not certified; "
@@ -586,9 +587,11 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 f"PerturbedERMClassifier: the calibrated perturbation (2 eta G = "
                 f"{excess:.4g} rows) dominates the n = {n_rows} rows: expect "
                 f"near-chance accuracy. About n = {int(np.ceil(excess / 0.1))} rows are "
-                "needed for an excess training error of 0.1; or use a larger epsilon "
-                "(up to 1), a smaller class (fewer thresholds) or a better-separated "
-                "design.", DefaultsWarning, stacklevel=4)
+                f"needed for an excess training error of 0.1. To need fewer: epsilon "
+                f"up to 1, a smaller class{_smaller_class(oracle)}, or better "
+                "sksmooth.PrivateProperClassifier (the exponential mechanism over a "
+                "cover: its excess error grows with log |class| / (epsilon n), with no "
+                "separation constant).", DefaultsWarning, stacklevel=4)
 
     def _publish_fit(self, plan, estimator, classes, problems, n_rows):
         cal = plan.calibration
@@ -941,6 +944,14 @@ def _refit_due(refit_every, run, has_bound):
         due = run.rounds_since_refit >= refit_every
     run.lazy = run.lazy or not due
     return due
+
+
+def _smaller_class(oracle):
+    """The parameter that shrinks ``oracle``'s class, as a user would write it."""
+    n_thresholds = oracle.get_params().get("n_thresholds")
+    if not isinstance(n_thresholds, numbers.Integral) or n_thresholds < 2:
+        return ""
+    return f" (estimator={type(oracle).__name__}(n_thresholds={max(1, n_thresholds // 4)}))"
 
 
 def _declared_not_private(params):

@@ -125,8 +125,12 @@ def test_private_fit_is_accurate_where_theory_says_it_must_be():
 
 def test_noise_that_dominates_n_warns_with_the_n_needed():
     X, y, bounds = load_breast_cancer_public()
-    with pytest.warns(DefaultsWarning, match=r"near-chance accuracy. About n = \d+ rows"):
+    with pytest.warns(DefaultsWarning, match=r"near-chance accuracy. About n = \d+ rows") as w:
         clf = PerturbedERMClassifier(bounds=bounds, classes=[0, 1]).fit(X, y)
+    # the fix names the parameter and the learner that works at this n (issue 36)
+    message = str(w[-1].message)
+    assert "estimator=StumpERMClassifier(n_thresholds=2)" in message
+    assert "sksmooth.PrivateProperClassifier" in message
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DefaultsWarning)
         scores = [clf.fit(X, y).score(X, y) for _ in range(20)]
