@@ -163,12 +163,13 @@ class SubsampledNetMechanism(ReleaseMixin):
         randomness = stream.randomness
         data = replace(stream.frame, n_rows=stream.statistic.n)
         M = uni.size
-        if s * K * Q.shape[1] > _MAX_SCORE_READS:
-            raise ValueError(
-                f"synthetic_size * n_candidates * n_queries = {s} * {K} * {Q.shape[1]} = "
-                f"{s * K * Q.shape[1]:.3g} > {_MAX_SCORE_READS:.0e} workload values to score "
-                "(time); lower synthetic_size, n_candidates or the workload's size "
-                "(queries=Workload(n_queries=...)).")
+        with self._refusal_recorded(data):  # n_queries counts the labels read from y
+            if s * K * Q.shape[1] > _MAX_SCORE_READS:
+                raise ValueError(
+                    f"synthetic_size * n_candidates * n_queries = {s} * {K} * {Q.shape[1]} = "
+                    f"{s * K * Q.shape[1]:.3g} > {_MAX_SCORE_READS:.0e} workload values to score "
+                    "(time); lower synthetic_size, n_candidates or the workload's size "
+                    "(queries=Workload(n_queries=...)).")
         counts = stream.statistic.query_counts()
         cands, enumerated, n_multisets = _candidates(M, s, K, randomness.public)
         errors = _max_errors(Q, cands, counts, data.n)

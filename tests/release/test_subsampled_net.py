@@ -1,8 +1,11 @@
+import warnings
+
 import numpy as np
 import pytest
 
 from sksmooth import SubsampledNetMechanism
 from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import PrivacyLeakWarning
 
 
 def test_scoring_work_over_the_cap_is_refused_before_any_candidate_or_charge():
@@ -15,6 +18,20 @@ def test_scoring_work_over_the_cap_is_refused_before_any_candidate_or_charge():
     assert not hasattr(est, "synthetic_indices_")
     assert accountant.spent.epsilon == 0 and len(accountant) == 0
 
+
+
+def test_scoring_cap_refusal_after_reading_the_labels_from_y_is_recorded_not_private():
+    # classes='data': 3 labels read from y make 2997 queries (2 labels: 1998), so whether
+    # the cap refuses, and its message (n_queries), depend on the rows
+    X = np.random.default_rng(0).uniform(0, 1, size=(30, 3))
+    accountant = BudgetAccountant()
+    est = SubsampledNetMechanism(bounds=(0, 1), classes="data", synthetic_size=100,
+                                 n_candidates=15_000, accountant=accountant)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises(ValueError, match=r"n_queries = 100 \* 15000 \* 2997"):
+            est.fit(X, np.arange(30) % 3)
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
 
 def test_candidate_errors_are_the_max_error_of_each_candidates_mean_answers():
     # the scores come from a sparse product (multiplicities / s) @ Q; repeated points
