@@ -72,6 +72,7 @@ from .._validation import (
     declared_classes,
 )
 from ..accounting import charge, charge_not_private, check_accountant
+from ..accounting._ledger import refusal_recorded
 from ..classes import user_code_notes
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
@@ -455,16 +456,19 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         randomness = release_randomness(params["random_state"])
         X, y = read_numbers(self, X, y, dtype=float)
         check_delta_for_n(params["delta"], len(X))  # n is public (substitution)
-        codec = label_codec(y, params["classes"])
-        y_coded = codec.encode(y)
-        plan = self._plan(params, X, randomness, codec)
-        X = _mapped_rows(X, plan.box, plan.oracle)
-        # ---- the private computation: one oracle call on data + hallucinated rows
-        Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
-        estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
-                               np.concatenate([y_coded, z_labels]),
-                               np.concatenate([np.ones(len(X)), z_weights]),
-                               n_classes=codec.n_classes)
+        # a refusal from here on may depend on (and show) a box or label set read from X, y
+        with refusal_recorded(params["accountant"], type(self).__name__, read_from_data_reason(
+                bounds=reads_data(params["bounds"]), classes=reads_data(params["classes"]))):
+            codec = label_codec(y, params["classes"])
+            y_coded = codec.encode(y)
+            plan = self._plan(params, X, randomness, codec)
+            X = _mapped_rows(X, plan.box, plan.oracle)
+            # ---- the private computation: one oracle call on data + hallucinated rows
+            Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
+            estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
+                                   np.concatenate([y_coded, z_labels]),
+                                   np.concatenate([np.ones(len(X)), z_weights]),
+                                   n_classes=codec.n_classes)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
         if plan.not_private:
             charge_not_private(params["accountant"], type(self).__name__, plan.not_private)

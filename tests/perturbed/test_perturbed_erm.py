@@ -775,3 +775,15 @@ def test_a_box_read_from_rows_with_missing_values_is_the_one_rule_of_every_estim
         scaler = PublicBoundsScaler(bounds="data").fit(X)
     np.testing.assert_array_equal(erm.bounds_, scaler.bounds_)
     np.testing.assert_array_equal(erm.bounds_, ([0.2, 0.1], [0.4, 0.9]))
+
+
+def test_a_refusal_after_reading_the_label_set_from_y_is_recorded_not_private():
+    # classes='data' and one label in y: the refusal tells that y has one label
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    accountant = BudgetAccountant()
+    clf = PerturbedERMClassifier(bounds=(0, 1), classes="data", accountant=accountant)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises(ValueError, match="only one class"):
+            clf.fit(X, np.full(30, 7))
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
