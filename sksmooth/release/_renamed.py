@@ -50,7 +50,13 @@ def fold_renamed(owner, params, old, names):
         params["universe"] = size  # a sampled universe of that many points
     levels = {name: old[name] for name in LEVELS_NAMES if name in old}
     if levels:
-        params["levels"] = RemovedLevels(**levels, levels=params.get("levels"))
+        current = params.get("levels")
+        if isinstance(current, RemovedLevels) and current.levels is None:
+            # set_params(categories=...) after set_params(categorical_features=...)
+            levels = {**vars(current), **levels}
+        else:
+            levels["levels"] = current
+        params["levels"] = RemovedLevels(**levels)
     changed = {"queries": bool(workload), "rounds": rounds_given, "universe": sampled}
     new = [f"{name}={params[name]!r}" for name in ("queries", "rounds", "universe")
            if changed[name] and name in params]

@@ -55,6 +55,19 @@ def test_old_names_in_set_params_and_other_release_estimators():
     assert base.queries.get_params() == Workload(kind="ranges", marginal_width=1).get_params()
 
 
+
+def test_removed_level_names_set_one_at_a_time_combine():
+    X = np.c_[np.arange(30) % 3, np.linspace(0, 1, 30)]
+    with pytest.warns(RemovalWarning):
+        est = SmoothMWEM(sigma=0.1, bounds=(0, 2), random_state=0).set_params(
+            categorical_features=[0])
+        est.set_params(categories={0: [0, 1, 2]})
+        together = SmoothMWEM(categorical_features=[0], categories={0: [0, 1, 2]})
+    assert repr(est.levels) == repr(together.levels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded
+        assert est.fit(X).n_features_in_ == 2
+
 def test_the_variant_switches_are_now_classes():
     with pytest.warns(RemovalWarning, match=r"use MWEM\(\.\.\.\)"):
         plain = SmoothMWEM(**_BIN)
