@@ -136,11 +136,9 @@ class AxisCovers:
         pairs = LabelPairs.binary() if req.n_classes == 2 else LabelPairs.all_pairs(req.n_classes)
         n_pairs = len(pairs.left)
         targets = req.grid_targets or (req.gamma_target,)
-        # a union of several grids shares the budget: each at most half of it
-        budget = req.max_experts if len(targets) == 1 else req.max_experts // 2
-        n_cap = max(budget - req.n_classes, 0) // max(len(live) * n_pairs, 1) + 1
-        n_needed = [math.ceil(1.0 / (2.0 * t) - 1e-12) for t in targets]
-        grids = sorted({1 if len(live) == 0 else max(1, min(n, n_cap)) for n in n_needed})
+        n_needed = sorted({math.ceil(1.0 / (2.0 * t) - 1e-12) for t in targets}, reverse=True)
+        grids = self._grid_sizes(n_needed, len(live) * n_pairs, req.n_classes,
+                                 req.max_experts) if len(live) else [1]
         capped = "max_experts" if len(live) and grids[-1] < max(n_needed) else ""
         parts = [self._grid(n_cells, live, lower, upper, pairs, req.n_classes)
                  for n_cells in grids]
@@ -166,6 +164,23 @@ class AxisCovers:
         components = tuple((float(lp), 0.0 if len(live) == 0 else 1.0 / n, n * len(live))
                            for lp, n in zip(log_inv_prior, grids))
         return EpochCover(cover, engine, gamma, float(min(targets)), eta, capped, components)
+
+    @staticmethod
+    def _grid_sizes(n_needed, per_cell, n_constants, max_experts):
+        """Cells of each grid of the union (``n_needed`` finest first), whose
+        ``n_constants + (cells - 1) per_cell`` experts sum to at most
+        ``max_experts``: the finest takes up to half of it (all of it alone), the
+        coarser ones in turn what is left."""
+        finest_share = max_experts // 2 if len(n_needed) > 1 else max_experts
+        grids, used = [], 0
+        for n in n_needed:
+            room = max_experts - used if grids else finest_share
+            cells = min(n, max(room - n_constants, 0) // per_cell + 1)
+            if grids and (cells >= grids[-1] or cells < 2):
+                continue  # as fine as a grid already held, or constants only
+            grids.append(cells)
+            used += n_constants + (cells - 1) * per_cell
+        return sorted(grids)
 
     @staticmethod
     def _grid(n_cells, live, lower, upper, pairs, n_classes):

@@ -1,0 +1,29 @@
+"""Tests of sksmooth.online._covers."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from sksmooth.online import SmoothHedgeClassifier
+from sksmooth.online._covers import AxisCovers
+
+
+@pytest.mark.parametrize("max_experts", [4000, 10**4, 2**21])
+@pytest.mark.parametrize("per_cell", [2, 128])
+def test_a_union_of_grids_stays_within_max_experts(max_experts, per_cell):
+    # sigma='auto': one grid per sigma of a geometric grid; the union was capped per
+    # grid only (digits: max_experts=2097152 played K=2426384 hypotheses)
+    needs = [2560 * 2 ** -j for j in range(8)]
+    grids = AxisCovers._grid_sizes([int(n) for n in needs], per_cell, 2, max_experts)
+    assert sum(2 + (c - 1) * per_cell for c in grids) <= max_experts
+    # the finest grid keeps half the budget, as before
+    assert grids[-1] == min(2560, (max_experts // 2 - 2) // per_cell + 1)
+    assert grids == sorted(set(grids))
+
+
+def test_digits_cover_at_the_default_cap_is_within_it():
+    X, y = load_digits(return_X_y=True)
+    model = SmoothHedgeClassifier(bounds=(np.zeros(64), np.full(64, 16.0)), max_experts=2**16)
+    with pytest.warns(UserWarning, match=r"max_experts=65536 allows K=\d+ hypotheses"):
+        model.fit(X[:400], y[:400])
+    assert all(e["n_experts"] <= 2**16 for e in model.epochs_)
