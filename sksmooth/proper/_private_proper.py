@@ -594,16 +594,17 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         given = declared_classes(classes, params["classes"])
         if not refuse_unset(given, "classes"):
             return check_public_classes(given), False
-        # not private from here on: the label set is read from the data
-        check_classification_targets(y)
-        labels = np.unique(y)
-        if len(labels) < 2:  # a refusal that depends on the rows: recorded first
-            charge_not_private(self.accountant, type(self).__name__,
-                               "a refusal: " + read_from_data_reason(classes=True))
-            raise ValueError(
-                "y contains only one class; this classifier needs two or more. Pass "
-                "the public label set with classes=[...]."
-            )
+        # not private from here on: the label set is read from the data, and a refusal
+        # (one label, a continuous y) depends on the rows: recorded first
+        with refusal_recorded(self.accountant, type(self).__name__,
+                              read_from_data_reason(classes=True)):
+            check_classification_targets(y)
+            labels = np.unique(y)
+            if len(labels) < 2:
+                raise ValueError(
+                    "y contains only one class; this classifier needs two or more. Pass "
+                    "the public label set with classes=[...]."
+                )
         return labels, True
 
     def _current_strategy(self, params):

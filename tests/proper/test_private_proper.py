@@ -891,6 +891,7 @@ def test_rows_counted_in_blocks_give_the_statistics_of_one_pass(params, monkeypa
 @pytest.mark.parametrize("y, method, match", [
     (np.arange(30) % 3, "littlestone", "classes_ has 3 labels"),  # the count read from y
     (np.zeros(30, dtype=int), "auto", "only one class"),
+    (np.r_[0.5, np.arange(29) % 2], "auto", "continuous"),  # one row's value refuses
 ])
 def test_a_refusal_after_reading_the_label_set_from_y_is_recorded_not_private(y, method,
                                                                               match):
