@@ -6,11 +6,15 @@ second). The state is the normalised probability vector over the whole
 grid. A multiplicative update exponentiates its factor on the factor's own
 cells (a table, not the grid), max-shifted so that no factor exceeds 1,
 broadcasts it onto the grid and renormalises: one multiply per grid point,
-no exponential of the whole grid. Probabilities are floored at 1e-300 after
-every update, so the support is never lost to underflow however many
-factors are multiplied in (the log-weights, :attr:`DenseModel.log_p`, are
-then always finite). Cost per operation: O(N) for N grid points — the right
-choice for small universes (up to ~2^24 points).
+no exponential of the whole grid. A model remembers the marginals it has
+computed (it never changes), so the normaliser of a factor over a marginal
+already computed is a sum over the table's cells, not over the grid.
+Probabilities are kept at or above 1e-300, so the support is never lost to
+underflow however many factors are multiplied in (the log-weights,
+:attr:`DenseModel.log_p`, are then always finite): the grid is floored once
+a lower bound on its smallest log-probability could fall below that. Cost
+per operation: O(N) for N grid points — the right choice for small
+universes (up to ~2^24 points).
 """
 
 import numpy as np
@@ -21,6 +25,7 @@ from ._systematic import row_uniforms
 __all__ = ["DenseModel"]
 
 _TINY = 1e-300  # floor of a probability after an update (underflow guard)
+_LOG_TINY = float(np.log(_TINY))
 
 
 class DenseModel:
@@ -37,10 +42,11 @@ class DenseModel:
     def __init__(self, shape, log_p=None):
         self.shape = tuple(int(s) for s in shape)
         if log_p is None:
-            self._p = np.full(self.shape, 1.0 / self.size)
+            p = np.full(self.shape, 1.0 / self.size)
         else:
             log_p = np.asarray(log_p, dtype=float).reshape(self.shape)
-            self._p = np.exp(log_p - logsumexp(log_p.reshape(-1)))
+            p = np.exp(log_p - logsumexp(log_p.reshape(-1)))
+        self._set(p, None)
 
     @classmethod
     def from_probabilities(cls, p, shape):
@@ -48,8 +54,18 @@ class DenseModel:
         model = cls.__new__(cls)
         model.shape = tuple(int(s) for s in shape)
         p = np.asarray(p, dtype=float).reshape(model.shape)
-        model._p = p / p.sum()
+        model._set(p / p.sum(), None)
         return model
+
+    def _set(self, p, log_min):
+        """State: probabilities ``p`` (owned), a lower bound ``log_min`` on their smallest
+        log (``None``: computed here), and no marginal computed yet."""
+        self._p = p
+        if log_min is None:
+            with np.errstate(divide="ignore"):
+                log_min = float(np.log(p.min())) if p.size else 0.0
+        self._log_min = log_min
+        self._marginals = {}
 
     @property
     def size(self):
@@ -78,23 +94,35 @@ class DenseModel:
         attrs = tuple(int(a) for a in attrs)
         if attrs == tuple(range(len(self.shape))):
             return self._p.copy()
-        # einsum reduces many small axes several times faster than sum(axis=...)
-        return np.einsum(self._p, range(len(self.shape)), list(attrs))
+        table = self._marginals.get(attrs)
+        if table is None:
+            # einsum reduces many small axes several times faster than sum(axis=...)
+            table = np.einsum(self._p, range(len(self.shape)), list(attrs))
+            self._marginals[attrs] = table
+        return table.copy()
 
     def multiply(self, attrs, log_factor):
         """New model proportional to ``self * exp(log_factor)`` (factor over sorted ``attrs``)."""
         attrs = tuple(int(a) for a in attrs)
         factor = np.asarray(log_factor, dtype=float).reshape([self.shape[a] for a in attrs])
+        factor = factor - factor.max()
+        weights = np.exp(factor)
         broadcast = [self.shape[a] if a in attrs else 1 for a in range(len(self.shape))]
-        p = self._p * np.exp(factor - factor.max()).reshape(broadcast)
-        p *= 1.0 / p.sum()
-        np.maximum(p, _TINY, out=p)
-        return self._with(p)
-
-    def _with(self, p):
+        table = self._marginals.get(attrs)
+        if table is None:
+            p = self._p * weights.reshape(broadcast)
+            total = p.sum()
+            p *= 1.0 / total
+        else:  # the normaliser from the factor's own table: one pass over the grid
+            total = float(np.sum(table * weights))
+            p = self._p * (weights / total).reshape(broadcast)
+        log_min = self._log_min + float(factor.min()) - float(np.log(total))
+        if log_min < _LOG_TINY:
+            np.maximum(p, _TINY, out=p)
+            log_min = None
         model = DenseModel.__new__(DenseModel)
         model.shape = self.shape
-        model._p = p
+        model._set(p, log_min)
         return model
 
     def sample(self, n_samples, rng, scheme="systematic"):

@@ -49,7 +49,7 @@ _SOURCE_SMOOTH = _PAPER + ", App. E, Alg. 2, Thm 4.2"
 _SOURCE_PROJ = _PAPER + ", App. F, Alg. 3, Thm 4.3"
 _ERROR_BOUND_FAILURE = 0.05  # beta of error_bound_
 _NO_SIGNAL = 100  # per-count noise std, in units of n, past which a round measures nothing
-_MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2) point updates (about a day)
+_MAX_WORK = 1e12  # cap on N * T * (1 + n_passes * T / 2 + fit_passes) point updates (a day)
 _MAX_TABLE_CELLS_AUTO = 2**16  # cells of one measured table on an n_bins='auto' grid
 _MAX_AUTO_GRID = 2**21  # points of an n_bins='auto' grid without sigma (run time)
 
@@ -66,6 +66,7 @@ class _Plan:
     update: str
     eta: float
     n_passes: int
+    fit_passes: int  # most passes over all measurements after the last round
     output: str
     params: RoundParameters
 
@@ -246,6 +247,9 @@ class MWEM(ReleaseMixin):
     n_iter_ : int
         Rounds run (fewer than planned only when no table fits the
         factored model's size cap any more).
+    n_fit_passes_ : int
+        MW passes over all measurements after the last round (``rounds``'
+        ``n_passes='auto'``: until the residual is at the noise level).
     model_ : ReleaseModel
         The released distribution behind the model protocol
         (``marginal``, ``multiply``, ``sample``): a ``DenseModel`` or,
@@ -445,7 +449,8 @@ class MWEM(ReleaseMixin):
                          "selection and measurement")
             run = run_mw(candidates, make_model(uni.shape, self.max_universe_size),
                          plan.n_rounds, plan.params, randomness.noise, exclude=plan.exclude,
-                         n_passes=plan.n_passes, project=self._project(sigma),
+                         n_passes=plan.n_passes, fit_passes=plan.fit_passes,
+                         project=self._project(sigma),
                          max_model_size=self.max_universe_size, progress=progress)
         self._publish(run, plan, data, uni, workload, randomness, epsilon, delta, sigma,
                       not_certified)
@@ -478,6 +483,7 @@ class MWEM(ReleaseMixin):
         self.update_ = plan.update
         self.learning_rate_ = plan.eta
         self.n_passes_ = plan.n_passes
+        self.n_fit_passes_ = run.fit_passes
         self.selection_fraction_ = plan.fraction
         self.exclude_measured_ = plan.exclude
         self.measurement_ = "table" if plan.by_table else "query"
@@ -505,7 +511,8 @@ class MWEM(ReleaseMixin):
             self._check_factored(uni, workload, rounds.output)
         model_size = uni.size if dense else self.max_universe_size  # floats, at most
         n_passes = rounds.passes(model_size, T)
-        if model_size * T * (1 + n_passes * T / 2) > _MAX_WORK:
+        fit_passes = rounds.fit_passes(model_size, T)
+        if model_size * T * (1 + n_passes * T / 2 + fit_passes) > _MAX_WORK:
             raise ValueError(
                 f"n_iter={T} rounds with n_passes={n_passes} over a model of {model_size:.3g} "
                 f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
@@ -524,7 +531,8 @@ class MWEM(ReleaseMixin):
                 f"than {_NO_SIGNAL} times the largest count (n={n} rows): no round would "
                 f"measure anything. Use n_iter <= {most}, or a larger epsilon.")
         return _Plan(by_table, dense, bool(rounds.exclude_measured), T, float(fraction),
-                     rounds.update, float(rounds.learning_rate), int(n_passes), rounds.output,
+                     rounds.update, float(rounds.learning_rate), int(n_passes),
+                     int(fit_passes), rounds.output,
                      self._round_parameters(params["epsilon"], params["delta"], T, fraction,
                                             n, by_table)), rounds
 
@@ -628,6 +636,8 @@ class MWEM(ReleaseMixin):
             f"variant: {self._variant}",
             f"measurement: {'whole tables' if plan.by_table else 'single queries'}, "
             f"T={plan.n_rounds}",
+            *([f"after the rounds: {self.n_fit_passes_} MW passes over all measurements "
+               f"(discrepancy principle; at most {plan.fit_passes})"] if plan.fit_passes else []),
             f"output: {'average of iterates' if plan.output == 'average' else 'last iterate'}",
             "selection: exponential mechanism on integer scores (public model answers "
             "rounded to 1/(n 2^16)), sampled exactly (exact_exponential_mechanism)",

@@ -36,6 +36,8 @@ __all__ = ["make_model", "is_dense", "TableRounds", "QueryRounds", "as_rounds", 
 
 _FLOOR = 1e-12
 _STEP_CLIP = 0.5  # trust region of one table MW update (log-factor), by measurement
+_FIT_WORK = 1e10  # point updates of the passes after the last round (about a minute)
+_MAX_FIT_PASSES = 100
 
 
 def is_dense(shape, max_dense_size):
@@ -100,6 +102,10 @@ class _Rounds(BaseEstimator):
     def passes(self, model_size, T):
         return self.n_passes
 
+    def fit_passes(self, model_size, T):
+        """Most passes over all measurements after the last round (0: none)."""
+        return 0
+
 
 class TableRounds(_Rounds):
     """``rounds='table'``: each round selects a whole table and measures all its cells.
@@ -134,7 +140,18 @@ class TableRounds(_Rounds):
         the cell's relative error, clipped to ``[-1/2, 1/2]`` (a trust region).
     n_passes : int or 'auto', default='auto'
         Extra MW passes over past measurements after each round (10; fewer,
-        ``5e8 / (N T^2)`` but at least 1, on large universes).
+        ``5e8 / (N T^2)`` but at least 1, on large universes). ``'auto'``
+        with the last iterate also fits the released model to the
+        measurements after the last round (Hardt, Ligett, McSherry's
+        re-use of all past measurements): passes over all of them until
+        their squared residual is at the noise level, ``sum_t ||n a_t -
+        y_t||^2 <= (1 + 2 sqrt((kappa - 1) / C)) C v`` (Morozov's
+        discrepancy principle: ``C`` measured cells, ``v`` and ``kappa`` the
+        variance and kurtosis of one count's noise, ``2 b^2`` and 6 for
+        Laplace of scale ``b``, ``sigma^2`` and 3 for Gaussian, so the bound is
+        the true data's expected residual plus two standard deviations),
+        at most 100 passes and ``1e10`` point updates (``a_t``: the model's
+        answer to measured table ``t``, ``y_t`` its noisy counts).
     output : {'auto', 'last', 'average'}, default='auto'
         The last iterate (``'auto'``) or the average of iterates.
     """
@@ -171,6 +188,11 @@ class TableRounds(_Rounds):
         if self.n_passes != "auto":
             return self.n_passes
         return int(np.clip(5e8 / (model_size * T * T), 1, 10))
+
+    def fit_passes(self, model_size, T):
+        if self.n_passes != "auto" or self.output != "last":
+            return 0
+        return int(np.clip(_FIT_WORK / (model_size * T), 1, _MAX_FIT_PASSES))
 
     def candidates(self, workload, counts, n):
         return TableCandidates(workload, counts, n, self.update, self.learning_rate)
@@ -359,6 +381,7 @@ class MWRun:
     noisy_counts: list = field(default_factory=list)  # int64 arrays, one per round
     last: object = None  # the last model
     average: np.ndarray = None  # flat average of the iterates' distributions
+    fit_passes: int = 0  # passes over all measurements after the last round
 
 
 def _choose(rounds, model, scores, available, params, rng, max_model_size):
@@ -380,10 +403,35 @@ def _choose(rounds, model, scores, available, params, rng, max_model_size):
         eligible[choice] = False
 
 
-def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, project=None,
-           max_model_size=None, progress=None):
+def _fit_to_noise(rounds, model, run, params, max_passes, project):
+    """Passes over all measurements until their residual is at the noise level.
+
+    Morozov's discrepancy principle (``TableRounds``' ``n_passes``): the first
+    iterate whose squared residual over the measured cells is within two
+    standard deviations of the true data's expected residual is returned.
+    Post-processing of the released measurements. Returns the model and the
+    passes run.
+    """
+    cells = sum(counts.size for counts in run.noisy_counts)
+    kurtosis = 6.0 if params.noise == "laplace" else 3.0  # E z^4 / var^2, continuous law
+    target = cells * params.noise_std ** 2 * (1 + 2 * math.sqrt((kurtosis - 1) / cells))
+    for done in range(max_passes):
+        residual = sum(float(np.sum((rounds.n * np.asarray(rounds.current(model, idx)) - past)
+                                    ** 2)) for idx, past in zip(run.selected, run.noisy_counts))
+        if residual <= target:
+            return model, done
+        for idx, past in zip(run.selected, run.noisy_counts):
+            model = rounds.update(model, idx, past)
+        if project is not None:
+            model = project(model)
+    return model, max_passes
+
+
+def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, fit_passes=0,
+           project=None, max_model_size=None, progress=None):
     """The MWEM loop; ``project`` maps each iterate (Projected Smooth MWEM: a dense
-    model onto the sigma-smooth distributions).
+    model onto the sigma-smooth distributions); ``fit_passes``: most passes of
+    :func:`_fit_to_noise` after the last round.
 
     ``rng`` is the release's noise stream (selection and measurement). The
     average of the iterates is kept only for a dense model (a mixture of
@@ -417,6 +465,8 @@ def run_mw(rounds, model, n_rounds, params, rng, *, exclude, n_passes, project=N
             average += model.marginal(all_attrs).reshape(-1)
         if progress is not None:
             progress.update(1)
+    if fit_passes and run.selected:
+        model, run.fit_passes = _fit_to_noise(rounds, model, run, params, fit_passes, project)
     run.last = model
     run.average = average / max(len(run.selected), 1) if dense else None
     return run

@@ -7,6 +7,9 @@ import pytest
 
 from sksmooth.accounting import BudgetAccountant
 from sksmooth.release import MWEM, ProjectedSmoothMWEM, QueryRounds, SmoothMWEM, TableRounds
+from sksmooth.release._dense_model import DenseModel
+from sksmooth.release._privacy import measure_counts, round_parameters
+from sksmooth.release._rounds import MWRun, _fit_to_noise
 
 
 def _fit(estimator, X):
@@ -73,3 +76,53 @@ def test_rounds_whose_noise_drowns_every_count_are_refused_before_any_charge(rou
     with pytest.raises(ValueError, match="n_iter"):
         _fit(MWEM(rounds=rounds(n_iter=most + 1 + most // 100, exclude_measured=False),
                   **common), X)
+
+
+def _discrepancy_bound(noisy_counts, scale):
+    """``TableRounds(n_passes='auto')``'s bound for discrete Laplace noise of ``scale``:
+    the true data's expected squared residual plus two standard deviations."""
+    cells = sum(c.size for c in noisy_counts)
+    return cells * 2 * scale ** 2 * (1 + 2 * np.sqrt(5 / cells))
+
+
+def test_fit_to_noise_stops_at_the_first_iterate_within_the_discrepancy_bound():
+    rng = np.random.default_rng(0)
+    n = 2000
+    counts = np.bincount(rng.integers(0, 8, n) * 8 + rng.binomial(7, 0.3, n),
+                         minlength=64).reshape(8, 8)
+    params = round_parameters(1.0, 0.0, 1, 0.3, n, True)
+    noisy = measure_counts(counts, params, rng)
+
+    class Tables:
+        tables, n_groups, structured = [(0, 1)], 1, True
+
+    rounds = TableRounds().for_workload(Tables).candidates(Tables, [counts], n)
+    run = MWRun(selected=[0], noisy_counts=[noisy])
+    target = _discrepancy_bound([noisy], params.noise_scale)
+
+    def residual(model):
+        return float(np.sum((n * model.marginal((0, 1)) - noisy) ** 2))
+
+    model, passes = _fit_to_noise(rounds, DenseModel((8, 8)), run, params, 100, None)
+    assert 1 <= passes < 100 and residual(model) <= target
+    one_fewer, _ = _fit_to_noise(rounds, DenseModel((8, 8)), run, params, passes - 1, None)
+    assert residual(one_fewer) > target
+
+
+def test_auto_passes_leave_the_released_model_within_the_discrepancy_bound():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 6, 3000), rng.integers(0, 6, 3000),
+                         rng.integers(0, 6, 3000) * (rng.random(3000) < 0.3)])
+    est = _fit(MWEM(epsilon=2.0, levels=6, random_state=0), X)
+    tables = [est.workload_.tables[i] for i in est.selected_]
+    residual = sum(float(np.sum((len(X) * est.model_.marginal(t) - c) ** 2))
+                   for t, c in zip(tables, est.noisy_counts_))
+    assert residual <= _discrepancy_bound(est.noisy_counts_, est.noise_scale_ * len(X))
+    assert any("discrepancy principle" in note for note in est.guarantee_.notes)
+
+
+def test_an_explicit_n_passes_or_the_average_runs_no_passes_after_the_rounds():
+    X = np.random.default_rng(1).integers(0, 4, size=(500, 3))
+    for rounds in (TableRounds(n_passes=2), TableRounds(output="average"), "query"):
+        est = _fit(MWEM(levels=4, random_state=0, rounds=rounds), X)
+        assert est.n_fit_passes_ == 0
