@@ -154,6 +154,14 @@ class TableRounds(_Rounds):
         answer to measured table ``t``, ``y_t`` its noisy counts).
     output : {'auto', 'last', 'average'}, default='auto'
         The last iterate (``'auto'``) or the average of iterates.
+
+    References
+    ----------
+    M. Hardt, K. Ligett and F. McSherry, "A simple and practical algorithm
+    for differentially private data release", NeurIPS 2012, arXiv:1012.4763
+    (repeated MW passes over past measurements).
+    V. A. Morozov, "On the solution of functional equations by the method of
+    regularization", Soviet Mathematics Doklady 7, 1966 (discrepancy principle).
     """
 
     _parameter_constraints = {name: rule if name in ("n_iter", "update") else (_AUTO, rule)
