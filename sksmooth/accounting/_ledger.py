@@ -453,7 +453,7 @@ def refusal_recorded(accountant, label, reason):
     is not empty: whether it is raised, and its message, depend on what was read."""
     try:
         yield
-    except (TypeError, ValueError):
+    except Exception:  # any error (a user oracle's too) may depend on the rows
         if reason:
             charge_not_private(accountant, label,
                                f"a refusal whose message may show them: {reason}")

@@ -457,18 +457,22 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X, y = read_numbers(self, X, y, dtype=float)
         check_delta_for_n(params["delta"], len(X))  # n is public (substitution)
         # a refusal from here on may depend on (and show) a box or label set read from X, y
-        with refusal_recorded(params["accountant"], type(self).__name__, read_from_data_reason(
-                bounds=reads_data(params["bounds"]), classes=reads_data(params["classes"]))):
+        read = read_from_data_reason(bounds=reads_data(params["bounds"]),
+                                     classes=reads_data(params["classes"]))
+        with refusal_recorded(params["accountant"], type(self).__name__, read):
             codec = label_codec(y, params["classes"])
             y_coded = codec.encode(y)
             plan = self._plan(params, X, randomness, codec)
             X = _mapped_rows(X, plan.box, plan.oracle)
             # ---- the private computation: one oracle call on data + hallucinated rows
             Z_rows, z_labels, z_weights = codec.hallucinate(plan.Z, plan.eta, randomness.noise)
-            estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
-                                   np.concatenate([y_coded, z_labels]),
-                                   np.concatenate([np.ones(len(X)), z_weights]),
-                                   n_classes=codec.n_classes)
+            # a non-private oracle's error may depend on (and show) a row
+            with refusal_recorded(params["accountant"], type(self).__name__,
+                                  "" if read else plan.not_private):
+                estimator = fit_oracle(plan.oracle, np.vstack([X, Z_rows]),
+                                       np.concatenate([y_coded, z_labels]),
+                                       np.concatenate([np.ones(len(X)), z_weights]),
+                                       n_classes=codec.n_classes)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
         if plan.not_private:
             charge_not_private(params["accountant"], type(self).__name__, plan.not_private)

@@ -787,3 +787,25 @@ def test_a_refusal_after_reading_the_label_set_from_y_is_recorded_not_private():
         with pytest.raises(ValueError, match="only one class"):
             clf.fit(X, np.full(30, 7))
     assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
+
+
+class _FailsOnOneRow(LogisticRegression):
+    def fit(self, X, y, sample_weight=None):
+        if np.any(X == 0.987654):
+            raise RuntimeError("a row is 0.987654")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_a_non_private_oracles_error_is_recorded_not_private():
+    # allow_non_private=True: success is recorded not private, so must be an error
+    # of the oracle that one row's value decides (and its message may show)
+    X = np.random.default_rng(0).uniform(0, 0.9, size=(30, 2))
+    X[0, 0] = 0.987654
+    accountant = BudgetAccountant()
+    clf = PerturbedERMClassifier(_FailsOnOneRow(), bounds=(0, 1), classes=[0, 1],
+                                 allow_non_private=True, accountant=accountant)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(RuntimeError, match="0.987654"):
+            clf.fit(X, np.arange(30) % 2)
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
