@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -307,9 +308,21 @@ for i, (name, params) in enumerate(cases):
 """
 
 
+def _cpu_seconds(pid):
+    """CPU seconds (user + system) process ``pid`` has used (0 where /proc is missing:
+    only the wall-clock bound of 5 x limit then decides)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _run_watched(cases, limit=RESOURCE_LIMIT, worker_code=_WORKER):
-    """Fit each ``(estimator name, params)`` in a worker process; a fit that takes
-    more than ``limit`` seconds is killed and reported, the rest go on in a new one.
+    """Fit each ``(estimator name, params)`` in a worker process; a fit that uses
+    more than ``limit`` CPU seconds (or sits for 5 x limit wall seconds) is killed
+    and reported, the rest go on in a new one.
     Returns ``{index: status}`` with status 'ok', 'refused', 'error <type>', 'hang'."""
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
@@ -329,14 +342,22 @@ def _run_watched(cases, limit=RESOURCE_LIMIT, worker_code=_WORKER):
         worker.stdin.buffer.write(pickle.dumps(cases[start:]))
         worker.stdin.close()
         current, timeout = None, 120  # the first line waits for the imports
+        case_cpu = case_wall = 0.0
         while True:
             try:
                 line = lines.get(timeout=timeout)
             except queue.Empty:
+                # a hang is a fit that used `limit` CPU seconds (a loaded machine only
+                # slows the wall clock), or one that sat for 5 x limit wall seconds
+                used = _cpu_seconds(worker.pid) - case_cpu
+                if current is not None and used < limit \
+                        and time.monotonic() - case_wall < 5 * limit:
+                    timeout = max(limit - used, 1.0)
+                    continue
                 worker.kill()
                 worker.wait()
-                results[start + current] = "hang"
-                start += current + 1
+                results[start + (current or 0)] = "hang"
+                start += (current or 0) + 1
                 break
             if line is None:  # the worker ended: all done, or it crashed
                 worker.wait()
@@ -346,6 +367,7 @@ def _run_watched(cases, limit=RESOURCE_LIMIT, worker_code=_WORKER):
                 break
             word, index, *status = line.split()
             current, timeout = int(index), limit
+            case_cpu, case_wall = _cpu_seconds(worker.pid), time.monotonic()
             if word == "done":
                 results[start + current] = " ".join(status)
     return results
@@ -431,13 +453,19 @@ def test_every_pair_of_extreme_values_finishes_or_is_refused_in_bounded_time(cls
 @pytest.mark.expensive
 def test_the_watch_stops_a_fit_a_signal_cannot_and_goes_on():
     # SmoothMWEM(sigma=1e-300, n_bins='auto') ran for over 180 s on 30 rows
-    # (issue 39); whatever it does now, a sleep inside C code stands for it
-    cases = [("MWEM", dict(bounds=(0, 1), classes=[0, 1], n_bins=4)),
-             ("MWEM", dict(bounds=(0, 1), classes=[0, 1], n_bins=4, epsilon=-1))]
+    # (issue 39); whatever it does now, a busy loop (CPU) and a sleep inside C code
+    # (no CPU: stopped by the 5 x limit wall-clock bound) stand for it
+    fit = dict(bounds=(0, 1), classes=[0, 1], n_bins=4)
+    cases = [("MWEM", fit), ("MWEM", dict(fit, epsilon=-1)), ("MWEM", fit)]
     hang = _WORKER.replace('getattr(sksmooth, name)(**params).fit(X, y)',
                            'getattr(sksmooth, name)(**params).fit(X, y)\n'
-                           '            if i == 0: import time; time.sleep(60)')
-    assert _run_watched(cases, limit=3, worker_code=hang) == {0: "hang", 1: "refused"}
+                           '            if i == 0:\n'
+                           '                while True: pass\n'
+                           '            if i == 1: import time; time.sleep(60)')
+    started = time.monotonic()
+    assert _run_watched(cases, limit=1, worker_code=hang) == {0: "hang", 1: "refused",
+                                                              2: "hang"}
+    assert time.monotonic() - started < 60  # the sleep was stopped, not waited out
 
 
 # ------------------------------------------------------------ user callables
