@@ -125,12 +125,7 @@ def test_axis_engine_paths_equal_textbook_hedge(n_classes, eta, linear_decay, le
                                                 monkeypatch):
     monkeypatch.setattr(hedge_module, "_MAX_LINEAR_DECAY", linear_decay)
     monkeypatch.setattr(hedge_module, "_LEVEL_ELEMENTS", level_elements)
-    rng = np.random.default_rng(7)
-    pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
-    feature, threshold, pair = make_axis_experts(3, 30, pairs, rng, drop=0.2)
-    X = rng.random((300, 3))
-    y = rng.integers(0, n_classes, 300)
-    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    feature, threshold, pair, pairs, X, y, engine = _random_axis_problem(n_classes, eta)
     # one batch: the engine's bins start from exact masses (a later batch's bins are
     # prefix-sum differences, exact relative to the total weight only)
     proba, _ = engine.update(X, y)
@@ -139,18 +134,24 @@ def test_axis_engine_paths_equal_textbook_hedge(n_classes, eta, linear_decay, le
     np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
 
 
-@pytest.mark.parametrize("n_classes", [2, 4])
-@pytest.mark.parametrize("eta", [5.0, 40.0])
-def test_axis_engine_is_exact_across_batches_at_a_large_learning_rate(n_classes, eta):
-    # a later batch's bins took their masses from prefix-sum differences, exact only
-    # relative to the total weight: a bin far below it that the batch then raised by
-    # up to exp(eta * rounds) came out wrong (errors 2.6e-6 at eta=5, 1.0 at eta=40)
+def _random_axis_problem(n_classes, eta):
+    """Axis experts on 3 features, 300 random rows and a fresh engine over them."""
     rng = np.random.default_rng(7)
     pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
     feature, threshold, pair = make_axis_experts(3, 30, pairs, rng, drop=0.2)
     X = rng.random((300, 3))
     y = rng.integers(0, n_classes, 300)
     engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    return feature, threshold, pair, pairs, X, y, engine
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("eta", [5.0, 40.0])
+def test_axis_engine_is_exact_across_batches_at_a_large_learning_rate(n_classes, eta):
+    # a later batch's bins took their masses from prefix-sum differences, exact only
+    # relative to the total weight: a bin far below it that the batch then raised by
+    # up to exp(eta * rounds) came out wrong (errors 2.6e-6 at eta=5, 1.0 at eta=40)
+    feature, threshold, pair, pairs, X, y, engine = _random_axis_problem(n_classes, eta)
     out = [engine.update(X[a:b], y[a:b]) for a, b in [(0, 7), (7, 8), (8, 300)]]
     proba_ref, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, eta)
     np.testing.assert_allclose(np.vstack([p for p, _ in out]), proba_ref, atol=1e-10)
