@@ -457,8 +457,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X, y = read_numbers(self, X, y, dtype=float)
         check_delta_for_n(params["delta"], len(X))  # n is public (substitution)
         # a refusal from here on may depend on (and show) a box or label set read from X, y
-        read = read_from_data_reason(bounds=reads_data(params["bounds"]),
-                                     classes=reads_data(params["classes"]))
+        # (None is refused before anything is read: nothing to record then)
+        read = read_from_data_reason(
+            **{name: params[name] is not None and reads_data(params[name])
+               for name in ("bounds", "classes")})
         with refusal_recorded(params["accountant"], type(self).__name__, read):
             codec = label_codec(y, params["classes"])
             y_coded = codec.encode(y)
