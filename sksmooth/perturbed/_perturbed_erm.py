@@ -494,13 +494,17 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features, n_classes)
         if cal.not_private and not params["allow_non_private"]:
+            exact = is_erm_oracle(oracle) and oracle._erm_exact_finite_class
+            use = ("an oracle whose class the separating points separate (as said above; "
+                   "StumpERMClassifier on any number of features)" if exact else
+                   "an exact oracle of sksmooth.perturbed (StumpERMClassifier, "
+                   "DepthTwoTreeERMClassifier, ...)")
             raise ValueError(
                 f"PerturbedERMClassifier.fit: {cal.not_private}, so the fitted model would "
                 "have no differential-privacy guarantee (Lemma 2 of Block and Shetty needs "
-                "an exact ERM over a finite class separated by the separating points). Use "
-                "an exact oracle of sksmooth.perturbed (StumpERMClassifier, "
-                "DepthTwoTreeERMClassifier, ...) or sksmooth.PrivateProperClassifier; or "
-                "pass allow_non_private=True to fit it anyway, recorded as not private.")
+                f"an exact ERM over a finite class separated by the separating points). Use "
+                f"{use} or sksmooth.PrivateProperClassifier; or pass allow_non_private=True "
+                "to fit it anyway, recorded as not private.")
         # a box or label set read from the rows (the opt-in 'data'): no DP guarantee either
         not_private = "; ".join(filter(None, [cal.not_private, read_from_data_reason(
             bounds=not box_public, classes=reads_data(params["classes"]))]))
