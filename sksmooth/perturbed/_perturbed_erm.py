@@ -494,9 +494,12 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features, n_classes)
         if cal.not_private and not params["allow_non_private"]:
-            exact = is_erm_oracle(oracle) and oracle._erm_exact_finite_class
+            # an exact ERM over a finite class (class_log_size: finite) that Z does not
+            # separate needs other points or another class, not "an exact oracle"
+            unseparated = (cal.class_log_size is not None and is_erm_oracle(oracle)
+                           and oracle._erm_exact_finite_class)
             use = ("an oracle whose class the separating points separate (as said above; "
-                   "StumpERMClassifier on any number of features)" if exact else
+                   "StumpERMClassifier on any number of features)" if unseparated else
                    "an exact oracle of sksmooth.perturbed (StumpERMClassifier, "
                    "DepthTwoTreeERMClassifier, ...)")
             raise ValueError(

@@ -69,5 +69,6 @@ def fold_renamed(owner, params, old, names):
     names = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     verb = "is" if len(old) == 1 else "are"
     warnings.warn(f"{names} of {owner} {verb} deprecated and will be removed in "
-                  f"the next release: pass {' and '.join(new)}.", RemovalWarning, stacklevel=user_stacklevel())
+                  f"the next release: pass {' and '.join(new)}.", RemovalWarning,
+                  stacklevel=user_stacklevel())
     return params
