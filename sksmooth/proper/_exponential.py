@@ -15,7 +15,8 @@ import numpy as np
 from .._untrusted import finite_rows, sanitize_rows
 from .._validation import (check_bounds, check_box_has_width, check_inferred_box_has_width,
                            reads_data)
-from ..classes import ConceptClass, FiniteConcepts, StumpConcepts, Thresholds, check_concept_class
+from ..classes import (ConceptClass, FiniteConcepts, HalfspaceConcepts, StumpConcepts, Thresholds,
+                       check_concept_class)
 from ..exceptions import DefaultsWarning
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule, row_blocks
@@ -25,6 +26,10 @@ from ._selection_bound import ExponentialSelectionBound, check_table_size
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
 _ROW_BLOCK = 2048  # rows per block in the generic count update
+# halfspace counts: at most 255 rows per block (a uint8 column sum cannot overflow)
+# times 1024 concepts: the float32 block (1 MiB) and its two masks stay in cache
+_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS = 255, 1024
+_SAFE_SCALE = 2.0**60  # coefficient and row scales the float32 filter handles
 GENERIC_SOURCE = (
     "Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, 'What can we learn "
     "privately?', FOCS 2008 (generic learner); Ghazi, Golowich, Kumar, Manurangsi, "
@@ -58,6 +63,8 @@ def label_counts(concepts, X, y_codes, n_classes):
     total = np.bincount(y_codes, minlength=n_classes).astype(np.int64)
     if isinstance(concepts, StumpConcepts):
         return LabelCounts(_stump_counts(concepts, X, y_codes, total), total)
+    if isinstance(concepts, HalfspaceConcepts):
+        return LabelCounts(_halfspace_counts(concepts, X, y_codes, total), total)
     inside = np.zeros((concepts.n_concepts, n_classes), np.int64)
     for start in range(0, X.shape[0], _ROW_BLOCK):
         block, codes = X[start:start + _ROW_BLOCK], y_codes[start:start + _ROW_BLOCK]
@@ -85,6 +92,90 @@ def _stump_counts(stumps, X, y_codes, total):
         ge[order] = suffix[1:]  # label counts of rows with x_f >= t
         inside[js] = np.where((stumps.sign[js] > 0)[:, None], ge, total - ge)
     return inside
+
+
+def _halfspace_counts(halfspaces, X, y_codes, total):
+    """Counts for ``c_j(x) = (x @ w_j >= -b_j)``, with ``x @ w_j`` summed in float64 in
+    feature order (:func:`_reference_inside`): every row adds 0 or 1 to each count, a
+    function of that row alone, so one row changes each count by at most 1.
+
+    Fast path: a float32 matrix product of 255-row x 1024-concept blocks, scaled so
+    that its error is at most ``E`` whatever the BLAS summation order (FMA or not).
+    A product at least ``E`` from 0 has the reference's sign; the few within ``E``
+    (a fraction of about ``1e-5``) are evaluated by the reference. The counts are
+    the reference's exactly; no (rows x concepts) matrix is built.
+    """
+    coef, intercept = halfspaces.coef, halfspaces.intercept
+    d = X.shape[1]
+    inside = np.zeros((len(coef), len(total)), np.int64)
+    constant = ~np.any(coef != 0, axis=1)  # x @ 0 is +-0: inside exactly when b >= 0
+    inside[constant] = np.where((intercept[constant] >= 0)[:, None], total, 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.maximum(np.abs(X).max(axis=0, initial=0.0), 1.0 / _SAFE_SCALE)
+        scale = np.abs(coef) @ reach + np.abs(intercept)  # >= |x @ w_j| + |b_j| for every row
+        fast = (~constant & (scale > 1.0 / _SAFE_SCALE) & (scale < _SAFE_SCALE)
+                & bool(np.all(reach < _SAFE_SCALE)))
+    slow = np.flatnonzero(~constant & ~fast)  # huge or tiny scales: the reference only
+    for start in range(0, X.shape[0], _ROW_BLOCK):
+        if not slow.size:
+            break
+        values = _reference_inside(X[start:start + _ROW_BLOCK, None, :], coef[None, slow],
+                                   intercept[None, slow])
+        codes = y_codes[start:start + _ROW_BLOCK]
+        for label in np.unique(codes):
+            inside[slow, label] += values[codes == label].sum(axis=0)
+    # With u = 2^-24 and |x_k| <= reach_k: rounding x and w_j / scale_j to float32 and
+    # summing the d + 1 products (any order, FMA or not) is within (d + 3) u of
+    # (x @ w_j + b_j) / scale_j, the float64 reference within d 2^-53, underflow
+    # (flushed or not) within (d + 1) 2^-64; E = (2 d + 8) u bounds their sum with room
+    # to spare and is exact in float32
+    margin = np.float32((2 * d + 8) * 2.0**-24)
+    ids = np.flatnonzero(fast)
+    weights = np.empty((d + 1, len(ids)), np.float32)
+    weights[:d] = (coef[ids] / scale[ids, None]).T
+    weights[d] = intercept[ids] / scale[ids]
+    blocks = [(ids[c:c + _HALFSPACE_CONCEPTS],
+               np.ascontiguousarray(weights[:, c:c + _HALFSPACE_CONCEPTS]))
+              for c in range(0, len(ids), _HALFSPACE_CONCEPTS)]
+    product = np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), np.float32)
+    sure, maybe = (np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), bool) for _ in range(2))
+    close_pairs = [(np.zeros(0, np.intp), ids[:0], 0)]  # (rows, concepts, label): |p| < E
+    for label in np.flatnonzero(total):
+        rows = np.flatnonzero(y_codes == label)
+        points = np.ones((len(rows), d + 1), np.float32)
+        points[:, :d] = X[rows]
+        for concepts, w in blocks:
+            count = np.zeros(len(concepts), np.int64)
+            for start in range(0, len(rows), _HALFSPACE_ROWS):
+                part = points[start:start + _HALFSPACE_ROWS]
+                m, k = len(part), len(concepts)
+                p = np.matmul(part, w, out=product[:m, :k])
+                above, near = sure[:m, :k], maybe[:m, :k]
+                np.greater_equal(p, margin, out=above)
+                np.greater_equal(p, -margin, out=near)
+                n_above = np.add.reduce(above.view(np.uint8), axis=0, dtype=np.uint8)
+                n_near = np.add.reduce(near.view(np.uint8), axis=0, dtype=np.uint8)
+                count += n_above
+                close = np.flatnonzero(n_near != n_above)
+                if close.size:
+                    r, c = np.nonzero(near[:, close] > above[:, close])
+                    close_pairs.append((rows[start + r], concepts[close[c]], label))
+            inside[concepts, label] = count
+    rows, concepts, labels = (np.concatenate(a) for a in zip(*(
+        (r, c, np.full(len(r), label)) for r, c, label in close_pairs)))
+    np.add.at(inside, (concepts, labels),
+              _reference_inside(X[rows], coef[concepts], intercept[concepts]))
+    return inside
+
+
+def _reference_inside(X, coef, intercept):
+    """``x @ w >= -b`` for broadcast rows ``X``, concepts ``coef`` and ``intercept``, the
+    float64 sum taken in feature order (elementwise ufuncs: a row gets the same bits
+    wherever it sits in the data)."""
+    total = X[..., 0] * coef[..., 0]
+    for k in range(1, X.shape[-1]):
+        total = total + X[..., k] * coef[..., k]
+    return total >= -intercept
 
 
 def label_pairs(n_classes):

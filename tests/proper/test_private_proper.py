@@ -17,12 +17,12 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sksmooth.accounting import BudgetAccountant
-from sksmooth.classes import FiniteClass, StumpConcepts, Stumps
+from sksmooth.classes import FiniteClass, HalfspaceConcepts, Halfspaces, StumpConcepts, Stumps
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.proper import (Exponential, Littlestone, NoisyMeans, PrivateProperClassifier,
                              ProperRelease)
-from sksmooth.proper._exponential import (ExponentialStrategy, hypothesis_errors, label_counts,
-                                          label_pairs)
+from sksmooth.proper._exponential import (ExponentialStrategy, _reference_inside,
+                                          hypothesis_errors, label_counts, label_pairs)
 
 EXPECTED_FAILED = {
     "check_estimators_nan_inf": (
@@ -107,6 +107,66 @@ def test_label_counts_match_direct_evaluation(n_classes):
     for concepts in (stumps, boxes):
         fast = hypothesis_errors(label_counts(concepts, X, y, n_classes), pairs)
         np.testing.assert_array_equal(fast, _brute_errors(concepts, pairs, X, y))
+
+
+def _halfspaces_with_boundary_rows(rng, n_features=4):
+    """A random cover plus hard concepts (constants, the zero concept, scales beyond
+    the float32 filter, a plane with rows on it) and rows on or within 1e-7 of the
+    planes: the rows the float32 filter must hand to the reference."""
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=n_features, max_size=300,
+                               random_state=rng)
+    hard = np.zeros((6, n_features))
+    hard[2, :2], hard[3, 0], hard[4, 0], hard[5, 0] = (1.0, -1.0), 1e-30, 1e30, 0.5
+    coef = np.vstack([cover.coef, hard])
+    intercept = np.concatenate([cover.intercept, [0.0, -1.0, 0.0, -1e-31, -5e29, -0.25]])
+    X = rng.uniform(size=(600, n_features))
+    X[:100, 1] = X[:100, 0]  # on x0 - x1 = 0
+    X[100:150, 0] = 0.5  # on 0.5 x0 - 0.25 = 0
+    j = rng.integers(2, len(cover.coef), size=200)  # within 1e-7 of a plane (not a constant)
+    w, b = cover.coef[j], cover.intercept[j]
+    X[150:350] -= ((np.sum(X[150:350] * w, axis=1) + b)
+                   / np.sum(w * w, axis=1) + rng.normal(0, 1e-7, 200))[:, None] * w
+    return HalfspaceConcepts(coef, intercept), np.clip(X, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
+    """A row adds 0 or 1 to each count, its own value (float64, summed in feature
+    order), wherever it sits: one row changes each count by at most 1 (sensitivity 1
+    of the exponential mechanism's scores)."""
+    rng = np.random.default_rng(n_classes)
+    concepts, X = _halfspaces_with_boundary_rows(rng)
+    y = rng.integers(0, n_classes, len(X))
+    own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
+    expected = np.stack([own[y == label].sum(axis=0) for label in range(n_classes)], axis=1)
+    counts = label_counts(concepts, X, y, n_classes)
+    np.testing.assert_array_equal(counts.inside, expected)
+    order = rng.permutation(len(X))  # every row at another position
+    np.testing.assert_array_equal(label_counts(concepts, X[order], y[order], n_classes).inside,
+                                  expected)
+    for row in (0, 120, 200, 599):  # remove one row: its own values, nothing else
+        rest = np.delete(np.arange(len(X)), row)
+        change = counts.inside - label_counts(concepts, X[rest], y[rest], n_classes).inside
+        np.testing.assert_array_equal(change[:, y[row]], own[row].astype(int))
+        assert np.abs(change).max() <= 1 and not np.delete(change, y[row], axis=1).any()
+
+
+def test_halfspace_counts_build_no_rows_by_concepts_matrix():
+    """Counting 4000 rows against 4000 halfspaces allocates far less than one
+    (rows x concepts) bool matrix (16 MB); the evaluation did (float64: 128 MB)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    concepts = Halfspaces().cover(bounds=(0.0, 1.0), n_features=5, max_size=4000,
+                                  random_state=rng)
+    X, y = rng.uniform(size=(4000, 5)), rng.integers(0, 2, 4000)
+    tracemalloc.start()
+    try:
+        label_counts(concepts, X, y, 2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4_000_000
 
 
 def test_multiclass_wine_releases_a_multiclass_stump():
