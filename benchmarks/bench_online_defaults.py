@@ -3,16 +3,18 @@
 Run (river must be importable; its four streams ship with river, no download)::
 
     nice -n 10 python benchmarks/bench_online_defaults.py [--quick] [--only SECTION]
+        [--datasets NAME ...] [--batches 1 10 1000]
 
 Sections, all written to benchmarks/results/online_defaults.json:
 
 * ``streams``: progressive validation (each batch is predicted before its
   labels are seen) in batches of 1, 10 and 1000 on river's Phishing,
   Bananas, ImageSegments, Shuttle (their own order) and scikit-learn's
-  breast cancer, digits and wine (one fixed public permutation, seed 0: the
-  tables are sorted by class). Longer streams are cut to their first 2000
-  rows at batch 1 and 10^4 rows at batch 10 (``STREAM_BATCHES``; ``rows``
-  and ``cut_to_first_rows`` in the JSON).
+  breast cancer, digits and wine (one fixed public permutation each, from
+  seed 0 whichever tables are run: the tables are sorted by class). Longer
+  streams are cut to their first 2000 rows at batch 1 and 10^4 rows at
+  batch 10 (``STREAM_BATCHES``; ``rows`` and ``cut_to_first_rows`` in the
+  JSON).
   Learners at their defaults given only public ``bounds`` and ``classes``:
   ``SmoothHedgeClassifier`` (also with ``horizon=T``, the cost of leaving
   the horizon out), ``PerturbedERMClassifier.partial_fit``; beside them
@@ -23,7 +25,9 @@ Sections, all written to benchmarks/results/online_defaults.json:
   river's dicts, built before the clock starts). Per learner: mistakes,
   seconds and rows/s, and as ratios to ``SGDClassifier`` in the same
   process (``mistakes_vs_sgd``; ``speed_vs_sgd`` = rows/s over SGD's, above
-  1 is faster).
+  1 is faster). Each (stream, batch) row records the commit it ran on
+  (``code``; ``+modified``: the package differed from it) and when; runs
+  of some streams or batch sizes are merged into the results already there.
   Every learner sees the features mapped onto [0, 1] by the public box
   (``PublicBoundsScaler``'s map): the data dictionaries of breast cancer and
   wine (``published_bounds``), digits' documented 0..16 pixels, Phishing's
@@ -43,6 +47,7 @@ Sections, all written to benchmarks/results/online_defaults.json:
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 import warnings
@@ -93,9 +98,9 @@ def load_streams(quick, only=STREAMS):
     for name, loader in (("breast_cancer", load_breast_cancer), ("digits", load_digits),
                          ("wine", load_wine)):
         bunch = loader()
-        if name not in only:
+        order = rng.permutation(len(bunch.target))  # drawn for every table: same order
+        if name not in only:                        # whichever tables are run
             continue
-        order = rng.permutation(len(bunch.target))
         X, y = bunch.data[order].astype(float), bunch.target[order].astype(str)
         if name == "digits":
             box, source = (np.zeros(64), np.full(64, 16.0)), "documented 0..16"
@@ -209,7 +214,20 @@ def _stream_at_batch(X, y, classes, batch):
     return row
 
 
-def run_streams(quick, only=STREAMS):
+def _code_version():
+    """The commit the run measures (``+modified`` if the work tree differs from it)."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    try:
+        commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "sksmooth"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+modified" if dirty else "")
+
+
+def run_streams(quick, only=STREAMS, batches=tuple(STREAM_BATCHES)):
     out = {}
     for name, (X, y, box, source) in load_streams(quick, only).items():
         Xs = scaled(X, box)
@@ -218,11 +236,14 @@ def run_streams(quick, only=STREAMS):
         stream = {"n": len(y), "n_features": X.shape[1], "n_classes": len(classes),
                   "bounds_source": source, "majority_mistakes": int(len(y) - counts.max()),
                   "by_batch": {}}
-        for batch, cap in STREAM_BATCHES.items():
+        for batch in batches:
+            cap = STREAM_BATCHES[batch]
             rows = len(y) if cap is None else min(len(y), cap)
             row = _stream_at_batch(Xs[:rows], y[:rows], classes, batch)
             if rows < len(y):
                 row["cut_to_first_rows"] = rows
+            row["code"] = _code_version()
+            row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             stream["by_batch"][str(batch)] = row
             print(name, "batch", batch, {k: (v["mistakes"], v["rows_per_s"])
                                          if isinstance(v, dict) and "mistakes" in v else v
@@ -338,7 +359,7 @@ def run_fit(quick, only=None):
 
 def _write(new):
     """Merge the ``new`` sections into the results file (other sections kept; streams
-    merged by name)."""
+    merged by name and batch size)."""
     results = {}
     if os.path.exists(RESULTS):  # read at the write: runs may overlap
         with open(RESULTS) as f:
@@ -347,7 +368,10 @@ def _write(new):
     results.pop("ovr", None), results.pop("ovr_quick", None)
     for name, value in new.items():
         if name == "streams" and isinstance(results.get(name), dict):
-            value = {**results[name], **value}
+            value = {**results[name], **{
+                stream: {**row, "by_batch": {**results[name].get(stream, {}).get("by_batch", {}),
+                                             **row["by_batch"]}}
+                for stream, row in value.items()}}
         results[name] = value
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
@@ -361,13 +385,17 @@ def main():
     parser.add_argument("--datasets", nargs="+", choices=STREAMS, default=STREAMS,
                         help="streams for the streams section (merged into the results "
                              "already there)")
+    parser.add_argument("--batches", nargs="+", type=int, choices=tuple(STREAM_BATCHES),
+                        default=tuple(STREAM_BATCHES),
+                        help="batch sizes for the streams section (merged likewise)")
     args = parser.parse_args()
     sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call,
                 "fit": run_fit}
     new = {}
     for name, run in sections.items():
         if args.only in (None, name):
-            new[name] = run(args.quick, tuple(args.datasets))
+            new[name] = run(args.quick, tuple(args.datasets), tuple(args.batches)) \
+                if name == "streams" else run(args.quick, tuple(args.datasets))
             new[name + "_quick"] = args.quick
     _write(new)
 
