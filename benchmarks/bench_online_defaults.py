@@ -350,7 +350,7 @@ def run_fit(quick, only=None):
             row[label] = {"seconds": min(w for w, _ in runs),
                           "cpu_seconds": min(c for _, c in runs), "runs": repeats}
             if hasattr(model, "n_experts_"):
-                row[label].update(n_experts=model.n_experts_, mistakes=int(model.mistakes_))
+                row[label].update(n_experts=model.n_experts_)
         _ratios(row)
         out[str(n)] = row
         print("fit n", n, row, flush=True)

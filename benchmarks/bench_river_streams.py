@@ -10,7 +10,8 @@ Every row is predicted before its label is seen, one row at a time
 * ``SmoothHedgeClassifier`` with ``hypotheses='stumps'``, ``'halfspaces'``
   (random-halfspace cover in d >= 3) and ``HalfspaceLabellings()`` (the
   paper's labelling cover), default parameters except public ``bounds``: its progressive mistakes
-  (``mistakes_`` of one ``fit``) are exactly row-by-row prequential mistakes;
+  (``mistakes_`` of one ``partial_fit`` of every row with ``horizon=len(y)``,
+  fit's epoch) are exactly row-by-row prequential mistakes;
 * scikit-learn ``SGDClassifier(loss='log_loss')`` and ``Perceptron``, one
   ``partial_fit`` per row (the first row, before any fit, is predicted as
   ``classes[0]``);
@@ -63,10 +64,11 @@ def load(name):
 
 def smooth_hedge(hypotheses, seed):
     def run(X, y, bounds):
-        clf = SmoothHedgeClassifier(hypotheses=hypotheses, bounds=bounds, random_state=seed)
+        clf = SmoothHedgeClassifier(hypotheses=hypotheses, bounds=bounds, horizon=len(y),
+                                    random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            clf.fit(X, y)
+            clf.partial_fit(X, y, classes=[0, 1])
         return 1.0 - clf.mistakes_ / len(y), {"n_experts": clf.n_experts_,
                                               "gamma": clf.gamma_}
     return run

@@ -159,6 +159,16 @@ class DenseHedge:
         self.log_weights = _frozen(log_weights - logsumexp(log_weights))
         return np.column_stack([1.0 - proba, proba]), expected_loss
 
+    def add_losses(self, positive, y_positive):
+        """Add each expert's mistakes on the rounds without predicting them: the
+        weights after a batch depend only on the summed losses, so the state is
+        :meth:`update`'s on the same rounds."""
+        wrong = np.count_nonzero(positive != y_positive[:, None], axis=0)
+        self.work += positive.size
+        self.expert_loss = _frozen(self.expert_loss + wrong)
+        log_weights = self.log_weights - self.learning_rate * wrong
+        self.log_weights = _frozen(log_weights - logsumexp(log_weights))
+
     def proba_positive(self, positive):
         """Weight of the experts predicting +1 for each row of ``positive``."""
         weights = np.exp(self.log_weights)
@@ -710,6 +720,57 @@ class AxisHedge:
         # the prefix sums of the new weights serve the next predict and update
         self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
+
+    def add_losses(self, X, y):
+        """Add each expert's mistakes on the rows (class indices ``y``) to its loss,
+        without predicting them: Hedge's weights after a batch depend only on the
+        summed losses, so the state is :meth:`update`'s on the same rows. Cost
+        O(rows x features x log(positions) + segments).
+        """
+        n_rounds = X.shape[0]
+        if n_rounds == 0:
+            return
+        positions = self._positions(X)
+        n_positions = self.offsets[-1]
+        edges, bin_pos = self._edges(positions)
+        self._split(edges)
+        # left[k, b]: rows of class k whose position in bin b's feature is at or below
+        # bin b (its experts predict their left label): + at each row's bin, - at the
+        # end of its feature, summed along the bins
+        n_bins = len(edges)
+        y = np.asarray(y, dtype=np.intp)
+        n_of_class = np.bincount(y, minlength=self.n_classes)
+        feature_end = np.append(np.searchsorted(edges, self.offsets[1:-1]), n_bins)
+        width = n_bins + 1
+        left = np.bincount(((y * width)[:, None] + bin_pos).ravel(),
+                           minlength=self.n_classes * width)
+        left = left.reshape(self.n_classes, width)
+        left[:, feature_end] -= n_of_class[:, None]    # the ends are distinct
+        np.cumsum(left, axis=1, out=left)
+        # wrong on the left: rows at or below not of the left label; on the right: the
+        # others not of the right label
+        bin_loss = (n_rounds - n_of_class[self.pairs.right])[:, None] \
+            + left[self.pairs.right, :n_bins] - left[self.pairs.left, :n_bins]
+        per_bin = np.diff(np.searchsorted(self.starts, np.append(edges, n_positions)))
+        self.loss = _frozen(self.loss + np.repeat(bin_loss, per_bin, axis=1))
+        self.work += 2 * positions.size + 6 * self.loss.size
+        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+
+    def _edges(self, positions):
+        """The feature starts and the observed positions, sorted and distinct, and each
+        observed position's index among them (rows, features)."""
+        n_positions = self.offsets[-1]
+        if positions.size * 8 < n_positions:  # few rows: sort them
+            edges = _sorted_unique(np.concatenate([self.offsets[:-1],
+                                                   positions[positions < n_positions]]))
+            return edges, np.searchsorted(edges, positions)
+        marks = np.zeros(n_positions + 1, dtype=bool)  # many rows: mark every position
+        marks[self.offsets[:-1]] = True
+        marks[positions] = True
+        marks[n_positions] = False
+        rank = np.cumsum(marks)
+        rank -= marks                                  # edges below each position
+        return np.flatnonzero(marks), rank[positions]
 
     def _bin_log_masses(self, first):
         """Log mass (bins, q) of the runs of segments starting at ``first`` (sorted),

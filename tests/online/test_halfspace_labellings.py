@@ -91,7 +91,8 @@ def test_smooth_hedge_with_labelling_cover_in_3d():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         clf = SmoothHedgeClassifier(hypotheses=HalfspaceLabellings(), bounds=(0.0, 1.0),
-                                    random_state=0, max_expert_rounds=2 * 10 ** 7).fit(X, y)
+                                    horizon=len(y), random_state=0,
+                                    max_expert_rounds=2 * 10 ** 7).partial_fit(X, y)
     assert clf.cover_.method == "tuples"
     assert isinstance(clf.cover_, HalfspaceConcepts)
     assert all(e["n_experts"] * e["length"] <= 2 * 10 ** 7 for e in clf.epochs_)
