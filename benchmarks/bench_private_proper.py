@@ -64,6 +64,8 @@ Usage::
     python benchmarks/bench_private_proper.py --shrinkage-trial
     python benchmarks/bench_private_proper.py --default-only  # the default vs diffprivlib
     python benchmarks/bench_private_proper.py --scaling  # fit time exponents, 1e5 -> 1e6 rows
+    python benchmarks/bench_private_proper.py --scaling "halfspaces (default cover)"  # one row
+    python benchmarks/bench_private_proper.py --cover-accuracy  # halfspaces by cover size
 
 Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
@@ -478,11 +480,18 @@ def _best_of(fit, repeats):
     return min(times)
 
 
-def scaling():
+SCALING_CONFIGS = ("stumps", "intervals (3 labels)", "halfspaces (default cover)",
+                   "halfspaces (cover 2000)", "noisy_means", "littlestone (thresholds, 16 points)")
+
+
+def scaling(only=None):
     """Fit time at 10^5 and 10^6 rows (10 features; littlestone: 1 feature on 16 points)
     for every method, best of three fits (one for halfspaces), the time exponent between
     them, and the ratio to scikit-learn's ``LogisticRegression().fit`` on the same rows
-    in the same process (issue 37's targets: at most 2x, halfspaces 10x at 10^5)."""
+    in the same process (issue 37's targets: at most 2x, halfspaces 10x at 10^5).
+
+    ``only``: the configs re-run; the other rows are kept from the previous file
+    (marked ``reused``)."""
     from sklearn.linear_model import LogisticRegression
 
     from sksmooth.proper import Exponential, Littlestone
@@ -497,11 +506,15 @@ def scaling():
         "littlestone (thresholds, 16 points)": dict(
             hypotheses="thresholds", method=Littlestone(domain=np.arange(16) / 16), delta=1e-6),
     }
-    sizes = {"halfspaces (default cover)": (10**5,)}  # 10^6: minutes per fit
+    path = ROOT / "results" / "private_proper_scaling.json"
+    previous = {r["method"]: r for r in json.loads(path.read_text())} if path.exists() else {}
     rows, logistic = [], {}
     for name, params in configs.items():
+        if only and name not in only and name in previous:
+            rows.append(dict(previous[name], reused=True))
+            continue
         seconds, ratio = {}, {}
-        for n in sizes.get(name, (10**5, 10**6)):
+        for n in (10**5, 10**6):
             rng = np.random.default_rng(0)
             classes, extra = [0, 1], dict(bounds=(0.0, 1.0))
             if name.startswith("littlestone"):
@@ -527,11 +540,51 @@ def scaling():
             row[f"seconds_1e{e}"] = seconds[n]
             row[f"logistic_regression_seconds_1e{e}"] = logistic[(n, X.shape[1], len(classes))]
             row[f"ratio_to_logistic_regression_1e{e}"] = round(ratio[n], 2)
-        if len(seconds) == 2:
-            row["exponent"] = float(np.log(seconds[10**6] / seconds[10**5]) / np.log(10))
+        row["exponent"] = float(np.log(seconds[10**6] / seconds[10**5]) / np.log(10))
+        if name in previous and name in (only or ()):
+            row["previous"] = {k: v for k, v in previous[name].items()
+                               if k not in ("method", "previous")}
         rows.append(row)
         print(row, flush=True)
-    (ROOT / "results" / "private_proper_scaling.json").write_text(json.dumps(rows, indent=1))
+    path.write_text(json.dumps(rows, indent=1))
+
+
+def cover_accuracy(seeds):
+    """Accuracy at epsilon = 1 of halfspace covers of 2000, 5000 and 20000 (the default)
+    concepts, on breast cancer (75/25 splits, public [0, 1] bounds) and on a 10^5-row
+    synthetic table (10 features, y = [x0 + x1 > 1] with 10 % of labels flipped; scored
+    on 10^4 fresh rows); the same splits for every size. Writes
+    ``results/private_proper_cover_accuracy.json``."""
+    from sksmooth.proper import Exponential
+
+    sizes = (2000, 5000, "auto")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(110_000, 10))
+    y = ((X[:, 0] + X[:, 1] > 1) ^ (rng.random(len(X)) < 0.1)).astype(int)
+    synthetic = (X[:10**5], y[:10**5], X[10**5:], y[10**5:])
+    Xb, yb = load("breast_cancer")
+    rows = []
+    for name in ("breast_cancer", "synthetic 1e5"):
+        accs = {size: [] for size in sizes}
+        for seed in (seeds if name == "breast_cancer" else seeds[:3]):
+            if name == "breast_cancer":
+                tr, te = split(len(Xb), seed)
+                data = (Xb[tr], yb[tr], Xb[te], yb[te])
+            else:
+                data = synthetic
+            for size in sizes:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    clf = PrivateProperClassifier(
+                        hypotheses="halfspaces", epsilon=1.0, bounds=(0.0, 1.0),
+                        classes=[0, 1], method=Exponential(cover_size=size)).fit(*data[:2])
+                accs[size].append(clf.score(*data[2:]))
+        for size in sizes:
+            rows.append(_row(name, f"halfspaces, cover_size={size}", 1.0, accs[size]))
+            print(f"{name:14s} cover {size!s:6s} acc={np.mean(accs[size]):.3f} "
+                  f"(se {np.std(accs[size]) / np.sqrt(len(accs[size])):.3f})", flush=True)
+    path = ROOT / "results" / "private_proper_cover_accuracy.json"
+    path.write_text(json.dumps(rows, indent=1, default=float))
 
 
 def main():
@@ -547,13 +600,19 @@ def main():
     parser.add_argument("--default-only", action="store_true",
                         help="only PrivateProperClassifier() against diffprivlib's best "
                              "(results/private_proper_default.json)")
-    parser.add_argument("--scaling", action="store_true",
+    parser.add_argument("--scaling", nargs="*", choices=SCALING_CONFIGS, default=None,
                         help="only the fit time exponents from 10^5 to 10^6 rows "
-                             "(results/private_proper_scaling.json)")
+                             "(results/private_proper_scaling.json); names: re-run only "
+                             "these, keep the other rows")
+    parser.add_argument("--cover-accuracy", action="store_true",
+                        help="only halfspace accuracy at epsilon = 1 by cover size "
+                             "(results/private_proper_cover_accuracy.json)")
     args = parser.parse_args()
-    if args.scaling:
-        return scaling()
+    if args.scaling is not None:
+        return scaling(args.scaling)
     seeds = range(5 if args.quick else 20)
+    if args.cover_accuracy:
+        return cover_accuracy(seeds)
     if args.shrinkage_trial:
         return shrinkage_trial(seeds, args.quick)
     if args.default_only:

@@ -116,12 +116,11 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
         fast = (~constant & (scale > 1.0 / _SAFE_SCALE) & (scale < _SAFE_SCALE)
                 & bool(np.all(reach < _SAFE_SCALE)))
     slow = np.flatnonzero(~constant & ~fast)  # huge or tiny scales: the reference only
-    for start in range(0, X.shape[0], _ROW_BLOCK):
-        if not slow.size:
-            break
-        values = _reference_inside(X[start:start + _ROW_BLOCK, None, :], coef[None, slow],
+    step = max(1, (1 << 20) // max(1, slow.size))
+    for start in range(0, X.shape[0] if slow.size else 0, step):
+        values = _reference_inside(X[start:start + step, None, :], coef[None, slow],
                                    intercept[None, slow])
-        codes = y_codes[start:start + _ROW_BLOCK]
+        codes = y_codes[start:start + step]
         for label in np.unique(codes):
             inside[slow, label] += values[codes == label].sum(axis=0)
     # With u = 2^-24 and |x_k| <= reach_k: rounding x and w_j / scale_j to float32 and
