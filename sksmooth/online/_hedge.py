@@ -526,9 +526,10 @@ def _class_weights(mass, block_starts, pos, labels, linear):
     return proba / proba.sum(axis=1, keepdims=True)
 
 
-def _segment_weights(loss, count, learning_rate):
+def _segment_weights(loss, count, learning_rate, cumulate=True):
     """``(cumulative, low)``: ``cumulative[:, i]`` is the weight of segments ``< i``
-    relative to ``exp(-eta * low)``, ``low`` the smallest loss; shape (q, S + 1)."""
+    relative to ``exp(-eta * low)``, ``low`` the smallest loss; shape (q, S + 1).
+    ``cumulate=False``: each segment's weight, shape (q, S)."""
     low = int(loss.min())
     excess = loss - low
     top = int(excess.max())
@@ -537,10 +538,34 @@ def _segment_weights(loss, count, learning_rate):
     else:
         weight = np.exp(-learning_rate * excess)
     weight *= count
+    if not cumulate:
+        return weight, low
     cumulative = np.empty((loss.shape[0], loss.shape[1] + 1))
     cumulative[:, 0] = 0.0
     np.cumsum(weight, axis=1, out=cumulative[:, 1:])
     return _frozen(cumulative), low
+
+
+def _buckets(threshold, offsets):
+    """Per feature (positions ``offsets[f]:offsets[f + 1]``), twice as many equal
+    buckets between its smallest and largest threshold as it has thresholds:
+    ``(scale, low, first, padded)``; ``x`` falls in bucket ``floor((x - low) *
+    scale)``, ``first[2 offset + bucket]`` thresholds are at or below the bucket's
+    lower end, and ``padded`` is the thresholds with +inf after each feature's."""
+    sizes = np.diff(offsets)
+    low = threshold[offsets[:-1]]
+    with np.errstate(over="ignore"):  # an infinite span: one bucket, searched
+        span = threshold[offsets[1:] - 1] - low
+    usable = np.isfinite(span) & (span > 0)
+    scale = np.where(usable, 2 * sizes / np.where(usable, span, 1.0), 0.0)
+    first = np.empty(2 * offsets[-1], dtype=np.int32)
+    for i, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:])):
+        lower_ends = low[i] + np.arange(2 * (stop - start)) / scale[i] if scale[i] > 0 \
+            else np.full(2 * (stop - start), low[i])
+        first[2 * start:2 * stop] = np.searchsorted(threshold[start:stop], lower_ends,
+                                                    side="right")
+    padded = np.insert(threshold, offsets[1:], np.inf)
+    return scale, low, first, padded
 
 
 def _sorted_unique(values):
@@ -623,6 +648,7 @@ class AxisHedge:
         self.loss = _frozen(np.zeros((n_pairs, len(self.starts)), dtype=np.int64))
         self._count_segments()
         self._prefix = None
+        self._buckets = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]
         self.work = 0  # array elements processed (operation count)
@@ -641,9 +667,30 @@ class AxisHedge:
             key = np.arange(len(self.features)) + 1j * X[:, self.features]
             return np.searchsorted(self.position_key, key, side="right")
         out = np.empty((X.shape[0], len(self.features)), dtype=np.intp)
-        for i, f in enumerate(self.features):  # many rows: real keys, one feature at a time
-            grid = self.position_threshold[self.offsets[i]:self.offsets[i + 1]]
-            out[:, i] = self.offsets[i] + np.searchsorted(grid, X[:, f], side="right")
+        if getattr(self, "_buckets", None) is None:  # (absent from older pickles)
+            self._buckets = _buckets(self.position_threshold, self.offsets)
+        scale, low, first, padded = self._buckets
+        for i, f in enumerate(self.features):  # many rows: one feature at a time
+            # guess from x's bucket (half a threshold per bucket on average) the count
+            # of thresholds at or below it, step up to it (the feature's thresholds end
+            # in +inf); what two steps did not settle is searched
+            start, stop = self.offsets[i] + i, self.offsets[i + 1] + i  # in padded
+            x = X[:, f]
+            if scale[i] > 0:
+                with np.errstate(over="ignore"):
+                    bucket = (x - low[i]) * scale[i]
+                np.clip(bucket, 0, 2 * (stop - start) - 1, out=bucket)
+            else:
+                bucket = np.zeros(len(x))
+            at = first[2 * self.offsets[i] + bucket.astype(np.intp)].astype(np.intp)
+            at += start
+            for _ in range(2):
+                at += padded[at] <= x
+            wrong = (padded[at] <= x) | ((at > start) & (padded[at - 1] > x))
+            at -= start
+            if wrong.any():
+                at[wrong] = np.searchsorted(padded[start:stop], x[wrong], side="right")
+            out[:, i] = at + self.offsets[i]
         return out
 
     def _count_segments(self, index=None):
@@ -652,7 +699,9 @@ class AxisHedge:
         if index is None:
             index = np.arange(len(self.starts))
             self.segment_count = np.empty((len(self.pairs.left), len(self.starts)))
-        ends = np.append(self.starts[1:], self.offsets[-1])[index]
+        following = index + 1
+        ends = np.where(following < len(self.starts),
+                        self.starts[np.minimum(following, len(self.starts) - 1)], self.offsets[-1])
         self.segment_count[:, index] = self.count_cumulative[:, ends] \
             - self.count_cumulative[:, self.starts[index]]
         _frozen(self.segment_count)
@@ -695,26 +744,25 @@ class AxisHedge:
         # experts between the same two observed positions (or feature ends) agree on
         # every round of the batch: play the batch on these bins
         n_positions = self.offsets[-1]
-        edges = _sorted_unique(np.concatenate([self.offsets[:-1],
-                                               positions[positions < n_positions]]))
+        edges, bin_pos = self._edges(positions)
         bounds = np.append(edges, n_positions)
-        if self.learning_rate * n_rounds <= _PREFIX_DECAY:
+        decay = self.learning_rate * n_rounds
+        if decay <= _PREFIX_DECAY:
             # bin masses as differences of prefix sums, O(log segments) each: exact up to
             # rounding relative to the total weight, which the batch cannot amplify by
             # more than exp(eta * rounds)
             with np.errstate(divide="ignore"):
                 bin_log_mass = np.log(np.maximum(np.diff(self._mass_below(bounds), axis=1),
                                                  0.0)).T
-            self._split(edges)
-        else:  # a bin's mass summed over its segments (log space): exact for any eta
-            self._split(edges)
-            bin_log_mass = self._bin_log_masses(np.searchsorted(self.starts, edges))
+        self._split(edges)
+        first = np.searchsorted(self.starts, edges)
+        if decay > _PREFIX_DECAY:  # a bin's mass summed over its segments: no cancellation
+            bin_log_mass = self._bin_log_masses(first, linear=decay <= _MAX_LINEAR_DECAY)
         counter = [0]
         proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
-                                      np.searchsorted(edges, positions), labels,
-                                      self.learning_rate, counter)
+                                      bin_pos, labels, self.learning_rate, counter)
         # the segments (split at the edges) take their bin's mistakes
-        per_bin = np.diff(np.searchsorted(self.starts, bounds))
+        per_bin = np.diff(np.append(first, len(self.starts)))
         self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
         self.work += counter[0] + 6 * self.loss.size
         # the prefix sums of the new weights serve the next predict and update
@@ -772,9 +820,19 @@ class AxisHedge:
         rank -= marks                                  # edges below each position
         return np.flatnonzero(marks), rank[positions]
 
-    def _bin_log_masses(self, first):
-        """Log mass (bins, q) of the runs of segments starting at ``first`` (sorted),
-        each bin shifted by its own largest segment: no bin underflows to zero."""
+    def _bin_log_masses(self, first, linear=False):
+        """Log mass (bins, q) of the runs of segments starting at ``first`` (sorted).
+
+        ``linear``: summed relative to the largest weight; a bin that underflows
+        to zero weighs below ``exp(-745)`` of it, and a batch with ``eta * rounds
+        <= _MAX_LINEAR_DECAY`` keeps it below ``exp(-400)``. Otherwise each bin is
+        shifted by its own largest segment: no bin underflows."""
+        if linear:
+            weight, low = _segment_weights(self.loss, self.segment_count, self.learning_rate,
+                                           cumulate=False)
+            with np.errstate(divide="ignore"):
+                return (np.log(np.add.reduceat(weight, first, axis=1))
+                        - self.learning_rate * low).T
         with np.errstate(divide="ignore", invalid="ignore"):
             log_mass = np.log(self.segment_count) - self.learning_rate * self.loss
             top = np.maximum.reduceat(log_mass, first, axis=1)

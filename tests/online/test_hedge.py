@@ -134,6 +134,56 @@ def test_axis_engine_paths_equal_textbook_hedge(n_classes, eta, linear_decay, le
     np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
 
 
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_axis_engine_added_losses_reach_the_textbook_state(n_classes):
+    """add_losses (fit's path) adds the mistakes without predicting: after any split
+    of the rows, the losses and weights are textbook Hedge's and update's."""
+    feature, threshold, pair, pairs, X, y, engine = _random_axis_problem(n_classes, 0.3)
+    X[::5, 1] = threshold[7]  # ties with grid values
+    played = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, 0.3)
+    for a, b in [(0, 1), (1, 40), (40, 41), (41, 300)]:
+        engine.add_losses(X[a:b], y[a:b])
+        played.update(X[a:b], y[a:b])
+    _, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, 0.3)
+    wrong = np.where(X[:, feature] >= threshold, pairs.right[pair], pairs.left[pair]) != y[:, None]
+    np.testing.assert_array_equal(engine.expert_losses(), wrong.sum(0))
+    np.testing.assert_array_equal(engine.starts, played.starts)
+    np.testing.assert_array_equal(engine.loss, played.loss)
+    np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
+    X_new = np.random.default_rng(1).random((40, 3))
+    np.testing.assert_array_equal(engine.predict_proba_from(X_new),
+                                  played.predict_proba_from(X_new))
+
+
+def test_dense_engine_added_losses_equal_update():
+    rng = np.random.default_rng(2)
+    positive, y = rng.random((60, 9)) < 0.5, rng.random(60) < 0.5
+    added, played = DenseHedge(9, 0.4), DenseHedge(9, 0.4)
+    added.add_losses(positive, y)
+    played.update(positive, y)
+    np.testing.assert_array_equal(added.expert_loss, played.expert_loss)
+    np.testing.assert_allclose(added.log_weights, played.log_weights, rtol=1e-13)
+
+
+def test_axis_positions_of_many_rows_are_searchsorted_counts():
+    """Rows beyond _ONE_SEARCH_ROWS start from a bucket guess: the counts must be
+    searchsorted's exactly, at ties, just below thresholds and outside the grid."""
+    pairs = LabelPairs.binary()
+    rng = np.random.default_rng(4)
+    grid = np.concatenate([np.linspace(0.1, 0.9, 50), np.linspace(0.1, 0.9, 7),
+                           [0.5 + 1e-12, 0.5 + 2e-12]])           # uneven: clustered values
+    feature = np.repeat([0, 2], len(grid))
+    threshold = np.tile(grid, 2)
+    engine = AxisHedge(feature, threshold, np.zeros(len(feature), int), 3, pairs, 2, 0.1)
+    picks = rng.choice(grid, 300)
+    X = np.column_stack([np.concatenate([rng.random(300), picks, np.nextafter(picks, 0),
+                                         [-1.0, 0.0, 0.1, 0.9, 2.0]])] * 3)
+    unique = np.unique(grid)
+    expected = np.column_stack([np.searchsorted(unique, X[:, 0], side="right"),
+                                len(unique) + np.searchsorted(unique, X[:, 2], side="right")])
+    np.testing.assert_array_equal(engine._positions(X), expected)
+
+
 def _random_axis_problem(n_classes, eta):
     """Axis experts on 3 features, 300 random rows and a fresh engine over them."""
     rng = np.random.default_rng(7)
