@@ -1,5 +1,16 @@
 """Suite-wide test configuration.
 
+* Three tiers. The default suite (``-m "not slow"``, the README's command)
+  gives feedback in minutes. Tests marked ``slow`` are statistical checks
+  that need many trials (the end-to-end audits of the catalog with their
+  broken variants, exact-law frequency tests, regret simulations): CI runs
+  them as its second stage (``python -m pytest -q -m slow tests``, bounded
+  to about 30 minutes on 2 cores), each next to a cheap default test of the
+  same fault. Tests marked ``manual`` take longer than that stage allows
+  (the fuzz over every pair of extreme parameter values): they are
+  deselected unless ``-m`` names them (``python -m pytest -m manual
+  tests``), and CI does not run them. Wall-clock targets are no tests: they
+  live in ``benchmarks/``.
 * ``SCIPY_ARRAY_API=1`` is set here, before any test module imports scipy,
   so scikit-learn's array-API estimator checks run with the plain README
   command (``python -m pytest -q -m "not slow" tests``) instead of skipping.
@@ -83,4 +94,9 @@ def _stage(item):
 
 
 def pytest_collection_modifyitems(config, items):
+    if "manual" not in (config.getoption("markexpr") or ""):
+        manual = [item for item in items if item.get_closest_marker("manual") is not None]
+        if manual:
+            config.hook.pytest_deselected(items=manual)
+            items[:] = [item for item in items if item.get_closest_marker("manual") is None]
     items.sort(key=_stage)  # stable: pytest's order within a stage

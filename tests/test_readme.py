@@ -40,13 +40,16 @@ def test_readme_test_command_is_the_one_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
-    assert len(blocks) == 2  # set-up is two commands: demo, then tests
-    demo, tests = (b.strip() for b in blocks)
+    assert len(blocks) == 3  # set-up is three commands: demo, tests, CI's slow stage
+    demo, tests, slow = (b.strip() for b in blocks)
     assert "\n" not in demo and demo.endswith("sksmooth demo")
     assert "\n" not in tests and "install-services.sh" in tests
     assert tests.endswith('python -m pytest -q -m "not slow" tests')
+    assert slow == "python -m pytest -q -m slow tests"
     ci_lines = [line.strip() for line in ci.splitlines()]
-    assert tests in ci_lines
+    # both stages, the default suite first
+    assert tests in ci_lines and slow in ci_lines
+    assert ci_lines.index(tests) < ci_lines.index(slow)
 
 
 def test_user_facing_text_cites_papers_not_internal_files():

@@ -213,7 +213,7 @@ def test_split_budget_composes_back_exactly():
     from fractions import Fraction
 
     rng = np.random.default_rng(0)
-    for _ in range(300):
+    for _ in range(100):
         eps = float(rng.uniform(0.01, 10.0))
         delta = float(10.0 ** rng.uniform(-12, -1))
         T = int(rng.integers(1, 2000))

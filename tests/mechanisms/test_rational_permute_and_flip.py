@@ -11,7 +11,6 @@ Algorithm 1): with ``p_s = exp(-eps (s* - s) / (2 Delta))``,
 """
 
 import itertools
-import time
 from fractions import Fraction
 
 import mpmath
@@ -252,34 +251,24 @@ EXTREME_INPUTS = [
 ]
 
 
-# The wall-clock bounds (5 s, 10 s) fail under load: they run with -m slow; the
-# default run checks the picks (a hang still stops the run).
-def _timed(seconds, function):
-    start = time.perf_counter()
-    out = function()
-    return out, time.perf_counter() - start < seconds
-
-
-@pytest.mark.parametrize("timed", [False, pytest.param(True, marks=pytest.mark.slow)])
+# Their wall-clock cost (20 draws within 5 s, one draw of 10^4 within 10 s) is
+# measured by benchmarks/bench_rational_permute_and_flip.py; here the picks (a
+# hang still stops the run).
 @pytest.mark.parametrize("scores, epsilon, sensitivity", EXTREME_INPUTS)
-def test_extreme_inputs_finish_quickly(scores, epsilon, sensitivity, timed):
+def test_extreme_inputs_finish_quickly(scores, epsilon, sensitivity):
     rng = np.random.default_rng(0)
-    picks, quick = _timed(5.0, lambda: [rational_permute_and_flip(scores, epsilon, sensitivity,
-                                                                  rng) for _ in range(20)])
+    picks = [rational_permute_and_flip(scores, epsilon, sensitivity, rng) for _ in range(20)]
     assert all(0 <= p < len(scores) for p in picks)
-    assert quick or not timed
 
 
-@pytest.mark.parametrize("timed", [False, pytest.param(True, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("epsilon", [1e-12, 1.0, 1e6])
-def test_ten_thousand_candidates_finish_quickly(epsilon, timed):
+def test_ten_thousand_candidates_finish_quickly(epsilon):
     rng = np.random.default_rng(1)
     scores = rng.random(10_000) * 1000
-    pick, quick = _timed(10.0, lambda: rational_permute_and_flip(scores, epsilon, 1.0, rng))
+    pick = rational_permute_and_flip(scores, epsilon, 1.0, rng)
     assert 0 <= pick < len(scores)
     if epsilon >= 1e6:
         assert pick == int(np.argmax(scores))
-    assert quick or not timed
 
 
 @pytest.mark.parametrize("mechanism", [rational_permute_and_flip, exponential_mechanism,

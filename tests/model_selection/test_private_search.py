@@ -358,16 +358,6 @@ def test_audit_catalog_case_is_the_tested_pair():
     assert case.epsilon == 1.0 and case.delta == 0.0 and case.min_fraction > 0
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("variant, low, high", [
-    (None, 0.6, 1.0), (_noise_free, 3.0, np.inf), (_half_noise, 1.0, np.inf)])
-def test_private_search_selection_audit_with_power(monkeypatch, variant, low, high):
-    if variant is not None:
-        monkeypatch.setattr(_search, "rational_permute_and_flip", variant)
-    result = _selection_audit(3000, epsilon_selection=1.0)
-    assert low < result.epsilon_lower <= high
-
-
 @pytest.mark.parametrize("sampler, caught", [
     (permute_and_flip, False), (_half_noise, True), (_noise_free, True)])
 @pytest.mark.expensive

@@ -30,7 +30,6 @@ from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.mechanisms import sparse_selection
 from sksmooth.metrics import audit_epsilon
 from sksmooth.proper import PrivateProperClassifier
-from sksmooth.proper.littlestone._ldim import LittlestoneOracle
 
 pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
 
@@ -65,22 +64,9 @@ def _exponential_release(true_epsilon, neighbouring="substitution"):
     return mechanism
 
 
-def _true_loss(eps):
-    w = math.exp(-eps / 2)
-    return math.log((5 + w) / (w * (1 + 5 * w)))
-
-
-def test_exponential_audit_reaches_a_stated_fraction_of_its_claim():
-    res = audit_epsilon(_exponential_release(1.0), Y0, Y1, lambda i: i == 0,
-                        ESTIMATOR_TRIALS, random_state=0)
-    assert _true_loss(1.0) == pytest.approx(0.83, abs=0.01)
-    assert 0.4 <= res.epsilon_lower <= 1.0  # measured 0.53 at 1000 fits
-
-
-def test_exponential_audit_catches_twice_epsilon():
-    res = audit_epsilon(_exponential_release(2.0), Y0, Y1, lambda i: i == 0,
-                        ESTIMATOR_TRIALS, random_state=1)
-    assert res.epsilon_lower > 1.0  # claimed 1, ran at 2
+# The estimator's audit on this pair, correct (0.4 of the claim) and at 2x epsilon
+# (caught), is the catalog's case (tests/test_audits.py, CI's slow stage); the
+# default suite checks the sampler's exact law (test_private_proper_intervals.py).
 
 
 @pytest.mark.slow
@@ -92,33 +78,8 @@ def test_audit_catches_add_remove_calibration_under_substitution():
 
 
 # ----------------------------------------------------- littlestone parts
-def _generic_oracle():
-    # six hypotheses on six points; the data sit on point 0 only, where h_0
-    # says +1 and h_1..h_5 say -1 (they differ elsewhere: distinct rows)
-    matrix = -np.ones((6, 6), dtype=int)
-    matrix[0, 0] = 1
-    matrix[np.arange(1, 6), np.arange(1, 6)] = 1
-    return LittlestoneOracle(matrix)
-
-
-def _generic_step(true_epsilon):
-    oracle = _generic_oracle()
-    x_idx = np.zeros(21, dtype=np.int64)
-
-    def mechanism(y, rng):
-        y_pm1 = np.where(y == 1, 1.0, -1.0)
-        return polypri.generic_learner(oracle, np.arange(6), x_idx, y_pm1, true_epsilon, rng)
-
-    return mechanism
-
-
-def test_littlestone_generic_learner_step_audit_with_power():
-    good = audit_epsilon(_generic_step(1.0), Y0, Y1, lambda i: i == 0, N_TRIALS,
-                         random_state=3)
-    assert 0.5 <= good.epsilon_lower <= 1.0
-    bad = audit_epsilon(_generic_step(2.0), Y0, Y1, lambda i: i == 0, N_TRIALS,
-                        random_state=4)
-    assert bad.epsilon_lower > 1.0
+# The GenericLearner step on this pair, correct and at 2x epsilon, is the catalog's
+# case (tests/test_audits.py, CI's slow stage).
 
 
 # Sparse selection: 60 users, 30 hold {u} and 30 hold {v}; the neighbour moves

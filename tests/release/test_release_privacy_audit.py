@@ -47,7 +47,12 @@ from sksmooth.release import (
     Workload,
 )
 
-pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
+# Every audit here fits an estimator 1,000-4,000 times: CI's slow stage. The
+# default suite checks the same faults cheaply: the rounds' noise scale and
+# budget split exactly (test_release_estimators.py), the discrete samplers'
+# laws (tests/mechanisms/test_discrete.py), the catalog's cases at a few trials
+# (tests/test_cli.py).
+pytestmark = [pytest.mark.expensive, pytest.mark.slow]
 
 EPS = 3.0
 TRIALS = 500
@@ -145,7 +150,6 @@ def test_smooth_mwem_measurement_audit_fast(config):
     assert broken > EPS
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("config", ["single query", "projected (sigma=0.5)"])
 def test_smooth_mwem_measurement_audit(config):
     kw, event = MEASUREMENT_CONFIGS[config]
@@ -154,7 +158,6 @@ def test_smooth_mwem_measurement_audit(config):
     assert _audit(_mwem(_DoubledMeasurement, **kw), event) > EPS
 
 
-@pytest.mark.slow
 def test_smooth_mwem_sampled_universe_audit():
     # one continuous attribute, a sampled universe, one threshold query x <= 0.5:
     # its count is 4 on D0 and 3 on D1 (a record moves from 0.1 to 0.9)
@@ -170,7 +173,6 @@ def test_smooth_mwem_sampled_universe_audit():
     assert _audit(_mwem(_DoubledMeasurement, **kw), event, d0=d0, d1=d1) > EPS
 
 
-@pytest.mark.slow
 def test_smooth_mwem_rounds_compose():
     # two binary attributes, both 1-way tables measured in two rounds (no
     # re-selection): D1 moves one record from (0, 0) to (1, 1), so both tables
@@ -208,7 +210,6 @@ def _cells(fitted):
     return np.ravel(counts[0] if isinstance(counts, list) else counts)
 
 
-@pytest.mark.slow
 def test_smooth_mwem_discrete_gaussian_path():
     # delta > 0: measurement = discrete Gaussian, exactly rho_meas-zCDP (CKS 2020,
     # Thm 4). The claim audited is that curve at delta' = 0.05 (the whole release's
@@ -250,7 +251,6 @@ def test_smooth_mwem_selection_audit():
     assert 0.8 < res <= 2.0  # eps_sel = 1.8; 0.4 of the claim
 
 
-@pytest.mark.slow
 def test_audit_catches_doubled_selection_budget():
     assert _audit(_selection(_DoubledSelection), _selected_a, d0=S0, d1=S1, trials=1000) > 2.0
 
@@ -286,7 +286,6 @@ def test_laplace_per_query_audit():
     assert _audit(_per_query(_DoubledLaplace, epsilon=EPS), _answers_tail) > EPS
 
 
-@pytest.mark.slow
 def test_gaussian_per_query_audit():
     kw = dict(epsilon=2.0, delta=1e-2)
     claim, correct, broken = _gaussian_claim_and_audit(_per_query(GaussianPerQuery, **kw),
@@ -329,7 +328,6 @@ def test_subsampled_net_audit():
     assert 0.3 * NET_EPS < correct <= NET_EPS
 
 
-@pytest.mark.slow
 def test_audit_catches_subsampled_net_with_doubled_epsilon():
     broken = _audit(_net(_DoubledNet), _released_one, d0=N0, d1=N1, trials=2000)
     assert broken > NET_EPS
