@@ -34,6 +34,8 @@ Sections, all written to benchmarks/results/online_defaults.json:
   [0, 1]; Bananas, ImageSegments and Shuttle have no published ranges, and
   their box is the stream's range rounded outward (a documented choice
   made after looking at the data, not a blind one).
+* ``drift``: wine and iris in their own order (sorted by label), batches of
+  10: how the defaults follow a shifting label mix.
 * ``sigma``: mistakes on the adaptive sigma-smooth threshold adversary
   (``sksmooth.streams``, T = 2000, batches of 10, 5 seeds) of
   ``sigma='auto'`` and of the learner told the true sigma.
@@ -253,6 +255,36 @@ def run_streams(quick, only=STREAMS, batches=tuple(STREAM_BATCHES)):
     return out
 
 
+def run_drift(quick, only=None):
+    """Wine and iris streamed in their own order (sorted by label: each label first
+    appears after all rows of the previous one), batches of 10, published bounds:
+    how fast the defaults adapt when the label mix shifts (PerturbedERMClassifier
+    draws fresh noise: 3 runs)."""
+    from sklearn.datasets import load_iris
+
+    out = {}
+    for name, loader in (("wine", load_wine), ("iris", load_iris)):
+        bunch = loader()
+        lower, upper = published_bounds(bunch.DESCR)
+        X = scaled(bunch.data.astype(float), (np.asarray(lower, float), np.asarray(upper, float)))
+        y = bunch.target.astype(str)
+        classes = np.unique(y)
+        row = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for learner, make in _learners(y, classes, binary=False)[0].items():
+                runs = 3 if learner == "PerturbedERMClassifier" and not quick else 1
+                row[learner] = [progressive_sklearn(make, X, y, classes, BATCH)[0]
+                                for _ in range(runs)]
+        best_linear = min(min(row[k]) for k in LINEAR)
+        out[name] = {"rows": len(y), "mistakes": row, "best_linear_mistakes": best_linear,
+                     "ratio_to_best_linear": {k: round(float(np.mean(v)) / best_linear, 3)
+                                              for k, v in row.items()},
+                     "code": _code_version()}
+        print("drift", name, out[name], flush=True)
+    return out
+
+
 def run_sigma(quick, only=None):
     T, seeds = (600, 2) if quick else (2000, 5)
     out = {}
@@ -381,7 +413,7 @@ def _write(new):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", choices=("streams", "sigma", "per_call", "fit"))
+    parser.add_argument("--only", choices=("streams", "drift", "sigma", "per_call", "fit"))
     parser.add_argument("--datasets", nargs="+", choices=STREAMS, default=STREAMS,
                         help="streams for the streams section (merged into the results "
                              "already there)")
@@ -389,8 +421,8 @@ def main():
                         default=tuple(STREAM_BATCHES),
                         help="batch sizes for the streams section (merged likewise)")
     args = parser.parse_args()
-    sections = {"streams": run_streams, "sigma": run_sigma, "per_call": run_per_call,
-                "fit": run_fit}
+    sections = {"streams": run_streams, "drift": run_drift, "sigma": run_sigma,
+                "per_call": run_per_call, "fit": run_fit}
     new = {}
     for name, run in sections.items():
         if args.only in (None, name):
