@@ -25,8 +25,9 @@ Sections, all written to benchmarks/results/online_defaults.json:
   river's dicts, built before the clock starts). Per learner: mistakes,
   seconds and rows/s, and as ratios to ``SGDClassifier`` in the same
   process (``mistakes_vs_sgd``; ``speed_vs_sgd`` = rows/s over SGD's, above
-  1 is faster). Each (stream, batch) row records the commit it ran on
-  (``code``; ``+modified``: the package differed from it) and when; runs
+  1 is faster). Each (stream, batch) row records the last commit that
+  changed the package it ran on (``code``; ``+modified``: the package
+  differed from it) and when; runs
   of some streams or batch sizes are merged into the results already there.
   Every learner sees the features mapped onto [0, 1] by the public box
   (``PublicBoundsScaler``'s map): the data dictionaries of breast cancer and
@@ -217,10 +218,12 @@ def _stream_at_batch(X, y, classes, batch):
 
 
 def _code_version():
-    """The commit the run measures (``+modified`` if the work tree differs from it)."""
+    """The last commit that changed the package, whose code the run measures
+    (``+modified`` if the work tree's package differs from it)."""
     root = os.path.join(os.path.dirname(__file__), "..")
     try:
-        commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+        commit = subprocess.run(["git", "-C", root, "log", "-1", "--format=%h", "--",
+                                 "sksmooth"],
                                 capture_output=True, text=True, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "sksmooth"],
                                capture_output=True, text=True, check=True).stdout.strip()
