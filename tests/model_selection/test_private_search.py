@@ -343,6 +343,22 @@ def _half_noise(scores, epsilon, sensitivity, rng):
     return permute_and_flip(scores, epsilon, sensitivity / 2, rng)
 
 
+def test_the_selection_draws_at_epsilon_selection_on_the_counts(monkeypatch):
+    # the cheap check of the audits (below, and the catalog's case in CI's slow
+    # stage): the search selects with the exact sampler, at epsilon_selection,
+    # sensitivity 1, on the counts of correct predictions (10 vs 11 of 21)
+    calls = []
+
+    def spy(scores, epsilon, sensitivity, rng):
+        calls.append((list(scores), epsilon, sensitivity))
+        return permute_and_flip(scores, epsilon, sensitivity, rng)
+
+    monkeypatch.setattr(_search, "rational_permute_and_flip", spy)
+    _selection_audit(1, epsilon_selection=0.7)
+    assert calls == [([10, 11], 0.7, 1.0), ([11, 10], 0.7, 1.0)]
+
+
+@pytest.mark.slow
 @pytest.mark.expensive
 def test_private_search_selection_passes_the_audit_and_noise_free_is_caught(monkeypatch):
     n_trials = 600
@@ -377,7 +393,8 @@ def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
 # ------------------------------------------------------- the exact sampler
 # integer gaps: the law is checked in tests/mechanisms/test_exact_selection.py (-m slow here)
 @pytest.mark.parametrize("scores", [pytest.param([3.0, 5.0], marks=pytest.mark.slow),
-                                    [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+                                    pytest.param([0.1, 0.35], marks=pytest.mark.slow),
+                                    [7.25, 7.25 + 2.0 ** -40]])
 @pytest.mark.expensive
 def test_permute_and_flip_on_fractional_scores_matches_its_closed_form(scores):
     # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2, for non-integer scores too
