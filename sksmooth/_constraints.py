@@ -15,9 +15,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._validation import EPSILON_RANGE, FROM_DATA, check_epsilon
+from ._validation import BOUNDS_FORMS, EPSILON_RANGE, FROM_DATA, check_bounds_form, check_epsilon
 
 __all__ = [
+    "BOUNDS",
     "EPSILON",
     "RANDOM_STATE",
     "Constraint",
@@ -314,7 +315,7 @@ def _check_one(name, value, param):
         reasons = "; ".join(r.reason for _, r in value_errors if r.reason)
         message = f"{name} must be {accepted}, got {short_repr(value)}"
         message += f" ({reasons})." if reasons else "."
-    if param.hint:
+    if param.hint and not message.endswith(param.hint):
         message = f"{message} {param.hint}"
     raise kind(message)
 
@@ -410,6 +411,9 @@ EPSILON = Check(
 
 #: The one constraint for ``random_state`` (see :mod:`sksmooth._randomness`:
 #: anything but ``None`` makes a private release seeded, i.e. not certified).
+# the form of every estimator's ``bounds`` (its table adds None / 'data' and BOUNDS_HINT)
+BOUNDS = Check(check_bounds_form, BOUNDS_FORMS)
+
 RANDOM_STATE = (
     NoneValue(),
     Integer(0, high=2**63 - 1),

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_array, validate_data
 
 from .exceptions import DataConversionWarning
 
-__all__ = ["read_numbers", "read_labels", "read_table", "as_floats", "level_codes",
+__all__ = ["read_numbers", "read_shown_numbers", "read_labels", "read_table", "as_floats", "level_codes",
            "is_missing", "same_values", "labels_equal", "distinct_labels",
            "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
            "read_sample_weight"]
@@ -540,6 +540,45 @@ def read_numbers(estimator, X, y="no_validation", *, reset=True, dtype="numeric"
     if isinstance(y, str) and y == "no_validation":
         return array
     return array, _check_private_y(y, array.shape[0])
+
+
+def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data`` for a path that makes no privacy claim (online
+    learning, whose errors may depend on the rows): a column that holds no numbers
+    (a text, a category) is refused naming it and the fix."""
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except ValueError:  # numpy's "could not convert string to float" (a dict: TypeError)
+        column = _column_of_non_numbers(X)
+        if column is None:
+            raise
+    owner = type(estimator).__name__
+    raise ValueError(
+        f"X column {column!r} holds values that are not numbers (text or categories), and "
+        f"{owner} reads numbers only. Encode the column first, e.g. with OneHotEncoder in a "
+        f"Pipeline: make_pipeline(make_column_transformer((OneHotEncoder(), [{column!r}]), "
+        f"remainder='passthrough'), {owner}(...)).")
+
+
+def _column_of_non_numbers(X):
+    """The label (DataFrame) or position of the first column of ``X`` that numpy does
+    not read as floats, or ``None`` (a loop over columns, on the error path only)."""
+    X = read_table(X)
+    if hasattr(X, "iloc"):
+        columns = ((label, X.iloc[:, j]) for j, label in enumerate(X.columns))
+    else:
+        array = np.asarray(X) if not sparse.issparse(X) else None
+        if array is None or array.ndim != 2:
+            return None
+        columns = ((j, array[:, j]) for j in range(array.shape[1]))
+    for key, column in columns:
+        try:
+            np.asarray(column, dtype=float)
+        except ValueError:
+            return key
+        except TypeError:  # not a text: scikit-learn's own error stands
+            continue
+    return None
 
 
 def read_sample_weight(sample_weight, n_samples, owner):

@@ -25,6 +25,11 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_bounds",
+    "check_bounds_form",
+    "pair_bounds",
+    "bounds_by_column",
+    "column_index",
+    "column_positions",
     "clip_to_bounds",
     "check_generator",
     "BinaryLabels",
@@ -118,8 +123,9 @@ def check_delta_for_n(delta, n, *, name="delta", used=True):
     :class:`PrivacyWarning`: an ``(epsilon, delta)``-DP release may then
     publish a row outright (release each row with probability ``delta``).
     ``n`` is the number of rows when it is public (substitution neighbours);
-    ``None`` when the neighbouring relation protects it (addition/removal),
-    then no rule that reads it applies. Both warnings name the user's line.
+    ``None`` when the neighbouring relation protects it (addition/removal):
+    then a used ``delta >= 0.1`` warns, which is ``>= 1/n`` for every table
+    of 10 rows or more. The warnings name the user's line.
     """
     delta = check_delta(delta, name=name)
     if not used:
@@ -136,7 +142,17 @@ def check_delta_for_n(delta, n, *, name="delta", used=True):
             f"(epsilon, {name})-DP release may publish a row outright with probability "
             f"{name}. Pass {name} well below 1/n, e.g. {name}={_below_one_over(n):.0e}.",
             PrivacyWarning, stacklevel=user_stacklevel())
+    elif delta >= _ABSURD_DELTA:
+        warnings.warn(
+            f"{name}={delta:g} is {_ABSURD_DELTA:g} or more: an (epsilon, {name})-DP release "
+            f"may publish a row outright with probability {name}, whatever the number of "
+            f"rows n. Pass {name} well below 1/n, e.g. {name}=1e-6 for a million rows.",
+            PrivacyWarning, stacklevel=user_stacklevel())
     return delta
+
+
+# a delta at or above 1/n for every table of at least 10 rows (n need not be public)
+_ABSURD_DELTA = 0.1
 
 
 def _below_one_over(n):
@@ -235,7 +251,9 @@ def refuse_unset(value, name, kind=None, stacklevel=None):
     return True
 
 
-BOUNDS_HINT = "Pass e.g. bounds=(0.0, 1.0), or bounds=(lower_array, upper_array)."
+BOUNDS_FORMS = "a pair (lower, upper) or a dict {column: (lower, upper)}"
+BOUNDS_HINT = ("Pass e.g. bounds=(0.0, 1.0), bounds=(lower_array, upper_array) or "
+               "bounds={column: (lower, upper)}.")
 
 
 def _texts_or_booleans(given, values):
@@ -284,13 +302,94 @@ def check_bounds_pair(value, name="bounds"):
     return value
 
 
-def check_bounds(bounds, n_features, X=None, name="bounds", private=True):
+def check_bounds_form(value, name="bounds"):
+    """The ``bounds`` parameter's form, before any data is seen (returns ``value``):
+    :func:`check_bounds_pair`, or ``{column: (lower, upper)}`` whose every entry is a
+    pair of finite numbers with ``lower < upper`` (its keys are read at fit by
+    :func:`column_positions`)."""
+    if not isinstance(value, dict):
+        return check_bounds_pair(value, name)
+    for key, pair in value.items():
+        ok = isinstance(pair, (tuple, list, np.ndarray)) and np.ndim(pair) == 1 and len(pair) == 2
+        if ok:
+            try:
+                check_bounds_pair(pair, name)
+                lo, hi = (float(v) for v in pair)
+            except (TypeError, ValueError):
+                ok = False
+        if not ok or not lo < hi:
+            raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
+                             f"with lower < upper. {BOUNDS_HINT}")
+    return value
+
+
+def column_index(key, n_features, columns, name):
+    """The position of the column named by ``key`` in parameter ``name``.
+
+    scikit-learn's rule: an integer is a position, any other key a column
+    name of the DataFrame (``columns``; ``None`` for an ndarray). Refused,
+    naming the parameter: an unknown key and an integer that is also the
+    label of *another* column (with labels
+    ``[1, 0]``, is ``0`` the first column or the second?).
+    """
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError(f"{name}: column keys must be names or integer indices.")
+    if isinstance(key, numbers.Integral):
+        if not -n_features <= key < n_features:
+            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns "
+                             "(an integer key is a position, as in scikit-learn).")
+        position = int(key) % n_features
+        if columns is not None and key in columns and list(columns).index(key) != position:
+            raise ValueError(f"{name}: key {key!r} is a position and also the label of "
+                             "another column of X; give the columns string labels, or "
+                             "declare every column in order with a list.")
+        return position
+    if columns is None:
+        raise ValueError(f"{name}: column name {key!r} given but X has no column names "
+                         "(an ndarray); use integer indices.")
+    columns = list(columns)
+    if key not in columns:
+        raise ValueError(f"{name}: X has no column {key!r}; name one of its columns "
+                         f"{columns[:8]}{' ...' if len(columns) > 8 else ''} or give "
+                         "an integer index.")
+    return columns.index(key)  # labels are distinct (frame_columns)
+
+
+def column_positions(mapping, n_features, columns, name):
+    """``{position: value}`` of a ``{column key: value}`` parameter (keys by
+    :func:`column_index`); two keys naming one column are refused."""
+    out, keys = {}, {}
+    for key, value in mapping.items():
+        j = column_index(key, n_features, columns, name)
+        if j in out:
+            raise ValueError(f"{name}: keys {keys[j]!r} and {key!r} name the same column; "
+                             "keep one.")
+        out[j], keys[j] = value, key
+    return out
+
+
+def bounds_by_column(bounds, n_features, columns=None, name="bounds"):
+    """``(lower, upper)`` floats, or ``None`` where not given, for each of ``n_features``
+    columns (``columns``: a DataFrame's column labels, ``None`` for an array): the one
+    reader of every form of a ``bounds`` parameter."""
+    if bounds is None:
+        return [None] * n_features
+    if isinstance(check_bounds_form(bounds, name), dict):
+        given = column_positions(bounds, n_features, columns, name)
+        return [tuple(float(v) for v in given[j]) if j in given else None
+                for j in range(n_features)]
+    lower, upper = check_bounds(bounds, n_features, name=name)
+    return list(zip(lower.tolist(), upper.tolist()))
+
+
+def check_bounds(bounds, n_features, X=None, name="bounds", private=True, columns=None):
     """Validate the public domain box and return ``(lower, upper)`` arrays.
 
     Parameters
     ----------
-    bounds : tuple (lower, upper), 'data' or None
-        Scalars or arrays of length ``n_features``. ``'data'`` takes the box
+    bounds : tuple (lower, upper), dict, 'data' or None
+        Scalars or arrays of length ``n_features``, or ``{column: (lower,
+        upper)}`` naming every column (:func:`column_index`). ``'data'`` takes the box
         from ``X`` (the opt-in of :func:`refuse_unset`: a
         :class:`PrivacyLeakWarning`, the release is not private); ``None`` is
         refused, unless ``private=False``.
@@ -301,6 +400,9 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True):
     private : bool, default=True
         False for a caller that makes no privacy claim (a standalone oracle,
         an online learner): ``None`` then reads the box from ``X`` silently.
+    columns : array-like of str, optional
+        Column labels of the DataFrame fitted (``feature_names_in_``), naming
+        a dict's keys.
 
     Returns
     -------
@@ -318,31 +420,39 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True):
         X = np.asarray(X, dtype=float)
         lower, upper = X.min(axis=0), X.max(axis=0)
         return lower.astype(float), upper.astype(float)
-    try:
-        lower, upper = bounds
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} must be a pair (lower, upper) of scalars or arrays of "
-            f"length n_features={n_features}, got {bounds!r}."
-        ) from None
+    if isinstance(bounds, dict):
+        ranges = bounds_by_column(bounds, n_features, columns, name)
+        missing = [j for j, pair in enumerate(ranges) if pair is None]
+        if missing:
+            raise no_range_error(missing[0] if columns is None else columns[missing[0]], name)
+        return tuple(np.array(side, dtype=float) for side in zip(*ranges))
+    lower, upper = check_bounds_pair(bounds, name)
     try:
         lower = np.broadcast_to(np.asarray(lower, dtype=float), (n_features,)).copy()
         upper = np.broadcast_to(np.asarray(upper, dtype=float), (n_features,)).copy()
-    except (TypeError, ValueError):
+    except ValueError:
         raise ValueError(
             f"{name} must be scalars or arrays of length n_features="
             f"{n_features}; got lower of shape {np.shape(bounds[0])} and upper "
             f"of shape {np.shape(bounds[1])}."
         ) from None
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError(f"{name} must be finite (no NaN or inf), got {bounds!r}.")
-    if np.any(lower > upper):
-        bad = np.flatnonzero(lower > upper)
-        raise ValueError(
-            f"{name}: lower must be <= upper for every feature; features "
-            f"{bad.tolist()[:10]} have lower > upper. Swap them."
-        )
     return lower, upper
+
+
+def no_range_error(column, name="bounds", alternative=""):
+    """The error for a column that a dict ``bounds`` gives no range (``alternative``:
+    another fix, e.g. declaring its levels)."""
+    return ValueError(f"{name} gives no range for column {column!r}: add "
+                      f"{name}={{{column!r}: (lower, upper)}}{alternative}.")
+
+
+def pair_bounds(bounds, n_features, columns=None, name="bounds"):
+    """``bounds`` in pair form: a dict ``{column: (lower, upper)}`` as ``(lower, upper)``
+    arrays (:func:`check_bounds`, ``columns``: the fitted DataFrame's labels); any other
+    value as given."""
+    if isinstance(bounds, dict):
+        return check_bounds(bounds, n_features, name=name, columns=columns)
+    return bounds
 
 
 def check_box_has_width(lower, upper, name="bounds"):
@@ -457,10 +567,11 @@ def check_public_classes(value, name="classes"):
     if labels.dtype == object or labels.dtype.kind not in "biufUS":
         raise TypeError(f"{name} must hold numbers or strings, e.g. {name}=[0, 1].")
     if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        raise ValueError(f"{name} must not contain NaN or inf.")
+        check_no_missing_label(labels, name)
+        raise ValueError(f"{name} must not contain inf.")
     unique = np.unique(labels)
     if len(unique) != len(labels):
-        raise ValueError(f"{name} must not contain duplicates.")
+        raise ValueError(_DUPLICATE_LABELS.format(name=name))
     check_no_numeric_twins(unique, name)
     if len(unique) < 2:
         raise ValueError(f"{name} must list at least two labels, e.g. {name}=[0, 1].")
@@ -598,12 +709,15 @@ def resolve_public_classes(y, classes, stacklevel=None, binary=True):
     return fit_classes(y, classes=classes), False
 
 
-def check_no_missing_label(classes):
+_DUPLICATE_LABELS = "{name} contains duplicate labels; list each public label once."
+
+
+def check_no_missing_label(classes, name="classes"):
     """Refuse a missing value (None, NaN, NaT, NA) among declared ``classes``."""
     if any(is_missing(v) for v in np.asarray(classes, dtype=object).ravel()):
-        raise ValueError("classes must not contain a missing value (None or NaN): a label "
-                         "is a value y takes; a missing label is mapped like any value "
-                         "outside classes.")
+        raise ValueError(f"{name} must not contain a missing value (None or NaN): a label "
+                         f"is a value y takes; a missing label is mapped like any value "
+                         f"outside {name}.")
 
 
 def _fit_any_classes(y, classes=None):
@@ -618,7 +732,7 @@ def _fit_any_classes(y, classes=None):
     else:
         labels = distinct_labels(y)
     if classes is not None and len(labels) != len(np.asarray(classes)):
-        raise ValueError("classes contains duplicate labels; list each public label once.")
+        raise ValueError(_DUPLICATE_LABELS.format(name="classes"))
     if len(labels) == 0:
         raise ValueError("classes must list at least one label.")
     return labels

@@ -281,3 +281,22 @@ def test_a_bad_parameter_at_fit_leaves_the_previous_fit_as_it_was(make, X, y):
             with pytest.raises(ValueError, match="hypotheses"):
                 est.fit(X, y)
             assert pickle.dumps(est.guarantee_) == before
+
+
+@pytest.mark.parametrize("name", [n for n in ESTIMATORS if n not in PRIVATE_RELEASES])
+def test_a_text_column_is_named_with_the_fix_and_changes_nothing(name):
+    # was scikit-learn's "could not convert string to float: 'hi'" (newcomer trial)
+    import pandas as pd
+
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=["a", "b", "city"])
+    text = frame.assign(city=np.where(X[:, 2] > 0.5, "hi", "lo"))
+    for first in (True, False):
+        clf = ESTIMATORS[name]()
+        if not first:
+            _silent(clf.partial_fit, frame[:60], y[:60], classes=["no", "yes"])
+        before = copy.deepcopy(vars(clf))
+        with pytest.raises(ValueError, match=r"X column 'city' holds values that are not "
+                                             r"numbers .* OneHotEncoder"):
+            _silent(clf.partial_fit, text[60:], y[60:], classes=["no", "yes"])
+        assert _diff(before, vars(clf)) == []

@@ -13,6 +13,7 @@ from sksmooth._untrusted import (
     is_missing,
     read_labels,
     read_numbers,
+    read_shown_numbers,
     read_table,
     same_values,
     sanitize_rows,
@@ -558,3 +559,17 @@ def test_sample_weight_is_read_as_one_finite_nonnegative_weight_per_row():
     for bad in ([1, -1], [1, np.nan], [np.inf, 1]):
         with pytest.raises(ValueError, match="O: sample_weight must be >= 0 and finite"):
             read_sample_weight(bad, 2, "O")
+
+
+def test_a_path_that_shows_numbers_names_a_text_column_and_the_fix():
+    from sklearn.base import BaseEstimator
+
+    X = np.array([[0.5, "hi"], [0.1, "lo"]], dtype=object)
+    with pytest.raises(ValueError, match=r"X column 1 holds values that are not numbers.*"
+                                         r"OneHotEncoder\(\), \[1\]"):
+        read_shown_numbers(BaseEstimator(), X)
+    # a number written as text reads as scikit-learn reads it; a dict stays its TypeError
+    np.testing.assert_array_equal(read_shown_numbers(BaseEstimator(), np.array([["0.5"]]),
+                                                     dtype=float), [[0.5]])
+    with pytest.raises(TypeError, match="argument must be"):
+        read_shown_numbers(BaseEstimator(), np.array([[{"a": 1}]], dtype=object), dtype=float)

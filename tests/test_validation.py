@@ -19,8 +19,10 @@ from sksmooth import (
     SmoothHedgeClassifier,
     SubsampledNetMechanism,
 )
+from sksmooth.preprocessing import PublicBoundsScaler
 from sksmooth._validation import (
     BinaryLabels,
+    bounds_by_column,
     check_bounds,
     check_box_has_width,
     check_delta,
@@ -72,8 +74,17 @@ def test_delta_at_or_above_one_over_n_warns_and_is_kept():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert check_delta_for_n(0.0099, 100) == 0.0099
-        assert check_delta_for_n(0.5, None) == 0.5  # n not public: no rule reads it
+        assert check_delta_for_n(0.09, None) == 0.09  # n not public: only delta >= 0.1 warns
         assert check_delta_for_n(0.0, 1) == 0.0
+
+
+def test_delta_of_a_tenth_or_more_warns_without_n():
+    # AdaptiveMarginalSynthesizer (n private) took delta=0.5 silently (newcomer trial)
+    with pytest.warns(PrivacyWarning, match=r"delta=0.5 is 0.1 or more: .* whatever the "
+                                            r"number of rows"):
+        assert check_delta_for_n(0.5, None) == 0.5
+    with pytest.warns(PrivacyWarning, match=r"delta=0.2 is 0.1 or more"):
+        check_delta_for_n(0.2, 4)  # 0.8 < 1 = n delta: the 1/n rule alone would not warn
 
 
 def test_delta_a_method_cannot_use_warns_and_spends_zero():
@@ -103,7 +114,8 @@ def test_bounds_scalar_and_per_feature():
     "bounds, err, match",
     [
         ((1, 0), ValueError, "lower must be <= upper"),
-        (([0, 0], [1, 1, 1]), ValueError, "n_features=2"),
+        (([0, 0], [1, 1, 1]), ValueError, "lower has 2 entries and upper 3"),
+        (([0, 0, 0], [1, 1, 1]), ValueError, "n_features=2"),
         ((0, np.inf), ValueError, "finite"),
         (5, TypeError, "pair"),
         ((0, 1, 2), TypeError, "pair"),
@@ -304,6 +316,63 @@ def test_every_estimator_takes_the_same_bounds(make):
             est.fit(X[:, 0]) if isinstance(est, MWEM) else est.fit(X[:, 0], y)
 
 
+def test_bounds_by_column_reads_every_form():
+    assert bounds_by_column(None, 2, None) == [None, None]
+    assert bounds_by_column((0, 1), 2, None) == [(0.0, 1.0), (0.0, 1.0)]
+    assert bounds_by_column({"b": (2, 3)}, 2, ["a", "b"]) == [None, (2.0, 3.0)]
+
+
+def test_check_bounds_reads_a_dict_by_name_or_position_and_names_a_missing_column():
+    lower, upper = check_bounds({"b": (2, 3), 0: (0, 1)}, 2, columns=["a", "b"])
+    np.testing.assert_array_equal(lower, [0.0, 2.0])
+    np.testing.assert_array_equal(upper, [1.0, 3.0])
+    with pytest.raises(ValueError, match=r"no range for column 'b': add bounds=\{'b': "):
+        check_bounds({"a": (0, 1)}, 2, columns=["a", "b"])
+    with pytest.raises(ValueError, match=r"no range for column 1"):
+        check_bounds({0: (0, 1)}, 2)
+
+
+def _fitted_outcome(est, X, y):
+    """What a fit publishes that depends on the box: the scaled rows, or a seeded
+    release's synthetic rows or predictions."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded: not certified
+        if isinstance(est, PublicBoundsScaler):
+            return est.fit_transform(X)
+        if isinstance(est, MWEM):
+            return np.asarray(est.fit(X).sample(30, random_state=1), dtype=float)
+        return est.fit(X, y).predict(X)
+
+
+@pytest.mark.parametrize("make", _BOXED + [lambda b: PublicBoundsScaler(bounds=b)],
+                         ids=["proper", "perturbed", "hedge", "mwem", "scaler"])
+def test_every_estimator_takes_bounds_per_column_with_the_pair_meaning(make):
+    # {column: (lower, upper)} worked for the release estimators only (newcomer trial)
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.uniform(20, 60, 40), "score": rng.uniform(0, 1, 40)})
+    y = (X["score"] > 0.5).astype(int).to_numpy()
+
+    def outcome(bounds):
+        est = make(bounds)
+        if "random_state" in est.get_params():
+            est.set_params(random_state=0)
+        return _fitted_outcome(est, X, y)
+
+    as_pair = outcome(([20, 0], [60, 1]))
+    np.testing.assert_array_equal(outcome({"age": (20, 60), "score": (0, 1)}), as_pair)
+    np.testing.assert_array_equal(outcome({1: (0, 1), 0: (20, 60)}), as_pair)
+    with pytest.raises(ValueError, match=r"bounds: X has no column 'agee'"):
+        outcome({"agee": (20, 60), "score": (0, 1)})
+    with pytest.raises(ValueError, match=r"bounds\['age'\] must be a pair .*"
+                                         r"bounds=\{column: \(lower, upper\)\}"):
+        make({"age": (60, 20)}).fit(X, y)
+    with pytest.raises(ValueError, match=r"bounds gives no range for column 'score': add "
+                                         r"bounds=\{'score': \(lower, upper\)\}"):
+        outcome({"age": (20, 60)})
+
+
 def test_box_with_one_flat_feature_is_accepted():
     lower, upper = check_box_has_width(np.array([0.0, 1.0]), np.array([0.0, 2.0]))
     assert upper[1] == 2.0
@@ -413,9 +482,11 @@ def test_every_estimator_warns_of_a_delta_at_or_above_one_over_n(make, X, y):
         make(0.04).fit(X, y)
 
 
-def test_add_remove_keeps_n_private_so_no_rule_reads_it():
+def test_add_remove_keeps_n_private_so_only_a_delta_of_a_tenth_or_more_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
+        AdaptiveMarginalSynthesizer(levels=2, delta=0.09).fit(_LEVELS20)
+    with pytest.warns(PrivacyWarning, match=r"delta=0.5 is 0.1 or more"):
         AdaptiveMarginalSynthesizer(levels=2, delta=0.5).fit(_LEVELS20)
 
 

@@ -13,14 +13,15 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update, forget_fit
-from .._constraints import (RANDOM_STATE, Check, InstanceOf, Integer, NoneValue,
+from .._constraints import (BOUNDS, RANDOM_STATE, InstanceOf, Integer, NoneValue,
                             Options, Param, Real, validated_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
-from .._validation import (BOUNDS_HINT, check_bounds, check_bounds_pair, check_box_has_width,
+from .._untrusted import read_shown_numbers
+from .._validation import (BOUNDS_HINT, check_bounds, check_box_has_width,
                            check_generator, check_inferred_box_has_width, check_public_classes,
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
@@ -239,8 +240,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     learning_rate : 'auto' or float > 0, default='auto'
         Hedge's eta; 'auto' is ``sqrt(8 ln K / T)`` (``sigma='auto'``:
         ``K`` is 8 times the finest grid's size).
-    bounds : tuple (lower, upper) or None, default=None
-        Public domain box (scalars or per-feature arrays); the reference
+    bounds : tuple (lower, upper), dict or None, default=None
+        Public domain box (scalars or per-feature arrays, or ``{column:
+        (lower, upper)}`` for every column); the reference
         measure for smoothness and for the cover. Rows outside are clipped
         (counted in ``n_clipped_``). ``None`` takes the box of the first
         batch with a ``PrivacyWarning``: the cover then depends on the data and
@@ -387,8 +389,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                                                     "as a float")),
         "gamma": (Options("auto"), Real(0.0, 1.0, closed="neither")),
         "learning_rate": (Options("auto"), Real(0.0, np.inf, closed="neither")),
-        "bounds": Param((NoneValue(), Check(check_bounds_pair, "a pair (lower, upper)")),
-                        hint=BOUNDS_HINT),
+        "bounds": Param((NoneValue(), BOUNDS), hint=BOUNDS_HINT),
         "max_experts": Integer(2, high=2 ** 26, cap_reason="memory: a few floats per "
                                                            "hypothesis, about 2 GB"),
         "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "
@@ -511,9 +512,10 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if fast:
             return X if y is _NO_LABELS else (X, y)
         if y is _NO_LABELS:
-            return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return validate_data(self, X, y, reset=reset, dtype=np.float64, ensure_all_finite=True,
-                             y_numeric=False)
+            return read_shown_numbers(self, X, reset=False, dtype=np.float64,
+                                      ensure_all_finite=True)
+        return read_shown_numbers(self, X, y, reset=reset, dtype=np.float64,
+                                  ensure_all_finite=True, y_numeric=False)
 
     def _start_stream(self, X, y, classes, params, from_fit):
         """First call: labels, bounds, strategy and first epoch (errors before any state)."""
@@ -548,7 +550,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning, stacklevel=4)
             lower, upper = check_inferred_box_has_width(X.min(axis=0), X.max(axis=0))
         else:
-            lower, upper = check_box_has_width(*check_bounds(params["bounds"], X.shape[1]))
+            lower, upper = check_box_has_width(*check_bounds(
+                params["bounds"], X.shape[1], columns=getattr(self, "feature_names_in_", None)))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
                          bounds_inferred=params["bounds"] is None,
                          cover_seed=int(check_generator(params["random_state"])

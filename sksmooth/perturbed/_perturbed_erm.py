@@ -36,7 +36,7 @@ from types import MappingProxyType
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
@@ -55,15 +55,16 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
-from .._untrusted import finite_rows, read_numbers, sanitize_rows
+from .._untrusted import finite_rows, read_numbers, read_shown_numbers, sanitize_rows
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
+    BOUNDS_FORMS,
     BOUNDS_HINT,
     reads_data,
     BinaryLabels,
     check_bounds,
-    check_bounds_pair,
+    check_bounds_form,
     check_box_has_width,
     check_delta_for_n,
     check_generator,
@@ -110,7 +111,9 @@ def _check_classes(value, name="classes"):
 
 
 def _check_bounds_param(value, name="bounds"):
-    lower, upper = (np.asarray(v, dtype=float) for v in check_bounds_pair(value, name))
+    if isinstance(check_bounds_form(value, name), dict):  # each entry has lower < upper
+        return value
+    lower, upper = (np.asarray(v, dtype=float) for v in value)
     check_box_has_width(*check_bounds((lower, upper), max(lower.size, upper.size), name=name),
                         name=name)
     return value
@@ -291,8 +294,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         ``SGDClassifier``, ``LogisticRegression``) starts each refit from the
         previous leader (same minimiser for convex losses; for
         ``LogisticRegression`` with lbfgs we measured no speed-up).
-    bounds : tuple (lower, upper), 'data' or None, default=None
-        Public box of the features: rows are mapped into it (NaN to the
+    bounds : tuple (lower, upper), dict, 'data' or None, default=None
+        Public box of the features (scalars or per-feature arrays, or
+        ``{column: (lower, upper)}`` for every column): rows are mapped into it (NaN to the
         centre, out-of-box and infinite values clipped), never refused; an
         oracle with its own domain (parities: the cube; a finite domain) then
         maps them onto it, in ``fit`` and ``predict`` alike. ``None`` is refused
@@ -383,9 +387,9 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         "horizon": (NoneValue(), Integer(1, high=10**9, cap_reason="rounds")),
         "refit_every": (Options("auto"), Integer(1, high=10**9, cap_reason="rounds")),
         "bounds": Param((NoneValue(), READ_FROM_DATA,
-                         Check(_check_bounds_param, "a pair (lower, upper)")),
+                         Check(_check_bounds_param, BOUNDS_FORMS)),
                         hint=BOUNDS_HINT),
-        "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a list of labels")),
+        "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a list of >= 2 distinct labels")),
         "accountant": Check(lambda value, name: check_accountant(value),
                             "None or a BudgetAccountant"),
         "random_state": RANDOM_STATE,
@@ -489,7 +493,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         n_features, n_classes = X.shape[1], codec.n_classes
         oracle = make_oracle(params["estimator"], "fit", n_classes)
         box, box_public = resolve_box(params["bounds"], oracle, finite_rows(X) if
-                                      reads_data(params["bounds"]) else None, n_features)
+                                      reads_data(params["bounds"]) else None, n_features,
+                                      columns=getattr(self, "feature_names_in_", None))
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features, n_classes)
@@ -723,7 +728,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 and 0 < len(X) == len(y) and X.shape[1] == self.n_features_in_
                 and not hasattr(self, "feature_names_in_") and np.isfinite(X).all()):
             return X.astype(float, copy=False), y
-        return validate_data(self, X, y, dtype=float, reset=first)
+        return read_shown_numbers(self, X, y, dtype=float, reset=first)
 
     def _refuse_privacy_params(self, params):
         if params["accountant"] is not None:
@@ -743,7 +748,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
         n_features = X.shape[1]
         oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)
-        box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True)
+        box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True,
+                             columns=getattr(self, "feature_names_in_", None))
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],

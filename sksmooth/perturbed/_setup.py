@@ -162,13 +162,14 @@ def _is_multiclass_oracle(oracle):
     return oracle._erm_multiclass if is_erm_oracle(oracle) else None
 
 
-def resolve_box(bounds, oracle, X, n_features, *, quiet=False):
-    """Return ``((lower, upper) or None, public)`` and set the oracle's grid box."""
+def resolve_box(bounds, oracle, X, n_features, *, quiet=False, columns=None):
+    """Return ``((lower, upper) or None, public)`` and set the oracle's grid box
+    (``columns``: the fitted DataFrame's labels, naming a dict ``bounds``'s keys)."""
     own_domain = is_erm_oracle(oracle) and oracle._erm_own_domain
     if bounds is None and own_domain:
         return None, True
     # online use (quiet) makes no privacy claim: a box read from the data is fine
-    box = check_bounds(bounds, n_features, X, private=not quiet)
+    box = check_bounds(bounds, n_features, X, private=not quiet, columns=columns)
     if reads_data(bounds):
         check_inferred_box_has_width(*box)
     if (isinstance(oracle, BoxScaledClassifier) or is_erm_oracle(oracle)

@@ -69,7 +69,8 @@ class StumpERMClassifier(_BaseERMOracle):
 
     def _grid(self, n_features, X=None):
         n_thresholds = check_positive_int(self.n_thresholds, "n_thresholds")
-        lower, upper = check_bounds(self.bounds, n_features, X, name="bounds", private=False)
+        lower, upper = check_bounds(self.bounds, n_features, X, name="bounds", private=False,
+                                    columns=getattr(self, "feature_names_in_", None))
         return n_thresholds, lower, upper
 
     def _cells(self, X, n_thresholds, lower, upper):

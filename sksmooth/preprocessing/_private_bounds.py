@@ -111,8 +111,8 @@ class PrivateBounds(BaseEstimator):
         The private box, in the form every estimator's ``bounds`` takes.
     bounds_by_column_ : dict
         ``{column: (lower, upper)}`` (column names for a DataFrame, else
-        positions): the per-column form, e.g. for
-        :class:`~sksmooth.release.AdaptiveMarginalSynthesizer`.
+        positions): the per-column form, which every estimator's ``bounds``
+        takes too.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str

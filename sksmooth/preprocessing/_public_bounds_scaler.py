@@ -28,8 +28,9 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    bounds : tuple (lower, upper), 'data' or None, default=None
-        Public box, scalars or per-feature arrays: from a source independent
+    bounds : tuple (lower, upper), dict, 'data' or None, default=None
+        Public box, scalars or per-feature arrays, or ``{column: (lower,
+        upper)}`` for every column: from a source independent
         of the rows (:func:`sksmooth.datasets.published_bounds`, units, a data
         dictionary) or a private estimate
         (:class:`~sksmooth.preprocessing.PrivateBounds`). ``None`` is
@@ -68,7 +69,8 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         low, high = self._check_feature_range()
         X = read_numbers(self, X, dtype=np.float64)
         lower, upper = check_bounds(self.bounds, X.shape[1],
-                                    X=finite_rows(X) if reads_data(self.bounds) else None)
+                                    X=finite_rows(X) if reads_data(self.bounds) else None,
+                                    columns=getattr(self, "feature_names_in_", None))
         self.bounds_ = (lower, upper)
         self._feature_range = (low, high)
         return self

@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update, forget_fit, parameter_fingerprint
 from .._constraints import (
+    BOUNDS,
     READ_FROM_DATA,
     RANDOM_STATE,
     EPSILON,
@@ -56,7 +57,7 @@ from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from
 from .._progress import VERBOSE, Progress
 from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import (BOUNDS_HINT, check_bounds_pair, check_delta_for_n,
+from .._validation import (BOUNDS_HINT, check_delta_for_n, pair_bounds,
                            check_public_classes, declared_classes, refuse_unset)
 from ..accounting import BudgetAccountant, charge, charge_not_private
 from ..accounting._ledger import refusal_recorded
@@ -235,8 +236,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     beta : float in (0, 1), default=0.1
         Failure probability of the accuracy statements (and of the
         ``'auto'`` rules of ``Littlestone``).
-    bounds : tuple (lower, upper), 'data' or None, default=None
-        Public box of the features (``'exponential'``, ``'noisy_means'``). Rows are mapped into
+    bounds : tuple (lower, upper), dict, 'data' or None, default=None
+        Public box of the features (``'exponential'``, ``'noisy_means'``): scalars
+        or per-feature arrays, or ``{column: (lower, upper)}`` for every column. Rows are mapped into
         it (NaN to the centre, the rest clipped; never refused). ``None`` is
         refused at ``fit`` where a box is needed, naming the private
         alternatives :func:`sksmooth.datasets.published_bounds` and
@@ -368,9 +370,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
         "beta": Real(0.0, 1.0, closed="neither"),
-        "bounds": Param((NoneValue(), READ_FROM_DATA,
-                         Check(check_bounds_pair, "a pair (lower, upper)")),
-                        hint=BOUNDS_HINT),
+        "bounds": Param((NoneValue(), READ_FROM_DATA, BOUNDS), hint=BOUNDS_HINT),
         "classes": (NoneValue(), READ_FROM_DATA,
                     Check(check_public_classes, "a list of >= 2 distinct labels")),
         "neighbouring": Options("substitution", "add_remove"),
@@ -546,6 +546,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         with refusal_recorded(self.accountant, type(self).__name__,
                               read_from_data_reason(classes=inferred)):
             params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
+            params["bounds"] = pair_bounds(params["bounds"], X.shape[1],
+                                           getattr(self, "feature_names_in_", None))
             check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
                               used=self._planned_spend(params).delta > 0)  # n public: substitution
             strategy_cls = _STRATEGIES[params["method"]]

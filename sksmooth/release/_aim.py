@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints import (
+    BOUNDS,
     RANDOM_STATE,
     EPSILON,
     Check,
@@ -31,14 +32,14 @@ from .._constraints import (
     Integer,
     NoneValue,
     Options,
-    READ_FROM_DATA,
+    Param,
     Real,
 )
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from_data_reason
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._untrusted import read_labels, read_numbers, read_table
-from .._validation import check_delta_for_n, reads_data
+from .._validation import BOUNDS_HINT, check_delta_for_n, reads_data
 from ..accounting import zcdp_from_dp_budget
 from ..accounting._ledger import BudgetAccountant, charge, charge_not_private
 from ._columns import (
@@ -58,8 +59,7 @@ from ._columns import (
     schema_change_error,
     structure_change,
 )
-from ._schema import (BOUNDS_FORMS, DEFAULT_N_BINS, LEVELS, TableSchema,
-                      check_bounds_parameter, declared_level_columns)
+from ._schema import CLASSES, DEFAULT_N_BINS, LEVELS, TableSchema, declared_level_columns
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._systematic import check_scheme
@@ -348,9 +348,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "epsilon": EPSILON,
         "delta": Real(0, 1, closed="neither"),
         "levels": LEVELS,
-        "classes": (NoneValue(), READ_FROM_DATA,
-                    InstanceOf((list, tuple, np.ndarray), "a sequence of labels")),
-        "bounds": (NoneValue(), Check(check_bounds_parameter, BOUNDS_FORMS)),
+        "classes": CLASSES,
+        "bounds": Param((NoneValue(), BOUNDS), hint=BOUNDS_HINT),
         "n_bins": Integer(2, high=1024, cap_reason=(
             "a table's cells are the product of its columns' bins")),
         "workload": (Integer(1, high=8, cap_reason="tables of more than 8 columns"),

@@ -17,8 +17,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 
-from .._constraints import (EPSILON, RANDOM_STATE, READ_FROM_DATA, Boolean, Check,
-                            InstanceOf, Integer, NoneValue, Options, Param)
+from .._constraints import (BOUNDS, EPSILON, RANDOM_STATE, READ_FROM_DATA, Boolean, Check,
+                            Integer, NoneValue, Options, Param)
 from .._guarantee import read_from_data_reason
 from .._randomness import SEEDED_NOISE_NOTE
 from .._untrusted import as_floats, read_labels, read_numbers, read_table, sanitize_rows
@@ -46,8 +46,7 @@ from ._columns import (
 )
 from ._queries import as_workload, build_workload, check_workload
 from ._renamed import LEVELS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES, fold_renamed
-from ._schema import (BOUNDS_FORMS, LEVELS, TableSchema, check_bounds_parameter,
-                      declared_level_columns, is_dataframe)
+from ._schema import CLASSES, LEVELS, TableSchema, declared_level_columns, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
@@ -59,13 +58,6 @@ MAX_SAMPLED_UNIVERSE = 2**24
 
 
 # ------------------------------------------------------------ parameter checks
-def _check_classes(value, name):
-    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1 or len(value) == 0:
-        raise TypeError(f"{name} must be None or a non-empty 1-D list of the public labels, "
-                        "e.g. classes=[0, 1].")
-    return value
-
-
 def _check_accountant(value, name):
     return check_accountant(value)
 
@@ -81,9 +73,9 @@ COMMON_CONSTRAINTS = {
     "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
         "memory: 16 bytes per universe point (4 GiB at the cap)")),
     "levels": LEVELS,
-    "bounds": Param((NoneValue(), READ_FROM_DATA, Check(check_bounds_parameter, BOUNDS_FORMS)),
+    "bounds": Param((NoneValue(), READ_FROM_DATA, BOUNDS),
                     hint=BOUNDS_HINT),
-    "classes": (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels")),
+    "classes": CLASSES,
     "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
     "random_state": RANDOM_STATE,
 }

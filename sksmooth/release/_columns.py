@@ -21,8 +21,6 @@ __all__ = [
     "NumberColumn",
     "TableCodec",
     "check_n_samples",
-    "column_index",
-    "column_positions",
     "declared_dtype",
     "dtype_categories",
     "dtype_levels_notes",
@@ -94,38 +92,6 @@ def dtype_categories(dtype):
     return None if cats is None else np.asarray(cats)
 
 
-def column_index(key, n_features, columns, name):
-    """The position of the column named by ``key`` in parameter ``name``.
-
-    scikit-learn's rule: an integer is a position, any other key a column
-    name of the DataFrame (``columns``; ``None`` for an ndarray). Refused,
-    naming the parameter: an unknown key and an integer that is also the
-    label of *another* column (with labels
-    ``[1, 0]``, is ``0`` the first column or the second?).
-    """
-    if isinstance(key, (bool, np.bool_)):
-        raise TypeError(f"{name}: column keys must be names or integer indices.")
-    if isinstance(key, numbers.Integral):
-        if not -n_features <= key < n_features:
-            raise ValueError(f"{name}: index {key} is out of range for {n_features} columns "
-                             "(an integer key is a position, as in scikit-learn).")
-        position = int(key) % n_features
-        if columns is not None and key in columns and list(columns).index(key) != position:
-            raise ValueError(f"{name}: key {key!r} is a position and also the label of "
-                             "another column of X; give the columns string labels, or "
-                             "declare every column in order with a list.")
-        return position
-    if columns is None:
-        raise ValueError(f"{name}: column name {key!r} given but X has no column names "
-                         "(an ndarray); use integer indices.")
-    columns = list(columns)
-    if key not in columns:
-        raise ValueError(f"{name}: X has no column {key!r}; name one of its columns "
-                         f"{columns[:8]}{' ...' if len(columns) > 8 else ''} or give "
-                         "an integer index.")
-    return columns.index(key)  # labels are distinct (frame_columns)
-
-
 def parameter_key(j, columns):
     """The key naming column ``j`` in a per-column parameter (and in messages that
     suggest one): its label, or its position when it has no labels (an ndarray)
@@ -148,19 +114,6 @@ def key_collision_hint(j, columns):
                 "X.columns.astype(str): X's integer labels collide with positions, and an "
                 "integer key is a position)")
     return ""
-
-
-def column_positions(mapping, n_features, columns, name):
-    """``{position: value}`` of a ``{column key: value}`` parameter (keys by
-    :func:`column_index`); two keys naming one column are refused."""
-    out, keys = {}, {}
-    for key, value in mapping.items():
-        j = column_index(key, n_features, columns, name)
-        if j in out:
-            raise ValueError(f"{name}: keys {keys[j]!r} and {key!r} name the same column; "
-                             "keep one.")
-        out[j], keys[j] = value, key
-    return out
 
 
 # ------------------------------------------------------------------ levels

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._constraints import Check, Integer, NoneValue
+from .._constraints import READ_FROM_DATA, Check, Integer, NoneValue
 from .._untrusted import read_table
-from .._validation import BOUNDS_HINT, check_bounds, check_bounds_pair, reads_data
+from .._validation import (bounds_by_column, check_bounds, column_index, column_positions,
+                           no_range_error, reads_data)
 from ._columns import (
     BinnedColumn,
     LevelColumn,
     NumberColumn,
     TableCodec,
-    column_index,
-    column_positions,
     dtype_categories,
     frame_columns,
     is_dataframe,
@@ -36,12 +35,10 @@ from ._columns import (
     undeclared_levels_error,
 )
 
-__all__ = ["TableSchema", "BOUNDS_FORMS", "DEFAULT_N_BINS", "LEVELS", "bounds_by_column",
-           "check_bounds_parameter", "check_levels", "declared_level_columns", "is_dataframe",
-           "RemovedLevels"]
+__all__ = ["TableSchema", "CLASSES", "DEFAULT_N_BINS", "LEVELS", "check_levels", "declared_level_columns",
+           "is_dataframe", "RemovedLevels"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
-BOUNDS_FORMS = "a pair (lower, upper) or a dict {column: (lower, upper)}"
 LEVELS_FORMS = ("int (the integers between the bounds), a sequence (one entry per column) "
                 "or a dict {column: levels}")
 
@@ -74,22 +71,15 @@ LEVELS = (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
           Check(check_levels, LEVELS_FORMS))
 
 
-def check_bounds_parameter(value, name="bounds"):
-    """The parameter's form, before any data is seen (returns ``value``)."""
-    if not isinstance(value, dict):
-        return check_bounds_pair(value, name)
-    for key, pair in value.items():
-        ok = isinstance(pair, (tuple, list, np.ndarray)) and np.ndim(pair) == 1 and len(pair) == 2
-        if ok:
-            try:
-                check_bounds_pair(pair, name)
-                lo, hi = (float(v) for v in pair)
-            except (TypeError, ValueError):
-                ok = False
-        if not ok or not lo < hi:
-            raise ValueError(f"{name}[{key!r}] must be a pair (lower, upper) of finite numbers "
-                             f"with lower < upper. {BOUNDS_HINT}")
+def _check_classes(value, name="classes"):
+    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1 or len(value) == 0:
+        raise TypeError(f"{name} must be None or a non-empty 1-D list of the public labels, "
+                        "e.g. classes=[0, 1].")
     return value
+
+
+# ``classes`` of every release estimator: the levels of y, one more column
+CLASSES = (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels"))
 
 
 class RemovedLevels:
@@ -148,19 +138,6 @@ def declared_level_columns(X, levels):
     if isinstance(levels, dict):
         return {columns[j] for j in column_positions(levels, len(columns), columns, "levels")}
     return {c for c, declared in zip(columns, levels) if declared is not None}
-
-
-def bounds_by_column(bounds, n_features, names, name="bounds"):
-    """``(lower, upper)`` floats or ``None`` for each of ``n_features`` columns
-    (``names``: a DataFrame's column labels, ``None`` for an array)."""
-    if bounds is None:
-        return [None] * n_features
-    if isinstance(bounds, dict):
-        given = column_positions(bounds, n_features, names, name)
-        return [tuple(float(v) for v in given[j]) if j in given else None
-                for j in range(n_features)]
-    lower, upper = check_bounds(bounds, n_features, name=name)
-    return list(zip(lower.tolist(), upper.tolist()))
 
 
 # ------------------------------------------------------------------ schema
@@ -262,9 +239,7 @@ class TableSchema:
             for j, (pair, lv) in enumerate(zip(ranges, self.levels)):
                 if pair is None and lv is None:
                     column = parameter_key(j, self.columns)
-                    raise ValueError(f"bounds gives no range for column {column!r}: add "
-                                     f"bounds={{{column!r}: (lower, upper)}}, or declare its "
-                                     "public levels.")
+                    raise no_range_error(column, alternative=", or declare its public levels")
             lower, upper = (np.array([p[i] if p else 0.0 for p in ranges]) for i in (0, 1))
         elif reads_data(bounds) and self.all_levelled:  # box edges are level counts
             lower, upper = np.zeros(d), np.zeros(d)

@@ -69,6 +69,11 @@ def test_the_box_is_what_every_bounds_parameter_takes():
     clf = PrivateProperClassifier(hypotheses="stumps", bounds=box.bounds_, classes=[0, 1],
                                   epsilon=2.0).fit(X, y)
     assert clf.guarantee_.certified and "age" in clf.hypothesis_.description
+    # the per-column form too: it was read by the release estimators only
+    by_column = PublicBoundsScaler(bounds=box.bounds_by_column_).fit(X)
+    np.testing.assert_array_equal(by_column.bounds_, box.bounds_)
+    PrivateProperClassifier(hypotheses="stumps", bounds=box.bounds_by_column_, classes=[0, 1],
+                            epsilon=2.0).fit(X, y)
 
 
 def test_warns_from_public_inputs_when_the_budget_per_end_is_too_small():

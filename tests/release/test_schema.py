@@ -15,7 +15,6 @@ from sksmooth.release import (
     SubsampledNetMechanism,
 )
 from sksmooth.exceptions import RemovalWarning
-from sksmooth.release._schema import bounds_by_column
 
 GRID_FAMILY = [MWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery]
 
@@ -70,12 +69,6 @@ def test_adaptive_marginal_synthesizer_takes_a_pair_for_its_columns_without_leve
                                   by_name.sample(50, random_state=1))
     with pytest.raises(ValueError, match="empty range"):
         _fit(AdaptiveMarginalSynthesizer(bounds=(20, 20), **kw), X)
-
-
-def test_bounds_by_column_reads_every_form():
-    assert bounds_by_column(None, 2, None) == [None, None]
-    assert bounds_by_column((0, 1), 2, None) == [(0.0, 1.0), (0.0, 1.0)]
-    assert bounds_by_column({"b": (2, 3)}, 2, ["a", "b"]) == [None, (2.0, 3.0)]
 
 
 @pytest.mark.parametrize("cls", GRID_FAMILY)
