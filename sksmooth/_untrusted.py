@@ -564,18 +564,14 @@ def _column_of_non_numbers(X):
     """The label (DataFrame) or position of the first column of ``X`` that numpy does
     not read as floats, or ``None`` (a loop over columns, on the error path only)."""
     X = read_table(X)
-    if hasattr(X, "iloc"):
-        columns = ((label, X.iloc[:, j]) for j, label in enumerate(X.columns))
-    else:
-        array = np.asarray(X) if not sparse.issparse(X) else None
-        if array is None or array.ndim != 2:
-            return None
-        columns = ((j, array[:, j]) for j in range(array.shape[1]))
-    for key, column in columns:
+    values = None if sparse.issparse(X) else np.asarray(X, dtype=object)
+    if values is None or values.ndim != 2:
+        return None
+    for label, column in zip(getattr(X, "columns", range(values.shape[1])), values.T):
         try:
-            np.asarray(column, dtype=float)
+            column.astype(float)
         except ValueError:
-            return key
+            return label
         except TypeError:  # not a text: scikit-learn's own error stands
             continue
     return None

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from ._untrusted import check_no_numeric_twins, distinct_labels, is_missing
+from ._untrusted import check_no_numeric_twins, distinct_labels, finite_rows, is_missing
 from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "check_probability",
     "check_bounds",
     "check_bounds_form",
-    "pair_bounds",
     "bounds_by_column",
     "column_index",
     "column_positions",
@@ -39,7 +38,7 @@ __all__ = [
     "declared_classes",
     "same_label_set",
     "check_public_classes",
-    "check_inferred_box_has_width",
+    "public_box",
     "same_value",
     "FROM_DATA",
     "reads_data",
@@ -396,7 +395,7 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True, column
     n_features : int
         Number of features the bounds must cover.
     X : ndarray of shape (n_samples, n_features), optional
-        Needed only when the box is read from the data.
+        Needed only when the box is read from the data (from its finite rows).
     private : bool, default=True
         False for a caller that makes no privacy claim (a standalone oracle,
         an online learner): ``None`` then reads the box from ``X`` silently.
@@ -417,9 +416,8 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True, column
             raise ValueError(
                 f"{name}={bounds!r} needs data to read the box; pass public bounds "
                 f"as {name}=(lower, upper).")
-        X = np.asarray(X, dtype=float)
-        lower, upper = X.min(axis=0), X.max(axis=0)
-        return lower.astype(float), upper.astype(float)
+        X = finite_rows(np.asarray(X, dtype=float))
+        return X.min(axis=0), X.max(axis=0)
     if isinstance(bounds, dict):
         ranges = bounds_by_column(bounds, n_features, columns, name)
         missing = [j for j, pair in enumerate(ranges) if pair is None]
@@ -446,13 +444,16 @@ def no_range_error(column, name="bounds", alternative=""):
                       f"{name}={{{column!r}: (lower, upper)}}{alternative}.")
 
 
-def pair_bounds(bounds, n_features, columns=None, name="bounds"):
-    """``bounds`` in pair form: a dict ``{column: (lower, upper)}`` as ``(lower, upper)``
-    arrays (:func:`check_bounds`, ``columns``: the fitted DataFrame's labels); any other
-    value as given."""
-    if isinstance(bounds, dict):
-        return check_bounds(bounds, n_features, name=name, columns=columns)
-    return bounds
+def public_box(bounds, n_features, X=None, *, columns=None, private=True, name="bounds"):
+    """The box of a fit, :func:`check_bounds`, refused when it has zero width on
+    every feature (read from the rows: one sample, or constant columns)."""
+    lower, upper = check_bounds(bounds, n_features, X, name, private, columns)
+    if reads_data(bounds) and np.size(lower) and np.all(lower == upper):
+        raise ValueError(
+            f"the box read from the data ({name}=None or 'data') has zero width on every "
+            "feature (one sample, or constant columns): every row would be mapped to one "
+            f"point. Pass {name}=(lower, upper), the public range of the features.")
+    return check_box_has_width(lower, upper, name)
 
 
 def check_box_has_width(lower, upper, name="bounds"):
@@ -469,18 +470,6 @@ def check_box_has_width(lower, upper, name="bounds"):
             "frequencies could be learned or released. Pass the public range of "
             f"the features, e.g. {name}=(0.0, 1.0)."
         )
-    return lower, upper
-
-
-def check_inferred_box_has_width(lower, upper):
-    """Refuse a box read from the data (``bounds='data'``, or ``None`` where nothing
-    private is released) that has zero width on every feature: one row, or constant columns, in the first batch would fix a box
-    that maps every later row to one point (chance-level accuracy, no warning)."""
-    if np.size(lower) and np.all(np.asarray(lower) == np.asarray(upper)):
-        raise ValueError(
-            "the box read from the data (bounds=None or 'data') has zero width on every "
-            "feature (one sample, or constant columns): every row would be mapped to one "
-            "point. Pass bounds=(lower, upper), the public range of the features.")
     return lower, upper
 
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_bounds, check_positive_int
+from .._validation import check_bounds, check_bounds_pair, check_positive_int
 from ..exceptions import DefaultsWarning
 
 __all__ = ["FiniteConcepts", "ConceptClass"]
@@ -235,13 +235,7 @@ def _resolve_bounds(bounds, n_features=None):
             "bounds=None: a data-independent cover needs the public domain box; "
             "pass bounds=(lower, upper), e.g. bounds=(0.0, 1.0).")
     if n_features is None:
-        try:
-            lower, upper = bounds
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"bounds must be a pair (lower, upper) of scalars or arrays, got {bounds!r}."
-            ) from None
-        n_features = max(np.size(lower), np.size(upper))
+        n_features = max(np.size(side) for side in check_bounds_pair(bounds))
     n_features = check_positive_int(n_features, "n_features")
     return check_bounds(bounds, n_features)
 

@@ -21,8 +21,7 @@ from .._constraints import (BOUNDS, RANDOM_STATE, InstanceOf, Integer, NoneValue
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._untrusted import read_shown_numbers
-from .._validation import (BOUNDS_HINT, check_bounds, check_box_has_width,
-                           check_generator, check_inferred_box_has_width, check_public_classes,
+from .._validation import (BOUNDS_HINT, public_box, check_generator, check_public_classes,
                            check_same_classes, clip_to_bounds)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
@@ -548,10 +547,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "batch, so the cover depends on the data and the regret bound's "
                 "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning, stacklevel=4)
-            lower, upper = check_inferred_box_has_width(X.min(axis=0), X.max(axis=0))
-        else:
-            lower, upper = check_box_has_width(*check_bounds(
-                params["bounds"], X.shape[1], columns=getattr(self, "feature_names_in_", None)))
+        lower, upper = public_box(params["bounds"], X.shape[1], X, private=False,
+                                  columns=getattr(self, "feature_names_in_", None))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
                          bounds_inferred=params["bounds"] is None,
                          cover_seed=int(check_generator(params["random_state"])

@@ -55,7 +55,7 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
-from .._untrusted import finite_rows, read_numbers, read_shown_numbers, sanitize_rows
+from .._untrusted import read_numbers, read_shown_numbers, sanitize_rows
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
@@ -63,7 +63,6 @@ from .._validation import (
     BOUNDS_HINT,
     reads_data,
     BinaryLabels,
-    check_bounds,
     check_bounds_form,
     check_box_has_width,
     check_delta_for_n,
@@ -111,11 +110,8 @@ def _check_classes(value, name="classes"):
 
 
 def _check_bounds_param(value, name="bounds"):
-    if isinstance(check_bounds_form(value, name), dict):  # each entry has lower < upper
-        return value
-    lower, upper = (np.asarray(v, dtype=float) for v in value)
-    check_box_has_width(*check_bounds((lower, upper), max(lower.size, upper.size), name=name),
-                        name=name)
+    if not isinstance(check_bounds_form(value, name), dict):  # a dict's entries have width
+        check_box_has_width(*value, name=name)
     return value
 
 
@@ -492,8 +488,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         """Oracle, box, separating points, calibration and noise (public inputs only)."""
         n_features, n_classes = X.shape[1], codec.n_classes
         oracle = make_oracle(params["estimator"], "fit", n_classes)
-        box, box_public = resolve_box(params["bounds"], oracle, finite_rows(X) if
-                                      reads_data(params["bounds"]) else None, n_features,
+        box, box_public = resolve_box(params["bounds"], oracle, X, n_features,
                                       columns=getattr(self, "feature_names_in_", None))
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)

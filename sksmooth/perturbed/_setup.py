@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .._domain import box_coordinates
-from .._validation import call_user_function, check_bounds, check_inferred_box_has_width, reads_data
+from .._validation import call_user_function, public_box, reads_data
 from ._calibration import finite_class_gaussian_complexity, labelings_gaussian_complexity
 from ._protocol import check_erm_oracle, is_erm_oracle
 from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
@@ -169,9 +169,7 @@ def resolve_box(bounds, oracle, X, n_features, *, quiet=False, columns=None):
     if bounds is None and own_domain:
         return None, True
     # online use (quiet) makes no privacy claim: a box read from the data is fine
-    box = check_bounds(bounds, n_features, X, private=not quiet, columns=columns)
-    if reads_data(bounds):
-        check_inferred_box_has_width(*box)
+    box = public_box(bounds, n_features, X, private=not quiet, columns=columns)
     if (isinstance(oracle, BoxScaledClassifier) or is_erm_oracle(oracle)
             and oracle._erm_uses_bounds) and oracle.get_params().get("bounds") is None:
         oracle.set_params(bounds=box)

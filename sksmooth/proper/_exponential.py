@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._untrusted import finite_rows, sanitize_rows
-from .._validation import (check_bounds, check_box_has_width, check_inferred_box_has_width,
-                           reads_data)
+from .._untrusted import sanitize_rows
+from .._validation import public_box, reads_data
 from ..classes import (ConceptClass, FiniteConcepts, HalfspaceConcepts, StumpConcepts, Thresholds,
                        check_concept_class)
 from ..exceptions import DefaultsWarning
@@ -223,7 +222,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         ``X`` is read only when ``bounds=None`` (the box is then taken from
         the data, flagged and not certified).
         """
-        lower, upper = public_box(params["bounds"], X)
+        lower, upper = public_box(params["bounds"], X.shape[1], X)
         if isinstance(params["hypotheses"], str) and params["hypotheses"] == "intervals":
             return IntervalStrategy.build(params, lower, upper, n_classes,
                                           reads_data(params["bounds"]))
@@ -293,14 +292,6 @@ class ExponentialStrategy(ExponentialSelectionBound):
             f"{self.cover_gamma} ({'certified' if self.gamma_certified else 'not certified'})"
             " under the uniform measure on bounds_")
         return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", class_note))
-
-
-def public_box(bounds, X):
-    """``(lower, upper)`` from the public ``bounds``; from the finite rows with the opt-in
-    ``bounds='data'`` (``None`` is refused: :func:`~sksmooth._validation.refuse_unset`)."""
-    if reads_data(bounds):
-        return check_inferred_box_has_width(*check_bounds(bounds, X.shape[1], X=finite_rows(X)))
-    return check_box_has_width(*check_bounds(bounds, X.shape[1]))
 
 
 def _checked_hypotheses(params):

@@ -57,7 +57,7 @@ from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from
 from .._progress import VERBOSE, Progress
 from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from .._validation import (BOUNDS_HINT, check_delta_for_n, pair_bounds,
+from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, declared_classes, refuse_unset)
 from ..accounting import BudgetAccountant, charge, charge_not_private
 from ..accounting._ledger import refusal_recorded
@@ -546,8 +546,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         with refusal_recorded(self.accountant, type(self).__name__,
                               read_from_data_reason(classes=inferred)):
             params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
-            params["bounds"] = pair_bounds(params["bounds"], X.shape[1],
-                                           getattr(self, "feature_names_in_", None))
+            if isinstance(params["bounds"], dict):  # the methods read a pair
+                params["bounds"] = check_bounds(params["bounds"], X.shape[1], columns=getattr(
+                    self, "feature_names_in_", None))
             check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
                               used=self._planned_spend(params).delta > 0)  # n public: substitution
             strategy_cls = _STRATEGIES[params["method"]]

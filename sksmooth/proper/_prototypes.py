@@ -17,11 +17,10 @@ from .._guarantee import PrivacySpent
 from .._domain import grid_threshold
 from .._domain import box_coordinates
 from .._untrusted import sanitize_rows
-from .._validation import reads_data
+from .._validation import public_box, reads_data
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
-from ._exponential import public_box
 from ._hypothesis import SelectedHypothesis, row_blocks
 from ._prototype_maps import BoxCodes, BoxPrototypeRule, ProjectedL1Codes, random_projection
 
@@ -98,7 +97,7 @@ class PrototypeStrategy:
     def build(cls, params, X, n_classes, public_rng):
         """The public grid (``X`` is read only when ``bounds=None``: flagged)."""
         cls.check_public_params(params)
-        lower, upper = public_box(params["bounds"], X)
+        lower, upper = public_box(params["bounds"], X.shape[1], X)
         gamma = 1.0 / 128 if params["gamma"] == "auto" else float(params["gamma"])
         n_cells = max(1, min(MAX_CELLS, math.ceil(1.0 / (2.0 * gamma) - 1e-12)))
         strategy = cls(n_cells, n_classes, lower, upper,
