@@ -297,7 +297,9 @@ def check_bounds_pair(value, name="bounds"):
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
         raise ValueError(f"{name} must be finite (no NaN or inf).")
     if np.any(lower > upper):
-        raise ValueError(f"{name}: lower must be <= upper on every feature.")
+        bad = np.flatnonzero(lower > upper).tolist()[:10]
+        raise ValueError(f"{name}: lower must be <= upper on every feature; features {bad} "
+                         "have lower > upper. Swap them.")
     return value
 
 
