@@ -17,6 +17,8 @@ per operation: O(N) for N grid points — the right choice for small
 universes (up to ~2^24 points).
 """
 
+import math
+
 import numpy as np
 
 from .._logsumexp import logsumexp
@@ -26,6 +28,47 @@ __all__ = ["DenseModel"]
 
 _TINY = 1e-300  # floor of a probability after an update (underflow guard)
 _LOG_TINY = float(np.log(_TINY))
+_LONG_ROW = 256  # contiguous elements per inner loop below which numpy's loops crawl
+
+
+def sum_to(array, axes):
+    """The sum of ``array`` over every axis not in the sorted ``axes`` (a marginal).
+
+    Sums the run of axes with the longest contiguous rows first, so every
+    numpy reduction reads long rows: ``einsum`` or ``sum(axis=...)`` over a grid
+    whose last axes are small (a 2-level column last) read it with a short
+    inner stride and were up to 100x slower.
+    """
+    keep = set(axes)
+    x, left = array, list(range(array.ndim))  # the original axis of each axis of x
+    while len(left) > len(keep):
+        tails = [math.prod(x.shape[i + 1:]) for i in range(x.ndim)]
+        i = max((i for i, a in enumerate(left) if a not in keep), key=tails.__getitem__)
+        j = i + 1  # with the summed axes after it while the rows stay long
+        while j < len(left) and left[j] not in keep and tails[j] >= _LONG_ROW:
+            j += 1
+        lead, run = math.prod(x.shape[:i]), math.prod(x.shape[i:j])
+        x = x.reshape(lead, run, tails[j - 1]).sum(axis=1).reshape(x.shape[:i] + x.shape[j:])
+        del left[i:j]
+    return x.reshape([array.shape[a] for a in axes])
+
+
+def times_factor(array, axes, factor):
+    """``array * factor`` (a new array), ``factor`` over the sorted ``axes`` broadcast on
+    the others; the factor is first spread over the trailing axes until the inner loop
+    is long (numpy's broadcast loop over a small last axis is up to 40x slower)."""
+    shape = array.shape
+    broadcast = [shape[a] if a in axes else 1 for a in range(len(shape))]
+    factor = np.reshape(factor, broadcast)
+    k, tail = len(shape), 1
+    while k > 0 and tail < _LONG_ROW:
+        k -= 1
+        tail *= shape[k]
+    if k == 0 or all(broadcast[a] == shape[a] for a in range(k, len(shape))):
+        return array * factor
+    spread = np.broadcast_to(factor, tuple(broadcast[:k]) + shape[k:])
+    lead = shape[:k] + (tail,)
+    return (array.reshape(lead) * spread.reshape(tuple(broadcast[:k]) + (tail,))).reshape(shape)
 
 
 class DenseModel:
@@ -95,9 +138,13 @@ class DenseModel:
         if attrs == tuple(range(len(self.shape))):
             return self._p.copy()
         table = self._marginals.get(attrs)
-        if table is None:
-            # einsum reduces many small axes several times faster than sum(axis=...)
-            table = np.einsum(self._p, range(len(self.shape)), list(attrs))
+        if table is None:  # from the smallest marginal computed over a superset, else the grid
+            wider = [t for t in self._marginals if set(attrs) <= set(t)]
+            if wider:
+                source = min(wider, key=lambda t: self._marginals[t].size)
+                table = sum_to(self._marginals[source], [source.index(a) for a in attrs])
+            else:
+                table = sum_to(self._p, attrs)
             self._marginals[attrs] = table
         return table.copy()
 
@@ -107,15 +154,14 @@ class DenseModel:
         factor = np.asarray(log_factor, dtype=float).reshape([self.shape[a] for a in attrs])
         factor = factor - factor.max()
         weights = np.exp(factor)
-        broadcast = [self.shape[a] if a in attrs else 1 for a in range(len(self.shape))]
         table = self._marginals.get(attrs)
         if table is None:
-            p = self._p * weights.reshape(broadcast)
+            p = times_factor(self._p, attrs, weights)
             total = p.sum()
             p *= 1.0 / total
         else:  # the normaliser from the factor's own table: one pass over the grid
             total = float(np.sum(table * weights))
-            p = self._p * (weights / total).reshape(broadcast)
+            p = times_factor(self._p, attrs, weights / total)
         log_min = self._log_min + float(factor.min()) - float(np.log(total))
         if log_min < _LOG_TINY:
             np.maximum(p, _TINY, out=p)

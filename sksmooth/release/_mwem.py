@@ -143,8 +143,9 @@ class MWEM(ReleaseMixin):
         ``0`` for pure DP (Laplace); ``> 0`` for zCDP accounting + Gaussian.
     queries : str, object or Workload, default='auto'
         The query workload: a name (``'marginals'``, ``'thresholds'``,
-        ``'ranges'``, ``'halfspaces'``; ``'auto'``: marginals on a grid
-        universe, thresholds on a sampled one), an object with
+        ``'ranges'``, ``'halfspaces'``; ``'auto'``: all 1- to
+        ``marginal_width``-way marginals on a grid universe, so that a round
+        may measure a 1-way table directly, thresholds on a sampled one), an object with
         ``evaluate(X)``, a concept class with ``cover(...)``, or
         :class:`~sksmooth.release.Workload` with its width and size cap.
     rounds : {'table', 'query'}, TableRounds or QueryRounds, default='table'
@@ -165,8 +166,9 @@ class MWEM(ReleaseMixin):
         a table's mean cell count above the noise std of one measurement
         when the budget is split over ``n_attributes + 1`` rounds, and
         within that 10 (``AdaptiveMarginalSynthesizer``'s default), or more
-        when n epsilon lets the table plan measure every table (``b^k <= n
-        epsilon (1 - 0.3) / (8 sqrt(2) n_tables)``); at most ``2^21``
+        when n epsilon lets the table plan measure every table (the
+        workload's cells, a w-way table counted as ``b^min(w, k)``, at most
+        ``n epsilon (1 - 0.3) / (8 sqrt(2))``); at most ``2^21``
         grid points (run time). With ``sigma``: ``ceil(n / sigma)``, the
         theory's cover, within ``max_universe_size`` points. Always at
         most ``2^16`` cells per measured table, at least 2 bins. A stream
@@ -405,14 +407,18 @@ class MWEM(ReleaseMixin):
         """``n_bins='auto'`` from epsilon, delta and the public n (see ``n_bins``)."""
         if not n_public:  # a stream's first chunk: n is not known yet
             return super()._grid_bins(data, n_continuous, other_levels)
-        width = as_workload(self.queries).marginal_width
-        k = max(1, min(width, n_continuous))  # continuous columns in a table
+        spec = as_workload(self.queries)
+        k = max(1, min(spec.marginal_width, n_continuous))  # continuous columns in a table
         n_attributes = len(data.lower) + int(data.classes is not None)
-        n_tables = math.comb(n_attributes, min(width, n_attributes))
-        # the table plan measures every table when n eps (1 - f) / (8 sqrt 2 cells)
-        # reaches the number of tables (TableRounds.n_rounds)
-        covered = _root_floor(data.n * self.epsilon * (1 - TABLE_SELECTION_FRACTION)
-                              / (8 * math.sqrt(2) * n_tables), k)
+        width = min(spec.marginal_width, n_attributes)
+        widths = range(1, width + 1) if spec.kind == "auto" else (width,)  # build_workload's
+        # the table plan measures every table when n eps (1 - f) / (8 sqrt 2) reaches the
+        # workload's cells (TableRounds.n_rounds), a w-way table counted as b^min(w, k)
+        reach = data.n * self.epsilon * (1 - TABLE_SELECTION_FRACTION) / (8 * math.sqrt(2))
+        covered = _root_floor(reach / math.comb(n_attributes, width), k)
+        while covered > 1 and sum(math.comb(n_attributes, w) * covered ** min(w, k)
+                                  for w in widths) > reach:
+            covered -= 1
         fewest = round_parameters(self.epsilon, self.delta, n_attributes + 1,
                                   TABLE_SELECTION_FRACTION, data.n, True)
         above_noise = _root_floor(data.n / fewest.noise_std, k)

@@ -52,7 +52,10 @@ class Workload(BaseEstimator):
         ``marginal_width``-subset of features), ``'halfspaces'`` (cover from
         :mod:`sksmooth.classes`, dense), an object with ``evaluate(X)`` (a
         finite workload), a concept class with ``cover(...)``, or a callable.
-        ``'auto'``: marginals on a grid universe, thresholds on a sampled one.
+        ``'auto'``: on a grid universe the marginals of every width from 1 to
+        ``marginal_width`` (all 1- and 2-way tables by default, as AIM's
+        downward-closed workload: a round can then measure a 1-way table
+        directly); thresholds on a sampled one.
     marginal_width : int, default=2
         Width ``k`` of k-way marginals / range-query boxes.
     n_queries : int or None, default=None
@@ -115,13 +118,14 @@ def build_workload(queries, uni, rng):
     spec = as_workload(queries)
     queries, marginal_width, n_queries = spec.kind, spec.marginal_width, spec.n_queries
     if isinstance(queries, str):
+        lower_orders = queries == "auto"  # 'auto' marginals: the 1- to k-way tables
         if queries == "auto":
             queries = "marginals" if uni.kind == "grid" else "thresholds"
         if uni.kind == "grid" and queries != "halfspaces":
             if queries in ("marginals", "ranges"):
                 _check_width(uni, marginal_width)
             if queries == "marginals":
-                wl = GridWorkload.marginals_workload(uni, marginal_width)
+                wl = GridWorkload.marginals_workload(uni, marginal_width, lower_orders)
             elif queries == "thresholds":
                 wl = GridWorkload.ranges_workload(uni, 1, prefix_only=True)
             else:

@@ -294,6 +294,7 @@ class TableCandidates:
         self.update_rule = update
         self.eta = eta
         self.n_candidates = workload.n_groups
+        self._widest_first = sorted(range(self.n_candidates), key=lambda g: -len(self.tables[g]))
 
     def attrs_of(self, idx):
         """Attributes of candidate ``idx``'s factor."""
@@ -304,8 +305,11 @@ class TableCandidates:
 
     def scores(self, model):
         """Integer L1 error of each table (units 1/(n 2^16), sensitivity 2^17)."""
-        return np.array([integer_scores(model.marginal(t), c, self.n).sum()
-                         for t, c in zip(self.tables, self.counts)], dtype=np.int64)
+        scores = np.empty(self.n_candidates, dtype=np.int64)
+        for g in self._widest_first:  # a narrower table's marginal is then a small sum
+            scores[g] = integer_scores(model.marginal(self.tables[g]), self.counts[g],
+                                       self.n).sum()
+        return scores
 
     def measure(self, idx, params, rng):
         return measure_counts(self.counts[idx], params, rng)
@@ -427,9 +431,12 @@ def _fit_to_noise(rounds, model, run, params, max_passes, project):
     cells = sum(counts.size for counts in run.noisy_counts)
     kurtosis = 6.0 if params.noise == "laplace" else 3.0  # E z^4 / var^2, continuous law
     target = cells * params.noise_std ** 2 * (1 + 2 * math.sqrt((kurtosis - 1) / cells))
+    # the residual reads the widest tables first: a narrower marginal is then a small sum
+    widest_first = sorted(zip(run.selected, run.noisy_counts),
+                          key=lambda pair: -len(rounds.attrs_of(pair[0])))
     for done in range(max_passes):
         residual = sum(float(np.sum((rounds.n * np.asarray(rounds.current(model, idx)) - past)
-                                    ** 2)) for idx, past in zip(run.selected, run.noisy_counts))
+                                    ** 2)) for idx, past in widest_first)
         if residual <= target:
             return model, done
         for idx, past in zip(run.selected, run.noisy_counts):

@@ -29,6 +29,8 @@ import itertools
 
 import numpy as np
 
+from ._dense_model import sum_to
+
 __all__ = ["GridWorkload", "DenseWorkload"]
 
 _DENSE_CACHE_LIMIT = 5e7  # matrix entries kept as float32 (200 MB)
@@ -83,8 +85,7 @@ class GridWorkload:
         grid = p.reshape(self.universe.shape)
         if not self._other_axes[g]:
             return grid.copy()
-        # einsum reduces many small axes several times faster than sum(axis=...)
-        return np.einsum(grid, range(grid.ndim), list(self.tables[g]))
+        return sum_to(grid, self.tables[g])
 
     def data_counts(self, codes):
         """Integer count tables of the (encoded) data, one per table.
@@ -189,16 +190,20 @@ class GridWorkload:
 
     # --------------------------------------------------------- builders
     @classmethod
-    def marginals_workload(cls, universe, width):
-        """All cells of all ``width``-way marginal tables (k-way marginals)."""
+    def marginals_workload(cls, universe, width, lower_orders=False):
+        """All cells of all ``width``-way marginal tables (k-way marginals), and with
+        ``lower_orders`` those of every narrower table too (1- to k-way)."""
         attrs = range(len(universe.shape))
-        tables = list(itertools.combinations(attrs, min(width, len(universe.shape))))
+        width = min(width, len(universe.shape))
+        tables = [t for w in (range(1, width + 1) if lower_orders else (width,))
+                  for t in itertools.combinations(attrs, w)]
         lows = []
         for t in tables:
             cells = np.indices([universe.shape[a] for a in t]).reshape(len(t), -1).T
             lows.append(cells)
+        orders = f"1- to {width}" if lower_orders and width > 1 else f"{width}"
         return cls(universe, tables, lows, [lo.copy() for lo in lows],
-                   description=f"all {width}-way marginals")
+                   description=f"all {orders}-way marginals")
 
     @classmethod
     def ranges_workload(cls, universe, width, prefix_only=False):

@@ -111,7 +111,7 @@ def test_outputs_and_reproducibility():
     Xu, yu = m.universe_
     assert Xu.shape == (16, 4) and yu is None
     answers = m.answer()
-    assert answers.shape == (m.n_queries_,) and m.n_queries_ == 6 * 4
+    assert answers.shape == (m.n_queries_,) and m.n_queries_ == 6 * 4 + 4 * 2  # 2- and 1-way
     # any finite query set: a callable, and an object with evaluate()
     a = m.answer(lambda Z: Z[:, :2] == 1)
     np.testing.assert_allclose(a, [Xu[:, 0] @ m.distribution_, Xu[:, 1] @ m.distribution_])
@@ -154,7 +154,7 @@ def test_never_reselects_a_measured_candidate():
     m = MWEM(epsilon=1.0, random_state=0, **_BIN, rounds=TableRounds(n_iter=6)).fit(X)
     assert len(set(m.selected_)) == len(m.selected_) == 6
     m = MWEM(epsilon=1.0, random_state=0, **_BIN, rounds=TableRounds(n_iter=50)).fit(X)
-    assert m.n_iter_ == 6  # capped at the number of tables
+    assert m.n_iter_ == 6 + 4  # capped at the number of tables (2- and 1-way)
 
 
 def test_accountant_charged_once_and_refuses_over_budget():
@@ -415,7 +415,9 @@ def test_auto_grid_follows_epsilon_and_the_public_n_only():
     rng = np.random.default_rng(0)
     X, other = rng.uniform(size=(5000, 2)), rng.beta(5, 1, size=(5000, 2))
     grids = [_auto_grid(X, epsilon=eps) for eps in (0.1, 1.0, 10.0)]
-    assert grids == [(6, 6), (17, 17), (55, 55)]  # the documented rule of n_bins
+    # the documented rule of n_bins: the 2-way table and two 1-way tables, b^2 + 2 b
+    # cells, within n eps 0.7 / (8 sqrt 2) (309 at eps = 1: b = 16)
+    assert grids == [(6, 6), (16, 16), (54, 54)]
     assert _auto_grid(other, epsilon=1.0) == grids[1]  # the rows' values play no part
     assert _auto_grid(X[:500], epsilon=1.0)[0] < grids[1][0]
 

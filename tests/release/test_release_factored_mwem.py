@@ -64,7 +64,7 @@ def test_factored_and_dense_agree_exactly_on_a_small_universe(update):
 
 def test_factored_model_stays_within_the_size_cap():
     # all 15 two-way tables measured would need the full 729-float joint
-    est = _fit(200, rounds=TableRounds(n_iter=15, n_passes=1))
+    est = _fit(200, queries="marginals", rounds=TableRounds(n_iter=15, n_passes=1))
     assert isinstance(est.model_, FactoredModel)
     assert est.model_.size <= 200
     assert 0 < est.n_iter_ < 15  # stopped when no table fit any more
@@ -146,6 +146,7 @@ def test_table_mw_passes_converge_to_a_precise_measurement_wherever_the_mass_sit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the seed
             mw = MWEM(epsilon=1e4, bounds=(0, 10), levels={0: int, 1: int},
-                      random_state=0, rounds=TableRounds(n_passes=n_passes)).fit(X)
+                      queries="marginals", random_state=0,
+                      rounds=TableRounds(n_passes=n_passes)).fit(X)
         gaps.append(np.max(np.abs(mw.answer() - mw.measurements_[0].ravel())))
     assert gaps[1] < gaps[0] / 5 and gaps[1] < 0.005

@@ -344,15 +344,15 @@ def test_clone_keeps_parameters():
 
 
 def test_per_query_baselines_do_not_build_a_grid():
-    # 30 ten-level attributes: the grid would have 1e30 points; the 2-way marginals
-    # are 435 tables of 100 cells, counted straight from the rows
+    # 30 ten-level attributes: the grid would have 1e30 points; the 1- and 2-way
+    # marginals are 30 tables of 10 cells and 435 of 100, counted straight from the rows
     rng = np.random.default_rng(0)
     X = rng.integers(0, 10, size=(200, 30)).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # nothing data-dependent
         est = LaplacePerQuery(sensitivity="structured", levels=int,
                               bounds=(0, 9)).fit(X)
-    assert est.n_queries_ == 435 * 100
+    assert est.n_queries_ == 30 * 10 + 435 * 100
     # (SmoothMWEM keeps such a grid factored: tests/release/test_release_factored_mwem.py)
 
 

@@ -12,6 +12,8 @@ from sksmooth.release import (
     GaussianPerQuery,
     LaplacePerQuery,
     MWEM,
+    ProjectedSmoothMWEM,
+    SmoothMWEM,
     SubsampledNetMechanism,
 )
 from sksmooth.exceptions import RemovalWarning
@@ -95,12 +97,19 @@ def _integer_table(n=300, seed=0):
                          "score": rng.uniform(0, 1, n)})
 
 
-@pytest.mark.parametrize("make", [
-    lambda: AdaptiveMarginalSynthesizer(levels={"age": int, "kind": 3}, method="mst",
-                                        bounds={"age": (17, 90), "score": (0, 1)}),
-    lambda: MWEM(levels={"age": int, "kind": 3},
-                 bounds={"age": (17, 90), "score": (0, 1)}),
-])
+_INTEGER_SCHEMA = dict(levels={"age": int, "kind": 3}, bounds={"age": (17, 90), "score": (0, 1)})
+# one per synthesizer family (the per-query baselines release answers, not rows)
+_INTEGER_SYNTHESIZERS = [
+    lambda: AdaptiveMarginalSynthesizer(method="mst", **_INTEGER_SCHEMA),
+    lambda: AdaptiveMarginalSynthesizer(method="aim", **_INTEGER_SCHEMA),
+    lambda: MWEM(**_INTEGER_SCHEMA),
+    lambda: SmoothMWEM(sigma=0.5, n_bins=8, **_INTEGER_SCHEMA),
+    lambda: ProjectedSmoothMWEM(sigma=0.5, n_bins=8, **_INTEGER_SCHEMA),
+    lambda: SubsampledNetMechanism(**_INTEGER_SCHEMA),
+]
+
+
+@pytest.mark.parametrize("make", _INTEGER_SYNTHESIZERS)
 def test_columns_declared_integer_come_back_as_integers(make):
     # issue 36: the synthesizers returned float64 for integer input columns
     df = _integer_table()
@@ -116,6 +125,22 @@ def test_columns_declared_integer_come_back_as_integers(make):
     plain = AdaptiveMarginalSynthesizer(levels={"kind": 3}, method="mst",
                                         bounds={"age": (17, 90), "score": (0, 1)})
     assert plain.fit(df).sample(5)["age"].dtype == np.dtype(float)
+
+
+@pytest.mark.parametrize("make", _INTEGER_SYNTHESIZERS)
+def test_declared_integers_come_back_as_integers_from_streams_and_arrays(make):
+    df = _integer_table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stream = make()
+        for chunk in (df.iloc[:150], df.iloc[150:]):
+            stream.partial_fit(chunk)
+        rows = getattr(stream, "release", lambda: stream)().sample(100)
+        # an ndarray holds one dtype: a declared-integer column holds whole numbers
+        array = make().set_params(levels={0: int, 1: 3}, bounds=((17, 0, 0), (90, 2, 1)))
+        values = array.fit(df.to_numpy(dtype=float)).sample(100)
+    assert rows.dtypes["age"] == rows.dtypes["kind"] == np.dtype(np.int64)
+    assert np.array_equal(values[:, :2], np.rint(values[:, :2]))
 
 
 def test_integer_levels_need_a_range_holding_an_integer():
