@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_array, validate_data
 
 from .exceptions import DataConversionWarning
 
-__all__ = ["read_numbers", "read_shown_numbers", "read_labels", "read_table", "as_floats", "level_codes",
-           "is_missing", "same_values", "labels_equal", "distinct_labels",
+__all__ = ["read_numbers", "read_shown_numbers", "read_labels", "read_table", "as_floats",
+           "level_codes", "is_missing", "same_values", "labels_equal", "distinct_labels",
            "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
            "read_sample_weight"]
 

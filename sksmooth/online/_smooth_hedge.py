@@ -16,13 +16,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import atomic_update, forget_fit
-from .._constraints import (BOUNDS, RANDOM_STATE, InstanceOf, Integer, NoneValue,
+from .._constraints import (BOUNDS, RANDOM_STATE, READ_FROM_DATA, InstanceOf, Integer, NoneValue,
                             Options, Param, Real, validated_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._untrusted import read_shown_numbers
-from .._validation import (BOUNDS_HINT, public_box, check_generator, check_public_classes,
-                           check_same_classes, clip_to_bounds)
+from .._validation import (BOUNDS_HINT, check_generator, check_public_classes,
+                           check_same_classes, clip_to_bounds, public_box, reads_data)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
 from ..exceptions import DefaultsWarning, PrivacyWarning
@@ -239,11 +239,12 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     learning_rate : 'auto' or float > 0, default='auto'
         Hedge's eta; 'auto' is ``sqrt(8 ln K / T)`` (``sigma='auto'``:
         ``K`` is 8 times the finest grid's size).
-    bounds : tuple (lower, upper), dict or None, default=None
+    bounds : tuple (lower, upper), dict, 'data' or None, default=None
         Public domain box (scalars or per-feature arrays, or ``{column:
         (lower, upper)}`` for every column); the reference
         measure for smoothness and for the cover. Rows outside are clipped
-        (counted in ``n_clipped_``). ``None`` takes the box of the first
+        (counted in ``n_clipped_``). ``None`` (or ``'data'``, as the private
+        estimators spell it) takes the box of the first
         batch with a ``PrivacyWarning``: the cover then depends on the data and
         the regret bound's assumptions are not met.
     max_experts : int, default=2**21
@@ -388,7 +389,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                                                     "as a float")),
         "gamma": (Options("auto"), Real(0.0, 1.0, closed="neither")),
         "learning_rate": (Options("auto"), Real(0.0, np.inf, closed="neither")),
-        "bounds": Param((NoneValue(), BOUNDS), hint=BOUNDS_HINT),
+        "bounds": Param((NoneValue(), READ_FROM_DATA, BOUNDS), hint=BOUNDS_HINT),
         "max_experts": Integer(2, high=2 ** 26, cap_reason="memory: a few floats per "
                                                            "hypothesis, about 2 GB"),
         "max_expert_rounds": Integer(1, high=10 ** 13, cap_reason="time: about a day at "
@@ -541,16 +542,17 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 f"{_ONE_VS_REST_MAX_FEATURES} features use PerturbedERMClassifier(bounds=..., "
                 "classes=...).partial_fit (logistic regression on the public box: 0.44x).",
                 DefaultsWarning, stacklevel=4)
-        if params["bounds"] is None:
+        if reads_data(params["bounds"]):
             warnings.warn(
-                "SmoothHedgeClassifier: bounds=None takes the domain box from the first "
+                f"SmoothHedgeClassifier: bounds={params['bounds']!r} takes the domain box from "
+                "the first "
                 "batch, so the cover depends on the data and the regret bound's "
                 "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning, stacklevel=4)
         lower, upper = public_box(params["bounds"], X.shape[1], X, private=False,
                                   columns=getattr(self, "feature_names_in_", None))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
-                         bounds_inferred=params["bounds"] is None,
+                         bounds_inferred=reads_data(params["bounds"]),
                          cover_seed=int(check_generator(params["random_state"])
                                         .integers(2 ** 31 - 1)))
         self.classes_ = labels

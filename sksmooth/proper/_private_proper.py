@@ -237,8 +237,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         Failure probability of the accuracy statements (and of the
         ``'auto'`` rules of ``Littlestone``).
     bounds : tuple (lower, upper), dict, 'data' or None, default=None
-        Public box of the features (``'exponential'``, ``'noisy_means'``): scalars
-        or per-feature arrays, or ``{column: (lower, upper)}`` for every column. Rows are mapped into
+        Public box of the features (``'exponential'``, ``'noisy_means'``):
+        scalars or per-feature arrays, or ``{column: (lower, upper)}`` for
+        every column. Rows are mapped into
         it (NaN to the centre, the rest clipped; never refused). ``None`` is
         refused at ``fit`` where a box is needed, naming the private
         alternatives :func:`sksmooth.datasets.published_bounds` and

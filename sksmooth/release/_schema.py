@@ -35,8 +35,8 @@ from ._columns import (
     undeclared_levels_error,
 )
 
-__all__ = ["TableSchema", "CLASSES", "DEFAULT_N_BINS", "LEVELS", "check_levels", "declared_level_columns",
-           "is_dataframe", "RemovedLevels"]
+__all__ = ["TableSchema", "CLASSES", "DEFAULT_N_BINS", "LEVELS", "check_levels",
+           "declared_level_columns", "is_dataframe", "RemovedLevels"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
 LEVELS_FORMS = ("int (the integers between the bounds), a sequence (one entry per column) "

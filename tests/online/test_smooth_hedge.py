@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import sksmooth.online._hedge as hedge_module
 from sksmooth.classes import Halfspaces, Thresholds
 from sksmooth.metrics._regret import regret
-from sksmooth.exceptions import DefaultsWarning
+from sksmooth.exceptions import DefaultsWarning, PrivacyWarning
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._smooth_hedge import lemma_3_2_bound
 from sksmooth.streams import SmoothedHalfspaceAdversary, SmoothedThresholdAdversary
@@ -504,6 +504,19 @@ def test_guarantee_reports_how_the_bounds_were_obtained():
     public = SmoothHedgeClassifier(sigma=0.1, bounds=(0.0, 1.0)).fit(X, y)
     assert any("public inputs only" in a for a in public.guarantee_.assumptions_certified)
     assert not any("first batch" in a for a in public.guarantee_.assumptions_not_certified)
+
+
+def test_bounds_data_is_spelled_as_in_the_private_estimators_and_means_bounds_none():
+    # 'data' was refused here while every other estimator took it (vocabulary review)
+    X, y = stream_data(200, d=2)
+    with pytest.warns(PrivacyWarning, match="bounds='data' takes the domain box from the first"):
+        spelled = SmoothHedgeClassifier(hypotheses="stumps", bounds="data").fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unset = SmoothHedgeClassifier(hypotheses="stumps").fit(X, y)
+    np.testing.assert_array_equal(spelled.bounds_, unset.bounds_)
+    np.testing.assert_array_equal(spelled.predict(X), unset.predict(X))
+    assert any("first batch" in a for a in spelled.guarantee_.assumptions_not_certified)
 
 
 def test_later_partial_fit_accepts_y_like_the_first():
