@@ -78,10 +78,15 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     AIM's score: the weighted L1 error minus its expected measurement noise
     ``sqrt(2/pi) sigma |cells|``. The cap depends only on released
     quantities (the measured sets), so restricting to eligible tables is
-    free. Eligibility is checked lazily: a drawn ineligible table is removed
-    and the mechanism redrawn over the rest; by the choice axiom of the
-    exponential mechanism the result has exactly the law of the mechanism
-    over the eligible set.
+    free. Eligibility is checked lazily: a batch of independent draws of the
+    mechanism over the candidates still alive is read in order, the first
+    eligible draw is the pick; otherwise the ineligible tables drawn are
+    removed and a batch is drawn over the rest. The first eligible draw of
+    an i.i.d. sequence, and (choice axiom) a draw after removing ineligible
+    tables, both have exactly the law of the mechanism over the eligible
+    set. Each candidate's eligibility is computed once; the batches (1, 4,
+    16, then 64 draws: their size does not change the law) save the
+    sampler's per-call cost when many drawn tables do not fit.
     """
     errors = _errors(fitter, tables)
     weights = np.asarray(weights, dtype=float)
@@ -89,13 +94,16 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
                           for attrs in tables])
     l1 = fitter.budget.neighbouring.l1
     alive = np.ones(len(tables), dtype=bool)
+    draws = 1
     while True:
         index = np.flatnonzero(alive)
-        pick = index[select_exact(errors[alive], weights[alive], penalties[alive], l1,
-                                  epsilon, rng)]
-        if fitter.model.fits(tables[pick], size_limit):
-            return tables[pick]
-        alive[pick] = False
+        for pick in index[select_exact(errors[alive], weights[alive], penalties[alive], l1,
+                                       epsilon, rng, size=draws)]:
+            if alive[pick]:
+                if fitter.model.fits(tables[pick], size_limit):
+                    return tables[pick]
+                alive[pick] = False
+        draws = min(4 * draws, 64)
 
 
 

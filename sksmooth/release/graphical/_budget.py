@@ -198,8 +198,9 @@ def integer_l1_error(expected, counts):
     return int(np.abs(public - SCORE_SCALE * np.asarray(counts, dtype=np.int64)).sum())
 
 
-def select_exact(errors, weights, penalties, l1, epsilon, rng):
-    """Index drawn by the exponential mechanism on ``w_r (err_r - pen_r)``, exactly.
+def select_exact(errors, weights, penalties, l1, epsilon, rng, size=None):
+    """Index drawn by the exponential mechanism on ``w_r (err_r - pen_r)``, exactly
+    (``size``: that many independent draws, an array).
 
     ``errors`` are :func:`integer_l1_error` values; ``weights`` (> 0) and
     ``penalties`` (in counts) are public and are rounded to integers on a
@@ -214,8 +215,9 @@ def select_exact(errors, weights, penalties, l1, epsilon, rng):
     scores = a * np.asarray(errors, dtype=np.int64) - b
     if float(l1) != int(l1):
         raise ValueError(f"the table L1 sensitivity must be an integer, got {l1}.")
-    return int(exact_exponential_mechanism(scores, epsilon,
-                                           WEIGHT_SCALE * SCORE_SCALE * int(l1), rng))
+    picks = exact_exponential_mechanism(scores, epsilon, WEIGHT_SCALE * SCORE_SCALE * int(l1),
+                                        rng, size=size)
+    return int(picks) if size is None else picks.tolist()
 
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import sksmooth.release.graphical._aim as aim
 import sksmooth.release.graphical._budget as budget
 from sksmooth.release.graphical._aim import candidate_tables, select_and_measure
 from sksmooth.release.graphical._budget import ADD_REMOVE, SUBSTITUTION
@@ -118,3 +119,41 @@ def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding
     # rounding: weights to 1/1024 of max, model counts to 2^-16, penalties to a unit
     np.testing.assert_allclose(exact, real, atol=0.02 * np.abs(real).max())
     assert seen["scores"].dtype == np.int64
+
+
+@pytest.mark.slow
+def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeypatch):
+    """The rejection loop (batched i.i.d. draws, first eligible kept) draws each eligible
+    table with the exponential mechanism's probability over the eligible ones only,
+    and asks each table's eligibility at most once per selection."""
+    codes, shape = small_data()
+    fitter = budget.start_fitter(codes, shape, 1.0, np.random.default_rng(0), ADD_REMOVE, 5)
+    tables, weights = candidate_tables([(t, 1.0) for t in itertools.combinations(range(5), 2)], 5)
+    errors = np.arange(len(tables), dtype=np.int64) * budget.SCORE_SCALE * 3
+    monkeypatch.setattr(aim, "_errors", lambda fitter, tables: errors)
+    eligible = {t: i % 3 != 2 and i != len(tables) - 1 for i, t in enumerate(tables)}
+    asked = []
+
+    def fits(attrs, size_limit):
+        asked.append(attrs)
+        return eligible[attrs]
+
+    monkeypatch.setattr(fitter.model, "fits", fits)
+    sigma, epsilon, rng = 0.5, 1.0, np.random.default_rng(1)
+    a = np.rint(weights / weights.max() * budget.WEIGHT_SCALE)
+    b = np.rint(a * budget.SCORE_SCALE * aim._EXPECTED_ABS_NORMAL * sigma
+                * np.array([budget.table_size(shape, t) for t in tables]))
+    scores = (a * errors - b) / (budget.WEIGHT_SCALE * budget.SCORE_SCALE)
+    mask = np.array([eligible[t] for t in tables])
+    law = np.where(mask, np.exp(epsilon * (scores - scores.max()) / 2), 0.0)
+    law /= law.sum()
+    n_draws = 1500
+    seen = np.zeros(len(tables))
+    for _ in range(n_draws):
+        asked.clear()
+        seen[tables.index(aim._select(fitter, tables, weights, sigma, epsilon, 1e9, rng))] += 1
+        assert len(asked) == len(set(asked))
+    assert seen[~mask].sum() == 0
+    # every eligible table's frequency within 4.5 standard errors of its probability
+    se = np.sqrt(law * (1 - law) / n_draws)
+    assert np.all(np.abs(seen / n_draws - law) <= 4.5 * se + 1e-12), (seen / n_draws, law)
