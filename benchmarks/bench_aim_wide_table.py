@@ -19,12 +19,14 @@ Run from the repository root::
     PYTHONPATH=$PWD python benchmarks/bench_aim_wide_table.py [--rows 100000] [--label after]
         [--peer]
 
-Writes ``benchmarks/results/aim_wide_table.json`` (one entry per ``--label``,
-earlier entries of other labels kept, so a before/after pair sits side by side).
+Writes ``benchmarks/results/aim_wide_table.json`` after each run (one entry per
+``--label``, earlier entries of other labels kept, so a before/after pair sits side
+by side), with the machine's 1-minute load average when the run ended.
 """
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import tempfile
@@ -81,22 +83,31 @@ def main():
     args = parser.parse_args()
     n_levels = 10
     X = wide_table(args.rows, n_levels=n_levels)
-    entries = [{"label": args.label, "rows": args.rows, "seed": args.seed,
-                **run(X, n_levels, 1.0, args.seed, delta=1e-9)}]
-    print(json.dumps(entries[-1]), flush=True)
-    if args.peer:
-        entries.append({"label": "reference-mst", "rows": args.rows, "seed": args.seed,
-                        **reference_mst(X, n_levels, args.seed)})
-        print(json.dumps(entries[-1]), flush=True)
-    old = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
-    keys = {(e["label"], e["rows"], e["seed"]) for e in entries}
-    runs = [r for r in old if (r["label"], r["rows"], r["seed"]) not in keys] + entries
+    save({"label": args.label, "rows": args.rows, "seed": args.seed,
+          **run(X, n_levels, 1.0, args.seed, delta=1e-9), "load_1min": load()})
+    if args.peer:  # saved after ours: a long peer run does not hold our numbers back
+        save({"label": "reference-mst", "rows": args.rows, "seed": args.seed,
+              **reference_mst(X, n_levels, args.seed), "load_1min": load()})
+
+
+def load():
+    """The machine's 1-minute load average when a run ends (wall seconds depend on it)."""
+    return round(os.getloadavg()[0], 1)
+
+
+def save(entry):
+    """Print ``entry`` and write it to the results, replacing a run of the same label."""
+    print(json.dumps(entry), flush=True)
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    key = (entry["label"], entry["rows"], entry["seed"])
+    runs = [r for r in old.get("runs", []) if (r["label"], r["rows"], r["seed"]) != key]
     RESULTS.write_text(json.dumps({
         "description": __doc__.split("\n\n")[0] + " " + __doc__.split("\n\n")[1],
-        "table": {"columns": 40, "levels": n_levels, "epsilon": 1.0, "delta": 1e-9,
+        "table": {"columns": 40, "levels": 10, "epsilon": 1.0, "delta": 1e-9,
                   "workload": "all 2-way"},
         "python": platform.python_version(), "machine": platform.machine(),
-        "runs": runs}, indent=1) + "\n")
+        "runs": runs + [entry],
+        **{k: v for k, v in old.items() if k == "load_note"}}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
