@@ -138,7 +138,9 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     product = np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), np.float32)
     sure, maybe = (np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), bool) for _ in range(2))
     close_pairs = [(np.zeros(0, np.intp), ids[:0], 0)]  # (rows, concepts, label): |p| < E
-    for label in np.flatnonzero(total):
+    # no fast concept (e.g. a row beyond 2^60): no float32 copy of the rows, whose
+    # overflow warning would show a private value's size
+    for label in np.flatnonzero(total) if ids.size else ():
         rows = np.flatnonzero(y_codes == label)
         points = np.ones((len(rows), d + 1), np.float32)
         points[:, :d] = X[rows]
@@ -169,11 +171,13 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
 def _reference_inside(X, coef, intercept):
     """``x @ w >= -b`` for broadcast rows ``X``, concepts ``coef`` and ``intercept``, the
     float64 sum taken in feature order (elementwise ufuncs: a row gets the same bits
-    wherever it sits in the data)."""
-    total = X[..., 0] * coef[..., 0]
-    for k in range(1, X.shape[-1]):
-        total = total + X[..., k] * coef[..., k]
-    return total >= -intercept
+    wherever it sits in the data). Overflow gives +-inf or NaN (outside), unwarned: a
+    warning would tell whether some private value is huge."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = X[..., 0] * coef[..., 0]
+        for k in range(1, X.shape[-1]):
+            total = total + X[..., k] * coef[..., k]
+        return total >= -intercept
 
 
 def label_pairs(n_classes):

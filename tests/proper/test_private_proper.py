@@ -151,6 +151,22 @@ def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
         assert np.abs(change).max() <= 1 and not np.delete(change, y[row], axis=1).any()
 
 
+def test_halfspace_counts_warn_the_same_for_rows_beyond_the_float32_range():
+    """Rows beyond float32's range or whose products overflow float64 (inside public
+    bounds of 1e300) are counted by the float64 reference alone, with no 'overflow'
+    RuntimeWarning: it would show the analyst, uncharged, a private value's size."""
+    concepts = HalfspaceConcepts(np.array([[1.0, -1.0], [0.5, 2.0], [1e10, -1.0]]),
+                                 np.array([0.0, -1.0, 0.0]))
+    X = np.array([[1e39, 0.0], [0.3, 0.2], [-2.0, 5.0], [1e300, -1e300]])
+    y = np.array([0, 1, 1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        counts = label_counts(concepts, X, y, 2)
+    own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
+    np.testing.assert_array_equal(counts.inside, np.stack([own[y == 0].sum(0),
+                                                           own[y == 1].sum(0)], axis=1))
+
+
 def test_halfspace_counts_build_no_rows_by_concepts_matrix():
     """Counting 4000 rows against 4000 halfspaces allocates far less than one
     (rows x concepts) bool matrix (16 MB); the evaluation did (float64: 128 MB)."""
