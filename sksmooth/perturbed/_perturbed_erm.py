@@ -543,7 +543,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 and not cal.not_private:  # fit checked the plan
             params["accountant"].check(epsilon, params["delta"], neighbouring="substitution")
         if not cal.not_private:  # opted in: guarantee_ says it has no guarantee
-            self._warn_plan(problems, cal, eta, len(X), oracle)
+            self._warn_plan(problems, cal, eta, len(X), oracle, epsilon)
         self._log(f"fit: rho={cal.rho:.4g}, G={cal.gaussian_complexity:.4g}, "
                   f"eta={eta:.4g}, epsilon={epsilon:.4g}, m={len(Z)}")
         return _PrivatePlan(oracle, box, Z, cal, eta, epsilon, params["delta"],
@@ -590,7 +590,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         return eta, perturbation_epsilon(eta, rho, delta, G), notes, problems
 
     @staticmethod
-    def _warn_plan(problems, cal, eta, n_rows, oracle):
+    def _warn_plan(problems, cal, eta, n_rows, oracle, epsilon):
         if problems:
             warnings.warn("PerturbedERMClassifier: the privacy claim is NOT certified: "
                           + "; ".join(problems) + ". It is charged as not certified; "
@@ -601,12 +601,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         # fitted only when the calibration is certified.
         excess = 2.0 * eta * cal.gaussian_complexity
         if cal.exact and excess > 0.5 * n_rows:
+            more_epsilon = "epsilon up to 1, " if epsilon < 1 - 1e-9 else ""  # Lemma 2: <= 1
             warnings.warn(
                 f"PerturbedERMClassifier: the calibrated perturbation (2 eta G = "
                 f"{excess:.4g} rows) dominates the n = {n_rows} rows: expect "
                 f"near-chance accuracy. About n = {int(np.ceil(excess / 0.1))} rows are "
-                f"needed for an excess training error of 0.1. To need fewer: epsilon "
-                f"up to 1, a smaller class{_smaller_class(oracle)}, or better "
+                f"needed for an excess training error of 0.1. To need fewer: {more_epsilon}"
+                f"a smaller class{_smaller_class(oracle)}, or better "
                 "sksmooth.PrivateProperClassifier (the exponential mechanism over a "
                 "cover: its excess error grows with log |class| / (epsilon n), with no "
                 "separation constant).", DefaultsWarning, stacklevel=4)

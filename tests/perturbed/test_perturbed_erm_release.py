@@ -137,6 +137,15 @@ def test_noise_that_dominates_n_warns_with_the_n_needed():
     assert np.mean(scores) < 0.72  # it holds: measured .60 over 200 fits (majority .63)
 
 
+@pytest.mark.parametrize("epsilon, advises_more_epsilon", [(0.5, True), (1.0, False)])
+def test_noise_warning_advises_more_epsilon_only_below_the_ceiling(epsilon, advises_more_epsilon):
+    # at the default epsilon=1 (Lemma 2's ceiling) it advised "epsilon up to 1"
+    X, y, bounds = load_breast_cancer_public()
+    with pytest.warns(DefaultsWarning, match="near-chance accuracy") as w:
+        PerturbedERMClassifier(epsilon=epsilon, bounds=bounds, classes=[0, 1]).fit(X, y)
+    assert ("epsilon up to 1" in str(w[-1].message)) == advises_more_epsilon
+
+
 def test_near_chance_is_said_only_of_the_certified_class_fitted():
     # LogisticRegression warned "expect near-chance accuracy" from the calibration
     # of all labelings of Z, then scored .93 (issue 36)
