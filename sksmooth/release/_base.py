@@ -52,9 +52,10 @@ from ._universe import GridUniverse, SampleUniverse
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
 
 MAX_UNIVERSE_CAP = 2**28
-#: sampled points cost far more than grid weights: measured, 2**24 points of 2
-#: features take 1.3 GB and 5 s on 30 rows; 2**26 would not fit a 4 GiB machine
-MAX_SAMPLED_UNIVERSE = 2**24
+#: measured: 2**24 sampled points of 3 columns peaked at 1.3 GB (about 24 bytes
+#: per value in the copies a fit makes); refused above 2 GiB
+_SAMPLED_BYTES_PER_VALUE = 24
+_SAMPLED_UNIVERSE_BYTES = 2**31
 
 
 # ------------------------------------------------------------ parameter checks
@@ -66,8 +67,8 @@ def _check_accountant(value, name):
 COMMON_CONSTRAINTS = {
     "epsilon": EPSILON,
     "queries": Check(check_workload, "a workload name, object, callable or Workload(...)"),
-    "universe": (Options("grid", "sample"), Integer(1, high=MAX_SAMPLED_UNIVERSE, cap_reason=(
-        "memory: about 80 bytes per sampled point of 2 features (1.3 GB at the cap)"))),
+    "universe": (Options("grid", "sample"), Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
+        "memory: a sampled point costs 24 bytes per column"))),
     "n_bins": (Options("auto"), Integer(1, high=2**16, cap_reason=(
         "bins per continuous feature; the grid is also capped by max_universe_size"))),
     "max_universe_size": Integer(1, high=MAX_UNIVERSE_CAP, cap_reason=(
@@ -357,6 +358,12 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if n_points > self.max_universe_size:
             raise ValueError(f"a sampled universe of {n_points} points > max_universe_size="
                              f"{self.max_universe_size}; sample fewer points (universe=int).")
+        n_columns = len(data.lower) + (data.classes is not None)
+        if n_points * n_columns * _SAMPLED_BYTES_PER_VALUE > _SAMPLED_UNIVERSE_BYTES:
+            raise ValueError(
+                f"a sampled universe of {n_points} points of {n_columns} columns needs about "
+                f"{n_points * n_columns * _SAMPLED_BYTES_PER_VALUE / 2**30:.3g} GiB; sample "
+                "fewer points (universe=int).")
         return SampleUniverse(data.lower, data.upper, data.categorical, n_points, rng,
                               data.classes)
 

@@ -199,6 +199,20 @@ def test_sample_universe_halfspaces_and_pickle():
     np.testing.assert_array_equal(m2.answer(), m.answer())
 
 
+@pytest.mark.parametrize("cls", [MWEM, GaussianPerQuery])
+def test_a_sampled_universe_beyond_memory_is_refused_before_any_charge(cls):
+    # 2**28 sampled points of 3 columns would need ~18 GiB (the fuzz over pairs of
+    # extreme values hung on it with max_universe_size raised to the same cap)
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    accountant = BudgetAccountant()
+    est = cls(universe=2**28, max_universe_size=2**28, bounds=(0, 1), classes=[0, 1],
+              accountant=accountant)
+    with pytest.raises(ValueError, match=r"universe of 268435456 points of 3 columns needs "
+                                         r"about 18 GiB.*universe=int"):
+        est.fit(X, np.arange(30) % 2)
+    assert accountant.spent.epsilon == 0 and not hasattr(est, "guarantee_")
+
+
 @pytest.mark.parametrize("measurement, l1", [("table", 2.0), ("query", 1.0)])
 def test_pure_dp_rounds_compose_to_epsilon(measurement, l1):
     # basic composition: T x (selection eps + Laplace eps), Laplace eps = (L1/n) / scale,
