@@ -181,13 +181,16 @@ class PrivateBounds(BaseEstimator):
         X = read_numbers(self, X, dtype=np.float64)
         n, d = X.shape
         epsilon_end = params["epsilon"] / (2 * d)
-        threshold = max(1, int(np.ceil((1.0 - params["tail"]) * n - 3 * 2.0 / epsilon_end)))
+        margin = 3 * 2.0 / epsilon_end
+        threshold = max(1, int(np.ceil((1.0 - params["tail"]) * n - margin)))
         if threshold * epsilon_end < 4.0 * np.log(len(grid)):  # public: n, d, epsilon
+            # the same condition on n: (1 - tail) n epsilon_end - 6 < 4 log(grid size)
+            needed = (4.0 * np.log(len(grid)) + margin * epsilon_end) / (1.0 - params["tail"])
             warnings.warn(
                 f"PrivateBounds: epsilon={params['epsilon']:g} over {2 * d} ends leaves "
                 f"{epsilon_end:.3g} each, too little for n={n} rows on {len(grid)} "
-                f"candidates (n * epsilon per end = {threshold * epsilon_end:.3g}, needs about "
-                f"{4.0 * np.log(len(grid)):.3g}): the ends may stop far from the data. Give "
+                f"candidates (n * epsilon per end = {n * epsilon_end:.3g}, needs about "
+                f"{needed:.3g}): the ends may stop far from the data. Give "
                 "more epsilon, fewer features, or a smaller public grid.",
                 DefaultsWarning, stacklevel=2)
         # counts[c, j] = #{i : X[i, j] <= grid[c]}: a sorted column and searchsorted

@@ -85,6 +85,14 @@ def test_warns_from_public_inputs_when_the_budget_per_end_is_too_small():
         PrivateBounds(epsilon=1.0).fit(_ages())
 
 
+def test_the_budget_warning_states_n_times_epsilon_per_end_truly():
+    # wine's shape: it printed "n * epsilon per end = 0.0385" for 133 * 1/26 = 5.12
+    X = np.random.default_rng(0).uniform(size=(133, 13))
+    with pytest.warns(DefaultsWarning, match="epsilon per end") as w:
+        PrivateBounds(epsilon=1.0).fit(X)
+    assert "n * epsilon per end = 5.12," in str(w[-1].message)
+
+
 def test_a_public_grid_bounds_the_answers():
     grid = np.arange(0.0, 101.0)
     lower, upper = PrivateBounds(epsilon=2.0, grid=grid).fit(_ages()).bounds_
