@@ -424,7 +424,11 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True, column
         ranges = bounds_by_column(bounds, n_features, columns, name)
         missing = [j for j, pair in enumerate(ranges) if pair is None]
         if missing:
-            raise no_range_error(missing[0] if columns is None else columns[missing[0]], name)
+            column = missing[0] if columns is None else columns[missing[0]]
+            raise no_range_error(column, name, (
+                f", or encode it first if it holds texts or categories (numbers only are "
+                f"read): make_column_transformer((OneHotEncoder(), [{column!r}]), "
+                f"remainder='passthrough')"))
         return tuple(np.array(side, dtype=float) for side in zip(*ranges))
     lower, upper = check_bounds_pair(bounds, name)
     try:

@@ -373,6 +373,19 @@ def test_every_estimator_takes_bounds_per_column_with_the_pair_meaning(make):
         outcome({"age": (20, 60)})
 
 
+@pytest.mark.parametrize("make", [
+    lambda b: PrivateProperClassifier(bounds=b, classes=[0, 1]),
+    lambda b: PublicBoundsScaler(bounds=b)])
+def test_a_column_without_a_range_names_encoding_as_the_fix_for_categories(make):
+    # a newcomer's table with a Categorical column was told only to give it a range
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"age": [30.0, 40.0, 50.0, 60.0],
+                      "region": pd.Categorical(["north", "south", "east", "north"])})
+    with pytest.raises(ValueError, match=r"no range for column 'region'.*encode it first.*"
+                                         r"OneHotEncoder\(\), \['region'\]"):
+        make({"age": (20, 70)}).fit(X, [0, 1, 0, 1])
+
+
 def test_box_with_one_flat_feature_is_accepted():
     lower, upper = check_box_has_width(np.array([0.0, 1.0]), np.array([0.0, 2.0]))
     assert upper[1] == 2.0
