@@ -427,8 +427,9 @@ def check_bounds(bounds, n_features, X=None, name="bounds", private=True, column
             column = missing[0] if columns is None else columns[missing[0]]
             raise no_range_error(column, name, (
                 f", or encode it first if it holds texts or categories (numbers only are "
-                f"read): make_column_transformer((OneHotEncoder(), [{column!r}]), "
-                f"remainder='passthrough')"))
+                f"read), by its public levels: make_column_transformer((OneHotEncoder("
+                f"categories=[levels], sparse_output=False), [{column!r}]), "
+                f"remainder='passthrough'), each encoded column in (0, 1)"))
         return tuple(np.array(side, dtype=float) for side in zip(*ranges))
     lower, upper = check_bounds_pair(bounds, name)
     try:
