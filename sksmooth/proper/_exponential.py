@@ -137,7 +137,7 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
               for c in range(0, len(ids), _HALFSPACE_CONCEPTS)]
     product = np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), np.float32)
     sure, maybe = (np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), bool) for _ in range(2))
-    close_pairs = [(np.zeros(0, np.intp), ids[:0], 0)]  # (rows, concepts, label): |p| < E
+    close = _ClosePairs(inside, X, coef, intercept)
     # no fast concept (e.g. a row beyond 2^60): no float32 copy of the rows, whose
     # overflow warning would show a private value's size
     for label in np.flatnonzero(total) if ids.size else ():
@@ -156,16 +156,37 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
                 n_above = np.add.reduce(above.view(np.uint8), axis=0, dtype=np.uint8)
                 n_near = np.add.reduce(near.view(np.uint8), axis=0, dtype=np.uint8)
                 count += n_above
-                close = np.flatnonzero(n_near != n_above)
-                if close.size:
-                    r, c = np.nonzero(near[:, close] > above[:, close])
-                    close_pairs.append((rows[start + r], concepts[close[c]], label))
-            inside[concepts, label] = count
-    rows, concepts, labels = (np.concatenate(a) for a in zip(*(
-        (r, c, np.full(len(r), label)) for r, c, label in close_pairs)))
-    np.add.at(inside, (concepts, labels),
-              _reference_inside(X[rows], coef[concepts], intercept[concepts]))
+                some = np.flatnonzero(n_near != n_above)
+                if some.size:
+                    r, c = np.nonzero(near[:, some] > above[:, some])
+                    close.add(rows[start + r], concepts[some[c]], label)
+            inside[concepts, label] += count
+    close.flush()
     return inside
+
+
+class _ClosePairs:
+    """The (row, concept) pairs within the margin, added to ``inside`` by the reference
+    every ``2^16`` pairs: memory bounded however many rows sit on boundaries."""
+
+    _LIMIT = 1 << 16
+
+    def __init__(self, inside, X, coef, intercept):
+        self.inside, self.X, self.coef, self.intercept = inside, X, coef, intercept
+        self.pending, self.size = [], 0
+
+    def add(self, rows, concepts, label):
+        self.pending.append((rows, concepts, np.full(len(rows), label)))
+        self.size += len(rows)
+        if self.size >= self._LIMIT:
+            self.flush()
+
+    def flush(self):
+        if self.pending:
+            rows, concepts, labels = (np.concatenate(a) for a in zip(*self.pending))
+            np.add.at(self.inside, (concepts, labels), _reference_inside(
+                self.X[rows], self.coef[concepts], self.intercept[concepts]))
+        self.pending, self.size = [], 0
 
 
 def _reference_inside(X, coef, intercept):

@@ -185,6 +185,25 @@ def test_halfspace_counts_build_no_rows_by_concepts_matrix():
     assert peak < 4_000_000
 
 
+def test_halfspace_counts_memory_is_bounded_when_rows_sit_on_every_boundary():
+    """Rows at a point every concept passes through (NaN rows mapped to the centre of a
+    symmetric box, homogeneous halfspaces) are all decided by the reference: memory
+    stays bounded by the blocks (it held all 4e6 such pairs at once: ~290 MB)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    concepts = HalfspaceConcepts(rng.normal(size=(1000, 2)), np.zeros(1000))
+    X, y = np.zeros((4000, 2)), rng.integers(0, 2, 4000)
+    tracemalloc.start()
+    try:
+        counts = label_counts(concepts, X, y, 2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(counts.inside, np.tile(np.bincount(y), (1000, 1)))
+    assert peak < 40_000_000
+
+
 def test_multiclass_wine_releases_a_multiclass_stump():
     X, y = load_wine(return_X_y=True)
     bounds = (X.min(0), X.max(0))
