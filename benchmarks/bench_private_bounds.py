@@ -81,11 +81,15 @@ def summarise(X, lowers, uppers):
 
 def compare(X, epsilon, rng):
     d = X.shape[1]
-    ours = [private_bounds(X, epsilon) for _ in range(TRIALS)]
     theirs = [list(zip(*(smartnoise_approx_bounds(X[:, j], epsilon / d, rng)
                          for j in range(d)))) for _ in range(TRIALS)]
+    try:
+        ours = [private_bounds(X, epsilon) for _ in range(TRIALS)]
+    except ValueError as refusal:  # too little budget per end, decided from n, d, epsilon
+        ours = {"refused": str(refusal)}
     return {
-        "PrivateBounds": summarise(X, [o[0] for o in ours], [o[1] for o in ours]),
+        "PrivateBounds": ours if isinstance(ours, dict) else
+        summarise(X, [o[0] for o in ours], [o[1] for o in ours]),
         "smartnoise_approx_bounds": summarise(X, [t[0] for t in theirs],
                                               [t[1] for t in theirs]),
     }
@@ -101,7 +105,7 @@ def main():
             row = {"n": n, "epsilon": epsilon, **compare(ages, epsilon, rng)}
             out["age_column_17.5_to_42"].append(row)
             print(f"ages n={n} eps={epsilon}: PrivateBounds upper median "
-                  f"{row['PrivateBounds']['upper_median'][0]}, smartnoise "
+                  f"{row['PrivateBounds'].get('upper_median', ['refused'])[0]}, smartnoise "
                   f"{row['smartnoise_approx_bounds']['upper_median'][0]}")
     tables = {"breast_cancer": load_breast_cancer, "wine": load_wine, "iris": load_iris,
               "diabetes": lambda: load_diabetes(scaled=False)}
@@ -112,11 +116,12 @@ def main():
                    **compare(X, epsilon, rng)}
             for method in ("PrivateBounds", "smartnoise_approx_bounds"):
                 for key in ("lower_median", "upper_median", "upper_p90"):
-                    row[method].pop(key)  # per-feature lists: the summary is enough
+                    row[method].pop(key, None)  # per-feature lists: the summary is enough
             out["sklearn_tables"].append(row)
-            print(f"{name} eps={epsilon}: outside {row['PrivateBounds']['share_of_cells_outside_the_box']}"
+            print(f"{name} eps={epsilon}: outside "
+                  f"{row['PrivateBounds'].get('share_of_cells_outside_the_box', 'refused')}"
                   f" vs {row['smartnoise_approx_bounds']['share_of_cells_outside_the_box']}, "
-                  f"width {row['PrivateBounds']['width_over_range_median']} vs "
+                  f"width {row['PrivateBounds'].get('width_over_range_median', 'refused')} vs "
                   f"{row['smartnoise_approx_bounds']['width_over_range_median']}")
     out["seconds"] = round(time.perf_counter() - start, 1)
     RESULTS.parent.mkdir(exist_ok=True)

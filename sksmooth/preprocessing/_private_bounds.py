@@ -5,7 +5,6 @@ monotone counts, Lyu, Su and Li 2017) on a public grid, the unbounded quantile e
 arXiv:2305.01177): no data-dependent choice before the noise, no bound assumed.
 """
 
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -18,7 +17,6 @@ from .._untrusted import read_numbers
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge
-from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_laplace
 
 __all__ = ["PrivateBounds"]
@@ -81,8 +79,9 @@ class PrivateBounds(BaseEstimator):
     up from it. Accuracy: an end stops near the rank it targets, up to a
     rank error of order ``(2 / epsilon_end) log(candidates passed)``; it
     needs ``n * epsilon_end`` well above ``2 log(grid size)`` (about 13 for
-    the default grid), and a :class:`~sksmooth.exceptions.DefaultsWarning`
-    says so, from the public ``n``, ``d`` and ``epsilon``, when it is not.
+    the default grid): when it is not (decided from the public ``n``, ``d``
+    and ``epsilon``), ``fit`` refuses before any charge, naming the epsilon
+    that would do (at epsilon=1 the box missed every row of wine).
     With the default grid (12% steps) expect the box to exceed the data's
     range by a step or two at each end.
 
@@ -186,13 +185,13 @@ class PrivateBounds(BaseEstimator):
         if threshold * epsilon_end < 4.0 * np.log(len(grid)):  # public: n, d, epsilon
             # the same condition on n: (1 - tail) n epsilon_end - 6 < 4 log(grid size)
             needed = (4.0 * np.log(len(grid)) + margin * epsilon_end) / (1.0 - params["tail"])
-            warnings.warn(
+            raise ValueError(
                 f"PrivateBounds: epsilon={params['epsilon']:g} over {2 * d} ends leaves "
                 f"{epsilon_end:.3g} each, too little for n={n} rows on {len(grid)} "
                 f"candidates (n * epsilon per end = {n * epsilon_end:.3g}, needs about "
-                f"{needed:.3g}): the ends may stop far from the data. Give "
-                "more epsilon, fewer features, or a smaller public grid.",
-                DefaultsWarning, stacklevel=2)
+                f"{needed:.3g}): the box would miss the data. Give epsilon >= "
+                f"{2 * d * needed / n:.3g}, fewer features or a smaller public grid, or "
+                "take bounds from a data dictionary (published_bounds).")
         # counts[c, j] = #{i : X[i, j] <= grid[c]}: a sorted column and searchsorted
         # (NaN sorts last and is never <= a candidate, nor >= one)
         ordered = np.sort(X, axis=0)

@@ -76,21 +76,22 @@ def test_the_box_is_what_every_bounds_parameter_takes():
                             epsilon=2.0).fit(X, y)
 
 
-def test_warns_from_public_inputs_when_the_budget_per_end_is_too_small():
-    X = np.random.default_rng(0).uniform(size=(100, 30))
-    with pytest.warns(DefaultsWarning, match="epsilon"):
-        PrivateBounds(epsilon=1.0).fit(X)
+def test_refuses_from_public_inputs_before_any_charge_when_the_budget_per_end_is_too_small():
+    # wine's shape (133 rows of 13 features at epsilon=1): the box missed every row
+    # of 100% of wine's columns; it printed "n * epsilon per end = 0.0385" for 5.12
+    ledger = BudgetAccountant()
+    box = PrivateBounds(epsilon=1.0, accountant=ledger)
+    X = np.random.default_rng(0).uniform(size=(133, 13))
+    with pytest.raises(ValueError, match=r"n \* epsilon per end = 5.12,.*epsilon >= (\S+),") \
+            as info:
+        box.fit(X)
+    assert ledger.spent.epsilon == 0 and not hasattr(box, "bounds_")
+    enough = float(info.value.args[0].split("epsilon >= ")[1].split(",")[0])
     with warnings.catch_warnings():
         warnings.simplefilter("error", DefaultsWarning)
+        lower, upper = PrivateBounds(epsilon=enough * 1.01).fit(X).bounds_
         PrivateBounds(epsilon=1.0).fit(_ages())
-
-
-def test_the_budget_warning_states_n_times_epsilon_per_end_truly():
-    # wine's shape: it printed "n * epsilon per end = 0.0385" for 133 * 1/26 = 5.12
-    X = np.random.default_rng(0).uniform(size=(133, 13))
-    with pytest.warns(DefaultsWarning, match="epsilon per end") as w:
-        PrivateBounds(epsilon=1.0).fit(X)
-    assert "n * epsilon per end = 5.12," in str(w[-1].message)
+    assert np.all((lower < X.max(0)) & (upper > X.min(0)))  # it meets the data
 
 
 def test_a_public_grid_bounds_the_answers():
