@@ -11,6 +11,7 @@ repeats. Writes ``benchmarks/results/rational_permute_and_flip.json``.
 import argparse
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -19,14 +20,9 @@ import numpy as np
 from sksmooth.mechanisms._exact_selection import rational_permute_and_flip
 
 RESULTS = Path(__file__).resolve().parent / "results" / "rational_permute_and_flip.json"
-EXTREME_INPUTS = [  # (scores, epsilon, sensitivity), as in the tests
-    ([0.0, 1.0, 2.0], 1e-12, 1.0),
-    ([0.0, 1.0, 2.0], 1e6, 1.0),
-    ([-1e300, 1e300, 0.0], 1e6, 1.0),
-    ([5e-324, 0.0, 1e-320], 1e-300, 3.0),
-    ([0.0, 1e308], 1.0, 1e308),
-    ([0.0, 1.0], 1e300, 1e-300),
-]
+# the tests' extreme inputs, read from them so the two lists cannot drift
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "mechanisms"))
+from test_rational_permute_and_flip import EXTREME_INPUTS  # noqa: E402
 
 
 def _cpu(function, repeats):
