@@ -127,9 +127,6 @@ class GridUniverse(_AttributeSchema):
                 codes[:, -1] = level_codes(y, self.classes)
         return codes
 
-    def flat_index(self, codes):
-        return np.ravel_multi_index(tuple(codes.T), self.shape)
-
     def level_values(self, j):
         """Representative feature values of the levels of attribute ``j``."""
         if j == self.n_features:
@@ -140,13 +137,6 @@ class GridUniverse(_AttributeSchema):
             return np.array([self.lower[j]])
         m = self.shape[j]  # bin centres, on halves: finite for any finite bounds
         return grid_threshold(self.lower[j], self.upper[j], np.arange(m) + 0.5, m)
-
-    def bin_edges(self, j):
-        """Bin edges of continuous feature ``j`` (None for categorical)."""
-        if self.categorical[j] or j >= self.n_features:
-            return None
-        m = self.shape[j]
-        return grid_threshold(self.lower[j], self.upper[j], np.arange(m + 1), m)
 
     def decode(self, flat, rng=None, jitter=False):
         """Feature rows (and labels) of universe points given by flat index.

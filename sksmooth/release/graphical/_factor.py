@@ -55,10 +55,6 @@ class Factor:
         """``log sum exp`` of all values (the log of the table's total)."""
         return float(logsumexp(self.values))
 
-    def normalized(self):
-        """The same table scaled to total 1 (log-values shifted)."""
-        return Factor(self.attrs, self.values - self.log_total())
-
     def probabilities(self):
         """The table ``exp(values)`` normalised to sum to 1."""
         return np.exp(self.values - self.log_total())

@@ -182,10 +182,6 @@ class FactoredModel:
         beliefs, _ = calibrate(self.tree, self.clique_potentials())
         return beliefs
 
-    def with_clique_potentials(self, potentials):
-        """Model whose factors are exactly the given clique log-potentials."""
-        return FactoredModel(self.shape, potentials, self.tree)
-
     def dense(self):
         """The full probability vector over the domain (small domains only)."""
         n_cells = math.prod(self.shape)
