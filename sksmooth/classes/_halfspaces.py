@@ -1,8 +1,8 @@
 """Halfspaces (affine and through the origin) and their data-independent covers.
 
 ``method='pairs'`` (2-D: one line per labelling of ``m`` uniform points) and
-``method='sample'`` (random halfspaces, any dimension); both radii are
-estimated by Monte Carlo (``gamma_certified=False``). Theory: Haghtalab,
+``method='sample'`` (random hyperplanes, each in both orientations, any
+dimension); both radii are estimated by Monte Carlo (``gamma_certified=False``). Theory: Haghtalab,
 Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1.
 """
 
@@ -54,6 +54,28 @@ class HalfspaceConcepts(FiniteConcepts):
         super().__init__(coef.shape[1], **metadata)
         self.coef = coef
         self.intercept = intercept
+        self._complements = None
+
+    def complements(self):
+        """Index of each concept's complement ``(-coef[j], -intercept[j])`` (exact
+        negation) in the set, ``-1`` if none; a matching (each index in one pair)."""
+        if self._complements is None and self.n_concepts == 0:
+            self._complements = np.zeros(0, np.intp)
+        if self._complements is None:
+            keys = np.ascontiguousarray(np.column_stack([self.coef, self.intercept]))
+            as_bytes = np.dtype((np.void, keys.shape[1] * keys.itemsize))
+            own, negated = keys.view(as_bytes).ravel(), (-keys).view(as_bytes).ravel()
+            order = np.argsort(own, kind="stable")
+            at = np.minimum(np.searchsorted(own[order], negated), len(own) - 1)
+            partner = np.where(own[order][at] == negated, order[at], -1)
+            hit = np.flatnonzero(partner >= 0)
+            mutual = hit[partner[partner[hit]] == hit]
+            self._complements = np.full(len(own), -1, np.intp)
+            self._complements[mutual] = partner[mutual]
+        return self._complements
+
+    def _after_subset(self, indices):
+        self._complements = None
 
     def _evaluate_chunk(self, X):
         # fl(a + b) >= 0 exactly when a >= -b (a rounded sum keeps the sign of the
@@ -228,14 +250,18 @@ class Halfspaces(ConceptClass):
                 sizes.append(k)
                 k *= 4
             sizes.append(cap)
-        coef_n, icpt_n = _constants(d) if self.fit_intercept else (np.zeros((0, d)), np.zeros(0))
+        coef, icpt = sampler.to_original(*_constants(d)) if self.fit_intercept else \
+            (np.zeros((0, d)), np.zeros(0))
         sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
         fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
         est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
         for size in sizes:
-            c_new, i_new = sampler.sample_unit(size - len(coef_n), rng)
-            coef_n, icpt_n = np.vstack([coef_n, c_new]), np.concatenate([icpt_n, i_new])
-            coef, icpt = sampler.to_original(coef_n, icpt_n)
+            new = size - len(coef)
+            c_new, i_new = sampler.to_original(*sampler.sample_unit((new + 1) // 2, rng))
+            # each hyperplane in both orientations (exact negations: label counts get
+            # a concept's complement from the concept's own products)
+            coef = np.vstack([coef, np.vstack([c_new, -c_new])[:new]])
+            icpt = np.concatenate([icpt, np.concatenate([i_new, -i_new])[:new]])
             cover = HalfspaceConcepts(coef, icpt, **meta)
             est.update(cover)
             gamma_hat, _ = est.estimate(cover)

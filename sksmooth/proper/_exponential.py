@@ -102,7 +102,11 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     that its error is at most ``E`` whatever the BLAS summation order (FMA or not).
     A product at least ``E`` from 0 has the reference's sign; the few within ``E``
     (a fraction of about ``1e-5``) are evaluated by the reference. The counts are
-    the reference's exactly; no (rows x concepts) matrix is built.
+    the reference's exactly; no (rows x concepts) matrix is built. A concept's
+    complement ``(-w_j, -b_j)`` (the covers hold both orientations) is counted from
+    the same products: its reference sum is exactly the negated one (negation is
+    exact and round-to-nearest symmetric), so it is true exactly where the product
+    is below ``-E`` or, within ``E``, where the reference says so.
     """
     coef, intercept = halfspaces.coef, halfspaces.intercept
     d = X.shape[1]
@@ -128,11 +132,15 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     # (flushed or not) within (d + 1) 2^-64; E = (2 d + 8) u bounds their sum with room
     # to spare and is exact in float32
     margin = np.float32((2 * d + 8) * 2.0**-24)
-    ids = np.flatnonzero(fast)
+    partner = halfspaces.complements()
+    paired = fast & (partner >= 0)
+    paired[paired] &= fast[partner[paired]]
+    partner = np.where(paired, partner, -1)
+    ids = np.flatnonzero(fast & ~(paired & (partner < np.arange(len(coef)))))
     weights = np.empty((d + 1, len(ids)), np.float32)
     weights[:d] = (coef[ids] / scale[ids, None]).T
     weights[d] = intercept[ids] / scale[ids]
-    blocks = [(ids[c:c + _HALFSPACE_CONCEPTS],
+    blocks = [(ids[c:c + _HALFSPACE_CONCEPTS], partner[ids[c:c + _HALFSPACE_CONCEPTS]],
                np.ascontiguousarray(weights[:, c:c + _HALFSPACE_CONCEPTS]))
               for c in range(0, len(ids), _HALFSPACE_CONCEPTS)]
     product = np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), np.float32)
@@ -144,8 +152,9 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
         rows = np.flatnonzero(y_codes == label)
         points = np.ones((len(rows), d + 1), np.float32)
         points[:, :d] = X[rows]
-        for concepts, w in blocks:
-            count = np.zeros(len(concepts), np.int64)
+        for concepts, complements, w in blocks:
+            count, not_below = (np.zeros(len(concepts), np.int64) for _ in range(2))
+            twins = np.flatnonzero(complements >= 0)
             for start in range(0, len(rows), _HALFSPACE_ROWS):
                 part = points[start:start + _HALFSPACE_ROWS]
                 m, k = len(part), len(concepts)
@@ -156,11 +165,16 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
                 n_above = np.add.reduce(above.view(np.uint8), axis=0, dtype=np.uint8)
                 n_near = np.add.reduce(near.view(np.uint8), axis=0, dtype=np.uint8)
                 count += n_above
+                not_below += n_near
                 some = np.flatnonzero(n_near != n_above)
                 if some.size:
                     r, c = np.nonzero(near[:, some] > above[:, some])
                     close.add(rows[start + r], concepts[some[c]], label)
+                    twin = complements[some[c]] >= 0
+                    close.add(rows[start + r[twin]], complements[some[c[twin]]], label)
             inside[concepts, label] += count
+            # the complement: rows below -E, plus its close pairs (added above)
+            inside[complements[twins], label] += len(rows) - not_below[twins]
     close.flush()
     return inside
 

@@ -47,6 +47,19 @@ def test_sampled_cover_stops_at_gamma_and_warns_when_capped():
     assert capped.n_concepts == 50 and capped.gamma > 0.01
 
 
+@pytest.mark.parametrize("fit_intercept, size", [(True, 301), (False, 100)])
+def test_sampled_cover_holds_each_hyperplane_in_both_orientations(fit_intercept, size):
+    """Exact negations, so that label counts take a concept's complement from the
+    concept's own products (half the work)."""
+    cover = Halfspaces(fit_intercept=fit_intercept).cover(
+        bounds=(-1.0, 2.0), n_features=3, max_size=size, random_state=0, n_mc_targets=20)
+    partner = cover.complements()
+    paired = np.flatnonzero(partner >= 0)
+    assert len(paired) == (size - 3 if fit_intercept else size)  # constants, odd one out
+    np.testing.assert_array_equal(cover.coef[partner[paired]], -cover.coef[paired])
+    np.testing.assert_array_equal(cover.intercept[partner[paired]], -cover.intercept[paired])
+
+
 def test_through_origin_cover():
     cover = Halfspaces(fit_intercept=False).cover(bounds=(-1.0, 2.0), n_features=2, max_size=100,
                                                   random_state=0, n_mc_targets=50)

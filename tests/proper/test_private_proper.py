@@ -115,10 +115,11 @@ def _halfspaces_with_boundary_rows(rng, n_features=4):
     planes: the rows the float32 filter must hand to the reference."""
     cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=n_features, max_size=300,
                                random_state=rng)
-    hard = np.zeros((6, n_features))
+    hard = np.zeros((7, n_features))
     hard[2, :2], hard[3, 0], hard[4, 0], hard[5, 0] = (1.0, -1.0), 1e-30, 1e30, 0.5
+    hard[6, :2] = (-1.0, 1.0)  # the complement of hard[2]: rows on the plane are in both
     coef = np.vstack([cover.coef, hard])
-    intercept = np.concatenate([cover.intercept, [0.0, -1.0, 0.0, -1e-31, -5e29, -0.25]])
+    intercept = np.concatenate([cover.intercept, [0.0, -1.0, 0.0, -1e-31, -5e29, -0.25, -0.0]])
     X = rng.uniform(size=(600, n_features))
     X[:100, 1] = X[:100, 0]  # on x0 - x1 = 0
     X[100:150, 0] = 0.5  # on 0.5 x0 - 0.25 = 0
@@ -136,6 +137,7 @@ def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
     of the exponential mechanism's scores)."""
     rng = np.random.default_rng(n_classes)
     concepts, X = _halfspaces_with_boundary_rows(rng)
+    assert np.count_nonzero(concepts.complements() >= 0) > 290  # counted in pairs
     y = rng.integers(0, n_classes, len(X))
     own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
     expected = np.stack([own[y == label].sum(axis=0) for label in range(n_classes)], axis=1)
