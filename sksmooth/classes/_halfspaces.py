@@ -353,16 +353,30 @@ class _RadiusEstimator:
             # 2^24, exact in float32
             n_true = np.count_nonzero(T, axis=0).astype(np.float32)[:, None]
             signs = (1 - 2 * T.astype(np.float32)).T
-            for lo in range(start, K, self.block_size):
-                idx = np.arange(lo, min(lo + self.block_size, K))
+            scan = np.arange(start, K)
+            partner = cover.complements() if isinstance(cover, HalfspaceConcepts) else None
+            if partner is not None:  # a complement scanned with its concept
+                scan = scan[~((partner[scan] >= start) & (partner[scan] < scan))]
+            for lo in range(0, len(scan), self.block_size):
+                idx = scan[lo:lo + self.block_size]
                 C = cover.subset(idx).evaluate(self.points).astype(np.float32)
                 dis = n_true + signs @ C
-                j = dis.argmin(axis=1)
-                val = dis[np.arange(len(j)), j]
-                better = val < self.best[todo]
-                self.best[todo[better]] = val[better]
-                self.best_idx[todo[better]] = idx[j[better]]
+                self._keep_nearest(todo, dis, idx)
+                if partner is not None:
+                    # the complement disagrees where the concept agrees (points on the
+                    # plane aside: the selection is then only worse, never optimistic)
+                    twin = partner[idx] > idx
+                    self._keep_nearest(todo, len(self.points) - dis[:, twin], partner[idx[twin]])
         self.scanned = K
+
+    def _keep_nearest(self, todo, dis, idx):
+        if not len(idx):
+            return
+        j = dis.argmin(axis=1)
+        val = dis[np.arange(len(j)), j]
+        better = val < self.best[todo]
+        self.best[todo[better]] = val[better]
+        self.best_idx[todo[better]] = idx[j[better]]
 
     def estimate(self, cover):
         chosen = cover.subset(self.best_idx).evaluate(self.fresh)
