@@ -16,12 +16,14 @@ from sklearn.base import clone
 
 import sksmooth._untrusted as untrusted_module
 import sksmooth.release._columns as columns_module
+import sksmooth.release._rounds as rounds_module
 import sksmooth.release._schema as tables_module
 from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.metrics import audit_epsilon
 from sksmooth.release import MWEM, TableRounds, Workload
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import BinnedColumn, LevelColumn, NumberColumn
+from sksmooth.release._privacy import measure_counts
 
 pd = pytest.importorskip("pandas")
 
@@ -108,7 +110,43 @@ def _codec_audit(trials=300):
                          random_state=0).epsilon_lower
 
 
-@pytest.mark.expensive
+def _measured(monkeypatch, table):
+    """The true counts the release hands to its noise, with the noise's parameters."""
+    calls = []
+
+    def spy(counts, params, rng):
+        calls.append((np.array(counts), params))
+        return measure_counts(counts, params, rng)
+
+    monkeypatch.setattr(rounds_module, "measure_counts", spy)
+    _release_counts(table, np.random.default_rng(0))
+    monkeypatch.setattr(rounds_module, "measure_counts", measure_counts)
+    (counts, params), = calls
+    return counts, params
+
+
+def _neighbours_counts_within_the_noise_s_sensitivity(monkeypatch):
+    (c0, p0), (c1, p1) = (_measured(monkeypatch, _flag_table(last))
+                          for last in (0.0, "x"))  # neighbours: the last row only
+    # discrete Laplace at epsilon / (L1 sensitivity), within the claimed epsilon
+    for params in (p0, p1):
+        assert params.noise == "laplace" and params.measurement_epsilon <= _EPS
+        assert params.measurement_sensitivity == p0.measurement_sensitivity  # L1
+    return np.abs(c0 - c1).sum() <= p0.measurement_sensitivity
+
+
+# the spy tests below catch the codec faults the audits catch, without trials
+def test_release_from_an_object_column_measures_neighbours_within_the_sensitivity(
+        monkeypatch):
+    assert _neighbours_counts_within_the_noise_s_sensitivity(monkeypatch)
+
+
+def test_a_codec_reading_numbers_through_their_text_moves_the_measured_counts(monkeypatch):
+    monkeypatch.setattr(untrusted_module, "_float_or_nan", _text_float)
+    assert not _neighbours_counts_within_the_noise_s_sensitivity(monkeypatch)
+
+
+@pytest.mark.slow
 def test_release_from_an_object_column_passes_the_audit():
     assert _codec_audit() <= _EPS
 
@@ -120,7 +158,7 @@ def _text_float(value):  # the old rule: float of the value's text
         return np.nan
 
 
-@pytest.mark.expensive
+@pytest.mark.slow
 def test_a_codec_reading_numbers_through_their_text_is_caught(monkeypatch):
     monkeypatch.setattr(untrusted_module, "_float_or_nan", _text_float)
     assert _codec_audit() > 2 * _EPS
