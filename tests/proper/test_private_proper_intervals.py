@@ -40,10 +40,80 @@ def test_size_of_the_class_matches_enumeration():
     assert strategy.log_n_hypotheses() == pytest.approx(math.log(strategy.n_hypotheses))
 
 
+def _listed_law(strategy, stats, epsilon, monkeypatch):
+    """The law the listed sampler draws from: the scores and epsilon it hands the exact
+    exponential mechanism (whose law is checked in tests/mechanisms), decoded."""
+    seen = []
+
+    def spy(scores, eps, sensitivity, rng, monotonic=False):
+        seen.append((np.asarray(scores), eps, sensitivity, monotonic))
+        return 0
+
+    monkeypatch.setattr(intervals, "exact_exponential_mechanism", spy)
+    strategy.select(stats, {"epsilon": epsilon}, SimpleNamespace(noise=None))
+    (scores, eps, sensitivity, monotonic), = seen
+    log_w = eps * scores / (sensitivity if monotonic else 2 * sensitivity)
+    weights = np.exp(log_w - log_w.max())
+    law = {}
+    for index, w in enumerate(weights / weights.sum()):
+        _, interior, labels = strategy._listed_choice(index)
+        law[(interior, labels)] = law.get((interior, labels), 0.0) + w
+    return law
+
+
+def _dynamic_programming_law(strategy, stats, epsilon, monkeypatch):
+    """The law of the dynamic-programming sampler, path by path: every sequence of
+    Gumbel-argmax choices it can make, with the product of their softmax probabilities."""
+    law, stack = {}, [()]
+    while stack:
+        forced, made = stack.pop(), []
+
+        def choose(log_weights, rng, forced=forced, made=made):
+            p = np.exp(log_weights - np.max(log_weights))
+            p = p / p.sum()
+            step = len(made)
+            pick = forced[step] if step < len(forced) else int(np.flatnonzero(p > 0)[0])
+            made.append((pick, p))
+            return pick
+
+        monkeypatch.setattr(intervals, "_gumbel_argmax", choose)
+        (_, interior, labels), _ = strategy.select(stats, {"epsilon": epsilon},
+                                                   SimpleNamespace(noise=None))
+        law[(interior, labels)] = law.get((interior, labels), 0.0) + math.prod(
+            p[pick] for pick, p in made)
+        picks = tuple(pick for pick, _ in made)
+        for step in range(len(forced), len(made)):  # the other branches from here on
+            stack.extend(picks[:step] + (int(j),)
+                         for j in np.flatnonzero(made[step][1] > 0) if j > picks[step])
+    return law
+
+
 @pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
-@pytest.mark.parametrize("neighbouring, scale", [
-    ("substitution", 0.5), pytest.param("add_remove", 1.0, marks=pytest.mark.slow)])
-@pytest.mark.expensive
+@pytest.mark.parametrize("neighbouring, scale", [("substitution", 0.5), ("add_remove", 1.0)])
+def test_sampler_law_is_exactly_the_exponential_mechanism(neighbouring, scale, sampler,
+                                                          monkeypatch):
+    if sampler != "listed":
+        monkeypatch.setattr(intervals, "MAX_LISTED", 0)
+    strategy = _strategy(2, neighbouring)
+    assert strategy.listed == (sampler == "listed")
+    counts = np.random.default_rng(0).integers(0, 6, size=(strategy.n_cells, 2))
+    stats = type(strategy.empty_statistics())(counts[None].astype(np.int64))
+    sampler_law = _listed_law if sampler == "listed" else _dynamic_programming_law
+    law = _enumerate(strategy, counts, scale)
+
+    def matches(epsilon):
+        drawn = sampler_law(strategy, stats, epsilon, monkeypatch)
+        return set(drawn) == set(law) and all(
+            drawn[key] == pytest.approx(p, rel=1e-9, abs=1e-15) for key, p in law.items())
+
+    assert matches(1.0)
+    assert not matches(2.0)  # a doubled epsilon is caught
+
+
+# the frequencies of the real draws (the exact law above is computed, not sampled)
+@pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
+@pytest.mark.parametrize("neighbouring, scale", [("substitution", 0.5), ("add_remove", 1.0)])
+@pytest.mark.slow
 def test_sampler_has_exactly_the_exponential_mechanism_law(neighbouring, scale, sampler,
                                                            monkeypatch):
     if sampler != "listed":
