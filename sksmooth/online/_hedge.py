@@ -36,6 +36,10 @@ _MAX_LINEAR_DECAY = 300.0
 _PREFIX_DECAY = 4.0
 # AxisHedge._positions: batches of at most this many rows search all features at once
 _ONE_SEARCH_ROWS = 32
+# AxisHedge: short batches add their bins' losses to a pending layer of at most this many
+# edges (O(edges) per call), folded into the segments (O(segments)) when it is full or
+# when the total weight fell by exp(_PREFIX_DECAY) since the segments' prefix sums
+_PENDING_EDGES = 1 << 10
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -227,6 +231,19 @@ class _RoundLabels(NamedTuple):
     right: np.ndarray
     left_onehot: np.ndarray  # (pairs, classes) float
     right_onehot: np.ndarray
+
+
+class _Pending(NamedTuple):
+    """Losses of a few short batches not yet in :class:`AxisHedge`'s segments: bins
+    between ``edges`` (sorted, distinct, every feature start among them) and their
+    mistakes since the segments' prefix sums were taken (a query costs O(log edges);
+    adding a batch O(edges), not O(segments))."""
+
+    edges: np.ndarray       # (E,) first position of each bin
+    loss: np.ndarray        # (q, E) int64 mistakes of each bin, added to its segments'
+    base_below: np.ndarray  # (q, E + 1) segments' weight below each edge (and the end)
+    cumulative: np.ndarray  # (q, E + 1) current weight below each edge, same scale
+    rounds: int             # rounds played since the segments' prefix sums
 
 
 def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
@@ -648,6 +665,7 @@ class AxisHedge:
         self.loss = _frozen(np.zeros((n_pairs, len(self.starts)), dtype=np.int64))
         self._count_segments()
         self._prefix = None
+        self._pending = None
         self._buckets = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]
@@ -732,7 +750,8 @@ class AxisHedge:
 
         Returns ``(proba, expected_loss)``: weight per class before each
         round, and the expected 0-1 loss of the randomised draw. Cost
-        O(segments) per call plus O(log) per round (:func:`axis_rounds`);
+        O(log) per round (:func:`axis_rounds`) plus, for a short batch, O(its
+        bins + the pending layer's edges) (:class:`_Pending`), else O(segments);
         segments <= min(rounds seen, positions).
         """
         n_rounds = X.shape[0]
@@ -747,27 +766,83 @@ class AxisHedge:
         edges, bin_pos = self._edges(positions)
         bounds = np.append(edges, n_positions)
         decay = self.learning_rate * n_rounds
+        if self._pending_decay() + decay > _PREFIX_DECAY:
+            self._fold_pending()
         if decay <= _PREFIX_DECAY:
             # bin masses as differences of prefix sums, O(log segments) each: exact up to
-            # rounding relative to the total weight, which the batch cannot amplify by
-            # more than exp(eta * rounds)
+            # rounding relative to the total weight when the prefix sums were taken, which
+            # the pending rounds (_pending_decay) and the batch's (at most exp(eta *
+            # rounds)) amplify by at most exp(_PREFIX_DECAY) together
             with np.errstate(divide="ignore"):
                 bin_log_mass = np.log(np.maximum(np.diff(self._mass_below(bounds), axis=1),
                                                  0.0)).T
-        self._split(edges)
-        first = np.searchsorted(self.starts, edges)
-        if decay > _PREFIX_DECAY:  # a bin's mass summed over its segments: no cancellation
+        else:  # a bin's mass summed over its segments: no cancellation
+            self._split(edges)
+            first = np.searchsorted(self.starts, edges)
             bin_log_mass = self._bin_log_masses(first, linear=decay <= _MAX_LINEAR_DECAY)
         counter = [0]
         proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
                                       bin_pos, labels, self.learning_rate, counter)
-        # the segments (split at the edges) take their bin's mistakes
-        per_bin = np.diff(np.append(first, len(self.starts)))
-        self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
-        self.work += counter[0] + 6 * self.loss.size
-        # the prefix sums of the new weights serve the next predict and update
-        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self.work += counter[0]
+        if decay <= _PREFIX_DECAY:
+            self._add_pending(edges, bin_loss.T, n_rounds)
+        else:  # the segments (split at the edges) take their bin's mistakes
+            per_bin = np.diff(np.append(first, len(self.starts)))
+            self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
+            self.work += 6 * self.loss.size
+            # the prefix sums of the new weights serve the next predict and update
+            self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
+
+    def _add_pending(self, edges, bin_loss, n_rounds):
+        """Add the mistakes ``bin_loss`` (q, bins) of the bins starting at ``edges``
+        (sorted, distinct, every feature start among them) to the pending layer."""
+        pending = getattr(self, "_pending", None)
+        if pending is None:
+            union, loss, rounds = edges, bin_loss.astype(np.int64), n_rounds
+            base_below = self._base_mass_below(np.append(union, self.offsets[-1]))
+        else:
+            union = _sorted_unique(np.concatenate([pending.edges, edges]))
+            parent = np.searchsorted(pending.edges, union, side="right") - 1
+            loss = pending.loss[:, parent] \
+                + bin_loss[:, np.searchsorted(edges, union, side="right") - 1]
+            rounds = pending.rounds + n_rounds
+            base_below = np.empty((loss.shape[0], len(union) + 1))
+            base_below[:, :-1] = pending.base_below[:, parent]   # right at the old edges
+            base_below[:, -1] = pending.base_below[:, -1]
+            new = np.flatnonzero(pending.edges[parent] != union)
+            base_below[:, new] = self._base_mass_below(union[new])
+        cumulative = np.empty_like(base_below)
+        cumulative[:, 0] = 0.0
+        np.cumsum(np.diff(base_below, axis=1) * np.exp(-self.learning_rate * loss), axis=1,
+                  out=cumulative[:, 1:])
+        self._pending = _Pending(_frozen(union), _frozen(loss), _frozen(base_below),
+                                 _frozen(cumulative), rounds)
+        self.work += 8 * cumulative.size
+        if len(union) > _PENDING_EDGES:
+            self._fold_pending()
+
+    def _pending_decay(self):
+        """``ln`` of the total weight when the segments' prefix sums were taken over the
+        current one (0 without a pending layer): their rounding errors, relative to the
+        earlier total, are that much larger relative to the current one."""
+        pending = getattr(self, "_pending", None)  # (absent from older pickles)
+        if pending is None:
+            return 0.0
+        return float(np.log(pending.base_below[:, -1].sum() / pending.cumulative[:, -1].sum()))
+
+    def _fold_pending(self):
+        """Move the pending layer's losses into the segments (O(segments))."""
+        pending = getattr(self, "_pending", None)
+        if pending is None:
+            return
+        self._split(pending.edges)
+        first = np.searchsorted(self.starts, pending.edges)
+        per_bin = np.diff(np.append(first, len(self.starts)))
+        self.loss = _frozen(self.loss + np.repeat(pending.loss, per_bin, axis=1))
+        self.work += 6 * self.loss.size
+        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self._pending = None
 
     def add_losses(self, X, y):
         """Add each expert's mistakes on the rows (class indices ``y``) to its loss,
@@ -781,6 +856,7 @@ class AxisHedge:
         positions = self._positions(X)
         n_positions = self.offsets[-1]
         edges, bin_pos = self._edges(positions)
+        self._fold_pending()
         self._split(edges)
         # left[k, b]: rows of class k whose position in bin b's feature is at or below
         # bin b (its experts predict their left label): + at each row's bin, - at the
@@ -849,8 +925,10 @@ class AxisHedge:
 
     def predict_proba_from(self, X):
         """Weight of the experts voting for each class at each row (no update)."""
-        at_start = self._mass_below(self.offsets)                         # (q, F + 1)
-        on_right = (self._mass_below(self._positions(X))
+        positions = self._positions(X)
+        below = self._mass_below(np.append(positions.ravel(), self.offsets))
+        at_start = below[:, positions.size:]                              # (q, F + 1)
+        on_right = (below[:, :positions.size].reshape(-1, *positions.shape)
                     - at_start[:, None, :-1]).sum(axis=2)                 # (q, rows)
         proba = on_right.T @ self.right_onehot \
             + (at_start[:, -1] - at_start[:, 0] - on_right.T) @ self.left_onehot
@@ -859,6 +937,20 @@ class AxisHedge:
     def _mass_below(self, positions):
         """Weight of the experts at global positions ``< positions`` (any shape), one
         row per pair (q, ...), in the scale of the cached prefix sums."""
+        below = self._base_mass_below(positions)
+        pending = getattr(self, "_pending", None)
+        if pending is None:
+            return below
+        # the pending layer's bin of each position: its current prefix, plus the rest of
+        # the bin at the bin's pending losses
+        at = np.searchsorted(pending.edges, positions, side="right") - 1
+        below -= pending.base_below[:, at]
+        below *= np.exp(-self.learning_rate * pending.loss[:, at])
+        below += pending.cumulative[:, at]
+        return below
+
+    def _base_mass_below(self, positions):
+        """:meth:`_mass_below` of the segments' weights (without the pending layer)."""
         cumulative, low = self._prefix_masses()
         seg = np.searchsorted(self.starts, positions, side="right") - 1
         partial = self.count_cumulative[:, positions] \
@@ -872,12 +964,19 @@ class AxisHedge:
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
         cumulative, low = self._prefix_masses()
-        log_total = np.log(cumulative[:, -1].sum()) - self.learning_rate * low
+        pending = getattr(self, "_pending", None)
+        total = (cumulative if pending is None else pending.cumulative)[:, -1].sum()
+        log_total = np.log(total) - self.learning_rate * low
         return -self.learning_rate * self.expert_losses() + self.expert_log_mass - log_total
 
     def expert_losses(self):
         """Per-expert cumulative mistakes in the original expert order."""
-        return self.loss[self.expert_pair, self._expert_segment()]
+        loss = self.loss[self.expert_pair, self._expert_segment()]
+        pending = getattr(self, "_pending", None)
+        if pending is not None:
+            loss += pending.loss[self.expert_pair, np.searchsorted(
+                pending.edges, self.expert_position, side="right") - 1]
+        return loss
 
     def weights(self):
         return np.exp(self.log_weights())

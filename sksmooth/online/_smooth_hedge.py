@@ -347,9 +347,11 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     **Cost.** Thresholds and stumps are played by an exact Hedge engine whose
     cost per round within a batch grows only logarithmically with the cover
     size and does not grow with the number of rounds: ``fit`` is linear in
-    ``n``. Each ``partial_fit`` call also costs ``O(S)``, ``S`` the engine's
-    segments (at most the smaller of the cover size and the rows seen): feed
-    a stream in batches rather than row by row. Other covers cost ``K`` per
+    ``n``. The engine's ``S`` segments (at most the smaller of the cover size
+    and the rows seen) are rewritten, at ``O(S)``, by a long batch, and after
+    short ones only once their mistakes have lowered the total weight by a
+    factor ``e^4`` or marked 1024 thresholds (until then they wait in a layer
+    costing ``O(its thresholds)`` per call). Other covers cost ``K`` per
     round, hence the ``max_expert_rounds`` budget.
 
     ``predict`` is the deterministic weighted majority vote (what the

@@ -321,4 +321,72 @@ def test_axis_engine_short_batch_work_does_not_scale_with_segments_times_rounds(
         engine.update(X[lo:hi], y[lo:hi])
         work[b] = engine.work - before
     assert engine.n_segments > 5000
-    assert work[16] < 2 * work[1]
+    # short batches go to the pending layer: less than one pass over the segments
+    assert max(work.values()) < engine.loss.size
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("pending_edges", [1 << 12, 48])  # 48: folded on size as well
+def test_axis_engine_pending_layer_equals_textbook_hedge(n_classes, pending_edges,
+                                                         monkeypatch):
+    """Short batches add their losses to a pending layer folded into the segments only
+    now and then: on a stream with ties and repeated values, in batches of 1 to 12 (with
+    predict, expert_losses and log_weights read between them and a fit-style
+    add_losses mid-stream), everything equals textbook Hedge."""
+    monkeypatch.setattr(hedge_module, "_PENDING_EDGES", pending_edges)
+    rng = np.random.default_rng(11)
+    pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
+    feature, threshold, pair = make_axis_experts(3, 25, pairs, rng, drop=0.2)
+    n, eta = 260, 0.15
+    X = rng.choice(np.unique(threshold)[::3], (n, 3))       # ties with the grid, repeats
+    X[::4] = rng.random((len(X[::4]), 3))
+    X[5:25] = X[5]                                          # a run of one repeated row
+    y = rng.integers(0, n_classes, n)
+    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    cuts = np.concatenate([[0], np.cumsum(rng.integers(1, 13, n)), [n]])
+    cuts = np.unique(np.minimum(cuts, n))
+    proba, folded, pending = [], 0, 0
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        proba.append(engine.update(X[a:b], y[a:b])[0])
+        layer = engine._pending
+        pending += layer is not None and layer.rounds > b - a   # earlier batches pending
+        folded += layer is None or layer.rounds == b - a        # the segments took them
+        ref_proba, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
+                                             X[:b], y[:b], eta)
+        if b % 5 == 0:
+            X_new = np.vstack([X[:3], rng.random((3, 3))])
+            pred = np.where(X_new[:, feature] >= threshold, pairs.right[pair],
+                            pairs.left[pair])
+            w = np.exp(lw_ref)
+            expected = np.stack([(w * (pred == c)).sum(1) for c in range(n_classes)], 1)
+            np.testing.assert_allclose(engine.predict_proba_from(X_new), expected,
+                                       atol=1e-10)
+            np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
+    assert pending > 5 and folded > 2  # both states were exercised
+    np.testing.assert_allclose(np.vstack(proba), ref_proba, atol=1e-10)
+    wrong = np.where(X[:, feature] >= threshold, pairs.right[pair], pairs.left[pair]) \
+        != y[:, None]
+    np.testing.assert_array_equal(engine.expert_losses(), wrong.sum(0))
+    # fit's path after a pending batch reaches the same state
+    engine.update(X[:2], y[:2])
+    engine.add_losses(X[2:9], y[2:9])
+    _, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
+                                 np.vstack([X, X[:9]]), np.concatenate([y, y[:9]]), eta)
+    np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
+
+
+def test_engine_snapshot_is_isolated_from_pending_and_folded_updates():
+    engine = _grid_engine(2, 50, eta=0.3)
+    rng = np.random.default_rng(3)
+    engine.update(rng.random((3, 2)), np.ones(3, dtype=int))   # pending
+    assert engine._pending is not None
+    snap = engine.snapshot()
+    before, proba = snap.log_weights().copy(), snap.predict_proba_from(rng.random((4, 2)))
+    engine.update(rng.random((5, 2)), np.zeros(5, dtype=int))  # pending grows
+    engine.update(rng.random((9, 2)), np.zeros(9, dtype=int))  # folded
+    np.testing.assert_array_equal(snap.log_weights(), before)
+    np.testing.assert_array_equal(snap.predict_proba_from(rng.random((4, 2))) * 0 + proba,
+                                  proba)
+    assert not np.array_equal(engine.log_weights(), before)
+    with pytest.raises(ValueError):
+        snap._pending.loss[0, 0] = 1  # read-only: copy-on-write state
