@@ -606,9 +606,11 @@ def _check_private_y(y, n_samples):
         raise ValueError("This estimator requires y to be passed, but the target y is None.")
     y = read_labels(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        from ._validation import user_stacklevel  # _validation imports this module
+
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                       "raveled. Pass y as a 1-d array, e.g. y.ravel().",
-                      DataConversionWarning, stacklevel=3)
+                      DataConversionWarning, stacklevel=user_stacklevel())
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")

@@ -671,12 +671,17 @@ class BinaryLabels:
 
 def user_stacklevel():
     """``stacklevel`` for a ``warnings.warn`` in the caller that names the first frame
-    outside this package (the user's line, however deep the call came from)."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    outside this package and scikit-learn (the user's line, however deep the call
+    came from: through a ``Pipeline`` or scikit-learn's ``fit_transform`` wrapper)."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _LIBRARY_DIRECTORIES):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+                             for module in (sys.modules[__package__], sys.modules["sklearn"]))
 
 
 def resolve_public_classes(y, classes, stacklevel=None, binary=True):

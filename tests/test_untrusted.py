@@ -219,6 +219,14 @@ def test_text_labels_are_coded_by_their_text():
     assert codes.tolist() == [0, 1, 0, 0]
 
 
+def test_the_column_vector_y_warning_names_the_callers_line():
+    X = np.random.default_rng(0).uniform(size=(20, 2))
+    y = (X[:, :1] > 0.5).astype(int)
+    with pytest.warns(UserWarning, match="column-vector y") as record:
+        _reader("proper").fit(X, y)  # it named sksmooth/proper/_private_proper.py
+    assert {w.filename for w in record} == {__file__}
+
+
 def test_a_column_name_mismatch_names_the_columns():
     # column names are the table's public schema: the message says which
     # differ (before: "refused by input validation ... detail not shown")

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_bounds, check_bounds_pair, check_positive_int
+from .._validation import check_bounds, check_bounds_pair, check_positive_int, user_stacklevel
 from ..exceptions import DefaultsWarning
 
 __all__ = ["FiniteConcepts", "ConceptClass"]
@@ -264,7 +264,7 @@ def _warn_capped(name, max_size, gamma, achieved):
         f"the cover is capped at max_size and its achieved gamma is {achieved:.4g}. "
         "Raise max_size or accept the larger gamma.",
         DefaultsWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
 
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int
+from .._validation import check_generator, check_positive_int, user_stacklevel
 from ..exceptions import DefaultsWarning
 from ._base import ConceptClass, FiniteConcepts, _resolve_bounds
 
@@ -139,7 +139,7 @@ class _MarginalLike(ConceptClass):
                 f"{name}: the workload has {counts.sum()} cells > max_size={max_size}; kept "
                 f"{len(keep)} of {len(subsets)} tables at random ({counts[keep].sum()} cells), "
                 f"achieved gamma={gamma:.4g} (requested gamma=0, the full workload).",
-                DefaultsWarning, stacklevel=3)
+                DefaultsWarning, stacklevel=user_stacklevel())
         attrs, vals, table = _marginal_cells(lower, upper, [subsets[t] for t in keep])
         n_cells = len(attrs)
         return MarginalConcepts(
@@ -353,7 +353,7 @@ class Parities(ConceptClass):
             warnings.warn(
                 f"Parities: {total} characters > max_size={max_size}; kept a random subset, "
                 "achieved gamma=0.5 (distinct parities disagree on half the cube).",
-                DefaultsWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=user_stacklevel())
         vc = min(d, int(math.floor(math.log2(len(masks))))) if len(masks) > 1 else 0
         if min_deg <= 1 and max_deg == d and gamma == 0.0:
             vc = d

@@ -58,7 +58,8 @@ from .._progress import VERBOSE, Progress
 from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
-                           check_public_classes, declared_classes, refuse_unset)
+                           check_public_classes, declared_classes, refuse_unset,
+                           user_stacklevel)
 from ..accounting import BudgetAccountant, charge, charge_not_private
 from ..accounting._ledger import refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
@@ -560,7 +561,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                     f"{short_repr(params['hypotheses'])} releases one two-label rule, which names "
                     f"at most 2 of the {len(classes_)} labels of classes. Use method='auto' "
                     "(a class that names every label) or method='noisy_means'.",
-                    DefaultsWarning, stacklevel=5)
+                    DefaultsWarning, stacklevel=user_stacklevel())
             if not checked:
                 self._check_ledger(params)
             randomness = release_randomness(self.random_state, stacklevel=5)

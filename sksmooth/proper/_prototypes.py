@@ -17,7 +17,7 @@ from .._guarantee import PrivacySpent
 from .._domain import grid_threshold
 from .._domain import box_coordinates
 from .._untrusted import sanitize_rows
-from .._validation import public_box, reads_data
+from .._validation import public_box, reads_data, user_stacklevel
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
 from ..exceptions import DefaultsWarning
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
@@ -299,7 +299,7 @@ class PrototypeStrategy:
             f"gets noise of about {per_sum / rows_per_label:.3g} box widths with about "
             f"{rows_per_label:.0f} rows per prototype: expect near-chance accuracy. About n = "
             f"{needed} rows bring it to 0.1; or use a larger epsilon.{hint}",
-            DefaultsWarning, stacklevel=7)
+            DefaultsWarning, stacklevel=user_stacklevel())
 
     def prototype_codes(self, sums, weighted_counts):
         """Post-processing: means, back to the box, clipped, rounded to the grid.

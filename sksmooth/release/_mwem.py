@@ -20,7 +20,7 @@ import numpy as np
 from .._constraints import Check
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._progress import VERBOSE, Progress
-from .._validation import check_delta_for_n, reads_data
+from .._validation import check_delta_for_n, reads_data, user_stacklevel
 from ..exceptions import PrivacyWarning, RemovalWarning
 from ._base import (
     COMMON_CONSTRAINTS,
@@ -804,7 +804,7 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
         warnings.warn(
             f"{type(self).__name__}: the accuracy guarantee assumes the data are "
             f"sigma-smooth (sigma={self.sigma}), which cannot be certified privately; "
-            "privacy holds regardless. See guarantee_.", PrivacyWarning, stacklevel=4)
+            "privacy holds regardless. See guarantee_.", PrivacyWarning, stacklevel=user_stacklevel())
 
 
 class ProjectedSmoothMWEM(SmoothMWEM):

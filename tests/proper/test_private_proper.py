@@ -906,6 +906,19 @@ def test_an_explicit_two_label_class_on_more_labels_warns_when_chosen():
                                 classes=[0, 1, 2]).fit(X, y)
 
 
+def test_the_two_label_warning_names_the_callers_line_through_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+
+    from sksmooth.preprocessing import PublicBoundsScaler
+
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    model = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), PrivateProperClassifier(
+        hypotheses="stumps", bounds=(0, 1), classes=[0, 1, 2]))
+    with pytest.warns(UserWarning, match="names at most 2") as record:
+        model.fit(X, (X[:, 0] > 0.5).astype(int))  # it named scikit-learn's pipeline.py
+    assert {w.filename for w in record} == {__file__}
+
+
 def test_a_method_s_parameters_live_on_its_object_and_old_names_still_work():
     # 23 parameters, 12 of them read by one method only: at most 15 now (issue 38)
     assert len(PrivateProperClassifier().get_params(deep=False)) <= 15

@@ -308,6 +308,14 @@ def test_sigma_warns_that_smoothness_is_assumed():
     assert any("sigma=0.5, 0)-smooth" in note for note in m.guarantee_.notes)
 
 
+@pytest.mark.parametrize("method", ["fit", "fit_transform"])
+def test_sigma_warning_names_the_callers_line(method):
+    # it named sksmooth/_atomic.py (fit) or scikit-learn's set_output wrapper
+    with pytest.warns(PrivacyWarning, match="sigma-smooth") as record:
+        getattr(SmoothMWEM(epsilon=1.0, sigma=0.5, **_BIN), method)(_binary_data())
+    assert {w.filename for w in record} == {__file__}
+
+
 def test_subsampled_net_enumerates_small_candidate_sets():
     X = _binary_data()
     s = SubsampledNetMechanism(epsilon=1.0, universe="grid", n_universe=4, synthetic_size=3,
