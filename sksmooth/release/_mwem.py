@@ -720,12 +720,16 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
             new, spelled = ProjectedSmoothMWEM, "ProjectedSmoothMWEM(sigma=...)"
         elif kwargs.get("sigma") is None:
             new, spelled = MWEM, "MWEM(...)"
+            if "sigma" not in kwargs:  # the user never wrote sigma=None
+                spelled = ("SmoothMWEM(sigma=...) with the data's smoothness (e.g. sigma=0.1);"
+                           " without sigma it makes an MWEM: use MWEM(...)")
         else:
             new, spelled = SmoothMWEM, "SmoothMWEM(sigma=...) without projection"
+        called = ", ".join([f"{k}=..." for k in ("projection",) if k in kwargs]
+                           + [f"sigma={kwargs['sigma']!r}" for k in ("sigma",) if k in kwargs])
         warnings.warn(
-            f"SmoothMWEM({'projection=..., ' if 'projection' in kwargs else ''}"
-            f"sigma={kwargs.get('sigma')!r}) is deprecated and will be removed in the next "
-            f"release: use {spelled}.", RemovalWarning, stacklevel=2)
+            f"SmoothMWEM({called}) is deprecated and will be removed in the next release: "
+            f"use {spelled}.", RemovalWarning, stacklevel=2)
         instance = object.__new__(new)
         if not isinstance(instance, cls):  # Python calls __init__ on instances of cls only
             instance.__init__(**{k: v for k, v in kwargs.items()

@@ -72,6 +72,10 @@ def test_the_variant_switches_are_now_classes():
     with pytest.warns(RemovalWarning, match=r"use MWEM\(\.\.\.\)"):
         plain = SmoothMWEM(**_BIN)
     assert type(plain) is MWEM
+    with pytest.warns(RemovalWarning) as record:  # said "SmoothMWEM(sigma=None)", unwritten
+        SmoothMWEM(epsilon=1.0)
+    assert str(record[0].message).startswith("SmoothMWEM() ") and "sigma=..." in str(
+        record[0].message)
     with pytest.warns(RemovalWarning, match=r"use ProjectedSmoothMWEM"):
         projected = SmoothMWEM(sigma=0.5, projection=True, n_bins=4, bounds=(0, 1))
     assert type(projected) is ProjectedSmoothMWEM and projected.sigma == 0.5
