@@ -11,6 +11,7 @@ from .mechanisms._audit_cases import mechanism_audit_cases
 from .metrics import AuditCase
 from .model_selection._audit_cases import private_search_audit_cases
 from .perturbed._audit_cases import perturbed_audit_cases
+from .preprocessing._audit_cases import private_bounds_audit_cases
 from .proper._audit_cases import private_proper_audit_cases
 from .release._audit_cases import release_audit_cases
 
@@ -28,4 +29,5 @@ def audit_cases():
         *release_audit_cases(),
         *private_proper_audit_cases(),
         *private_search_audit_cases(),
+        *private_bounds_audit_cases(),
     ]

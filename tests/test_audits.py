@@ -75,8 +75,10 @@ def test_every_private_estimator_has_an_end_to_end_case_with_an_overspending_var
                       "AdaptiveMarginalSynthesizer(method='aim', neighbouring='substitution'",
                       "AdaptiveMarginalSynthesizer(method='mst', neighbouring='add_remove'",
                       "AdaptiveMarginalSynthesizer(method='mst', neighbouring='substitution'",
-                      "MWEM (", "ProjectedSmoothMWEM(", "PerturbedERMClassifier.fit",
-                      "PrivateSearchCV", "PrivateProperClassifier(method=Littlestone())"]:
+                      "MWEM (", "SmoothMWEM(sigma=", "ProjectedSmoothMWEM(",
+                      "LaplacePerQuery", "GaussianPerQuery", "SubsampledNetMechanism",
+                      "PerturbedERMClassifier.fit", "PrivateBounds", "PrivateSearchCV",
+                      "PrivateProperClassifier(method=Littlestone())"]:
         assert any(name.startswith(estimator) for name in names), estimator
 
 
