@@ -233,11 +233,10 @@ def _selection_variant(selection, schedule=0.0):
             extra['penalty'] = _expected_one_way_noise(fitter, pairs)
         if selection != 'oracle_tree':
             return _ORIG_PAIR_SCORES(fitter, pairs)
-        out = []
-        for i, j in pairs:  # distance of the (compressed) table from its own margins' product
-            x = fitter.data.counts((i, j)).astype(float)
-            out.append(S.integer_l1_error(np.outer(x.sum(1), x.sum(0)) / max(x.sum(), 1), x))
-        return np.array(out, dtype=np.int64)
+        # distance of each (compressed) table from its own margins' product
+        tables = [fitter.data.counts(pair).astype(float) for pair in pairs]
+        return S.integer_l1_errors([np.outer(x.sum(1), x.sum(0)) / max(x.sum(), 1)
+                                    for x in tables], tables)
 
     def vertex_tree(scores_, pairs, n_attrs, epsilon, sensitivity, budget, rng):
         # each column, in a random public order, picks its partner by the exponential

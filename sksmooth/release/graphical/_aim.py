@@ -17,7 +17,7 @@ from ._budget import (
     ADD_REMOVE,
     SelectionResult,
     _Budget,
-    integer_l1_error,
+    integer_l1_errors,
     report_budget,
     select_exact,
     start_fitter,
@@ -68,8 +68,8 @@ def candidate_tables(workload, n_attrs):
 def _errors(fitter, tables):
     """Integer L1 error of the model on every candidate table."""
     model, data, total = fitter.model, fitter.data, fitter.total
-    return np.array([integer_l1_error(total * model.marginal(attrs), data.counts(attrs))
-                     for attrs in tables], dtype=np.int64)
+    return integer_l1_errors([total * model.marginal(attrs) for attrs in tables],
+                             [data.counts(attrs) for attrs in tables])
 
 
 def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):

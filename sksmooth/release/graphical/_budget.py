@@ -29,7 +29,7 @@ __all__ = [
     "SUBSTITUTION",
     "PrivacyRecord",
     "SelectionResult",
-    "integer_l1_error",
+    "integer_l1_errors",
     "select_exact",
     "report_budget",
     "as_counts",
@@ -186,23 +186,28 @@ SCORE_SCALE = 2**16  # a model's expected count is rounded to 1/SCORE_SCALE (pub
 WEIGHT_SCALE = 2**10  # candidate weights, normalised to max 1, rounded to 1/WEIGHT_SCALE
 
 
-def integer_l1_error(expected, counts):
-    """``sum |round(S expected) - S counts|``, exactly, as an int (units ``1/S``).
+def integer_l1_errors(expected, counts):
+    """``sum |round(S e) - S c|`` of every table, exactly, as int64 (units ``1/S``).
 
-    ``expected`` is public (the model's counts), ``counts`` the private
-    integer table; one record moves the result by at most ``S`` times the
-    table's L1 sensitivity. Integer scores let the exponential mechanism be
-    sampled exactly (no floating-point selection, Mironov 2012).
+    ``expected`` (the model's counts, public) and ``counts`` (the private
+    integer tables) are sequences of tables, paired in order; one record
+    moves each result by at most ``S`` times the table's L1 sensitivity.
+    Integer scores let the exponential mechanism be sampled exactly (no
+    floating-point selection, Mironov 2012). All tables in one pass.
     """
-    public = np.rint(np.asarray(expected, dtype=float) * SCORE_SCALE).astype(np.int64)
-    return int(np.abs(public - SCORE_SCALE * np.asarray(counts, dtype=np.int64)).sum())
+    sizes = [np.size(e) for e in expected]
+    public = np.rint(np.concatenate([np.ravel(e) for e in expected]).astype(float)
+                     * SCORE_SCALE).astype(np.int64)
+    private = SCORE_SCALE * np.concatenate([np.ravel(c) for c in counts]).astype(np.int64)
+    starts = np.cumsum([0] + sizes[:-1])
+    return np.add.reduceat(np.abs(public - private), starts)
 
 
 def select_exact(errors, weights, penalties, l1, epsilon, rng, size=None):
     """Index drawn by the exponential mechanism on ``w_r (err_r - pen_r)``, exactly
     (``size``: that many independent draws, an array).
 
-    ``errors`` are :func:`integer_l1_error` values; ``weights`` (> 0) and
+    ``errors`` are :func:`integer_l1_errors` values; ``weights`` (> 0) and
     ``penalties`` (in counts) are public and are rounded to integers on a
     fixed scale (public post-processing of public numbers), so every score
     is an integer whose sensitivity is ``WEIGHT_SCALE * SCORE_SCALE * l1``;

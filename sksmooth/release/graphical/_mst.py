@@ -15,7 +15,7 @@ from ._compression import CompressedModel, compress_levels
 from ._budget import (
     ADD_REMOVE,
     SelectionResult,
-    integer_l1_error,
+    integer_l1_errors,
     report_budget,
     select_exact,
     start_fitter,
@@ -32,8 +32,8 @@ def _pair_scores(fitter, pairs):
     only, so its 2-way marginals are products of its 1-way marginals."""
     model, data, total = fitter.model, fitter.data, fitter.total
     one_way = [model.marginal((a,)) for a in range(len(data.shape))]
-    return np.array([integer_l1_error(total * np.outer(one_way[i], one_way[j]),
-                                      data.counts((i, j))) for i, j in pairs], dtype=np.int64)
+    return integer_l1_errors([total * np.outer(one_way[i], one_way[j]) for i, j in pairs],
+                             [data.counts((i, j)) for i, j in pairs])
 
 
 def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):

@@ -97,6 +97,20 @@ def test_first_measurements_are_all_one_way():
     assert [m.attrs for m in result.measurements[: len(shape)]] == [(a,) for a in range(len(shape))]
 
 
+def test_integer_errors_of_all_tables_at_once_are_each_tables_error():
+    """One pass over tables of different shapes gives each table's
+    sum |rint(S expected) - S counts|, exactly (int64)."""
+    rng = np.random.default_rng(1)
+    shapes = [(3,), (4, 5), (1,), (2, 2, 3), (6, 1)]
+    counts = [rng.integers(0, 10**6, size=s) for s in shapes]
+    expected = [c + rng.normal(0, 50, size=c.shape) for c in counts]
+    S = budget.SCORE_SCALE
+    exact = [int(np.abs(np.rint(e * S).astype(np.int64) - S * c).sum())
+             for e, c in zip(expected, counts)]
+    errors = budget.integer_l1_errors(expected, counts)
+    assert errors.dtype == np.int64 and errors.tolist() == exact
+
+
 def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding(monkeypatch):
     """select_exact hands the exact sampler integers whose ratio to the sensitivity is
     AIM's real-valued w (err - pen) / (l1 max w) up to the rounding of w and pen."""
@@ -104,7 +118,7 @@ def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding
     counts = [rng.integers(0, 50, size=6) for _ in range(5)]
     expected = [c + rng.normal(0, 3, size=6) for c in counts]
     weights, penalties = np.array([1.0, 2.0, 0.5, 3.0, 1.5]), rng.uniform(0, 5, size=5)
-    errors = [budget.integer_l1_error(e, c) for e, c in zip(expected, counts)]
+    errors = budget.integer_l1_errors(expected, counts)
     seen = {}
 
     def spy(scores, epsilon, sensitivity, rng, **kw):
