@@ -585,6 +585,12 @@ def cover_accuracy(seeds):
             print(f"{name:14s} cover {size!s:6s} acc={np.mean(accs[size]):.3f} "
                   f"(se {np.std(accs[size]) / np.sqrt(len(accs[size])):.3f})", flush=True)
     path = ROOT / "results" / "private_proper_cover_accuracy.json"
+    if path.exists():  # the previous run's numbers kept beside
+        previous = {(r["dataset"], r["method"]): r for r in json.loads(path.read_text())}
+        for r in rows:
+            if (r["dataset"], r["method"]) in previous:
+                r["previous"] = {k: previous[(r["dataset"], r["method"])][k]
+                                 for k in ("accuracy_mean", "accuracy_std", "n_seeds")}
     path.write_text(json.dumps(rows, indent=1, default=float))
 
 
