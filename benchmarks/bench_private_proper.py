@@ -67,6 +67,7 @@ Usage::
     python benchmarks/bench_private_proper.py --scaling "halfspaces (default cover)"  # one row
     python benchmarks/bench_private_proper.py --cover-accuracy  # halfspaces by cover size
     python benchmarks/bench_private_proper.py --structured-cover  # directions x offsets cover
+    python benchmarks/bench_private_proper.py --orientations  # hyperplanes in 1 or 2 orientations
 
 Writes ``benchmarks/results/private_proper.json`` (``_quick`` with --quick).
 """
@@ -719,6 +720,45 @@ def structured_cover_trial(seeds):
     path.write_text(json.dumps(out, indent=1, default=float))
 
 
+def orientations_trial(n_covers=10):
+    """A/B of the default cover's two constructions at the same size (20000): random
+    hyperplanes in one random orientation (before) or each in both orientations
+    (now); accuracy at epsilon = 1 on the 10^5-row synthetic table of
+    ``--cover-accuracy``, one cover of each kind per public seed. Writes
+    ``results/private_proper_orientations.json``."""
+    from sksmooth.classes import HalfspaceConcepts, Halfspaces
+    from sksmooth.classes._halfspaces import _constants, _HalfspaceSampler
+
+    d, size = 10, 20000
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(110_000, d))
+    y = ((X[:, 0] + X[:, 1] > 1) ^ (rng.random(len(X)) < 0.1)).astype(int)
+    sampler = _HalfspaceSampler(np.zeros(d), np.ones(d), True)
+    accs = {"one orientation": [], "both orientations": []}
+    for seed in range(n_covers):
+        public = np.random.default_rng(700 + seed)
+        c0, b0 = _constants(d)
+        c, b = sampler.sample_unit(size - 2, public)
+        covers = {"one orientation": HalfspaceConcepts(
+                      *sampler.to_original(np.vstack([c0, c]), np.concatenate([b0, b])),
+                      bounds=(np.zeros(d), np.ones(d))),
+                  "both orientations": Halfspaces().cover(
+                      bounds=(0.0, 1.0), n_features=d, max_size=size, random_state=public,
+                      n_mc_targets=1, n_mc_points=10)}
+        for name, cover in covers.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clf = PrivateProperClassifier(hypotheses=cover, epsilon=1.0, bounds=(0.0, 1.0),
+                                              classes=[0, 1]).fit(X[:10**5], y[:10**5])
+            accs[name].append(clf.score(X[10**5:], y[10**5:]))
+    rows = [_row("synthetic 1e5", f"halfspaces {size}, {name}", 1.0, a) for name, a in accs.items()]
+    for r in rows:
+        print(f"{r['method']:40s} acc={r['accuracy_mean']:.4f} "
+              f"(se {r['accuracy_std'] / np.sqrt(r['n_seeds']):.4f})", flush=True)
+    path = ROOT / "results" / "private_proper_orientations.json"
+    path.write_text(json.dumps(rows, indent=1, default=float))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -743,7 +783,12 @@ def main():
                         help="only the structured halfspace cover (directions x offsets) "
                              "against the default one (results/private_proper_structured_"
                              "cover.json)")
+    parser.add_argument("--orientations", action="store_true",
+                        help="only the A/B of halfspace covers in one or both orientations "
+                             "(results/private_proper_orientations.json)")
     args = parser.parse_args()
+    if args.orientations:
+        return orientations_trial()
     if args.scaling is not None:
         return scaling(args.scaling)
     seeds = range(5 if args.quick else 20)
