@@ -5,11 +5,19 @@ Binary (``k = 2``): labels in {-1, +1} and the perturbation
 ``eta w(f)``, ``w(f) = m**-0.5 sum_j xi_j f(z_j)`` (module docstring of
 ``_perturbed_erm``).
 
-Multiclass (``k > 2``): labels are indices ``0..k-1`` and the perturbation is
-the one-hot process ``w(f) = m**-0.5 sum_j sum_c xi_{jc} 1[f(z_j) = c]``,
-``xi_{jc} ~ N(0, 1)`` i.i.d. -- each ``w(f)`` is again N(0, 1), and
-``E (w(f) - w(g))^2 = 2 D(f, g) / m`` with ``D`` the number of points where
-``f`` and ``g`` disagree. With the 0-1 loss ``1[f(z) != c]``:
+Multiclass (``k > 2``), private ``fit``: one-vs-rest. Fit ``c`` is the
+binary perturbed ERM of "label ``c``" (+1) against the rest (-1), each
+``(epsilon / k, delta / k)``-DP by Lemma 2 of Block and Shetty; the ``k``
+released hypotheses together are ``(epsilon, delta)``-DP by basic
+composition (Dwork and Roth 2014, Thm 3.16). Lemma 2 bounds a likelihood
+ratio, nothing Gaussian-mechanism-like, so no tighter composition is
+claimed. :class:`OneVsRestHypotheses` predicts from the released
+hypotheses alone.
+
+Multiclass, online ``partial_fit`` (no privacy claim): labels are indices
+``0..k-1`` and the perturbation is the one-hot process ``w(f) = m**-0.5
+sum_j sum_c xi_{jc} 1[f(z_j) = c]``, ``xi_{jc} ~ N(0, 1)`` i.i.d. With the
+0-1 loss ``1[f(z) != c]``:
 
 * ``xi_{jc} < 0``: ``xi 1[f = c] = |xi| 1[f != c] - |xi|``, i.e. the example
   ``(z_j, c)`` with weight ``|xi| eta / sqrt(m)``;
@@ -20,13 +28,7 @@ the one-hot process ``w(f) = m**-0.5 sum_j sum_c xi_{jc} 1[f(z_j) = c]``,
 
 So example ``(z_j, c')`` weighs ``eta / sqrt(m) (max(-xi_{jc'}, 0) +
 sum_{c != c'} max(xi_{jc}, 0)) >= 0``, and the argmin over ``F`` is that
-of ``L(f) + eta w(f)``. Privacy: Lemma 1 of Block and Shetty is stated for
-the canonical process of a real-valued class; this process is the canonical
-process of the embedded class ``f'(z, c) = 1[f(z) = c]`` on the ``m k``
-points ``(z_j, c)`` scaled by ``sqrt(k)``, which changes Lemma 2's formula to
-``epsilon = 32 / (eta rho^2) (G + sqrt(k) sqrt(2 log(2/delta)))`` with
-``rho^2 = 2 D_min / m``. We calibrate with it, but the extension is our
-derivation, not the paper's: multiclass fits are charged as *not certified*.
+of ``L(f) + eta w(f)``.
 """
 
 import numpy as np
@@ -35,14 +37,46 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._untrusted import encode_private_labels
 from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
                            reads_data, refuse_unset)
+from ._protocol import is_erm_oracle
 from ._setup import hallucinate
 
-__all__ = ["BinaryCodec", "MulticlassCodec", "label_codec", "online_codec", "MULTICLASS_NOTE"]
+__all__ = ["BinaryCodec", "MulticlassCodec", "OneVsRestHypotheses", "label_codec",
+           "online_codec"]
 
-MULTICLASS_NOTE = (
-    "multiclass: calibrated by Lemma 1 applied to the one-hot embedding of the class "
-    "(epsilon = 32/(eta rho^2) (G + sqrt(k) sqrt(2 log(2/delta))), rho^2 = 2 D_min/m); "
-    "the extension is this package's derivation, not a theorem of the paper")
+
+class OneVsRestHypotheses:
+    """The released hypothesis of a multiclass private ``fit``: one binary
+    hypothesis per label (``estimators_[c]`` says +1 for "label ``c``").
+
+    A row gets the first label, in ``classes`` order, whose hypothesis says
+    +1; when none does, the first label. This is ``argmax`` of the +-1 votes
+    with ties to the lowest index: a fixed public rule on the released
+    hypotheses (post-processing), so it costs no privacy.
+    """
+
+    def __init__(self, estimators):
+        self.estimators_ = list(estimators)
+
+    def decision_function(self, X):
+        """Votes, shape ``(n_samples, n_classes)``: +1 where label ``c``'s
+        hypothesis says +1, else -1 (uncalibrated)."""
+        votes = np.empty((len(X), len(self.estimators_)))
+        for c, estimator in enumerate(self.estimators_):
+            pred = (estimator._erm_predict_validated(X) if is_erm_oracle(estimator)
+                    else estimator.predict(X))
+            votes[:, c] = np.where(np.asarray(pred) > 0, 1.0, -1.0)  # +-1 or 0/1 coding
+        return votes
+
+    def predict(self, X):
+        """Label indices ``0..k-1`` (ties to the lowest index)."""
+        return np.argmax(self.decision_function(X), axis=1)
+
+    def predict_proba(self, X):
+        """Uniform over the labels voted +1 (over all labels when none is);
+        not calibrated probabilities."""
+        positive = self.decision_function(X) > 0
+        positive[~positive.any(axis=1)] = True
+        return positive / positive.sum(axis=1, keepdims=True)
 
 
 class BinaryCodec:
@@ -81,9 +115,15 @@ class BinaryCodec:
         """Labels and weights of :meth:`hallucinated_rows` realising ``eta w(f)``."""
         return hallucinate(Z, eta, rng)
 
-    def hallucinate(self, Z, eta, rng):
-        """Rows, labels and weights realising ``eta w(f)`` (``xi_j`` from ``rng``)."""
-        return (self.hallucinated_rows(Z), *self.hallucinated_labels(Z, eta, rng))
+    n_fits = 1  # binary fits of the private fit
+
+    def fit_labels(self, y_coded):
+        """The +-1 labels of each binary fit of the private ``fit`` (here one)."""
+        yield y_coded
+
+    def combine(self, estimators):
+        """The released hypothesis of the private ``fit`` from its binary fits."""
+        return estimators[0]
 
     def perturbed_rows(self, X, y_pm1, scale, rng):
         """The label-perturbation variant: ``1[f(x_s) != y_s] + (scale g_s / 2) f(x_s)``,
@@ -92,8 +132,6 @@ class BinaryCodec:
         perturbed = y_pm1 - scale * rng.standard_normal(len(y_pm1))
         return X, np.where(perturbed >= 0, 1.0, -1.0), np.abs(perturbed)
 
-    def lemma2_complexity(self, G, delta):
-        return G
 
 
 class MulticlassCodec(BinaryCodec):
@@ -136,10 +174,17 @@ class MulticlassCodec(BinaryCodec):
         return (np.repeat(X, k, axis=0), np.tile(np.arange(k, dtype=float), n),
                 weights.ravel())
 
-    def lemma2_complexity(self, G, delta):
-        """``G`` such that Lemma 2's formula gives the one-hot calibration."""
-        k = len(self.classes_)
-        return G + (np.sqrt(k) - 1.0) * np.sqrt(2.0 * np.log(2.0 / delta))
+    @property
+    def n_fits(self):
+        return len(self.classes_)
+
+    def fit_labels(self, y_coded):
+        """One-vs-rest: fit ``c`` labels +1 the rows of label ``c``, -1 the rest."""
+        for c in range(len(self.classes_)):
+            yield np.where(y_coded == c, 1.0, -1.0)
+
+    def combine(self, estimators):
+        return OneVsRestHypotheses(estimators)
 
 
 _ONE_LABEL = ("y contains only one class; this classifier needs two or more. Pass the "
