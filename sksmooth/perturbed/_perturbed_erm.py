@@ -345,9 +345,10 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         The fitted oracle (trained on +-1 labels; online multiclass: class
         indices ``0..k-1``); ``None`` before the first online update. A
         multiclass ``fit`` releases ``OneVsRestHypotheses``: one fitted
-        oracle per label in ``estimator_.estimators_``; a row gets the first
-        label (in ``classes_`` order) whose hypothesis says +1, or
-        ``classes_[0]`` when none does.
+        oracle per label in ``estimator_.estimators_``; a row gets, of the
+        labels whose hypothesis says +1, the one claiming the smallest share
+        of ``separating_points_``, or, when none says +1, the label claiming
+        the smallest share (equal shares: the first in ``classes_``).
     classes_ : ndarray of shape (n_classes,)
     bounds_ : tuple of ndarray or None
     separating_points_ : ndarray of shape (m, n_features)
@@ -502,7 +503,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                     fitted.append(fit_oracle(clone(plan.oracle), rows,
                                              np.concatenate([labels, z_labels]),
                                              np.concatenate([weights, z_weights])))
-            estimator = codec.combine(fitted)
+            estimator = codec.combine(fitted, plan.Z)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
         if plan.not_private:
             charge_not_private(params["accountant"], type(self).__name__, plan.not_private)

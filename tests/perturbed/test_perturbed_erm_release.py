@@ -424,19 +424,23 @@ def test_multiclass_fit_names_every_label_and_learns_a_separable_target():
     assert np.array_equal(release.predict(X[:50]), clf.predict(X[:50]))
 
 
-def test_one_vs_rest_ties_go_to_the_first_label():
+def test_one_vs_rest_prediction_is_the_most_specific_claim():
     from sksmooth.perturbed._labels import OneVsRestHypotheses
 
-    class Constant:
-        def __init__(self, sign):
-            self.sign = sign
+    class Above:  # says +1 above a threshold of the one feature
+        def __init__(self, threshold):
+            self.threshold = threshold
 
         def predict(self, X):
-            return np.full(len(X), self.sign)
+            return np.where(X[:, 0] > self.threshold, 1, -1)
 
-    X = np.zeros((2, 1))
-    assert list(OneVsRestHypotheses([Constant(-1)] * 3).predict(X)) == [0, 0]
-    assert list(OneVsRestHypotheses([Constant(-1), Constant(1), Constant(1)]).predict(X)) == [1, 1]
+    Z = np.linspace(0.05, 0.95, 10)[:, None]  # claims: 0.5, 0.2, 0, 0
+    ovr = OneVsRestHypotheses([Above(0.5), Above(0.8), Above(2.0), Above(3.0)], Z)
+    assert np.allclose(ovr.claims_, [0.5, 0.2, 0.0, 0.0])
+    # both 0 and 1 claim 0.9: the narrower claim wins; only 0 claims 0.6;
+    # nobody claims 0.1: the first of the labels claiming nothing
+    assert list(ovr.predict(np.array([[0.9], [0.6], [0.1]]))) == [1, 0, 2]
+    assert np.array_equal(ovr.predict_proba(np.array([[0.9]])), [[0, 1, 0, 0]])
 
 
 def test_multiclass_fit_warns_when_the_noise_dominates_naming_the_proper_learner():
