@@ -34,8 +34,8 @@ _MAX_LINEAR_DECAY = 300.0
 # AxisHedge.update: a batch with eta * rounds at most this takes its bins' masses from
 # prefix sums (relative rounding error amplified by at most exp(_PREFIX_DECAY))
 _PREFIX_DECAY = 4.0
-# AxisHedge._positions: batches of at most this many rows search all features at once
-_ONE_SEARCH_ROWS = 32
+# AxisHedge._positions: rows x features placed at once (8 MB per work array)
+_POSITION_ELEMENTS = 1 << 20
 # AxisHedge: short batches add their bins' losses to a pending layer of at most this many
 # edges (O(edges) per call), folded into the segments (O(segments)) when it is full or
 # when the total weight fell by exp(_PREFIX_DECAY) since the segments' prefix sums
@@ -645,7 +645,7 @@ class AxisHedge:
         self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
         # (feature rank, threshold) as complex numbers sort lexicographically: one
-        # searchsorted places a row on every feature, comparing the floats exactly
+        # searchsorted places rows on any features, comparing the floats exactly
         self.position_key = np.repeat(np.arange(len(self.features)), self.sizes) \
             + 1j * self.position_threshold
         # prior mass of each expert, mean 1 (uniform: each expert counts 1)
@@ -681,35 +681,33 @@ class AxisHedge:
 
     def _positions(self, X):
         """``offset + #thresholds <= x`` for each (row, feature with experts)."""
-        if X.shape[0] <= _ONE_SEARCH_ROWS:  # one call, however many features
-            key = np.arange(len(self.features)) + 1j * X[:, self.features]
-            return np.searchsorted(self.position_key, key, side="right")
-        out = np.empty((X.shape[0], len(self.features)), dtype=np.intp)
         if getattr(self, "_buckets", None) is None:  # (absent from older pickles)
             self._buckets = _buckets(self.position_threshold, self.offsets)
+        rows = max(1, _POSITION_ELEMENTS // len(self.features))
+        if X.shape[0] > rows:
+            return np.vstack([self._positions(X[a:a + rows])
+                              for a in range(0, X.shape[0], rows)])
         scale, low, first, padded = self._buckets
-        for i, f in enumerate(self.features):  # many rows: one feature at a time
-            # guess from x's bucket (half a threshold per bucket on average) the count
-            # of thresholds at or below it, step up to it (the feature's thresholds end
-            # in +inf); what two steps did not settle is searched
-            start, stop = self.offsets[i] + i, self.offsets[i + 1] + i  # in padded
-            x = X[:, f]
-            if scale[i] > 0:
-                with np.errstate(over="ignore"):
-                    bucket = (x - low[i]) * scale[i]
-                np.clip(bucket, 0, 2 * (stop - start) - 1, out=bucket)
-            else:
-                bucket = np.zeros(len(x))
-            at = first[2 * self.offsets[i] + bucket.astype(np.intp)].astype(np.intp)
-            at += start
-            for _ in range(2):
-                at += padded[at] <= x
-            wrong = (padded[at] <= x) | ((at > start) & (padded[at - 1] > x))
-            at -= start
-            if wrong.any():
-                at[wrong] = np.searchsorted(padded[start:stop], x[wrong], side="right")
-            out[:, i] = at + self.offsets[i]
-        return out
+        # guess from x's bucket (half a threshold per bucket on average) the count of
+        # thresholds at or below it, step up to it (each feature's thresholds end in
+        # +inf in padded); what two steps did not settle is searched. A binary search
+        # of every row would miss the cache at each probe of a large cover
+        x = X[:, self.features]
+        start = self.offsets[:-1] + np.arange(len(self.features))          # in padded
+        with np.errstate(over="ignore", invalid="ignore"):
+            bucket = np.where(scale > 0, (x - low) * scale, 0.0)
+        np.clip(bucket, 0, 2 * self.sizes - 1, out=bucket)
+        at = first[2 * self.offsets[:-1] + bucket.astype(np.intp)].astype(np.intp)
+        at += start
+        for _ in range(2):
+            at += padded[at] <= x
+        wrong = (padded[at] <= x) | ((at > start) & (padded[at - 1] > x))
+        at -= np.arange(len(self.features))                                # global
+        if wrong.any():  # (feature rank, threshold) as complex numbers sort lexicographically
+            row, column = np.nonzero(wrong)
+            at[row, column] = np.searchsorted(self.position_key, column + 1j * x[row, column],
+                                              side="right")
+        return at
 
     def _count_segments(self, index=None):
         """Prior mass per pair (q, S) of the segments ``index`` (default: all); kept

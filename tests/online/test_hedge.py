@@ -165,23 +165,28 @@ def test_dense_engine_added_losses_equal_update():
     np.testing.assert_allclose(added.log_weights, played.log_weights, rtol=1e-13)
 
 
-def test_axis_positions_of_many_rows_are_searchsorted_counts():
-    """Rows beyond _ONE_SEARCH_ROWS start from a bucket guess: the counts must be
+@pytest.mark.parametrize("position_elements", [1 << 20, 64])  # 64: rows in chunks
+def test_axis_positions_of_many_rows_are_searchsorted_counts(position_elements, monkeypatch):
+    """Rows start from a bucket guess (for every batch size): the counts must be
     searchsorted's exactly, at ties, just below thresholds and outside the grid."""
+    monkeypatch.setattr(hedge_module, "_POSITION_ELEMENTS", position_elements)
     pairs = LabelPairs.binary()
     rng = np.random.default_rng(4)
     grid = np.concatenate([np.linspace(0.1, 0.9, 50), np.linspace(0.1, 0.9, 7),
                            [0.5 + 1e-12, 0.5 + 2e-12]])           # uneven: clustered values
-    feature = np.repeat([0, 2], len(grid))
-    threshold = np.tile(grid, 2)
+    feature = np.concatenate([np.repeat([0, 2], len(grid)), [1]])  # feature 1: one threshold
+    threshold = np.concatenate([np.tile(grid, 2), [0.5]])
     engine = AxisHedge(feature, threshold, np.zeros(len(feature), int), 3, pairs, 2, 0.1)
     picks = rng.choice(grid, 300)
     X = np.column_stack([np.concatenate([rng.random(300), picks, np.nextafter(picks, 0),
-                                         [-1.0, 0.0, 0.1, 0.9, 2.0]])] * 3)
+                                         [-1.0, 0.0, 0.1, 0.5, 0.9, 2.0]])] * 3)
     unique = np.unique(grid)
     expected = np.column_stack([np.searchsorted(unique, X[:, 0], side="right"),
-                                len(unique) + np.searchsorted(unique, X[:, 2], side="right")])
-    np.testing.assert_array_equal(engine._positions(X), expected)
+                                len(unique) + (X[:, 1] >= 0.5),
+                                len(unique) + 1 + np.searchsorted(unique, X[:, 2],
+                                                                  side="right")])
+    for rows in (slice(None), slice(300, 310), slice(0, 1)):
+        np.testing.assert_array_equal(engine._positions(X[rows]), expected[rows])
 
 
 def _random_axis_problem(n_classes, eta):
