@@ -326,8 +326,7 @@ def read_labels(y, n_rows=None):
     y = _as_labels(y)
     if n_rows is None:
         return y
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+    y = _column_vector_raveled(y)
     if y.ndim != 1 or len(y) != n_rows:
         raise ValueError("y must be 1-D with one entry per row of X (labels are one more "
                          "attribute).")
@@ -598,13 +597,8 @@ def read_sample_weight(sample_weight, n_samples, owner):
     return weights
 
 
-def _check_private_y(y, n_samples):
-    """Check only the structure of ``y`` (public); its values, NaN included, are
-    left to :func:`encode_private_labels` (scikit-learn's own check refuses a
-    non-finite label: an error that depends on one private value)."""
-    if y is None:
-        raise ValueError("This estimator requires y to be passed, but the target y is None.")
-    y = read_labels(y)
+def _column_vector_raveled(y):
+    """An ``(n, 1)`` label array flattened, with scikit-learn's warning."""
     if y.ndim == 2 and y.shape[1] == 1:
         from ._validation import user_stacklevel  # _validation imports this module
 
@@ -612,6 +606,16 @@ def _check_private_y(y, n_samples):
                       "raveled. Pass y as a 1-d array, e.g. y.ravel().",
                       DataConversionWarning, stacklevel=user_stacklevel())
         y = y.ravel()
+    return y
+
+
+def _check_private_y(y, n_samples):
+    """Check only the structure of ``y`` (public); its values, NaN included, are
+    left to :func:`encode_private_labels` (scikit-learn's own check refuses a
+    non-finite label: an error that depends on one private value)."""
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None.")
+    y = _column_vector_raveled(read_labels(y))
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
     if len(y) != n_samples:

@@ -243,6 +243,9 @@ def test_the_column_vector_y_warning_names_the_callers_line():
     with pytest.warns(UserWarning, match="column-vector y") as record:
         _reader("proper").fit(X, y)  # it named sksmooth/proper/_private_proper.py
     assert {w.filename for w in record} == {__file__}
+    with pytest.warns(UserWarning, match="column-vector y") as record:  # it raveled silently
+        MWEM(bounds=(0.0, 1.0), classes=[0, 1]).fit(X, y)
+    assert {w.filename for w in record} == {__file__}
 
 
 def test_a_column_name_mismatch_names_the_columns():
