@@ -92,8 +92,57 @@ def test_far_coins_fallback_is_exact(sampler, monkeypatch):
     assert chi_square_pvalue(draws, probs) > 1e-4
 
 
+class _RecordedCoins:
+    """Heads exactly on ``heads``; every candidate flipped, in order."""
+
+    def __init__(self, heads):
+        self.heads, self.flipped = heads, []
+
+    def flip(self, candidates, rng):
+        self.flipped.extend(candidates.tolist())
+        return np.isin(candidates, self.heads)
+
+
+class _RecordedProposals:
+    """A generator recording every uniform proposal it draws."""
+
+    def __init__(self, seed):
+        self.rng, self.proposed = np.random.default_rng(seed), []
+
+    def integers(self, low, high, size):
+        out = self.rng.integers(low, high, size=size)
+        self.proposed.extend(out.tolist())
+        return out
+
+
+def test_one_draw_flips_coins_in_first_proposal_order_and_returns_the_first_head():
+    # the law of permute-and-flip by construction: candidates in order of first
+    # appearance among i.i.d. uniform proposals (a uniform order), one independent
+    # coin each (the coins' law: the tests above), the first head wins
+    n = 100
+    for seed in range(30):
+        heads = np.random.default_rng(1000 + seed).choice(n, size=1 + seed % 3, replace=False)
+        coins, rng = _RecordedCoins(heads), _RecordedProposals(seed)
+        # the acceptance estimate only sizes the batches: 1.0 makes several of 16
+        acceptance = heads.size / n if seed % 2 else 1.0
+        pick = _exact_selection._first_head_in_random_order(coins, n, acceptance, rng)
+        assert coins.flipped == list(dict.fromkeys(rng.proposed))  # once each, in order
+        assert pick == next(c for c in coins.flipped if c in heads)
+
+
+def test_one_draw_with_many_likely_heads_takes_the_random_order(monkeypatch):
+    visits = []
+    one_by_one = _exact_selection._first_head_in_random_order
+    monkeypatch.setattr(_exact_selection, "_first_head_in_random_order",
+                        lambda *args: visits.append(one_by_one(*args)) or visits[-1])
+    monkeypatch.setattr(_exact_selection, "_FEW_VISITS", 0)
+    picks = [permute_and_flip(SCORES, 0.7, 1.0, np.random.default_rng(6)) for _ in range(5)]
+    assert picks == visits
+
+
+# the frequencies of the one-by-one draws (the two tests above check its construction)
 @pytest.mark.parametrize("far_gamma", [64, 1])
-@pytest.mark.expensive
+@pytest.mark.slow
 def test_permute_and_flip_one_draw_in_random_order_is_exact(far_gamma, monkeypatch):
     # One draw with many likely heads visits candidates one by one in a
     # random order (here forced); its law is permute-and-flip's.
