@@ -114,15 +114,18 @@ class _Objective:
         return loss, grads
 
 
-def _marginals(tree, hosts, factors, shape):
-    dense = calibrated_probabilities(tree, FactoredModel(shape, factors, tree).clique_potentials(),
-                                     set(hosts))
+def _marginals(tree, hosts, factors, shape, dense=None):
+    """Every factor's marginal, and the clique marginals they are summed from
+    (``dense``: already calibrated ones of this distribution on ``tree``)."""
+    if dense is None:
+        dense = calibrated_probabilities(
+            tree, FactoredModel(shape, factors, tree).clique_potentials())
     out = []
     for f, h in zip(factors, hosts):
         clique = tree.cliques[h]
         axes = tuple(i for i, a in enumerate(clique) if a not in f.attrs)
         out.append(dense[h].sum(axis=axes) if axes else dense[h])
-    return out
+    return out, dense
 
 
 def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3, window=10):
@@ -159,7 +162,12 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
     previous = {f.attrs: f.values for f in (init.factors if init is not None else ())}
     theta = [Factor(a, previous.get(a, np.zeros(objective.targets[i].shape)).copy())
              for i, a in enumerate(objective.attrs)]
-    mu = _marginals(tree, hosts, theta, shape)
+    # a warm start on the same tree is the same distribution (new factors are zero):
+    # its calibrated cliques are reused
+    same = (init is not None and init.tree == tree
+            and all(f.attrs in groups for f in init.factors))
+    mu, dense = _marginals(tree, hosts, theta, shape,
+                           init.clique_probabilities if same else None)
     loss, grads = objective(mu)
     safe = 1.0 / objective.smoothness
     step = 4.0 * safe
@@ -170,7 +178,7 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
         proposed = step
         while True:
             trial = [Factor(t.attrs, t.values - step * g) for t, g in zip(theta, grads)]
-            trial_mu = _marginals(tree, hosts, trial, shape)
+            trial_mu, trial_dense = _marginals(tree, hosts, trial, shape)
             trial_loss, trial_grads = objective(trial_mu)
             # Armijo: decrease at least half the linear prediction
             predicted = sum(float(np.sum(g * (m - tm))) for g, m, tm in zip(grads, mu, trial_mu))
@@ -178,11 +186,11 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
                 break
             step = max(step / 2.0, safe)
         first_try = step == proposed
-        theta, mu, loss, grads = trial, trial_mu, trial_loss, trial_grads
+        theta, mu, dense, loss, grads = trial, trial_mu, trial_dense, trial_loss, trial_grads
         history.append(loss)
         if first_try:  # grow only after a step that needed no backtracking
             step *= 2.0
         if len(history) > window and history[-1 - window] - loss <= tol * scale:
             break
-    model = FactoredModel(shape, theta, tree)
+    model = FactoredModel(shape, theta, tree, clique_probabilities=dense)
     return EstimationResult(model, float(loss), n_iter)

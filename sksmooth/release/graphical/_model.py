@@ -45,15 +45,20 @@ class FactoredModel:
         :meth:`multiply` to combine).
     tree : JunctionTree, optional
         A junction tree covering every factor (computed when omitted).
+    clique_probabilities : list of ndarray, optional
+        The calibrated clique marginals of this model on ``tree``, when the
+        caller already computed them (the estimator's last calibration).
     """
 
-    def __init__(self, shape, factors=(), tree=None):
+    def __init__(self, shape, factors=(), tree=None, *, clique_probabilities=None):
         self.shape = tuple(int(s) for s in shape)
         if any(s < 1 for s in self.shape):
             raise ValueError(f"shape must hold positive level counts, got {self.shape}.")
         self.factors = tuple(factors)
         self.tree = tree if tree is not None else junction_tree(
             [f.attrs for f in self.factors], self.shape)
+        if clique_probabilities is not None:
+            self.__dict__["clique_probabilities"] = list(clique_probabilities)
 
     @classmethod
     def uniform(cls, shape):

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from sksmooth.release.graphical import Measurement, estimate, estimate_total
+from sksmooth.release.graphical import FactoredModel, Measurement, estimate, estimate_total
+from sksmooth.release.graphical._factor import Factor
 
 SETS = [(0,), (1,), (2,), (3,), (4,), (0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
 
@@ -49,3 +50,26 @@ def test_warm_start_keeps_solution():
     first = estimate(shape, meas, total=500.0, max_iter=1000, tol=1e-13)
     second = estimate(shape, meas, total=500.0, init=first.model, max_iter=3)
     assert second.loss <= first.loss + 1e-9
+
+
+def test_reused_calibrations_are_the_models_own():
+    """The estimate hands its model the clique marginals of its last calibration, and a
+    warm start reuses its init's only when the init is the same distribution: an init
+    factor over a table no measurement has (here (0,), inside the clique (0, 1)) is
+    dropped, so that init's calibration would be wrong."""
+    rng = np.random.default_rng(0)
+    shape = (3, 4, 2)
+    meas = [Measurement((0, 1), rng.uniform(10, 50, size=(3, 4)), 2.0),
+            Measurement((1, 2), rng.uniform(10, 50, size=(4, 2)), 2.0)]
+    result = estimate(shape, meas, total=400.0, max_iter=5)
+    model = result.model
+    fresh = FactoredModel(shape, model.factors, model.tree)
+    for got, want in zip(model.clique_probabilities, fresh.clique_probabilities):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    skewed = FactoredModel(shape, model.factors + (Factor((0,), np.array([3.0, 0.0, -3.0])),),
+                           model.tree)
+    assert skewed.tree == model.tree
+    skewed.clique_probabilities  # computed: a reuse would read it
+    got = estimate(shape, meas, total=400.0, init=skewed, max_iter=0).loss
+    want = estimate(shape, meas, total=400.0, init=fresh, max_iter=0).loss
+    assert got == pytest.approx(want, rel=1e-12)
