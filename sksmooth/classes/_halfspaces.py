@@ -58,24 +58,27 @@ class HalfspaceConcepts(FiniteConcepts):
 
     def complements(self):
         """Index of each concept's complement ``(-coef[j], -intercept[j])`` (exact
-        negation) in the set, ``-1`` if none; a matching (each index in one pair)."""
-        if self._complements is None and self.n_concepts == 0:
-            self._complements = np.zeros(0, np.intp)
-        if self._complements is None:
-            keys = np.ascontiguousarray(np.column_stack([self.coef, self.intercept]))
+        negation) in the set, ``-1`` if none; a matching (each index in one pair).
+        Cached, and re-derived when a cached pair is no longer an exact negation
+        (``coef`` or ``intercept`` changed in place, a subset)."""
+        keys = np.ascontiguousarray(np.column_stack([self.coef, self.intercept]))
+        cached = self._complements
+        if cached is not None and len(cached) == len(keys):
+            paired = np.flatnonzero(cached >= 0)
+            if np.array_equal(keys[cached[paired]], -keys[paired]):
+                return cached
+        partner = np.full(len(keys), -1, np.intp)
+        if len(keys):
             as_bytes = np.dtype((np.void, keys.shape[1] * keys.itemsize))
             own, negated = keys.view(as_bytes).ravel(), (-keys).view(as_bytes).ravel()
             order = np.argsort(own, kind="stable")
             at = np.minimum(np.searchsorted(own[order], negated), len(own) - 1)
-            partner = np.where(own[order][at] == negated, order[at], -1)
-            hit = np.flatnonzero(partner >= 0)
-            mutual = hit[partner[partner[hit]] == hit]
-            self._complements = np.full(len(own), -1, np.intp)
-            self._complements[mutual] = partner[mutual]
-        return self._complements
-
-    def _after_subset(self, indices):
-        self._complements = None
+            found = np.where(own[order][at] == negated, order[at], -1)
+            hit = np.flatnonzero(found >= 0)
+            mutual = hit[found[found[hit]] == hit]
+            partner[mutual] = found[mutual]
+        self._complements = partner
+        return partner
 
     def _evaluate_chunk(self, X):
         # fl(a + b) >= 0 exactly when a >= -b (a rounded sum keeps the sign of the

@@ -60,6 +60,16 @@ def test_sampled_cover_holds_each_hyperplane_in_both_orientations(fit_intercept,
     np.testing.assert_array_equal(cover.intercept[partner[paired]], -cover.intercept[paired])
 
 
+def test_complements_stay_exact_negations_after_coef_changes_in_place():
+    """Label counts take a paired concept's count from its partner's products, so
+    a stale pairing would count another concept's complement."""
+    concepts = HalfspaceConcepts([[1.0, 0.5], [-1.0, -0.5], [2.0, 1.0]], [0.25, -0.25, 3.0])
+    assert list(concepts.complements()) == [1, 0, -1]
+    assert list(concepts.subset([2, 1, 0]).complements()) == [-1, 2, 1]
+    concepts.coef[1] = (0.5, 1.0)  # no longer the complement of concept 0
+    assert list(concepts.complements()) == [-1, -1, -1]
+
+
 def test_through_origin_cover():
     cover = Halfspaces(fit_intercept=False).cover(bounds=(-1.0, 2.0), n_features=2, max_size=100,
                                                   random_state=0, n_mc_targets=50)
