@@ -10,7 +10,9 @@ import os
 import sys
 import warnings
 
+import joblib
 import numpy as np
+import sklearn
 from sklearn.utils.multiclass import type_of_target
 
 from ._untrusted import check_no_numeric_twins, distinct_labels, finite_rows, is_missing
@@ -671,8 +673,8 @@ class BinaryLabels:
 
 def user_stacklevel():
     """``stacklevel`` for a ``warnings.warn`` in the caller that names the first frame
-    outside this package and scikit-learn (the user's line, however deep the call
-    came from: through a ``Pipeline`` or scikit-learn's ``fit_transform`` wrapper)."""
+    outside this package, scikit-learn and joblib (the user's line, however deep the
+    call came from: a ``Pipeline``, ``cross_val_score``, ``PrivateSearchCV``)."""
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
             _LIBRARY_DIRECTORIES):
@@ -681,7 +683,7 @@ def user_stacklevel():
 
 
 _LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
-                             for module in (sys.modules[__package__], sys.modules["sklearn"]))
+                             for module in (sys.modules[__package__], sklearn, joblib))
 
 
 def resolve_public_classes(y, classes, stacklevel=None, binary=True):
