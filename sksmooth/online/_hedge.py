@@ -771,9 +771,10 @@ class AxisHedge:
             # rounding relative to the total weight when the prefix sums were taken, which
             # the pending rounds (_pending_decay) and the batch's (at most exp(eta *
             # rounds)) amplify by at most exp(_PREFIX_DECAY) together
+            base_below = self._base_mass_below(bounds)
             with np.errstate(divide="ignore"):
-                bin_log_mass = np.log(np.maximum(np.diff(self._mass_below(bounds), axis=1),
-                                                 0.0)).T
+                bin_log_mass = np.log(np.maximum(np.diff(
+                    self._mass_below(bounds, base_below), axis=1), 0.0)).T
         else:  # a bin's mass summed over its segments: no cancellation
             self._split(edges)
             first = np.searchsorted(self.starts, edges)
@@ -783,7 +784,7 @@ class AxisHedge:
                                       bin_pos, labels, self.learning_rate, counter)
         self.work += counter[0]
         if decay <= _PREFIX_DECAY:
-            self._add_pending(edges, bin_loss.T, n_rounds)
+            self._add_pending(edges, base_below, bin_loss.T, n_rounds)
         else:  # the segments (split at the edges) take their bin's mistakes
             per_bin = np.diff(np.append(first, len(self.starts)))
             self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
@@ -792,24 +793,29 @@ class AxisHedge:
             self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return proba, 1.0 - proba[np.arange(n_rounds), y]
 
-    def _add_pending(self, edges, bin_loss, n_rounds):
+    def _add_pending(self, edges, edge_base_below, bin_loss, n_rounds):
         """Add the mistakes ``bin_loss`` (q, bins) of the bins starting at ``edges``
-        (sorted, distinct, every feature start among them) to the pending layer."""
+        (sorted, distinct, every feature start among them) to the pending layer;
+        ``edge_base_below`` (q, bins + 1) is :meth:`_base_mass_below` of the edges and
+        the end."""
         pending = getattr(self, "_pending", None)
         if pending is None:
-            union, loss, rounds = edges, bin_loss.astype(np.int64), n_rounds
-            base_below = self._base_mass_below(np.append(union, self.offsets[-1]))
+            union, loss, rounds, base_below = edges, bin_loss.astype(np.int64), n_rounds, \
+                edge_base_below
         else:
-            union = _sorted_unique(np.concatenate([pending.edges, edges]))
-            parent = np.searchsorted(pending.edges, union, side="right") - 1
+            old = pending.edges
+            at = np.searchsorted(old, edges, side="right") - 1  # pending bin of each edge
+            new = np.flatnonzero(old[at] != edges)
+            union = np.insert(old, at[new] + 1, edges[new])
+            placed = at[new] + 1 + np.arange(len(new))          # the new edges in union
+            parent = np.repeat(np.arange(len(old)), 1 + np.bincount(at[new], minlength=len(old)))
             loss = pending.loss[:, parent] \
                 + bin_loss[:, np.searchsorted(edges, union, side="right") - 1]
             rounds = pending.rounds + n_rounds
             base_below = np.empty((loss.shape[0], len(union) + 1))
             base_below[:, :-1] = pending.base_below[:, parent]   # right at the old edges
             base_below[:, -1] = pending.base_below[:, -1]
-            new = np.flatnonzero(pending.edges[parent] != union)
-            base_below[:, new] = self._base_mass_below(union[new])
+            base_below[:, placed] = edge_base_below[:, new]
         cumulative = np.empty_like(base_below)
         cumulative[:, 0] = 0.0
         np.cumsum(np.diff(base_below, axis=1) * np.exp(-self.learning_rate * loss), axis=1,
@@ -932,10 +938,11 @@ class AxisHedge:
             + (at_start[:, -1] - at_start[:, 0] - on_right.T) @ self.left_onehot
         return np.clip(proba / proba.sum(axis=1, keepdims=True), 0.0, 1.0)
 
-    def _mass_below(self, positions):
+    def _mass_below(self, positions, base_below=None):
         """Weight of the experts at global positions ``< positions`` (any shape), one
-        row per pair (q, ...), in the scale of the cached prefix sums."""
-        below = self._base_mass_below(positions)
+        row per pair (q, ...), in the scale of the cached prefix sums (from their
+        :meth:`_base_mass_below` when given)."""
+        below = self._base_mass_below(positions) if base_below is None else base_below.copy()
         pending = getattr(self, "_pending", None)
         if pending is None:
             return below
