@@ -186,20 +186,35 @@ SCORE_SCALE = 2**16  # a model's expected count is rounded to 1/SCORE_SCALE (pub
 WEIGHT_SCALE = 2**10  # candidate weights, normalised to max 1, rounded to 1/WEIGHT_SCALE
 
 
-def integer_l1_errors(expected, counts):
+def integer_l1_errors(expected, counts, batch_cells=1 << 20):
     """``sum |round(S e) - S c|`` of every table, exactly, as int64 (units ``1/S``).
 
     ``expected`` (the model's counts, public) and ``counts`` (the private
-    integer tables) are sequences of tables, paired in order; one record
+    integer tables) are iterables of tables, paired in order; one record
     moves each result by at most ``S`` times the table's L1 sensitivity.
     Integer scores let the exponential mechanism be sampled exactly (no
-    floating-point selection, Mironov 2012). All tables in one pass.
+    floating-point selection, Mironov 2012). Tables are read lazily and
+    scored a batch of about ``batch_cells`` cells per numpy pass, so memory
+    stays bounded however many (or large) the tables are.
     """
-    sizes = [np.size(e) for e in expected]
+    errors, batch, cells = [], [], 0
+    for pair in zip(expected, counts):
+        batch.append(pair)
+        cells += np.size(pair[0])
+        if cells >= batch_cells:
+            errors.append(_batch_l1_errors(batch))
+            batch, cells = [], 0
+    if batch:
+        errors.append(_batch_l1_errors(batch))
+    return np.concatenate(errors) if errors else np.zeros(0, np.int64)
+
+
+def _batch_l1_errors(batch):
+    expected, counts = zip(*batch)
     public = np.rint(np.concatenate([np.ravel(e) for e in expected]).astype(float)
                      * SCORE_SCALE).astype(np.int64)
     private = SCORE_SCALE * np.concatenate([np.ravel(c) for c in counts]).astype(np.int64)
-    starts = np.cumsum([0] + sizes[:-1])
+    starts = np.cumsum([0] + [np.size(e) for e in expected[:-1]])
     return np.add.reduceat(np.abs(public - private), starts)
 
 

@@ -32,8 +32,8 @@ def _pair_scores(fitter, pairs):
     only, so its 2-way marginals are products of its 1-way marginals."""
     model, data, total = fitter.model, fitter.data, fitter.total
     one_way = [model.marginal((a,)) for a in range(len(data.shape))]
-    return integer_l1_errors([total * np.outer(one_way[i], one_way[j]) for i, j in pairs],
-                             [data.counts((i, j)) for i, j in pairs])
+    return integer_l1_errors((total * np.outer(one_way[i], one_way[j]) for i, j in pairs),
+                             (data.counts((i, j)) for i, j in pairs))
 
 
 def _private_kruskal(scores, pairs, n_attrs, epsilon, sensitivity, budget, rng):

@@ -107,8 +107,28 @@ def test_integer_errors_of_all_tables_at_once_are_each_tables_error():
     S = budget.SCORE_SCALE
     exact = [int(np.abs(np.rint(e * S).astype(np.int64) - S * c).sum())
              for e, c in zip(expected, counts)]
-    errors = budget.integer_l1_errors(expected, counts)
-    assert errors.dtype == np.int64 and errors.tolist() == exact
+    for batch_cells in (1, 7, 1 << 20):  # a table per pass, batches across shapes, one pass
+        errors = budget.integer_l1_errors(iter(expected), iter(counts), batch_cells)
+        assert errors.dtype == np.int64 and errors.tolist() == exact
+
+
+def test_integer_errors_hold_one_batch_of_tables_at_a_time():
+    """AIM scores every candidate table each round: tables read lazily and scored
+    a batch at a time, never all of them in memory (64 tables of 4096 cells: 2 MB
+    per copy of all of them; one batch of 4 tables is 128 KB per copy)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(2)
+    tables = [rng.integers(0, 10, size=(64, 64)) for _ in range(4)]
+    tracemalloc.start()
+    try:
+        errors = budget.integer_l1_errors((t + 0.25 for t in tables * 16),
+                                          (t for t in tables * 16), batch_cells=4 * 4096)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert errors.tolist() == [4096 * budget.SCORE_SCALE // 4] * 64
+    assert peak < 2 * 2**20
 
 
 def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding(monkeypatch):
