@@ -177,7 +177,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         # 1/(n SCORE_SCALE): sensitivity SCORE_SCALE (a count moves by 1)
         select_params = RoundParameters(epsilon, SCORE_SCALE, "none", 0.0, 0.0,
                                         float("nan"), float("nan"))
-        chosen = np.sort(cands[self._select(-errors, select_params, randomness.noise)])
+        chosen = np.sort(cands[select(-errors, select_params, randomness.noise)])
         not_certified = self._not_certified(data, randomness)
         self._charge(data, epsilon, 0.0, certified=not not_certified)
         dist = np.bincount(chosen, minlength=M) / s
@@ -197,10 +197,6 @@ class SubsampledNetMechanism(ReleaseMixin):
             self._guarantee(epsilon, data.n, M, s, len(cands), n_multisets, enumerated,
                             not_certified), **self._read_from_data(data))
         self._remember_input(stream)
-
-    def _select(self, scores, params, rng):
-        """The exponential mechanism (a method so that audits can test a broken one)."""
-        return select(scores, params, rng)
 
     def _points(self, data, M, rng):
         """V, the workload and its values on V (public stream only)."""
