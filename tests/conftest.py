@@ -28,6 +28,7 @@
 
 import os
 import re
+import warnings
 from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
@@ -100,3 +101,25 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=manual)
             items[:] = [item for item in items if item.get_closest_marker("manual") is None]
     items.sort(key=_stage)  # stable: pytest's order within a stage
+
+
+@pytest.fixture(scope="session")
+def dask_client(tmp_path_factory):
+    """A client of a 2-process Dask ``LocalCluster``, started once for every test
+    that needs one (its start-up and the workers' imports take seconds)."""
+    dask = pytest.importorskip("dask", reason="dask[distributed] is not installed")
+    distributed = pytest.importorskip("dask.distributed",
+                                      reason="dask[distributed] is not installed")
+    scratch = tmp_path_factory.mktemp("dask-scratch")
+    with dask.config.set({"temporary-directory": str(scratch)}), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cluster start-up chatter (ports, memory)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True,
+            dashboard_address="127.0.0.1:0", scheduler_port=0,
+        )
+        client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()

@@ -10,7 +10,6 @@ with the install hint (CI must exercise every backend).
 import os
 import sqlite3
 import uuid
-import warnings
 
 import pytest
 
@@ -107,26 +106,3 @@ def make_accountant(backend):
         return BudgetAccountant(epsilon, delta, **location)
 
     return make
-
-
-@pytest.fixture(scope="module")
-def dask_client(tmp_path_factory):
-    """A client of a 2-process Dask ``LocalCluster`` (needs the ``dask`` extra)."""
-    try:
-        import dask
-        import dask.distributed as distributed
-    except ImportError:
-        _unavailable("dask[distributed] is not installed")
-    scratch = tmp_path_factory.mktemp("dask-scratch")
-    with dask.config.set({"temporary-directory": str(scratch)}), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # cluster start-up chatter (ports, memory)
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True,
-            dashboard_address="127.0.0.1:0", scheduler_port=0,
-        )
-        client = distributed.Client(cluster)
-    try:
-        yield client
-    finally:
-        client.close()
-        cluster.close()

@@ -638,15 +638,12 @@ def test_an_all_categorical_dask_table_needs_no_bounds_and_a_categorical_y_no_cl
 
 
 @pytest.mark.expensive
-def test_dask_counts_on_a_local_cluster_equal_in_memory_counts():
-    distributed = pytest.importorskip("distributed")
+def test_dask_counts_on_a_local_cluster_equal_in_memory_counts(dask_client):
     X, _ = _numeric_data()
     df = pd.DataFrame(X, columns=["a", "b", "c"])
     make = lambda: LaplacePerQuery(bounds=(0, 4), levels={"c": int},  # noqa: E731
                                    random_state=3)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster):
+    with dask_client.as_current():
         via_cluster = make().fit(_dask_frame(df, 4))
     np.testing.assert_array_equal(via_cluster.noisy_counts_, make().fit(df).noisy_counts_)
 
