@@ -89,6 +89,8 @@ def naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, eta):
 def test_axis_engine_equals_textbook_hedge(n_classes, max_factor, drop, skip_feature,
                                            monkeypatch):
     monkeypatch.setattr(hedge_module, "_MAX_FACTOR", max_factor)
+    if max_factor == 2:  # predictions look their positions up in increasing order
+        monkeypatch.setattr(hedge_module, "_ORDERED_LOOKUPS", 16)
     rng = np.random.default_rng(n_classes)
     pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
     d = 3
