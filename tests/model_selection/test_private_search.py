@@ -26,6 +26,7 @@ from sksmooth.metrics import audit_epsilon
 from sksmooth.model_selection import PrivateSearchCV
 from sksmooth.model_selection import _search
 from sksmooth.model_selection._audit_cases import private_search_audit_cases, selection_audit
+from sksmooth.mechanisms import _exact_selection
 from sksmooth.mechanisms._exact_selection import rational_permute_and_flip as permute_and_flip
 from sksmooth.preprocessing import PublicBoundsScaler
 
@@ -392,10 +393,29 @@ def test_selection_sampler_audit_at_twice_epsilon_is_caught(sampler, caught):
 
 # ------------------------------------------------------- the exact sampler
 # integer gaps: the law is checked in tests/mechanisms/test_exact_selection.py (-m slow here)
-@pytest.mark.parametrize("scores", [pytest.param([3.0, 5.0], marks=pytest.mark.slow),
-                                    pytest.param([0.1, 0.35], marks=pytest.mark.slow),
-                                    [7.25, 7.25 + 2.0 ** -40]])
-@pytest.mark.expensive
+@pytest.mark.parametrize("scores", [[3.0, 5.0], [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+def test_permute_and_flip_flips_the_exact_rational_coins_of_fractional_scores(scores,
+                                                                             monkeypatch):
+    # the coins' exactness is checked in tests/mechanisms; here, that each coin is
+    # exp(-eps (s* - s_r) / (2 Delta)) with the scores read as exact rationals
+    seen = []
+    table = _exact_selection.ExpMinusTable
+
+    class Spy(table):
+        @classmethod
+        def from_rationals(cls, numerators, denominator):
+            seen.append([Fraction(int(a), int(denominator)) for a in numerators])
+            return table.from_rationals(numerators, denominator)
+
+    monkeypatch.setattr(_exact_selection, "ExpMinusTable", Spy)
+    permute_and_flip(scores, 2.0, 1.0, np.random.default_rng(3))
+    best = max(Fraction(v) for v in scores)
+    assert seen == [[Fraction(2) / 2 * (best - Fraction(v)) for v in scores]]
+
+
+# the frequencies of the real draws (the coins' rationals are checked above)
+@pytest.mark.parametrize("scores", [[3.0, 5.0], [0.1, 0.35], [7.25, 7.25 + 2.0 ** -40]])
+@pytest.mark.slow
 def test_permute_and_flip_on_fractional_scores_matches_its_closed_form(scores):
     # two candidates, gap d: P(worse) = e^{-eps d / 2} / 2, for non-integer scores too
     rng = np.random.default_rng(3)
