@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import user_stacklevel
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["ReleaseRandomness", "release_randomness", "SEEDED_NOISE_NOTE"]
@@ -59,7 +60,7 @@ def _seed_sequence(random_state, name):
     )
 
 
-def release_randomness(random_state, *, warn=True, name="random_state", stacklevel=3):
+def release_randomness(random_state, *, warn=True, name="random_state", stacklevel=None):
     """Split ``random_state`` into the public, noise and sampling streams.
 
     Parameters
@@ -69,6 +70,9 @@ def release_randomness(random_state, *, warn=True, name="random_state", stacklev
         Anything else makes the release *seeded* (not certified).
     warn : bool, default=True
         Emit a :class:`PrivacyLeakWarning` for a seeded release.
+    stacklevel : int or None, default=None
+        Of that warning; ``None`` names the user's line
+        (:func:`~sksmooth._validation.user_stacklevel`).
 
     Returns
     -------
@@ -82,7 +86,7 @@ def release_randomness(random_state, *, warn=True, name="random_state", stacklev
             "from it, so the release is marked not certified. Leave "
             f"{name}=None (fresh OS entropy) for a certified release.",
             PrivacyLeakWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel() if stacklevel is None else stacklevel,
         )
     return ReleaseRandomness(public=public, noise=noise, sampling=sampling, seeded=seeded)
 

@@ -564,7 +564,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                     DefaultsWarning, stacklevel=user_stacklevel())
             if not checked:
                 self._check_ledger(params)
-            randomness = release_randomness(self.random_state, stacklevel=5)
+            randomness = release_randomness(self.random_state)
             progress = Progress(type(self).__name__, params["verbose"])
             if first:
                 strategy = strategy_cls.build(params, X, len(classes_), randomness.public)

@@ -316,6 +316,13 @@ def test_sigma_warning_names_the_callers_line(method):
     assert {w.filename for w in record} == {__file__}
 
 
+@pytest.mark.parametrize("make", [MWEM, LaplacePerQuery, AdaptiveMarginalSynthesizer])
+def test_the_seeded_warning_names_the_callers_line(make):
+    with pytest.warns(PrivacyLeakWarning, match="random_state is set") as record:
+        make(bounds=(0, 1), random_state=0).fit(_binary_data())  # named _streaming.py
+    assert {w.filename for w in record} == {__file__}
+
+
 def test_subsampled_net_enumerates_small_candidate_sets():
     X = _binary_data()
     s = SubsampledNetMechanism(epsilon=1.0, universe="grid", n_universe=4, synthetic_size=3,
