@@ -110,6 +110,21 @@ def test_sampler_law_is_exactly_the_exponential_mechanism(neighbouring, scale, s
     assert not matches(2.0)  # a doubled epsilon is caught
 
 
+def test_gumbel_argmax_draws_from_the_softmax_of_its_log_weights():
+    """The one random step of the dynamic programme, which the law test above replaces
+    by its path enumeration: its frequencies at 20,000 draws (0.1 s) are within 5
+    standard errors of softmax(log_weights); with half the Gumbel noise (2x epsilon)
+    they are off by over 30 standard errors."""
+    log_weights = np.array([0.0, 0.5, 1.0, -np.inf])
+    rng = np.random.default_rng(0)
+    n = 20_000
+    drawn = np.bincount([intervals._gumbel_argmax(log_weights, rng) for _ in range(n)],
+                        minlength=4) / n
+    law = np.exp(log_weights) / np.exp(log_weights).sum()
+    assert drawn[3] == 0
+    assert np.all(np.abs(drawn - law) <= 5 * np.sqrt(law * (1 - law) / n))
+
+
 # the frequencies of the real draws (the exact law above is computed, not sampled)
 @pytest.mark.parametrize("sampler", ["listed", "dynamic programming"])
 @pytest.mark.parametrize("neighbouring, scale", [("substitution", 0.5), ("add_remove", 1.0)])

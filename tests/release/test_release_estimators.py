@@ -483,3 +483,47 @@ def test_a_refusal_that_depends_on_what_was_read_from_the_rows_is_recorded_not_p
     with pytest.raises(ValueError, match="integer level|grid universe has 112"):
         public.fit(X, y)
     assert accountant.spent.n_not_private == 1
+
+
+# The noise each release hands its sampler, spied on a neighbouring pair (one row
+# substituted; each sampler's own law is checked in tests/mechanisms): it must cover
+# the counts' actual change at no more than the budget charged. A fault in the
+# estimator's calibration (2x epsilon, half the noise) fails here in milliseconds;
+# the catalog's end-to-end audits (tests/test_audits.py) catch it only with -m slow.
+_PAIR = np.zeros((4, 1)), np.array([[0.0], [0.0], [0.0], [1.0]])
+_ONE_TABLE = dict(sensitivity="structured", levels=int, bounds=(0, 1),
+                  queries=Workload(kind="marginals", marginal_width=1))
+
+
+def _noise_calls(monkeypatch, make, sampler):
+    import sksmooth.release._privacy as privacy_module
+
+    calls, real = [], getattr(privacy_module, sampler)
+
+    def spy(counts, *args):
+        calls.append((np.array(counts), *args[:-1]))
+        return real(counts, *args)
+
+    monkeypatch.setattr(privacy_module, sampler, spy)
+    fitted = [make().fit(X) for X in _PAIR]
+    assert len(calls) == 2
+    return fitted, calls
+
+
+def test_laplace_per_query_noise_covers_a_substitution_at_the_charged_epsilon(monkeypatch):
+    fitted, ((c0, eps0, l1), (c1, eps1, _)) = _noise_calls(
+        monkeypatch, lambda: LaplacePerQuery(epsilon=0.7, random_state=0, **_ONE_TABLE),
+        "discrete_laplace_mechanism")
+    assert np.abs(c0 - c1).sum() == 2 <= l1  # discrete Laplace of scale l1 / eps
+    assert eps0 == eps1 <= 0.7 and all(est.privacy_spent_.epsilon == 0.7 for est in fitted)
+
+
+def test_gaussian_per_query_noise_covers_a_substitution_at_the_charged_rho(monkeypatch):
+    fitted, ((c0, sigma0), (c1, sigma1)) = _noise_calls(
+        monkeypatch,
+        lambda: GaussianPerQuery(epsilon=0.7, delta=1e-3, random_state=0, **_ONE_TABLE),
+        "discrete_gaussian_mechanism")
+    # exactly (L2^2 / (2 sigma^2))-zCDP (Canonne, Kamath, Steinke 2020, Thm 4)
+    rho = np.square(c0 - c1).sum() / (2 * sigma0**2)
+    assert sigma0 == sigma1 and rho <= zcdp_from_dp_budget(0.7, 1e-3) * (1 + 1e-12)
+    assert all(tuple(est.privacy_spent_) == (0.7, 1e-3) for est in fitted)
