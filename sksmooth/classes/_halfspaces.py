@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int
+from .._validation import check_generator, check_positive_int, user_stacklevel
 from ..exceptions import DefaultsWarning
 from ._base import (
     ConceptClass,
@@ -197,7 +197,7 @@ class Halfspaces(ConceptClass):
                 f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}, default "
                 f"cap {_DEFAULT_PAIRS_CAP if method == 'pairs' else _DEFAULT_SAMPLE_CAP}); raise "
                 "max_size (or n_points) or accept the larger gamma.",
-                DefaultsWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=user_stacklevel())
         return cover
 
     def _pairs_cover(self, gamma, max_size, n_points, sampler, targets, meta, n_mc_points,
@@ -222,7 +222,7 @@ class Halfspaces(ConceptClass):
             if n_points is not None and m > m_cap:
                 warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
                               f"concepts > max_size={cap}; using n_points={m_cap}.",
-                              DefaultsWarning, stacklevel=2)
+                              DefaultsWarning, stacklevel=user_stacklevel())
             m = m_cap if (n_points is None and gamma is None) else min(m, m_cap)
         while True:
             unit_points = rng.uniform(size=(m, 2))

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int
+from .._validation import check_generator, check_positive_int, user_stacklevel
 from ..classes import HalfspaceConcepts, Halfspaces, estimate_cover_radius
 from ..classes._base import _check_cover_args, _resolve_bounds
 from ..classes._halfspaces import _bit_keys, _HalfspaceSampler
@@ -274,5 +274,5 @@ class HalfspaceLabellings(Halfspaces):
                 f"HalfspaceLabellings.cover: the estimated radius {cover.gamma:.4g} exceeds "
                 f"gamma={gamma:.4g} at size {cover.n_concepts} (m={m} points, "
                 f"max_size={max_size}); raise max_size or accept the larger gamma.",
-                DefaultsWarning, stacklevel=2)
+                DefaultsWarning, stacklevel=user_stacklevel())
         return cover

@@ -70,6 +70,7 @@ from .._validation import (
     check_public_classes,
     clip_to_bounds,
     declared_classes,
+    user_stacklevel,
 )
 from ..accounting import (basic_composition, charge, charge_not_private, check_accountant,
                           split_budget)
@@ -631,7 +632,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                     f"PerturbedERMClassifier: {asked} > 1, but Lemma 2 certifies only "
                     "epsilon <= 1 per fit; the noise of epsilon = 1 is used and "
                     f"{n_fits} is charged (more private than asked, no more accurate).",
-                    PrivacyWarning, stacklevel=4)
+                    PrivacyWarning, stacklevel=user_stacklevel())
         else:
             eta = float(noise)
             if eta < min_noise * (1 - 1e-12):
@@ -645,7 +646,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if problems:
             warnings.warn("PerturbedERMClassifier: the privacy claim is NOT certified: "
                           + "; ".join(problems) + ". It is charged as not certified; "
-                          "see guarantee_.", PrivacyWarning, stacklevel=4)
+                          "see guarantee_.", PrivacyWarning, stacklevel=user_stacklevel())
         # The perturbation moves the training error of the selected hypothesis
         # by at most eta (sup w - inf w) ~ 2 eta G rows: beyond n / 2 the data
         # cannot outweigh it (public inputs and n only). G is that of the class
@@ -665,7 +666,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 "sksmooth.PrivateProperClassifier (the exponential mechanism over a "
                 "cover: its excess error grows with log |class| / (epsilon n), with no "
                 "separation constant; it names every label of a multiclass target).",
-                DefaultsWarning, stacklevel=4)
+                DefaultsWarning, stacklevel=user_stacklevel())
 
     def _publish_fit(self, plan, estimator, classes, problems, n_rows):
         cal = plan.calibration
@@ -799,7 +800,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(
                 "partial_fit ignores epsilon/delta: Gaussian FTPL is not differentially "
                 "private (use fit for a private release).", PrivacyLeakWarning,
-                stacklevel=5)
+                stacklevel=user_stacklevel())
 
     def _start_run(self, params, X, y, classes):
         given = declared_classes(classes, params["classes"])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._untrusted import sanitize_rows
-from .._validation import public_box, reads_data
+from .._validation import public_box, reads_data, user_stacklevel
 from ..classes import (ConceptClass, FiniteConcepts, HalfspaceConcepts, StumpConcepts, Thresholds,
                        check_concept_class)
 from ..exceptions import DefaultsWarning
@@ -376,5 +376,5 @@ def _build_cover(params, lower, upper, public_rng):
                       "hypotheses, so the released hypothesis may be far from the class's "
                       "best (the selection bound is relative to the cover). Raise cover_size "
                       f"or gamma, or use fewer features or hypotheses='stumps'. ({w.message})",
-                      DefaultsWarning, stacklevel=6)
+                      DefaultsWarning, stacklevel=user_stacklevel())
     return cover

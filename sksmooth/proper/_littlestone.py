@@ -28,6 +28,7 @@ import numpy as np
 
 from .._guarantee import PrivacySpent
 from ..classes import user_code_notes
+from .._validation import user_stacklevel
 from ..exceptions import PrivacyWarning
 from ..mechanisms import FLOAT_SELECTION_NOTE
 from .littlestone._ldim import LittlestoneOracle, as_class_matrix
@@ -161,7 +162,7 @@ class LittlestoneStrategy:
                 "2021, constant C=1): the accuracy guarantee does not apply (privacy "
                 "does).",
                 PrivacyWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
         perm = randomness.public.permutation(n)  # data-independent split
         index, details = poly_pri_prop_learn(

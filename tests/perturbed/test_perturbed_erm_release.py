@@ -130,6 +130,7 @@ def test_noise_that_dominates_n_warns_with_the_n_needed():
     message = str(w[-1].message)
     assert "estimator=StumpERMClassifier(n_thresholds=2)" in message
     assert "sksmooth.PrivateProperClassifier" in message
+    assert w[-1].filename == __file__  # the user's line, not a frame of sksmooth
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DefaultsWarning)
         scores = [clf.fit(X, y).score(X, y) for _ in range(20)]
