@@ -22,7 +22,8 @@ from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._untrusted import read_shown_numbers
 from .._validation import (BOUNDS_HINT, check_generator, check_public_classes,
-                           check_same_classes, clip_to_bounds, public_box, reads_data)
+                           check_same_classes, clip_to_bounds, public_box, reads_data,
+                           user_stacklevel)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
 from ..exceptions import DefaultsWarning, PrivacyWarning
@@ -533,7 +534,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "hypotheses names two labels (one on each side of a threshold); "
                 "hypotheses='auto' plays one binary Hedge per label and can name every "
                 "label (river's ImageSegments: 746 mistakes against 1628).",
-                DefaultsWarning, stacklevel=4)
+                DefaultsWarning, stacklevel=user_stacklevel())
         if _one_vs_rest(params["hypotheses"], len(labels)) \
                 and X.shape[1] > _ONE_VS_REST_MAX_FEATURES:
             warnings.warn(
@@ -543,14 +544,15 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "features). For multiclass streams with more than "
                 f"{_ONE_VS_REST_MAX_FEATURES} features use PerturbedERMClassifier(bounds=..., "
                 "classes=...).partial_fit (logistic regression on the public box: 0.44x).",
-                DefaultsWarning, stacklevel=4)
+                DefaultsWarning, stacklevel=user_stacklevel())
         if reads_data(params["bounds"]):
             warnings.warn(
                 f"SmoothHedgeClassifier: bounds={params['bounds']!r} takes the domain box from "
                 "the first "
                 "batch, so the cover depends on the data and the regret bound's "
                 "smoothness assumption (w.r.t. a fixed public box) is not met. Pass "
-                "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning, stacklevel=4)
+                "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning,
+                stacklevel=user_stacklevel())
         lower, upper = public_box(params["bounds"], X.shape[1], X, private=False,
                                   columns=getattr(self, "feature_names_in_", None))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
@@ -617,7 +619,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if play.capped_by and not stream.cap_warned:
             stream.cap_warned = True
             warnings.warn(_cap_message(play, params, length, self.n_features_in_),
-                          DefaultsWarning, stacklevel=5)
+                          DefaultsWarning, stacklevel=user_stacklevel())
         (progress or Progress(type(self).__name__, params["verbose"])).log(
             f"epoch {len(stream.epochs)}: T={length}, K={play.n_experts}, "
             f"gamma={play.gamma:.4g} (target {play.gamma_target:.4g}), "
@@ -648,7 +650,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                     f"SmoothHedgeClassifier: more than horizon={horizon} rounds; the "
                     "cover and learning rate stay those tuned for the horizon and "
                     "regret_bound_ is evaluated for the realised number of rounds.",
-                    DefaultsWarning, stacklevel=4)
+                    DefaultsWarning, stacklevel=user_stacklevel())
                 self._stream.horizon_warned = True
             self._play_epoch(epoch, X[done:done + take], y[done:done + take])
             epoch.n_rounds += take

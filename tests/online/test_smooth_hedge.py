@@ -721,8 +721,10 @@ def test_multiclass_default_partial_fit_is_atomic():
 def test_multiclass_default_on_many_features_points_to_the_multiclass_learner():
     rng = np.random.default_rng(0)
     X, y = rng.random((30, 33)), np.arange(30) % 3
-    with pytest.warns(DefaultsWarning, match="PerturbedERMClassifier"):
+    with pytest.warns(DefaultsWarning, match="PerturbedERMClassifier") as record:
         SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+        SmoothHedgeClassifier(bounds=(0.0, 1.0)).partial_fit(X, y, classes=[0, 1, 2])
+    assert {w.filename for w in record} == {__file__}  # not sksmooth/_atomic.py
     with warnings.catch_warnings():
         warnings.simplefilter("error", DefaultsWarning)
         SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X[:, :32], y)
