@@ -527,3 +527,23 @@ def test_gaussian_per_query_noise_covers_a_substitution_at_the_charged_rho(monke
     rho = np.square(c0 - c1).sum() / (2 * sigma0**2)
     assert sigma0 == sigma1 and rho <= zcdp_from_dp_budget(0.7, 1e-3) * (1 + 1e-12)
     assert all(tuple(est.privacy_spent_) == (0.7, 1e-3) for est in fitted)
+
+
+def test_subsampled_net_selection_covers_a_substitution_at_the_charged_epsilon(monkeypatch):
+    import sksmooth.release._privacy as privacy_module
+
+    calls, real = [], privacy_module.exact_exponential_mechanism
+
+    def spy(scores, epsilon, sensitivity, rng, **kw):
+        calls.append((np.array(scores), epsilon, sensitivity))
+        return real(scores, epsilon, sensitivity, rng, **kw)
+
+    monkeypatch.setattr(privacy_module, "exact_exponential_mechanism", spy)
+    fitted = [SubsampledNetMechanism(epsilon=0.7, universe="grid", n_universe=40,
+                                     synthetic_size=1, random_state=0, levels=int,
+                                     bounds=(0, 1), queries=_ONE_TABLE["queries"]).fit(X)
+             for X in _PAIR]
+    (s0, eps0, sens0), (s1, eps1, sens1) = calls  # the same public candidates (one seed)
+    assert s0.shape == s1.shape and sens0 == sens1
+    assert 0 < np.abs(s0 - s1).max() <= sens0
+    assert eps0 == eps1 <= 0.7 and all(est.privacy_spent_.epsilon == 0.7 for est in fitted)
