@@ -3,7 +3,7 @@
 Each case must give a lower bound below its claim and at least its stated
 fraction of it; each broken variant (2x epsilon, half the noise, too little
 padding) must be caught, i.e. give a bound above the claim, at the same
-number of trials. Seeds are fixed; a bound is valid with 95% confidence.
+number of trials and at the same confidence (`_confidence`). Seeds are fixed.
 """
 
 import ast
@@ -31,17 +31,30 @@ CASES = [
 ]
 
 
+def _confidence(case):
+    """The level at which a case's correct run is held within its claim, and so the
+    level at which its broken variant must be caught (else a real 2x fault inside
+    the estimator would pass the within-claim test). 99.9% for the mechanism cases:
+    a tight one (a discrete Laplace event has ratio exactly e^epsilon) exceeded its
+    95% bound with correct code (seed 1234, once the exact samplers' stream changed:
+    1.0004 > 1). 95% for the estimator cases: their correct bounds are far below
+    the claim, and at 99.9% some 2x overspends are not caught at their trial counts
+    (GaussianPerQuery 1.29 < 1.43, PrivateBounds 3.80 < 4)."""
+    return 0.999 if case.name in _MECHANISM_NAMES else 0.95
+
+
+def _lower(result, confidence):
+    """The audit's lower bound at ``confidence`` (a threshold search keeps its own)."""
+    if not isinstance(result, AuditResult):
+        return result.epsilon_lower
+    return max(0.0, float(np.max(_epsilon_lower(result.count0, result.count1,
+                                                result.n_trials, confidence, result.delta))))
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: getattr(c, "name", None))
 def test_audit_case_within_claim_and_informative(case):
     result = case.run(case.n_trials, 1234)
-    # within the claim at 99.9%: a tight case (a discrete Laplace event has ratio
-    # exactly e^epsilon) can exceed its 95% bound with correct code (at seed 1234,
-    # once the exact samplers' stream changed: 1.0004 > 1)
-    within = result.epsilon_lower
-    if isinstance(result, AuditResult):
-        within = max(0.0, float(np.max(_epsilon_lower(
-            result.count0, result.count1, result.n_trials, 0.999, result.delta))))
-    assert within <= case.epsilon
+    assert _lower(result, _confidence(case)) <= case.epsilon
     assert result.epsilon_lower >= case.min_fraction * case.epsilon
 
 
@@ -55,7 +68,7 @@ def _case(param):
                          ids=lambda c: c.name)
 def test_audit_case_catches_its_broken_variant(case):
     result = case.run_broken(case.n_trials, 1234)
-    assert result.epsilon_lower > case.epsilon, case.broken
+    assert _lower(result, _confidence(case)) > case.epsilon, case.broken
 
 
 @pytest.mark.slow
@@ -66,7 +79,7 @@ def test_a_case_without_power_catches_the_overspend_it_declares(case):
     the kx variant is caught at N trials (and k is the first power of 2 that is,
     as measured by benchmarks/bench_audits.py)."""
     result = case.run_overspent(case.detectable_factor, case.n_trials, 1234)
-    assert result.epsilon_lower > case.epsilon
+    assert _lower(result, _confidence(case)) > case.epsilon
 
 
 def test_every_private_estimator_has_an_end_to_end_case_with_an_overspending_variant():
