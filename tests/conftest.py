@@ -3,7 +3,8 @@
 * Three tiers. The default suite (``-m "not slow"``, the README's command)
   gives feedback in minutes. Tests marked ``slow`` are statistical checks
   that need many trials (the end-to-end audits of the catalog with their
-  broken variants, exact-law frequency tests, regret simulations): CI runs
+  broken variants, exact-law frequency tests, regret simulations, the fuzz
+  over each extreme parameter value): CI runs
   them as its second stage (``python -m pytest -q -m slow tests``, bounded
   to about 30 minutes on 2 cores), each next to a cheap default test of the
   same fault. Tests marked ``manual`` take longer than that stage allows

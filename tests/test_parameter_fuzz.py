@@ -419,7 +419,8 @@ def _known(cls, name, value):
                and value == k[2] for k in KNOWN_HANGS)
 
 
-@pytest.mark.expensive
+# CI's slow stage: ~240 fits, 26 s (SubsampledNetMechanism's default fit ~0.9 s each)
+@pytest.mark.slow
 def test_every_extreme_parameter_value_finishes_or_is_refused_in_bounded_time():
     _check_watched([(cls.__name__, _with(cls, _resource_base(cls),
                                          **({} if name is None else {name: value})))
@@ -451,7 +452,7 @@ def test_every_pair_of_extreme_values_finishes_or_is_refused_in_bounded_time(cls
     _check_watched(cases)
 
 
-@pytest.mark.expensive
+@pytest.mark.slow  # with the watched fuzz it tests (its 5 x limit wall-clock bound: ~11 s)
 def test_the_watch_stops_a_fit_a_signal_cannot_and_goes_on():
     # SmoothMWEM(sigma=1e-300, n_bins='auto') ran for over 180 s on 30 rows
     # (issue 39); whatever it does now, a busy loop (CPU) and a sleep inside C code

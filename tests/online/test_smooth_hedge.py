@@ -145,6 +145,7 @@ def test_progressive_mistakes_match_round_by_round_predictions():
     assert record.mistakes == clf.mistakes_
 
 
+@pytest.mark.slow
 def test_perceptron_is_forced_into_many_more_mistakes():
     clf, record, _ = play(0.01, 20000)
     stream = SmoothedThresholdAdversary(sigma=0.01, random_state=0)

@@ -239,7 +239,7 @@ def _prequential(learner, X, y, batch=10):
     return mistakes
 
 
-@pytest.mark.expensive
+@pytest.mark.slow
 def test_default_ftpl_beats_sgd_and_perceptron_on_make_classification():
     """Issue 16's last target: on the 10-feature make_classification stream
     (T = 1500, batches of 10, 5 seeds) the default FTPL makes fewer mistakes
