@@ -141,7 +141,6 @@ class BinaryCodec:
         return X, np.where(perturbed >= 0, 1.0, -1.0), np.abs(perturbed)
 
 
-
 class MulticlassCodec(BinaryCodec):
     """``k > 2`` labels: the oracle sees indices ``0..k-1`` (module docstring)."""
 

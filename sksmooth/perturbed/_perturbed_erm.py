@@ -604,8 +604,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         classes = params["classes"]
         if not isinstance(params["noise"], str) or reads_data(classes):
             return None
-        n_labels = 0 if classes is None else len(np.unique(np.asarray(classes)))
-        n_fits = n_labels if n_labels > 2 else 1  # None: refused later, after this check
+        # the codec of the public classes (y is not read); None: refused later
+        n_fits = 1 if classes is None else label_codec(None, classes).n_fits
         share = _fit_share(params, n_fits)
         return PrivacySpent(*basic_composition([min(share.epsilon, 1.0)] * n_fits,
                                                [share.delta] * n_fits))
