@@ -55,10 +55,11 @@ def smartnoise_approx_bounds(values, epsilon, rng):
 
 
 def private_bounds(X, epsilon):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the DefaultsWarning of hard settings is reported
+    """The box and the DefaultsWarning's message, if any (decided from public n, d, epsilon)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         box = PrivateBounds(epsilon=epsilon).fit(X)
-    return box.bounds_
+    return box.bounds_, next((str(w.message) for w in caught), None)
 
 
 def summarise(X, lowers, uppers):
@@ -87,9 +88,11 @@ def compare(X, epsilon, rng):
         ours = [private_bounds(X, epsilon) for _ in range(TRIALS)]
     except ValueError as refusal:  # too little budget per end, decided from n, d, epsilon
         ours = {"refused": str(refusal)}
+    if not isinstance(ours, dict):
+        ours = {**summarise(X, [o[0][0] for o in ours], [o[0][1] for o in ours]),
+                "warning": ours[0][1]}
     return {
-        "PrivateBounds": ours if isinstance(ours, dict) else
-        summarise(X, [o[0] for o in ours], [o[1] for o in ours]),
+        "PrivateBounds": ours,
         "smartnoise_approx_bounds": summarise(X, [t[0] for t in theirs],
                                               [t[1] for t in theirs]),
     }
@@ -111,7 +114,7 @@ def main():
               "diabetes": lambda: load_diabetes(scaled=False)}
     for name, load in tables.items():
         X = load().data
-        for epsilon in (1.0, 10.0):
+        for epsilon in (1.0, 10.0, 20.0):
             row = {"table": name, "n": X.shape[0], "d": X.shape[1], "epsilon": epsilon,
                    **compare(X, epsilon, rng)}
             for method in ("PrivateBounds", "smartnoise_approx_bounds"):

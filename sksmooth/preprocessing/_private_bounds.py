@@ -5,6 +5,7 @@ monotone counts, Lyu, Su and Li 2017) on a public grid, the unbounded quantile e
 arXiv:2305.01177): no data-dependent choice before the noise, no bound assumed.
 """
 
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -14,6 +15,8 @@ from .._constraints import EPSILON, RANDOM_STATE, Check, InstanceOf, NoneValue, 
 from .._constraints import validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._untrusted import read_numbers
+from .._validation import user_stacklevel
+from ..exceptions import DefaultsWarning
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge
@@ -30,6 +33,8 @@ _SOURCE = ("AboveThreshold: Dwork and Roth, The Algorithmic Foundations of Diffe
 # (each step 12.2% of the value): 601 public candidates, the same for every table.
 _STEPS_PER_DECADE = 20
 _DECADES = (-6, 9)
+# A warning when the threshold's margin leaves more than this share of n per end outside
+_MARGIN_SHARE = 0.05
 
 
 def _auto_grid():
@@ -81,7 +86,11 @@ class PrivateBounds(BaseEstimator):
     needs ``n * epsilon_end`` well above ``2 log(grid size)`` (about 13 for
     the default grid): when it is not (decided from the public ``n``, ``d``
     and ``epsilon``), ``fit`` refuses before any charge, naming the epsilon
-    that would do (at epsilon=1 the box missed every row of wine).
+    that would do (at epsilon=1 the box missed every row of wine). Where it
+    fits but the margin of three noise scales exceeds 5% of ``n`` at each end
+    (wine at epsilon=5: about 31 rows, 18%), it warns
+    (:class:`~sksmooth.DefaultsWarning`); the epsilon both messages name
+    keeps the margin within 5%.
     With the default grid (12% steps) expect the box to exceed the data's
     range by a step or two at each end.
 
@@ -182,16 +191,26 @@ class PrivateBounds(BaseEstimator):
         epsilon_end = params["epsilon"] / (2 * d)
         margin = 3 * 2.0 / epsilon_end
         threshold = max(1, int(np.ceil((1.0 - params["tail"]) * n - margin)))
-        if threshold * epsilon_end < 4.0 * np.log(len(grid)):  # public: n, d, epsilon
-            # the same condition on n: (1 - tail) n epsilon_end - 6 < 4 log(grid size)
-            needed = (4.0 * np.log(len(grid)) + margin * epsilon_end) / (1.0 - params["tail"])
+        # all public (n, d, epsilon, grid): n * epsilon_end that meets the data at all,
+        # and that keeps the margin's rows within _MARGIN_SHARE of n at each end
+        meets = (4.0 * np.log(len(grid)) + margin * epsilon_end) / (1.0 - params["tail"])
+        enough = max(meets, margin * epsilon_end / _MARGIN_SHARE)
+        suggestion = (f"Give epsilon >= {_ceil_3_digits(2 * d * enough / n):g}, fewer features "
+                      "or a smaller public grid, or take bounds from a data dictionary "
+                      "(published_bounds).")
+        if threshold * epsilon_end < 4.0 * np.log(len(grid)):
             raise ValueError(
                 f"PrivateBounds: epsilon={params['epsilon']:g} over {2 * d} ends leaves "
                 f"{epsilon_end:.3g} each, too little for n={n} rows on {len(grid)} "
                 f"candidates (n * epsilon per end = {n * epsilon_end:.3g}, needs about "
-                f"{needed:.3g}): the box would miss the data. Give epsilon >= "
-                f"{2 * d * needed / n:.3g}, fewer features or a smaller public grid, or "
-                "take bounds from a data dictionary (published_bounds).")
+                f"{meets:.3g}): the box would miss the data. {suggestion}")
+        if margin > _MARGIN_SHARE * n:
+            warnings.warn(
+                f"PrivateBounds: at epsilon={params['epsilon']:g} over {2 * d} ends, each "
+                f"end aims about {margin:.0f} rows ({margin / n:.0%} of n={n}) inside the "
+                "data beyond the tail (a margin of three noise scales); the estimators that "
+                f"use the box clip the rows outside it. {suggestion}",
+                DefaultsWarning, stacklevel=user_stacklevel())
         # counts[c, j] = #{i : X[i, j] <= grid[c]}: a sorted column and searchsorted
         # (NaN sorts last and is never <= a candidate, nor >= one)
         ordered = np.sort(X, axis=0)
@@ -238,6 +257,12 @@ class PrivateBounds(BaseEstimator):
         tags.input_tags.allow_nan = True  # counted by a fixed rule, never refused
         tags.non_deterministic = True
         return tags
+
+
+def _ceil_3_digits(value):
+    """``value`` rounded up to three significant digits (a printed epsilon that is enough)."""
+    scale = 10.0 ** (2 - np.floor(np.log10(value)))
+    return float(np.ceil(value * scale) / scale)
 
 
 def _above_threshold(counts, threshold, epsilon, rng, start=None):

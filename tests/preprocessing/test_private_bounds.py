@@ -116,6 +116,20 @@ def test_refuses_from_public_inputs_before_any_charge_when_the_budget_per_end_is
     assert np.all((lower < X.max(0)) & (upper > X.min(0)))  # it meets the data
 
 
+def test_warns_from_public_inputs_when_the_margin_leaves_many_rows_outside():
+    # wine's shape at epsilon=5: each end aimed 31 rows (18%) inside the data and left
+    # a median 10% / 7% of rows per feature below / above the box, without a word
+    X = np.random.default_rng(0).uniform(size=(178, 13))
+    with pytest.warns(DefaultsWarning, match=r"about 31 rows \(18% of n=178\).*"
+                      r"epsilon >= (\S+),") as record:
+        PrivateBounds(epsilon=5.0).fit(X)
+    enough = float(str(record[0].message).split("epsilon >= ")[1].split(",")[0])
+    assert 2 * 13 * 6 / enough <= 0.05 * 178  # the named epsilon keeps the margin in 5%
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefaultsWarning)
+        PrivateBounds(epsilon=enough * 1.01).fit(X)
+
+
 def test_a_public_grid_bounds_the_answers():
     grid = np.arange(0.0, 101.0)
     lower, upper = PrivateBounds(epsilon=2.0, grid=grid).fit(_ages()).bounds_
