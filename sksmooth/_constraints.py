@@ -33,6 +33,7 @@ __all__ = [
     "Check",
     "Param",
     "READ_FROM_DATA",
+    "Refused",
     "validate_params",
     "validated_params",
     "short_repr",
@@ -272,6 +273,17 @@ class Param:
     accepts: object
     only_when: tuple = None
     hint: str = ""
+
+
+class Refused:
+    """A keyword parameter refused at ``fit``, held until then as a parameter's
+    value (``__init__`` and ``set_params`` never raise, as scikit-learn asks)."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def __repr__(self):
+        return f"<refused: {self.error}>"
 
 
 def _as_param(entry):

@@ -50,6 +50,7 @@ from .._constraints import (
     Options,
     Param,
     Real,
+    Refused,
     short_repr,
     validate_params,
 )
@@ -104,32 +105,21 @@ def resolve_method(params, n_features, n_classes):
     return {**params, "method": method, "hypotheses": hyp}
 
 
-class _RefusedMethod:
-    """Old keyword parameters that name no method parameter: refused at ``fit``
-    (``__init__`` and ``set_params`` never raise, as scikit-learn asks)."""
-
-    def __init__(self, error):
-        self.error = error
-
-    def __repr__(self):
-        return f"<refused: {self.error}>"
-
-
 def _method_from_old_names(method, old):
     """The method object for parameters given by their pre-1.0 names (FutureWarning)."""
     unknown = sorted(set(old) - METHOD_PARAMETERS)
     if unknown:
-        return _RefusedMethod(TypeError(
+        return Refused(TypeError(
             f"PrivateProperClassifier got an unexpected keyword argument {unknown[0]!r}."))
     if not (isinstance(method, (Exponential, NoisyMeans, Littlestone))
             or (isinstance(method, str) and method in ("auto", *_STRATEGIES))):
-        return _RefusedMethod(ValueError(
+        return Refused(ValueError(
             f"{', '.join(sorted(old))} need a method: pass method=Exponential(...), "
             "NoisyMeans(...) or Littlestone(...)."))
     try:
         named = method_for(method, old)
     except ValueError as error:
-        return _RefusedMethod(error)
+        return Refused(error)
     warnings.warn(
         f"passing {', '.join(sorted(old))} to PrivateProperClassifier is deprecated and "
         f"will be removed in the next release: pass method={named!r}.",
@@ -367,7 +357,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "a class name, a ConceptClass, a FiniteConcepts or a {-1,+1} matrix",
         ),
         "method": (Options("auto", "exponential", "littlestone", "noisy_means"),
-                   InstanceOf((Exponential, NoisyMeans, Littlestone, _RefusedMethod),
+                   InstanceOf((Exponential, NoisyMeans, Littlestone, Refused),
                               "Exponential(...), NoisyMeans(...) or Littlestone(...)")),
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
@@ -501,7 +491,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _public_params(self):
         """The parameters, checked from the parameters alone (before any data); the
         method's own parameters are flattened in, ``method`` is its name."""
-        if isinstance(self.method, _RefusedMethod):
+        if isinstance(self.method, Refused):
             raise self.method.error
         params = dict(validate_params(self))
         params["method"], method_parameters = method_params(params["method"])

@@ -10,13 +10,12 @@ one :class:`Workload` parameter object; labels enter as one more attribute
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._constraints import Check, Integer, NoneValue, check_parameter_object
+from .._constraints import Check, Integer, NoneValue, Refused, check_parameter_object
 from .._domain import grid_threshold
 from ..classes import Halfspaces
 from ._workload import DenseWorkload, GridWorkload
 
-__all__ = ["Workload", "Refused", "check_queries", "check_workload", "as_workload",
-           "build_workload"]
+__all__ = ["Workload", "check_queries", "check_workload", "as_workload", "build_workload"]
 
 _QUERY_NAMES = ("auto", "marginals", "thresholds", "ranges", "halfspaces")
 _MAX_TABLE_CELLS = 2**24  # cells of one marginal table built from data counts
@@ -77,17 +76,6 @@ class Workload(BaseEstimator):
         self.kind = kind
         self.marginal_width = marginal_width
         self.n_queries = n_queries
-
-
-class Refused:
-    """An unknown keyword parameter given to a release estimator, refused at ``fit``
-    as its ``queries`` value (``__init__`` and ``set_params`` never raise)."""
-
-    def __init__(self, error):
-        self.error = error
-
-    def __repr__(self):
-        return f"<refused: {self.error}>"
 
 
 def as_workload(queries):
