@@ -8,17 +8,14 @@ the parameters; :func:`parameter_fingerprint` detects ``set_params`` mid-stream.
 import copy
 import functools
 
+from ._constraints import parameter_names
+
 __all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "share_in_copies"]
 
 
 def _state(estimator):
-    params = _parameter_names(type(estimator))
+    params = parameter_names(type(estimator))
     return {k: v for k, v in vars(estimator).items() if k not in params}
-
-
-@functools.lru_cache(maxsize=None)
-def _parameter_names(cls):
-    return frozenset(cls._get_param_names())
 
 
 def _snapshot(state):

@@ -15,7 +15,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._validation import BOUNDS_FORMS, EPSILON_RANGE, FROM_DATA, check_bounds_form, check_epsilon
+from ._validation import (BOUNDS_FORMS, EPSILON_RANGE, FROM_DATA, _is_real, check_bounds_form,
+                          check_epsilon)
 
 __all__ = [
     "BOUNDS",
@@ -36,6 +37,7 @@ __all__ = [
     "Refused",
     "validate_params",
     "validated_params",
+    "parameter_names",
     "short_repr",
 ]
 
@@ -69,10 +71,6 @@ class Constraint:
 
     def describe(self):  # pragma: no cover - interface
         raise NotImplementedError
-
-
-def _is_real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -395,7 +393,8 @@ def _cheap_key(value, depth=0):
 
 
 @functools.lru_cache(maxsize=None)
-def _parameter_names(cls):
+def parameter_names(cls):
+    """The constructor parameters of ``cls`` (scikit-learn's list, cached)."""
     return tuple(cls._get_param_names())
 
 
@@ -405,7 +404,7 @@ def validated_params(estimator):
     per-call work of a ``partial_fit`` / ``predict`` stream is one key of the
     parameter values, not the whole table."""
     values = vars(estimator)
-    key = tuple(_cheap_key(values.get(name)) for name in _parameter_names(type(estimator)))
+    key = tuple(_cheap_key(values.get(name)) for name in parameter_names(type(estimator)))
     cached = _VALIDATED.get(estimator)
     if cached is not None and cached[0] == key:
         return cached[1]

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._constraints import Check
 from .._guarantee import PrivacySpent
 from ..exceptions import BudgetError
 from .._validation import check_delta, check_epsilon, check_probability
@@ -394,6 +395,10 @@ def check_accountant(accountant):
             "BudgetAccountant(epsilon=..., delta=..., path=...)."
         )
     return accountant
+
+
+#: The ``accountant`` entry of an estimator's parameter table.
+ACCOUNTANT = Check(lambda value, name: check_accountant(value), "None or a BudgetAccountant")
 
 
 @contextlib.contextmanager

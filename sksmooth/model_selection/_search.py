@@ -22,7 +22,7 @@ from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import call_user_function, reads_data
 from ..accounting import BudgetAccountant
-from ..accounting._ledger import charge, check_accountant
+from ..accounting._ledger import ACCOUNTANT, charge
 from ..exceptions import BudgetError
 from ..mechanisms._exact_selection import rational_permute_and_flip
 from ..preprocessing import PublicBoundsScaler
@@ -140,10 +140,6 @@ def _check_n_jobs(n_jobs, name):
     if n_jobs == 0 or abs(n_jobs) > 4096:
         raise ValueError(f"{name} must be a non-zero int in [-4096, 4096], got {n_jobs}.")
     return int(n_jobs)
-
-
-def _check_accountant(value, name):
-    return check_accountant(value)
 
 
 @dataclass(frozen=True)
@@ -501,7 +497,7 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         "scoring": Check(_check_scoring, "'accuracy' or a per-row callable"),
         "refit": Boolean(),
         "n_jobs": Check(_check_n_jobs, "None or a non-zero int"),
-        "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
+        "accountant": ACCOUNTANT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }

@@ -74,7 +74,7 @@ from .._validation import (
 )
 from ..accounting import (basic_composition, charge, charge_not_private, check_accountant,
                           split_budget)
-from ..accounting._ledger import refusal_recorded
+from ..accounting._ledger import ACCOUNTANT, refusal_recorded
 from ..classes import user_code_notes
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
@@ -411,8 +411,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                         hint=BOUNDS_HINT),
         "classes": (NoneValue(), READ_FROM_DATA,
                     Check(_check_classes, "a list of >= 2 distinct labels")),
-        "accountant": Check(lambda value, name: check_accountant(value),
-                            "None or a BudgetAccountant"),
+        "accountant": ACCOUNTANT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
         "allow_non_private": Boolean(),

@@ -9,10 +9,9 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import EPSILON, RANDOM_STATE, Check, InstanceOf, NoneValue, Options, Real
-from .._constraints import validate_params
+from .._constraints import (EPSILON, RANDOM_STATE, Check, InstanceOf, NoneValue, Real,
+                            validate_params)
 from .._guarantee import Guarantee, PrivacySpent
 from .._untrusted import read_numbers
 from .._validation import user_stacklevel

@@ -64,7 +64,7 @@ from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
 from ..accounting import BudgetAccountant, charge, charge_not_private
 from ..accounting._ledger import refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
-from ..exceptions import DefaultsWarning, PrivacyLeakWarning, RemovalWarning
+from ..exceptions import DefaultsWarning, RemovalWarning
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
 from ._intervals import listed_cells

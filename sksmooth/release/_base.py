@@ -29,8 +29,8 @@ from .._validation import (
     check_sigma,
     reads_data,
 )
-from ..accounting import charge, charge_not_private, check_accountant
-from ..accounting._ledger import refusal_recorded
+from ..accounting import charge, charge_not_private
+from ..accounting._ledger import ACCOUNTANT, refusal_recorded
 from ..classes import user_code_notes
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
@@ -58,11 +58,6 @@ _SAMPLED_BYTES_PER_VALUE = 24
 _SAMPLED_UNIVERSE_BYTES = 2**31
 
 
-# ------------------------------------------------------------ parameter checks
-def _check_accountant(value, name):
-    return check_accountant(value)
-
-
 #: constraints shared by the four release estimators (SPEC §1.6)
 COMMON_CONSTRAINTS = {
     "epsilon": EPSILON,
@@ -77,7 +72,7 @@ COMMON_CONSTRAINTS = {
     "bounds": Param((NoneValue(), READ_FROM_DATA, BOUNDS),
                     hint=BOUNDS_HINT),
     "classes": CLASSES,
-    "accountant": Check(_check_accountant, "None or a BudgetAccountant"),
+    "accountant": ACCOUNTANT,
     "random_state": RANDOM_STATE,
 }
 DELTA_CONSTRAINT = Check(check_delta, "a real number in [0, 1)")
