@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from .._validation import _is_real, check_delta, check_epsilon, check_positive_int
-from ..mechanisms._common import check_sensitivity
+from ..mechanisms._common import bisect_float, check_sensitivity
 
 __all__ = [
     "RoundBudget",
@@ -372,22 +372,9 @@ def _advanced_round_epsilon(epsilon, delta0, n_rounds, delta_prime):
     rounding error can never push the true composition above ``epsilon``.
     """
     target = epsilon * (1.0 - _FLOAT_MARGIN)
-
-    def total(e0):
-        return advanced_composition(e0, delta0, n_rounds, delta_prime)[0]
-
-    lo, hi = 0.0, epsilon
-    while total(hi) <= target:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if total(mid) <= target:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return bisect_float(
+        lambda e0: advanced_composition(e0, delta0, n_rounds, delta_prime)[0] <= target,
+        0.0, epsilon)[0]
 
 
 def split_budget(epsilon, delta, n_rounds, method="basic"):

@@ -1,4 +1,5 @@
-"""Input checks shared by the mechanisms (thin layer over sksmooth._validation)."""
+"""Input checks shared by the mechanisms (thin layer over sksmooth._validation), and
+the float bisection their calibrations use."""
 
 import numbers
 
@@ -149,3 +150,20 @@ def add_noise(value, is_scalar, size, draw):
     if is_scalar and size is None:
         return noisy.item()
     return noisy
+
+
+def bisect_float(holds, lo, hi):
+    """``(lo, hi)`` with ``holds(lo)`` (assumed, not evaluated) and not ``holds(hi)``,
+    adjacent floats or 200 halvings apart, for ``holds`` true up to some point:
+    ``hi`` doubles until it fails, then the bracket is halved."""
+    while holds(hi):
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi

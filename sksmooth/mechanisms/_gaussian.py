@@ -4,8 +4,8 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_delta, check_epsilon
-from ._common import (add_noise, check_noise_scale, check_rng, check_sensitivity, check_size,
-                      check_value)
+from ._common import (add_noise, bisect_float, check_noise_scale, check_rng, check_sensitivity,
+                      check_size, check_value)
 
 __all__ = ["gaussian_mechanism", "gaussian_noise_std"]
 
@@ -60,18 +60,7 @@ def _analytic_std(epsilon, delta):
     upper end ``hi`` that satisfies the condition (never an ``s`` that
     violates it).
     """
-    lo, hi = 0.0, 1.0
-    while _balle_wang_delta_upper(hi, epsilon) > delta:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if _balle_wang_delta_upper(mid, epsilon) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return bisect_float(lambda s: _balle_wang_delta_upper(s, epsilon) > delta, 0.0, 1.0)[1]
 
 
 def gaussian_noise_std(epsilon, delta, sensitivity, calibration="analytic"):
