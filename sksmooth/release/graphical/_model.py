@@ -204,33 +204,84 @@ def calibrate(tree, potentials):
     Returns ``(beliefs, log_partition)``: normalised log clique marginals and
     ``log Z`` of ``exp(sum of potentials)``.
     """
-    full, log_z, _ = _pass_messages(tree, potentials)
+    full, log_z = _pass_messages(tree, potentials)
     for b in full:
         b.values[...] -= log_z
     return full, log_z
 
 
-def calibrated_probabilities(tree, potentials, cliques=None):
-    """The clique marginals (probabilities) of :func:`calibrate`'s beliefs.
+def calibrated_probabilities(tree, potentials):
+    """The clique marginals (probabilities) of ``exp(sum of potentials)``.
 
-    Only of the clique indices ``cliques`` (default: all; the others are
-    ``None``). A clique that sent messages down already holds its
-    exponential, which is rescaled instead of exponentiating again.
+    Hugin message passing in linear space: each clique's table is
+    ``exp(potential - max)`` (one exponential per cell), each upward message
+    is rescaled to max 1 and each clique normalised once final, so no table
+    under- or overflows unless the log-potentials span hundreds of nats
+    across cliques; then (a table's scale below ``_LINEAR_FLOOR``, or a
+    downward ratio not finite) the log-space :func:`calibrate` answers.
+    Cells dropped by ``exp`` underflow hold less than ``e^-745`` of a table
+    whose largest cell is above ``_LINEAR_FLOOR``: a relative error below
+    1e-60.
     """
-    full, log_z, exp_full = _pass_messages(tree, potentials)
-    out = [None] * len(full)
-    for i in range(len(full)) if cliques is None else cliques:
-        if i in exp_full:
-            prob, shift = exp_full[i]
-            out[i] = prob * np.exp(shift - log_z)
-        else:
-            out[i] = np.exp(full[i].values - log_z)
-    return out
+    tables = _linear_calibration(tree, potentials)
+    if tables is None:
+        return [np.exp(b.values) for b in calibrate(tree, potentials)[0]]
+    return tables
+
+
+_LINEAR_FLOOR = 1e-240
+
+
+def _linear_calibration(tree, potentials):
+    """:func:`calibrated_probabilities` in linear space, or ``None`` when a scale
+    leaves double precision's safe range."""
+    cliques, edges, separators = tree.cliques, tree.edges, tree.separators
+    tables = []
+    for p in potentials:
+        t = p.values - p.values.max()
+        tables.append(np.exp(t, out=t))
+    up = [None] * len(edges)
+    for k, (child, parent) in enumerate(edges):  # leaves to root
+        message = _summed(tables[child], cliques[child], separators[k])
+        top = float(message.max())
+        # the child's largest cell is at least top / (cells summed): checked once here
+        if not _LINEAR_FLOOR < top < math.inf:
+            return None
+        message *= 1.0 / top
+        up[k] = message
+        tables[parent] *= Factor(separators[k], message).expand(cliques[parent])
+    if not _normalise(tables[0]):
+        return None
+    for k in range(len(edges) - 1, -1, -1):  # root to leaves: parents are final
+        child, parent = edges[k]
+        down = _summed(tables[parent], cliques[parent], separators[k])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(up[k] > 0, down / up[k], 0.0)  # the parent's message
+        if not np.isfinite(ratio).all():
+            return None
+        tables[child] *= Factor(separators[k], ratio).expand(cliques[child])
+        if not _normalise(tables[child]):
+            return None
+    return tables
+
+
+def _summed(table, attrs, keep):
+    """``table`` (axes ``attrs``) summed over the attributes not in ``keep``, a new array."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    return table.sum(axis=axes) if axes else table.copy()
+
+
+def _normalise(table):
+    """Scale ``table`` in place to sum 1; whether its total was in the safe range."""
+    total = float(table.sum())
+    if not _LINEAR_FLOOR < total < math.inf:
+        return False
+    table *= 1.0 / total
+    return True
 
 
 def _pass_messages(tree, potentials):
-    """Upward then downward messages: ``(unnormalised log beliefs, log Z, exponentials)``,
-    the last ``{clique: (exp(belief - shift), shift)}`` for the cliques with children."""
+    """Upward then downward messages: ``(unnormalised log beliefs, log Z)``."""
     n = len(tree.cliques)
     up = [None] * len(tree.edges)
     incoming = [[] for _ in range(n)]  # messages from the children
@@ -261,7 +312,7 @@ def _pass_messages(tree, potentials):
         log_z = float(np.log(prob.sum())) + shift
     else:
         log_z = full[0].log_total()
-    return full, log_z, exp_full
+    return full, log_z
 
 
 def _log_marginal(factor, keep):

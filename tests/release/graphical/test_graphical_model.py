@@ -7,6 +7,11 @@ import pytest
 
 from sksmooth.release._model import ReleaseModel
 from sksmooth.release.graphical import FactoredModel
+from sksmooth.release.graphical._model import (
+    _linear_calibration,
+    calibrate,
+    calibrated_probabilities,
+)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -65,6 +70,24 @@ def test_extreme_factors_stay_finite():
     m = model.marginal((0,))
     assert np.all(np.isfinite(m)) and abs(m.sum() - 1) < 1e-12
     np.testing.assert_allclose(m, [0.5, 0.0, 0.5], atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [2.0, 900.0])
+def test_linear_calibration_matches_log_space_or_hands_over(scale):
+    # each clique's largest cell is where the other clique is e^-scale lower: at
+    # scale 900 the linear pass underflows and must hand over to the log-space one
+    low = np.array([[0.0, -scale], [-scale, -scale]])
+    model = FactoredModel.uniform((2, 2, 2)).multiply((0, 1), low)
+    model = model.multiply((1, 2), low[::-1])
+    tree, potentials = model.tree, model.clique_potentials()
+    assert (_linear_calibration(tree, potentials) is None) == (scale > 700)
+    log_space = [np.exp(b.values) for b in calibrate(tree, potentials)[0]]
+    dense = model.dense()
+    for clique, got, want in zip(tree.cliques, calibrated_probabilities(tree, potentials),
+                                 log_space):
+        np.testing.assert_allclose(got, want, atol=1e-12, rtol=0)
+        other = tuple(a for a in range(3) if a not in clique)
+        np.testing.assert_allclose(got, dense.sum(axis=other), atol=1e-12, rtol=0)
 
 
 def test_queries_of_one_model_share_their_elimination_messages(monkeypatch):
