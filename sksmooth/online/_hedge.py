@@ -36,12 +36,14 @@ _MAX_LINEAR_DECAY = 300.0
 _PREFIX_DECAY = 4.0
 # AxisHedge._base_mass_below: more unordered positions than this are sorted first
 _ORDERED_LOOKUPS = 256
-# AxisHedge._positions: rows x features placed at once (8 MB per work array)
+# AxisHedge._positions: rows x features placed at once (8 MB per work array); the
+# last batch of at most _PLACED_ELEMENTS values is kept with its positions
 _POSITION_ELEMENTS = 1 << 20
+_PLACED_ELEMENTS = 1 << 12
 # AxisHedge: short batches add their bins' losses to a pending layer of at most this many
 # edges (O(edges) per call), folded into the segments (O(segments)) when it is full or
 # when the total weight fell by exp(_PREFIX_DECAY) since the segments' prefix sums
-_PENDING_EDGES = 1 << 10
+_PENDING_EDGES = 1 << 12
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -291,7 +293,8 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     """
     n_rounds = pos.shape[0]
     n_positions, n_pairs = log_mass.shape
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    starts = np.zeros(len(sizes), dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
     pos = np.asarray(pos, dtype=np.intp)
     # a pair's loss at a slot is its left label's error plus, on the rounds where the
     # slot is below x_t, [y = left] - [y = right]: class counts relative to the last class
@@ -308,7 +311,7 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
         b = min(a + rows, n_rounds)
         start_mass = mass - learning_rate * loss if a else mass
         if b - a <= _DENSE_ROUNDS:
-            proba[a:b], part = _play_dense(start_mass, starts, pos[a:b], y[a:b], labels,
+            proba[a:b], part = _play_dense(start_mass, sizes, pos[a:b], y[a:b], labels,
                                            learning_rate, counter)
             loss += part
             continue
@@ -322,12 +325,12 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     return proba, np.rint(loss.T).astype(np.int64)
 
 
-def _play_dense(mass, starts, pos, y, labels, learning_rate, counter):
+def _play_dense(mass, sizes, pos, y, labels, learning_rate, counter):
     """A short pass played on every slot at once (few calls; its work, rounds x
     slots, is small): ``(proba, loss)`` with ``loss`` (q, slots)."""
     n_rounds, n_features = pos.shape
     n_pairs, width = mass.shape
-    column = np.repeat(np.arange(n_features), np.diff(np.append(starts, width)))
+    column = np.repeat(np.arange(n_features), sizes)
     below = np.arange(width) < pos[:, column]                            # (t, slots)
     wrong_left = (labels.left != y[:, None]).astype(float)[:, :, None]  # (t, q, 1)
     wrong_right = (labels.right != y[:, None]).astype(float)[:, :, None]
@@ -669,6 +672,7 @@ class AxisHedge:
         self._prefix = None
         self._pending = None
         self._buckets = None
+        self._last_placed = self._last_masses = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]
         self.work = 0  # array elements processed (operation count)
@@ -689,26 +693,34 @@ class AxisHedge:
         if X.shape[0] > rows:
             return np.vstack([self._positions(X[a:a + rows])
                               for a in range(0, X.shape[0], rows)])
+        # predict then partial_fit on one batch: the positions of the batch just placed
+        last = getattr(self, "_last_placed", None)  # (absent from older pickles)
+        if last is not None and last[0].shape == X.shape and (last[0] == X).all():
+            return last[1]
         scale, low, first, padded = self._buckets
         # guess from x's bucket (half a threshold per bucket on average) the count of
         # thresholds at or below it, step up to it (each feature's thresholds end in
         # +inf in padded); what two steps did not settle is searched. A binary search
         # of every row would miss the cache at each probe of a large cover
         x = X[:, self.features]
-        start = self.offsets[:-1] + np.arange(len(self.features))          # in padded
+        rank = np.arange(len(self.features))
+        start = self.offsets[:-1] + rank                                   # in padded
         with np.errstate(over="ignore", invalid="ignore"):
             bucket = np.where(scale > 0, (x - low) * scale, 0.0)
-        np.clip(bucket, 0, 2 * self.sizes - 1, out=bucket)
+        np.maximum(bucket, 0, out=bucket)
+        np.minimum(bucket, 2 * self.sizes - 1, out=bucket)
         at = first[2 * self.offsets[:-1] + bucket.astype(np.intp)].astype(np.intp)
         at += start
         for _ in range(2):
             at += padded[at] <= x
         wrong = (padded[at] <= x) | ((at > start) & (padded[at - 1] > x))
-        at -= np.arange(len(self.features))                                # global
+        at -= rank                                                         # global
         if wrong.any():  # (feature rank, threshold) as complex numbers sort lexicographically
             row, column = np.nonzero(wrong)
             at[row, column] = np.searchsorted(self.position_key, column + 1j * x[row, column],
                                               side="right")
+        if X.size <= _PLACED_ELEMENTS:
+            self._last_placed = (_frozen(X.copy()), _frozen(at))
         return at
 
     def _count_segments(self, index=None):
@@ -773,10 +785,9 @@ class AxisHedge:
             # rounding relative to the total weight when the prefix sums were taken, which
             # the pending rounds (_pending_decay) and the batch's (at most exp(eta *
             # rounds)) amplify by at most exp(_PREFIX_DECAY) together
-            base_below = self._base_mass_below(bounds, ordered=True)
+            base_below, below = self._masses_at(positions, bounds)
             with np.errstate(divide="ignore"):
-                bin_log_mass = np.log(np.maximum(np.diff(
-                    self._mass_below(bounds, base_below), axis=1), 0.0)).T
+                bin_log_mass = np.log(np.maximum(np.diff(below, axis=1), 0.0)).T
         else:  # a bin's mass summed over its segments: no cancellation
             self._split(edges)
             first = np.searchsorted(self.starts, edges)
@@ -808,9 +819,13 @@ class AxisHedge:
             old = pending.edges
             at = np.searchsorted(old, edges, side="right") - 1  # pending bin of each edge
             new = np.flatnonzero(old[at] != edges)
-            union = np.insert(old, at[new] + 1, edges[new])
             placed = at[new] + 1 + np.arange(len(new))          # the new edges in union
-            parent = np.repeat(np.arange(len(old)), 1 + np.bincount(at[new], minlength=len(old)))
+            is_old = np.ones(len(old) + len(new), dtype=bool)
+            is_old[placed] = False
+            union = np.empty(len(is_old), dtype=old.dtype)
+            union[placed] = edges[new]
+            union[is_old] = old
+            parent = np.cumsum(is_old) - 1                      # pending bin of each edge
             loss = pending.loss[:, parent] \
                 + bin_loss[:, np.searchsorted(edges, union, side="right") - 1]
             rounds = pending.rounds + n_rounds
@@ -929,10 +944,34 @@ class AxisHedge:
             self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
         return self._prefix
 
+    def _masses_at(self, positions, bounds=None):
+        """``(base, below)``: :meth:`_base_mass_below` and :meth:`_mass_below` at the
+        positions followed by the feature offsets, or at ``bounds`` (sorted, among
+        them). Those of a small batch are kept until the weights change: predict,
+        then partial_fit on one batch, looks them up once."""
+        state = (positions, self._pending, self.loss)
+        last = getattr(self, "_last_masses", None)  # (absent from older pickles)
+        if last is not None and all(a is b for a, b in zip(last[0], state)):
+            points, base, below = last[1:]
+            if bounds is None:
+                return base, below
+            order = np.argsort(points)
+            at = order[np.searchsorted(points, bounds, sorter=order)]
+            return base[:, at], below[:, at]
+        if bounds is not None:
+            base = self._base_mass_below(bounds, ordered=True)
+            return base, self._mass_below(bounds, base)
+        points = np.append(positions.ravel(), self.offsets)
+        base = self._base_mass_below(points)
+        below = self._mass_below(points, base)
+        if positions.size <= _PLACED_ELEMENTS:
+            self._last_masses = (state, points, _frozen(base), _frozen(below))
+        return base, below
+
     def predict_proba_from(self, X):
         """Weight of the experts voting for each class at each row (no update)."""
         positions = self._positions(X)
-        below = self._mass_below(np.append(positions.ravel(), self.offsets))
+        _, below = self._masses_at(positions)
         at_start = below[:, positions.size:]                              # (q, F + 1)
         on_right = (below[:, :positions.size].reshape(-1, *positions.shape)
                     - at_start[:, None, :-1]).sum(axis=2)                 # (q, rows)

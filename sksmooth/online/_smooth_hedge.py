@@ -167,8 +167,10 @@ class _Stream:
         clone.epochs = []
         for e in self.epochs:
             plays = tuple(copy.deepcopy(p, memo) for p in e.plays)
-            clone.epochs.append(replace(e, play=plays[0], bound_cache=dict(e.bound_cache),
-                                        label_plays=plays if e.label_plays else ()))
+            e = copy.copy(e)
+            e.play, e.bound_cache = plays[0], dict(e.bound_cache)
+            e.label_plays = plays if e.label_plays else ()
+            clone.epochs.append(e)
         return clone
 
 
@@ -351,7 +353,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     ``n``. The engine's ``S`` segments (at most the smaller of the cover size
     and the rows seen) are rewritten, at ``O(S)``, by a long batch, and after
     short ones only once their mistakes have lowered the total weight by a
-    factor ``e^4`` or marked 1024 thresholds (until then they wait in a layer
+    factor ``e^4`` or marked 4096 thresholds (until then they wait in a layer
     costing ``O(its thresholds)`` per call). Other covers cost ``K`` per
     round, hence the ``max_expert_rounds`` budget.
 

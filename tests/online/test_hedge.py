@@ -382,6 +382,49 @@ def test_axis_engine_pending_layer_equals_textbook_hedge(n_classes, pending_edge
     np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_axis_engine_predict_then_update_on_one_batch_equals_textbook_hedge(n_classes):
+    """predict_proba_from, then update on the same rows (the progressive-validation
+    call pattern): the second call takes the batch's positions and masses from the
+    first while neither the rows nor the weights changed; rows changed in place
+    between the two, a rollback snapshot and an update in between are looked up
+    afresh. Ties with the grid, repeated rows, pending and folded states."""
+    rng = np.random.default_rng(5)
+    pairs = LabelPairs.binary() if n_classes == 2 else LabelPairs.all_pairs(n_classes)
+    feature, threshold, pair = make_axis_experts(3, 20, pairs, rng, drop=0.2)
+    n, eta = 150, 0.2
+    X = rng.choice(np.unique(threshold)[::2], (n, 3))
+    X[::3] = rng.random((len(X[::3]), 3))
+    X[40:52] = X[40]
+    y = rng.integers(0, n_classes, n)
+    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    cuts = np.unique(np.minimum(np.concatenate([[0], np.cumsum(rng.integers(1, 9, n)),
+                                                [n]]), n))
+    played, proba = [np.empty((0, 3))], []
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
+        batch = X[a:b].copy()
+        w = np.exp(naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
+                                    np.vstack(played), y[:a], eta)[1])
+        vote = np.where(batch[:, feature] >= threshold, pairs.right[pair], pairs.left[pair])
+        expected = np.stack([(w * (vote == c)).sum(1) for c in range(n_classes)], 1)
+        np.testing.assert_allclose(engine.predict_proba_from(batch), expected, atol=1e-10)
+        if i % 4 == 1:    # the caller changes its rows in place after predicting
+            batch[0] = rng.random(3)
+            X[a] = batch[0]
+        elif i % 4 == 2:  # a later update replaces the weights the masses were of
+            snap = engine.snapshot()
+            snap.update(batch[::-1], y[a:b][::-1])
+        played.append(batch)
+        proba.append(engine.update(batch, y[a:b])[0])
+    ref_proba, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
+                                         X, y, eta)
+    np.testing.assert_allclose(np.vstack(proba), ref_proba, atol=1e-10)
+    np.testing.assert_allclose(engine.log_weights(), lw_ref, rtol=1e-12, atol=1e-9)
+    wrong = np.where(X[:, feature] >= threshold, pairs.right[pair], pairs.left[pair]) \
+        != y[:, None]
+    np.testing.assert_array_equal(engine.expert_losses(), wrong.sum(0))
+
+
 def test_engine_snapshot_is_isolated_from_pending_and_folded_updates():
     engine = _grid_engine(2, 50, eta=0.3)
     rng = np.random.default_rng(3)
