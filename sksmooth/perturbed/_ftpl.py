@@ -42,7 +42,7 @@ from sklearn.base import clone
 
 from .._atomic import share_in_copies
 from ._calibration import ftpl_noise, ftpl_regret_bound
-from ._protocol import IncrementalERMOracle, is_erm_oracle
+from ._protocol import IncrementalERMOracle, is_erm_oracle, predict_validated
 from ._setup import fit_oracle, oracle_labels
 
 __all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound",
@@ -228,9 +228,7 @@ class OnlineRun:
         """The current leader's predictions of validated rows, in the oracle's coding."""
         if self.estimator is None:
             return np.ones(len(X))
-        if is_erm_oracle(self.estimator):
-            return self.estimator._erm_predict_validated(X)
-        return np.asarray(self.estimator.predict(X))
+        return predict_validated(self.estimator, X)
 
     def noise_varied(self):
         return bool(self.eta_high > self.eta_low * (1 + 1e-12))

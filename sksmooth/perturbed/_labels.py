@@ -37,7 +37,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._untrusted import encode_private_labels
 from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
                            reads_data, refuse_unset)
-from ._protocol import is_erm_oracle
+from ._protocol import predict_validated
 from ._setup import hallucinate
 
 __all__ = ["BinaryCodec", "MulticlassCodec", "OneVsRestHypotheses", "label_codec",
@@ -66,9 +66,7 @@ class OneVsRestHypotheses:
     def _votes(self, X):
         votes = np.empty((len(X), len(self.estimators_)))
         for c, estimator in enumerate(self.estimators_):
-            pred = (estimator._erm_predict_validated(X) if is_erm_oracle(estimator)
-                    else estimator.predict(X))
-            votes[:, c] = np.where(np.asarray(pred) > 0, 1.0, -1.0)  # +-1 or 0/1 coding
+            votes[:, c] = np.where(predict_validated(estimator, X) > 0, 1.0, -1.0)  # +-1 or 0/1
         return votes
 
     def decision_function(self, X):

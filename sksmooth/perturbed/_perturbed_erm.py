@@ -80,7 +80,7 @@ from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
 from ._labels import label_codec, online_codec
-from ._protocol import is_erm_oracle
+from ._protocol import is_erm_oracle, predict_validated
 from ._setup import (
     calibrate,
     check_estimator_param,
@@ -951,10 +951,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         X = self._transform_query(X)
         if self.estimator_ is None:
             return BinaryLabels.decode(np.ones(len(X)), self.classes_)
-        if is_erm_oracle(self.estimator_):  # X is validated: skip the oracle's checks
-            return label_codec(None, self.classes_).decode(
-                self.estimator_._erm_predict_validated(X))
-        return label_codec(None, self.classes_).decode(self.estimator_.predict(X))
+        return label_codec(None, self.classes_).decode(predict_validated(self.estimator_, X))
 
     @available_if(_oracle_has("decision_function"))
     def decision_function(self, X):

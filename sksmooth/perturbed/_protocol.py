@@ -10,7 +10,10 @@ import functools
 import typing
 from typing import Protocol, runtime_checkable
 
-__all__ = ["ERMOracle", "IncrementalERMOracle", "is_erm_oracle", "check_erm_oracle"]
+import numpy as np
+
+__all__ = ["ERMOracle", "IncrementalERMOracle", "is_erm_oracle", "check_erm_oracle",
+           "predict_validated"]
 
 
 @runtime_checkable
@@ -121,6 +124,13 @@ def is_erm_oracle(estimator):
     """Whether ``estimator`` implements :class:`ERMOracle` (cached per type: the
     members are class attributes and methods)."""
     return _type_is_erm_oracle(type(estimator))
+
+
+def predict_validated(estimator, X):
+    """``estimator``'s predictions of rows already validated (an exact oracle skips
+    its own checks), in its own label coding."""
+    return np.asarray(estimator._erm_predict_validated(X) if is_erm_oracle(estimator)
+                      else estimator.predict(X))
 
 
 def check_erm_oracle(estimator, name="estimator"):
