@@ -52,7 +52,14 @@ def _majority_rate(y_test):
     return float(np.max(np.bincount(np.asarray(y_test, dtype=int))) / len(y_test))
 
 
-def _save(fig, out_dir, name):
+def _figure(out_dir, name, draw, **layout):
+    """``draw(axes)`` on ``plt.subplots(**layout)``, saved as ``name``; or a line
+    saying the figure was skipped."""
+    plt = _pyplot()
+    if plt is None:
+        return FIGURE_SKIPPED
+    fig, axes = plt.subplots(**layout)
+    draw(axes)
     path = out_dir / name
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -77,8 +84,6 @@ def _mechanisms(out_dir, fast, progress):
 
 
 def _perturbed_erm(out_dir, fast, progress):
-
-
     X, y, bounds = load_breast_cancer_public()
     acc = BudgetAccountant()
     seeds = range(3 if fast else 10)
@@ -117,9 +122,8 @@ def _perturbed_erm(out_dir, fast, progress):
         for note in notes:  # the same warning from every split, shown once
             yield f"  warning: {note}"
     yield f"ledger: {len(acc)} fits, total spent {acc.spent}"
-    plt = _pyplot()
-    if plt is not None:
-        fig, ax = plt.subplots(figsize=(6, 3))
+
+    def draw(ax):
         names = list(rows)
         ax.bar(np.arange(len(names)) - 0.2, [rows[n][0] for n in names], 0.4, label="private, eps=1")
         ax.bar(np.arange(len(names)) + 0.2, [rows[n][1] for n in names], 0.4, label="non-private")
@@ -128,14 +132,10 @@ def _perturbed_erm(out_dir, fast, progress):
         ax.set_ylim(0.4, 1.0)
         ax.set_title("PerturbedERMClassifier, breast cancer")
         ax.legend()
-        yield _save(fig, out_dir, "perturbed_erm.png")
-    else:
-        yield FIGURE_SKIPPED
+    yield _figure(out_dir, "perturbed_erm.png", draw, figsize=(6, 3))
 
 
 def _smooth_hedge(out_dir, fast, progress):
-
-
     sigma, n_rounds = 0.01, (2000 if fast else 10000)
     results = {}
     for name, make in [
@@ -161,22 +161,18 @@ def _smooth_hedge(out_dir, fast, progress):
             line += (f" (of the randomized learner; Thm 3.3 bound {bound:.1f}, "
                      "valid if the data are sigma-smooth)")
         yield line
-    plt = _pyplot()
-    if plt is not None:
-        fig, ax = plt.subplots(figsize=(6, 3))
+
+    def draw(ax):
         for name, (record, _, _) in results.items():
             ax.plot(np.cumsum(record.y_pred != record.y), label=name)
         ax.set_xlabel("round")
         ax.set_ylabel("cumulative mistakes")
         ax.set_title(f"adaptive sigma={sigma}-smooth threshold adversary")
         ax.legend()
-        yield _save(fig, out_dir, "smooth_hedge.png")
-    else:
-        yield FIGURE_SKIPPED
+    yield _figure(out_dir, "smooth_hedge.png", draw, figsize=(6, 3))
 
 
 def _private_proper(out_dir, fast, progress):
-
     X, y, bounds = load_breast_cancer_public()
     acc = BudgetAccountant()
     epsilons = [0.25, 1.0] if fast else [0.1, 0.25, 0.5, 1.0, 2.0]
@@ -218,9 +214,8 @@ def _private_proper(out_dir, fast, progress):
     thresholds = np.where(np.arange(17)[:, None] <= np.arange(16)[None, :], 1, -1)
     yield (f"Littlestone dimension of thresholds on 16 points: "
            f"{littlestone_dimension(thresholds)} (= floor(log2(17)))")
-    plt = _pyplot()
-    if plt is not None:
-        fig, ax = plt.subplots(figsize=(6, 3))
+
+    def draw(ax):
         ax.plot(epsilons, means, "o-", label="PrivateProperClassifier (stumps)")
         ax.axhline(np.mean(plain), ls="--", color="gray", label="non-private best stump")
         ax.set_xscale("log")
@@ -228,14 +223,10 @@ def _private_proper(out_dir, fast, progress):
         ax.set_ylabel("test accuracy")
         ax.set_title("private proper learning, breast cancer")
         ax.legend()
-        yield _save(fig, out_dir, "private_proper.png")
-    else:
-        yield FIGURE_SKIPPED
+    yield _figure(out_dir, "private_proper.png", draw, figsize=(6, 3))
 
 
 def _query_release(out_dir, fast, progress):
-
-
     # 8 pixels of digits, 4 public levels each on [0, 16]: all 2-way marginals
     pixels = [20, 28, 36, 42, 44, 52, 53, 26]
     X = np.minimum((load_digits().data[:, pixels] / 16.0 * 4).astype(int), 3).astype(float)
@@ -275,16 +266,14 @@ def _query_release(out_dir, fast, progress):
     status = "CERTIFIED" if release.guarantee_.certified else "NOT certified"
     yield f"guarantee: {release.guarantee_.claim} [{status}]"
     yield from (f"  {note}" for note in release.guarantee_.notes if note.startswith("accuracy"))
-    plt = _pyplot()
-    if plt is not None:
-        fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), sharex=True, sharey=True)
+
+    def draw(axes):
         axes[0].scatter(Xm[:, 0], Xm[:, 1], c=ym, s=3, cmap="coolwarm")
         axes[0].set_title("real")
         axes[1].scatter(Xs[:, 0], Xs[:, 1], c=ys, s=3, cmap="coolwarm")
         axes[1].set_title("synthetic, eps=1, sigma=0.2")
-        yield _save(fig, out_dir, "query_release.png")
-    else:
-        yield FIGURE_SKIPPED
+    yield _figure(out_dir, "query_release.png", draw, nrows=1, ncols=2, figsize=(8, 3.2),
+                  sharex=True, sharey=True)
 
 
 SECTIONS = [
