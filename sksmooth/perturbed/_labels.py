@@ -5,14 +5,9 @@ Binary (``k = 2``): labels in {-1, +1} and the perturbation
 ``eta w(f)``, ``w(f) = m**-0.5 sum_j xi_j f(z_j)`` (module docstring of
 ``_perturbed_erm``).
 
-Multiclass (``k > 2``), private ``fit``: one-vs-rest. Fit ``c`` is the
-binary perturbed ERM of "label ``c``" (+1) against the rest (-1), each
-``(epsilon / k, delta / k)``-DP by Lemma 2 of Block and Shetty; the ``k``
-released hypotheses together are ``(epsilon, delta)``-DP by basic
-composition (Dwork and Roth 2014, Thm 3.16). Lemma 2 bounds a likelihood
-ratio, nothing Gaussian-mechanism-like, so no tighter composition is
-claimed. :class:`OneVsRestHypotheses` predicts from the released
-hypotheses and the public separating points alone.
+Multiclass (``k > 2``), private ``fit``: one-vs-rest, ``k`` binary fits at
+``(epsilon / k, delta / k)`` composed (docs/guide/perturbed_erm.rst, "More
+than two classes").
 
 Multiclass, online ``partial_fit`` (no privacy claim): labels are indices
 ``0..k-1`` and the perturbation is the one-hot process ``w(f) = m**-0.5
