@@ -364,7 +364,10 @@ def validate_params(estimator, table=None):
 
 def check_parameter_object(value, name):
     """Check a parameter object's own parameters (``queries=Workload(...)``) by its
-    table; an error names both (``queries=Workload(...): marginal_width must be ...``)."""
+    table; an error names both (``queries=Workload(...): marginal_width must be ...``).
+    A :class:`Refused` value raises its error."""
+    if isinstance(value, Refused):
+        raise value.error
     try:
         return validate_params(value)
     except (TypeError, ValueError) as exc:

@@ -110,7 +110,8 @@ def _method_from_old_names(method, old):
     unknown = sorted(set(old) - METHOD_PARAMETERS)
     if unknown:
         return Refused(TypeError(
-            f"PrivateProperClassifier got an unexpected keyword argument {unknown[0]!r}."))
+            f"PrivateProperClassifier got an unexpected keyword argument {unknown[0]!r}; "
+            f"its parameters are {', '.join(PrivateProperClassifier._get_param_names())}."))
     if not (isinstance(method, (Exponential, NoisyMeans, Littlestone))
             or (isinstance(method, str) and method in ("auto", *_STRATEGIES))):
         return Refused(ValueError(

@@ -638,3 +638,15 @@ def test_docstring_examples_run():
 
     results = [doctest.testmod(module) for module in (_search, _exact_selection)]
     assert all(r.failed == 0 for r in results) and results[0].attempted > 0
+
+
+def test_a_misspelt_parameter_in_the_grid_is_refused_by_name_before_any_fit(cancer):
+    # it raised "type object '_RefusedMethod' has no attribute '_parameter_constraints'"
+    X, y = cancer
+    ledger = BudgetAccountant()
+    model = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), _proper())
+    search = PrivateSearchCV(model, {"privateproperclassifier__epsilonn": [0.5, 1.0]},
+                             epsilon_selection=0.5, cv=3, accountant=ledger)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'epsilonn'"):
+        search.fit(X, y)
+    assert len(ledger) == 0
