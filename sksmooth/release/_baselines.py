@@ -29,10 +29,10 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._constraints import Check, Options
+from .._constraints import Options
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
-from .._validation import check_delta, check_delta_for_n
-from ._base import COMMON_CONSTRAINTS, ReleaseContext, ReleaseData
+from .._validation import check_delta_for_n
+from ._base import COMMON_CONSTRAINTS, DELTA_CONSTRAINT, ReleaseContext, ReleaseData
 from ._queries import as_workload
 from ._privacy import RoundParameters, measure_counts, zcdp_budget
 
@@ -48,7 +48,7 @@ class _PerQueryBase(ReleaseData):
 
     _parameter_constraints = {
         **COMMON_CONSTRAINTS,
-        "delta": Check(check_delta, "a real number in [0, 1)"),
+        "delta": DELTA_CONSTRAINT,
         "sensitivity": Options("per_query", "structured"),
     }
 
