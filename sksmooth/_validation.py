@@ -645,8 +645,6 @@ class BinaryLabels:
             )
         return labels
 
-    check_same_classes = staticmethod(check_same_classes)
-
     @staticmethod
     def encode(y, classes_):
         """Return ``y`` as a float array in ``{-1, +1}``; error on unknown labels."""

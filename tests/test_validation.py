@@ -30,6 +30,7 @@ from sksmooth._validation import (
     check_epsilon,
     check_generator,
     check_positive_int,
+    check_same_classes,
     check_sigma,
     clip_to_bounds,
 )
@@ -233,10 +234,10 @@ def test_binary_labels_round_trip_and_errors():
 
 def test_later_classes_must_match_the_first_call():
     classes_ = np.array([0, 1])
-    BinaryLabels.check_same_classes(None, classes_)
-    BinaryLabels.check_same_classes([1, 0], classes_)  # order does not matter
+    check_same_classes(None, classes_)
+    check_same_classes([1, 0], classes_)  # order does not matter
     with pytest.raises(ValueError, match=r"classes=\[0, 2\] differs from classes_=\[0, 1\]"):
-        BinaryLabels.check_same_classes([0, 2], classes_)
+        check_same_classes([0, 2], classes_)
 
 
 def test_resolve_public_classes():

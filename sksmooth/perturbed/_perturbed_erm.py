@@ -68,6 +68,7 @@ from .._validation import (
     check_delta_for_n,
     check_generator,
     check_public_classes,
+    check_same_classes,
     clip_to_bounds,
     declared_classes,
     user_stacklevel,
@@ -743,7 +744,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if first:
             run = self._start_run(params, X, y, classes)
         else:
-            BinaryLabels.check_same_classes(classes, self._run.classes)
+            check_same_classes(classes, self._run.classes)
             run = self._run
         y_coded = run.codec.encode_known(y)
         if run.box is not None:
