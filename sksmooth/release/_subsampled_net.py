@@ -247,16 +247,27 @@ def _candidates(M, s, K, rng):
                          dtype=np.int64).reshape(-1, s)
         return cands, True, n_multisets
     alpha = 10 ** rng.uniform(-2, 0, size=K)
-    cands = np.empty((K, s), dtype=np.int64)
-    for start in range(0, K, 512):
-        stop = min(K, start + 512)
-        w = rng.gamma(alpha[start:stop, None], size=(stop - start, M))
-        w /= w.sum(axis=1, keepdims=True)
-        cdf = np.cumsum(w, axis=1)
-        u = rng.uniform(size=(stop - start, s)) * cdf[:, -1:]
-        cands[start:stop] = np.minimum(
-            np.stack([np.searchsorted(c, uu) for c, uu in zip(cdf, u)]), M - 1)
-    return cands, False, n_multisets
+    return _dirichlet_multinomial_draws(M, s, alpha, rng), False, n_multisets
+
+
+def _dirichlet_multinomial_draws(M, s, alpha, rng):
+    """Per ``alpha[i]``, ``s`` draws from ``w ~ Dirichlet(alpha[i] 1_M)`` on ``range(M)``.
+
+    Blackwell and MacQueen's urn (Ann. Statist. 1973) for the Dirichlet process of
+    concentration ``theta = M alpha`` and uniform base: draw ``t`` is a fresh uniform
+    point with probability ``theta / (theta + t)``, independently of the earlier
+    draws, else a copy of a uniformly chosen earlier draw. Each copy is resolved to
+    its fresh ancestor by pointer jumping (``log2 s`` gathers): no ``M`` gamma draws
+    per candidate and no loop over candidates.
+    """
+    theta = (M * alpha)[:, None]
+    t = np.arange(s)
+    fresh = rng.uniform(size=(len(alpha), s)) * (theta + t) < theta  # draw 0 always
+    earlier = np.minimum((rng.uniform(size=fresh.shape) * t).astype(np.int64), t - 1)
+    parent = np.where(fresh, t, earlier)
+    for _ in range(max(1, s - 1).bit_length()):
+        parent = np.take_along_axis(parent, parent, axis=1)
+    return np.take_along_axis(rng.integers(0, M, size=fresh.shape), parent, axis=1)
 
 
 def _max_errors(Q, cands, counts, n):

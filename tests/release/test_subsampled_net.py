@@ -47,3 +47,24 @@ def test_candidate_errors_are_the_max_error_of_each_candidates_mean_answers():
     direct = [integer_scores(Q[c].astype(np.float64).mean(axis=0), counts, n).max()
               for c in cands]
     np.testing.assert_array_equal(_max_errors(Q, cands, counts, n), direct)
+
+
+def test_candidate_draws_follow_the_dirichlet_multinomial_law():
+    # s draws from w ~ Dirichlet(alpha 1_M): the sorted multiset's probability is
+    # multinomial(c) * Gamma(M a) / Gamma(M a + s) * prod_j Gamma(a + c_j) / Gamma(a)
+    from itertools import combinations_with_replacement
+    from math import factorial
+
+    from scipy.special import gammaln
+
+    from sksmooth.release._subsampled_net import _dirichlet_multinomial_draws
+
+    M, s, a, K = 3, 4, 0.5, 200_000
+    draws = _dirichlet_multinomial_draws(M, s, np.full(K, a), np.random.default_rng(0))
+    counts = np.stack([(draws == j).sum(axis=1) for j in range(M)], axis=1)
+    for multiset in combinations_with_replacement(range(M), s):
+        c = np.bincount(multiset, minlength=M)
+        p = factorial(s) / np.prod([factorial(k) for k in c]) * np.exp(
+            gammaln(M * a) - gammaln(M * a + s) + np.sum(gammaln(a + c) - gammaln(a)))
+        seen = np.mean(np.all(counts == c, axis=1))
+        assert abs(seen - p) <= 5 * np.sqrt(p * (1 - p) / K), (multiset, seen, p)
