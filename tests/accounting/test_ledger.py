@@ -48,6 +48,14 @@ def test_spend_and_totals_basic_composition(make_accountant):
     assert len(acc) == 10  # refused spend records nothing
 
 
+def test_budget_error_names_what_is_over_and_what_is_left(make_accountant):
+    acc = make_accountant(epsilon=2.5, delta=1e-6)
+    acc.spend(1.0, 0.0)
+    with pytest.raises(BudgetError, match=r"in delta; left: \(epsilon=1\.5, delta=1e-06\)\. "
+                                          r"Lower the estimator's delta "):
+        acc.spend(1.0, 1e-5)  # epsilon fits: only delta is over
+
+
 def test_certified_and_not_certified_are_recorded_and_both_count(make_accountant):
     acc = make_accountant(epsilon=1.0)
     acc.spend(0.25, 0.0, label="exact")

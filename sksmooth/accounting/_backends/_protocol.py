@@ -214,14 +214,20 @@ def refuse_if_over(totals, epsilon, delta, budget):
     if epsilon == 0 and delta == 0:
         return
     new_epsilon, new_delta = totals.epsilon + epsilon, totals.delta + delta
-    if _exceeds(new_epsilon, budget.epsilon) or _exceeds(new_delta, budget.delta):
+    over = [name for name, exceeds in (("epsilon", _exceeds(new_epsilon, budget.epsilon)),
+                                       ("delta", _exceeds(new_delta, budget.delta))) if exceeds]
+    if over:
+        left_epsilon = max(budget.epsilon - totals.epsilon, 0.0)
+        left_delta = max(budget.delta - totals.delta, 0.0)
         raise BudgetError(
             f"Privacy budget exceeded: spending (epsilon={epsilon:.6g}, "
             f"delta={delta:.3g}) on top of (epsilon={totals.epsilon:.6g}, "
             f"delta={totals.delta:.3g}) would exceed the budget (epsilon="
             f"{budget_text(budget.epsilon, '.6g')}, delta="
-            f"{budget_text(budget.delta, '.3g')}). Lower the "
-            "estimator's epsilon/delta or create a BudgetAccountant with a "
+            f"{budget_text(budget.delta, '.3g')}) in {' and '.join(over)}; left: "
+            f"(epsilon={budget_text(left_epsilon, '.6g')}, "
+            f"delta={budget_text(left_delta, '.3g')}). Lower the "
+            f"estimator's {'/'.join(over)} or create a BudgetAccountant with a "
             "larger budget."
         )
 
