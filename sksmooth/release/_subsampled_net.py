@@ -91,6 +91,8 @@ class SubsampledNetMechanism(ReleaseMixin):
     Haghtalab, Roughgarden, Shetty, "Smoothed Analysis of Online and
     Differentially Private Learning", NeurIPS 2020, arXiv:2006.10129, App. G,
     Alg. 4, Thm G.1 (privacy), Lemma G.3, Thm G.4 (accuracy).
+    Blackwell, MacQueen, "Ferguson Distributions via Polya Urn Schemes",
+    Annals of Statistics 1(2), 1973 (the candidates' draws, step 2).
     """
 
     _parameter_constraints = {
