@@ -25,6 +25,7 @@ __all__ = [
     "check_delta_for_n",
     "check_sigma",
     "check_positive_int",
+    "check_flag",
     "check_probability",
     "check_bounds",
     "check_bounds_form",
@@ -200,6 +201,13 @@ def check_positive_int(value, name, minimum=1):
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
     return value
+
+
+def check_flag(value, name):
+    """Return ``value`` (``True`` or ``False``, numpy's too) as a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
 
 
 # The one opt-in to read a release's public inputs (bounds, classes, levels) from the

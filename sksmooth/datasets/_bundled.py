@@ -12,6 +12,8 @@ import re
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
+from .._validation import check_flag
+
 __all__ = [
     "load_breast_cancer_public",
     "load_digits_binary_public",
@@ -71,12 +73,6 @@ def published_bounds(descr):
     return bounds[:, 0], bounds[:, 1]
 
 
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
-    return bool(value)
-
-
 def _as_frame(X, y, feature_names):
     """``X`` as a DataFrame with ``feature_names`` and ``y`` as a Series (pandas needed)."""
     try:
@@ -91,8 +87,8 @@ def _as_frame(X, y, feature_names):
 
 def _load_with_published_bounds(load, scale, as_frame):
     """``load()``'s data with the box of its DESCR table (scaled onto ``[0, 1]``)."""
-    scale = _check_flag(scale, "scale")
-    as_frame = _check_flag(as_frame, "as_frame")
+    scale = check_flag(scale, "scale")
+    as_frame = check_flag(as_frame, "as_frame")
     data = load()
     lower, upper = published_bounds(data.DESCR)
     if len(lower) != data.data.shape[1]:
@@ -223,8 +219,8 @@ def load_digits_binary_public(scale=True, *, as_frame=False):
     bounds : tuple
         ``(0.0, 1.0)`` when ``scale``, else ``(0.0, 16.0)``.
     """
-    scale = _check_flag(scale, "scale")
-    as_frame = _check_flag(as_frame, "as_frame")
+    scale = check_flag(scale, "scale")
+    as_frame = check_flag(as_frame, "as_frame")
     data = load_digits()
     y = (data.target >= 5).astype(int)
     X, bounds = (data.data / 16.0, (0.0, 1.0)) if scale else (data.data, (0.0, 16.0))

@@ -5,7 +5,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import _is_real, check_epsilon, check_generator, check_positive_int
+from .._validation import (_is_real, check_epsilon, check_flag, check_generator,
+                           check_positive_int)
 
 
 def check_sensitivity(sensitivity, name="sensitivity"):
@@ -119,12 +120,6 @@ def check_size(size, name="size"):
     return check_positive_int(size, name)
 
 
-def check_monotonic(monotonic, name="monotonic"):
-    if not isinstance(monotonic, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {monotonic!r}.")
-    return bool(monotonic)
-
-
 def check_selection_inputs(scores, epsilon, sensitivity, rng, monotonic, size,
                            score_check=check_scores):
     """The checked arguments of a selection mechanism, in its signature's order.
@@ -137,7 +132,7 @@ def check_selection_inputs(scores, epsilon, sensitivity, rng, monotonic, size,
         check_epsilon(epsilon),
         check_sensitivity(sensitivity),
         check_rng(rng),
-        check_monotonic(monotonic),
+        check_flag(monotonic, "monotonic"),
         check_size(size),
     )
 

@@ -7,9 +7,8 @@ Exact integer-arithmetic samplers for integer scores are in
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import check_epsilon
-from ._common import (check_monotonic, check_noise_scale, check_scores, check_selection_inputs,
-                      check_sensitivity)
+from .._validation import check_epsilon, check_flag
+from ._common import check_noise_scale, check_scores, check_selection_inputs, check_sensitivity
 
 __all__ = [
     "FLOAT_SELECTION_NOTE",
@@ -181,7 +180,7 @@ def exponential_mechanism_log_probabilities(scores, epsilon, sensitivity, monoto
     scores = check_scores(scores)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
-    monotonic = check_monotonic(monotonic)
+    monotonic = check_flag(monotonic, "monotonic")
     log_weights = _scaled_log_weights(scores, epsilon, sensitivity, monotonic)
     return log_weights - logsumexp(log_weights)
 

@@ -19,7 +19,8 @@ from typing import Callable, Optional
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from .._validation import check_delta, check_generator, check_positive_int, check_probability
+from .._validation import (check_delta, check_flag, check_generator, check_positive_int,
+                           check_probability)
 
 __all__ = [
     "AuditCase",
@@ -189,9 +190,7 @@ def _check_common(mechanism, n_trials, confidence, delta, batch):
     n_trials = check_positive_int(n_trials, "n_trials")
     confidence = check_probability(confidence, "confidence")
     delta = check_delta(delta)
-    if not isinstance(batch, (bool, np.bool_)):
-        raise TypeError(f"batch must be True or False, got {batch!r}.")
-    return n_trials, confidence, delta, bool(batch)
+    return n_trials, confidence, delta, check_flag(batch, "batch")
 
 
 def _outputs(mechanism, dataset, rng, n, batch):

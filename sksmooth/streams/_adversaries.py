@@ -8,7 +8,7 @@ Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, §2, App
 
 import numpy as np
 
-from .._validation import (check_bounds, check_generator, check_positive_int,
+from .._validation import (check_bounds, check_flag, check_generator, check_positive_int,
                            check_probability, check_sigma)
 
 __all__ = ["SmoothedHalfspaceAdversary", "SmoothedThresholdAdversary", "StreamRecord"]
@@ -89,8 +89,7 @@ class SmoothedHalfspaceAdversary:
         """Validate the parameters and restart the stream from its seed."""
         self.sigma_ = check_sigma(self.sigma)
         n_features = check_positive_int(self.n_features, "n_features")
-        if not isinstance(self.adaptive, (bool, np.bool_)):
-            raise TypeError(f"adaptive must be True or False, got {self.adaptive!r}.")
+        check_flag(self.adaptive, "adaptive")
         noise = check_probability(self.label_noise, "label_noise", closed=True)
         if noise >= 0.5:
             raise ValueError(f"label_noise must be < 0.5, got {noise!r}.")
