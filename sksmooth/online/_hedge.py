@@ -43,7 +43,7 @@ _PLACED_ELEMENTS = 1 << 12
 # AxisHedge: short batches add their bins' losses to a pending layer of at most this many
 # edges (O(edges) per call), folded into the segments (O(segments)) when it is full or
 # when the total weight fell by exp(_PREFIX_DECAY) since the segments' prefix sums
-_PENDING_EDGES = 1 << 12
+_PENDING_EDGES = 1 << 11
 
 
 def hedge_regret_bound(n_experts, n_rounds, learning_rate):
@@ -292,10 +292,23 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     the rounds played before.
     """
     n_rounds = pos.shape[0]
-    n_positions, n_pairs = log_mass.shape
+    mass = np.ascontiguousarray(log_mass.T)                            # (q, positions)
+    if n_rounds <= _DENSE_ROUNDS:  # one short pass on every slot
+        proba, loss = _play_dense(mass, sizes, pos, labels.y, labels, learning_rate, counter)
+    else:
+        proba, loss = _play_passes(mass, sizes, pos, labels, learning_rate, counter)
+    if counter is not None:
+        counter[0] += 4 * loss.size
+    return proba, np.rint(loss.T).astype(np.int64)
+
+
+def _play_passes(mass, sizes, pos, labels, learning_rate, counter):
+    """:func:`axis_rounds` on ``mass`` (q, positions) log masses, in passes of at most
+    ``_LEVEL_ELEMENTS`` level elements: ``(proba, loss)`` with ``loss`` (q, positions)."""
+    n_rounds = pos.shape[0]
+    n_pairs, n_positions = mass.shape
     starts = np.zeros(len(sizes), dtype=np.intp)
     np.cumsum(sizes[:-1], out=starts[1:])
-    pos = np.asarray(pos, dtype=np.intp)
     # a pair's loss at a slot is its left label's error plus, on the rounds where the
     # slot is below x_t, [y = left] - [y = right]: class counts relative to the last class
     n_classes = labels.left_onehot.shape[1]
@@ -305,7 +318,6 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     base = (labels.left[None, :] != y[:, None]).astype(float)          # (t, q)
     rows = max(1, _LEVEL_ELEMENTS // (_MAX_FACTOR * len(sizes) * n_pairs))
     proba = np.empty((n_rounds, n_classes))
-    mass = np.ascontiguousarray(log_mass.T)                            # (q, positions)
     loss = np.zeros((n_pairs, n_positions))
     for a in range(0, n_rounds, rows):
         b = min(a + rows, n_rounds)
@@ -320,9 +332,7 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
         below = _class_below(pos[None, None, a:b], relative[None, None, a:b], starts[None],
                              n_positions, 1, 0)[:, 0, 0, :n_positions]
         loss += _pair_losses(below, labels, base[a:b].sum(axis=0)[:, None])
-    if counter is not None:
-        counter[0] += 4 * loss.size
-    return proba, np.rint(loss.T).astype(np.int64)
+    return proba, loss
 
 
 def _play_dense(mass, sizes, pos, y, labels, learning_rate, counter):
@@ -554,11 +564,7 @@ def _segment_weights(loss, count, learning_rate, cumulate=True):
     ``cumulate=False``: each segment's weight, shape (q, S)."""
     low = int(loss.min())
     excess = loss - low
-    top = int(excess.max())
-    if top <= excess.size:  # integer losses: exp of each distinct value once
-        weight = np.take(np.exp(-learning_rate * np.arange(top + 1)), excess, mode="clip")
-    else:
-        weight = np.exp(-learning_rate * excess)
+    weight = _decays(excess, learning_rate, int(excess.max()))
     weight *= count
     if not cumulate:
         return weight, low
@@ -566,6 +572,14 @@ def _segment_weights(loss, count, learning_rate, cumulate=True):
     cumulative[:, 0] = 0.0
     np.cumsum(weight, axis=1, out=cumulative[:, 1:])
     return _frozen(cumulative), low
+
+
+def _decays(loss, learning_rate, top):
+    """``exp(-learning_rate * loss)`` of integer losses in ``[0, top]``: the exp of each
+    value once, when there are no more values than losses."""
+    if top <= loss.size:
+        return np.take(np.exp(-learning_rate * np.arange(top + 1)), loss, mode="clip")
+    return np.exp(-learning_rate * loss)
 
 
 def _buckets(threshold, offsets):
@@ -818,25 +832,22 @@ class AxisHedge:
         else:
             old = pending.edges
             at = np.searchsorted(old, edges, side="right") - 1  # pending bin of each edge
-            new = np.flatnonzero(old[at] != edges)
-            placed = at[new] + 1 + np.arange(len(new))          # the new edges in union
-            is_old = np.ones(len(old) + len(new), dtype=bool)
-            is_old[placed] = False
-            union = np.empty(len(is_old), dtype=old.dtype)
-            union[placed] = edges[new]
-            union[is_old] = old
-            parent = np.cumsum(is_old) - 1                      # pending bin of each edge
-            loss = pending.loss[:, parent] \
-                + bin_loss[:, np.searchsorted(edges, union, side="right") - 1]
+            fresh = old[at] != edges
+            placed = at + np.cumsum(fresh)                      # each edge in the union
+            # a pending bin splits at the fresh edges in it; a batch bin spans the union's
+            # edges up to the next batch edge (runs: repeats, no look-ups)
+            splits = np.bincount(at[fresh], minlength=len(old)) + 1
+            union = np.repeat(old, splits)
+            union[placed[fresh]] = edges[fresh]
+            loss = np.repeat(pending.loss, splits, axis=1) \
+                + np.repeat(bin_loss, np.diff(placed, append=len(union)), axis=1)
             rounds = pending.rounds + n_rounds
-            base_below = np.empty((loss.shape[0], len(union) + 1))
-            base_below[:, :-1] = pending.base_below[:, parent]   # right at the old edges
-            base_below[:, -1] = pending.base_below[:, -1]
-            base_below[:, placed] = edge_base_below[:, new]
+            base_below = np.repeat(pending.base_below, np.append(splits, 1), axis=1)
+            base_below[:, placed[fresh]] = edge_base_below[:, np.flatnonzero(fresh)]
         cumulative = np.empty_like(base_below)
         cumulative[:, 0] = 0.0
-        np.cumsum(np.diff(base_below, axis=1) * np.exp(-self.learning_rate * loss), axis=1,
-                  out=cumulative[:, 1:])
+        np.cumsum(np.diff(base_below, axis=1) * _decays(loss, self.learning_rate, rounds),
+                  axis=1, out=cumulative[:, 1:])
         self._pending = _Pending(_frozen(union), _frozen(loss), _frozen(base_below),
                                  _frozen(cumulative), rounds)
         self.work += 8 * cumulative.size
@@ -977,7 +988,8 @@ class AxisHedge:
                     - at_start[:, None, :-1]).sum(axis=2)                 # (q, rows)
         proba = on_right.T @ self.right_onehot \
             + (at_start[:, -1] - at_start[:, 0] - on_right.T) @ self.left_onehot
-        return np.clip(proba / proba.sum(axis=1, keepdims=True), 0.0, 1.0)
+        proba /= proba.sum(axis=1, keepdims=True)
+        return np.minimum(np.maximum(proba, 0.0, out=proba), 1.0, out=proba)
 
     def _mass_below(self, positions, base_below=None):
         """Weight of the experts at global positions ``< positions`` (any shape), one

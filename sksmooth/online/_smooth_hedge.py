@@ -353,7 +353,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     ``n``. The engine's ``S`` segments (at most the smaller of the cover size
     and the rows seen) are rewritten, at ``O(S)``, by a long batch, and after
     short ones only once their mistakes have lowered the total weight by a
-    factor ``e^4`` or marked 4096 thresholds (until then they wait in a layer
+    factor ``e^4`` or marked 2048 thresholds (until then they wait in a layer
     costing ``O(its thresholds)`` per call). Other covers cost ``K`` per
     round, hence the ``max_expert_rounds`` budget.
 
