@@ -116,9 +116,16 @@ def _bernoulli_exp_minus_one(n, rng):
     """
     success = np.zeros(n, dtype=bool)
     past_two = np.flatnonzero(rng.integers(0, 2, size=n, dtype=bool))  # u_2 == 0
-    u = rng.integers(0, _FACTORIAL // 2, size=past_two.size, dtype=np.int64)
+    success[past_two] = _exp_minus_one_past_two(past_two.size, rng)
+    return success
+
+
+def _exp_minus_one_past_two(n, rng):
+    """``n`` Bernoulli(exp(-1)) trials of :func:`_bernoulli_exp_minus_one` given
+    ``u_2 = 0`` (the rest of each trial: ``u_3, u_4, ...``)."""
+    u = rng.integers(0, _FACTORIAL // 2, size=n, dtype=np.int64)
     late = np.flatnonzero(u < _FACTORIAL // 6)
-    success[past_two] = u >= _FACTORIAL // 6
+    success = u >= _FACTORIAL // 6
     stop_k = 2 + (_CONTINUE_THRESHOLDS.size
                   - np.searchsorted(_CONTINUE_THRESHOLDS, u[late], side="right"))
     active = np.flatnonzero(u[late] == 0)
@@ -128,7 +135,7 @@ def _bernoulli_exp_minus_one(n, rng):
         stop_k[active[~still]] = k
         active = active[still]
         k += 1
-    success[past_two[late]] = stop_k % 2 == 1
+    success[late] = stop_k % 2 == 1
     return success
 
 
@@ -161,12 +168,22 @@ def survivors_exp_minus_one(n, trials, rng):
     """Indices of the ``n`` samples whose first ``trials`` Bernoulli(exp(-1)) draws all succeed.
 
     Each index is kept independently with probability exactly ``e^{-trials}``.
+    A trial fails outright when its digit ``u_2`` is 1
+    (:func:`_bernoulli_exp_minus_one`), so every sample's ``u_2`` digits are
+    drawn first, 64 trials to a random word, and only the samples whose
+    digits are all 0 (probability ``2^-trials``) run the rest of their
+    trials: the same independent uniforms in another order, the same law.
     """
-    alive = np.flatnonzero(_bernoulli_exp_minus_one(n, rng)) if trials > 0 else np.arange(n)
-    for _ in range(trials - 1):
+    alive = np.arange(n)
+    for start in range(0, max(trials, 0), 64):
         if not alive.size:
             break
-        alive = alive[_bernoulli_exp_minus_one(alive.size, rng)]
+        words = rng.integers(0, 1 << min(64, trials - start), size=alive.size, dtype=np.uint64)
+        alive = alive[words == 0]
+    for _ in range(max(trials, 0)):
+        if not alive.size:
+            break
+        alive = alive[_exp_minus_one_past_two(alive.size, rng)]
     return alive
 
 

@@ -24,6 +24,7 @@ from sksmooth.mechanisms._discrete import (
     _bernoulli_exp_minus_fraction,
     _bernoulli_exp_minus_lookup,
     _bernoulli_exp_minus_one,
+    survivors_exp_minus_one,
     _uniform_below,
 )
 from sksmooth.metrics import audit_epsilon
@@ -125,6 +126,12 @@ def test_bernoulli_exp_components():
     n = 400_000
     tol = 5 * math.sqrt(0.25 / n)
     assert abs(_bernoulli_exp_minus_one(n, rng).mean() - math.exp(-1)) < tol
+    # all of t trials: screened on their u_2 digits first, then the rest of each trial
+    for trials in (1, 2, 3):
+        kept = survivors_exp_minus_one(n, trials, rng)
+        assert np.all(np.diff(kept) > 0) and kept.size <= n
+        assert abs(kept.size / n - math.exp(-trials)) < tol, trials
+    assert survivors_exp_minus_one(5, 0, rng).tolist() == [0, 1, 2, 3, 4]
     r = np.full(n, 3, dtype=np.int64)
     assert abs(_bernoulli_exp_minus_fraction(r, 7, rng).mean() - math.exp(-3 / 7)) < tol
     # gamma = N/d above 1 and with a denominator far beyond int64
