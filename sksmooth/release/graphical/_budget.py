@@ -31,6 +31,7 @@ __all__ = [
     "SelectionResult",
     "integer_l1_errors",
     "select_exact",
+    "exact_scores",
     "report_budget",
     "as_counts",
     "start_fitter",
@@ -229,15 +230,19 @@ def select_exact(errors, weights, penalties, l1, epsilon, rng, size=None):
     relative to it the scores are those of the real-valued mechanism up to
     that rounding.
     """
+    if float(l1) != int(l1):
+        raise ValueError(f"the table L1 sensitivity must be an integer, got {l1}.")
+    picks = exact_exponential_mechanism(exact_scores(errors, weights, penalties), epsilon,
+                                        WEIGHT_SCALE * SCORE_SCALE * int(l1), rng, size=size)
+    return int(picks) if size is None else picks.tolist()
+
+
+def exact_scores(errors, weights, penalties):
+    """The integer scores :func:`select_exact` draws from (its docstring)."""
     w = np.asarray(weights, dtype=float)
     a = np.rint(w / w.max() * WEIGHT_SCALE).astype(np.int64)
     b = np.rint(a * SCORE_SCALE * np.asarray(penalties, dtype=float)).astype(np.int64)
-    scores = a * np.asarray(errors, dtype=np.int64) - b
-    if float(l1) != int(l1):
-        raise ValueError(f"the table L1 sensitivity must be an integer, got {l1}.")
-    picks = exact_exponential_mechanism(scores, epsilon, WEIGHT_SCALE * SCORE_SCALE * int(l1),
-                                        rng, size=size)
-    return int(picks) if size is None else picks.tolist()
+    return a * np.asarray(errors, dtype=np.int64) - b
 
 
 
