@@ -43,7 +43,7 @@ from sklearn.base import clone
 from .._atomic import share_in_copies
 from ._calibration import ftpl_noise, ftpl_regret_bound
 from ._protocol import IncrementalERMOracle, is_erm_oracle, predict_validated
-from ._setup import fit_oracle, oracle_labels
+from ._setup import check_weights, fit_oracle, oracle_labels
 
 __all__ = ["OnlineRun", "PastRows", "PastStatistic", "start_run", "RegretBound",
            "PracticalNoise", "TheoryNoise", "FixedNoise", "LabelPerturbation",
@@ -132,7 +132,7 @@ class PastStatistic:
         return PastStatistic(self.statistic + _row_statistic(run, X, y), self.n + len(X))
 
     def leader(self, run, labels, weights):
-        _check_weights(weights)
+        check_weights(weights)
         n_classes = run.codec.n_classes
         prepared = run.hallucinated
         perturbation = run.oracle._erm_accumulate(
@@ -148,11 +148,6 @@ def _row_statistic(run, X, y):
     prepared = oracle._erm_prepare(oracle._erm_check_domain(X), run.hallucinated.context)
     return oracle._erm_accumulate(prepared, oracle_labels(oracle, y, n_classes),
                                   np.ones(len(X)), n_classes)
-
-
-def _check_weights(weights):
-    if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
-        raise RuntimeError("internal error: a non-finite or negative weight was produced.")
 
 
 @dataclass

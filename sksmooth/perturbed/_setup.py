@@ -23,8 +23,8 @@ from ._stump_oracle import MulticlassStumpERMClassifier, StumpERMClassifier
 from ._tree_oracle import DepthTwoTreeERMClassifier, MulticlassDepthTwoTreeERMClassifier
 
 __all__ = ["BoxScaledClassifier", "Calibration", "make_oracle", "resolve_box", "separating_points",
-           "calibrate", "hallucinate", "fit_oracle", "oracle_labels", "check_estimator_param",
-           "DEFAULT_N_THRESHOLDS", "default_tree_thresholds"]
+           "calibrate", "hallucinate", "fit_oracle", "check_weights", "oracle_labels",
+           "check_estimator_param", "DEFAULT_N_THRESHOLDS", "default_tree_thresholds"]
 
 # Number of separating points for heuristic oracles when n_hallucinated='auto'.
 HEURISTIC_N_POINTS = 16
@@ -379,12 +379,16 @@ def oracle_labels(oracle, y_coded, n_classes):
     return y_coded
 
 
+def check_weights(weights):
+    if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
+        raise RuntimeError("internal error: a non-finite or negative weight was produced.")
+
+
 def fit_oracle(oracle, X, y_pm1, weights, n_classes=2):
     """One weighted 0-1 ERM call (labels in {-1, +1}, or indices ``0..k-1`` for
     ``k = n_classes > 2``; weights >= 0)."""
     weights = np.asarray(weights, dtype=float)
-    if not np.all(np.isfinite(weights) & (weights >= 0)):  # invariant, never user input
-        raise RuntimeError("internal error: a non-finite or negative weight was produced.")
+    check_weights(weights)
     keep = weights > 0
     if not keep.all():
         X, y_pm1, weights = X[keep], y_pm1[keep], weights[keep]
