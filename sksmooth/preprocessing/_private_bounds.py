@@ -174,8 +174,9 @@ class PrivateBounds(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The private rows. NaN counts as outside every candidate, ``+-inf``
-            as beyond every candidate (a fixed rule: nothing is refused).
+            The private rows. NaN (and a non-number) counts as inside the box
+            at either end, so the ends target the quantiles of the other rows;
+            ``+-inf`` as beyond every candidate (a fixed rule: nothing is refused).
         y : ignored
 
         Returns
@@ -210,13 +211,14 @@ class PrivateBounds(BaseEstimator):
                 "data beyond the tail (a margin of three noise scales); the estimators that "
                 f"use the box clip the rows outside it. {suggestion}",
                 DefaultsWarning, stacklevel=user_stacklevel())
-        # counts[c, j] = #{i : X[i, j] <= grid[c]}: a sorted column and searchsorted
-        # (NaN sorts last and is never <= a candidate, nor >= one)
+        # counts[c, j] = #{i : X[i, j] <= grid[c]}: a sorted column and searchsorted.
+        # A missing row counts as inside at either end (as -inf for <=, +inf for >=,
+        # where NaN sorts), so the ends target the quantiles of the other rows; the
+        # counts stay monotone with sensitivity 1
         ordered = np.sort(X, axis=0)
-        finite = ~np.isnan(ordered)
-        at_most = np.stack([np.searchsorted(ordered[:, j], grid, side="right")
-                            for j in range(d)], axis=1)
-        at_least = finite.sum(axis=0) - np.stack(
+        at_most = np.isnan(X).sum(axis=0) + np.stack(
+            [np.searchsorted(ordered[:, j], grid, side="right") for j in range(d)], axis=1)
+        at_least = n - np.stack(
             [np.searchsorted(ordered[:, j], grid, side="left") for j in range(d)], axis=1)
         # the lower end first, scanning down from the top; then the upper end, scanning
         # up from the released lower end (post-processing: few empty candidates to pass)
