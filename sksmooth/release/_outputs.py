@@ -86,7 +86,12 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         -------
         X_syn : ndarray or DataFrame of shape (n_samples, n_features)
             Synthetic rows in the input's format (a DataFrame with the
-            original names and dtypes when a DataFrame was fitted).
+            original column names when a DataFrame was fitted). Dtypes come
+            from the public schema, not the input's: a column with declared
+            levels gets its levels' dtype (``levels={c: int}``: integers), a
+            ``Categorical`` its dtype, a continuous column float64 (an
+            ``int64`` or ``Int64`` column given only ``bounds`` comes back as
+            floats).
             Continuous coordinates are drawn uniformly inside their grid bin
             (``jitter=True``) or at its centre.
         y_syn : ndarray or Series of shape (n_samples,)
