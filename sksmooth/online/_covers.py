@@ -10,7 +10,7 @@ Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1
 import inspect
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -115,6 +115,11 @@ class EpochRequest:
     max_expert_rounds: int
     seed: int
     grid_targets: tuple = ()  # sigma='auto': one radius per grid sigma (axis covers)
+    public: bool = False      # bounds given by the user (not read from the rows)
+
+
+# AxisCovers.build: its last epoch cover built from public inputs only (key, EpochCover)
+_LAST_PUBLIC_BUILD = {}
 
 
 class AxisCovers:
@@ -131,6 +136,21 @@ class AxisCovers:
         self.concepts = concepts
 
     def build(self, req):
+        """The epoch's cover and a fresh engine. The last one built from public inputs
+        is kept and handed out again (fits of clones, repeated fits): its engine as a
+        copy sharing its read-only arrays."""
+        key = (type(self.concepts), req.length, req.gamma_target, req.learning_rate,
+               req.n_features, req.n_classes, req.max_experts, req.grid_targets,
+               *(np.asarray(b, dtype=float).tobytes() for b in req.bounds)) \
+            if req.public else None
+        last = _LAST_PUBLIC_BUILD.get("axis")
+        if key is None or last is None or last[0] != key:
+            last = (key, self._build(req))
+            if key is not None:
+                _LAST_PUBLIC_BUILD["axis"] = last
+        return replace(last[1], engine=last[1].engine.snapshot())
+
+    def _build(self, req):
         lower, upper = req.bounds
         live = np.flatnonzero(upper > lower)
         pairs = LabelPairs.binary() if req.n_classes == 2 else LabelPairs.all_pairs(req.n_classes)

@@ -685,7 +685,7 @@ class AxisHedge:
         self._count_segments()
         self._prefix = None
         self._pending = None
-        self._buckets = None
+        self._buckets = _buckets(self.position_threshold, self.offsets)
         self._last_placed = self._last_masses = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]

@@ -604,7 +604,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             learning_rate=params["learning_rate"], bounds=self.bounds_,
             n_features=self.n_features_in_, n_classes=2 if one_vs_rest else n_classes,
             max_experts=params["max_experts"], max_expert_rounds=params["max_expert_rounds"],
-            seed=stream.cover_seed, grid_targets=targets if len(targets) > 1 else ())
+            seed=stream.cover_seed, grid_targets=targets if len(targets) > 1 else (),
+            public=not stream.bounds_inferred)
         play = stream.strategy.build(request)
         if play.capped_by and play.gamma >= _USELESS_RADIUS:
             raise ValueError(_cap_message(play, params, length, self.n_features_in_,

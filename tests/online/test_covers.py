@@ -27,3 +27,25 @@ def test_digits_cover_at_the_default_cap_is_within_it():
     with pytest.warns(UserWarning, match=r"max_experts=65536 allows K=\d+ hypotheses"):
         model.fit(X[:400], y[:400])
     assert all(e["n_experts"] <= 2**16 for e in model.epochs_)
+
+
+def test_a_cover_of_public_inputs_is_built_once_and_its_engine_copied():
+    # the cover of ~2M stumps took most of a 10^5-row fit; fits of clones reuse the
+    # last one built from public inputs, never one whose bounds were read from the rows
+    rng = np.random.default_rng(0)
+    X, y = rng.random((300, 3)), rng.integers(0, 2, 300)
+    first = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X, y)
+    again = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X[::-1], y[::-1])
+    assert again.cover_ is first.cover_
+    engines = [m._stream.current.play.engine for m in (first, again)]
+    assert engines[0] is not engines[1]
+    np.testing.assert_allclose(again.weights_, first.weights_, rtol=1e-9, atol=1e-15)
+    before = first.weights_.copy()
+    again.partial_fit(X[:50], 1 - y[:50])  # the shared arrays are never written
+    np.testing.assert_array_equal(first.weights_, before)
+    assert not np.allclose(again.weights_, before)
+    other = SmoothHedgeClassifier(bounds=(0.0, 2.0)).fit(X, y)
+    assert other.cover_ is not first.cover_
+    with pytest.warns(UserWarning, match="first batch"):
+        read = [SmoothHedgeClassifier(bounds="data").fit(X, y) for _ in range(2)]
+    assert read[0].cover_ is not read[1].cover_
