@@ -99,41 +99,46 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     penalties = np.array([_EXPECTED_ABS_NORMAL * sigma * table_size(fitter.data.shape, attrs)
                           for attrs in tables])
     l1 = fitter.budget.neighbouring.l1
-    known = {}
+    eligible = {}
 
-    def fits(i):
-        if i not in known:
-            known[i] = fitter.model.fits(tables[i], size_limit)
-        return known[i]
+    def check(candidates):  # each candidate's eligibility, computed once, many at a time
+        new = [i for i in dict.fromkeys(candidates) if i not in eligible]
+        if new:
+            eligible.update(zip(new, fitter.model.fitting([tables[i] for i in new],
+                                                          size_limit).tolist()))
 
-    alive = _without_heavy_misfits(exact_scores(errors, weights, penalties),
-                                   epsilon / (2.0 * WEIGHT_SCALE * SCORE_SCALE * l1), fits)
+    scores = exact_scores(errors, weights, penalties)
+    alive = _without_heavy_misfits(scores, epsilon / (2.0 * WEIGHT_SCALE * SCORE_SCALE * l1),
+                                   check, eligible)
     draws = 1
     while True:
         index = np.flatnonzero(alive)
-        for pick in index[select_exact(errors[alive], weights[alive], penalties[alive], l1,
-                                       epsilon, rng, size=draws)]:
+        picks = index[select_exact(errors[alive], weights[alive], penalties[alive], l1,
+                                   epsilon, rng, size=draws)]
+        check(picks.tolist())
+        for pick in picks:
             if alive[pick]:
-                if fits(pick):
+                if eligible[pick]:
                     return tables[pick]
                 alive[pick] = False
         draws = min(4 * draws, 64)
 
 
-def _without_heavy_misfits(scores, rate, fits):
-    """Alive mask after checking, best first, the candidates of at least 1/64 of the
-    alive mass ``exp(rate * score)`` (floats: which ones are checked is a
-    performance choice; the draws stay exact)."""
+def _without_heavy_misfits(scores, rate, check, eligible):
+    """Alive mask after checking (``check``, answers in ``eligible``) the
+    candidates of at least 1/64 of the alive mass ``exp(rate * score)``, best
+    first, and removing those that do not fit (floats: which ones are checked
+    is a performance choice; the draws stay exact)."""
     alive = np.ones(scores.size, dtype=bool)
     mass = np.exp(rate * (scores - scores.max()).astype(float))
-    total = float(mass.sum())
-    for i in np.argsort(-scores, kind="stable")[:256]:
-        if mass[i] < total / 64:
-            break
-        if not fits(i):
-            alive[i] = False
-            total -= mass[i]
-    return alive
+    top = np.argsort(-scores, kind="stable")[:256]
+    while True:
+        heavy = [i for i in top[alive[top] & (mass[top] >= mass[alive].sum() / 64)].tolist()
+                 if i not in eligible]
+        if not heavy:
+            return alive
+        check(heavy)
+        alive[[i for i in heavy if not eligible[i]]] = False
 
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,

@@ -38,6 +38,7 @@ __all__ = [
     "junction_tree",
     "tree_size",
     "junction_tree_size",
+    "junction_tree_sizes",
 ]
 
 
@@ -142,6 +143,53 @@ def min_fill_cliques(adjacency, shape):
     return cliques
 
 
+def _levels(shape):
+    return np.asarray(shape, dtype=float)
+
+
+def _min_fill(graphs, levels):
+    """:func:`min_fill_cliques` of ``k`` graphs at once, vectorised over the graphs
+    (boolean adjacency matrices ``(k, d, d)``, symmetric, no loops; ``d^3``
+    work per step and graph, so for few attributes): ``(k, d, d)`` masks,
+    entry ``[g, v]`` the clique of graph ``g`` created by eliminating ``v``.
+
+    Each step eliminates the attribute whose neighbourhood misses the
+    fewest edges (``deg (deg - 1) - 2 |edges among neighbours|``), ties
+    broken by the smallest table ``{v} | neighbours(v)`` and then the
+    smallest index; its neighbours become a clique. While attributes miss
+    no edge (simplicial), greedy elimination takes them all before any
+    other, in an order that changes neither the filled graph (no edge is
+    added; a simplicial attribute stays simplicial when others go) nor its
+    maximal cliques, so they go in one step. Table sizes are floats: exact
+    below ``2^53`` cells, and a tie that rounding could break differently
+    involves cliques of more cells than any tree accepted by a size cap
+    below ``2^52`` (:func:`junction_tree_sizes`).
+    """
+    graphs = graphs.copy()
+    k, d, _ = graphs.shape
+    rows = np.arange(k)
+    alive = np.ones((k, d), dtype=bool)
+    cliques = np.zeros((k, d, d), dtype=bool)
+    self_loops = np.eye(d, dtype=bool)
+    while alive.any():
+        adjacency = graphs.astype(np.float32)  # eliminated attributes have no edges
+        degree = adjacency.sum(axis=2)
+        twice_edges = (np.matmul(adjacency, adjacency) * adjacency).sum(axis=2)
+        fill = np.where(alive, degree * (degree - 1) - twice_edges, np.inf)
+        best = fill.min(axis=1, keepdims=True)
+        sizes = np.prod(np.where(graphs | self_loops, levels, 1.0), axis=2)
+        v = np.where(fill == best, np.minimum(sizes, 1e300), np.inf).argmin(axis=1)
+        chosen = np.zeros((k, d), dtype=bool)
+        chosen[rows, v] = True
+        chosen = np.where(best == 0, fill == 0, chosen & alive)
+        cliques |= chosen[:, :, None] & (graphs | self_loops)
+        members = graphs[rows, v] & (best[:, 0] > 0)[:, None]  # simplicial: no fill-in
+        graphs |= members[:, :, None] & members[:, None, :]
+        graphs &= ~(self_loops | chosen[:, :, None] | chosen[:, None, :])
+        alive &= ~chosen
+    return cliques
+
+
 def maximal_cliques(cliques):
     """The sets not strictly contained in another one (duplicates removed)."""
     unique = sorted(set(cliques), key=len, reverse=True)
@@ -228,6 +276,40 @@ def tree_size(cliques, shape):
 def junction_tree_size(attr_sets, shape):
     """``tree_size`` of ``junction_tree(attr_sets, shape)``, without building the tree."""
     return tree_size(_tree_cliques(attr_sets, shape), shape)
+
+
+_EXACT_SIZES = 2.0**52  # float table sizes decide exactly below this cap
+_BATCH_ATTRS = 64  # beyond, one graph at a time (the batch costs k d^4)
+
+
+def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
+    """Whether ``junction_tree_size(attr_sets + [extra], shape) <= max_size``, for
+    every ``extra`` in ``extra_sets`` (boolean array), the eliminations of all
+    the graphs run together (:func:`_min_fill`)."""
+    d = len(shape)
+    if not extra_sets:
+        return np.zeros(0, dtype=bool)
+    if max_size >= _EXACT_SIZES or d > _BATCH_ATTRS:
+        return np.array([junction_tree_size(list(attr_sets) + [e], shape) <= max_size
+                         for e in extra_sets])
+    base = np.zeros((d, d), dtype=bool)
+    for attrs in attr_sets:
+        base[np.ix_(attrs, attrs)] = True
+    graphs = np.repeat(base[None], len(extra_sets), axis=0)
+    for g, attrs in enumerate(extra_sets):
+        graphs[g][np.ix_(attrs, attrs)] = True
+    graphs &= ~np.eye(d, dtype=bool)
+    levels = _levels(shape)
+    cliques = _min_fill(graphs, levels)
+    cells = cliques.astype(np.float32)
+    shared = np.matmul(cells, cells.transpose(0, 2, 1))  # [g, i, j] = |c_i & c_j|
+    card = cells.sum(axis=2)
+    inside = shared == card[:, :, None]  # c_i a subset of c_j
+    larger = card[:, :, None] < card[:, None, :]
+    earlier = np.tri(d, k=-1, dtype=bool)[None]  # [i, j]: j < i
+    dropped = (inside & (larger | ((card[:, :, None] == card[:, None, :]) & earlier))).any(axis=2)
+    sizes = np.prod(np.where(cliques, levels, 1.0), axis=2)
+    return np.where(dropped, 0.0, sizes).sum(axis=1) <= max_size
 
 
 _HOSTS = OrderedDict()  # id(cliques) -> (cliques, {attrs: index}); the tuple kept alive

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._domain import as_attrs, table_shape
 from ._factor import Factor
-from ._junction_tree import containing_clique, junction_tree, junction_tree_size, tree_size
+from ._junction_tree import containing_clique, junction_tree, junction_tree_sizes, tree_size
 from ._sampling import sample_rows
 
 __all__ = ["FactoredModel"]
@@ -97,15 +97,23 @@ class FactoredModel:
     def fits(self, attrs, max_size):
         """Whether a factor over ``attrs`` leaves the model within ``max_size`` floats.
 
-        A factor inside an existing clique never grows the model. AIM's model-size rule (McKenna et al. 2022, §4): a table whose
-        junction tree would exceed the cap is not measured. Depends only on
-        the attribute sets already in the model, i.e. on released choices.
+        A factor inside an existing clique never grows the model. AIM's
+        model-size rule (McKenna et al. 2022, §4): a table whose junction
+        tree would exceed the cap is not measured. Depends only on the
+        attribute sets already in the model, i.e. on released choices.
         """
-        attrs = as_attrs(attrs)
-        if containing_clique(self.tree.cliques, attrs) is not None:
-            return True  # the tree does not change: nothing grows
-        return junction_tree_size([f.attrs for f in self.factors] + [attrs],
-                                  self.shape) <= max_size
+        return bool(self.fitting([attrs], max_size)[0])
+
+    def fitting(self, tables, max_size):
+        """:meth:`fits` of every table in ``tables`` (boolean array), the junction
+        trees of those that grow the model triangulated together."""
+        tables = [as_attrs(t) for t in tables]
+        out = np.ones(len(tables), dtype=bool)
+        grows = [i for i, t in enumerate(tables)
+                 if containing_clique(self.tree.cliques, t) is None]
+        out[grows] = junction_tree_sizes([f.attrs for f in self.factors],
+                                         [tables[i] for i in grows], self.shape, max_size)
+        return out
 
     def marginal(self, attrs):
         """Marginal table over ``attrs`` (sums to 1).

@@ -168,11 +168,11 @@ def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeyp
     eligible = {t: i % 3 != 2 and i != len(tables) - 1 for i, t in enumerate(tables)}
     asked = []
 
-    def fits(attrs, size_limit):
-        asked.append(attrs)
-        return eligible[attrs]
+    def fitting(attrs, size_limit):
+        asked.extend(attrs)
+        return np.array([eligible[a] for a in attrs])
 
-    monkeypatch.setattr(fitter.model, "fits", fits)
+    monkeypatch.setattr(fitter.model, "fitting", fitting)
     sigma, epsilon, rng = 0.5, 1.0, np.random.default_rng(1)
     a = np.rint(weights / weights.max() * budget.WEIGHT_SCALE)
     b = np.rint(a * budget.SCORE_SCALE * aim._EXPECTED_ABS_NORMAL * sigma

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from sksmooth.release.graphical import FactoredModel, junction_tree, tree_size
-from sksmooth.release.graphical._junction_tree import maximal_cliques, message_order
+from sksmooth.release.graphical._junction_tree import (
+    _min_fill,
+    _tree_cliques,
+    interaction_graph,
+    junction_tree_size,
+    junction_tree_sizes,
+    maximal_cliques,
+    message_order,
+)
 
 
 def random_sets(rng, n_attrs, n_sets, max_len):
@@ -93,3 +101,24 @@ def test_disconnected_components_form_one_tree():
     tree = junction_tree([(0, 1), (2, 3)], (2, 2, 2, 2))
     assert len(tree.edges) == len(tree.cliques) - 1
     assert sorted(tree.cliques) == [(0, 1), (2, 3)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_batched_size_checks_decide_as_one_tree_at_a_time(seed):
+    # the vectorised elimination of many candidate graphs (simplicial attributes
+    # taken in one step) accepts exactly the tables the per-graph min-fill accepts
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        d = int(rng.integers(3, 25))
+        shape = tuple(int(s) for s in rng.integers(2, 6, size=d))
+        sets = random_sets(rng, d, int(rng.integers(1, 2 * d)), 3)
+        extra = random_sets(rng, d, 6, 3)
+        sizes = [junction_tree_size(sets + [e], shape) for e in extra]
+        for cap in sorted(sizes):
+            np.testing.assert_array_equal(junction_tree_sizes(sets, extra, shape, cap),
+                                          [s <= cap for s in sizes])
+        graphs = np.zeros((1, d, d), dtype=bool)
+        for v, nbrs in enumerate(interaction_graph(sets + [(a,) for a in range(d)], d)):
+            graphs[0, v, sorted(nbrs)] = True
+        batched = [tuple(np.flatnonzero(c).tolist()) for c in _min_fill(graphs, shape)[0]]
+        assert sorted(maximal_cliques(batched)) == sorted(_tree_cliques(sets, shape))
