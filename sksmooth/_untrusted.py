@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_array, validate_data
 
 from .exceptions import DataConversionWarning
 
-__all__ = ["read_numbers", "read_shown_numbers", "read_labels", "read_table", "as_floats",
-           "level_codes", "is_missing", "same_values", "labels_equal", "distinct_labels",
+__all__ = ["read_numbers", "input_columns", "read_shown_numbers", "read_labels", "read_table",
+           "as_floats", "level_codes", "is_missing", "same_values", "labels_equal", "distinct_labels",
            "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
            "read_sample_weight"]
 
@@ -536,9 +536,28 @@ def read_numbers(estimator, X, y="no_validation", *, reset=True, dtype="numeric"
                         "it may contain private values.") from None
     if estimator is not None:
         validate_data(estimator, X, reset=reset, skip_check_array=True)
+        _record_labels(estimator, X, reset)
     if isinstance(y, str) and y == "no_validation":
         return array
     return array, _check_private_y(y, array.shape[0])
+
+
+def _record_labels(estimator, X, reset):
+    """Keep the column labels scikit-learn does not record (not all strings) for
+    :func:`input_columns`, at a fit (``reset``)."""
+    if reset:
+        labels = getattr(X, "columns", None)
+        estimator._input_labels_ = (None if labels is None or hasattr(
+            estimator, "feature_names_in_") else list(labels))
+
+
+def input_columns(estimator):
+    """The column labels of the table :func:`read_numbers` last fitted: its
+    ``feature_names_in_``, or the labels scikit-learn does not record (integers),
+    so that a ``{column: ...}`` key can be told from a position; ``None`` for an
+    array."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return names if names is not None else getattr(estimator, "_input_labels_", None)
 
 
 def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
@@ -546,7 +565,9 @@ def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
     learning, whose errors may depend on the rows): a column that holds no numbers
     (a text, a category) is refused naming it and the fix."""
     try:
-        return validate_data(estimator, X, y, **kwargs)
+        out = validate_data(estimator, X, y, **kwargs)
+        _record_labels(estimator, X, kwargs.get("reset", True))
+        return out
     except ValueError:  # numpy's "could not convert string to float" (a dict: TypeError)
         column = _column_of_non_numbers(X)
         if column is None:

@@ -602,3 +602,18 @@ def test_a_path_that_shows_numbers_names_a_text_column_and_the_fix():
                                                      dtype=float), [[0.5]])
     with pytest.raises(TypeError, match="argument must be"):
         read_shown_numbers(BaseEstimator(), np.array([[{"a": 1}]], dtype=object), dtype=float)
+
+
+@pytest.mark.parametrize("make", [
+    lambda bounds: PublicBoundsScaler(bounds=bounds),
+    lambda bounds: PrivateProperClassifier(bounds=bounds, classes=[0, 1]),
+    lambda bounds: PerturbedERMClassifier(bounds=bounds, classes=[0, 1]),
+])
+def test_integer_column_labels_are_checked_against_column_keys(make):
+    # scikit-learn records no feature_names_in_ for integer labels: key 0 was read
+    # as position 0, the column labelled 1, and the scaler clipped it to (0, 1)
+    X = pd.DataFrame({1: [50.0, 20.0, 80.0, 10.0], 0: [0.5, 0.2, 0.9, 0.1]})
+    estimator = make({0: (0, 1), 1: (0, 100)})
+    with pytest.raises(ValueError, match="key 0 is a position and also the label"):
+        estimator.fit(X, [0, 1, 0, 1])
+    make({0: (0, 1), 1: (0, 100)}).fit(X[[0, 1]], [0, 1, 0, 1])  # labels are positions

@@ -55,7 +55,8 @@ from .._constraints import (
     validate_params,
 )
 from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
-from .._untrusted import read_numbers, read_shown_numbers, sanitize_rows
+from .._untrusted import (input_columns, read_numbers, read_shown_numbers,
+                          sanitize_rows)
 from .._progress import VERBOSE, Progress
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (
@@ -523,7 +524,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         n_features, n_fits = X.shape[1], codec.n_fits
         oracle = make_oracle(params["estimator"], "fit")
         box, box_public = resolve_box(params["bounds"], oracle, X, n_features,
-                                      columns=getattr(self, "feature_names_in_", None))
+                                      columns=input_columns(self))
         Z = separating_points(params["separating_points"], params["n_hallucinated"], oracle,
                               n_features, box, randomness.public)
         cal = calibrate(oracle, Z, n_features)
@@ -808,7 +809,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         n_features = X.shape[1]
         oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True,
-                             columns=getattr(self, "feature_names_in_", None))
+                             columns=input_columns(self))
         rng = _online_generator(params["random_state"])
         if params["online_perturbation"] == "hallucinated":
             Z = separating_points(params["separating_points"], params["n_hallucinated"],

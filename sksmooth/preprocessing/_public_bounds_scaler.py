@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._domain import box_position
-from .._untrusted import read_numbers, sanitize_rows
+from .._untrusted import input_columns, read_numbers, sanitize_rows
 from .._validation import check_bounds
 
 __all__ = ["PublicBoundsScaler"]
@@ -68,8 +68,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Validate the bounds against ``X``'s number of features."""
         low, high = self._check_feature_range()
         X = read_numbers(self, X, dtype=np.float64)
-        lower, upper = check_bounds(self.bounds, X.shape[1], X,
-                                    columns=getattr(self, "feature_names_in_", None))
+        lower, upper = check_bounds(self.bounds, X.shape[1], X, columns=input_columns(self))
         self.bounds_ = (lower, upper)
         self._feature_range = (low, high)
         return self

@@ -56,7 +56,8 @@ from .._constraints import (
 )
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data, read_from_data_reason
 from .._progress import VERBOSE, Progress
-from .._untrusted import encode_private_labels, read_numbers, sanitize_rows
+from .._untrusted import (encode_private_labels, input_columns, read_numbers,
+                          sanitize_rows)
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, declared_classes, refuse_unset,
@@ -540,8 +541,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                               read_from_data_reason(classes=inferred)):
             params = resolve_method(params, X.shape[1], len(classes_))  # public inputs only
             if isinstance(params["bounds"], dict):  # the methods read a pair
-                params["bounds"] = check_bounds(params["bounds"], X.shape[1], columns=getattr(
-                    self, "feature_names_in_", None))
+                params["bounds"] = check_bounds(params["bounds"], X.shape[1],
+                                                columns=input_columns(self))
             check_delta_for_n(params["delta"], len(X) + (0 if first else self.n_samples_seen_),
                               used=self._planned_spend(params).delta > 0)  # n public: substitution
             strategy_cls = _STRATEGIES[params["method"]]
