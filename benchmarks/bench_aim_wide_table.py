@@ -8,6 +8,10 @@ into 10 levels, n = 10^5 rows. All 2-way marginals, epsilon 1, delta 1e-9,
 wall seconds of ``fit``, tables measured, the model's floats, and the max /
 mean absolute error of all 2-way marginals of ``n`` emitted rows.
 
+Each run also records ``phases_cpu_s``: the CPU seconds of the fit's
+phases (estimation, candidate scores, size-cap checks, exact sampler),
+timed by wrapping the functions that run them.
+
 ``--peer`` runs the reference MST beside it on the same rows: smartnoise-synth's
 MST with the reference's record-count estimation (``_snsynth_peer.py``, in
 the separate venv ``/work/peervenv``), epsilon 1, delta 1e-9, its fit wall
@@ -25,15 +29,19 @@ by side), with the machine's 1-minute load average when the run ended.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 from bench_aim_dependent_table import run, two_way_errors  # the same fit, timing, errors
+
+from sksmooth.release.graphical import _aim, _budget, _model
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "aim_wide_table.json"
@@ -52,6 +60,34 @@ def wide_table(n, d=40, n_levels=10, rank=4, seed=0):
         cuts = np.quantile(Z[:, j], np.cumsum(p)[:-1])
         X[:, j] = np.digitize(Z[:, j], cuts)
     return X
+
+
+@contextlib.contextmanager
+def phase_timer():
+    """CPU seconds spent in each phase of AIM's rounds (a dict filled on exit)."""
+    phases = {"estimation": 0.0, "candidate_scores": 0.0, "size_checks": 0.0, "sampler": 0.0}
+    targets = [(_budget._Fitter, "refit", "estimation"), (_aim, "_errors", "candidate_scores"),
+               (_model.FactoredModel, "fitting", "size_checks"), (_aim, "select_exact", "sampler")]
+    originals = [getattr(owner, name) for owner, name, _ in targets]
+
+    def timed(function, phase):
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                phases[phase] += time.process_time() - start
+        return wrapper
+
+    for (owner, name, phase), function in zip(targets, originals):
+        setattr(owner, name, timed(function, phase))
+    try:
+        yield phases
+    finally:
+        for (owner, name, _), function in zip(targets, originals):
+            setattr(owner, name, function)
+        for phase in phases:
+            phases[phase] = round(phases[phase], 1)
 
 
 def reference_mst(X, n_levels, seed):
@@ -83,8 +119,10 @@ def main():
     args = parser.parse_args()
     n_levels = 10
     X = wide_table(args.rows, n_levels=n_levels)
-    save({"label": args.label, "rows": args.rows, "seed": args.seed,
-          **run(X, n_levels, 1.0, args.seed, delta=1e-9), "load_1min": load()})
+    with phase_timer() as phases:
+        entry = run(X, n_levels, 1.0, args.seed, delta=1e-9)
+    save({"label": args.label, "rows": args.rows, "seed": args.seed, **entry,
+          "phases_cpu_s": phases, "load_1min": load()})
     if args.peer:  # saved after ours: a long peer run does not hold our numbers back
         save({"label": "reference-mst", "rows": args.rows, "seed": args.seed,
               **reference_mst(X, n_levels, args.seed), "load_1min": load()})

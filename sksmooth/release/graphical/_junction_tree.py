@@ -280,6 +280,7 @@ def junction_tree_size(attr_sets, shape):
 
 _EXACT_SIZES = 2.0**52  # float table sizes decide exactly below this cap
 _BATCH_ATTRS = 64  # beyond, one graph at a time (the batch costs k d^4)
+_BATCH_GRAPHS = 4  # fewer graphs: one at a time is faster (bit sets, no array set-up)
 
 
 def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
@@ -289,7 +290,7 @@ def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
     d = len(shape)
     if not extra_sets:
         return np.zeros(0, dtype=bool)
-    if max_size >= _EXACT_SIZES or d > _BATCH_ATTRS:
+    if max_size >= _EXACT_SIZES or d > _BATCH_ATTRS or len(extra_sets) < _BATCH_GRAPHS:
         return np.array([junction_tree_size(list(attr_sets) + [e], shape) <= max_size
                          for e in extra_sets])
     base = np.zeros((d, d), dtype=bool)
