@@ -295,17 +295,9 @@ def axis_rounds(log_mass, sizes, pos, labels, learning_rate, counter=None):
     mass = np.ascontiguousarray(log_mass.T)                            # (q, positions)
     if n_rounds <= _DENSE_ROUNDS:  # one short pass on every slot
         proba, loss = _play_dense(mass, sizes, pos, labels.y, labels, learning_rate, counter)
-    else:
-        proba, loss = _play_passes(mass, sizes, pos, labels, learning_rate, counter)
-    if counter is not None:
-        counter[0] += 4 * loss.size
-    return proba, np.rint(loss.T).astype(np.int64)
-
-
-def _play_passes(mass, sizes, pos, labels, learning_rate, counter):
-    """:func:`axis_rounds` on ``mass`` (q, positions) log masses, in passes of at most
-    ``_LEVEL_ELEMENTS`` level elements: ``(proba, loss)`` with ``loss`` (q, positions)."""
-    n_rounds = pos.shape[0]
+        if counter is not None:
+            counter[0] += 4 * loss.size
+        return proba, loss.T.astype(np.int64)
     n_pairs, n_positions = mass.shape
     starts = np.zeros(len(sizes), dtype=np.intp)
     np.cumsum(sizes[:-1], out=starts[1:])
@@ -332,7 +324,9 @@ def _play_passes(mass, sizes, pos, labels, learning_rate, counter):
         below = _class_below(pos[None, None, a:b], relative[None, None, a:b], starts[None],
                              n_positions, 1, 0)[:, 0, 0, :n_positions]
         loss += _pair_losses(below, labels, base[a:b].sum(axis=0)[:, None])
-    return proba, loss
+    if counter is not None:
+        counter[0] += 4 * loss.size
+    return proba, np.rint(loss.T).astype(np.int64)
 
 
 def _play_dense(mass, sizes, pos, y, labels, learning_rate, counter):
