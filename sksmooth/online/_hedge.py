@@ -203,9 +203,10 @@ def _frozen(array):
     return array
 
 
-def _shallow(engine):
-    copy = object.__new__(type(engine))
-    copy.__dict__.update(engine.__dict__)
+def _shallow(obj):
+    """A copy of ``obj`` sharing its attributes' values (copy.copy, without its cost)."""
+    copy = object.__new__(type(obj))
+    copy.__dict__.update(obj.__dict__)
     return copy
 
 

@@ -29,7 +29,7 @@ from ..classes._registry import _NAMES as _CLASS_NAMES
 from ..exceptions import DefaultsWarning, PrivacyWarning
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
                       cover_strategy, supports_multiclass)
-from ._hedge import AxisHedge, hedge_regret_bound
+from ._hedge import AxisHedge, _shallow, hedge_regret_bound
 
 __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 
@@ -162,12 +162,12 @@ class _Stream:
         # the snapshot of @atomic_update copies what a call changes (the epochs'
         # counters, caches and engine handles, the strategy's cover cache) and
         # shares the rest: covers and engine arrays are never written in place
-        clone = copy.copy(self)
-        clone.strategy = copy.copy(self.strategy)
+        clone = _shallow(self)
+        clone.strategy = _shallow(self.strategy)
         clone.epochs = []
         for e in self.epochs:
             plays = tuple(copy.deepcopy(p, memo) for p in e.plays)
-            e = copy.copy(e)
+            e = _shallow(e)
             e.play, e.bound_cache = plays[0], dict(e.bound_cache)
             e.label_plays = plays if e.label_plays else ()
             clone.epochs.append(e)
@@ -758,7 +758,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         return self._guarantee()
 
     def _fitted_stream(self):
-        check_is_fitted(self, "classes_")
+        if "classes_" not in vars(self):  # (check_is_fitted reads the tags: ~10 us a call)
+            check_is_fitted(self, "classes_")
         return self._stream
 
     def _guarantee(self):
@@ -845,23 +846,21 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ predict
     @property
     def cover_(self):
-        check_is_fitted(self, "classes_")
-        return self._stream.current.play.cover
+        return self._fitted_stream().current.play.cover
 
     @property
     def weights_(self):
-        check_is_fitted(self, "classes_")
-        weights = [p.engine.weights() for p in self._stream.current.plays]
+        weights = [p.engine.weights() for p in self._fitted_stream().current.plays]
         return weights[0] if len(weights) == 1 else np.array(weights)
 
     @property
     def expert_loss_(self):
-        check_is_fitted(self, "classes_")
-        losses = [np.array(p.engine.expert_losses()) for p in self._stream.current.plays]
+        losses = [np.array(p.engine.expert_losses())
+                  for p in self._fitted_stream().current.plays]
         return losses[0] if len(losses) == 1 else np.array(losses)
 
     def _prepared(self, X):
-        check_is_fitted(self, "classes_")
+        self._fitted_stream()
         return clip_to_bounds(self._validated(X), *self.bounds_)[0]
 
     def predict_proba(self, X):
@@ -930,7 +929,6 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         -------
         list of (weight, description)
         """
-        check_is_fitted(self, "classes_")
         weights = self.weights_
         names = getattr(self, "feature_names_in_", None)
         if weights.ndim == 2:  # one-vs-rest: each label's Hedge, heaviest first
