@@ -829,15 +829,19 @@ class AxisHedge:
             at = np.searchsorted(old, edges, side="right") - 1  # pending bin of each edge
             fresh = old[at] != edges
             placed = at + np.cumsum(fresh)                      # each edge in the union
-            # a pending bin splits at the fresh edges in it; a batch bin spans the union's
-            # edges up to the next batch edge (runs: repeats, no look-ups)
-            splits = np.bincount(at[fresh], minlength=len(old)) + 1
-            union = np.repeat(old, splits)
+            # a pending bin splits at the fresh edges in it, a batch bin spans the union's
+            # edges up to the next batch edge: runs (repeats), no look-ups
+            splits = np.bincount(at[fresh], minlength=len(old) + 1)  # and 0 at the end
+            splits += 1
+            union = np.repeat(old, splits[:-1])
             union[placed[fresh]] = edges[fresh]
-            loss = np.repeat(pending.loss, splits, axis=1) \
-                + np.repeat(bin_loss, np.diff(placed, append=len(union)), axis=1)
+            spans = np.empty_like(placed)                       # union edges per batch bin
+            np.subtract(placed[1:], placed[:-1], out=spans[:-1])
+            spans[-1] = len(union) - placed[-1]
+            loss = np.repeat(pending.loss, splits[:-1], axis=1)
+            loss += np.repeat(bin_loss, spans, axis=1)
             rounds = pending.rounds + n_rounds
-            base_below = np.repeat(pending.base_below, np.append(splits, 1), axis=1)
+            base_below = np.repeat(pending.base_below, splits, axis=1)
             base_below[:, placed[fresh]] = edge_base_below[:, np.flatnonzero(fresh)]
         cumulative = np.empty_like(base_below)
         cumulative[:, 0] = 0.0
