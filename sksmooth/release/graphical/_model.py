@@ -248,28 +248,31 @@ def _linear_calibration(tree, potentials):
     for p in potentials:
         t = p.values - p.values.max()
         tables.append(np.exp(t, out=t))
-    up = [None] * len(edges)
+    up, tops = [None] * len(edges), [None] * len(edges)
     for k, (child, parent) in enumerate(edges):  # leaves to root
         message = _summed(tables[child], cliques[child], separators[k])
-        top = float(message.max())
+        tops[k] = float(message.max())
         # the child's largest cell is at least top / (cells summed): checked once here
-        if not _LINEAR_FLOOR < top < math.inf:
+        if not _LINEAR_FLOOR < tops[k] < math.inf:
             return None
-        message *= 1.0 / top
+        message *= 1.0 / tops[k]
         up[k] = message
         tables[parent] *= Factor(separators[k], message).expand(cliques[parent])
-    if not _normalise(tables[0]):
+    total = float(tables[0].sum())
+    if not _LINEAR_FLOOR < total < math.inf:
         return None
+    tables[0] *= 1.0 / total
     for k in range(len(edges) - 1, -1, -1):  # root to leaves: parents are final
         child, parent = edges[k]
         down = _summed(tables[parent], cliques[parent], separators[k])
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(up[k] > 0, down / up[k], 0.0)  # the parent's message
-        if not np.isfinite(ratio).all():
+        # the child sums to top * up on the separator: its total after the message,
+        # from separator tables (no pass over the child)
+        total = tops[k] * float(np.sum(up[k] * ratio))
+        if not (np.isfinite(ratio).all() and _LINEAR_FLOOR < total < math.inf):
             return None
-        tables[child] *= Factor(separators[k], ratio).expand(cliques[child])
-        if not _normalise(tables[child]):
-            return None
+        tables[child] *= Factor(separators[k], ratio / total).expand(cliques[child])
     return tables
 
 
@@ -277,15 +280,6 @@ def _summed(table, attrs, keep):
     """``table`` (axes ``attrs``) summed over the attributes not in ``keep``, a new array."""
     axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
     return table.sum(axis=axes) if axes else table.copy()
-
-
-def _normalise(table):
-    """Scale ``table`` in place to sum 1; whether its total was in the safe range."""
-    total = float(table.sum())
-    if not _LINEAR_FLOOR < total < math.inf:
-        return False
-    table *= 1.0 / total
-    return True
 
 
 def _pass_messages(tree, potentials):
