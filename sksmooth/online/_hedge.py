@@ -755,15 +755,17 @@ class AxisHedge:
             return
         self._prefix = None
         at = np.searchsorted(self.starts, new, side="right")
-        # segment i of the new list comes from old segment parent[i]
-        parent = np.repeat(np.arange(len(self.starts)),
-                           1 + np.bincount(at - 1, minlength=len(self.starts)))
-        self.starts = _frozen(np.insert(self.starts, at, new))
-        self.loss = _frozen(np.take(self.loss, parent, axis=1))
+        # old segment i, then the new ones cut from it: runs (repeats, no look-ups)
+        runs = np.bincount(at - 1, minlength=len(self.starts))
+        runs += 1
+        placed = at + np.arange(len(new))
+        starts = np.repeat(self.starts, runs)
+        starts[placed] = new
+        self.starts = _frozen(starts)
+        self.loss = _frozen(np.repeat(self.loss, runs, axis=1))
         # the new segments and the ones they were cut from change mass (a new array:
         # snapshots share the old one)
-        self.segment_count = np.take(self.segment_count, parent, axis=1)
-        placed = at + np.arange(len(new))
+        self.segment_count = np.repeat(self.segment_count, runs, axis=1)
         self._count_segments(np.concatenate([placed - 1, placed]))  # repeats are harmless
 
     def update(self, X, y):
