@@ -523,18 +523,23 @@ def _child_bins(mass, block_starts, block_pos, linear):
     if linear:
         child = np.zeros((n_pairs, n_blocks, n_features * (r + 1)))
         child[:, block_of, bin_of] = np.add.reduceat(flat, first, axis=1)
-    else:  # log masses; a bin's own largest as shift: no bin underflows to zero
-        with np.errstate(divide="ignore", invalid="ignore"):
-            top = np.maximum.reduceat(flat, first, axis=1)
-            top[~np.isfinite(top)] = 0.0
-            lengths = np.diff(np.append(first, flat.shape[1]))
-            bins = np.log(np.add.reduceat(np.exp(flat - np.repeat(top, lengths, axis=1)),
-                                          first, axis=1)) + top
+    else:
         child = np.full((n_pairs, n_blocks, n_features * (r + 1)), -np.inf)
-        child[:, block_of, bin_of] = bins
+        child[:, block_of, bin_of] = _runs_logsumexp(flat, first)
     child_starts = lookup[rows, block_starts]
     child_pos = lookup[rows, block_pos.reshape(n_blocks, -1)]
     return child, child_starts, child_pos.reshape(n_blocks, r, n_features)
+
+
+def _runs_logsumexp(log_mass, first):
+    """Log of the summed weights (q, runs) of the runs of columns of ``log_mass``
+    starting at ``first`` (sorted), each shifted by its own largest: none underflows."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = np.maximum.reduceat(log_mass, first, axis=1)
+        top[~np.isfinite(top)] = 0.0
+        lengths = np.diff(np.append(first, log_mass.shape[1]))
+        shifted = np.exp(log_mass - np.repeat(top, lengths, axis=1))
+        return np.log(np.add.reduceat(shifted, first, axis=1)) + top
 
 
 def _class_weights(mass, block_starts, pos, labels, linear):
@@ -942,13 +947,9 @@ class AxisHedge:
             with np.errstate(divide="ignore"):
                 return (np.log(np.add.reduceat(weight, first, axis=1))
                         - self.learning_rate * low).T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_mass = np.log(self.segment_count) - self.learning_rate * self.loss
-            top = np.maximum.reduceat(log_mass, first, axis=1)
-            top[~np.isfinite(top)] = 0.0
-            lengths = np.diff(np.append(first, log_mass.shape[1]))
-            shifted = np.exp(log_mass - np.repeat(top, lengths, axis=1))
-            return (np.log(np.add.reduceat(shifted, first, axis=1)) + top).T
+        with np.errstate(divide="ignore"):
+            return _runs_logsumexp(np.log(self.segment_count) - self.learning_rate * self.loss,
+                                   first).T
 
     def _prefix_masses(self):
         """:func:`_segment_weights` of the current weights (cached)."""
@@ -992,11 +993,11 @@ class AxisHedge:
         proba /= proba.sum(axis=1, keepdims=True)
         return np.minimum(np.maximum(proba, 0.0, out=proba), 1.0, out=proba)
 
-    def _mass_below(self, positions, base_below=None):
+    def _mass_below(self, positions, base_below):
         """Weight of the experts at global positions ``< positions`` (any shape), one
-        row per pair (q, ...), in the scale of the cached prefix sums (from their
-        :meth:`_base_mass_below` when given)."""
-        below = self._base_mass_below(positions) if base_below is None else base_below.copy()
+        row per pair (q, ...), in the scale of the cached prefix sums, from the
+        segments' (:meth:`_base_mass_below`) ``base_below`` there."""
+        below = base_below.copy()
         pending = getattr(self, "_pending", None)
         if pending is None:
             return below
