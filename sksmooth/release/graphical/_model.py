@@ -225,11 +225,12 @@ def calibrated_probabilities(tree, potentials):
     ``exp(potential - max)`` (one exponential per cell), each upward message
     is rescaled to max 1 and each clique normalised once final, so no table
     under- or overflows unless the log-potentials span hundreds of nats
-    across cliques; then (a table's scale below ``_LINEAR_FLOOR``, or a
-    downward ratio not finite) the log-space :func:`calibrate` answers.
-    Cells dropped by ``exp`` underflow hold less than ``e^-745`` of a table
-    whose largest cell is above ``_LINEAR_FLOOR``: a relative error below
-    1e-60.
+    across cliques; then (a table's scale below ``_LINEAR_FLOOR``, a message
+    entry below ``_MESSAGE_FLOOR``, or a downward ratio not finite) the
+    log-space :func:`calibrate` answers. A cell lost to underflow is below
+    1e-307, so each is a share below 1e-27 of any message entry it sums into;
+    an entry itself near underflow may have lost all of its cells, and the
+    parent's potentials can weigh it up by any factor (hence its floor).
     """
     tables = _linear_calibration(tree, potentials)
     if tables is None:
@@ -238,6 +239,7 @@ def calibrated_probabilities(tree, potentials):
 
 
 _LINEAR_FLOOR = 1e-240
+_MESSAGE_FLOOR = 1e-280
 
 
 def _linear_calibration(tree, potentials):
@@ -253,7 +255,7 @@ def _linear_calibration(tree, potentials):
         message = _summed(tables[child], cliques[child], separators[k])
         tops[k] = float(message.max())
         # the child's largest cell is at least top / (cells summed): checked once here
-        if not _LINEAR_FLOOR < tops[k] < math.inf:
+        if not (_LINEAR_FLOOR < tops[k] < math.inf and float(message.min()) > _MESSAGE_FLOOR):
             return None
         message *= 1.0 / tops[k]
         up[k] = message

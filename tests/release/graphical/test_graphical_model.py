@@ -90,6 +90,21 @@ def test_linear_calibration_matches_log_space_or_hands_over(scale):
         np.testing.assert_allclose(got, dense.sum(axis=other), atol=1e-12, rtol=0)
 
 
+def test_linear_calibration_hands_over_when_a_message_entry_underflows():
+    # chain (0,1)-(1,2)-(2,3): the middle clique's row b=0 is e^-800 below its largest
+    # cell and underflows to 0, but the root's potential weighs b=0 up by e^500 (the
+    # true marginal has b=0 almost surely); the linear pass put the mass on b=1
+    model = FactoredModel.uniform((2, 2, 2, 2))
+    model = model.multiply((0, 1), np.array([[0.0, -500.0], [-240.0, -700.0]]))
+    model = model.multiply((1, 2), np.array([[-800.0, -800.0], [-700.0, 0.0]]))
+    model = model.multiply((2, 3), np.array([[-740.0, 0.0], [-540.0, -800.0]]))
+    dense = model.dense()
+    for clique, got in zip(model.tree.cliques,
+                           calibrated_probabilities(model.tree, model.clique_potentials())):
+        other = tuple(a for a in range(4) if a not in clique)
+        np.testing.assert_allclose(got, dense.sum(axis=other), atol=1e-12, rtol=0)
+
+
 def test_queries_of_one_model_share_their_elimination_messages(monkeypatch):
     # a chain of 12 attributes: every pair's marginal needs the messages along its
     # path; they were recomputed for each pair (sum of path lengths contractions),
