@@ -660,9 +660,10 @@ class AxisHedge:
         self.position_feature = key_f[new]
         self.position_threshold = key_t[new]
         n_positions = len(self.position_feature)
-        self.features = _sorted_unique(self.position_feature)        # features with experts
-        self.sizes = np.bincount(self.position_feature, minlength=n_features)[self.features]
-        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
+        first = np.flatnonzero(np.diff(self.position_feature, prepend=-1))  # sorted: runs
+        self.features = self.position_feature[first]                  # features with experts
+        self.offsets = np.append(first, n_positions)
+        self.sizes = np.diff(self.offsets)
         # (feature rank, threshold) as complex numbers sort lexicographically: one
         # searchsorted places rows on any features, comparing the floats exactly
         self.position_key = np.repeat(np.arange(len(self.features)), self.sizes) \
