@@ -821,6 +821,7 @@ class AxisHedge:
             self.work += 6 * self.loss.size
             # the prefix sums of the new weights serve the next predict and update
             self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self._last_masses = None  # of the weights before the batch: not kept alive
         return proba, 1.0 - proba[np.arange(n_rounds), y]
 
     def _add_pending(self, edges, edge_base_below, bin_loss, n_rounds):
@@ -918,6 +919,7 @@ class AxisHedge:
         self.loss = _frozen(self.loss + np.repeat(bin_loss, per_bin, axis=1))
         self.work += 2 * positions.size + 6 * self.loss.size
         self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self._last_masses = None
 
     def _edges(self, positions):
         """The feature starts and the observed positions, sorted and distinct, and each
