@@ -112,7 +112,8 @@ def test_bad_input():
         kl_project_smooth(np.array([0.0, -np.inf, -np.inf, -np.inf]), 0.5)
 
 
-@pytest.mark.parametrize("kind", ["normal", "heavy", "ties", "zeros", "geometric"])
+@pytest.mark.parametrize("kind", ["normal", "heavy", "ties", "two levels", "zeros",
+                                  "geometric"])
 @pytest.mark.parametrize("sigma", [0.9, 0.3, 0.05])
 def test_sorting_the_largest_weights_gives_the_full_sort_solution(kind, sigma, monkeypatch):
     from sksmooth.release import _projection
@@ -121,6 +122,7 @@ def test_sorting_the_largest_weights_gives_the_full_sort_solution(kind, sigma, m
     lw = {"normal": rng.normal(scale=3.0, size=4000),
           "heavy": rng.standard_cauchy(size=4000),
           "ties": rng.integers(0, 4, size=4000).astype(float) * 5.0,
+          "two levels": np.where(np.arange(4000) < 100, 5.0, 0.0),  # ties take them all
           "zeros": np.where(rng.uniform(size=4000) < 0.05, -np.inf, rng.normal(size=4000)),
           "geometric": -0.01 * np.arange(4000.0)}[kind]
     partial = kl_project_smooth(lw, sigma)  # the top m, quadrupled as needed
