@@ -93,6 +93,8 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     fit: removing them one batch at a time took dozens of sampler calls per
     round); the batches (1, 4, 16, then 64 draws) save the sampler's
     per-call cost when many drawn tables do not fit. Neither changes the law.
+    The tables of a batch (drawn or heavy) are checked in one call
+    (``fitting``: their junction trees triangulated together).
     """
     errors = _errors(fitter, tables)
     weights = np.asarray(weights, dtype=float)
