@@ -8,11 +8,14 @@ dtypes count, where levels come from, bad values, output dtypes):
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .._domain import box_position, grid_threshold
-from .._validation import check_positive_int, reads_data, resolve_public_classes
+from .._validation import (check_positive_int, reads_data, resolve_public_classes,
+                           user_stacklevel)
+from ..exceptions import PrivacyWarning
 from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
 
 __all__ = [
@@ -226,14 +229,20 @@ def frame_columns(X):
 
 def dtype_levels_notes(names, parameter, labels_from_dtype=False):
     """The assumptions a release cannot certify when levels came from dtypes: those of
-    the feature columns ``names`` (declared with ``parameter``) and of the labels."""
+    the feature columns ``names`` (declared with ``parameter``) and of the labels. The
+    release says so at fit too (one :class:`~sksmooth.PrivacyWarning`), as SPEC's
+    "never overclaim" asks: its ``guarantee_`` is not certified."""
     groups = [(names, parameter)] if names else []
     if labels_from_dtype:
         groups.append((["y"], "classes"))
-    return [f"levels of columns {group} are their pandas Categorical dtype's categories: "
-            "public only if the dtype was declared from public knowledge (astype('category') "
-            "or read_csv(dtype='category') reads them from the data); declare them with "
-            f"{declared_by}= to certify" for group, declared_by in groups]
+    notes = [f"levels of columns {group} are their pandas Categorical dtype's categories: "
+             "public only if the dtype was declared from public knowledge (astype('category') "
+             "or read_csv(dtype='category') reads them from the data); declare them with "
+             f"{declared_by}= to certify" for group, declared_by in groups]
+    if notes:
+        warnings.warn(f"the release is not certified: {'; '.join(notes)}.", PrivacyWarning,
+                      stacklevel=user_stacklevel())
+    return notes
 
 
 def undeclared_levels_error(name, parameter, alternative=""):
