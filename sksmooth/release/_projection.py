@@ -63,6 +63,9 @@ def kl_project_smooth(log_weights, sigma):
     largest = lw.max(initial=-np.inf)  # NaN if any is NaN
     if np.isnan(largest) or largest == np.inf:
         raise ValueError("log_weights must not contain NaN or +inf.")
+    if largest == -np.inf:
+        raise ValueError("log_weights has no finite entry: a distribution with empty support "
+                         "has no sigma-smooth projection.")
     n = lw.size
     log_cap = -np.log(sigma) - np.log(n)
     shift = logsumexp(lw)

@@ -110,6 +110,8 @@ def test_bad_input():
         kl_project_smooth(np.array([0.0, np.nan]), 0.5)
     with pytest.raises(ValueError, match="support"):
         kl_project_smooth(np.array([0.0, -np.inf, -np.inf, -np.inf]), 0.5)
+    with pytest.raises(ValueError, match="support"):  # no finite weight at all
+        kl_project_smooth(np.full(3, -np.inf), 0.5)
 
 
 @pytest.mark.parametrize("kind", ["normal", "heavy", "ties", "two levels", "zeros",
