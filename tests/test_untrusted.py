@@ -6,7 +6,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from sksmooth import MWEM, PerturbedERMClassifier, PrivateProperClassifier
+from sksmooth import MWEM, PerturbedERMClassifier, PrivateProperClassifier, SmoothHedgeClassifier
 from sksmooth._untrusted import (
     as_floats,
     encode_private_labels,
@@ -608,6 +608,7 @@ def test_a_path_that_shows_numbers_names_a_text_column_and_the_fix():
     lambda bounds: PublicBoundsScaler(bounds=bounds),
     lambda bounds: PrivateProperClassifier(bounds=bounds, classes=[0, 1]),
     lambda bounds: PerturbedERMClassifier(bounds=bounds, classes=[0, 1]),
+    lambda bounds: SmoothHedgeClassifier(bounds=bounds),
 ])
 def test_integer_column_labels_are_checked_against_column_keys(make):
     # scikit-learn records no feature_names_in_ for integer labels: key 0 was read

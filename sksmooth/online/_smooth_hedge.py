@@ -20,7 +20,7 @@ from .._constraints import (BOUNDS, RANDOM_STATE, READ_FROM_DATA, InstanceOf, In
                             Options, Param, Real, validated_params)
 from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
-from .._untrusted import read_shown_numbers
+from .._untrusted import input_columns, read_shown_numbers
 from .._validation import (BOUNDS_HINT, check_generator, check_public_classes,
                            check_same_classes, clip_to_bounds, public_box, reads_data,
                            user_stacklevel)
@@ -556,7 +556,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 "bounds=(lower, upper), e.g. bounds=(0.0, 1.0).", PrivacyWarning,
                 stacklevel=user_stacklevel())
         lower, upper = public_box(params["bounds"], X.shape[1], X, private=False,
-                                  columns=getattr(self, "feature_names_in_", None))
+                                  columns=input_columns(self))
         stream = _Stream(strategy=strategy, hypotheses=params["hypotheses"],
                          bounds_inferred=reads_data(params["bounds"]),
                          cover_seed=int(check_generator(params["random_state"])
