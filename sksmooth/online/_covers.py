@@ -146,7 +146,11 @@ class AxisCovers:
         last = _LAST_PUBLIC_BUILD.get("axis")
         if key is None or last is None or last[0] != key:
             last = (key, self._build(req))
-            if key is not None:
+            if key is not None:  # shared by later fits' cover_: read-only, as documented
+                for value in vars(last[1].cover).values():
+                    for array in value if isinstance(value, tuple) else (value,):
+                        if isinstance(array, np.ndarray):
+                            array.setflags(write=False)
                 _LAST_PUBLIC_BUILD["axis"] = last
         return replace(last[1], engine=last[1].engine.snapshot())
 

@@ -37,6 +37,8 @@ def test_a_cover_of_public_inputs_is_built_once_and_its_engine_copied():
     first = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X, y)
     again = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X[::-1], y[::-1])
     assert again.cover_ is first.cover_
+    with pytest.raises(ValueError, match="read-only"):  # an edit would reach every clone
+        first.cover_.threshold[0] = 5.0
     engines = [m._stream.current.play.engine for m in (first, again)]
     assert engines[0] is not engines[1]
     np.testing.assert_allclose(again.weights_, first.weights_, rtol=1e-9, atol=1e-15)
