@@ -150,6 +150,19 @@ def test_bad_rows_are_counted_by_a_fixed_rule_not_refused():
     assert np.isfinite(lower).all() and np.isfinite(upper).all() and lower[0] < upper[0]
 
 
+def test_a_text_column_gets_a_box_at_the_grid_end_and_a_warning_naming_it():
+    # read by the fixed rule, a text column is all missing: both ends run to the grid's
+    # top, (1e9, 1e9 + 1); the warning reads only the released box (post-processing)
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.uniform(18, 90, 2000), "city": ["Oslo"] * 2000})
+    with pytest.warns(DefaultsWarning, match=r"\['city'\] reaches an end of the grid"):
+        box = PrivateBounds(epsilon=10.0).fit(table).bounds_by_column_
+    assert box["city"][0] >= 1e9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefaultsWarning)
+        PrivateBounds(epsilon=10.0).fit(table[["age"]])
+
 
 def test_missing_values_leave_the_ends_at_the_other_rows_quantiles():
     # one row in 20 missing (an income column as read_csv gives it): the ends counted
