@@ -114,9 +114,9 @@ def _largest(lw, m):
         return np.argsort(-lw, kind="stable"), -np.inf
     top = np.flatnonzero(lw >= np.partition(lw, lw.size - m)[lw.size - m])  # ties: >= m
     order = top[np.argsort(-lw[top], kind="stable")]
-    log_top = logsumexp(lw[top])
     if top.size == lw.size:  # ties at the m-th largest took them all
         return order, -np.inf
+    log_top = logsumexp(lw[top])
     if log_top < -np.log(2):  # lw is normalised: the rest's mass 1 - top, exact enough
         return order, np.log1p(-np.exp(log_top))
     rest = np.ones(lw.size, bool)
