@@ -60,9 +60,7 @@ def _refuse_charges(monkeypatch):
 
 def _charging_modules():
     import sksmooth.model_selection._search as search
-    import sksmooth.perturbed._perturbed_erm as perturbed
-    import sksmooth.proper._private_proper as proper
-    return (search, perturbed, proper, ledger_module)
+    return (search, ledger_module)
 
 
 def _failing_fit(estimator, failure, monkeypatch):

@@ -451,6 +451,17 @@ def charge_not_private(accountant, label, reason):
         accountant.record_not_private(label, reason)
 
 
+def charge_release(accountant, label, epsilon, delta, *, not_private, certified,
+                   neighbouring="substitution"):
+    """:func:`charge_not_private` when ``not_private`` gives a reason (the release read
+    its box or labels from the rows: the opt-in ``'data'``), else :func:`charge`."""
+    if not_private:
+        charge_not_private(accountant, label, not_private)
+    else:
+        charge(accountant, epsilon, delta, label, certified=certified,
+               neighbouring=neighbouring)
+
+
 @contextlib.contextmanager
 def refusal_recorded(accountant, label, reason):
     """Record a refusal raised inside as a release without guarantee when ``reason``

@@ -74,9 +74,8 @@ from .._validation import (
     declared_classes,
     user_stacklevel,
 )
-from ..accounting import (basic_composition, charge, charge_not_private, check_accountant,
-                          split_budget)
-from ..accounting._ledger import ACCOUNTANT, refusal_recorded
+from ..accounting import basic_composition, check_accountant, split_budget
+from ..accounting._ledger import ACCOUNTANT, charge_release, refusal_recorded
 from ..classes import user_code_notes
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
@@ -507,11 +506,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                                              np.concatenate([weights, z_weights])))
             estimator = codec.combine(fitted, plan.Z)
         problems = plan.problems + ((SEEDED_NOISE_NOTE,) if randomness.seeded else ())
-        if plan.not_private:
-            charge_not_private(params["accountant"], type(self).__name__, plan.not_private)
-        else:
-            charge(params["accountant"], plan.epsilon, plan.delta, type(self).__name__,
-                   certified=not problems)
+        charge_release(params["accountant"], type(self).__name__, plan.epsilon, plan.delta,
+                       not_private=plan.not_private, certified=not problems)
         self._publish_fit(plan, estimator, codec.classes_, problems, n_rows=len(X))
         return self
 

@@ -62,8 +62,8 @@ from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, declared_classes, refuse_unset,
                            user_stacklevel)
-from ..accounting import BudgetAccountant, charge, charge_not_private
-from ..accounting._ledger import refusal_recorded
+from ..accounting import BudgetAccountant
+from ..accounting._ledger import charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import DefaultsWarning, RemovalWarning
 from ._exponential import ExponentialStrategy
@@ -634,12 +634,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             structure = {name: parameter_fingerprint(value) for name, value
                          in self.get_params(deep=False).items()
                          if name not in _PER_RELEASE_PARAMETERS}
-        not_private = read_from_data_reason(bounds=strategy.bounds_inferred, classes=inferred)
-        if not_private:  # the opt-in 'data': recorded, never counted as private
-            charge_not_private(self.accountant, type(self).__name__, not_private)
-        else:
-            charge(self.accountant, epsilon_substitution, spent.delta,
-                   label=type(self).__name__, certified=certified, neighbouring="substitution")
+        charge_release(self.accountant, type(self).__name__, epsilon_substitution, spent.delta,
+                       certified=certified, not_private=read_from_data_reason(
+                           bounds=strategy.bounds_inferred, classes=inferred))
         # ---- published from here on
         log = [] if first else list(self._release_log)
         log.append(ReleaseRecord(spent.epsilon, spent.delta, epsilon_substitution, certified))

@@ -29,8 +29,7 @@ from .._validation import (
     check_sigma,
     reads_data,
 )
-from ..accounting import charge, charge_not_private
-from ..accounting._ledger import ACCOUNTANT, refusal_recorded
+from ..accounting._ledger import ACCOUNTANT, charge_release, refusal_recorded
 from ..classes import user_code_notes
 from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
@@ -301,11 +300,8 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _charge(self, data, epsilon, delta, certified):
         """Charge the release, or, when its box or labels were read from the rows (the
         opt-in 'data'), record it as not private (never in the headline total)."""
-        reason = read_from_data_reason(**self._read_from_data(data))
-        if reason:
-            charge_not_private(self.accountant, type(self).__name__, reason)
-        else:
-            charge(self.accountant, epsilon, delta, type(self).__name__, certified=certified)
+        charge_release(self.accountant, type(self).__name__, epsilon, delta, certified=certified,
+                       not_private=read_from_data_reason(**self._read_from_data(data)))
 
     def _not_certified(self, data, randomness):
         """Assumptions of the privacy claim the code could not certify."""

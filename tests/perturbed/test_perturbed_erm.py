@@ -249,7 +249,7 @@ def test_fit_refused_by_the_ledger_after_a_successful_fit_leaves_no_model(monkey
     """Charge, then publish: the refused fit must not leave a usable model
     (before the fix the model was stored before the charge, and a refit that
     got BudgetError still answered predict)."""
-    import sksmooth.perturbed._perturbed_erm as module
+    import sksmooth.accounting._ledger as ledger
     from sklearn.exceptions import NotFittedError
 
     X, y = [[0.1], [0.9]] * 5, [0, 1] * 5
@@ -263,7 +263,7 @@ def test_fit_refused_by_the_ledger_after_a_successful_fit_leaves_no_model(monkey
     def refuse(*args, **kwargs):
         raise BudgetError("budget exhausted by a concurrent release")
 
-    monkeypatch.setattr(module, "charge", refuse)
+    monkeypatch.setattr(ledger, "charge", refuse)
     with pytest.raises(BudgetError):
         quiet_fit(clf, X, y)
     for name in ("estimator_", "classes_", "privacy_spent_", "guarantee_", "noise_"):
@@ -275,12 +275,12 @@ def test_fit_refused_by_the_ledger_after_a_successful_fit_leaves_no_model(monkey
 @pytest.mark.parametrize("case", ["heuristic", "bounds_none", "classes_none", "seeded",
                                   "certified"])
 def test_uncertified_fits_are_charged_as_not_certified(monkeypatch, case):
-    import sksmooth.perturbed._perturbed_erm as module
+    import sksmooth.accounting._ledger as ledger
 
     charges = []
-    monkeypatch.setattr(module, "charge", lambda acc, eps, delta, label, certified=True:
-                        charges.append(certified))
-    monkeypatch.setattr(module, "charge_not_private", lambda acc, label, reason:
+    monkeypatch.setattr(ledger, "charge", lambda acc, eps, delta, label, certified=True,
+                        neighbouring=None: charges.append(certified))
+    monkeypatch.setattr(ledger, "charge_not_private", lambda acc, label, reason:
                         charges.append("not private"))
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(60, 2))

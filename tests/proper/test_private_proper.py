@@ -361,7 +361,7 @@ def test_partial_fit_chunks_release_from_the_same_statistics_as_fit():
 
 
 def test_seeded_classes_none_and_bounds_none_are_not_certified(monkeypatch):
-    import sksmooth.proper._private_proper as module
+    import sksmooth.accounting._ledger as module
 
     charged = []
     real_charge = module.charge
