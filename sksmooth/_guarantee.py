@@ -5,7 +5,8 @@ claim, the theorem it comes from, and which assumptions the code certified.
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-__all__ = ["Guarantee", "PrivacySpent", "read_from_data_reason", "mark_read_from_data"]
+__all__ = ["Guarantee", "PrivacySpent", "read_from_data_reason", "mark_read_from_data",
+           "spent_as_set"]
 
 
 class PrivacySpent(NamedTuple):
@@ -16,6 +17,12 @@ class PrivacySpent(NamedTuple):
 
     def __str__(self):
         return f"({self.epsilon:.6g}, {self.delta:.3g})-DP"
+
+
+def spent_as_set(params):
+    """``(epsilon, delta)`` a release charges when it spends the budget its parameters
+    set (from the parameters alone)."""
+    return PrivacySpent(params["epsilon"], params["delta"])
 
 
 def read_from_data_reason(*, bounds=False, classes=False):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._guarantee import PrivacySpent
+from .._guarantee import spent_as_set
 from ..classes import user_code_notes
 from .._validation import user_stacklevel
 from ..exceptions import PrivacyWarning
@@ -221,10 +221,7 @@ class LittlestoneStrategy:
         return (LITTLESTONE_SOURCE, certified,
                 user_code_notes(params["hypotheses"], "hypotheses") + not_certified, notes)
 
-    @staticmethod
-    def spent(params):
-        """``(epsilon, delta)`` a release charges, from its parameters alone."""
-        return PrivacySpent(params["epsilon"], params["delta"])
+    spent = staticmethod(spent_as_set)
 
 
 def _check_domain(domain, n_features):

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._guarantee import PrivacySpent
+from .._guarantee import spent_as_set
 from .._domain import grid_threshold
 from .._domain import box_coordinates
 from .._untrusted import sanitize_rows
@@ -407,7 +407,4 @@ class PrototypeStrategy:
         ]
         return PROTOTYPE_SOURCE, certified, not_certified, notes
 
-    @staticmethod
-    def spent(params):
-        """``(epsilon, delta)`` a release charges, from its parameters alone."""
-        return PrivacySpent(params["epsilon"], params["delta"])
+    spent = staticmethod(spent_as_set)
