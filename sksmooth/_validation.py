@@ -636,20 +636,14 @@ class BinaryLabels:
     """
 
     @staticmethod
-    def fit_classes(y, classes=None):
-        """Return sorted ``classes_`` from ``classes`` or ``y``; error if not binary."""
-        labels = distinct_labels(y) if classes is None else np.unique(np.asarray(classes))
-        if classes is not None and len(labels) != len(np.asarray(classes)):
-            raise ValueError(f"classes contains duplicates: {classes!r}.")
+    def fit_classes(y):
+        """Return the sorted labels of ``y`` as ``classes_``; error if more than two."""
+        labels = distinct_labels(y)
         if len(labels) > 2:
             raise ValueError(
                 "This estimator is binary; got "
                 f"{len(labels)} classes {labels.tolist()[:10]}. Use a "
                 "one-vs-rest wrapper (sklearn.multiclass.OneVsRestClassifier)."
-            )
-        if len(labels) < 2 and classes is not None:
-            raise ValueError(
-                f"classes must list exactly two labels, got {labels.tolist()}."
             )
         return labels
 
@@ -692,30 +686,25 @@ _LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) +
                              for module in (sys.modules[__package__], sklearn, joblib))
 
 
-def resolve_public_classes(y, classes, stacklevel=None, binary=True):
-    """Label set of a private estimator, and whether it came from ``y``.
+def resolve_public_classes(y, classes):
+    """Label set of a release, and whether it came from ``y``.
 
-    The label set is part of what a fitted classifier releases. It is public
-    when given as ``classes``; ``classes=None`` is refused and ``classes='data'``
-    reads it from ``y`` (the opt-in of :func:`refuse_unset`: a
-    :class:`PrivacyLeakWarning`; callers then mark the release as not private).
-
-    ``binary=False`` (the release estimators, whose labels are one more
-    categorical attribute) accepts any number of public labels. The warning
-    names the user's line (:func:`user_stacklevel`) unless ``stacklevel`` is given.
+    The label set is part of what a release publishes (one more categorical
+    attribute: any number of labels). It is public when given as ``classes``;
+    ``classes=None`` is refused and ``classes='data'`` reads it from ``y`` (the
+    opt-in of :func:`refuse_unset`: a :class:`PrivacyLeakWarning`, naming the
+    user's line; callers then mark the release as not private).
 
     Returns
     -------
     classes_ : ndarray
-        Sorted labels (two when ``classes`` is given and ``binary``).
+        Sorted labels.
     inferred : bool
         True when the labels were read from ``y``.
     """
-    fit_classes = BinaryLabels.fit_classes if binary else _fit_any_classes
-    if refuse_unset(classes, "classes",
-                    stacklevel=None if stacklevel is None else stacklevel + 1):
-        return fit_classes(y), True
-    return fit_classes(y, classes=classes), False
+    if refuse_unset(classes, "classes"):
+        return _fit_any_classes(y), True
+    return _fit_any_classes(y, classes=classes), False
 
 
 _DUPLICATE_LABELS = "{name} contains duplicate labels; list each public label once."

@@ -228,8 +228,6 @@ def test_binary_labels_round_trip_and_errors():
     assert "secret-label" not in str(info.value)  # y may be private: not echoed
     with pytest.raises(ValueError, match="binary"):
         BinaryLabels.fit_classes([0, 1, 2])
-    with pytest.raises(ValueError, match="exactly two"):
-        BinaryLabels.fit_classes([0], classes=[0])
 
 
 def test_later_classes_must_match_the_first_call():
@@ -251,8 +249,10 @@ def test_resolve_public_classes():
     with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
         classes, inferred = resolve_public_classes(["b", "a"], "data")
     assert inferred and classes.tolist() == ["a", "b"]
-    with pytest.raises(ValueError, match="exactly two"):
-        resolve_public_classes([0], [0])
+    classes, _ = resolve_public_classes([0], [0])  # a release's labels: any number
+    assert classes.tolist() == [0]
+    with pytest.raises(ValueError, match="duplicate"):
+        resolve_public_classes([0], [0, 0])
 
 
 def test_check_binary_target():

@@ -202,10 +202,7 @@ def online_codec(y, classes, max_classes):
     if len(labels) > max_classes:
         raise ValueError(f"classes lists {len(labels)} labels; the cap is {max_classes} "
                          "(the multiclass oracle's memory grows like k^2).")
-    if len(labels) <= 2:
-        codec = BinaryCodec(BinaryLabels.fit_classes(y, classes=classes))
-    else:
-        codec = MulticlassCodec(labels)
+    codec = (BinaryCodec if len(labels) == 2 else MulticlassCodec)(labels)
     codec.encode_known(y)  # unknown labels: refuse before any draw
     return codec
 

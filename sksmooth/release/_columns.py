@@ -190,7 +190,7 @@ def resolve_labels(y, classes, dtype):
         column = LevelColumn.public(None, dtype, "y", "classes")
         if column is not None:
             classes, from_dtype = column.levels, column.from_dtype
-    labels, inferred = resolve_public_classes(y, classes, binary=False)
+    labels, inferred = resolve_public_classes(y, classes)
     LevelColumn.public(labels, dtype, "y", "classes")  # distinct levels, no numeric twins
     return labels, inferred, from_dtype
 

@@ -291,6 +291,16 @@ def test_multiclass_ftpl_with_a_heuristic_oracle_and_labels_from_the_first_batch
     assert clf.score(X, y) > 0.8
 
 
+@pytest.mark.parametrize("classes", ["data", None])
+def test_a_binary_run_reads_its_labels_from_the_first_batch(classes):
+    # classes='data' raised a TypeError (len() of the string 'data') on binary streams
+    X, y = _threshold_stream(40)
+    clf = PerturbedERMClassifier(StumpERMClassifier(3), bounds=(0, 1), classes=classes,
+                                 random_state=0)
+    _play(clf, X, y, 20)
+    assert clf.classes_.tolist() == [0, 1]
+
+
 def test_failed_multiclass_round_changes_nothing():
     X, y = _three_class_stream(60)
     clf = PerturbedERMClassifier(bounds=(0, 1), classes=["low", "mid", "high"],
