@@ -41,7 +41,7 @@ class FiniteClassERMClassifier(_BaseERMOracle):
     1
     """
 
-    def __init__(self, concepts, domain=None):
+    def __init__(self, concepts, *, domain=None):
         self.concepts = concepts
         self.domain = domain
 

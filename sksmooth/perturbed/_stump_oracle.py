@@ -63,7 +63,7 @@ class StumpERMClassifier(_BaseERMOracle):
 
     _erm_uses_bounds = True
 
-    def __init__(self, n_thresholds=16, bounds=None):
+    def __init__(self, n_thresholds=16, *, bounds=None):
         self.n_thresholds = n_thresholds
         self.bounds = bounds
 

@@ -41,7 +41,7 @@ class ThresholdERMClassifier(StumpERMClassifier):
     0.5
     """
 
-    def __init__(self, n_thresholds=None, bounds=None):
+    def __init__(self, n_thresholds=None, *, bounds=None):
         super().__init__(n_thresholds=n_thresholds, bounds=bounds)
 
     def _erm_check_domain(self, X):

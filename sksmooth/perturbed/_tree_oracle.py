@@ -301,7 +301,7 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
     array([0, 1, 1, 0])
     """
 
-    def __init__(self, n_thresholds=16, bounds=None):
+    def __init__(self, n_thresholds=16, *, bounds=None):
         super().__init__(n_thresholds=n_thresholds, bounds=bounds)
 
     def _erm_accumulate(self, prepared, y, weights, n_classes=2):
@@ -451,7 +451,7 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
     As :class:`DepthTwoTreeERMClassifier`.
     """
 
-    def __init__(self, n_thresholds=16, bounds=None):
+    def __init__(self, n_thresholds=16, *, bounds=None):
         super().__init__(n_thresholds=n_thresholds, bounds=bounds)
 
     def _erm_accumulate(self, prepared, codes, weights, n_classes=2):

@@ -60,7 +60,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1. ]])
     """
 
-    def __init__(self, bounds=None, feature_range=(0.0, 1.0)):
+    def __init__(self, bounds=None, *, feature_range=(0.0, 1.0)):
         self.bounds = bounds
         self.feature_range = feature_range
 
