@@ -10,7 +10,8 @@ Theory: Haghtalab, Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1
 import inspect
 import math
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, 
 from ..classes._base import _fmt
 from ..exceptions import DefaultsWarning
 from ._halfspace_labellings import HalfspaceLabellings
-from ._hedge import AxisHedge, DenseHedge, LabelPairs
+from ._hedge import AxisHedge, DenseHedge, LabelPairs, axis_positions
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
 
@@ -80,9 +81,11 @@ class EpochCover:
     copies the engine shallowly (its arrays are read-only and replaced on
     update, never written in place): the snapshot that ``@atomic_update``
     takes before each ``partial_fit`` costs O(1), not O(cover size).
+    ``source`` is the cover or a :func:`functools.partial` building it when
+    :attr:`cover` is first read.
     """
 
-    cover: object
+    source: object
     engine: object
     gamma: float
     gamma_target: float
@@ -96,8 +99,14 @@ class EpochCover:
     def n_experts(self):
         return int(self.engine.n_experts)
 
+    @property
+    def cover(self):
+        if isinstance(self.source, partial):
+            self.source = self.source()
+        return self.source
+
     def __deepcopy__(self, memo):
-        return EpochCover(self.cover, self.engine.snapshot(), self.gamma, self.gamma_target,
+        return EpochCover(self.source, self.engine.snapshot(), self.gamma, self.gamma_target,
                           self.learning_rate, self.capped_by, self.components)
 
 
@@ -115,11 +124,6 @@ class EpochRequest:
     max_expert_rounds: int
     seed: int
     grid_targets: tuple = ()  # sigma='auto': one radius per grid sigma (axis covers)
-    public: bool = False      # bounds given by the user (not read from the rows)
-
-
-# AxisCovers.build: its last epoch cover built from public inputs only (key, EpochCover)
-_LAST_PUBLIC_BUILD = {}
 
 
 class AxisCovers:
@@ -129,32 +133,14 @@ class AxisCovers:
     width ``1 / N`` (:class:`sksmooth.classes.Stumps`); a multiclass cover
     holds, at every interior grid threshold, every ordered pair of distinct
     classes, plus the ``k`` constant classifiers:
-    ``K = k + d (N - 1) k (k - 1)``.
+    ``K = k + d (N - 1) k (k - 1)``. The engine is built from the grids'
+    thresholds; the cover's millions of stumps only when ``cover_`` is read.
     """
 
     def __init__(self, concepts):
         self.concepts = concepts
 
     def build(self, req):
-        """The epoch's cover and a fresh engine. The last one built from public inputs
-        is kept and handed out again (fits of clones, repeated fits): its engine as a
-        copy sharing its read-only arrays."""
-        key = (type(self.concepts), req.length, req.gamma_target, req.learning_rate,
-               req.n_features, req.n_classes, req.max_experts, req.grid_targets,
-               *(np.asarray(b, dtype=float).tobytes() for b in req.bounds)) \
-            if req.public else None
-        last = _LAST_PUBLIC_BUILD.get("axis")
-        if key is None or last is None or last[0] != key:
-            last = (key, self._build(req))
-            if key is not None:  # shared by later fits' cover_: read-only, as documented
-                for value in vars(last[1].cover).values():
-                    for array in value if isinstance(value, tuple) else (value,):
-                        if isinstance(array, np.ndarray):
-                            array.setflags(write=False)
-                _LAST_PUBLIC_BUILD["axis"] = last
-        return replace(last[1], engine=last[1].engine.snapshot())
-
-    def _build(self, req):
         lower, upper = req.bounds
         live = np.flatnonzero(upper > lower)
         pairs = LabelPairs.binary() if req.n_classes == 2 else LabelPairs.all_pairs(req.n_classes)
@@ -164,27 +150,34 @@ class AxisCovers:
         grids = self._grid_sizes(n_needed, len(live) * n_pairs, req.n_classes,
                                  req.max_experts) if len(live) else [1]
         capped = "max_experts" if len(live) and grids[-1] < max(n_needed) else ""
-        parts = [self._grid(n_cells, live, lower, upper, pairs, req.n_classes)
-                 for n_cells in grids]
-        feature, threshold, pair = (np.concatenate(a) for a in zip(*parts))
-        # prior: mass 1 / len(grids) per grid, spread evenly over its experts
-        sizes = np.array([len(part[0]) for part in parts])
-        prior = np.repeat(1.0 / (len(grids) * sizes), sizes) if len(grids) > 1 else None
-        n_finest = grids[-1]
-        gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * n_finest)
-        meta = dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma)
-        if req.n_classes == 2:  # pair 0 is sign +1 (x >= t -> class 1)
-            cover = StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), req.n_features,
-                                  gamma_certified=True, is_bracketing=True,
-                                  vc_dim=self.concepts.vc_dim(req.n_features), **meta)
-        else:
-            cover = MulticlassStumpConcepts(feature, threshold, pairs.left[pair],
-                                            pairs.right[pair], req.n_features, **meta)
+        # per grid: the constants' point (the lowest threshold of feature 0: pair q there
+        # predicts right[q]), then every interior threshold, each with every pair
+        const_pair = np.array([np.flatnonzero((pairs.right == c) &
+                                              (pairs.left == (c + 1) % req.n_classes))[0]
+                               for c in range(req.n_classes)])
+        points = []
+        for n_cells in grids:
+            points += [(np.zeros(1, np.intp), lower[:1]), self._grid(n_cells, live, lower, upper)]
+        feature, threshold = (np.concatenate(a) for a in zip(*points))
+        position, position_feature, position_threshold = axis_positions(feature, threshold)
+        n_points = np.array([len(p[0]) for p in points[1::2]])
+        sizes = req.n_classes + n_pairs * n_points                     # experts per grid
+        # prior: mass 1 / len(grids) per grid, spread evenly over its experts (mean 1)
+        mass = sizes.sum() / (len(grids) * sizes)
+        point_mass = np.concatenate([np.r_[0.0, np.full(n, m)] for n, m in zip(n_points, mass)])
+        count = np.repeat(np.bincount(position, point_mass, minlength=len(position_threshold))
+                          [None], n_pairs, axis=0)
+        count[const_pair, position[0]] += sum(mass.tolist())
+        experts = partial(_grid_experts, position, n_points, const_pair, n_pairs, mass)
         # Hedge's regret against an expert of grid i is ln(len(grids) K_i) / eta + eta T / 8
         log_inv_prior = np.log(len(grids) * sizes)
         eta = _rate(req, int(len(grids) * sizes.max()))
-        engine = AxisHedge(feature, threshold, pair, req.n_features, pairs, req.n_classes, eta,
-                           prior=prior)
+        engine = AxisHedge(position_feature, position_threshold, count, experts, sizes.sum(),
+                           pairs, req.n_classes, eta)
+        gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * grids[-1])
+        cover = partial(_grid_cover, experts, position_feature, position_threshold, pairs,
+                        req.n_features, self.concepts.vc_dim(req.n_features),
+                        dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma))
         components = tuple((float(lp), 0.0 if len(live) == 0 else 1.0 / n, n * len(live))
                            for lp, n in zip(log_inv_prior, grids))
         return EpochCover(cover, engine, gamma, float(min(targets)), eta, capped, components)
@@ -207,20 +200,34 @@ class AxisCovers:
         return sorted(grids)
 
     @staticmethod
-    def _grid(n_cells, live, lower, upper, pairs, n_classes):
-        """Experts of one grid: the constants, then every pair at every interior threshold."""
-        n_pairs = len(pairs.left)
-        interior = np.arange(1, n_cells)
-        feats = np.repeat(live, len(interior))
-        thr = grid_threshold(lower[feats], upper[feats], np.tile(interior, len(live)), n_cells)
-        # the constants: pair q at the lowest threshold of feature 0 predicts right[q]
-        const_pair = np.array([np.flatnonzero((pairs.right == c) &
-                                              (pairs.left == (c + 1) % n_classes))[0]
-                               for c in range(n_classes)])
-        feature = np.concatenate([np.zeros(n_classes, np.intp), np.repeat(feats, n_pairs)])
-        threshold = np.concatenate([np.full(n_classes, lower[0]), np.repeat(thr, n_pairs)])
-        pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), len(thr))])
-        return feature, threshold, pair
+    def _grid(n_cells, live, lower, upper):
+        """The interior thresholds of one grid on the live features: (feature, threshold)."""
+        return np.repeat(live, n_cells - 1), grid_threshold(
+            lower[live, None], upper[live, None], np.arange(1, n_cells), n_cells).ravel()
+
+
+def _grid_experts(position, n_points, const_pair, n_pairs, mass):
+    """``(position, pair, log prior mass)`` of each expert of an :class:`AxisCovers`
+    cover: per grid, its constants, then every pair at each of its points."""
+    parts = []
+    ends = np.cumsum(n_points + 1)
+    for end, n, m in zip(ends, n_points, mass):
+        at = np.concatenate([np.full(len(const_pair), position[end - n - 1]),
+                             np.repeat(position[end - n:end], n_pairs)])
+        pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), n)])
+        parts.append((at, pair, np.full(len(at), np.log(m))))
+    return tuple(np.concatenate(a) for a in zip(*parts))
+
+
+def _grid_cover(experts, position_feature, position_threshold, pairs, n_features, vc_dim, meta):
+    """The stumps of an :class:`AxisCovers` cover (built when ``cover_`` is read)."""
+    position, pair, _ = experts()
+    feature, threshold = position_feature[position], position_threshold[position]
+    if len(pairs.left) == 2:  # binary: pair 0 is sign +1 (x >= t -> class 1)
+        return StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), n_features,
+                             gamma_certified=True, is_bracketing=True, vc_dim=vc_dim, **meta)
+    return MulticlassStumpConcepts(feature, threshold, pairs.left[pair], pairs.right[pair],
+                                   n_features, **meta)
 
 
 class GivenCover:
@@ -233,8 +240,9 @@ class GivenCover:
         cover = self.cover
         eta = _rate(req, cover.n_concepts)
         if isinstance(cover, StumpConcepts):  # one stump-cover test: the type
-            engine = AxisHedge(cover.feature, cover.threshold, np.where(cover.sign > 0, 0, 1),
-                               cover.n_features, LabelPairs.binary(), 2, eta)
+            engine = AxisHedge.from_experts(cover.feature, cover.threshold,
+                                            np.where(cover.sign > 0, 0, 1), LabelPairs.binary(),
+                                            2, eta)
         else:
             engine = DenseHedge(cover.n_concepts, eta)
         gamma = np.nan if cover.gamma is None else cover.gamma

@@ -12,8 +12,8 @@ import numpy as np
 
 from .._logsumexp import logsumexp
 
-__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "axis_rounds",
-           "hedge_regret_bound"]
+__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "axis_positions",
+           "axis_rounds", "hedge_regret_bound"]
 
 # Elements of the per-chunk (rounds x experts) work arrays (8 MB float64).
 _CHUNK_ELEMENTS = 1 << 20
@@ -586,22 +586,23 @@ def _buckets(threshold, offsets):
     """Per feature (positions ``offsets[f]:offsets[f + 1]``), twice as many equal
     buckets between its smallest and largest threshold as it has thresholds:
     ``(scale, low, first, padded)``; ``x`` falls in bucket ``floor((x - low) *
-    scale)``, ``first[2 offset + bucket]`` thresholds are at or below the bucket's
-    lower end, and ``padded`` is the thresholds with +inf after each feature's."""
+    scale)``, the feature's thresholds in its lower buckets number ``first[2
+    offset + bucket]`` (all are below ``x``: the bucket is monotone in ``x``), and
+    ``padded`` is the thresholds with +inf after each feature's."""
     sizes = np.diff(offsets)
     low = threshold[offsets[:-1]]
     with np.errstate(over="ignore"):  # an infinite span: one bucket, searched
         span = threshold[offsets[1:] - 1] - low
     usable = np.isfinite(span) & (span > 0)
     scale = np.where(usable, 2 * sizes / np.where(usable, span, 1.0), 0.0)
-    first = np.empty(2 * offsets[-1], dtype=np.int32)
-    for i, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:])):
-        lower_ends = low[i] + np.arange(2 * (stop - start)) / scale[i] if scale[i] > 0 \
-            else np.full(2 * (stop - start), low[i])
-        first[2 * start:2 * stop] = np.searchsorted(threshold[start:stop], lower_ends,
-                                                    side="right")
-    padded = np.insert(threshold, offsets[1:], np.inf)
-    return scale, low, first, padded
+    rank = np.repeat(np.arange(len(sizes)), sizes)
+    with np.errstate(over="ignore", invalid="ignore"):  # as _positions places x
+        bucket = np.where(scale[rank] > 0, (threshold - low[rank]) * scale[rank], 0.0)
+    np.minimum(np.maximum(bucket, 0, out=bucket), 2 * sizes[rank] - 1, out=bucket)
+    first = np.cumsum(np.bincount(2 * offsets[rank] + bucket.astype(np.intp) + 1,
+                                  minlength=2 * offsets[-1] + 1)[:-1])
+    first -= np.repeat(offsets[:-1], 2 * sizes)  # counted from the feature's start
+    return scale, low, first.astype(np.int32), np.insert(threshold, offsets[1:], np.inf)
 
 
 def _sorted_unique(values):
@@ -613,84 +614,90 @@ def _sorted_unique(values):
     return values[keep]
 
 
+def axis_positions(feature, threshold):
+    """The distinct (feature, threshold) pairs sorted, and the index of each input
+    among them: ``(position, position_feature, position_threshold)``."""
+    # (feature, threshold) as complex numbers sort lexicographically; a stable sort runs
+    # in near-linear time on a few sorted grids
+    order = np.argsort(feature + 1j * threshold, kind="stable")
+    key_f, key_t = feature[order], threshold[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])
+    position = np.empty(len(order), dtype=np.intp)
+    position[order] = np.cumsum(new) - 1
+    return position, key_f[new], key_t[new]
+
+
 class AxisHedge:
     """Exact Hedge over axis experts (stumps with a label on each side).
 
-    Expert ``j`` predicts ``right[pair[j]]`` if ``x[feature[j]] >= threshold[j]``
-    and ``left[pair[j]]`` otherwise. The distinct thresholds of every feature
-    are sorted and laid end to end (feature ``f`` occupies positions
-    ``offset[f] ... offset[f + 1] - 1``); experts sharing (position, pair) form
-    one slot with a multiplicity. Memory O(positions x pairs); time per round
-    independent of the number of rounds played (:func:`axis_rounds`).
-
-    Parameters
-    ----------
-    feature, threshold, pair : ndarray of shape (n_experts,)
-    n_features : int
-    pairs : LabelPairs
-    n_classes : int
-    learning_rate : float
-    prior : ndarray of shape (n_experts,), optional
-        Relative prior mass of each expert (default: uniform). Hedge with a
-        prior ``pi`` has regret ``ln(1 / pi_j) / eta + eta T / 8`` against
-        expert ``j`` (Cesa-Bianchi & Lugosi 2006, proof of Thm 2.2).
+    An expert predicts ``right[pair]`` if ``x[feature] >= threshold``, else
+    ``left[pair]``. The distinct thresholds of every feature are sorted and laid
+    end to end (feature ``f`` occupies positions ``offset[f] ... offset[f + 1] -
+    1``; ``position_feature``, ``position_threshold``); the experts of a (pair,
+    position) form a slot of prior mass ``count[pair, position]`` (an expert's
+    mass averages 1). ``experts``: ``(position, pair, log prior mass)`` of each
+    expert in the cover's order, or a picklable callable returning them when
+    first needed (a fit reads only the slots); :meth:`from_experts` takes a list.
+    Hedge with a prior ``pi`` has regret ``ln(1 / pi_j) / eta + eta T / 8``
+    against expert ``j`` (Cesa-Bianchi & Lugosi 2006, proof of Thm 2.2).
+    Memory O(positions x pairs); time per round independent of the number of
+    rounds played (:func:`axis_rounds`).
     """
 
-    def __init__(self, feature, threshold, pair, n_features, pairs, n_classes, learning_rate,
-                 prior=None):
-        feature = np.asarray(feature, dtype=np.intp)
-        threshold = np.asarray(threshold, dtype=float)
-        pair = np.asarray(pair, dtype=np.intp)
-        self.n_experts = len(feature)
+    def __init__(self, position_feature, position_threshold, count, experts, n_experts, pairs,
+                 n_classes, learning_rate):
+        self.n_experts = int(n_experts)
         self.n_classes = int(n_classes)
         self.pairs = pairs
         self.learning_rate = float(learning_rate)
-        n_pairs = len(pairs.left)
-        # global position of each expert: sort by (feature, threshold)
-        # (lexicographic on complex keys; a stable sort runs in near-linear time on
-        # covers made of a few sorted grids)
-        order = np.argsort(feature + 1j * threshold, kind="stable")
-        key_f, key_t = feature[order], threshold[order]
-        new = np.ones(len(order), dtype=bool)
-        new[1:] = (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])
-        slot_of_sorted = np.cumsum(new) - 1
-        self.expert_position = np.empty(self.n_experts, dtype=np.intp)
-        self.expert_position[order] = slot_of_sorted
-        self.expert_pair = pair
-        self.position_feature = key_f[new]
-        self.position_threshold = key_t[new]
-        n_positions = len(self.position_feature)
-        first = np.flatnonzero(np.diff(self.position_feature, prepend=-1))  # sorted: runs
-        self.features = self.position_feature[first]                  # features with experts
+        self._experts = experts
+        n_positions = len(position_feature)
+        first = np.flatnonzero(np.diff(position_feature, prepend=-1))  # sorted: runs
+        self.features = position_feature[first]                       # features with experts
         self.offsets = np.append(first, n_positions)
         self.sizes = np.diff(self.offsets)
         # (feature rank, threshold) as complex numbers sort lexicographically: one
         # searchsorted places rows on any features, comparing the floats exactly
         self.position_key = np.repeat(np.arange(len(self.features)), self.sizes) \
-            + 1j * self.position_threshold
-        # prior mass of each expert, mean 1 (uniform: each expert counts 1)
-        mass = np.ones(self.n_experts) if prior is None else \
-            np.asarray(prior, dtype=float) * (self.n_experts / np.sum(prior))
-        self.expert_log_mass = np.log(mass)
-        count = np.bincount(pair * n_positions + self.expert_position, mass,
-                            minlength=n_pairs * n_positions).reshape(n_pairs, n_positions)
+            + 1j * position_threshold
         # prefix sums of the masses: experts of a position range in O(1)
-        self.count_cumulative = np.zeros((n_pairs, n_positions + 1))
+        self.count_cumulative = np.zeros((len(pairs.left), n_positions + 1))
         np.cumsum(count, axis=1, out=self.count_cumulative[:, 1:])
         _frozen(self.count_cumulative)
         # segments: runs of positions whose experts have had the same losses so far
         # (hence, per pair, the same weight); one per feature to start with. The
         # weight of an expert is its prior mass times exp(-eta * its segment's loss)
         self.starts = _frozen(self.offsets[:-1].copy())
-        self.loss = _frozen(np.zeros((n_pairs, len(self.starts)), dtype=np.int64))
+        self.loss = _frozen(np.zeros((len(pairs.left), len(self.starts)), dtype=np.int64))
         self._count_segments()
         self._prefix = None
         self._pending = None
-        self._buckets = _buckets(self.position_threshold, self.offsets)
+        self._buckets = _buckets(position_threshold, self.offsets)
         self._last_placed = self._last_masses = None
         self.left_onehot = np.eye(self.n_classes)[pairs.left]
         self.right_onehot = np.eye(self.n_classes)[pairs.right]
         self.work = 0  # array elements processed (operation count)
+
+    @classmethod
+    def from_experts(cls, feature, threshold, pair, pairs, n_classes, learning_rate,
+                     prior=None):
+        """Expert ``j`` predicts ``right[pair[j]]`` if ``x[feature[j]] >= threshold[j]``,
+        else ``left[pair[j]]``; ``prior``: relative prior masses (default uniform)."""
+        pair, n = np.asarray(pair, dtype=np.intp), len(pair)
+        position, position_feature, position_threshold = axis_positions(
+            np.asarray(feature, dtype=np.intp), np.asarray(threshold, dtype=float))
+        mass = np.ones(n) if prior is None else np.asarray(prior, float) * (n / np.sum(prior))
+        q, n_positions = len(pairs.left), len(position_feature)
+        count = np.bincount(pair * n_positions + position, mass, minlength=q * n_positions)
+        return cls(position_feature, position_threshold, count.reshape(q, n_positions),
+                   (position, pair, np.log(mass)), n, pairs, n_classes, learning_rate)
+
+    def expert_slots(self):
+        """``(position, pair, log prior mass)`` of each expert (see ``experts``)."""
+        if callable(self._experts):
+            self._experts = self._experts()
+        return self._experts
 
     @property
     def n_segments(self):
@@ -702,14 +709,12 @@ class AxisHedge:
 
     def _positions(self, X):
         """``offset + #thresholds <= x`` for each (row, feature with experts)."""
-        if getattr(self, "_buckets", None) is None:  # (absent from older pickles)
-            self._buckets = _buckets(self.position_threshold, self.offsets)
         rows = max(1, _POSITION_ELEMENTS // len(self.features))
         if X.shape[0] > rows:
             return np.vstack([self._positions(X[a:a + rows])
                               for a in range(0, X.shape[0], rows)])
         # predict then partial_fit on one batch: the positions of the batch just placed
-        last = getattr(self, "_last_placed", None)  # (absent from older pickles)
+        last = self._last_placed
         if last is not None and last[0].shape == X.shape and (last[0] == X).all():
             return last[1]
         scale, low, first, padded = self._buckets
@@ -738,41 +743,30 @@ class AxisHedge:
             self._last_placed = (_frozen(X.copy()), _frozen(at))
         return at
 
-    def _count_segments(self, index=None):
-        """Prior mass per pair (q, S) of the segments ``index`` (default: all); kept
-        between calls, recomputed only where ``_split`` added boundaries."""
-        if index is None:
-            index = np.arange(len(self.starts))
-            self.segment_count = np.empty((len(self.pairs.left), len(self.starts)))
-        following = index + 1
-        ends = np.where(following < len(self.starts),
-                        self.starts[np.minimum(following, len(self.starts) - 1)], self.offsets[-1])
-        self.segment_count[:, index] = self.count_cumulative[:, ends] \
-            - self.count_cumulative[:, self.starts[index]]
-        _frozen(self.segment_count)
+    def _count_segments(self):
+        """Prior mass per pair (q, S) of the segments (a new array: snapshots share
+        the old one)."""
+        ends = np.append(self.starts, self.offsets[-1])
+        self.segment_count = _frozen(np.diff(self.count_cumulative[:, ends], axis=1))
 
     def _split(self, positions):
         """Add segment boundaries at ``positions`` (sorted, distinct; the new segments
         inherit)."""
         inside = positions[positions < self.offsets[-1]]
         at = np.searchsorted(self.starts, inside, side="right")  # parent segment + 1
-        new = inside[self.starts[at - 1] != inside]  # not yet a boundary
-        if new.size == 0:  # no copy of the segments when nothing is new
+        fresh = self.starts[at - 1] != inside  # not yet a boundary
+        if not fresh.any():  # no copy of the segments when nothing is new
             return
         self._prefix = None
-        at = np.searchsorted(self.starts, new, side="right")
+        new, at = inside[fresh], at[fresh]
         # old segment i, then the new ones cut from it: runs (repeats, no look-ups)
         runs = np.bincount(at - 1, minlength=len(self.starts))
         runs += 1
-        placed = at + np.arange(len(new))
         starts = np.repeat(self.starts, runs)
-        starts[placed] = new
+        starts[at + np.arange(len(new))] = new
         self.starts = _frozen(starts)
         self.loss = _frozen(np.repeat(self.loss, runs, axis=1))
-        # the new segments and the ones they were cut from change mass (a new array:
-        # snapshots share the old one)
-        self.segment_count = np.repeat(self.segment_count, runs, axis=1)
-        self._count_segments(np.concatenate([placed - 1, placed]))  # repeats are harmless
+        self._count_segments()
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.
@@ -829,7 +823,7 @@ class AxisHedge:
         (sorted, distinct, every feature start among them) to the pending layer;
         ``edge_base_below`` (q, bins + 1) is :meth:`_base_mass_below` of the edges and
         the end."""
-        pending = getattr(self, "_pending", None)
+        pending = self._pending
         if pending is None:
             union, loss, rounds, base_below = edges, bin_loss.astype(np.int64), n_rounds, \
                 edge_base_below
@@ -866,14 +860,14 @@ class AxisHedge:
         """``ln`` of the total weight when the segments' prefix sums were taken over the
         current one (0 without a pending layer): their rounding errors, relative to the
         earlier total, are that much larger relative to the current one."""
-        pending = getattr(self, "_pending", None)  # (absent from older pickles)
+        pending = self._pending
         if pending is None:
             return 0.0
         return float(np.log(pending.base_below[:, -1].sum() / pending.cumulative[:, -1].sum()))
 
     def _fold_pending(self):
         """Move the pending layer's losses into the segments (O(segments))."""
-        pending = getattr(self, "_pending", None)
+        pending = self._pending
         if pending is None:
             return
         self._split(pending.edges)
@@ -966,7 +960,7 @@ class AxisHedge:
         them). Those of a small batch are kept until the weights change: predict,
         then partial_fit on one batch, looks them up once."""
         state = (positions, self._pending, self.loss)
-        last = getattr(self, "_last_masses", None)  # (absent from older pickles)
+        last = self._last_masses
         if last is not None and all(a is b for a, b in zip(last[0], state)):
             points, base, below = last[1:]
             if bounds is None:
@@ -1001,7 +995,7 @@ class AxisHedge:
         row per pair (q, ...), in the scale of the cached prefix sums, from the
         segments' (:meth:`_base_mass_below`) ``base_below`` there."""
         below = base_below.copy()
-        pending = getattr(self, "_pending", None)
+        pending = self._pending
         if pending is None:
             return below
         # the pending layer's bin of each position: its current prefix, plus the rest of
@@ -1029,24 +1023,21 @@ class AxisHedge:
         partial *= np.exp(-self.learning_rate * (self.loss[:, seg] - low))
         return cumulative[:, seg] + partial
 
-    def _expert_segment(self):
-        return np.searchsorted(self.starts, self.expert_position, side="right") - 1
-
     def log_weights(self):
         """Per-expert log-weights in the original expert order (O(n_experts))."""
         cumulative, low = self._prefix_masses()
-        pending = getattr(self, "_pending", None)
+        pending = self._pending
         total = (cumulative if pending is None else pending.cumulative)[:, -1].sum()
         log_total = np.log(total) - self.learning_rate * low
-        return -self.learning_rate * self.expert_losses() + self.expert_log_mass - log_total
+        return -self.learning_rate * self.expert_losses() + self.expert_slots()[2] - log_total
 
     def expert_losses(self):
         """Per-expert cumulative mistakes in the original expert order."""
-        loss = self.loss[self.expert_pair, self._expert_segment()]
-        pending = getattr(self, "_pending", None)
+        position, pair, _ = self.expert_slots()
+        loss = self.loss[pair, np.searchsorted(self.starts, position, side="right") - 1]
+        pending = self._pending
         if pending is not None:
-            loss += pending.loss[self.expert_pair, np.searchsorted(
-                pending.edges, self.expert_position, side="right") - 1]
+            loss += pending.loss[pair, np.searchsorted(pending.edges, position, side="right") - 1]
         return loss
 
     def weights(self):

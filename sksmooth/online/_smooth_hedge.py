@@ -35,8 +35,9 @@ __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 
 # rows per dense-engine call: (rows x experts) boolean matrix of ~4M entries
 _DENSE_CHUNK_ELEMENTS = 1 << 22
-# rows per progress step (the engines are exact for any split of the rows)
-_PROGRESS_ROWS = 1 << 16
+# row x feature values per progress step (the engines are exact for any split of the rows;
+# each step costs O(segments) besides its rows)
+_PROGRESS_ELEMENTS = 1 << 20
 # the vote is a tie when two classes' weights are within rounding error
 # (summed in different orders by different code paths); ties -> first class
 _TIE_TOLERANCE = 1e-12
@@ -604,8 +605,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             learning_rate=params["learning_rate"], bounds=self.bounds_,
             n_features=self.n_features_in_, n_classes=2 if one_vs_rest else n_classes,
             max_experts=params["max_experts"], max_expert_rounds=params["max_expert_rounds"],
-            seed=stream.cover_seed, grid_targets=targets if len(targets) > 1 else (),
-            public=not stream.bounds_inferred)
+            seed=stream.cover_seed, grid_targets=targets if len(targets) > 1 else ())
         play = stream.strategy.build(request)
         if play.capped_by and play.gamma >= _USELESS_RADIUS:
             raise ValueError(_cap_message(play, params, length, self.n_features_in_,
@@ -629,14 +629,14 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
             f"eta={play.learning_rate:.4g}")
 
     def _play(self, X, y, params):
-        n = X.shape[0]
-        if n <= _PROGRESS_ROWS and not params["verbose"]:
-            return self._play_rows(X, y, params, None)
+        n, step = X.shape[0], max(1, _PROGRESS_ELEMENTS // max(X.shape[1], 1))
+        if n <= step and not params["verbose"]:
+            return self._play_rows(X, y, params, None, step)
         with Progress(type(self).__name__, params["verbose"], total=n,
-                      min_total=_PROGRESS_ROWS) as progress:
-            self._play_rows(X, y, params, progress)
+                      min_total=step) as progress:
+            self._play_rows(X, y, params, progress, step)
 
-    def _play_rows(self, X, y, params, progress):
+    def _play_rows(self, X, y, params, progress, step):
         horizon = params["horizon"]
         n, done = X.shape[0], 0
         while done < n:
@@ -646,7 +646,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 epoch = self._stream.current
             take = n - done if horizon is not None else min(n - done,
                                                             epoch.length - epoch.n_rounds)
-            take = min(take, _PROGRESS_ROWS)
+            take = min(take, step)
             if horizon is not None and self.n_rounds_ + take > horizon \
                     and not self._stream.horizon_warned:
                 warnings.warn(
@@ -686,13 +686,12 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         structure (then only the regret against the best cover element is
         bounded).
         """
-        cover = play.cover
         given = isinstance(self._stream.strategy, GivenCover)
         axis = isinstance(self._stream.strategy, AxisCovers)
         n_live = max(int(np.count_nonzero(self.bounds_[1] > self.bounds_[0])), 1)
         terms = []
         for log_inv_prior, width, _ in play.components:
-            if given or width is None or not getattr(cover, "is_bracketing", False):
+            if given or width is None:  # (None: the cover has no certified brackets)
                 lemma = None  # a given finite set: no class around it to compare with
             elif width <= 0:
                 lemma = (0.0, 0.0)
@@ -702,7 +701,7 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                 lemma = (float(np.log(int(np.ceil(1.0 / width - 1e-9)) * n_live)), width)
             else:
                 # App. C.3 eq. (6): N_[](G, eps/2) <= N_[](H, eps/4)^4 with eps = 4 w
-                lemma = (4.0 * float(np.log(max(cover.n_concepts, 2))), 4.0 * width)
+                lemma = (4.0 * float(np.log(max(play.n_experts, 2))), 4.0 * width)
             terms.append((log_inv_prior, lemma))
         return tuple(terms)
 
@@ -763,7 +762,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         return self._stream
 
     def _guarantee(self):
-        cover = self._stream.current.play.cover
+        # a grid cover's radius is proven (read without building its stumps)
+        certified_radius = True if isinstance(self._stream.strategy, AxisCovers) else \
+            getattr(self._stream.current.play.cover, "gamma_certified", None)
         played = [e for e in self._stream.epochs if e.n_rounds] or self._stream.epochs[-1:]
         # each epoch's bound assumes the smoothness it was set up for (set_params may
         # change sigma between calls): all hold against the largest of them
@@ -793,12 +794,12 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         if not self._stream.bounds_inferred:
             certified.insert(0, "the cover depends on public inputs only (bounds, sigma, T, "
                                 "seed)")
-        if getattr(cover, "gamma_certified", False):
+        if certified_radius:
             certified.append(f"cover radius gamma={self.gamma_:.4g} is a proven bound")
         not_certified = [
             f"the rounds are drawn from sigma-smooth distributions (sigma={sigma:g}) "
             "w.r.t. the uniform measure on bounds_ (adaptive choice allowed)"]
-        if not getattr(cover, "gamma_certified", True):
+        if certified_radius is False:
             not_certified.append("the cover radius is a Monte Carlo estimate")
         if self.n_clipped_:
             not_certified.append(f"{self.n_clipped_} rows fell outside bounds_ and were clipped")

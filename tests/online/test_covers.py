@@ -1,11 +1,14 @@
 """Tests of sksmooth.online._covers."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
 from sksmooth.online import SmoothHedgeClassifier
 from sksmooth.online._covers import AxisCovers
+from sksmooth.online._hedge import AxisHedge, LabelPairs
 
 
 @pytest.mark.parametrize("max_experts", [4000, 10**4, 2**21])
@@ -29,25 +32,35 @@ def test_digits_cover_at_the_default_cap_is_within_it():
     assert all(e["n_experts"] <= 2**16 for e in model.epochs_)
 
 
-def test_a_cover_of_public_inputs_is_built_once_and_its_engine_copied():
-    # the cover of ~2M stumps took most of a 10^5-row fit; fits of clones reuse the
-    # last one built from public inputs, never one whose bounds were read from the rows
-    rng = np.random.default_rng(0)
-    X, y = rng.random((300, 3)), rng.integers(0, 2, 300)
-    first = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X, y)
-    again = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=400).fit(X[::-1], y[::-1])
-    assert again.cover_ is first.cover_
-    with pytest.raises(ValueError, match="read-only"):  # an edit would reach every clone
-        first.cover_.threshold[0] = 5.0
-    engines = [m._stream.current.play.engine for m in (first, again)]
-    assert engines[0] is not engines[1]
-    np.testing.assert_allclose(again.weights_, first.weights_, rtol=1e-9, atol=1e-15)
-    before = first.weights_.copy()
-    again.partial_fit(X[:50], 1 - y[:50])  # the shared arrays are never written
-    np.testing.assert_array_equal(first.weights_, before)
-    assert not np.allclose(again.weights_, before)
-    other = SmoothHedgeClassifier(bounds=(0.0, 2.0)).fit(X, y)
-    assert other.cover_ is not first.cover_
-    with pytest.warns(UserWarning, match="first batch"):
-        read = [SmoothHedgeClassifier(bounds="data").fit(X, y) for _ in range(2)]
-    assert read[0].cover_ is not read[1].cover_
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sigma", ["auto", 0.5])
+def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_classes, sigma):
+    # the engine is built from the grids' thresholds, the cover only when cover_ is
+    # read: both must be the same Hedge (rows on the grid points: ties at thresholds)
+    rng = np.random.default_rng(n_classes)
+    X, y = rng.integers(0, 9, (60, 3)) / 8.0, rng.integers(0, n_classes, 60)
+    X[:, 2] = 0.5  # a feature with one value
+    model = SmoothHedgeClassifier(hypotheses="stumps", bounds=([0.0, 0.0, 0.5], [1.0, 1.0, 2.0]),
+                                  sigma=sigma, horizon=100).fit(X[:10], y[:10])
+    play = model._stream.current.play
+    assert isinstance(play.source, partial)  # fit did not build the stumps
+    cover, engine = model.cover_, play.engine
+    assert cover.n_concepts == engine.n_experts == model.n_experts_
+    sizes = np.rint(np.exp([c[0] for c in play.components]) / len(play.components))
+    prior = np.repeat(1.0 / sizes, sizes.astype(int))
+    if n_classes == 2:
+        pairs, pair = LabelPairs.binary(), np.where(cover.sign > 0, 0, 1)
+    else:
+        pairs, index = LabelPairs.all_pairs(n_classes), np.zeros((n_classes, n_classes), int)
+        index[pairs.left, pairs.right] = np.arange(len(pairs.left))
+        pair = index[cover.left, cover.right]
+    reference = AxisHedge.from_experts(cover.feature, cover.threshold, pair, pairs, n_classes,
+                                       engine.learning_rate, prior=prior)
+    reference.add_losses(X[:10], y[:10])
+    for a, b in ((10, 20), (20, 21), (21, 60)):
+        ours = engine.update(X[a:b], y[a:b])
+        theirs = reference.update(X[a:b], y[a:b])
+        for mine, other in zip(ours, theirs):
+            np.testing.assert_allclose(mine, other, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(engine.log_weights(), reference.log_weights(), rtol=1e-12)
+    np.testing.assert_array_equal(engine.expert_losses(), reference.expert_losses())

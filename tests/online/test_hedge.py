@@ -101,7 +101,7 @@ def test_axis_engine_equals_textbook_hedge(n_classes, max_factor, drop, skip_fea
     X = rng.random((400, d))
     X[::7, 2] = threshold[5]  # ties with grid values
     y = rng.integers(0, n_classes, 400)
-    engine = AxisHedge(feature, threshold, pair, d, pairs, n_classes, 0.2)
+    engine = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, 0.2)
     out = [engine.update(X[a:b], y[a:b]) for a, b in [(0, 1), (1, 250), (250, 251), (251, 400)]]
     proba_ref, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes, X, y, 0.2)
     np.testing.assert_allclose(np.vstack([p for p, _ in out]), proba_ref, atol=1e-10)
@@ -142,7 +142,7 @@ def test_axis_engine_added_losses_reach_the_textbook_state(n_classes):
     of the rows, the losses and weights are textbook Hedge's and update's."""
     feature, threshold, pair, pairs, X, y, engine = _random_axis_problem(n_classes, 0.3)
     X[::5, 1] = threshold[7]  # ties with grid values
-    played = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, 0.3)
+    played = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, 0.3)
     for a, b in [(0, 1), (1, 40), (40, 41), (41, 300)]:
         engine.add_losses(X[a:b], y[a:b])
         played.update(X[a:b], y[a:b])
@@ -178,7 +178,7 @@ def test_axis_positions_of_many_rows_are_searchsorted_counts(position_elements, 
                            [0.5 + 1e-12, 0.5 + 2e-12]])           # uneven: clustered values
     feature = np.concatenate([np.repeat([0, 2], len(grid)), [1]])  # feature 1: one threshold
     threshold = np.concatenate([np.tile(grid, 2), [0.5]])
-    engine = AxisHedge(feature, threshold, np.zeros(len(feature), int), 3, pairs, 2, 0.1)
+    engine = AxisHedge.from_experts(feature, threshold, np.zeros(len(feature), int), pairs, 2, 0.1)
     picks = rng.choice(grid, 300)
     X = np.column_stack([np.concatenate([rng.random(300), picks, np.nextafter(picks, 0),
                                          [-1.0, 0.0, 0.1, 0.5, 0.9, 2.0]])] * 3)
@@ -198,7 +198,7 @@ def _random_axis_problem(n_classes, eta):
     feature, threshold, pair = make_axis_experts(3, 30, pairs, rng, drop=0.2)
     X = rng.random((300, 3))
     y = rng.integers(0, n_classes, 300)
-    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    engine = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, eta)
     return feature, threshold, pair, pairs, X, y, engine
 
 
@@ -227,7 +227,7 @@ def test_axis_engine_binary_equals_dense_engine():
         return np.where(Xb[:, feature] >= threshold, sign, -sign) > 0
 
     dense = DenseHedge(len(feature), 0.2)
-    axis = AxisHedge(feature, threshold, pair, 3, pairs, 2, 0.2)
+    axis = AxisHedge.from_experts(feature, threshold, pair, pairs, 2, 0.2)
     for a, b in [(0, 1), (1, 50), (50, 300)]:
         p1, l1 = dense.update(positive(X[a:b]), y[a:b])
         p2, l2 = axis.update(X[a:b], y[a:b].astype(int))
@@ -246,7 +246,7 @@ def _grid_engine(n_features, n_cells, eta=0.01):
     feature = np.repeat(np.arange(n_features), 2 * len(inner))
     threshold = np.tile(np.concatenate([inner, inner]), n_features)
     pair = np.tile(np.repeat([0, 1], len(inner)), n_features)
-    return AxisHedge(feature, threshold, pair, n_features, LabelPairs.binary(), 2, eta)
+    return AxisHedge.from_experts(feature, threshold, pair, LabelPairs.binary(), 2, eta)
 
 
 def test_axis_engine_operation_count_is_linear_in_rounds():
@@ -349,7 +349,7 @@ def test_axis_engine_pending_layer_equals_textbook_hedge(n_classes, pending_edge
     X[::4] = rng.random((len(X[::4]), 3))
     X[5:25] = X[5]                                          # a run of one repeated row
     y = rng.integers(0, n_classes, n)
-    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    engine = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, eta)
     cuts = np.concatenate([[0], np.cumsum(rng.integers(1, 13, n)), [n]])
     cuts = np.unique(np.minimum(cuts, n))
     proba, folded, pending = [], 0, 0
@@ -397,7 +397,7 @@ def test_axis_engine_predict_then_update_on_one_batch_equals_textbook_hedge(n_cl
     X[::3] = rng.random((len(X[::3]), 3))
     X[40:52] = X[40]
     y = rng.integers(0, n_classes, n)
-    engine = AxisHedge(feature, threshold, pair, 3, pairs, n_classes, eta)
+    engine = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, eta)
     cuts = np.unique(np.minimum(np.concatenate([[0], np.cumsum(rng.integers(1, 9, n)),
                                                 [n]]), n))
     played, proba = [np.empty((0, 3))], []
