@@ -560,9 +560,10 @@ def check_same_classes(classes, classes_):
         )
 
 
-def check_public_classes(value, name="classes"):
-    """The public label set: a 1-D list of at least two distinct labels (numbers or
-    strings, no NaN), returned sorted."""
+def check_public_classes(value, name="classes", *, at_least=2, any_type=False):
+    """The public label set: a 1-D list of at least ``at_least`` distinct labels, no
+    missing value, returned sorted. Finite numbers or strings, unless ``any_type``
+    (a release's labels are one more categorical column: any values that sort)."""
     try:  # a ragged list ([0, [1]]): numpy's message names no parameter
         ndim = np.ndim(value)
         labels = np.asarray(value)
@@ -570,17 +571,22 @@ def check_public_classes(value, name="classes"):
         ndim = None
     if isinstance(value, (str, bytes, dict, set)) or ndim != 1:
         raise TypeError(f"{name} must be a 1-D list of labels, e.g. {name}=[0, 1].")
-    if labels.dtype == object or labels.dtype.kind not in "biufUS":
+    check_no_missing_label(value, name)  # before numpy turns ['a', nan] into ['a', 'nan']
+    if not any_type and (labels.dtype == object or labels.dtype.kind not in "biufUS"):
         raise TypeError(f"{name} must hold numbers or strings, e.g. {name}=[0, 1].")
-    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        check_no_missing_label(labels, name)
+    if not any_type and labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
         raise ValueError(f"{name} must not contain inf.")
-    unique = np.unique(labels)
+    try:
+        unique = np.unique(labels)
+    except TypeError:  # labels that do not compare
+        raise ValueError(f"{name} must be a 1-D list of distinct labels (numbers or "
+                         f"strings), e.g. {name}=[0, 1].") from None
     if len(unique) != len(labels):
-        raise ValueError(_DUPLICATE_LABELS.format(name=name))
+        raise ValueError(f"{name} contains duplicate labels; list each public label once.")
     check_no_numeric_twins(unique, name)
-    if len(unique) < 2:
-        raise ValueError(f"{name} must list at least two labels, e.g. {name}=[0, 1].")
+    if len(unique) < at_least:
+        raise ValueError(f"{name} must list at least {('one label', 'two labels')[at_least - 1]}"
+                         f", e.g. {name}=[0, 1].")
     return unique
 
 
@@ -703,11 +709,11 @@ def resolve_public_classes(y, classes):
         True when the labels were read from ``y``.
     """
     if refuse_unset(classes, "classes"):
-        return _fit_any_classes(y), True
-    return _fit_any_classes(y, classes=classes), False
-
-
-_DUPLICATE_LABELS = "{name} contains duplicate labels; list each public label once."
+        labels = distinct_labels(y)
+        if len(labels) == 0:
+            raise ValueError("classes must list at least one label.")
+        return labels, True
+    return check_public_classes(classes, at_least=1, any_type=True), False
 
 
 def check_no_missing_label(classes, name="classes"):
@@ -716,24 +722,6 @@ def check_no_missing_label(classes, name="classes"):
         raise ValueError(f"{name} must not contain a missing value (None or NaN): a label "
                          f"is a value y takes; a missing label is mapped like any value "
                          f"outside {name}.")
-
-
-def _fit_any_classes(y, classes=None):
-    """Sorted distinct labels from ``classes`` (or ``y``); error on duplicates."""
-    if classes is not None:
-        check_no_missing_label(classes)
-        try:
-            labels = np.unique(np.asarray(classes))
-        except (TypeError, ValueError):  # a ragged list, labels that do not compare
-            raise ValueError("classes must be a 1-D list of distinct labels (numbers or "
-                             "strings), e.g. classes=[0, 1].") from None
-    else:
-        labels = distinct_labels(y)
-    if classes is not None and len(labels) != len(np.asarray(classes)):
-        raise ValueError(_DUPLICATE_LABELS.format(name="classes"))
-    if len(labels) == 0:
-        raise ValueError("classes must list at least one label.")
-    return labels
 
 
 def call_user_function(function, name, *args, private=False):

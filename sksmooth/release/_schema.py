@@ -15,8 +15,8 @@ import numpy as np
 
 from .._constraints import READ_FROM_DATA, Check, Integer, NoneValue
 from .._untrusted import read_table
-from .._validation import (bounds_by_column, check_bounds, column_index, column_positions,
-                           no_range_error, reads_data)
+from .._validation import (bounds_by_column, check_bounds, check_public_classes, column_index,
+                           column_positions, no_range_error, reads_data)
 from ._columns import (
     BinnedColumn,
     LevelColumn,
@@ -72,10 +72,8 @@ LEVELS = (NoneValue(), Integer(1, high=10**6, cap_reason="levels per column"),
 
 
 def _check_classes(value, name="classes"):
-    if isinstance(value, (str, bytes, dict, set)) or np.ndim(value) != 1 or len(value) == 0:
-        raise TypeError(f"{name} must be None or a non-empty 1-D list of the public labels, "
-                        "e.g. classes=[0, 1].")
-    return value
+    check_public_classes(value, name, at_least=1, any_type=True)
+    return value  # sorted when resolved (resolve_labels)
 
 
 # ``classes`` of every release estimator: the levels of y, one more column
