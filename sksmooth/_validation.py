@@ -547,11 +547,11 @@ def check_binary_target(y):
 
 
 def check_same_classes(classes, classes_):
-    """Error unless a later ``partial_fit`` call's ``classes`` (if given) equals
-    ``classes_`` (in any order)."""
+    """Error unless a later ``partial_fit`` call's ``classes`` (if given) is a label set
+    (:func:`check_public_classes`) equal to ``classes_`` (in any order)."""
     if classes is None:
         return
-    given = np.unique(np.asarray(classes))
+    given = check_public_classes(classes)
     if not np.array_equal(given, classes_):
         raise ValueError(
             f"classes={given.tolist()} differs from classes_={classes_.tolist()} "

@@ -60,8 +60,8 @@ from .._untrusted import (encode_private_labels, input_columns, read_numbers,
                           sanitize_rows)
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
-                           check_public_classes, declared_classes, refuse_unset,
-                           user_stacklevel)
+                           check_public_classes, check_same_classes, declared_classes,
+                           refuse_unset, user_stacklevel)
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
@@ -580,13 +580,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _public_labels(self, y, classes, params, first):
         """``(classes_, inferred)``: public labels, or read from ``y`` (flagged)."""
         if not first:
-            if classes is not None and not np.array_equal(
-                check_public_classes(classes), self.classes_
-            ):
-                raise ValueError(
-                    "classes differs from classes_ set by the first call; pass the same "
-                    "labels, or call fit to start over."
-                )
+            check_same_classes(classes, self.classes_)
             return self.classes_, self._classes_inferred
         given = declared_classes(classes, params["classes"])
         if not refuse_unset(given, "classes"):

@@ -638,6 +638,17 @@ def test_a_structural_parameter_changed_mid_stream_is_refused():
     assert clf.partial_fit(X[150:], y[150:]).n_releases_ == 3
 
 
+def test_a_later_call_s_classes_must_be_the_first_call_s_label_set():
+    X, y = _threshold_data(200)
+    clf = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).partial_fit(X[:100], y[:100])
+    clf.partial_fit(X[100:150], y[100:150], classes=[1, 0])  # any order
+    with pytest.raises(ValueError, match=r"classes=\[0, 2\] differs from classes_=\[0, 1\]"):
+        clf.partial_fit(X[150:], y[150:], classes=[0, 2])
+    with pytest.raises(ValueError, match="duplicate"):
+        clf.partial_fit(X[150:], y[150:], classes=[0, 1, 1])
+    assert clf.n_releases_ == 2
+
+
 def test_a_capped_cover_warns_with_the_estimators_parameters():
     # boxes on 30 features: a cover of 2 hypotheses, radius 1, majority-rate accuracy,
     # no warning and a CERTIFIED guarantee (found by a new-user review); the cover
