@@ -38,7 +38,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import atomic_update, forget_fit, parameter_fingerprint
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
+                       refuse_changed_parameters)
 from .._constraints import (
     EPSILON,
     RANDOM_STATE,
@@ -762,17 +763,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             return cache.params
         params = validate_params(self)
         self._refuse_privacy_params(params)
-        structure = {name: parameter_fingerprint(params[name]) for name in _RUN_PARAMETERS}
         if first:
-            self._run_structure = structure
+            self._run_structure = parameter_fingerprints(params, _RUN_PARAMETERS)
         else:
-            for name in _RUN_PARAMETERS:
-                if structure[name] != getattr(self, "_run_structure", structure)[name]:
-                    raise ValueError(
-                        f"{name} was changed since the first partial_fit call; the run "
-                        "(its oracle, domain, separating points and noise rule) was set "
-                        "up with the old value. Set it back, or start a new run on "
-                        "sklearn.base.clone(estimator).")
+            refuse_changed_parameters(
+                getattr(self, "_run_structure", {}), params, "the run (its oracle, domain, "
+                "separating points and noise rule) was set up with",
+                "start a new run on sklearn.base.clone(estimator)")
         self._params_cache = _ParamsCache(current, dict(params))
         return params
 

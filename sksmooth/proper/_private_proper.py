@@ -38,7 +38,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import atomic_update, forget_fit, parameter_fingerprint
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
+                       refuse_changed_parameters)
 from .._constraints import (
     BOUNDS,
     READ_FROM_DATA,
@@ -605,13 +606,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 f"method={params['method']!r} differs from method={strategy.name!r} of the "
                 "first partial_fit call; call fit to start over."
             )
-        current = self.get_params(deep=False)
-        for name, fingerprint in self._structure.items():
-            if parameter_fingerprint(current[name]) != fingerprint:
-                raise ValueError(
-                    f"{name} was changed since the first partial_fit call; the running "
-                    "counts were made with the old value. Set it back, or call fit to "
-                    "start over with the new one.")
+        refuse_changed_parameters(self._structure, self.get_params(deep=False),
+                                  "the running counts were made with",
+                                  "call fit to start over with the new one")
         return strategy
 
     def _release(self, strategy, statistics, params, randomness, classes_, inferred, first):
@@ -625,9 +622,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                          or facts[2] or epsilon_substitution != spent.epsilon)
         if first:  # what fixes the cover and the counts; a release's own budget may change.
             # By content: a restored or copied state compares equal; before the charge
-            structure = {name: parameter_fingerprint(value) for name, value
-                         in self.get_params(deep=False).items()
-                         if name not in _PER_RELEASE_PARAMETERS}
+            current = self.get_params(deep=False)
+            structure = parameter_fingerprints(
+                current, [name for name in current if name not in _PER_RELEASE_PARAMETERS])
         charge_release(self.accountant, type(self).__name__, epsilon_substitution, spent.delta,
                        certified=certified, not_private=read_from_data_reason(
                            bounds=strategy.bounds_inferred, classes=inferred))
