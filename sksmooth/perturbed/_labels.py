@@ -35,8 +35,8 @@ from .._validation import (BinaryLabels, check_binary_target, check_public_class
 from ._protocol import predict_validated
 from ._setup import hallucinate
 
-__all__ = ["BinaryCodec", "MulticlassCodec", "OneVsRestHypotheses", "label_codec",
-           "online_codec"]
+__all__ = ["BinaryCodec", "MulticlassCodec", "OneVsRestHypotheses", "check_class_count",
+           "label_codec", "online_codec"]
 
 
 class OneVsRestHypotheses:
@@ -192,16 +192,24 @@ _ONE_LABEL = ("y contains only one class; this classifier needs two or more. Pas
               "the classes parameter).")
 
 
-def online_codec(y, classes, max_classes):
+MAX_CLASSES = 1000
+
+
+def check_class_count(labels, name="classes"):
+    """Refuse more than :data:`MAX_CLASSES` labels."""
+    if len(labels) > MAX_CLASSES:
+        raise ValueError(f"{name} lists {len(labels)} labels; the cap is {MAX_CLASSES} "
+                         "(the multiclass oracle's memory grows like k^2).")
+
+
+def online_codec(y, classes):
     """The codec of an online run (not private: the label set may come from
     ``y``; labels outside the set are refused)."""
     check_classification_targets(y)
     labels = np.unique(y) if reads_data(classes) else check_public_classes(classes)
     if len(labels) < 2:
         raise ValueError(_ONE_LABEL)
-    if len(labels) > max_classes:
-        raise ValueError(f"classes lists {len(labels)} labels; the cap is {max_classes} "
-                         "(the multiclass oracle's memory grows like k^2).")
+    check_class_count(labels)
     codec = (BinaryCodec if len(labels) == 2 else MulticlassCodec)(labels)
     codec.encode_known(y)  # unknown labels: refuse before any draw
     return codec

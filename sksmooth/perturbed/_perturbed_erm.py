@@ -81,7 +81,7 @@ from ..classes import user_code_notes
 from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
-from ._labels import label_codec, online_codec
+from ._labels import check_class_count, label_codec, online_codec
 from ._protocol import is_erm_oracle, predict_validated
 from ._setup import (
     calibrate,
@@ -105,14 +105,10 @@ _SOURCE_FTPL = f"{_PAPER}, Alg. 1, Thm 1 (proof in App. C)"
 # Largest number of separating points: every round refits on n + m rows and
 # the separation needs the whole class evaluated on the m points.
 _MAX_HALLUCINATED = 200_000
-_MAX_CLASSES = 1000
 
 
 def _check_classes(value, name="classes"):
-    labels = check_public_classes(value, name)
-    if len(labels) > _MAX_CLASSES:
-        raise ValueError(f"{name} lists {len(labels)} labels; the cap is {_MAX_CLASSES} "
-                         "(the multiclass oracle's memory grows like k^2).")
+    check_class_count(check_public_classes(value, name), name)
     return value
 
 
@@ -798,7 +794,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
 
     def _start_run(self, params, X, y, classes):
         given = declared_classes(classes, params["classes"])
-        codec = online_codec(y, given, _MAX_CLASSES)  # unknown labels: refused before any draw
+        codec = online_codec(y, given)  # unknown labels: refused before any draw
         n_features = X.shape[1]
         oracle = make_oracle(params["estimator"], "online", codec.n_classes, n_features)
         box, _ = resolve_box(params["bounds"], oracle, X, n_features, quiet=True,

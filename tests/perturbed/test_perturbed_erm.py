@@ -811,3 +811,12 @@ def test_a_non_private_oracles_error_is_recorded_not_private():
         with pytest.raises(RuntimeError, match="0.987654"):
             clf.fit(X, np.arange(30) % 2)
     assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
+
+
+def test_more_labels_than_the_multiclass_cap_are_refused_in_fit_and_partial_fit():
+    X, y = [[0.1], [0.9]], [0, 1]
+    many = list(range(1001))
+    with pytest.raises(ValueError, match="classes lists 1001 labels; the cap is 1000"):
+        PerturbedERMClassifier(bounds=(0, 1), classes=many).fit(X, y)
+    with pytest.raises(ValueError, match="classes lists 1001 labels; the cap is 1000"):
+        PerturbedERMClassifier(bounds=(0, 1)).partial_fit(X, y, classes=many)
