@@ -10,7 +10,8 @@ mean absolute error of all 2-way marginals of ``n`` emitted rows.
 
 Each run also records ``phases_cpu_s``: the CPU seconds of the fit's
 phases (estimation, candidate scores, size-cap checks, exact sampler),
-timed by wrapping the functions that run them.
+timed by wrapping the functions that run them, and the CPU seconds and
+iterations of the final estimation (the last refit).
 
 ``--peer`` runs the reference MST beside it on the same rows: smartnoise-synth's
 MST with the reference's record-count estimation (``_snsynth_peer.py``, in
@@ -74,9 +75,13 @@ def phase_timer():
         def wrapper(*args, **kwargs):
             start = time.process_time()
             try:
-                return function(*args, **kwargs)
+                out = function(*args, **kwargs)
             finally:
                 phases[phase] += time.process_time() - start
+            if phase == "estimation":  # the last refit is the final estimation
+                phases["final_estimation"] = time.process_time() - start
+                phases["final_estimation_iterations"] = out.n_iter
+            return out
         return wrapper
 
     for (owner, name, phase), function in zip(targets, originals):
