@@ -67,7 +67,6 @@ def candidate_tables(workload, n_attrs):
     return tables, weights
 
 
-
 def _errors(fitter, tables):
     """Integer L1 error of the model on every candidate table."""
     model, data, total = fitter.model, fitter.data, fitter.total
@@ -240,7 +239,6 @@ def adaptive_rounds(fitter, tables, weights, sigma, epsilon, *, max_model_size,
                 and not final:
             sigma, epsilon = sigma / 2.0, epsilon * 2.0  # AIM's annealing
         report_budget(progress, budget, budget.rho)
-
 
 
 def round_signal_to_noise(total, shape, workload, rho, neighbouring=ADD_REMOVE,

@@ -76,7 +76,6 @@ class SelectionResult:
         return float(math.fsum(r.rho for r in self.records))
 
 
-
 class _Budget:
     """Spends rho and keeps the record of every spend (``prior``: spends made
     before, such as a noisy record count)."""
@@ -243,7 +242,6 @@ def exact_scores(errors, weights, penalties):
     a = np.rint(w / w.max() * WEIGHT_SCALE).astype(np.int64)
     b = np.rint(a * SCORE_SCALE * np.asarray(penalties, dtype=float)).astype(np.int64)
     return a * np.asarray(errors, dtype=np.int64) - b
-
 
 
 def report_budget(progress, budget, rho):

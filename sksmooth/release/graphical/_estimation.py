@@ -150,11 +150,8 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
         loss fluctuates by about ``sqrt(cells / 2)`` between noise draws, so
         smaller improvements are statistically irrelevant.
     rtol : float
-        Also stop when the last ``window`` iterations decreased the loss by
-        less than ``rtol`` times its decrease since the start (diminishing
-        returns, whatever the scale: at 10^6 records the loss stays far
-        above the noise level, and the last of 500 iterations moved the
-        2-way errors by a few parts in a thousand).
+        Or by less than ``rtol`` times its decrease since the start (at 10^6
+        records the loss stays far above that level while the errors settle).
 
     Returns
     -------

@@ -143,10 +143,6 @@ def min_fill_cliques(adjacency, shape):
     return cliques
 
 
-def _levels(shape):
-    return np.asarray(shape, dtype=float)
-
-
 def _min_fill(graphs, levels):
     """:func:`min_fill_cliques` of ``k`` graphs at once, vectorised over the graphs
     (boolean adjacency matrices ``(k, d, d)``, symmetric, no loops; ``d^3``
@@ -300,7 +296,7 @@ def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
     for g, attrs in enumerate(extra_sets):
         graphs[g][np.ix_(attrs, attrs)] = True
     graphs &= ~np.eye(d, dtype=bool)
-    levels = _levels(shape)
+    levels = np.asarray(shape, dtype=float)
     cliques = _min_fill(graphs, levels)
     cells = cliques.astype(np.float32)
     shared = np.matmul(cells, cells.transpose(0, 2, 1))  # [g, i, j] = |c_i & c_j|
