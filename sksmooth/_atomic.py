@@ -10,8 +10,8 @@ import functools
 
 from ._constraints import parameter_names
 
-__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "parameter_fingerprints",
-           "refuse_changed_parameters", "share_in_copies"]
+__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "refuse_changed_parameters",
+           "share_in_copies"]
 
 
 def _state(estimator):
@@ -132,15 +132,9 @@ def parameter_fingerprint(value):
         return ("object", id(value))
 
 
-def parameter_fingerprints(values, names):
-    """``{name: fingerprint}`` of the parameters ``names`` a run fixes at its first call."""
-    return {name: parameter_fingerprint(values[name]) for name in names}
-
-
 def refuse_changed_parameters(fingerprints, values, made_with, fix):
-    """Refuse a parameter of ``fingerprints`` (taken at the first ``partial_fit`` call)
-    whose value in ``values`` changed since: ``made_with`` says what the old value
-    made, ``fix`` how to use the new one."""
+    """Refuse a parameter whose value in ``values`` no longer has its ``fingerprints``
+    (``{name: parameter_fingerprint}`` taken at the first ``partial_fit`` call)."""
     for name, fingerprint in fingerprints.items():
         if parameter_fingerprint(values[name]) != fingerprint:
             raise ValueError(f"{name} was changed since the first partial_fit call; "

@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprint,
                        refuse_changed_parameters)
 from .._constraints import (
     EPSILON,
@@ -760,7 +760,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         params = validate_params(self)
         self._refuse_privacy_params(params)
         if first:
-            self._run_structure = parameter_fingerprints(params, _RUN_PARAMETERS)
+            self._run_structure = {name: parameter_fingerprint(params[name])
+                                   for name in _RUN_PARAMETERS}
         else:
             refuse_changed_parameters(
                 getattr(self, "_run_structure", {}), params, "the run (its oracle, domain, "

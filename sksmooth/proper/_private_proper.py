@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprint,
                        refuse_changed_parameters)
 from .._constraints import (
     BOUNDS,
@@ -622,9 +622,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                          or facts[2] or epsilon_substitution != spent.epsilon)
         if first:  # what fixes the cover and the counts; a release's own budget may change.
             # By content: a restored or copied state compares equal; before the charge
-            current = self.get_params(deep=False)
-            structure = parameter_fingerprints(
-                current, [name for name in current if name not in _PER_RELEASE_PARAMETERS])
+            structure = {name: parameter_fingerprint(value) for name, value
+                         in self.get_params(deep=False).items()
+                         if name not in _PER_RELEASE_PARAMETERS}
         charge_release(self.accountant, type(self).__name__, epsilon_substitution, spent.delta,
                        certified=certified, not_private=read_from_data_reason(
                            bounds=strategy.bounds_inferred, classes=inferred))
