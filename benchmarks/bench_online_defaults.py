@@ -44,7 +44,8 @@ Sections, all written to benchmarks/results/online_defaults.json:
   ``partial_fit`` call of ``SmoothHedgeClassifier`` (stumps, 10 features) and
   ``SGDClassifier`` at batch 1, 10 and 1000, in the same process, as ratios.
 * ``fit``: ``SmoothHedgeClassifier(hypotheses='stumps').fit`` against
-  ``SGDClassifier().fit`` on the same 10^5 and 10^6 rows (10 features), as ratios.
+  ``SGDClassifier().fit`` on the same 10^5 and 10^6 rows (10 features), as ratios;
+  ``fresh_process``: the first fit of each of 3 fresh processes.
 """
 
 import argparse
@@ -324,7 +325,9 @@ def _ratios(row, reference="SGDClassifier"):
             continue
         base = row[reference][key]
         for label in row:
-            row[label][key.replace("seconds", "ratio_to_sgd")] = round(row[label][key] / base, 3)
+            if isinstance(row[label], dict) and key in row[label]:
+                row[label][key.replace("seconds", "ratio_to_sgd")] = round(
+                    row[label][key] / base, 3)
 
 
 def run_per_call(quick, only=None):
@@ -361,11 +364,48 @@ def run_per_call(quick, only=None):
     return out
 
 
+_FRESH_FIT = """
+import json, sys, time, warnings
+import numpy as np
+from sklearn.linear_model import SGDClassifier
+from sksmooth.online import SmoothHedgeClassifier
+n = int(sys.argv[1])
+rng = np.random.default_rng(0)
+X = rng.random((n, 10))
+y = (X[:, 0] + 0.3 * X[:, 1] > 0.6).astype(int)
+warnings.simplefilter("ignore")
+out = {}
+for label, model in (("SmoothHedgeClassifier(stumps)",
+                      SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0))),
+                     ("SGDClassifier", SGDClassifier(random_state=0))):
+    wall, cpu = time.perf_counter(), time.process_time()
+    model.fit(X, y)
+    out[label] = (time.perf_counter() - wall, time.process_time() - cpu)
+print(json.dumps(out))
+"""
+
+
+def _fresh_fits(n, runs=3):
+    """The first ``fit`` of a fresh process (imports done, nothing built before), then
+    SGDClassifier's in the same process: ``runs`` processes, the minimum of each."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    results = [json.loads(subprocess.run([sys.executable, "-c", _FRESH_FIT, str(n)], env=env,
+                                         capture_output=True, text=True, check=True).stdout)
+               for _ in range(runs)]
+    row = {label: {"seconds": min(r[label][0] for r in results),
+                   "cpu_seconds": min(r[label][1] for r in results), "processes": runs}
+           for label in results[0]}
+    row["per_process_cpu_ratio"] = [round(r["SmoothHedgeClassifier(stumps)"][1]
+                                          / r["SGDClassifier"][1], 3) for r in results]
+    return row
+
+
 def run_fit(quick, only=None):
     """``fit`` of SmoothHedgeClassifier (stumps, 10 features, public bounds) against
-    SGDClassifier().fit on the same rows: wall and CPU seconds, the minimum of 3 runs,
-    and the first run's (``first_*``: SmoothHedgeClassifier's builds its cover there;
-    the later fits on the same public inputs reuse it, as fits of clones do).
+    SGDClassifier().fit on the same rows: wall and CPU seconds, the minimum of 3 runs in
+    this process and the first run's (``first_*``), and (``fresh_process``) the first
+    fit of each of 3 fresh processes, SGD's in the same process.
     ``fit`` adds up each hypothesis's mistakes (no progressive statistics; see its
     docstring)."""
     rng = np.random.default_rng(0)
@@ -392,6 +432,8 @@ def run_fit(quick, only=None):
             if hasattr(model, "n_experts_"):
                 row[label].update(n_experts=model.n_experts_)
         _ratios(row)
+        row["fresh_process"] = fresh = _fresh_fits(n)
+        _ratios(fresh)
         out[str(n)] = row
         print("fit n", n, row, flush=True)
     return out

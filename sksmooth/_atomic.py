@@ -8,6 +8,8 @@ the parameters; :func:`parameter_fingerprint` detects ``set_params`` mid-stream.
 import copy
 import functools
 
+import numpy as np
+
 from ._constraints import parameter_names
 
 __all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "refuse_changed_parameters",
@@ -21,13 +23,17 @@ def _state(estimator):
 
 def _snapshot(state):
     """A deep copy of ``state``, except the objects a value declares shared
-    (``snapshot_shared()``: fixed for its lifetime) and everything they hold:
-    every reference to them, wherever it sits in the state, keeps pointing at
-    the original, so the restored state has the same structure (and pickle)
-    as before."""
+    (``snapshot_shared()``: fixed for its lifetime) and everything they hold,
+    and the read-only arrays of its values (alone or in a tuple: no call writes
+    them in place): every reference to them, wherever it sits in the state,
+    keeps pointing at the original, so the restored state has the same
+    structure (and pickle) as before."""
     memo = {}
     for value in state.values():
         share_in_copies(getattr(value, "snapshot_shared", tuple)(), memo)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, np.ndarray) and not item.flags.writeable:
+                memo[id(item)] = item
     return copy.deepcopy(state, memo)
 
 

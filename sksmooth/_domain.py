@@ -19,8 +19,9 @@ def grid_threshold(lower, upper, index, n_cells):
     bit, which could put a point outside the box. Broadcasts over arrays of
     bounds and indices.
     """
-    point = 2.0 * (lower / 2 + index * ((upper / 2 - lower / 2) / n_cells))
-    point = np.minimum(np.maximum(point, lower), upper)
+    point = np.asarray(index * ((upper / 2 - lower / 2) / n_cells))  # then in place
+    point = np.multiply(np.add(point, lower / 2, out=point), 2.0, out=point)
+    point = np.minimum(np.maximum(point, lower, out=point), upper, out=point)
     return np.where(index <= 0, lower, np.where(index >= n_cells, upper, point))
 
 

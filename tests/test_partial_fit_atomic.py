@@ -300,3 +300,19 @@ def test_a_text_column_is_named_with_the_fix_and_changes_nothing(name):
                                              r"numbers .* OneHotEncoder"):
             _silent(clf.partial_fit, text[60:], y[60:], classes=["no", "yes"])
         assert _diff(before, vars(clf)) == []
+
+
+def test_the_rollback_snapshot_shares_read_only_arrays_and_copies_the_rest():
+    # SmoothHedgeClassifier's classes_ and bounds_ were deep-copied on every call
+    from sksmooth._atomic import _snapshot
+
+    frozen, writeable = np.arange(3), np.arange(3)
+    frozen.flags.writeable = False
+    state = {"classes_": frozen, "bounds_": (frozen, writeable), "counts_": writeable}
+    copied = _snapshot(state)
+    assert copied["classes_"] is frozen and copied["bounds_"][0] is frozen
+    assert copied["bounds_"][1] is not writeable and copied["counts_"] is not writeable
+    assert copied["bounds_"][1] is copied["counts_"]  # one copy, as the state has one array
+    model = SmoothHedgeClassifier(bounds=(0.0, 1.0)).partial_fit([[0.5]], [1], classes=[0, 1])
+    with pytest.raises(ValueError):
+        model.classes_[0] = 5  # read-only: what the snapshot shares cannot change

@@ -210,8 +210,7 @@ def _grid_experts(position, n_points, const_pair, n_pairs, mass):
     """``(position, pair, log prior mass)`` of each expert of an :class:`AxisCovers`
     cover: per grid, its constants, then every pair at each of its points."""
     parts = []
-    ends = np.cumsum(n_points + 1)
-    for end, n, m in zip(ends, n_points, mass):
+    for end, n, m in zip(np.cumsum(n_points + 1), n_points, mass):
         at = np.concatenate([np.full(len(const_pair), position[end - n - 1]),
                              np.repeat(position[end - n:end], n_pairs)])
         pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), n)])

@@ -595,14 +595,13 @@ def _buckets(threshold, offsets):
         span = threshold[offsets[1:] - 1] - low
     usable = np.isfinite(span) & (span > 0)
     scale = np.where(usable, 2 * sizes / np.where(usable, span, 1.0), 0.0)
-    rank = np.repeat(np.arange(len(sizes)), sizes)
-    with np.errstate(over="ignore", invalid="ignore"):  # as _positions places x
-        bucket = np.where(scale[rank] > 0, (threshold - low[rank]) * scale[rank], 0.0)
-    np.minimum(np.maximum(bucket, 0, out=bucket), 2 * sizes[rank] - 1, out=bucket)
-    first = np.cumsum(np.bincount(2 * offsets[rank] + bucket.astype(np.intp) + 1,
-                                  minlength=2 * offsets[-1] + 1)[:-1])
-    first -= np.repeat(offsets[:-1], 2 * sizes)  # counted from the feature's start
-    return scale, low, first.astype(np.int32), np.insert(threshold, offsets[1:], np.inf)
+    first = np.zeros(2 * offsets[-1], dtype=np.int32)
+    for f in np.flatnonzero(usable):  # buckets as _positions computes them
+        a, b = offsets[f], offsets[f + 1]
+        bucket = np.minimum((threshold[a:b] - low[f]) * scale[f], 2 * (b - a) - 1)
+        np.cumsum(np.bincount(bucket.astype(np.intp), minlength=2 * (b - a))[:-1],
+                  out=first[2 * a + 1:2 * b])
+    return scale, low, first, np.insert(threshold, offsets[1:], np.inf)
 
 
 def _sorted_unique(values):
@@ -657,10 +656,6 @@ class AxisHedge:
         self.features = position_feature[first]                       # features with experts
         self.offsets = np.append(first, n_positions)
         self.sizes = np.diff(self.offsets)
-        # (feature rank, threshold) as complex numbers sort lexicographically: one
-        # searchsorted places rows on any features, comparing the floats exactly
-        self.position_key = np.repeat(np.arange(len(self.features)), self.sizes) \
-            + 1j * position_threshold
         # prefix sums of the masses: experts of a position range in O(1)
         self.count_cumulative = np.zeros((len(pairs.left), n_positions + 1))
         np.cumsum(count, axis=1, out=self.count_cumulative[:, 1:])
@@ -718,10 +713,10 @@ class AxisHedge:
         if last is not None and last[0].shape == X.shape and (last[0] == X).all():
             return last[1]
         scale, low, first, padded = self._buckets
-        # guess from x's bucket (half a threshold per bucket on average) the count of
-        # thresholds at or below it, step up to it (each feature's thresholds end in
-        # +inf in padded); what two steps did not settle is searched. A binary search
-        # of every row would miss the cache at each probe of a large cover
+        # start from the count of thresholds in x's lower buckets (half a threshold per
+        # bucket on average), step up to those at or below x (each feature's thresholds
+        # end in +inf in padded); what two steps did not settle is searched. A binary
+        # search of every row would miss the cache at each probe of a large cover
         x = X[:, self.features]
         rank = np.arange(len(self.features))
         start = self.offsets[:-1] + rank                                   # in padded
@@ -733,12 +728,12 @@ class AxisHedge:
         at += start
         for _ in range(2):
             at += padded[at] <= x
-        wrong = (padded[at] <= x) | ((at > start) & (padded[at - 1] > x))
+        wrong = padded[at] <= x
         at -= rank                                                         # global
-        if wrong.any():  # (feature rank, threshold) as complex numbers sort lexicographically
-            row, column = np.nonzero(wrong)
-            at[row, column] = np.searchsorted(self.position_key, column + 1j * x[row, column],
-                                              side="right")
+        for f in np.flatnonzero(wrong.any(axis=0)):
+            rows = wrong[:, f]
+            at[rows, f] = self.offsets[f] + np.searchsorted(
+                padded[start[f]:start[f] + self.sizes[f]], x[rows, f], side="right")
         if X.size <= _PLACED_ELEMENTS:
             self._last_placed = (_frozen(X.copy()), _frozen(at))
         return at

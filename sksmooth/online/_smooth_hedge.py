@@ -29,7 +29,7 @@ from ..classes._registry import _NAMES as _CLASS_NAMES
 from ..exceptions import DefaultsWarning, PrivacyWarning
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
                       cover_strategy, supports_multiclass)
-from ._hedge import AxisHedge, _shallow, hedge_regret_bound
+from ._hedge import AxisHedge, _frozen, _shallow, hedge_regret_bound
 
 __all__ = ["SmoothHedgeClassifier", "lemma_3_2_bound"]
 
@@ -562,8 +562,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
                          bounds_inferred=reads_data(params["bounds"]),
                          cover_seed=int(check_generator(params["random_state"])
                                         .integers(2 ** 31 - 1)))
-        self.classes_ = labels
-        self.bounds_ = (lower, upper)
+        self.classes_ = _frozen(np.array(labels))  # read-only copies: snapshots share them
+        self.bounds_ = (_frozen(np.array(lower)), _frozen(np.array(upper)))
         self._stream = stream
         self.n_rounds_ = 0
         # fit plays no round in order (see _play_epoch): no progressive statistics
@@ -762,9 +762,8 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         return self._stream
 
     def _guarantee(self):
-        # a grid cover's radius is proven (read without building its stumps)
         certified_radius = True if isinstance(self._stream.strategy, AxisCovers) else \
-            getattr(self._stream.current.play.cover, "gamma_certified", None)
+            getattr(self._stream.current.play.cover, "gamma_certified", None)  # (grids: proven)
         played = [e for e in self._stream.epochs if e.n_rounds] or self._stream.epochs[-1:]
         # each epoch's bound assumes the smoothness it was set up for (set_params may
         # change sigma between calls): all hold against the largest of them
