@@ -13,7 +13,7 @@ import warnings
 import joblib
 import numpy as np
 import sklearn
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from ._untrusted import check_no_numeric_twins, distinct_labels, finite_rows, is_missing
 from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
@@ -38,6 +38,7 @@ __all__ = [
     "resolve_public_classes",
     "check_binary_target",
     "check_same_classes",
+    "labels_of_y",
     "declared_classes",
     "same_label_set",
     "check_public_classes",
@@ -544,6 +545,18 @@ def check_binary_target(y):
             "Only binary classification is supported. The type of the target "
             f"is {y_type}. Use sklearn.multiclass.OneVsRestClassifier."
         )
+
+
+def labels_of_y(y):
+    """The sorted labels of a classifier's ``y`` (its label set read from the rows:
+    ``classes='data'``); a ``y`` of one label is refused."""
+    check_classification_targets(y)
+    labels = np.unique(y)
+    if len(labels) < 2:
+        raise ValueError("y contains only one class; this classifier needs two or more. Pass "
+                         "the public label set with classes=[...] (on the first partial_fit "
+                         "call, or as the classes parameter).")
+    return labels
 
 
 def check_same_classes(classes, classes_):

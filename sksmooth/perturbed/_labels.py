@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._untrusted import encode_private_labels
 from .._validation import (BinaryLabels, check_binary_target, check_public_classes,
-                           reads_data, refuse_unset)
+                           labels_of_y, reads_data, refuse_unset)
 from ._protocol import predict_validated
 from ._setup import hallucinate
 
@@ -187,11 +187,6 @@ class MulticlassCodec(BinaryCodec):
         return OneVsRestHypotheses(estimators, points)
 
 
-_ONE_LABEL = ("y contains only one class; this classifier needs two or more. Pass the "
-              "public label set with classes=[...] (on the first partial_fit call, or as "
-              "the classes parameter).")
-
-
 MAX_CLASSES = 1000
 
 
@@ -205,10 +200,11 @@ def check_class_count(labels, name="classes"):
 def online_codec(y, classes):
     """The codec of an online run (not private: the label set may come from
     ``y``; labels outside the set are refused)."""
-    check_classification_targets(y)
-    labels = np.unique(y) if reads_data(classes) else check_public_classes(classes)
-    if len(labels) < 2:
-        raise ValueError(_ONE_LABEL)
+    if reads_data(classes):
+        labels = labels_of_y(y)
+    else:
+        check_classification_targets(y)
+        labels = check_public_classes(classes)
     check_class_count(labels)
     codec = (BinaryCodec if len(labels) == 2 else MulticlassCodec)(labels)
     codec.encode_known(y)  # unknown labels: refuse before any draw
@@ -219,13 +215,10 @@ def label_codec(y, classes):
     """The codec for the public ``classes`` (or, with ``classes='data'``, not private,
     the labels of ``y``; ``None`` is refused: :func:`~sksmooth._validation.refuse_unset`)."""
     if refuse_unset(classes, "classes"):
-        check_classification_targets(y)
-        n_labels = len(np.unique(y))
-        if n_labels < 2:
-            raise ValueError(_ONE_LABEL)
-        if n_labels == 2:
+        labels = labels_of_y(y)
+        if len(labels) == 2:
             check_binary_target(y)
-            return BinaryCodec(BinaryLabels.fit_classes(y))
-        return MulticlassCodec(np.unique(y))
+            return BinaryCodec(labels)
+        return MulticlassCodec(labels)
     classes_ = np.unique(np.asarray(classes))
     return (BinaryCodec if len(classes_) <= 2 else MulticlassCodec)(classes_)

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import (atomic_update, forget_fit, parameter_fingerprint,
@@ -62,7 +61,7 @@ from .._untrusted import (encode_private_labels, input_columns, read_numbers,
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, check_same_classes, declared_classes,
-                           refuse_unset, user_stacklevel)
+                           labels_of_y, refuse_unset, user_stacklevel)
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
@@ -590,14 +589,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         # (one label, a continuous y) depends on the rows: recorded first
         with refusal_recorded(self.accountant, type(self).__name__,
                               read_from_data_reason(classes=True)):
-            check_classification_targets(y)
-            labels = np.unique(y)
-            if len(labels) < 2:
-                raise ValueError(
-                    "y contains only one class; this classifier needs two or more. Pass "
-                    "the public label set with classes=[...]."
-                )
-        return labels, True
+            return labels_of_y(y), True
 
     def _current_strategy(self, params):
         strategy = self._strategy
