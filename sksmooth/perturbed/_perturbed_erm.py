@@ -31,7 +31,6 @@ the weights or ``xi``.
 import numbers
 import warnings
 from dataclasses import dataclass
-from types import MappingProxyType
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -54,6 +53,7 @@ from .._constraints import (
     Param,
     Real,
     validate_params,
+    validated_params,
 )
 from .._guarantee import Guarantee, PrivacySpent, read_from_data_reason
 from .._untrusted import (input_columns, read_numbers, read_shown_numbers,
@@ -747,17 +747,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _round_params(self, first):
-        """``validate_params``, skipped in later rounds while every parameter is
-        the same object as in the last validated round. Sound: a parameter
-        changes through ``set_params`` (a new object), and the mutable ones
-        (``classes``, ``bounds``, ``estimator``, ``separating_points``) are
-        read only by the first round, which always validates; a later round
-        refuses a change to any of :data:`_RUN_PARAMETERS`."""
-        current = tuple(getattr(self, name) for name in self._parameter_constraints)
+        """``validate_params``; a later round takes :func:`validated_params` (re-run
+        only when a parameter changed since the last call) and checks the run's rules
+        (no ledger, :data:`_RUN_PARAMETERS` unchanged) only when it re-ran."""
+        params = validate_params(self) if first else validated_params(self)
         cache = getattr(self, "_params_cache", None)
-        if not first and cache is not None and cache.matches(current):
-            return cache.params
-        params = validate_params(self)
+        if not first and cache is not None and cache.params is params:
+            return params
         self._refuse_privacy_params(params)
         if first:
             self._run_structure = {name: parameter_fingerprint(params[name])
@@ -767,7 +763,7 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
                 getattr(self, "_run_structure", {}), params, "the run (its oracle, domain, "
                 "separating points and noise rule) was set up with",
                 "start a new run on sklearn.base.clone(estimator)")
-        self._params_cache = _ParamsCache(current, dict(params))
+        self._params_cache = _ParamsCache(params)
         return params
 
     def _validate_round(self, X, y, first):
@@ -1044,23 +1040,19 @@ _RUN_PARAMETERS = ("estimator", "classes", "bounds", "separating_points", "n_hal
 
 
 class _ParamsCache:
-    """The last validated parameters of an online run (``_round_params``).
+    """The parameters of an online run's last checked round (``_round_params``).
 
     Immutable: snapshots share it; it does not survive pickling (the next
-    round validates again)."""
+    round checks again)."""
 
-    def __init__(self, values, params):
-        self.values, self.params = values, MappingProxyType(params)
-
-    def matches(self, values):
-        return len(values) == len(self.values) and all(
-            a is b for a, b in zip(values, self.values))
+    def __init__(self, params=None):
+        self.params = params
 
     def __deepcopy__(self, memo):
         return self
 
     def __reduce__(self):
-        return _ParamsCache, ((), {})
+        return _ParamsCache, ()
 
 
 def _online_generator(random_state):
