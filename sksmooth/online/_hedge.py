@@ -39,7 +39,7 @@ _ORDERED_LOOKUPS = 256
 # AxisHedge._positions: rows x features placed at once (8 MB per work array); the
 # last batch of at most _PLACED_ELEMENTS values is kept with its positions
 _POSITION_ELEMENTS = 1 << 20
-_PLACED_ELEMENTS = 1 << 12
+_PLACED_ELEMENTS = 1 << 14
 # AxisHedge: short batches add their bins' losses to a pending layer of at most this many
 # edges (O(edges) per call), folded into the segments (O(segments)) when it is full or
 # when the total weight fell by exp(_PREFIX_DECAY) since the segments' prefix sums
