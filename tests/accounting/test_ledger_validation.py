@@ -97,6 +97,20 @@ def test_path_to_a_file_that_is_not_a_database(tmp_path):
     assert path.read_text().startswith("not an SQLite")  # left untouched
 
 
+def test_a_ledger_sqlite_cannot_write_is_not_called_no_ledger(tmp_path, monkeypatch):
+    from sksmooth.accounting._backends._sqlite import SQLiteStorage
+    path = tmp_path / "ledger.sqlite"
+    BudgetAccountant(epsilon=1.0, path=path).spend(0.5, 0.0)
+
+    def read_only(storage):  # what a read-only file or directory gives (chmod is moot as root)
+        return sqlite3.connect(f"file:{storage.path}?mode=ro", uri=True, isolation_level=None)
+
+    monkeypatch.setattr(SQLiteStorage, "_connect", read_only)
+    with pytest.raises(PermissionError, match="cannot be written .*needs write access to "
+                                              "its file and its directory"):
+        BudgetAccountant(epsilon=1.0, path=path)
+
+
 def test_path_to_another_sqlite_database(tmp_path):
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as connection:

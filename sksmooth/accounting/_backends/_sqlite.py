@@ -34,6 +34,7 @@ _CREATE_SPENDS = (
 _TOTALS = totals_sql("REAL")
 _INSERT = insert_spend_sql("?")
 _TIMEOUT_SECONDS = 60.0
+_ACCESS_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")
 
 # SQLite forbids using (even closing) a connection inherited through fork():
 # in a forked child, every storage's inherited connection is parked here, kept
@@ -123,6 +124,19 @@ class SQLiteStorage:
             raise
         return connection
 
+    def _cannot_open(self, exc):
+        """The error for a failed open: no write access, or a file that is no ledger."""
+        name = getattr(exc, "sqlite_errorname", None)  # Python >= 3.11
+        denied = (name.startswith(_ACCESS_ERRORS) if name is not None
+                  else any(text in str(exc) for text in ("readonly", "unable to open")))
+        if denied:
+            return PermissionError(
+                f"path={self.path!r} cannot be written ({exc}): a ledger, even one only "
+                "read, needs write access to its file and its directory (SQLite keeps "
+                "-wal and -shm files beside it); fix the permissions or choose another path."
+            )
+        return self._not_a_ledger(exc)
+
     def _not_a_ledger(self, reason):
         return ValueError(
             f"path={self.path!r} is not a sksmooth ledger ({reason}); pass the "
@@ -135,7 +149,7 @@ class SQLiteStorage:
         try:
             connection = self._connect()
         except sqlite3.DatabaseError as exc:
-            raise self._not_a_ledger(exc) from None
+            raise self._cannot_open(exc) from None
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -145,7 +159,7 @@ class SQLiteStorage:
                 raise
             connection.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            raise self._not_a_ledger(exc) from None
+            raise self._cannot_open(exc) from None
         finally:
             connection.close()
 
