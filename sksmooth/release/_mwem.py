@@ -242,7 +242,7 @@ class MWEM(ReleaseMixin):
         Average of iterates (theorem output) and last iterate (``None``
         for a factored model).
     universe_ : tuple (X_points, y_points)
-        Universe points (bin centres for a grid).
+        Universe points (bin centres for a grid); absent from a factored model.
     workload_ : object
         The query workload (``n_queries``, ``answers(p)``, ``describe(j)``).
     n_queries_ : int

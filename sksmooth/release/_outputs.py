@@ -221,8 +221,8 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
     def universe_(self):
         """Universe points ``(X_points, y_points)``; for a grid, bin centres."""
         check_is_fitted(self, "model_")
-        if self.distribution_ is None:
-            raise ValueError("universe_ lists every universe point, but this release is a "
+        if self.distribution_ is None:  # AttributeError: hasattr() and dir() keep working
+            raise AttributeError("universe_ lists every universe point, but this release is a "
                              "factored model over a grid larger than max_universe_size "
                              f"({self._universe.size:.3g} points); use "
                              "model_.marginal(attrs) or sample(n) rows.")

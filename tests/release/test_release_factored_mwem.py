@@ -112,8 +112,9 @@ def test_answer_of_arbitrary_queries_needs_the_dense_grid():
 
 def test_universe_points_of_a_factored_model_are_refused_before_allocating_the_grid():
     est = _fit(700, rounds=TableRounds(n_iter=2))
-    with pytest.raises(ValueError, match="factored model.*model_.marginal"):
+    with pytest.raises(AttributeError, match="factored model.*model_.marginal"):
         est.universe_
+    assert not hasattr(est, "universe_") and "model_" in dir(est)  # IPython completion
     assert len(_fit(10**6, rounds=TableRounds(n_iter=2)).universe_[0]) == _LEVELS**_D
 
 
