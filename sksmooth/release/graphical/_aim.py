@@ -174,9 +174,11 @@ def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REM
         Mirror-descent iterations after each round / at the end. Each
         round's estimation starts from the previous model, so a few
         iterations per round suffice to guide the selection; the final
-        estimation runs to convergence. (On the 40-column benchmark table at
-        epsilon 2, 10 iterations per round instead of 30 took a third of the
-        CPU time; at epsilon 0.5 the error was ~5% higher.)
+        estimation, warm too, stops when its last 10 iterations gained
+        under 1% of its loss decrease (``rtol``; 230 instead of 500
+        iterations at 10^6 records, errors within 0.6%). (On the 40-column
+        table at epsilon 2, 10 iterations per round instead of 30 took a
+        third of the CPU time; at epsilon 0.5 the error was ~5% higher.)
     prior : sequence of PrivacyRecord
         Spends of ``rho`` made before the loop (a noisy record count); they
         are the first records of the result.
@@ -210,7 +212,7 @@ def _select_and_measure(codes, shape, workload, rho, rng, neighbouring, max_mode
                     measure_fraction=measure_fraction, progress=progress)
     if progress is not None:
         progress.log(f"{len(fitter.measurements)} tables measured; final estimation")
-    fitter.refit(final_max_iter)
+    fitter.refit(final_max_iter, rtol=0.01)
     return SelectionResult(fitter.model, fitter.measurements, fitter.total, fitter.budget.records)
 
 

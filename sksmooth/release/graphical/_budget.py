@@ -173,9 +173,9 @@ class _Fitter:
         other.measurements = [compress_measurement(groups, m) for m in self.measurements]
         return other
 
-    def refit(self, max_iter=None):
+    def refit(self, max_iter=None, rtol=0.0):
         result = estimate(self.data.shape, self.measurements, total=self.public_total,
-                          init=self.model, max_iter=max_iter or self.max_iter)
+                          init=self.model, max_iter=max_iter or self.max_iter, rtol=rtol)
         self.model = result.model
         if self.public_total is None:
             self.total = estimate_total(self.measurements)

@@ -129,7 +129,7 @@ def _marginals(tree, hosts, factors, shape, dense=None):
 
 
 def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3, window=10,
-             rtol=0.01):
+             rtol=0.0):
     """Mirror descent on the log-factors of the measured attribute sets.
 
     Parameters
@@ -150,8 +150,9 @@ def estimate(shape, measurements, total=None, init=None, max_iter=200, tol=1e-3,
         loss fluctuates by about ``sqrt(cells / 2)`` between noise draws, so
         smaller improvements are statistically irrelevant.
     rtol : float
-        Or by less than ``rtol`` times its decrease since the start (at 10^6
-        records the loss stays far above that level while the errors settle).
+        Or by less than ``rtol`` times its decrease since the start (AIM's
+        final estimation: at 10^6 records the loss stays far above the
+        noise level while the errors have settled).
 
     Returns
     -------
