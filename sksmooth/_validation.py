@@ -35,7 +35,6 @@ __all__ = [
     "clip_to_bounds",
     "check_generator",
     "BinaryLabels",
-    "resolve_public_classes",
     "check_binary_target",
     "check_same_classes",
     "labels_of_y",
@@ -703,30 +702,6 @@ def user_stacklevel():
 
 _LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
                              for module in (sys.modules[__package__], sklearn, joblib))
-
-
-def resolve_public_classes(y, classes):
-    """Label set of a release, and whether it came from ``y``.
-
-    The label set is part of what a release publishes (one more categorical
-    attribute: any number of labels). It is public when given as ``classes``;
-    ``classes=None`` is refused and ``classes='data'`` reads it from ``y`` (the
-    opt-in of :func:`refuse_unset`: a :class:`PrivacyLeakWarning`, naming the
-    user's line; callers then mark the release as not private).
-
-    Returns
-    -------
-    classes_ : ndarray
-        Sorted labels.
-    inferred : bool
-        True when the labels were read from ``y``.
-    """
-    if refuse_unset(classes, "classes"):
-        labels = distinct_labels(y)
-        if len(labels) == 0:
-            raise ValueError("classes must list at least one label.")
-        return labels, True
-    return check_public_classes(classes, at_least=1, any_type=True), False
 
 
 def check_no_missing_label(classes, name="classes"):

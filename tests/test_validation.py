@@ -238,23 +238,6 @@ def test_later_classes_must_match_the_first_call():
         check_same_classes([0, 2], classes_)
 
 
-def test_resolve_public_classes():
-    from sksmooth._validation import resolve_public_classes
-
-    classes, inferred = resolve_public_classes([0, 0], [0, 1])
-    np.testing.assert_array_equal(classes, [0, 1])
-    assert not inferred
-    with pytest.raises(ValueError, match="classes=None.*classes=\\[0, 1\\].*classes='data'"):
-        resolve_public_classes(["b", "a"], None)
-    with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
-        classes, inferred = resolve_public_classes(["b", "a"], "data")
-    assert inferred and classes.tolist() == ["a", "b"]
-    classes, _ = resolve_public_classes([0], [0])  # a release's labels: any number
-    assert classes.tolist() == [0]
-    with pytest.raises(ValueError, match="duplicate"):
-        resolve_public_classes([0], [0, 0])
-
-
 def test_check_binary_target():
     from sksmooth._validation import check_binary_target
 

@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from .._domain import box_position, grid_threshold
-from .._validation import (check_positive_int, reads_data, resolve_public_classes,
+from .._untrusted import distinct_labels
+from .._validation import (check_positive_int, check_public_classes, reads_data, refuse_unset,
                            user_stacklevel)
 from ..exceptions import PrivacyWarning
 from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
@@ -190,7 +191,11 @@ def resolve_labels(y, classes, dtype):
         column = LevelColumn.public(None, dtype, "y", "classes")
         if column is not None:
             classes, from_dtype = column.levels, column.from_dtype
-    labels, inferred = resolve_public_classes(y, classes)
+    inferred = refuse_unset(classes, "classes")
+    labels = distinct_labels(y) if inferred else check_public_classes(
+        classes, at_least=1, any_type=True)
+    if len(labels) == 0:
+        raise ValueError("classes must list at least one label.")
     LevelColumn.public(labels, dtype, "y", "classes")  # distinct levels, no numeric twins
     return labels, inferred, from_dtype
 

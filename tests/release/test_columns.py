@@ -15,7 +15,7 @@ import pytest
 import sksmooth.release._columns as columns_module
 import sksmooth.release._schema as tables_module
 from sksmooth import PrivateProperClassifier
-from sksmooth.exceptions import PrivacyWarning
+from sksmooth.exceptions import PrivacyLeakWarning, PrivacyWarning
 from sksmooth.release import MWEM
 from sksmooth.release._aim import AdaptiveMarginalSynthesizer
 from sksmooth.release._columns import (
@@ -24,6 +24,7 @@ from sksmooth.release._columns import (
     NumberColumn,
     TableCodec,
     public_levels,
+    resolve_labels,
 )
 
 pd = pytest.importorskip("pandas")
@@ -377,3 +378,16 @@ def test_text_levels_that_are_the_same_number_are_refused(make):
     # classes=['01', '1'] trained on one class silently (found by a review)
     with pytest.raises(ValueError, match="the same number"):
         make()
+
+
+def test_resolve_labels_declared_refused_or_read_with_the_opt_in():
+    labels, inferred, from_dtype = resolve_labels([0, 0], [1, 0], None)
+    assert labels.tolist() == [0, 1] and not inferred and not from_dtype
+    with pytest.raises(ValueError, match="classes=None.*classes=\\[0, 1\\].*classes='data'"):
+        resolve_labels(["b", "a"], None, None)
+    with pytest.warns(PrivacyLeakWarning, match="classes='data'"):
+        labels, inferred, _ = resolve_labels(["b", "a"], "data", None)
+    assert inferred and labels.tolist() == ["a", "b"]
+    assert resolve_labels([0], [0], None)[0].tolist() == [0]  # a release's labels: any number
+    with pytest.raises(ValueError, match="duplicate"):
+        resolve_labels([0], [0, 0], None)
