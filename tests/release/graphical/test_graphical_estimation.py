@@ -52,6 +52,21 @@ def test_warm_start_keeps_solution():
     assert second.loss <= first.loss + 1e-9
 
 
+def test_rtol_stops_when_the_last_window_gains_little_of_the_decrease_so_far():
+    rng = np.random.default_rng(1)
+    shape = (3, 4, 2, 3, 4)
+    p = rng.dirichlet(np.full(int(np.prod(shape)), 0.5)).reshape(shape)
+    meas = true_measurements(p, 1000.0, SETS)
+    stop = estimate(shape, meas, total=1000.0, max_iter=400, tol=0.0, rtol=0.05).n_iter
+    assert 10 < stop < estimate(shape, meas, total=1000.0, max_iter=400, tol=0.0).n_iter
+
+    def loss(k):  # after k iterations (the runs share their first iterations)
+        return estimate(shape, meas, total=1000.0, max_iter=k, tol=0.0).loss
+
+    for k, stops in [(stop - 1, False), (stop, True)]:
+        assert (loss(k - 10) - loss(k) <= 0.05 * (loss(0) - loss(k))) == stops
+
+
 def test_reused_calibrations_are_the_models_own():
     """The estimate hands its model the clique marginals of its last calibration, and a
     warm start reuses its init's only when the init is the same distribution: an init
