@@ -21,7 +21,7 @@ from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, 
 from ..classes._base import _fmt
 from ..exceptions import DefaultsWarning
 from ._halfspace_labellings import HalfspaceLabellings
-from ._hedge import AxisHedge, DenseHedge, LabelPairs, axis_positions
+from ._hedge import AxisHedge, DenseHedge, LabelPairs, Lazy, axis_positions
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
 
@@ -81,8 +81,7 @@ class EpochCover:
     copies the engine shallowly (its arrays are read-only and replaced on
     update, never written in place): the snapshot that ``@atomic_update``
     takes before each ``partial_fit`` costs O(1), not O(cover size).
-    ``source`` is the cover or a :func:`functools.partial` building it when
-    :attr:`cover` is first read.
+    ``source``: the cover, or a :class:`Lazy` building it on first read.
     """
 
     source: object
@@ -101,9 +100,7 @@ class EpochCover:
 
     @property
     def cover(self):
-        if isinstance(self.source, partial):
-            self.source = self.source()
-        return self.source
+        return self.source() if isinstance(self.source, Lazy) else self.source
 
     def __deepcopy__(self, memo):
         return EpochCover(self.source, self.engine.snapshot(), self.gamma, self.gamma_target,
@@ -168,16 +165,16 @@ class AxisCovers:
         count = np.repeat(np.bincount(position, point_mass, minlength=len(position_threshold))
                           [None], n_pairs, axis=0)
         count[const_pair, position[0]] += sum(mass.tolist())
-        experts = partial(_grid_experts, position, n_points, const_pair, n_pairs, mass)
+        experts = Lazy(partial(_grid_experts, position, n_points, const_pair, n_pairs, mass))
         # Hedge's regret against an expert of grid i is ln(len(grids) K_i) / eta + eta T / 8
         log_inv_prior = np.log(len(grids) * sizes)
         eta = _rate(req, int(len(grids) * sizes.max()))
         engine = AxisHedge(position_feature, position_threshold, count, experts, sizes.sum(),
                            pairs, req.n_classes, eta)
         gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * grids[-1])
-        cover = partial(_grid_cover, experts, position_feature, position_threshold, pairs,
-                        req.n_features, self.concepts.vc_dim(req.n_features),
-                        dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma))
+        cover = Lazy(partial(_grid_cover, experts, position_feature, position_threshold, pairs,
+                             req.n_features, self.concepts.vc_dim(req.n_features),
+                             dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma)))
         components = tuple((float(lp), 0.0 if len(live) == 0 else 1.0 / n, n * len(live))
                            for lp, n in zip(log_inv_prior, grids))
         return EpochCover(cover, engine, gamma, float(min(targets)), eta, capped, components)

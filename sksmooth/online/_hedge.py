@@ -12,7 +12,7 @@ import numpy as np
 
 from .._logsumexp import logsumexp
 
-__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "axis_positions",
+__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "Lazy", "axis_positions",
            "axis_rounds", "hedge_regret_bound"]
 
 # Elements of the per-chunk (rounds x experts) work arrays (8 MB float64).
@@ -201,6 +201,17 @@ class DenseHedge:
 def _frozen(array):
     array.flags.writeable = False
     return array
+
+
+class Lazy:
+    """A value built on first call, shared by all holders (snapshots, one-vs-rest copies)."""
+
+    def __init__(self, build):  # build: picklable (a partial of a module function)
+        self.build, self.value = build, None
+
+    def __call__(self):
+        self.value = self.build() if self.value is None else self.value
+        return self.value
 
 
 def _shallow(obj):
@@ -616,8 +627,7 @@ def _sorted_unique(values):
 def axis_positions(feature, threshold):
     """The distinct (feature, threshold) pairs sorted, and the index of each input
     among them: ``(position, position_feature, position_threshold)``."""
-    # (feature, threshold) as complex numbers sort lexicographically; a stable sort runs
-    # in near-linear time on a few sorted grids
+    # complex keys sort by (feature, threshold); stably: near-linear on a few sorted grids
     order = np.argsort(feature + 1j * threshold, kind="stable")
     key_f, key_t = feature[order], threshold[order]
     new = np.ones(len(order), dtype=bool)
@@ -636,8 +646,8 @@ class AxisHedge:
     1``; ``position_feature``, ``position_threshold``); the experts of a (pair,
     position) form a slot of prior mass ``count[pair, position]`` (an expert's
     mass averages 1). ``experts``: ``(position, pair, log prior mass)`` of each
-    expert in the cover's order, or a picklable callable returning them when
-    first needed (a fit reads only the slots); :meth:`from_experts` takes a list.
+    expert in the cover's order, or a :class:`Lazy` building them when first
+    needed (a fit reads only the slots); :meth:`from_experts` takes a list.
     Hedge with a prior ``pi`` has regret ``ln(1 / pi_j) / eta + eta T / 8``
     against expert ``j`` (Cesa-Bianchi & Lugosi 2006, proof of Thm 2.2).
     Memory O(positions x pairs); time per round independent of the number of
@@ -690,13 +700,7 @@ class AxisHedge:
 
     def expert_slots(self):
         """``(position, pair, log prior mass)`` of each expert (see ``experts``)."""
-        if callable(self._experts):
-            self._experts = self._experts()
-        return self._experts
-
-    @property
-    def n_segments(self):
-        return int(len(self.starts))
+        return self._experts() if callable(self._experts) else self._experts
 
     def snapshot(self):
         """A copy sharing the (read-only, replaced-on-update) arrays."""
@@ -755,8 +759,7 @@ class AxisHedge:
         self._prefix = None
         new, at = inside[fresh], at[fresh]
         # old segment i, then the new ones cut from it: runs (repeats, no look-ups)
-        runs = np.bincount(at - 1, minlength=len(self.starts))
-        runs += 1
+        runs = np.bincount(at - 1, minlength=len(self.starts)) + 1
         starts = np.repeat(self.starts, runs)
         starts[at + np.arange(len(new))] = new
         self.starts = _frozen(starts)

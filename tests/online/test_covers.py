@@ -1,7 +1,5 @@
 """Tests of sksmooth.online._covers."""
 
-from functools import partial
-
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -43,7 +41,7 @@ def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_cla
     model = SmoothHedgeClassifier(hypotheses="stumps", bounds=([0.0, 0.0, 0.5], [1.0, 1.0, 2.0]),
                                   sigma=sigma, horizon=100).fit(X[:10], y[:10])
     play = model._stream.current.play
-    assert isinstance(play.source, partial)  # fit did not build the stumps
+    assert play.source.value is None and play.engine._experts.value is None  # not built
     cover, engine = model.cover_, play.engine
     assert cover.n_concepts == engine.n_experts == model.n_experts_
     sizes = np.rint(np.exp([c[0] for c in play.components]) / len(play.components))
@@ -64,3 +62,17 @@ def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_cla
             np.testing.assert_allclose(mine, other, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(engine.log_weights(), reference.log_weights(), rtol=1e-12)
     np.testing.assert_array_equal(engine.expert_losses(), reference.expert_losses())
+
+
+def test_one_vs_rest_labels_build_one_cover_and_one_expert_layout():
+    # each label's Hedge is a copy of one engine: the cover_ and the per-expert arrays
+    # weights_ reads are built once, on first read, and shared
+    rng = np.random.default_rng(0)
+    X, y = rng.random((200, 3)), rng.integers(0, 3, 200)
+    model = SmoothHedgeClassifier(bounds=(0.0, 1.0), horizon=300).fit(X, y)
+    plays = model._stream.current.label_plays
+    assert len(plays) == 3 and plays[0].source.value is None
+    weights = np.array([p.engine.weights() for p in plays])
+    assert weights.shape == (3, plays[0].n_experts)
+    assert all(p.engine.expert_slots() is plays[0].engine.expert_slots() for p in plays)
+    assert all(p.cover is plays[0].cover for p in plays)

@@ -327,7 +327,7 @@ def test_axis_engine_short_batch_work_does_not_scale_with_segments_times_rounds(
         before = engine.work
         engine.update(X[lo:hi], y[lo:hi])
         work[b] = engine.work - before
-    assert engine.n_segments > 5000
+    assert len(engine.starts) > 5000  # segments
     # short batches go to the pending layer: less than one pass over the segments
     assert max(work.values()) < engine.loss.size
 
