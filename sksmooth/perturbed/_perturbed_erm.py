@@ -86,6 +86,7 @@ from ._protocol import is_erm_oracle, predict_validated
 from ._setup import (
     calibrate,
     check_estimator_param,
+    default_oracle_warnings,
     fit_oracle,
     hallucinate,
     make_oracle,
@@ -735,15 +736,17 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "_run")
         params = self._round_params(first)
         X, y = self._validate_round(X, y, first)
-        if first:
-            run = self._start_run(params, X, y, classes)
-        else:
-            check_same_classes(classes, self._run.classes)
-            run = self._run
-        y_coded = run.codec.encode_known(y)
-        if run.box is not None:
-            X, _ = clip_to_bounds(X, *run.box)
-        self._publish_run(params, self._play_round(params, run, X, y_coded))
+        with default_oracle_warnings(params["estimator"]):
+            if first:
+                run = self._start_run(params, X, y, classes)
+            else:
+                check_same_classes(classes, self._run.classes)
+                run = self._run
+            y_coded = run.codec.encode_known(y)
+            if run.box is not None:
+                X, _ = clip_to_bounds(X, *run.box)
+            run = self._play_round(params, run, X, y_coded)
+        self._publish_run(params, run)
         return self
 
     def _round_params(self, first):

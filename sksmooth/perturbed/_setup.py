@@ -7,11 +7,14 @@ public random stream), except :func:`fit_oracle`, which is the one place the
 private rows meet the oracle.
 """
 
+import contextlib
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
@@ -93,6 +96,20 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
 def online_multiclass_default():
     """The online default oracle for more than two classes (public rule)."""
     return BoxScaledClassifier(LogisticRegression(max_iter=ONLINE_MULTICLASS_MAX_ITER))
+
+
+@contextlib.contextmanager
+def default_oracle_warnings(estimator):
+    """Silence the online default's ConvergenceWarning: its refits stop at
+    ``ONLINE_MULTICLASS_MAX_ITER`` by design (an approximate leader each round),
+    and the warning's fix (``max_iter``) names an estimator the user never
+    passed. An oracle the user passes (``estimator`` not None) keeps it."""
+    if estimator is not None:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
 
 
 def default_tree_thresholds(n_features):

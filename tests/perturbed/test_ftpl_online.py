@@ -270,6 +270,24 @@ def test_multiclass_online_default_names_every_label():
     assert isinstance(binary.estimator_, DepthTwoTreeERMClassifier)
 
 
+def test_online_default_oracle_shows_no_convergence_warning_but_a_users_does(monkeypatch):
+    """The default's refits stop at max_iter by design; sklearn's warning would
+    tell the user to raise the max_iter of an estimator they never passed."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sksmooth.perturbed import _setup
+    monkeypatch.setattr(_setup, "ONLINE_MULTICLASS_MAX_ITER", 1)  # every refit stops early
+    X, y = _sector_stream(30, n_classes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        _play(PerturbedERMClassifier(bounds=(0, 10), classes=range(3), random_state=0),
+              X, y, 10)
+    own = BoxScaledClassifier(LogisticRegression(max_iter=1), bounds=(0, 10))
+    with pytest.warns(ConvergenceWarning):
+        _play(PerturbedERMClassifier(own, bounds=(0, 10), classes=range(3), random_state=0),
+              X, y, 10)
+
+
 def test_box_scaled_classifier_fits_on_the_unit_cube():
     rng = np.random.default_rng(0)
     lower, upper = np.array([0.0, -50.0]), np.array([10.0, 150.0])
