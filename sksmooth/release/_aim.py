@@ -41,14 +41,14 @@ from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._untrusted import read_labels, read_numbers, read_table
 from .._validation import BOUNDS_HINT, check_delta_for_n, reads_data
 from ..accounting import zcdp_from_dp_budget
-from ..accounting._ledger import BudgetAccountant, charge, charge_not_private
+from ..accounting._ledger import BudgetAccountant, charge_release
 from ._columns import (
     LevelColumn,
     TableCodec,
     check_n_samples,
     declared_dtype,
     dtype_categories,
-    dtype_levels_notes,
+    warn_levels_from_dtype,
     format_labels,
     label_dtype,
     label_name,
@@ -541,12 +541,9 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         rho = zcdp_from_dp_budget(epsilon, delta)
         not_certified = self._not_certified(codec, stream.randomness.seeded, leaked,
                                             stream.frame.has_y)
-        if leaked:  # classes='data': recorded, never counted as private
-            charge_not_private(self.accountant, type(self).__name__,
-                               read_from_data_reason(classes=True))
-        else:
-            charge(self.accountant, epsilon, delta, type(self).__name__,
-                   certified=not not_certified, neighbouring=params["neighbouring"])
+        charge_release(self.accountant, type(self).__name__, epsilon, delta,
+                       certified=not not_certified, neighbouring=params["neighbouring"],
+                       not_private=read_from_data_reason(classes=leaked))
         label = (len(codec.shape) - 1,) if stream.frame.has_y else ()
         with Progress(type(self).__name__, params["verbose"], total=100,
                       unit="% of rho") as progress:
@@ -611,7 +608,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         if leaked:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
         features = codec.subset(len(codec.columns) - int(has_y))
-        return out + dtype_levels_notes(
+        return out + warn_levels_from_dtype(
             features.levels_from_dtype(), "levels",
             labels_from_dtype=has_y and getattr(codec.columns[-1], "from_dtype", False))
 

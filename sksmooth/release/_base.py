@@ -35,7 +35,7 @@ from ._statistics import WorkloadCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._columns import (
     LevelColumn,
-    dtype_levels_notes,
+    warn_levels_from_dtype,
     label_dtype,
     label_name,
     label_output_dtype,
@@ -313,7 +313,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if data.classes_inferred:
             out.append("label set is public (taken from y: PrivacyLeakWarning)")
         out += user_code_notes(as_workload(self.queries).kind, "queries")
-        return out + dtype_levels_notes(data.schema.codec.levels_from_dtype(), "levels",
+        return out + warn_levels_from_dtype(data.schema.codec.levels_from_dtype(), "levels",
                                         labels_from_dtype=data.classes_from_dtype)
 
     # -------------------------------------------------------- universe

@@ -27,7 +27,7 @@ __all__ = [
     "check_n_samples",
     "declared_dtype",
     "dtype_categories",
-    "dtype_levels_notes",
+    "warn_levels_from_dtype",
     "frame_columns",
     "dtype_follows_values",
     "format_labels",
@@ -68,7 +68,7 @@ def dtype_follows_values(dtype):
     with one text ``string``). A ``Categorical`` is asked for by name
     (``astype('category')``, ``read_csv(dtype='category')``) whatever the
     values, so it is structure (its categories are not:
-    :func:`dtype_levels_notes`). ``None`` (an ndarray) follows too.
+    :func:`warn_levels_from_dtype`). ``None`` (an ndarray) follows too.
     """
     return getattr(dtype, "categories", None) is None
 
@@ -181,7 +181,7 @@ def resolve_labels(y, classes, dtype):
     """``(labels, inferred, from_dtype)``: the label set of a release's ``y``.
 
     Declared ``classes``; else a ``Categorical`` ``dtype``'s categories
-    (``from_dtype``: not certified, :func:`dtype_levels_notes`); else, with
+    (``from_dtype``: not certified, :func:`warn_levels_from_dtype`); else, with
     ``classes='data'``, read from ``y`` (``inferred``, with a
     ``PrivacyLeakWarning``; ``None`` is refused). A
     ``Categorical`` never refuses declared ``classes`` (:func:`declared_dtype`).
@@ -232,11 +232,10 @@ def frame_columns(X):
     return list(X.columns)
 
 
-def dtype_levels_notes(names, parameter, labels_from_dtype=False):
-    """The assumptions a release cannot certify when levels came from dtypes: those of
-    the feature columns ``names`` (declared with ``parameter``) and of the labels. The
-    release says so at fit too (one :class:`~sksmooth.PrivacyWarning`), as SPEC's
-    "never overclaim" asks: its ``guarantee_`` is not certified."""
+def warn_levels_from_dtype(names, parameter, labels_from_dtype=False):
+    """One :class:`~sksmooth.PrivacyWarning` when levels came from dtypes (SPEC's "never
+    overclaim": the release is not certified), and the guarantee's notes it returns: the
+    feature columns ``names`` (declared with ``parameter``) and the labels."""
     groups = [(names, parameter)] if names else []
     if labels_from_dtype:
         groups.append((["y"], "classes"))
