@@ -95,9 +95,19 @@ def _benchmarks_dir():
     return here
 
 
+def _benchmark_scripts(folder):
+    return sorted(folder.glob("bench_*.py"))
+
+
+def _benchmark_names():
+    """The names ``bench`` takes, for its help (none outside a source checkout)."""
+    folder = Path(__file__).resolve().parent.parent / "benchmarks"
+    return [s.stem.removeprefix("bench_") for s in _benchmark_scripts(folder)]
+
+
 def run_bench(quick, names):
     folder = _benchmarks_dir()
-    scripts = sorted(folder.glob("bench_*.py"))
+    scripts = _benchmark_scripts(folder)
     if names:
         wanted = {n.removeprefix("bench_").removesuffix(".py") for n in names}
         unknown = wanted - {s.stem.removeprefix("bench_") for s in scripts}
@@ -147,12 +157,18 @@ def _parser():
     demo = sub.add_parser("demo", help="run every estimator on bundled data and report")
     demo.add_argument("--out", default="sksmooth-demo", help="folder for figures")
     demo.add_argument("--fast", action="store_true", help="smaller runs (seconds)")
-    audit = sub.add_parser("audit", help="run the empirical privacy audits")
+    audit = sub.add_parser(
+        "audit", help="run the empirical privacy audits",
+        description="Run each audit case (an estimator or mechanism on two neighbouring "
+        "inputs, many trials) and print a 95% lower bound on its epsilon (Clopper-Pearson) beside the claimed "
+        "epsilon; exit status 1 if a bound exceeds its claim.")
     audit.add_argument("--fast", action="store_true",
                        help="a tenth of each audit's trials, at least 50")
     audit.add_argument("--seed", type=_seed, default=0, help="random seed (an integer >= 0)")
     bench = sub.add_parser("bench", help="run the benchmark scripts")
-    bench.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    available = ", ".join(_benchmark_names()) or "none: needs a source checkout"
+    bench.add_argument("names", nargs="*",
+                       help=f"benchmarks to run (default: all); available: {available}")
     bench.add_argument("--quick", action="store_true", help="quick mode of each script")
     return parser
 

@@ -125,6 +125,15 @@ def test_bench_skips_staged_scripts_and_passes_quick_only_where_it_exists(monkey
     assert "skipped: bench_synthetic_tables.py runs in stages" in capsys.readouterr().out
 
 
+def test_bench_and_audit_help_say_what_they_take_and_do(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "available: aim_dependent_table, " in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    assert "lower bound on its epsilon" in " ".join(capsys.readouterr().out.split())
+
+
 def test_audit_seed_must_be_a_non_negative_integer(capsys):
     with pytest.raises(SystemExit):
         main(["audit", "--seed", "-1"])
