@@ -21,7 +21,7 @@ from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, 
 from ..classes._base import _fmt
 from ..exceptions import DefaultsWarning
 from ._halfspace_labellings import HalfspaceLabellings
-from ._hedge import AxisHedge, DenseHedge, LabelPairs, Lazy, axis_positions
+from ._hedge import AxisHedge, DenseHedge, LabelPairs, Lazy, _frozen, axis_positions
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
 
@@ -212,7 +212,7 @@ def _grid_experts(position, n_points, const_pair, n_pairs, mass):
                              np.repeat(position[end - n:end], n_pairs)])
         pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), n)])
         parts.append((at, pair, np.full(len(at), np.log(m))))
-    return tuple(np.concatenate(a) for a in zip(*parts))
+    return tuple(_frozen(np.concatenate(a)) for a in zip(*parts))  # shared (Lazy)
 
 
 def _grid_cover(experts, position_feature, position_threshold, pairs, n_features, vc_dim, meta):
@@ -220,10 +220,16 @@ def _grid_cover(experts, position_feature, position_threshold, pairs, n_features
     position, pair, _ = experts()
     feature, threshold = position_feature[position], position_threshold[position]
     if len(pairs.left) == 2:  # binary: pair 0 is sign +1 (x >= t -> class 1)
-        return StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), n_features,
-                             gamma_certified=True, is_bracketing=True, vc_dim=vc_dim, **meta)
-    return MulticlassStumpConcepts(feature, threshold, pairs.left[pair], pairs.right[pair],
-                                   n_features, **meta)
+        cover = StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), n_features,
+                              gamma_certified=True, is_bracketing=True, vc_dim=vc_dim, **meta)
+    else:
+        cover = MulticlassStumpConcepts(feature, threshold, pairs.left[pair], pairs.right[pair],
+                                        n_features, **meta)
+    for value in vars(cover).values():  # shared by copies and labels (Lazy): read-only
+        for array in value if isinstance(value, tuple) else (value,):
+            if isinstance(array, np.ndarray):
+                _frozen(array)
+    return cover
 
 
 class GivenCover:

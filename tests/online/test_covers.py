@@ -1,5 +1,7 @@
 """Tests of sksmooth.online._covers."""
 
+import copy
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -76,3 +78,20 @@ def test_one_vs_rest_labels_build_one_cover_and_one_expert_layout():
     assert weights.shape == (3, plays[0].n_experts)
     assert all(p.engine.expert_slots() is plays[0].engine.expert_slots() for p in plays)
     assert all(p.cover is plays[0].cover for p in plays)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_grid_cover_is_read_only_as_copies_and_labels_share_it(n_classes):
+    # the lazily built cover_ and expert layout are shared by deepcopies, snapshots and
+    # one-vs-rest labels: a write into one model's cover_ would change another's
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 2)), rng.integers(0, n_classes, 40)
+    model = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0)).fit(X, y)
+    copied = copy.deepcopy(model)
+    threshold = model.cover_.threshold.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        copied.cover_.threshold[:] = 0.5
+    np.testing.assert_array_equal(model.cover_.threshold, threshold)
+    assert not any(a.flags.writeable for a in model.cover_.bounds)
+    slots = model._stream.current.play.engine.expert_slots()
+    assert not any(array.flags.writeable for array in slots)
