@@ -299,6 +299,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
     ----------
     method_ : {"aim", "mst"}
         The mechanism that ran.
+    classes_ : ndarray
+        The label set (``classes``), when fitted with ``y``.
     model_ : FactoredModel
         The released graphical model (level codes).
     measured_tables_ : list of tuple of int
@@ -562,6 +564,8 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         self.privacy_records_ = list(result.records)
         self.rho_ = result.rho_spent
         self.n_features_in_ = len(codec.shape) - int(self._has_y)
+        if self._has_y:  # the public label set (classes=), as the other releases give it
+            self.classes_ = np.asarray(codec.columns[-1].levels)
         names = codec.names[: self.n_features_in_]
         if codec.frame and all(isinstance(n, str) for n in names):  # scikit-learn's rule
             self.feature_names_in_ = np.array(names, dtype=object)

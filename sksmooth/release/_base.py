@@ -335,8 +335,7 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         if check_size and uni.size > self.max_universe_size:
             raise ValueError(
                 f"the grid universe has {uni.size:.3g} points > max_universe_size="
-                f"{self.max_universe_size}; lower n_bins (now {n_bins}), raise "
-                "max_universe_size, or use universe='sample'."
+                f"{self.max_universe_size}; {fewer_bins(uni, self.max_universe_size)}"
             )
         return uni
 
@@ -395,6 +394,21 @@ class _PartitionCounter(PartitionCounter):
                              f"{self.frame.schema.n_features} columns.")
         data = self.frame.map_rows(X_num, y)
         return data.X, data.y
+
+
+def fewer_bins(uni, max_size):
+    """The fix for a grid ``uni`` past ``max_size`` points: the most bins per continuous
+    column that fit, or the alternatives when even 2 do not."""
+    continuous = np.flatnonzero(~uni.categorical & (uni.upper > uni.lower))
+    n_cont = len(continuous)
+    n_bins = uni.shape[continuous[0]] if n_cont else 1
+    other = uni.size / float(n_bins) ** n_cont
+    fits = _root_floor(max_size / other, n_cont) if n_cont else 0
+    if fits >= 2:
+        return (f"lower n_bins (now {n_bins}) to at most {fits}, raise max_universe_size, "
+                "or use universe='sample'.")
+    return (f"even n_bins=2 gives {2.0 ** n_cont * other:.3g} points ({n_cont} continuous "
+            "columns): raise max_universe_size or use universe='sample'.")
 
 
 def _root_floor(value, k):

@@ -29,6 +29,7 @@ from ._base import (
     SIGMA_CONSTRAINT,
     ReleaseContext,
     _root_floor,
+    fewer_bins,
 )
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
@@ -559,8 +560,7 @@ class MWEM(ReleaseMixin):
             raise ValueError(
                 f"the grid universe has {uni.size:.3g} points > max_universe_size="
                 f"{self.max_universe_size}, so the release would be a factored model, but "
-                + "; ".join(reasons) + ". Lower n_bins, raise max_universe_size, or use "
-                "universe='sample'.")
+                + "; ".join(reasons) + ": " + fewer_bins(uni, self.max_universe_size))
 
     def _round_parameters(self, epsilon, delta, T, fraction, n, by_table):
         """Per-round mechanism parameters (a method so that audits can test a broken one)."""

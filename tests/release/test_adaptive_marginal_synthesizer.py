@@ -79,6 +79,13 @@ def test_undeclared_classes_are_refused_and_read_only_with_the_opt_in():
     assert any("label set" in note for note in synth.guarantee_.assumptions_not_certified)
 
 
+def test_a_fit_with_y_gives_the_declared_label_set_as_classes_and_a_refit_without_forgets_it():
+    synth = AdaptiveMarginalSynthesizer(levels=3, classes=["b", "a", "c"])
+    synth.fit(codes(), np.array(["a", "b", "c"])[codes()[:, 0]])
+    assert list(synth.classes_) == ["a", "b", "c"]  # sorted, as MWEM and scikit-learn give it
+    assert not hasattr(synth.fit(codes()), "classes_")
+
+
 def test_declared_levels_certified_and_no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)

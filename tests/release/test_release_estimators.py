@@ -15,6 +15,7 @@ from sksmooth.accounting import (
     zcdp_gaussian,
     zcdp_to_dp,
 )
+from sksmooth.datasets import load_wine_public
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
@@ -282,6 +283,17 @@ def test_bad_input_names_the_parameter(params, match):
     cls = base.pop("cls", MWEM)
     with pytest.raises((ValueError, TypeError), match=match):
         cls(**base).fit(X)
+
+
+def test_a_grid_too_large_names_the_n_bins_that_fits():
+    # wine's 13 columns and 3 classes: 3^13 * 3 = 4.8e6 points fit 2^24, 4^13 * 3 do not
+    X, y, box = load_wine_public(scale=False)
+    est = ProjectedSmoothMWEM(sigma=0.1, n_bins=8, bounds=box, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"lower n_bins \(now 8\) to at most 3,"):
+        est.fit(X, y)
+    with pytest.raises(ValueError, match=r"even n_bins=2 gives 1\.07e\+09 points \(30 "):
+        MWEM(n_bins=4, bounds=(0, 1), max_universe_size=2**20,
+             queries=lambda x: x[:, :1] > 0.5).fit(np.zeros((20, 30)))
 
 
 def test_bad_data():
