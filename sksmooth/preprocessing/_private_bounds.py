@@ -236,15 +236,6 @@ class PrivateBounds(BaseEstimator):
         keys = list(names) if names is not None else list(range(d))
         self.bounds_by_column_ = {k: (float(lo), float(hi)) for k, lo, hi in zip(keys, lower, upper)}
         self.privacy_spent_ = PrivacySpent(params["epsilon"], 0.0)
-        # post-processing of the released ends: a box at the grid's end says nothing
-        at_end = [k for k, lo, hi in zip(keys, lower, upper) if lo <= grid[0] or hi >= grid[-1]]
-        if at_end:
-            warnings.warn(
-                f"PrivateBounds: the box of column(s) {at_end} reaches an end of the grid "
-                f"[{grid[0]:g}, {grid[-1]:g}], so it bounds nothing: such a column is "
-                "non-numeric, mostly missing or beyond the grid. Convert it to numbers "
-                "(e.g. pandas.to_numeric), drop it, or give a grid that covers it.",
-                DefaultsWarning, stacklevel=user_stacklevel())
         self.guarantee_ = Guarantee(
             claim=(f"({params['epsilon']:g}, 0)-differential privacy under substitution of "
                    f"one row (n={n} public)"),
@@ -260,6 +251,16 @@ class PrivateBounds(BaseEstimator):
             notes=(f"each end targets the {params['tail']:g} / {1 - params['tail']:g} "
                    "quantile less three noise scales; rows outside the box are clipped by the estimators that use it",),
         )
+        # post-processing of the released ends (all published first: the warning may be
+        # an error): a box at the grid's end says nothing
+        at_end = [k for k, lo, hi in zip(keys, lower, upper) if lo <= grid[0] or hi >= grid[-1]]
+        if at_end:
+            warnings.warn(
+                f"PrivateBounds: the box of column(s) {at_end} reaches an end of the grid "
+                f"[{grid[0]:g}, {grid[-1]:g}], so it bounds nothing: such a column is "
+                "non-numeric, mostly missing or beyond the grid. Convert it to numbers "
+                "(e.g. pandas.to_numeric), drop it, or give a grid that covers it.",
+                DefaultsWarning, stacklevel=user_stacklevel())
         return self
 
     def __sklearn_tags__(self):

@@ -162,6 +162,11 @@ def test_a_text_column_gets_a_box_at_the_grid_end_and_a_warning_naming_it():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DefaultsWarning)
         PrivateBounds(epsilon=10.0).fit(table[["age"]])
+        # as an error, it comes after the charge and everything it pays for is published
+        bounds = PrivateBounds(epsilon=10.0)
+        with pytest.raises(DefaultsWarning):
+            bounds.fit(table)
+    assert bounds.guarantee_.certified and bounds.bounds_by_column_["city"][0] >= 1e9
 
 
 def test_missing_values_leave_the_ends_at_the_other_rows_quantiles():
