@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import user_stacklevel
-from .exceptions import PrivacyLeakWarning
+from .exceptions import PrivacyLeakWarning, user_stacklevel
 
 __all__ = ["ReleaseRandomness", "release_randomness", "SEEDED_NOISE_NOTE"]
 
@@ -72,7 +71,7 @@ def release_randomness(random_state, *, warn=True, name="random_state", stacklev
         Emit a :class:`PrivacyLeakWarning` for a seeded release.
     stacklevel : int or None, default=None
         Of that warning; ``None`` names the user's line
-        (:func:`~sksmooth._validation.user_stacklevel`).
+        (:func:`~sksmooth.exceptions.user_stacklevel`).
 
     Returns
     -------

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_array, validate_data
 
-from .exceptions import DataConversionWarning
+from .exceptions import DataConversionWarning, user_stacklevel
 
 __all__ = ["read_numbers", "input_columns", "read_shown_numbers", "read_labels", "read_table",
            "as_floats", "level_codes", "is_missing", "same_values", "labels_equal", "distinct_labels",
@@ -621,8 +621,6 @@ def read_sample_weight(sample_weight, n_samples, owner):
 def _column_vector_raveled(y):
     """An ``(n, 1)`` label array flattened, with scikit-learn's warning."""
     if y.ndim == 2 and y.shape[1] == 1:
-        from ._validation import user_stacklevel  # _validation imports this module
-
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                       "raveled. Pass y as a 1-d array, e.g. y.ravel().",
                       DataConversionWarning, stacklevel=user_stacklevel())

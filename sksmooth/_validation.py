@@ -6,17 +6,13 @@ so that the error messages are uniform and name the parameter and the fix.
 """
 
 import numbers
-import os
-import sys
 import warnings
 
-import joblib
 import numpy as np
-import sklearn
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from ._untrusted import check_no_numeric_twins, distinct_labels, finite_rows, is_missing
-from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
+from .exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 
 __all__ = [
     "check_no_missing_label",
@@ -692,21 +688,6 @@ class BinaryLabels:
         if len(classes_) == 1:
             return np.full(len(y_pm1), classes_[0])
         return classes_[(np.asarray(y_pm1) > 0).astype(int)]
-
-
-def user_stacklevel():
-    """``stacklevel`` for a ``warnings.warn`` in the caller that names the first frame
-    outside this package, scikit-learn and joblib (the user's line, however deep the
-    call came from: a ``Pipeline``, ``cross_val_score``, ``PrivateSearchCV``)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-            _LIBRARY_DIRECTORIES):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-_LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
-                             for module in (sys.modules[__package__], sklearn, joblib))
 
 
 def check_no_missing_label(classes, name="classes"):

@@ -3,9 +3,15 @@
 Every warning the package emits is a :class:`SksmoothWarning`, so
 ``warnings.filterwarnings("ignore", category=SksmoothWarning)`` (or one of its
 subclasses) filters exactly sksmooth's warnings. See SPEC §3.5: every message
-names the parameter at fault and the fix.
+names the parameter at fault and the fix, and points at the user's line
+(:func:`user_stacklevel`).
 """
 
+import os
+import sys
+
+import joblib
+import sklearn
 from sklearn.exceptions import DataConversionWarning as _SklearnDataConversionWarning
 
 __all__ = [
@@ -72,3 +78,18 @@ class BudgetError(ValueError):
 
     Raised *before* any private output is produced or returned.
     """
+
+
+def user_stacklevel():
+    """``stacklevel`` for a ``warnings.warn`` in the caller that names the first frame
+    outside this package, scikit-learn and joblib (the user's line, however deep the
+    call came from: a ``Pipeline``, ``cross_val_score``, ``PrivateSearchCV``)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _LIBRARY_DIRECTORIES):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_LIBRARY_DIRECTORIES = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+                             for module in (sys.modules[__package__], sklearn, joblib))

@@ -6,10 +6,12 @@ import importlib
 import pathlib
 import warnings
 
+import numpy as np
 import pytest
 
 import sksmooth
-from sksmooth import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning, SksmoothWarning
+from sksmooth import (DefaultsWarning, PrivacyLeakWarning, PrivacyWarning,
+                      PrivateProperClassifier, SksmoothWarning)
 from sksmooth.classes import Parities
 from sksmooth.exceptions import DataConversionWarning
 
@@ -64,3 +66,18 @@ def test_filtering_by_sksmooth_category_silences_a_cap_warning():
 @pytest.mark.parametrize("name", ["SksmoothWarning", "DefaultsWarning"])
 def test_exported_from_both_places(name):
     assert getattr(sksmooth, name) is getattr(sksmooth.exceptions, name)
+
+
+def test_user_stacklevel_names_the_callers_line_through_scikit_learn_and_joblib():
+    from sklearn.model_selection import cross_val_score
+
+    from sksmooth import PrivateSearchCV
+
+    X = np.random.default_rng(0).uniform(size=(60, 2))
+    y = (X[:, 0] * 3).astype(int)
+    two_label = PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1, 2])
+    with pytest.warns(DefaultsWarning, match="names at most 2") as record:
+        cross_val_score(two_label, X, y, cv=2)
+        PrivateSearchCV(two_label, {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
+                        cv=2).fit(X, y)  # named joblib/parallel.py
+    assert {w.filename for w in record} == {__file__}

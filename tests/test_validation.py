@@ -494,18 +494,3 @@ def test_a_pure_dp_method_says_delta_is_unused_and_spends_zero():
         clf.fit(_X20, _Y20)
     assert acc.spent == (1.0, 0.0) and clf.privacy_spent_ == (1.0, 0.0)
     assert "(1, 0)-differential privacy" in clf.guarantee_.claim
-
-
-def test_user_stacklevel_names_the_callers_line_through_scikit_learn_and_joblib():
-    from sklearn.model_selection import cross_val_score
-
-    from sksmooth import PrivateSearchCV
-
-    X = np.random.default_rng(0).uniform(size=(60, 2))
-    y = (X[:, 0] * 3).astype(int)
-    two_label = PrivateProperClassifier(hypotheses="stumps", bounds=(0, 1), classes=[0, 1, 2])
-    with pytest.warns(DefaultsWarning, match="names at most 2") as record:
-        cross_val_score(two_label, X, y, cv=2)
-        PrivateSearchCV(two_label, {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
-                        cv=2).fit(X, y)  # named joblib/parallel.py
-    assert {w.filename for w in record} == {__file__}

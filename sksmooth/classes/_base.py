@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_bounds, check_bounds_pair, check_positive_int, user_stacklevel
-from ..exceptions import DefaultsWarning
+from .._validation import check_bounds, check_bounds_pair, check_positive_int
+from ..exceptions import DefaultsWarning, user_stacklevel
 
 __all__ = ["FiniteConcepts", "ConceptClass"]
 

@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int, user_stacklevel
-from ..exceptions import DefaultsWarning
+from .._validation import check_generator, check_positive_int
+from ..exceptions import DefaultsWarning, user_stacklevel
 from ._base import ConceptClass, FiniteConcepts, _resolve_bounds
 
 __all__ = ["MarginalConcepts", "Marginals", "Conjunctions", "ParityConcepts", "Parities"]

@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int, user_stacklevel
-from ..exceptions import DefaultsWarning
+from .._validation import check_generator, check_positive_int
+from ..exceptions import DefaultsWarning, user_stacklevel
 from ._base import (
     ConceptClass,
     FiniteConcepts,

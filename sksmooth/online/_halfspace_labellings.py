@@ -12,11 +12,11 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int, user_stacklevel
+from .._validation import check_generator, check_positive_int
 from ..classes import HalfspaceConcepts, Halfspaces, estimate_cover_radius
 from ..classes._base import _check_cover_args, _resolve_bounds
 from ..classes._halfspaces import _bit_keys, _HalfspaceSampler
-from ..exceptions import DefaultsWarning
+from ..exceptions import DefaultsWarning, user_stacklevel
 
 __all__ = ["HalfspaceLabellings", "labelling_count", "candidate_count",
            "halfspace_labelling_cover"]

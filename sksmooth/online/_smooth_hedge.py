@@ -22,11 +22,10 @@ from .._guarantee import Guarantee
 from .._progress import VERBOSE, Progress
 from .._untrusted import input_columns, read_shown_numbers
 from .._validation import (BOUNDS_HINT, check_generator, check_public_classes,
-                           check_same_classes, clip_to_bounds, public_box, reads_data,
-                           user_stacklevel)
+                           check_same_classes, clip_to_bounds, public_box, reads_data)
 from ..classes import ConceptClass, FiniteConcepts, Stumps, Thresholds, check_concept_class
 from ..classes._registry import _NAMES as _CLASS_NAMES
-from ..exceptions import DefaultsWarning, PrivacyWarning
+from ..exceptions import DefaultsWarning, PrivacyWarning, user_stacklevel
 from ._covers import (AxisCovers, EpochRequest, GivenCover, MulticlassStumpConcepts,
                       cover_strategy, supports_multiclass)
 from ._hedge import AxisHedge, _frozen, _shallow, hedge_regret_bound

@@ -73,12 +73,11 @@ from .._validation import (
     check_same_classes,
     clip_to_bounds,
     declared_classes,
-    user_stacklevel,
 )
 from ..accounting import basic_composition, check_accountant, split_budget
 from ..accounting._ledger import ACCOUNTANT, charge_release, refusal_recorded
 from ..classes import user_code_notes
-from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning
+from ..exceptions import DefaultsWarning, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ._calibration import lemma1_min_noise, perturbation_epsilon, perturbation_noise
 from ._ftpl import online_strategy, regret_report, start_run
 from ._labels import check_class_count, label_codec, online_codec

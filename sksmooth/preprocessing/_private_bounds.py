@@ -14,8 +14,7 @@ from .._constraints import (EPSILON, RANDOM_STATE, Check, InstanceOf, NoneValue,
                             validate_params)
 from .._guarantee import Guarantee, PrivacySpent
 from .._untrusted import read_numbers
-from .._validation import user_stacklevel
-from ..exceptions import DefaultsWarning
+from ..exceptions import DefaultsWarning, user_stacklevel
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge

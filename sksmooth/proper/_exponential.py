@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._untrusted import sanitize_rows
-from .._validation import public_box, reads_data, user_stacklevel
+from .._validation import public_box, reads_data
 from ..classes import (ConceptClass, FiniteConcepts, HalfspaceConcepts, StumpConcepts, Thresholds,
                        check_concept_class)
-from ..exceptions import DefaultsWarning
+from ..exceptions import DefaultsWarning, user_stacklevel
 from ..mechanisms import exact_exponential_mechanism
 from ._hypothesis import ConceptRule, SelectedHypothesis, TwoLabelRule, row_blocks
 from ._intervals import IntervalStrategy

@@ -28,8 +28,7 @@ import numpy as np
 
 from .._guarantee import spent_as_set
 from ..classes import user_code_notes
-from .._validation import user_stacklevel
-from ..exceptions import PrivacyWarning
+from ..exceptions import PrivacyWarning, user_stacklevel
 from ..mechanisms import FLOAT_SELECTION_NOTE
 from .littlestone._ldim import LittlestoneOracle, as_class_matrix
 from .littlestone._polypri import (

@@ -61,11 +61,11 @@ from .._untrusted import (encode_private_labels, input_columns, read_numbers,
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, check_same_classes, declared_classes,
-                           labels_of_y, refuse_unset, user_stacklevel)
+                           labels_of_y, refuse_unset)
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
-from ..exceptions import DefaultsWarning, RemovalWarning
+from ..exceptions import DefaultsWarning, RemovalWarning, user_stacklevel
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
 from ._intervals import listed_cells

@@ -17,9 +17,9 @@ from .._guarantee import spent_as_set
 from .._domain import grid_threshold
 from .._domain import box_coordinates
 from .._untrusted import sanitize_rows
-from .._validation import public_box, reads_data, user_stacklevel
+from .._validation import public_box, reads_data
 from ..accounting import zcdp_from_dp_budget, zcdp_to_dp
-from ..exceptions import DefaultsWarning
+from ..exceptions import DefaultsWarning, user_stacklevel
 from ..mechanisms import sample_discrete_gaussian, sample_discrete_laplace
 from ._hypothesis import SelectedHypothesis, row_blocks
 from ._prototype_maps import BoxCodes, BoxPrototypeRule, ProjectedL1Codes, random_projection

@@ -14,9 +14,8 @@ import numpy as np
 
 from .._domain import box_position, grid_threshold
 from .._untrusted import distinct_labels
-from .._validation import (check_positive_int, check_public_classes, reads_data, refuse_unset,
-                           user_stacklevel)
-from ..exceptions import PrivacyWarning
+from .._validation import check_positive_int, check_public_classes, reads_data, refuse_unset
+from ..exceptions import PrivacyWarning, user_stacklevel
 from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
 
 __all__ = [

@@ -20,8 +20,8 @@ import numpy as np
 from .._constraints import Check
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._progress import VERBOSE, Progress
-from .._validation import check_delta_for_n, reads_data, user_stacklevel
-from ..exceptions import PrivacyWarning, RemovalWarning
+from .._validation import check_delta_for_n, reads_data
+from ..exceptions import PrivacyWarning, RemovalWarning, user_stacklevel
 from ._base import (
     COMMON_CONSTRAINTS,
     DELTA_CONSTRAINT,

@@ -5,8 +5,7 @@ import warnings
 from sklearn.base import clone
 
 from .._constraints import Refused
-from .._validation import user_stacklevel
-from ..exceptions import RemovalWarning
+from ..exceptions import RemovalWarning, user_stacklevel
 from ._queries import Workload
 from ._rounds import _ROUNDS, _Rounds, as_rounds
 from ._schema import RemovedLevels
