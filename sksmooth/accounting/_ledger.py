@@ -76,6 +76,19 @@ class RemainingBudget(NotPrivateCount, _Pair):
         return text
 
 
+def _mismatch_message(where, stored, asked):
+    """The ``ValueError`` text for reopening a ledger with another budget or relation."""
+    def text(budget):
+        return f"(epsilon={budget_text(budget[0], '')}, delta={budget_text(budget[1], '')})"
+
+    what = [f"budget {text(stored[0])}, not {text(asked[0])}"] if stored[0] != asked[0] else []
+    if stored[1] != asked[1]:
+        what.append(f"its budget read under neighbouring={stored[1]!r}, not {asked[1]!r}")
+    return (f"{where} holds a ledger with {' and '.join(what)}; open it with the same budget "
+            "and neighbouring to spend (delta=None is an unlimited delta), with no budget to "
+            "read it only, or use a new ledger.")
+
+
 def _left(limit, spent):
     return float("inf") if limit == float("inf") else max(limit - spent, 0.0)
 
@@ -132,7 +145,8 @@ class BudgetAccountant:
     up to a relative tolerance of ``1e-9`` (ten spends of 0.1 fit 1.0),
     never an absolute one (a zero ``delta`` budget admits no ``delta > 0``).
     A file or server ledger stores its budget on creation; reopening it
-    with another budget raises ``ValueError``.
+    with another budget raises ``ValueError``; opening it with no budget
+    reads it (the stored budget) and refuses to spend (``BudgetError``).
 
     An in-memory ledger lives in one process. A copy of it in another
     process (a joblib ``loky`` worker, a Dask worker), or unpickled once the
@@ -165,7 +179,14 @@ class BudgetAccountant:
         self.budget = Budget(self.epsilon, _check_budget_delta(self.delta))
         self.neighbouring = _check_neighbouring(neighbouring, "neighbouring")
         self._storage = open_storage(path=path, url=url)
-        self._storage.init(self.budget, self.neighbouring)
+        stored = self._storage.init(self.budget, self.neighbouring)
+        self._reads_only = stored != (self.budget, self.neighbouring)
+        if self._reads_only and self.budget != (float("inf"),) * 2:
+            raise ValueError(_mismatch_message(self._storage.describe(), stored,
+                                               (self.budget, self.neighbouring)))
+        if self._reads_only:  # opened with no budget: adopts the stored one, to read
+            (self.epsilon, delta), self.neighbouring = stored
+            self.delta, self.budget = None if delta == float("inf") else delta, stored[0]
         self._id = uuid.uuid4().hex
         with _LIVE_LOCK:
             _LIVE_LEDGERS[self._id] = self
@@ -204,6 +225,20 @@ class BudgetAccountant:
             "Use an estimator with neighbouring='add_remove', or a ledger with "
             "neighbouring='substitution'.")
 
+    def _refuse_if_reading(self):
+        if self._reads_only:
+            raise BudgetError(
+                f"This BudgetAccountant was opened with no budget on a ledger that stores one, "
+                f"so it only reads it: spending needs the budget. Open it with "
+                f"BudgetAccountant({self._params()}).")
+
+    def _params(self):
+        params = [f"epsilon={self.epsilon}"] + ([] if self.delta is None else
+                                                [f"delta={self.delta}"])
+        if self.neighbouring != "substitution":
+            params.append(f"neighbouring={self.neighbouring!r}")
+        return ", ".join(params + [self._storage.describe() or ""]).rstrip(", ")
+
     # ------------------------------------------------------------ public API
     def check(self, epsilon, delta=0.0, neighbouring=None):
         """Raise :class:`BudgetError` if spending ``(epsilon, delta)`` would exceed the budget.
@@ -214,6 +249,7 @@ class BudgetAccountant:
         relation (default: the ledger's), converted as :meth:`spend` does.
         """
         request = self._check_request(epsilon, delta, neighbouring)
+        self._refuse_if_reading()
         self._storage.check_writable()
         with _conversion_said(request, (epsilon, delta)):
             refuse_if_over(self._storage.totals(), *request, self.budget)
@@ -249,6 +285,7 @@ class BudgetAccountant:
         """
         converted = self._check_request(epsilon, delta, neighbouring)
         certified = _check_certified(certified)
+        self._refuse_if_reading()
         label = "" if label is None else str(label)
         if converted != (epsilon, delta):
             label += (f" (add/remove ({epsilon:.6g}, {delta:.3g})-DP, charged as "
@@ -282,6 +319,7 @@ class BudgetAccountant:
             raise ValueError(
                 f"reason must be a non-empty str saying why the release is not private, got "
                 f"{reason!r}; e.g. reason='bounds read from the data'.")
+        self._refuse_if_reading()
         label = "" if label is None else str(label)
         record = Spend(f"{label} (not private: {reason})", 0.0, 0.0, time.time(), os.getpid(),
                        certified=False, private=False)
@@ -340,15 +378,10 @@ class BudgetAccountant:
         return self.totals().n_spends
 
     def __repr__(self):
-        params = [f"epsilon={self.epsilon}"]
-        if self.delta is not None:
-            params.append(f"delta={self.delta}")
-        where = self._storage.describe()
-        if where is not None:
-            params.append(where)
         totals = self.totals()
         return (
-            f"BudgetAccountant({', '.join(params)}; spent {PrivacySpent(*totals.total)} in "
+            f"BudgetAccountant({self._params()}{', read only' * self._reads_only}; spent "
+            f"{PrivacySpent(*totals.total)} in "
             f"{totals.n_spends} releases, {totals.n_not_certified} not certified, "
             f"{totals.n_not_private} not private)"
         )
@@ -363,10 +396,10 @@ class BudgetAccountant:
 
     def __reduce__(self):
         return (_restore_accountant, (self._id, self.epsilon, self.delta, self._storage,
-                                      self.neighbouring))
+                                      self.neighbouring, self._reads_only))
 
 
-def _restore_accountant(ledger_id, epsilon, delta, storage, neighbouring):
+def _restore_accountant(ledger_id, epsilon, delta, storage, neighbouring, reads_only=False):
     """Unpickle: the live ledger of this process if any, else a handle on ``storage``.
 
     An unpickled in-memory storage keeps the pid of its owner, so a copy in
@@ -381,7 +414,7 @@ def _restore_accountant(ledger_id, epsilon, delta, storage, neighbouring):
         accountant.budget = Budget(epsilon, _check_budget_delta(delta))
         accountant.neighbouring = neighbouring
         accountant._storage = storage
-        accountant._id = ledger_id
+        accountant._id, accountant._reads_only = ledger_id, reads_only
         _LIVE_LEDGERS[ledger_id] = accountant
         return accountant
 

@@ -189,6 +189,27 @@ def test_reopening_sees_the_records_and_refuses_another_budget(shared_backend):
         BudgetAccountant(1.0, 1e-5, **location)
 
 
+def test_a_ledger_opened_with_no_budget_is_read_and_refuses_to_spend(shared_backend):
+    _, location = shared_backend
+    BudgetAccountant(3.0, 1e-5, **location).spend(0.5, label="first")
+    reader = BudgetAccountant(**location)  # only to read what was spent
+    assert (reader.epsilon, reader.delta, reader.spent) == (3.0, 1e-5, (0.5, 0.0))
+    assert reader.remaining() == (2.5, 1e-5) and "read only" in repr(reader)
+    for handle in (reader, pickle.loads(pickle.dumps(reader))):
+        for spend in (lambda: handle.spend(0.1), lambda: handle.check(0.1),
+                      lambda: handle.record_not_private("x", "row values")):
+            with pytest.raises(BudgetError, match=r"BudgetAccountant\(epsilon=3.0, delta=1e-05, "):
+                spend()
+    assert len(reader) == 1
+
+
+def test_a_spend_shows_its_time_in_utc_and_keeps_the_number():
+    from sksmooth.accounting import Spend
+
+    record = Spend("x", 1.0, 0.0, 86400.5, 1)
+    assert "time=1970-01-02 00:00:00 UTC" in repr(record) and record.time == 86400.5
+
+
 @pytest.mark.expensive
 def test_unpickle_in_fresh_process_reaches_the_ledger(backend, tmp_path):
     kind, location = backend

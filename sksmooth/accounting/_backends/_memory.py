@@ -30,7 +30,8 @@ class MemoryStorage:
         self._lock = threading.Lock()
 
     def init(self, budget, neighbouring="substitution"):
-        """Nothing to create: a new in-memory ledger is empty."""
+        """Nothing to create: a new in-memory ledger is empty and holds ``budget``."""
+        return budget, neighbouring
 
     def check_writable(self):
         """Raise :class:`CrossProcessLedgerError` in a snapshot or outside the owner."""

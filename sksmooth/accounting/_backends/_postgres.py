@@ -21,7 +21,7 @@ from ._sql import (
     insert_spend_sql,
     records_from_rows,
     spend_row,
-    store_or_check_budget,
+    store_or_read_budget,
     totals_from_row,
     totals_sql,
 )
@@ -138,11 +138,12 @@ class PostgresStorage:
             )
 
     def init(self, budget, neighbouring="substitution"):
-        """Create the tables and store ``budget`` and ``neighbouring``, or check the
+        """Create the tables and store ``budget`` and ``neighbouring`` if new; return the
         stored ones."""
-        self._run(lambda connection: self._create_or_check(connection, budget, neighbouring))
+        return self._run(lambda connection: self._create_or_read(connection, budget,
+                                                                 neighbouring))
 
-    def _create_or_check(self, connection, budget, neighbouring):
+    def _create_or_read(self, connection, budget, neighbouring):
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK_KEY,))
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
@@ -157,8 +158,8 @@ class PostgresStorage:
                     "ledger a database or schema of its own, e.g. "
                     "?options=-csearch_path%3Dsksmooth_ledger.")
         add_missing_columns(connection.execute, "%s", present, "BOOLEAN NOT NULL DEFAULT TRUE")
-        store_or_check_budget(connection.execute, "%s", budget, neighbouring, self._witness,
-                              self.describe())
+        return store_or_read_budget(connection.execute, "%s", budget, neighbouring,
+                                    self._witness, self.describe())
 
     def check_writable(self):
         """Every process that can connect reaches the ledger: nothing to refuse."""

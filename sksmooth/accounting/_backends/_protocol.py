@@ -5,7 +5,9 @@ one write, :meth:`LedgerStorage.append_if_within_budget`, which checks the
 budget and appends in one atomic step; everything else is a read.
 """
 
+import contextlib
 import functools
+from datetime import datetime, timezone
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from ..._guarantee import PrivacySpent
@@ -85,6 +87,13 @@ class Spend(NamedTuple):
     pid: int
     certified: bool = True
     private: bool = True
+
+    def __repr__(self):  # the time (seconds since the epoch, as stored) read in UTC
+        fields = [f"{name}={value!r}" for name, value in zip(self._fields, self)]
+        with contextlib.suppress(OverflowError, ValueError, OSError):
+            when = datetime.fromtimestamp(self.time, timezone.utc)
+            fields[3] = f"time={when:%Y-%m-%d %H:%M:%S} UTC"
+        return f"Spend({', '.join(fields)})"
 
 
 def budget_text(value, spec):
@@ -243,8 +252,8 @@ class LedgerStorage(Protocol):
     """
 
     def init(self, budget, neighbouring="substitution"):
-        """Create the ledger if absent; raise ``ValueError`` if it holds another budget
-        or reads it under another neighbouring relation."""
+        """Create the ledger with ``budget`` and ``neighbouring`` if absent; return the
+        stored ``(Budget, neighbouring)``."""
 
     def append_if_within_budget(self, record, budget):
         """Atomically append ``record`` unless it would exceed ``budget`` (then raise)."""

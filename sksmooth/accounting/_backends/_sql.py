@@ -7,7 +7,7 @@ column types of the ``CREATE TABLE`` statements differ between the two.
 
 import uuid
 
-from ._protocol import LedgerIntegrityError, LedgerTotals, Spend, budget_text
+from ._protocol import Budget, LedgerIntegrityError, LedgerTotals, Spend
 
 __all__ = [
     "LEDGER_ID_SQL",
@@ -15,10 +15,8 @@ __all__ = [
     "NEIGHBOURING_SQL",
     "add_budget_columns",
     "add_missing_columns",
-    "budget_mismatch_message",
-    "neighbouring_mismatch_message",
     "new_ledger_id",
-    "store_or_check_budget",
+    "store_or_read_budget",
     "REQUIRED_COLUMNS",
     "SPEND_COLUMNS",
     "insert_spend_sql",
@@ -44,24 +42,21 @@ LEDGER_ID_SQL = "SELECT ledger_id FROM budget"
 NEIGHBOURING_SQL = "SELECT COALESCE(neighbouring, 'substitution') FROM budget"
 
 
-def store_or_check_budget(execute, placeholder, budget, neighbouring, witness, where):
+def store_or_read_budget(execute, placeholder, budget, neighbouring, witness, where):
     """In the caller's transaction: store ``budget`` and ``neighbouring`` with a new
-    identity in an empty ledger, or check the stored ones; the witness sees the
-    identity."""
+    identity in an empty ledger; return the stored budget and relation (the caller
+    compares them); the witness sees the identity."""
     row = execute(SELECT_BUDGET_SQL).fetchone()
     if row is None:
         values = ", ".join([placeholder] * 4)
         execute(f"INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) VALUES ({values})",
                 (*budget, new_ledger_id(), neighbouring))
-    elif (float(row[0]), float(row[1])) != tuple(budget):
-        raise ValueError(budget_mismatch_message(where, row, budget))
-    stored = execute(NEIGHBOURING_SQL).fetchone()[0]
-    if stored != neighbouring:
-        raise ValueError(neighbouring_mismatch_message(where, stored, neighbouring))
+        row = budget
     identity = execute(LEDGER_ID_SQL).fetchone()[0]
     if witness.identity is None:  # this handle opens its ledger
         witness.identity = identity
     witness.saw_identity(identity, where)
+    return Budget(float(row[0]), float(row[1])), execute(NEIGHBOURING_SQL).fetchone()[0]
 
 
 def add_missing_columns(execute, placeholder, present, true_by_default):
@@ -83,12 +78,6 @@ def add_budget_columns(execute, placeholder, budget_columns):
             execute(f"ALTER TABLE budget ADD COLUMN {column} TEXT")
     execute(f"UPDATE budget SET ledger_id = {placeholder} WHERE ledger_id IS NULL",
             (new_ledger_id(),))
-
-
-def neighbouring_mismatch_message(where, stored, neighbouring):
-    """The ``ValueError`` text for reopening a ledger under another relation."""
-    return (f"{where} holds a ledger whose budget is read under neighbouring={stored!r}, "
-            f"not {neighbouring!r}; open it with neighbouring={stored!r} or use a new ledger.")
 
 
 def new_ledger_id():
@@ -206,16 +195,3 @@ def records_from_rows(rows):
               bool(private))
         for label, eps, delta, t, pid, certified, private in rows
     ]
-
-
-def budget_mismatch_message(where, stored, budget):
-    """The ``ValueError`` text for reopening a ledger with another budget."""
-    def text(value):
-        return budget_text(float(value), "")
-
-    return (
-        f"{where} holds a ledger with budget (epsilon={text(stored[0])}, "
-        f"delta={text(stored[1])}), not (epsilon={text(budget.epsilon)}, delta="
-        f"{text(budget.delta)}); open it with the same budget (delta=None is an "
-        "unlimited delta) or use a new ledger."
-    )

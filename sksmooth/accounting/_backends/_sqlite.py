@@ -18,7 +18,7 @@ from ._sql import (
     insert_spend_sql,
     records_from_rows,
     spend_row,
-    store_or_check_budget,
+    store_or_read_budget,
     totals_from_row,
     totals_sql,
 )
@@ -144,7 +144,7 @@ class SQLiteStorage:
         )
 
     def init(self, budget, neighbouring="substitution"):
-        """Create the tables and store ``budget`` and ``neighbouring``, or check the
+        """Create the tables and store ``budget`` and ``neighbouring`` if new; return the
         stored ones."""
         try:
             connection = self._connect()
@@ -153,7 +153,7 @@ class SQLiteStorage:
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
-                self._create_or_check(connection, budget, neighbouring)
+                stored = self._create_or_read(connection, budget, neighbouring)
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
@@ -162,8 +162,9 @@ class SQLiteStorage:
             raise self._cannot_open(exc) from None
         finally:
             connection.close()
+        return stored
 
-    def _create_or_check(self, connection, budget, neighbouring):
+    def _create_or_read(self, connection, budget, neighbouring):
         connection.execute(_CREATE_BUDGET)
         connection.execute(_CREATE_SPENDS)
         present = {table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
@@ -173,8 +174,8 @@ class SQLiteStorage:
                 raise self._not_a_ledger(
                     f"table {table!r} lacks {sorted(required - present[table])}")
         add_missing_columns(connection.execute, "?", present, "INTEGER NOT NULL DEFAULT 1")
-        store_or_check_budget(connection.execute, "?", budget, neighbouring, self._witness,
-                              self.describe())
+        return store_or_read_budget(connection.execute, "?", budget, neighbouring,
+                                    self._witness, self.describe())
 
     def check_writable(self):
         """Every process on this host reaches the file: nothing to refuse."""
