@@ -563,7 +563,10 @@ def input_columns(estimator):
 def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
     """scikit-learn's ``validate_data`` for a path that makes no privacy claim (online
     learning, whose errors may depend on the rows): a column that holds no numbers
-    (a text, a category) is refused naming it and the fix."""
+    (a text, a category) is refused naming it and the fix; a column ``y`` is raveled
+    with the package's warning."""
+    if getattr(y, "ndim", None) == 2:  # an array or table (np.ndim would convert any y)
+        y = _column_vector_raveled(np.asarray(y))
     try:
         out = validate_data(estimator, X, y, **kwargs)
         _record_labels(estimator, X, kwargs.get("reset", True))

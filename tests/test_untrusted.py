@@ -246,6 +246,11 @@ def test_the_column_vector_y_warning_names_the_callers_line():
     with pytest.warns(UserWarning, match="column-vector y") as record:  # it raveled silently
         MWEM(bounds=(0.0, 1.0), classes=[0, 1]).fit(X, y)
     assert {w.filename for w in record} == {__file__}
+    from sksmooth.exceptions import DataConversionWarning
+
+    with pytest.warns(DataConversionWarning, match="column-vector y") as record:  # sklearn's
+        SmoothHedgeClassifier(bounds=(0.0, 1.0)).fit(X, y)
+    assert {w.filename for w in record} == {__file__}
 
 
 def test_a_column_name_mismatch_names_the_columns():
