@@ -502,11 +502,16 @@ def _check_structure(X, ensure_min_samples):
                          "using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) "
                          "for a single sample.")
     if shape[0] < ensure_min_samples:
-        raise ValueError(f"Found array with {shape[0]} sample(s) (shape={tuple(shape)}) while "
-                         f"a minimum of {ensure_min_samples} is required.")
+        raise ValueError(_too_few_rows(shape, ensure_min_samples))
     if shape[1] < 1:
         raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a "
                          "minimum of 1 is required.")
+
+
+def _too_few_rows(shape, minimum):
+    return (f"Found array with {shape[0]} sample(s) (shape={tuple(shape)}) while a minimum of "
+            f"{minimum} is required: pass X with rows (in a stream, skip an empty batch: "
+            "if len(X): est.partial_fit(X, y)).")
 
 
 def read_numbers(estimator, X, y="no_validation", *, reset=True, dtype="numeric",
@@ -563,7 +568,7 @@ def input_columns(estimator):
 def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
     """scikit-learn's ``validate_data`` for a path that makes no privacy claim (online
     learning, whose errors may depend on the rows): a column that holds no numbers
-    (a text, a category) is refused naming it and the fix; a column ``y`` is raveled
+    (a text, a category) or no rows is refused naming the fix; a column ``y`` is raveled
     with the package's warning."""
     if getattr(y, "ndim", None) == 2:  # an array or table (np.ndim would convert any y)
         y = _column_vector_raveled(np.asarray(y))
@@ -573,6 +578,9 @@ def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
         return out
     except ValueError:  # numpy's "could not convert string to float" (a dict: TypeError)
         column = _column_of_non_numbers(X)
+        shape = getattr(read_table(X), "shape", (None,))
+        if column is None and shape[0] == 0:
+            raise ValueError(_too_few_rows(shape, 1)) from None
         if column is None:
             raise
     owner = type(estimator).__name__

@@ -253,6 +253,15 @@ def test_the_column_vector_y_warning_names_the_callers_line():
     assert {w.filename for w in record} == {__file__}
 
 
+@pytest.mark.parametrize("name", ["proper", "erm", "hedge"])
+def test_an_empty_batch_is_refused_naming_the_fix(name):
+    X = np.random.default_rng(0).uniform(size=(4, 2))
+    est = SmoothHedgeClassifier(bounds=(0.0, 1.0)) if name == "hedge" else _reader(name)
+    est.partial_fit(X, [0, 1, 0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match=r"0 sample\(s\).*skip an empty batch"):
+        est.partial_fit(X[:0], [])
+
+
 def test_a_column_name_mismatch_names_the_columns():
     # column names are the table's public schema: the message says which
     # differ (before: "refused by input validation ... detail not shown")
