@@ -17,6 +17,7 @@ Koller & Friedman, "Probabilistic Graphical Models", MIT Press 2009, §10.2
 (sum-product calibration of a clique tree).
 """
 
+import itertools
 import math
 from functools import cached_property
 
@@ -120,15 +121,19 @@ class FactoredModel:
 
         Read from a calibrated clique belief when one clique contains
         ``attrs``; otherwise by variable elimination over the smallest
-        subtree whose cliques cover ``attrs``.
+        subtree whose cliques cover ``attrs`` (:func:`_eliminate`).
         """
-        attrs = as_attrs(attrs)
-        tables = self.clique_probabilities
-        host = containing_clique(self.tree.cliques, attrs)
-        if host is not None:
-            return _sum_to(tables[host], self.tree.cliques[host], attrs)
-        return _eliminate(self._index, self.tree.cliques, self._reduced, attrs,
-                          self._separator_tables, self._message_cache)
+        return self.marginals([attrs])[0]
+
+    def marginals(self, tables):
+        """:meth:`marginal` of every attribute set in ``tables``; the pairs no clique
+        holds are computed together (:func:`_split_pairs`)."""
+        tables = [as_attrs(t) for t in tables]
+        hosts = [containing_clique(self.tree.cliques, t) for t in tables]
+        split = {t for t, h in zip(tables, hosts) if h is None and len(t) == 2}
+        pairs = _split_pairs(self, split) if len(split) > 1 else {}
+        return [_sum_to(self.clique_probabilities[h], self.tree.cliques[h], t) if h is not None
+                else pairs[t] if t in pairs else _eliminate(self, t) for t, h in zip(tables, hosts)]
 
     def sample(self, n_samples, rng, scheme="systematic"):
         """``n_samples`` rows of level codes, shape ``(n, n_attrs)``; ``scheme``:
@@ -154,33 +159,6 @@ class FactoredModel:
     @cached_property
     def _index(self):
         return _TreeIndex(self.tree, len(self.shape))
-
-    @cached_property
-    def _reduced_cache(self):
-        return {}
-
-    @cached_property
-    def _message_cache(self):
-        """Elimination messages, shared by the queries of one model (:func:`_eliminate`)."""
-        return _MessageCache(max(16 * self.size, 2**22))
-
-    def __getstate__(self):
-        # the query caches are recomputed on demand: a pickle holds the model only
-        state = dict(self.__dict__)
-        for cache in ("_message_cache", "_reduced_cache"):
-            state.pop(cache, None)
-        return state
-
-    def _reduced(self, node, sub_attrs):
-        """Clique ``node``'s marginal on ``sub_attrs`` (cached per model)."""
-        key = (node, sub_attrs)
-        cache = self._reduced_cache
-        if key not in cache:
-            clique = self.tree.cliques[node]
-            table = self.clique_probabilities[node]
-            axes = tuple(i for i, a in enumerate(clique) if a not in sub_attrs)
-            cache[key] = table.sum(axis=axes) if axes else table
-        return cache[key]
 
     @cached_property
     def _separator_tables(self):
@@ -364,17 +342,6 @@ class _TreeIndex:
                 if self.host[a] is None or len(c) < len(tree.cliques[self.host[a]]):
                     self.host[a] = i
 
-        self._chains = {}
-
-    def chain(self, node):
-        """``node`` and its ancestors up to the root (cached)."""
-        if node not in self._chains:
-            out = [node]
-            while self.parent[out[-1]] >= 0:
-                out.append(self.parent[out[-1]])
-            self._chains[node] = out
-        return self._chains[node]
-
 
 def _sum_to(table, attrs, keep):
     """Sum ``table`` (axes ``attrs``) over the attributes not in ``keep``, renormalised."""
@@ -440,23 +407,7 @@ def _sum_unshared(x, x_attrs, other_attrs, out):
     return x.sum(axis=axes), tuple(a for a in x_attrs if a in out or a in other_attrs)
 
 
-class _MessageCache(dict):
-    """Messages of :func:`_eliminate` up to ``max_floats`` floats in all, the oldest
-    dropped first (queries come in runs that share their recent messages, e.g. the
-    pairs ``(i, j)`` for one ``i``), so its memory stays a few models' size."""
-
-    def __init__(self, max_floats):
-        super().__init__()
-        self.max_floats, self.floats = max_floats, 0
-
-    def __setitem__(self, key, value):
-        self.floats += value[1].size
-        while self and self.floats > self.max_floats:
-            self.floats -= self.pop(next(iter(self)))[1].size
-        super().__setitem__(key, value)
-
-
-def _eliminate(index, cliques, reduced, attrs, separator_tables, messages):
+def _eliminate(model, attrs):
     """Marginal over ``attrs`` spanning several cliques (variable elimination).
 
     On the smallest subtree whose cliques cover ``attrs`` (the paths from
@@ -466,18 +417,14 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables, messages):
     clique sends its parent the sum over everything but the separator and
     the target attributes found below it, divided by the separator
     marginal; the common ancestor keeps ``attrs``. Each clique enters as its
-    marginal on just the attributes the step needs (separators, targets):
-    ``reduced(node, sub_attrs)``, cached by the model, so a large clique is
-    summed once per round of queries rather than once per query. The
-    contractions are matrix products of normalised (overflow-free) tables.
-
-    A clique's message is fixed by the clique, the targets it holds and the
-    messages it receives, so it is keyed by those (recursively) in
-    ``messages`` (a cache of bounded size kept by the model): the queries of one round share
-    them (the pairs ``(i, j)`` for all ``j`` share every message carrying
-    only ``i``), and each query mostly pays for its common ancestor alone.
+    marginal on just the attributes the step needs (separators, targets).
+    The contractions are matrix products of normalised (overflow-free) tables.
     """
-    chains = [index.chain(index.host[a]) for a in attrs]
+    index, cliques = model._index, model.tree.cliques
+    chains = [[index.host[a]] for a in attrs]
+    for chain in chains:  # each target's smallest clique and its ancestors
+        while index.parent[chain[-1]] >= 0:
+            chain.append(index.parent[chain[-1]])
     common = set(chains[0]).intersection(*chains[1:])
     top = max(common, key=lambda i: index.depth[i])
     nodes = set()
@@ -487,28 +434,81 @@ def _eliminate(index, cliques, reduced, attrs, separator_tables, messages):
     inbox = {}
     for node in sorted(nodes, key=lambda i: -index.depth[i]) + [top]:
         clique = cliques[node]
-        received = inbox.pop(node, ())
-        incoming = [(m_attrs, m) for _, m_attrs, m in received]
-        if node != top:
-            key = (node, tuple(a for a in clique if a in targets),
-                   tuple(sorted(k for k, _, _ in received)))
-            if key in messages:
-                inbox.setdefault(index.parent[node], []).append((key, *messages[key]))
-                continue
+        incoming = inbox.pop(node, [])
         sep = () if node == top else index.separator[node]
-        needed = set(sep) | (targets & set(clique))
-        for m_attrs, _ in incoming:
-            needed |= set(m_attrs) & set(clique)
-        sub_attrs = tuple(a for a in clique if a in needed)
-        present = set(sub_attrs).union(*(m for m, _ in incoming))
-        keep = attrs if node == top else tuple(sorted(set(sep) | (targets & present)))
-        message = _contract(reduced(node, sub_attrs), sub_attrs, incoming, keep)
+        carried = set().union(*(m for m, _ in incoming))
+        sub_attrs = tuple(a for a in clique if a in targets or a in sep or a in carried)
+        keep = attrs if node == top else tuple(sorted(set(sep) | targets & (carried | set(clique))))
+        message = _contract(_summed(model.clique_probabilities[node], clique, sub_attrs),
+                            sub_attrs, incoming, keep)
         if node == top:
             return message / message.sum()
-        sep_table = separator_tables[node]
-        view = tuple(sep_table.shape[sep.index(a)] if a in sep else 1 for a in keep)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            message = np.where(sep_table.reshape(view) > 0, message / sep_table.reshape(view), 0.0)
-        messages[key] = (keep, message)
-        inbox.setdefault(index.parent[node], []).append((key, keep, message))
+        inbox.setdefault(index.parent[node], []).append(
+            (keep, _conditional(message, keep, model._separator_tables[node], sep)))
     raise AssertionError("unreachable: the common ancestor ends the loop")
+
+
+def _conditional(table, attrs, sep_table, sep):
+    """``table`` (axes ``attrs``, then any stacked axes) divided by the separator
+    marginal ``sep_table`` (axes ``sep``, a subset of ``attrs``); 0 where it is 0."""
+    sep_table = sep_table.reshape([sep_table.shape[sep.index(a)] if a in sep else 1
+                                   for a in attrs] + [1] * (table.ndim - len(attrs)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sep_table > 0, table / sep_table, 0.0)
+
+
+_BELOW, _OTHER = -1, -2  # labels of the stacked axes of _split_pairs (attributes are >= 0)
+
+
+def _split_pairs(model, pairs):
+    """Marginals of the attribute pairs ``(i, j)`` in ``pairs`` that no clique holds.
+
+    A pair's path is closest to the root at one clique ``T``: ``i`` is in ``T``
+    or below its child ``a``, ``j`` below another child ``b``, and ``P(i, j) =
+    sum_T P(T) U_a U_b``, ``U_c`` stacking ``P(k | S_c)`` of every ``k`` below
+    ``c`` and not in its separator ``S_c`` (``i`` in ``T``: its indicator). ``U_c``
+    sums ``P(c | S_c)`` times the indicators of ``c``'s others and its children's
+    ``U``: one product per tree edge and pair of branches, not one per pair.
+    """
+    tree, index, probs = model.tree, model._index, model.clique_probabilities
+    children = [[c for c, p in tree.edges if p == node] for node in range(len(tree.cliques))]
+    stacked, out = {}, {}  # child -> (U, {attr: (offset, levels)})
+
+    def indicators(node, sep, members):  # P(k, sep) of each k in members: (sep..., levels)
+        parts = [np.moveaxis(_summed(probs[node], tree.cliques[node], set(sep) | {k}),
+                             sorted(set(sep) | {k}).index(k), -1) for k in members]
+        offsets = np.cumsum([0] + [model.shape[k] for k in members])
+        return parts, {k: (int(o), model.shape[k]) for k, o in zip(members, offsets)}
+
+    def keep_pairs(block, rows, cols):
+        for i, (r, n) in rows.items():
+            for j, (c, m) in cols.items():
+                if (min(i, j), max(i, j)) in pairs:
+                    table = block[r:r + n, c:c + m]
+                    out[min(i, j), max(i, j)] = (table if i < j else table.T) / table.sum()
+
+    for node in [c for c, _ in tree.edges] + [0]:  # leaves to root
+        clique = tree.cliques[node]
+        below = [(c, index.separator[c], *stacked.pop(c)) for c in children[node]]
+        for c, sep, u, cols in below:  # i in the clique, j below child c
+            parts, rows = indicators(node, sep, [a for a in clique if a not in sep])
+            keep_pairs(np.concatenate([p.reshape(-1, p.shape[-1]).T for p in parts])
+                       @ u.reshape(-1, u.shape[-1]), rows, cols)
+        for (a, sep_a, u_a, rows), (b, sep_b, u_b, cols) in itertools.combinations(below, 2):
+            both = tuple(x for x in clique if x in sep_a or x in sep_b)
+            x = _product_sum(_summed(probs[node], clique, both), both, u_a, sep_a + (_BELOW,),
+                             sep_b + (_BELOW,))
+            keep_pairs(_product_sum(x, sep_b + (_BELOW,), u_b, sep_b + (_OTHER,),
+                                    (_BELOW, _OTHER)), rows, cols)
+        if node == 0:
+            return out
+        sep = index.separator[node]  # U of this clique, for its parent
+        parts, cols = indicators(node, sep, [a for a in clique if a not in sep])
+        for c, sep_c, u, c_cols in below:
+            both = tuple(x for x in clique if x in sep or x in sep_c)
+            parts.append(_product_sum(_summed(probs[node], clique, both), both, u,
+                                      sep_c + (_BELOW,), sep + (_BELOW,)))
+            width = sum(n for _, n in cols.values())
+            cols.update({k: (width + o, n) for k, (o, n) in c_cols.items()})
+        stacked[node] = (_conditional(np.concatenate(parts, axis=-1), sep,
+                                      model._separator_tables[node], sep), cols)
