@@ -57,8 +57,10 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
     """``estimator`` fitted on the rows mapped onto the unit cube by the public
     box ``bounds`` (``(x - lower) / (upper - lower)``): a fixed public map,
     so a linear model's regularisation weighs every feature on the same scale.
-    The online multiclass default of :class:`PerturbedERMClassifier` wraps
-    ``LogisticRegression`` in it; the fitted model is ``estimator_``."""
+    ``estimator=None`` fits ``LogisticRegression()``, ``bounds=None`` the rows as
+    given; ``sample_weight`` is passed on only when given. The online multiclass
+    default of :class:`PerturbedERMClassifier` wraps ``LogisticRegression`` in it;
+    the fitted model is ``estimator_``."""
 
     def __init__(self, estimator=None, *, bounds=None):
         self.estimator = estimator
@@ -71,8 +73,9 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, dtype=float)
-        self.estimator_ = clone(self.estimator).fit(self._unit(X), y,
-                                                    sample_weight=sample_weight)
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        estimator = LogisticRegression() if self.estimator is None else self.estimator
+        self.estimator_ = clone(estimator).fit(self._unit(X), y, **weights)
         self.classes_ = self.estimator_.classes_
         return self
 

@@ -461,3 +461,14 @@ def test_a_heuristic_oracle_refits_on_a_geometric_schedule():
     assert clf.cumulative_loss_ < 0.15 * 400
     assert any(f"refitted {len(fitted_rows) - 1} times in 100 rounds" in note
                for note in clf.guarantee_.notes)
+
+
+def test_box_scaled_classifier_defaults_to_logistic_regression_and_takes_any_classifier():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X = np.random.default_rng(0).uniform(0, 10, size=(30, 2))
+    y = (X[:, 0] > 5).astype(int)
+    assert isinstance(BoxScaledClassifier(bounds=(0, 10)).fit(X, y).estimator_,
+                      LogisticRegression)  # estimator=None: clone(None) raised
+    knn = BoxScaledClassifier(KNeighborsClassifier(3), bounds=(0, 10)).fit(X, y)
+    assert knn.score(X, y) > 0.8  # its fit takes no sample_weight, not even None
