@@ -26,8 +26,8 @@ __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
 _ROW_BLOCK = 2048  # rows per block in the generic count update
 # halfspace counts: at most 255 rows per block (a uint8 column sum cannot overflow)
-# times 1024 concepts: the float32 block (1 MiB) and its two masks stay in cache
-_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS = 255, 1024
+# times 512 concepts: the float32 block (0.5 MiB) and its masks stay in a 1 MiB L2
+_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS = 255, 512
 _SAFE_SCALE = 2.0**60  # coefficient and row scales the float32 filter handles
 GENERIC_SOURCE = (
     "Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, 'What can we learn "
@@ -98,15 +98,19 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     feature order (:func:`_reference_inside`): every row adds 0 or 1 to each count, a
     function of that row alone, so one row changes each count by at most 1.
 
-    Fast path: a float32 matrix product of 255-row x 1024-concept blocks, scaled so
-    that its error is at most ``E`` whatever the BLAS summation order (FMA or not).
-    A product at least ``E`` from 0 has the reference's sign; the few within ``E``
-    (a fraction of about ``1e-5``) are evaluated by the reference. The counts are
-    the reference's exactly; no (rows x concepts) matrix is built. A concept's
-    complement ``(-w_j, -b_j)`` (the covers hold both orientations) is counted from
-    the same products: its reference sum is exactly the negated one (negation is
-    exact and round-to-nearest symmetric), so it is true exactly where the product
-    is below ``-E`` or, within ``E``, where the reference says so.
+    Fast path: float32 matrix products of blocks of rows of one label x concepts,
+    scaled so that the error is at most ``E`` whatever the summation order (FMA or
+    not). A product at least ``E`` from 0 has the reference's sign; one compare
+    against ``(E, -E)`` and one uint8 column sum per block give each block's counts
+    above ``E`` and above ``-E``. A (block, concept) where they differ holds a product
+    within ``E`` (a fraction of about ``1e-5``): its rows are counted again from a
+    second float32 product, those within ``E`` of it by the reference, in place of the
+    block's first counts. The counts are the reference's exactly; no (rows x concepts)
+    matrix is built. A concept's complement ``(-w_j, -b_j)`` (the covers hold both
+    orientations) is counted from the same products: its reference sum is exactly
+    the negated one (negation is exact and round-to-nearest symmetric), so it is true
+    exactly where the product is below ``-E`` or, within ``E``, where the reference
+    says so.
     """
     coef, intercept = halfspaces.coef, halfspaces.intercept
     d = X.shape[1]
@@ -126,81 +130,67 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
         codes = y_codes[start:start + step]
         for label in np.unique(codes):
             inside[slow, label] += values[codes == label].sum(axis=0)
+    partner = halfspaces.complements()
+    paired = fast & (partner >= 0)
+    paired[paired] &= fast[partner[paired]]
+    partner = np.where(paired, partner, -1)
+    ids = np.flatnonzero(fast & ~(paired & (partner < np.arange(len(coef)))))
+    if not (ids.size and len(X)):  # e.g. a row beyond 2^60: no float32 copy of the
+        return inside  # rows, whose overflow warning would show a private value's size
     # With u = 2^-24 and |x_k| <= reach_k: rounding x and w_j / scale_j to float32 and
     # summing the d + 1 products (any order, FMA or not) is within (d + 3) u of
     # (x @ w_j + b_j) / scale_j, the float64 reference within d 2^-53, underflow
     # (flushed or not) within (d + 1) 2^-64; E = (2 d + 8) u bounds their sum with room
     # to spare and is exact in float32
     margin = np.float32((2 * d + 8) * 2.0**-24)
-    partner = halfspaces.complements()
-    paired = fast & (partner >= 0)
-    paired[paired] &= fast[partner[paired]]
-    partner = np.where(paired, partner, -1)
-    ids = np.flatnonzero(fast & ~(paired & (partner < np.arange(len(coef)))))
     weights = np.empty((d + 1, len(ids)), np.float32)
     weights[:d] = (coef[ids] / scale[ids, None]).T
     weights[d] = intercept[ids] / scale[ids]
-    blocks = [(ids[c:c + _HALFSPACE_CONCEPTS], partner[ids[c:c + _HALFSPACE_CONCEPTS]],
-               np.ascontiguousarray(weights[:, c:c + _HALFSPACE_CONCEPTS]))
-              for c in range(0, len(ids), _HALFSPACE_CONCEPTS)]
-    product = np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), np.float32)
-    sure, maybe = (np.empty((_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS), bool) for _ in range(2))
-    close = _ClosePairs(inside, X, coef, intercept)
-    # no fast concept (e.g. a row beyond 2^60): no float32 copy of the rows, whose
-    # overflow warning would show a private value's size
-    for label in np.flatnonzero(total) if ids.size else ():
-        rows = np.flatnonzero(y_codes == label)
-        points = np.ones((len(rows), d + 1), np.float32)
-        points[:, :d] = X[rows]
-        for concepts, complements, w in blocks:
-            count, not_below = (np.zeros(len(concepts), np.int64) for _ in range(2))
-            twins = np.flatnonzero(complements >= 0)
-            for start in range(0, len(rows), _HALFSPACE_ROWS):
-                part = points[start:start + _HALFSPACE_ROWS]
-                m, k = len(part), len(concepts)
-                p = np.matmul(part, w, out=product[:m, :k])
-                above, near = sure[:m, :k], maybe[:m, :k]
-                np.greater_equal(p, margin, out=above)
-                np.greater_equal(p, -margin, out=near)
-                n_above = np.add.reduce(above.view(np.uint8), axis=0, dtype=np.uint8)
-                n_near = np.add.reduce(near.view(np.uint8), axis=0, dtype=np.uint8)
-                count += n_above
-                not_below += n_near
-                some = np.flatnonzero(n_near != n_above)
-                if some.size:
-                    r, c = np.nonzero(near[:, some] > above[:, some])
-                    close.add(rows[start + r], concepts[some[c]], label)
-                    twin = complements[some[c]] >= 0
-                    close.add(rows[start + r[twin]], complements[some[c[twin]]], label)
-            inside[concepts, label] += count
-            # the complement: rows below -E, plus its close pairs (added above)
-            inside[complements[twins], label] += len(rows) - not_below[twins]
-    close.flush()
+    order = np.argsort(y_codes, kind="stable")  # rows by label; blocks of one label
+    points = np.ones((len(order), d + 1), np.float32)
+    points[:, :d] = X[order]
+    present = np.flatnonzero(total)
+    ends = np.cumsum(total)[present]
+    starts = np.concatenate([np.arange(e - total[k], e, _HALFSPACE_ROWS)
+                             for k, e in zip(present, ends)])
+    first = np.searchsorted(starts, ends - total[present])  # each label's first block
+    stops = np.minimum(starts + _HALFSPACE_ROWS, ends[np.searchsorted(ends, starts, "right")])
+    label = present[np.searchsorted(ends, starts, "right")]
+    rows, concepts = _HALFSPACE_ROWS, _HALFSPACE_CONCEPTS
+    thresholds = np.array([margin, -margin], np.float32)[:, None, None]
+    product, sides = np.empty((rows, concepts), np.float32), np.empty((2, rows, concepts), bool)
+    table = np.empty((2, len(starts), concepts), np.uint8)
+    for c in range(0, len(ids), concepts):
+        block, w = ids[c:c + concepts], np.ascontiguousarray(weights[:, c:c + concepts])
+        k, complements = len(block), partner[ids[c:c + concepts]]
+        counts = table[:, :, :k]  # (above E, above -E) per row block and concept
+        for b, (lo, hi) in enumerate(zip(starts.tolist(), stops.tolist())):
+            p = np.matmul(points[lo:hi], w, out=product[:hi - lo, :k])
+            np.greater_equal(p, thresholds, out=sides[:, :hi - lo, :k])
+            np.add.reduce(sides[:, :hi - lo, :k].view(np.uint8), axis=1, dtype=np.uint8,
+                          out=counts[:, b])
+        above, near = np.add.reduceat(counts, first, axis=1, dtype=np.int64)
+        inside[block[:, None], present] += above.T
+        twins = complements >= 0
+        inside[complements[twins, None], present] += (total[present] - near.T)[twins]
+        flagged = np.nonzero(counts[0] != counts[1])
+        for start in range(0, len(flagged[0]), 64):  # 64 blocks of rows at a time
+            fb, fc = (a[start:start + 64] for a in flagged)
+            at = np.minimum(starts[fb, None] + np.arange(rows), stops[fb, None] - 1)
+            valid = at - starts[fb, None] == np.arange(rows)  # the block's own rows
+            q = np.einsum("fri,if->fr", points[at], w[:, fc])  # any order: the same bound
+            is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
+            old = counts[:, fb, fc].astype(np.int64)
+            twin = complements[fc] >= 0
+            np.add.at(inside, (block[fc], label[fb]), is_above.sum(1) - old[0])
+            np.add.at(inside, (complements[fc][twin], label[fb][twin]),
+                      ((valid & ~is_near).sum(1) - (stops - starts)[fb] + old[1])[twin])
+            f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
+            has = complements[fc[f]] >= 0
+            i, l = (np.concatenate([a, a[has]]) for a in (order[at[f, r]], label[fb[f]]))
+            j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
+            np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
     return inside
-
-
-class _ClosePairs:
-    """The (row, concept) pairs within the margin, added to ``inside`` by the reference
-    every ``2^16`` pairs: memory bounded however many rows sit on boundaries."""
-
-    _LIMIT = 1 << 16
-
-    def __init__(self, inside, X, coef, intercept):
-        self.inside, self.X, self.coef, self.intercept = inside, X, coef, intercept
-        self.pending, self.size = [], 0
-
-    def add(self, rows, concepts, label):
-        self.pending.append((rows, concepts, np.full(len(rows), label)))
-        self.size += len(rows)
-        if self.size >= self._LIMIT:
-            self.flush()
-
-    def flush(self):
-        if self.pending:
-            rows, concepts, labels = (np.concatenate(a) for a in zip(*self.pending))
-            np.add.at(self.inside, (concepts, labels), _reference_inside(
-                self.X[rows], self.coef[concepts], self.intercept[concepts]))
-        self.pending, self.size = [], 0
 
 
 def _reference_inside(X, coef, intercept):

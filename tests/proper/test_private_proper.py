@@ -153,6 +153,20 @@ def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
         assert np.abs(change).max() <= 1 and not np.delete(change, y[row], axis=1).any()
 
 
+def test_halfspace_counts_are_exact_across_row_blocks():
+    """Rows on and within 1e-7 of the planes in several 255-row blocks of each label
+    (a last block of one row, a label of exactly two blocks, a label with no rows):
+    the blocks' float32 counts, their recounts and the reference give the reference's
+    counts exactly."""
+    rng = np.random.default_rng(7)
+    concepts, X = _halfspaces_with_boundary_rows(rng)
+    X = np.vstack([X, X[rng.permutation(len(X))[:165]], X[:1]])  # 766 rows: 256 + 510
+    y = np.append(rng.permutation(np.repeat([0, 2], [255, 510])), 0)  # last: on x0 = x1
+    own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
+    expected = np.stack([own[y == label].sum(axis=0) for label in range(3)], axis=1)
+    np.testing.assert_array_equal(label_counts(concepts, X, y, 3).inside, expected)
+
+
 def test_halfspace_counts_warn_the_same_for_rows_beyond_the_float32_range():
     """Rows beyond float32's range or whose products overflow float64 (inside public
     bounds of 1e300) are counted by the float64 reference alone, with no 'overflow'
