@@ -69,9 +69,8 @@ def candidate_tables(workload, n_attrs):
 
 def _errors(fitter, tables):
     """Integer L1 error of the model on every candidate table."""
-    model, data, total = fitter.model, fitter.data, fitter.total
-    return integer_l1_errors((total * m for m in model.marginals(tables)),
-                             (data.counts(attrs) for attrs in tables))
+    return integer_l1_errors((fitter.total * m for m in fitter.model.marginals(tables)),
+                             (fitter.data.counts(attrs) for attrs in tables))
 
 
 def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):

@@ -169,12 +169,16 @@ def _min_fill(graphs, levels):
     self_loops = np.eye(d, dtype=bool)
     while alive.any():
         adjacency = graphs.astype(np.float32)  # eliminated attributes have no edges
-        degree = adjacency.sum(axis=2)
-        twice_edges = (np.matmul(adjacency, adjacency) * adjacency).sum(axis=2)
+        paths = np.matmul(adjacency, adjacency)  # diagonal: the degrees
+        degree = np.einsum("gii->gi", paths)
+        twice_edges = np.einsum("gij,gij->gi", paths, adjacency)
         fill = np.where(alive, degree * (degree - 1) - twice_edges, np.inf)
         best = fill.min(axis=1, keepdims=True)
-        sizes = np.prod(np.where(graphs | self_loops, levels, 1.0), axis=2)
-        v = np.where(fill == best, np.minimum(sizes, 1e300), np.inf).argmin(axis=1)
+        key = np.where(fill == best, 0.0, np.inf)
+        tied = np.nonzero((fill == best) & alive & (best > 0))  # simplicial ones all go
+        sizes = np.where(graphs[tied] | self_loops[tied[1]], levels, 1.0).prod(axis=1)
+        key[tied] = np.minimum(sizes, 1e300)  # an overflowed table still ranks before a non-tie
+        v = key.argmin(axis=1)
         chosen = np.zeros((k, d), dtype=bool)
         chosen[rows, v] = True
         chosen = np.where(best == 0, fill == 0, chosen & alive)
@@ -284,17 +288,14 @@ def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
     every ``extra`` in ``extra_sets`` (boolean array), the eliminations of all
     the graphs run together (:func:`_min_fill`)."""
     d = len(shape)
-    if not extra_sets:
-        return np.zeros(0, dtype=bool)
     if max_size >= _EXACT_SIZES or d > _BATCH_ATTRS or len(extra_sets) < _BATCH_GRAPHS:
         return np.array([junction_tree_size(list(attr_sets) + [e], shape) <= max_size
-                         for e in extra_sets])
-    base = np.zeros((d, d), dtype=bool)
-    for attrs in attr_sets:
-        base[np.ix_(attrs, attrs)] = True
-    graphs = np.repeat(base[None], len(extra_sets), axis=0)
+                         for e in extra_sets], dtype=bool)
+    graphs = np.zeros((len(extra_sets), d, d), dtype=bool)
     for g, attrs in enumerate(extra_sets):
         graphs[g][np.ix_(attrs, attrs)] = True
+    for attrs in attr_sets:
+        graphs[(slice(None), *np.ix_(attrs, attrs))] = True
     graphs &= ~np.eye(d, dtype=bool)
     levels = np.asarray(shape, dtype=float)
     cliques = _min_fill(graphs, levels)
@@ -305,7 +306,7 @@ def junction_tree_sizes(attr_sets, extra_sets, shape, max_size):
     larger = card[:, :, None] < card[:, None, :]
     earlier = np.tri(d, k=-1, dtype=bool)[None]  # [i, j]: j < i
     dropped = (inside & (larger | ((card[:, :, None] == card[:, None, :]) & earlier))).any(axis=2)
-    sizes = np.prod(np.where(cliques, levels, 1.0), axis=2)
+    sizes = np.where(cliques, levels, 1.0).prod(axis=2)
     return np.where(dropped, 0.0, sizes).sum(axis=1) <= max_size
 
 
