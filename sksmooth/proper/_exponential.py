@@ -8,9 +8,11 @@ exponential strategy over a cover".
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits  # a scikit-learn dependency
 
 from .._untrusted import sanitize_rows
 from .._validation import public_box, reads_data
@@ -158,39 +160,53 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     label = present[np.searchsorted(ends, starts, "right")]
     rows, concepts = _HALFSPACE_ROWS, _HALFSPACE_CONCEPTS
     thresholds = np.array([margin, -margin], np.float32)[:, None, None]
-    product, sides = np.empty((rows, concepts), np.float32), np.empty((2, rows, concepts), bool)
-    table = np.empty((2, len(starts), concepts), np.uint8)
-    for c in range(0, len(ids), concepts):
-        block, w = ids[c:c + concepts], np.ascontiguousarray(weights[:, c:c + concepts])
-        k, complements = len(block), partner[ids[c:c + concepts]]
-        counts = table[:, :, :k]  # (above E, above -E) per row block and concept
-        for b, (lo, hi) in enumerate(zip(starts.tolist(), stops.tolist())):
-            p = np.matmul(points[lo:hi], w, out=product[:hi - lo, :k])
-            np.greater_equal(p, thresholds, out=sides[:, :hi - lo, :k])
-            np.add.reduce(sides[:, :hi - lo, :k].view(np.uint8), axis=1, dtype=np.uint8,
-                          out=counts[:, b])
-        above, near = np.add.reduceat(counts, first, axis=1, dtype=np.int64)
-        inside[block[:, None], present] += above.T
-        twins = complements >= 0
-        inside[complements[twins, None], present] += (total[present] - near.T)[twins]
-        flagged = np.nonzero(counts[0] != counts[1])
-        for start in range(0, len(flagged[0]), 64):  # 64 blocks of rows at a time
-            fb, fc = (a[start:start + 64] for a in flagged)
-            at = np.minimum(starts[fb, None] + np.arange(rows), stops[fb, None] - 1)
-            valid = at - starts[fb, None] == np.arange(rows)  # the block's own rows
-            q = np.einsum("fri,if->fr", points[at], w[:, fc])  # any order: the same bound
-            is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
-            old = counts[:, fb, fc].astype(np.int64)
-            twin = complements[fc] >= 0
-            np.add.at(inside, (block[fc], label[fb]), is_above.sum(1) - old[0])
-            np.add.at(inside, (complements[fc][twin], label[fb][twin]),
-                      ((valid & ~is_near).sum(1) - (stops - starts)[fb] + old[1])[twin])
-            f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
-            has = complements[fc[f]] >= 0
-            i, l = (np.concatenate([a, a[has]]) for a in (order[at[f, r]], label[fb[f]]))
-            j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
-            np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
+    n_threads = min(_blas_threads(), -(-len(ids) // concepts))
+
+    def count(part):  # concept blocks part, part + n_threads, ...: disjoint counts
+        product = np.empty((rows, concepts), np.float32)
+        sides = np.empty((2, rows, concepts), bool)
+        table = np.empty((2, len(starts), concepts), np.uint8)
+        for c in range(part * concepts, len(ids), n_threads * concepts):
+            block, w = ids[c:c + concepts], np.ascontiguousarray(weights[:, c:c + concepts])
+            k, complements = len(block), partner[ids[c:c + concepts]]
+            counts = table[:, :, :k]  # (above E, above -E) per row block and concept
+            for b, (lo, hi) in enumerate(zip(starts.tolist(), stops.tolist())):
+                p = np.matmul(points[lo:hi], w, out=product[:hi - lo, :k])
+                np.greater_equal(p, thresholds, out=sides[:, :hi - lo, :k])
+                np.add.reduce(sides[:, :hi - lo, :k].view(np.uint8), axis=1, dtype=np.uint8,
+                              out=counts[:, b])
+            above, near = np.add.reduceat(counts, first, axis=1, dtype=np.int64)
+            inside[block[:, None], present] += above.T
+            twins = complements >= 0
+            inside[complements[twins, None], present] += (total[present] - near.T)[twins]
+            flagged = np.nonzero(counts[0] != counts[1])
+            for start in range(0, len(flagged[0]), 64):  # 64 blocks of rows at a time
+                fb, fc = (a[start:start + 64] for a in flagged)
+                at = np.minimum(starts[fb, None] + np.arange(rows), stops[fb, None] - 1)
+                valid = at - starts[fb, None] == np.arange(rows)  # the block's own rows
+                q = np.einsum("fri,if->fr", points[at], w[:, fc])  # any order: the same bound
+                is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
+                old = counts[:, fb, fc].astype(np.int64)
+                twin = complements[fc] >= 0
+                np.add.at(inside, (block[fc], label[fb]), is_above.sum(1) - old[0])
+                np.add.at(inside, (complements[fc][twin], label[fb][twin]),
+                          ((valid & ~is_near).sum(1) - (stops - starts)[fb] + old[1])[twin])
+                f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
+                has = complements[fc[f]] >= 0
+                i, l = (np.concatenate([a, a[has]]) for a in (order[at[f, r]], label[fb[f]]))
+                j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
+                np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
+    if n_threads == 1:
+        count(0)
+    else:  # numpy releases the GIL in the products, compares and sums
+        with threadpool_limits(1, "blas"), ThreadPoolExecutor(n_threads) as pool:
+            list(pool.map(count, range(n_threads)))
     return inside
+
+
+def _blas_threads():
+    """The BLAS threads allowed (``OPENBLAS_NUM_THREADS``, ``threadpool_limits``, ...)."""
+    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] or [1])
 
 
 def _reference_inside(X, coef, intercept):

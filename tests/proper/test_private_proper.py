@@ -21,6 +21,7 @@ from sksmooth.classes import FiniteClass, HalfspaceConcepts, Halfspaces, StumpCo
 from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.proper import (Exponential, Littlestone, NoisyMeans, PrivateProperClassifier,
                              ProperRelease)
+from sksmooth.proper import _exponential
 from sksmooth.proper._exponential import (ExponentialStrategy, _reference_inside,
                                           hypothesis_errors, label_counts, label_pairs)
 
@@ -109,11 +110,11 @@ def test_label_counts_match_direct_evaluation(n_classes):
         np.testing.assert_array_equal(fast, _brute_errors(concepts, pairs, X, y))
 
 
-def _halfspaces_with_boundary_rows(rng, n_features=4):
+def _halfspaces_with_boundary_rows(rng, n_features=4, max_size=300):
     """A random cover plus hard concepts (constants, the zero concept, scales beyond
     the float32 filter, a plane with rows on it) and rows on or within 1e-7 of the
     planes: the rows the float32 filter must hand to the reference."""
-    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=n_features, max_size=300,
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=n_features, max_size=max_size,
                                random_state=rng)
     hard = np.zeros((7, n_features))
     hard[2, :2], hard[3, 0], hard[4, 0], hard[5, 0] = (1.0, -1.0), 1e-30, 1e30, 0.5
@@ -153,13 +154,15 @@ def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
         assert np.abs(change).max() <= 1 and not np.delete(change, y[row], axis=1).any()
 
 
-def test_halfspace_counts_are_exact_across_row_blocks():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_halfspace_counts_are_exact_across_row_blocks(threads, monkeypatch):
     """Rows on and within 1e-7 of the planes in several 255-row blocks of each label
-    (a last block of one row, a label of exactly two blocks, a label with no rows):
-    the blocks' float32 counts, their recounts and the reference give the reference's
-    counts exactly."""
+    (a last block of one row, a label of exactly two blocks, a label with no rows) and
+    two 512-concept blocks, on one or two threads: the blocks' float32 counts, their
+    recounts and the reference give the reference's counts exactly."""
+    monkeypatch.setattr(_exponential, "_blas_threads", lambda: threads)
     rng = np.random.default_rng(7)
-    concepts, X = _halfspaces_with_boundary_rows(rng)
+    concepts, X = _halfspaces_with_boundary_rows(rng, max_size=1200)
     X = np.vstack([X, X[rng.permutation(len(X))[:165]], X[:1]])  # 766 rows: 256 + 510
     y = np.append(rng.permutation(np.repeat([0, 2], [255, 510])), 0)  # last: on x0 = x1
     own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
