@@ -499,7 +499,12 @@ def charge_release(accountant, label, epsilon, delta, *, not_private, certified,
 def refusal_recorded(accountant, label, reason):
     """Record a refusal raised inside as a release without guarantee when ``reason``
     (:func:`~sksmooth._guarantee.read_from_data_reason`: what was read from the rows)
-    is not empty: whether it is raised, and its message, depend on what was read."""
+    is not empty: whether it is raised, and its message, depend on what was read.
+    A ledger that could not record it (read only, or a snapshot) is refused first:
+    its error would otherwise carry the refusal unrecorded (``__context__``)."""
+    if reason and check_accountant(accountant) is not None:
+        accountant._refuse_if_reading()
+        accountant._storage.check_writable()
     try:
         yield
     except Exception:  # any error (a user oracle's too) may depend on the rows

@@ -203,6 +203,20 @@ def test_a_ledger_opened_with_no_budget_is_read_and_refuses_to_spend(shared_back
     assert len(reader) == 1
 
 
+def test_a_ledger_that_cannot_record_a_refusal_refuses_before_it(tmp_path):
+    # a read-only handle raised its BudgetError while recording a row-dependent refusal
+    # (PerturbedERMClassifier, classes='data', one label in y): the refusal rode along
+    # unrecorded as the error's __context__ (found by review6)
+    from sksmooth.accounting._ledger import refusal_recorded
+
+    BudgetAccountant(1.0, path=tmp_path / "l.sqlite")
+    reader = BudgetAccountant(path=tmp_path / "l.sqlite")
+    with pytest.raises(BudgetError, match="only reads") as refused:
+        with refusal_recorded(reader, "x", "the label set was read from the rows"):
+            raise ValueError("y holds only the label 1234567")
+    assert refused.value.__context__ is None and len(reader) == 0
+
+
 def test_a_spend_shows_its_time_in_utc_and_keeps_the_number():
     from sksmooth.accounting import Spend
 
