@@ -66,6 +66,10 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
         self.estimator = estimator
         self.bounds = bounds
 
+    def _model(self):
+        """The classifier fitted on the mapped rows (``None``: ``LogisticRegression()``)."""
+        return LogisticRegression() if self.estimator is None else self.estimator
+
     def _unit(self, X):
         if self.bounds is None:
             return np.asarray(X, dtype=float)
@@ -74,8 +78,7 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, dtype=float)
         weights = {} if sample_weight is None else {"sample_weight": sample_weight}
-        estimator = LogisticRegression() if self.estimator is None else self.estimator
-        self.estimator_ = clone(estimator).fit(self._unit(X), y, **weights)
+        self.estimator_ = clone(self._model()).fit(self._unit(X), y, **weights)
         self.classes_ = self.estimator_.classes_
         return self
 
@@ -321,7 +324,7 @@ def calibrate(oracle, Z, n_features, n_classes=2):
     """``rho``, ``G`` and ``ln |F|`` of the oracle's class on ``Z`` (public inputs only)."""
     m, exact = len(Z), is_erm_oracle(oracle)
     if isinstance(oracle, BoxScaledClassifier):
-        oracle = oracle.estimator  # the model fitted, on rows mapped by the public box
+        oracle = oracle._model()  # the model fitted, on rows mapped by the public box
     name = type(oracle).__name__
     size, rho = _separation(oracle, Z, n_features, n_classes) if exact else (None, 0.0)
     if size is not None:

@@ -472,3 +472,16 @@ def test_box_scaled_classifier_defaults_to_logistic_regression_and_takes_any_cla
                       LogisticRegression)  # estimator=None: clone(None) raised
     knn = BoxScaledClassifier(KNeighborsClassifier(3), bounds=(0, 10)).fit(X, y)
     assert knn.score(X, y) > 0.8  # its fit takes no sample_weight, not even None
+
+
+def test_a_default_box_scaled_oracle_is_named_as_the_model_it_fits():
+    # estimator=None fits LogisticRegression(); the refusal and guarantee_ said "NoneType"
+    X = np.random.default_rng(0).uniform(0, 10, size=(30, 2))
+    y = (X[:, 0] > 5).astype(int)
+    clf = PerturbedERMClassifier(BoxScaledClassifier(), bounds=(0, 10), classes=[0, 1])
+    with pytest.raises(ValueError, match="^PerturbedERMClassifier.fit: LogisticRegression is"):
+        clf.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = str(clf.set_params(allow_non_private=True).fit(X, y).guarantee_)
+    assert "oracle LogisticRegression is a heuristic" in text and "NoneType" not in text
