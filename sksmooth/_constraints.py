@@ -34,7 +34,6 @@ __all__ = [
     "Check",
     "Param",
     "READ_FROM_DATA",
-    "Refused",
     "validate_params",
     "validated_params",
     "parameter_names",
@@ -273,17 +272,6 @@ class Param:
     hint: str = ""
 
 
-class Refused:
-    """A keyword parameter refused at ``fit``, held until then as a parameter's
-    value (``__init__`` and ``set_params`` never raise, as scikit-learn asks)."""
-
-    def __init__(self, error):
-        self.error = error
-
-    def __repr__(self):
-        return f"<refused: {self.error}>"
-
-
 def _as_param(entry):
     return entry if isinstance(entry, Param) else Param(entry)
 
@@ -364,10 +352,7 @@ def validate_params(estimator, table=None):
 
 def check_parameter_object(value, name):
     """Check a parameter object's own parameters (``queries=Workload(...)``) by its
-    table; an error names both (``queries=Workload(...): marginal_width must be ...``).
-    A :class:`Refused` value raises its error."""
-    if isinstance(value, Refused):
-        raise value.error
+    table; an error names both (``queries=Workload(...): marginal_width must be ...``)."""
     try:
         return validate_params(value)
     except (TypeError, ValueError) as exc:

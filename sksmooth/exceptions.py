@@ -20,7 +20,6 @@ __all__ = [
     "PrivacyWarning",
     "DefaultsWarning",
     "DataConversionWarning",
-    "RemovalWarning",
     "BudgetError",
 ]
 
@@ -63,13 +62,6 @@ class DataConversionWarning(SksmoothWarning, _SklearnDataConversionWarning):
 
     Also a :class:`sklearn.exceptions.DataConversionWarning`, so scikit-learn's
     filters and checks see it as theirs.
-    """
-
-
-class RemovalWarning(SksmoothWarning, FutureWarning):
-    """A parameter spelling that will be removed in the next release.
-
-    Also a :class:`FutureWarning`, as scikit-learn's deprecations are.
     """
 
 

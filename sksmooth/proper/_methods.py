@@ -4,7 +4,7 @@ Each holds the parameters only its strategy reads (``method=NoisyMeans(projectio
 a method's name (``method='noisy_means'``) stands for its object with the defaults.
 """
 
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 
 from .._constraints import ArrayLike, Integer, NoneValue, Options, Real, check_parameter_object
 
@@ -134,8 +134,6 @@ class Littlestone(BaseEstimator):
 
 
 METHODS = {cls.name: cls for cls in (Exponential, NoisyMeans, Littlestone)}
-METHOD_PARAMETERS = frozenset(name for cls in METHODS.values()
-                              for name in cls._parameter_constraints)
 _DEFAULTS = {name: value for cls in METHODS.values() for name, value in cls().get_params().items()}
 
 
@@ -147,21 +145,3 @@ def method_params(method):
         return method, params
     params.update(check_parameter_object(method, "method"))
     return method.name, params
-
-
-def method_for(method, old):
-    """The method object that the pre-1.0 keyword parameters ``old`` describe."""
-    if isinstance(method, (Exponential, NoisyMeans, Littlestone)):
-        return clone(method).set_params(**old)
-    if method == "auto":  # the method these names belong to
-        owners = [cls for cls in METHODS.values() if set(old) <= set(cls._parameter_constraints)]
-        if not owners:
-            raise ValueError(f"parameters {sorted(old)} belong to different methods; pass "
-                             "method=Exponential(...), NoisyMeans(...) or Littlestone(...).")
-        return owners[0](**old)
-    unknown = set(old) - set(METHODS[method]._parameter_constraints)
-    if unknown:
-        raise ValueError(
-            f"{sorted(unknown)[0]} applies only to another method than method={method!r}; "
-            f"leave it out or choose the method it belongs to.")
-    return METHODS[method](**old)

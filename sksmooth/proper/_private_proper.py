@@ -50,7 +50,6 @@ from .._constraints import (
     Options,
     Param,
     Real,
-    Refused,
     short_repr,
     validate_params,
 )
@@ -65,12 +64,11 @@ from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
 from ..accounting import BudgetAccountant
 from ..accounting._ledger import charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
-from ..exceptions import DefaultsWarning, RemovalWarning, user_stacklevel
+from ..exceptions import DefaultsWarning, user_stacklevel
 from ._exponential import ExponentialStrategy
 from ._hypothesis import ProperRelease, SelectedHypothesis
 from ._intervals import listed_cells
-from ._methods import (METHOD_PARAMETERS, Exponential, Littlestone, NoisyMeans, method_for,
-                       method_params)
+from ._methods import Exponential, Littlestone, NoisyMeans, method_params
 from ._littlestone import LittlestoneStrategy
 from ._prototypes import PrototypeStrategy
 
@@ -104,29 +102,6 @@ def resolve_method(params, n_features, n_classes):
         if hyp == "intervals" and params["gamma"] == "auto":
             params = {**params, "gamma": 1.0 / (2 * cells)}
     return {**params, "method": method, "hypotheses": hyp}
-
-
-def _method_from_old_names(method, old):
-    """The method object for parameters given by their pre-1.0 names (FutureWarning)."""
-    unknown = sorted(set(old) - METHOD_PARAMETERS)
-    if unknown:
-        return Refused(TypeError(
-            f"PrivateProperClassifier got an unexpected keyword argument {unknown[0]!r}; "
-            f"its parameters are {', '.join(PrivateProperClassifier._get_param_names())}."))
-    if not (isinstance(method, (Exponential, NoisyMeans, Littlestone))
-            or (isinstance(method, str) and method in ("auto", *_STRATEGIES))):
-        return Refused(ValueError(
-            f"{', '.join(sorted(old))} need a method: pass method=Exponential(...), "
-            "NoisyMeans(...) or Littlestone(...)."))
-    try:
-        named = method_for(method, old)
-    except ValueError as error:
-        return Refused(error)
-    warnings.warn(
-        f"passing {', '.join(sorted(old))} to PrivateProperClassifier is deprecated and "
-        f"will be removed in the next release: pass method={named!r}.",
-        RemovalWarning, stacklevel=3)
-    return named
 
 
 def _names_every_label(params, n_classes):
@@ -217,8 +192,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         A method's own parameters are set on its object, e.g.
         ``method=NoisyMeans(projection=4)``, ``method=Exponential(cover_size=5000)``,
         ``method=Littlestone(domain=D)`` (the name stands for the object with its
-        defaults). The old keywords (``gamma=``, ``domain=``, ...) still work for
-        one release with a :class:`FutureWarning`.
+        defaults).
     epsilon : float in [1e-9, 1e6], default=1.0
         Privacy parameter of *each* release.
     delta : float in [0, 1), default=0.0
@@ -359,7 +333,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             "a class name, a ConceptClass, a FiniteConcepts or a {-1,+1} matrix",
         ),
         "method": (Options("auto", "exponential", "littlestone", "noisy_means"),
-                   InstanceOf((Exponential, NoisyMeans, Littlestone, Refused),
+                   InstanceOf((Exponential, NoisyMeans, Littlestone),
                               "Exponential(...), NoisyMeans(...) or Littlestone(...)")),
         "epsilon": EPSILON,
         "delta": Real(0.0, 1.0, closed="left"),
@@ -376,10 +350,8 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, hypotheses="auto", method="auto", epsilon=1.0, delta=0.0, beta=0.1,
         bounds=None, classes=None, neighbouring="substitution", accountant=None,
-        random_state=None, verbose=0, **method_parameters,
+        random_state=None, verbose=0,
     ):
-        if method_parameters:  # the pre-1.0 spelling, e.g. gamma=0.1, domain=...
-            method = _method_from_old_names(method, method_parameters)
         self.hypotheses = hypotheses
         self.method = method
         self.epsilon = epsilon
@@ -391,15 +363,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
-
-    def set_params(self, **params):
-        """Set parameters; a method's parameter by its old name (``gamma=...``) is
-        deprecated: set ``method__gamma`` or pass ``method=Exponential(gamma=...)``."""
-        old = {name: params.pop(name) for name in list(params)
-               if name not in self._get_param_names() and "__" not in name}
-        if old:
-            params["method"] = _method_from_old_names(params.get("method", self.method), old)
-        return super().set_params(**params)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -493,8 +456,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
     def _public_params(self):
         """The parameters, checked from the parameters alone (before any data); the
         method's own parameters are flattened in, ``method`` is its name."""
-        if isinstance(self.method, Refused):
-            raise self.method.error
         params = dict(validate_params(self))
         params["method"], method_parameters = method_params(params["method"])
         params.update(method_parameters)

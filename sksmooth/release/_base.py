@@ -44,7 +44,6 @@ from ._columns import (
     schema_change_error,
 )
 from ._queries import as_workload, build_workload, check_workload
-from ._renamed import LEVELS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES, fold_renamed
 from ._schema import CLASSES, LEVELS, TableSchema, declared_level_columns, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 
@@ -75,7 +74,7 @@ COMMON_CONSTRAINTS = {
     "random_state": RANDOM_STATE,
 }
 DELTA_CONSTRAINT = Check(check_delta, "a real number in [0, 1)")
-SIGMA_CONSTRAINT = (NoneValue(), Check(check_sigma, "a real number in (0, 1]"))
+SIGMA_CONSTRAINT = Check(check_sigma, "a real number in (0, 1]")
 JITTER_CONSTRAINT = Boolean()
 
 
@@ -361,24 +360,6 @@ class ReleaseData(StreamingRelease, BaseEstimator):
     def _build_workload(self, uni, rng):
         return build_workload(self.queries, uni, rng)
 
-    # ------------------------------------------------- renamed parameters
-    _renamed = WORKLOAD_NAMES + UNIVERSE_NAMES + LEVELS_NAMES  # old keyword names this estimator still accepts
-
-    def _fold_renamed(self, params, old):
-        """``params`` with the pre-1.0 keyword parameters ``old`` folded in (warned)."""
-        return fold_renamed(type(self).__name__, params, old, self._renamed) if old else params
-
-    def set_params(self, **params):
-        """Set parameters; an old name (``marginal_width=3``) is deprecated: set
-        ``queries=Workload(marginal_width=3)`` (or ``rounds=...`` for MWEM's rounds)."""
-        old = {name: params.pop(name) for name in list(params)
-               if name not in self._get_param_names() and "__" not in name}
-        if old:
-            current = {name: params.get(name, getattr(self, name, None))
-                       for name in ("queries", "rounds", "universe", "levels")}
-            params.update({k: v for k, v in self._fold_renamed(current, old).items()
-                           if k in self._get_param_names()})
-        return super().set_params(**params)
 
 class _PartitionCounter(PartitionCounter):
     """Maps the rows of a dask partition by the public frame."""

@@ -67,11 +67,7 @@ class _PerQueryBase(ReleaseData):
         classes=None,
         accountant=None,
         random_state=None,
-        **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, universe=universe, levels=levels),
-                                     renamed)
-        queries, universe, levels = renamed["queries"], renamed["universe"], renamed["levels"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
@@ -240,13 +236,12 @@ levels, bounds, classes, accountant, random_state :
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, queries="auto", sensitivity="per_query",
                  universe="grid", n_bins="auto", max_universe_size=2**24,
-                 levels=None, bounds=None, classes=None, accountant=None, random_state=None,
-                 **renamed):
+                 levels=None, bounds=None, classes=None, accountant=None, random_state=None):
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, sensitivity=sensitivity,
             universe=universe, n_bins=n_bins,
             max_universe_size=max_universe_size, levels=levels, bounds=bounds, classes=classes,
-            accountant=accountant, random_state=random_state, **renamed,
+            accountant=accountant, random_state=random_state,
         )
 
     def _check_delta(self, delta):

@@ -10,7 +10,6 @@ App. E (Alg. 2, Thm 4.2), App. F (Alg. 3, Claim F.1, Thm 4.3), App. G
 (Lemma G.3).
 """
 
-import inspect
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -21,7 +20,7 @@ from .._constraints import Check
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from .._progress import VERBOSE, Progress
 from .._validation import check_delta_for_n, reads_data
-from ..exceptions import PrivacyWarning, RemovalWarning, user_stacklevel
+from ..exceptions import PrivacyWarning, user_stacklevel
 from ._base import (
     COMMON_CONSTRAINTS,
     DELTA_CONSTRAINT,
@@ -36,7 +35,6 @@ from ._outputs import ReleaseMixin
 from ._privacy import RoundParameters, round_parameters
 from ._projection import kl_project_smooth
 from ._queries import as_workload
-from ._renamed import LEVELS_NAMES, ROUNDS_NAMES, UNIVERSE_NAMES, WORKLOAD_NAMES
 from ._rounds import (TABLE_SELECTION_FRACTION, TableRounds, as_rounds, check_rounds, is_dense,
                       make_model, run_mw)
 from ._schema import DEFAULT_N_BINS
@@ -204,10 +202,7 @@ class MWEM(ReleaseMixin):
         ``str``, ``convert_dtypes()``'s ``Int64``), so it is not public —
         one row can change it — and never makes a column categorical or
         integer. Levels are never read from the data; a value outside them
-        is mapped to the first level. The removed keywords
-        ``categories={c: [...]}`` and ``categorical_features=[c]`` (one more
-        release, with a ``RemovalWarning``) read as ``levels={c: [...]}`` and
-        ``levels={c: int}``.
+        is mapped to the first level.
     bounds : tuple (lower, upper), dict, 'data' or None, default=None
         Public domain box: a pair ``(lower, upper)`` (numbers, or one per
         column), or ``{column name or index: (lower, upper)}`` for every
@@ -332,7 +327,6 @@ class MWEM(ReleaseMixin):
         "jitter": JITTER_CONSTRAINT,
         "verbose": VERBOSE,
     }
-    _renamed = WORKLOAD_NAMES + ROUNDS_NAMES + UNIVERSE_NAMES + LEVELS_NAMES
     _variant = "MWEM"
     _theorem = "Thm 4.1"
     _source = _SOURCE_MWEM
@@ -355,12 +349,7 @@ class MWEM(ReleaseMixin):
         accountant=None,
         random_state=None,
         verbose=0,
-        **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, rounds=rounds, universe=universe,
-                                          levels=levels), renamed)
-        queries, rounds, universe = renamed["queries"], renamed["rounds"], renamed["universe"]
-        levels = renamed["levels"]
         self.epsilon = epsilon
         self.delta = delta
         self.queries = queries
@@ -691,8 +680,7 @@ class SmoothMWEM(MWEM):
     sigma : float in (0, 1]
         Smoothness of the data: an assumption of the accuracy statement,
         never certified (``guarantee_`` says so; ``PrivacyWarning``).
-        ``None`` (deprecated, removed in the next release) makes the
-        classic :class:`MWEM`.
+        Without an assumed smoothness, use :class:`MWEM`.
     epsilon, delta, queries, rounds, universe, n_bins, n_universe, max_universe_size, \
 levels, bounds, classes, jitter, accountant, random_state, verbose :
         As in :class:`MWEM`; ``rounds='query'`` runs Alg. 2 itself, and
@@ -710,39 +698,10 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
     _theorem = "Thm 4.2"
     _source = _SOURCE_SMOOTH
 
-    def __new__(cls, *args, **kwargs):
-        # the pre-1.0 spellings: SmoothMWEM(sigma=None) was MWEM, projection=True
-        # ProjectedSmoothMWEM (one release, with RemovalWarning)
-        if cls is not SmoothMWEM or not ({"projection"} & set(kwargs)
-                                          or kwargs.get("sigma") is None):
-            return super().__new__(cls)
-        if kwargs.get("projection"):
-            new, spelled = ProjectedSmoothMWEM, "ProjectedSmoothMWEM(sigma=...)"
-        elif kwargs.get("sigma") is None:
-            new, spelled = MWEM, "MWEM(...)"
-            if "sigma" not in kwargs:  # the user never wrote sigma=None
-                spelled = ("SmoothMWEM(sigma=...) with the data's smoothness (e.g. sigma=0.1);"
-                           " without sigma it makes an MWEM: use MWEM(...)")
-        else:
-            new, spelled = SmoothMWEM, "SmoothMWEM(sigma=...) without projection"
-        called = ", ".join([f"{k}=..." for k in ("projection",) if k in kwargs]
-                           + [f"sigma={kwargs['sigma']!r}" for k in ("sigma",) if k in kwargs])
-        warnings.warn(
-            f"SmoothMWEM({called}) is deprecated and will be removed in the next release: "
-            f"use {spelled}.", RemovalWarning, stacklevel=2)
-        instance = object.__new__(new)
-        if not isinstance(instance, cls):  # Python calls __init__ on instances of cls only
-            instance.__init__(**{k: v for k, v in kwargs.items()
-                                 if k not in ("sigma", "projection")})
-        return instance
-
-    def __getnewargs_ex__(self):  # unpickling and copies go through __new__ with sigma
-        return (), {"sigma": self.sigma}
-
     def __init__(
         self,
+        sigma,
         *,
-        sigma=None,
         epsilon=1.0,
         delta=0.0,
         queries="auto",
@@ -757,21 +716,13 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
         accountant=None,
         random_state=None,
         verbose=0,
-        **renamed,
     ):
-        renamed.pop("projection", None)  # turned into the class by __new__
         super().__init__(
             epsilon=epsilon, delta=delta, queries=queries, rounds=rounds, universe=universe,
             n_bins=n_bins, max_universe_size=max_universe_size,
             levels=levels, bounds=bounds, classes=classes, jitter=jitter, accountant=accountant,
-            random_state=random_state, verbose=verbose, **renamed)
+            random_state=random_state, verbose=verbose)
         self.sigma = sigma
-
-    def _check_public_parameters(self, params):
-        if params["sigma"] is None:
-            raise ValueError(f"{type(self).__name__} needs sigma, the assumed smoothness of "
-                             "the data, e.g. sigma=0.1; without it use MWEM.")
-        super()._check_public_parameters(params)
 
     def _sigma(self, params):
         return params["sigma"]
@@ -847,7 +798,3 @@ levels, bounds, classes, jitter, accountant, random_state, verbose :
             return DenseModel(model.shape, kl_project_smooth(model.log_p.reshape(-1), sigma))
         return project
 
-
-# inspect and help() show __init__'s parameters, not those of the pre-1.0 __new__
-_INIT = inspect.signature(SmoothMWEM.__init__)
-SmoothMWEM.__signature__ = _INIT.replace(parameters=list(_INIT.parameters.values())[1:])

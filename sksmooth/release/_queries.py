@@ -10,7 +10,7 @@ one :class:`Workload` parameter object; labels enter as one more attribute
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._constraints import Check, Integer, NoneValue, Refused, check_parameter_object
+from .._constraints import Check, Integer, NoneValue, check_parameter_object
 from .._domain import grid_threshold
 from ..classes import Halfspaces
 from ._workload import DenseWorkload, GridWorkload
@@ -89,8 +89,6 @@ def check_workload(value, name):
     if isinstance(value, Workload):
         check_parameter_object(value, name)
         return value
-    if isinstance(value, Refused):
-        raise value.error
     return check_queries(value, name)
 
 

@@ -8,8 +8,8 @@ the classifier after it is trained on synthetic ``(X, y)`` released
 together, and at ``predict``/``score`` time the sampler is skipped (the
 model is applied to the real rows to predict).
 
-Obtain it with ``SmoothMWEM(...).as_sampler()`` or
-``SyntheticSampler(SmoothMWEM(...))``. imbalanced-learn is not needed to
+Obtain it with ``MWEM(...).as_sampler()`` or
+``SyntheticSampler(MWEM(...))``. imbalanced-learn is not needed to
 build or use it.
 """
 
@@ -38,17 +38,17 @@ class SyntheticSampler(BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sksmooth.release import SmoothMWEM
+    >>> from sksmooth.release import MWEM
     >>> X = np.random.default_rng(0).integers(0, 2, size=(200, 3)).astype(float)
     >>> y = X[:, 0].astype(int)
-    >>> sampler = SmoothMWEM(levels=2, classes=[0, 1]).as_sampler()
+    >>> sampler = MWEM(levels=2, classes=[0, 1]).as_sampler()
     >>> X_syn, y_syn = sampler.fit_resample(X, y)
     >>> X_syn.shape, y_syn.shape
     ((200, 3), (200,))
     """
 
     _parameter_constraints = {
-        "estimator": InstanceOf(BaseEstimator, "a release estimator, e.g. SmoothMWEM()"),
+        "estimator": InstanceOf(BaseEstimator, "a release estimator, e.g. MWEM()"),
     }
 
     def __init__(self, estimator):
@@ -59,7 +59,7 @@ class SyntheticSampler(BaseEstimator):
         validate_params(self)
         if not hasattr(self.estimator, "fit_resample"):
             raise TypeError("estimator must be a release estimator with fit_resample, e.g. "
-                            f"SmoothMWEM(); got {type(self.estimator).__name__}.")
+                            f"MWEM(); got {type(self.estimator).__name__}.")
         self.estimator_ = clone(self.estimator)
         return self.estimator_.fit_resample(X, y)
 

@@ -15,14 +15,13 @@ import numpy as np
 
 from .._constraints import READ_FROM_DATA, Check, Integer, NoneValue
 from .._untrusted import read_table
-from .._validation import (bounds_by_column, check_bounds, check_public_classes, column_index,
+from .._validation import (bounds_by_column, check_bounds, check_public_classes,
                            column_positions, no_range_error, reads_data)
 from ._columns import (
     BinnedColumn,
     LevelColumn,
     NumberColumn,
     TableCodec,
-    dtype_categories,
     frame_columns,
     is_dataframe,
     is_numeric_dtype,
@@ -36,7 +35,7 @@ from ._columns import (
 )
 
 __all__ = ["TableSchema", "CLASSES", "DEFAULT_N_BINS", "LEVELS", "check_levels",
-           "declared_level_columns", "is_dataframe", "RemovedLevels"]
+           "declared_level_columns", "is_dataframe"]
 
 DEFAULT_N_BINS = 10  # bins per continuous column: AdaptiveMarginalSynthesizer's default
 LEVELS_FORMS = ("int (the integers between the bounds), a sequence (one entry per column) "
@@ -52,8 +51,6 @@ def check_levels(value, name="levels"):
     ``None``: the ``Integer`` and ``NoneValue`` constraints of :data:`LEVELS`)."""
     if value is int:
         return value
-    if isinstance(value, RemovedLevels):
-        return value.check()
     if not isinstance(value, (dict, list, tuple, np.ndarray)):
         raise TypeError(f"{name} must be {LEVELS_FORMS}, got {type(value).__name__}.")
     for entry in (value.values() if isinstance(value, dict) else value):
@@ -80,55 +77,9 @@ def _check_classes(value, name="classes"):
 CLASSES = (NoneValue(), READ_FROM_DATA, Check(_check_classes, "a 1-D list of labels"))
 
 
-class RemovedLevels:
-    """``levels`` spelled with the removed ``categorical_features`` and
-    ``categories`` (read per column in :meth:`TableSchema.from_input`);
-    ``levels``: an explicit ``levels`` given beside them (refused at fit)."""
-
-    def __init__(self, categorical_features=None, categories=None, levels=None):
-        self.categorical_features, self.categories = categorical_features, categories
-        self.levels = levels
-
-    def __repr__(self):
-        given = {k: v for k, v in vars(self).items() if v is not None}
-        return f"RemovedLevels({', '.join(f'{k}={v!r}' for k, v in given.items())})"
-
-    def check(self):
-        """The removed parameters' forms, before data is seen."""
-        old = [k for k in ("categorical_features", "categories") if getattr(self, k) is not None]
-        if self.levels is not None:
-            raise ValueError(f"levels replaces {' and '.join(old)}: give levels only.")
-        features = self.categorical_features
-        if not (features is None or (isinstance(features, str) and features == "from_dtype")
-                or isinstance(features, (list, tuple, np.ndarray))):
-            raise TypeError("categorical_features must be 'from_dtype' or a mask, indices or "
-                            f"names, got {type(features).__name__}; use levels instead.")
-        if not (self.categories is None or isinstance(self.categories, dict)):
-            raise TypeError("categories must be a dict {column: [levels]}, got "
-                            f"{type(self.categories).__name__}; use levels instead.")
-        return self
-
-    def entries(self, n_features, columns, dtypes):
-        """One ``levels`` entry per column (``dtypes``: public, ``None`` for an ndarray)."""
-        declared = column_positions(self.categories or {}, n_features, columns, "categories")
-        mask = _categorical_mask(self.categorical_features, n_features, columns, dtypes,
-                                 declared)
-        for j in declared:
-            if not mask[j]:
-                raise ValueError(f"categories gives levels for column "
-                                 f"{parameter_key(j, columns)!r}, which is not in "
-                                 "categorical_features; add it there.")
-        return [declared[j] if j in declared else
-                int if mask[j] and (dtypes is None or dtype_categories(dtypes[j]) is None)
-                else None
-                for j in range(n_features)]
-
-
 def declared_level_columns(X, levels):
     """Labels of the DataFrame ``X``'s columns whose levels ``levels`` declares."""
     columns = list(getattr(X, "columns", []))
-    if isinstance(levels, RemovedLevels):
-        levels = levels.categories
     if not columns or levels is None:
         return set()
     if not isinstance(levels, (dict, list, tuple, np.ndarray)):
@@ -186,9 +137,7 @@ class TableSchema:
         """:meth:`from_input` on a table's ``names``, ``dtypes`` and kind (the column
         strategies keep only the public part of a dtype: :func:`~._columns.public_dtype`)."""
         n_features, columns = len(names), (names if frame else None)
-        if isinstance(levels, RemovedLevels):
-            declared = levels.entries(n_features, columns, dtypes if frame else None)
-        elif isinstance(levels, dict):
+        if isinstance(levels, dict):
             given = column_positions(levels, n_features, columns, "levels")
             declared = [given.get(j) for j in range(n_features)]
         elif isinstance(levels, (list, tuple, np.ndarray)):
@@ -311,27 +260,3 @@ def _reads_as_numbers(dtype):
     value, never refused) yes. Numeric and ``object`` dtypes read as numbers too,
     for a codec that trusted input dtypes (the attack tests' broken variants)."""
     return dtype is None or is_numeric_dtype(dtype) or str(dtype) == "object"
-
-
-def _categorical_mask(spec, n_features, columns, dtypes, declared):
-    """The columns the removed ``categorical_features`` made categorical."""
-    mask = np.zeros(n_features, dtype=bool)
-    if spec is None:
-        if dtypes is not None:  # levels known from the dtype are categorical anyway
-            mask[:] = [dtype_categories(t) is not None for t in dtypes]
-        return mask
-    if isinstance(spec, str):  # 'from_dtype'
-        if dtypes is None:
-            raise ValueError("categorical_features='from_dtype' needs a pandas DataFrame; "
-                             "pass indices or a boolean mask for an ndarray.")
-        mask[:] = [not is_numeric_dtype(t) or j in declared for j, t in enumerate(dtypes)]
-        return mask
-    items = list(spec)
-    if items and isinstance(items[0], (bool, np.bool_)):
-        if len(items) != n_features:
-            raise ValueError(f"categorical_features as a boolean mask must have length "
-                             f"n_features={n_features}, got {len(items)}.")
-        return np.asarray(items, dtype=bool)
-    for item in items:
-        mask[column_index(item, n_features, columns, "categorical_features")] = True
-    return mask

@@ -12,7 +12,6 @@ from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
 from ._base import COMMON_CONSTRAINTS, JITTER_CONSTRAINT, MAX_UNIVERSE_CAP, ReleaseContext
 from ._dense_model import DenseModel
 from ._outputs import ReleaseMixin
-from ._renamed import LEVELS_NAMES, WORKLOAD_NAMES
 from ._privacy import SCORE_SCALE, RoundParameters, integer_scores, select
 
 __all__ = ["SubsampledNetMechanism"]
@@ -106,7 +105,6 @@ class SubsampledNetMechanism(ReleaseMixin):
             "memory: 16 bytes per universe point"))),
         "jitter": JITTER_CONSTRAINT,
     }
-    _renamed = WORKLOAD_NAMES + LEVELS_NAMES
 
     def __init__(
         self,
@@ -125,10 +123,7 @@ class SubsampledNetMechanism(ReleaseMixin):
         jitter=True,
         accountant=None,
         random_state=None,
-        **renamed,
     ):
-        renamed = self._fold_renamed(dict(queries=queries, levels=levels), renamed)
-        queries, levels = renamed["queries"], renamed["levels"]
         self.epsilon = epsilon
         self.queries = queries
         self.synthetic_size = synthetic_size

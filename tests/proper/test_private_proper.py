@@ -947,30 +947,17 @@ def test_the_two_label_warning_names_the_callers_line_through_a_pipeline():
     assert {w.filename for w in record} == {__file__}
 
 
-def test_a_method_s_parameters_live_on_its_object_and_old_names_still_work():
+def test_a_method_s_parameters_live_on_its_object():
     # 23 parameters, 12 of them read by one method only: at most 15 now (issue 38)
     assert len(PrivateProperClassifier().get_params(deep=False)) <= 15
-    with pytest.warns(FutureWarning, match=r"pass method=NoisyMeans\(gamma=0.25, projection=2\)"):
-        old = PrivateProperClassifier(method="noisy_means", hypotheses="prototypes",
-                                      projection=2, gamma=0.25)
-    assert old.get_params()["method__projection"] == 2
-    assert clone(old).method.get_params() == old.method.get_params()
-    with pytest.warns(FutureWarning, match="cover_size"):
-        assert PrivateProperClassifier(cover_size=500).method.cover_size == 500
-    with pytest.warns(FutureWarning, match="domain"):
-        model = PrivateProperClassifier(domain=np.arange(3.0))
-    assert isinstance(model.method, Littlestone)
-    new = PrivateProperClassifier(method=NoisyMeans(projection=1))
-    with pytest.warns(FutureWarning):
-        new.set_params(gamma=0.3)
-    assert new.method.get_params()["gamma"] == 0.3 and new.method.projection == 1
-    new.set_params(method__projection=2)
-    assert new.method.projection == 2
+    model = PrivateProperClassifier(method=NoisyMeans(projection=2, gamma=0.25))
+    assert model.get_params()["method__projection"] == 2
+    assert clone(model).method.get_params() == model.method.get_params()
+    model.set_params(method__projection=1)
+    assert model.method.projection == 1 and model.method.gamma == 0.25
+    with pytest.raises(TypeError, match="unexpected keyword argument 'gamma'"):
+        PrivateProperClassifier(gamma=0.3)  # a method's parameter lives on its object
     X, y = _threshold_data(20)
-    with pytest.raises(ValueError, match="n_chunks applies only to another method"):
-        _public(method="exponential", n_chunks=3).fit(X, y)  # refused at fit, as sklearn asks
-    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such'"):
-        _public(no_such=1).fit(X, y)
     with pytest.raises(ValueError, match=r"method=NoisyMeans\(\.\.\.\): projection must be"):
         _public(method=NoisyMeans(projection=-1)).fit(X, y)  # the error names the object
 

@@ -29,7 +29,7 @@ from sksmooth.classes import FiniteClass
 from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.mechanisms import sparse_selection
 from sksmooth.metrics import audit_epsilon
-from sksmooth.proper import PrivateProperClassifier
+from sksmooth.proper import Littlestone, PrivateProperClassifier
 
 pytestmark = pytest.mark.expensive  # seconds each: after the cheap tests
 
@@ -132,8 +132,8 @@ def test_littlestone_composition_is_parallel_and_charged_once(monkeypatch):
     domain = np.arange(n, dtype=float)
     X = domain[:, None]
     y = (domain >= 20).astype(int)
-    clf = PrivateProperClassifier(hypotheses="thresholds", method="littlestone",
-                                  domain=domain, epsilon=0.7, delta=1e-5, classes=[0, 1])
+    clf = PrivateProperClassifier(hypotheses="thresholds", method=Littlestone(domain=domain),
+                                  epsilon=0.7, delta=1e-5, classes=[0, 1])
     with pytest.warns(Warning):
         clf.fit(X, y)
     parts = seen_chunks + [generic_calls[0][0]]

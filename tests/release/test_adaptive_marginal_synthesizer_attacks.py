@@ -363,7 +363,7 @@ def test_a_boolean_y_is_read_as_a_numpy_bool_y_is(make):
 @pytest.mark.parametrize("make", [
     lambda: AdaptiveMarginalSynthesizer(levels={"c": ["p", "q", "r"], "a": 3},
                                         classes=[0, 1, 2], random_state=0),
-    lambda: MWEM(bounds=(0, 2), categories={"c": ["p", "q", "r"]}, classes=[0, 1, 2],
+    lambda: MWEM(bounds=(0, 2), levels={"c": ["p", "q", "r"]}, classes=[0, 1, 2],
                  random_state=0),
 ])
 def test_declared_levels_never_consult_a_categorical_dtypes_categories(make):

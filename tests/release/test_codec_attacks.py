@@ -233,8 +233,6 @@ _FAMILIES = {
     "mwem": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0),
     "mwem categorical": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0,
                                      levels={"c": int}),
-    "mwem from_dtype": lambda: MWEM(bounds=(0, 1), n_bins=2, random_state=0,
-                                    categorical_features="from_dtype"),  # removed
     "aim": lambda: AdaptiveMarginalSynthesizer(bounds={"x": (0, 1)}, n_bins=2, method="mst",
                                                random_state=0),
     "aim levels": lambda: AdaptiveMarginalSynthesizer(
@@ -249,8 +247,7 @@ def test_a_dtype_one_row_changes_changes_nothing_visible(family, kind):
     # before the fix, e.g.: a numpy bool column had levels [False, True] but the
     # object column of its neighbour (one None) had none (AIM refused it, SmoothMWEM
     # read it as a continuous column); a 'str' column was refused ("not numeric")
-    # and its neighbour with one number accepted; 'from_dtype' made a float column
-    # with one stray text categorical (int64 output); a datetime column was refused
+    # and its neighbour with one number accepted; a datetime column was refused
     # and its neighbour accepted; the pickled codec stored int64 vs float64
     df, value = _tables()[kind]
     make = _FAMILIES[family]
@@ -263,7 +260,7 @@ def _trust_input_dtypes(monkeypatch):
 
 
 @pytest.mark.parametrize("family, kind", [("aim levels", "Int64"), ("mwem", "str"),
-                                          ("mwem from_dtype", "float"), ("mwem", "int"),
+                                          ("mwem", "int"),
                                           ("mwem categorical", "boolean")])
 def test_a_codec_trusting_the_input_dtype_is_caught(monkeypatch, family, kind):
     _trust_input_dtypes(monkeypatch)

@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sksmooth.exceptions import PrivacyLeakWarning, RemovalWarning
+from sksmooth.exceptions import PrivacyLeakWarning
 from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
@@ -177,18 +177,10 @@ def test_a_missing_value_declared_as_a_level_of_a_categorical_column_works():
     pd.testing.assert_frame_equal(outs[0], outs[1])
 
 
-def test_categorical_features_by_mask_index_and_dtype():
-    # the removed spelling (one more release, with a RemovalWarning) reads as before
+def test_levels_from_the_dtypes_only_the_categorical():
+    # 'boolean' is picked by the values, so it is binned as a number
     df = _frame()[["age", "smoker", "grade"]]
     bounds = ([18, 0, 0], [90, 1, 2])
-    for spec in (["smoker", "grade"], [1, 2], [False, True, True]):
-        with pytest.warns(RemovalWarning, match="categorical_features"):
-            est = MWEM(categorical_features=spec, bounds=bounds, n_bins=4).fit(df)
-        assert est._universe.shape[:3] == (4, 2, 3), spec
-    # from the dtypes: only the Categorical ('boolean' is picked by the values)
-    with pytest.warns(RemovalWarning):
-        est = MWEM(categorical_features="from_dtype", bounds=bounds, n_bins=4).fit(df)
-    assert est._universe.shape[:3] == (4, 4, 3)
     est = MWEM(bounds=bounds, n_bins=4).fit(df)
     assert est._universe.shape[:3] == (4, 4, 3)
 

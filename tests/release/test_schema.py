@@ -16,7 +16,6 @@ from sksmooth.release import (
     SmoothMWEM,
     SubsampledNetMechanism,
 )
-from sksmooth.exceptions import RemovalWarning
 
 GRID_FAMILY = [MWEM, SubsampledNetMechanism, LaplacePerQuery, GaussianPerQuery]
 
@@ -71,24 +70,6 @@ def test_adaptive_marginal_synthesizer_takes_a_pair_for_its_columns_without_leve
                                   by_name.sample(50, random_state=1))
     with pytest.raises(ValueError, match="empty range"):
         _fit(AdaptiveMarginalSynthesizer(bounds=(20, 20), **kw), X)
-
-
-@pytest.mark.parametrize("cls", GRID_FAMILY)
-def test_the_removed_spelling_warns_and_means_the_same_levels(cls):
-    X = _table()
-    new = dict(levels={"kind": [0, 1, 2]}, bounds={"age": (20, 60), "score": (0, 1)},
-               random_state=0)
-    old = dict(new, levels=None, categorical_features=["kind"], categories={"kind": [0, 1, 2]})
-    with pytest.warns(RemovalWarning, match=r"categorical_features and categories .*levels="):
-        with_old = cls(**old).fit(X)
-    np.testing.assert_array_equal(_released(_fit(cls(**new), X)), _released(with_old))
-    # a column listed without categories: the integers between its bounds
-    as_int = _fit(cls(levels={"kind": int}, bounds=(0, 60), random_state=0), X)
-    with pytest.warns(RemovalWarning):
-        listed = cls(categorical_features=["kind"], bounds=(0, 60), random_state=0).fit(X)
-    np.testing.assert_array_equal(_released(as_int), _released(listed))
-    with pytest.raises(ValueError, match="levels replaces categories: give levels only"):
-        cls(levels={"kind": 3}, categories={"kind": [0, 1, 2]}, bounds=(0, 60)).fit(X)
 
 
 def _integer_table(n=300, seed=0):
