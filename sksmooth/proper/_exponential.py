@@ -6,13 +6,14 @@ Class, scores and calibration: ``docs/derivations.rst``, section "The
 exponential strategy over a cover".
 """
 
+import functools
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_info, threadpool_limits  # a scikit-learn dependency
+from threadpoolctl import ThreadpoolController
 
 from .._untrusted import sanitize_rows
 from .._validation import public_box, reads_data
@@ -27,9 +28,9 @@ from ._selection_bound import ExponentialSelectionBound, check_table_size
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
 _ROW_BLOCK = 2048  # rows per block in the generic count update
-# halfspace counts: at most 255 rows per block (a uint8 column sum cannot overflow)
-# times 512 concepts: the float32 block (0.5 MiB) and its masks stay in a 1 MiB L2
-_HALFSPACE_ROWS, _HALFSPACE_CONCEPTS = 255, 512
+# halfspace counts: blocks of 4 runs of 64 rows x 512 concepts, the float32 product
+# (0.5 MiB) and its masks in a 1 MiB L2; uint8 counts per run and concept
+_RUN, _RUNS, _BLOCK_CONCEPTS = 64, 4, 512
 _SAFE_SCALE = 2.0**60  # coefficient and row scales the float32 filter handles
 GENERIC_SOURCE = (
     "Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith, 'What can we learn "
@@ -100,14 +101,14 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     feature order (:func:`_reference_inside`): every row adds 0 or 1 to each count, a
     function of that row alone, so one row changes each count by at most 1.
 
-    Fast path: float32 matrix products of blocks of rows of one label x concepts,
-    scaled so that the error is at most ``E`` whatever the summation order (FMA or
-    not). A product at least ``E`` from 0 has the reference's sign; one compare
-    against ``(E, -E)`` and one uint8 column sum per block give each block's counts
-    above ``E`` and above ``-E``. A (block, concept) where they differ holds a product
-    within ``E`` (a fraction of about ``1e-5``): its rows are counted again from a
-    second float32 product, those within ``E`` of it by the reference, in place of the
-    block's first counts. The counts are the reference's exactly; no (rows x concepts)
+    Fast path: float32 matrix products of blocks of rows x concepts, scaled so that
+    the error is at most ``E`` whatever the summation order (FMA or not). A product
+    at least ``E`` from 0 has the reference's sign; one compare against ``(E, -E)``
+    and one uint8 sum give, per run of 32 rows of one label, the counts above ``E``
+    and above ``-E``. A (run, concept) where they differ holds a product within ``E``
+    (a fraction of about ``1e-5``): its rows are counted again from a second float32
+    product, those within ``E`` of it by the reference, in place of the run's first
+    counts. The counts are the reference's exactly; no (rows x concepts)
     matrix is built. A concept's complement ``(-w_j, -b_j)`` (the covers hold both
     orientations) is counted from the same products: its reference sum is exactly
     the negated one (negation is exact and round-to-nearest symmetric), so it is true
@@ -148,65 +149,79 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     weights = np.empty((d + 1, len(ids)), np.float32)
     weights[:d] = (coef[ids] / scale[ids, None]).T
     weights[d] = intercept[ids] / scale[ids]
-    order = np.argsort(y_codes, kind="stable")  # rows by label; blocks of one label
-    points = np.ones((len(order), d + 1), np.float32)
-    points[:, :d] = X[order]
-    present = np.flatnonzero(total)
-    ends = np.cumsum(total)[present]
-    starts = np.concatenate([np.arange(e - total[k], e, _HALFSPACE_ROWS)
-                             for k, e in zip(present, ends)])
-    first = np.searchsorted(starts, ends - total[present])  # each label's first block
-    stops = np.minimum(starts + _HALFSPACE_ROWS, ends[np.searchsorted(ends, starts, "right")])
-    label = present[np.searchsorted(ends, starts, "right")]
-    rows, concepts = _HALFSPACE_ROWS, _HALFSPACE_CONCEPTS
-    thresholds = np.array([margin, -margin], np.float32)[:, None, None]
-    n_threads = min(_blas_threads(), -(-len(ids) // concepts))
+    # rows by label, each label padded with zero rows (products exactly +-0, counted
+    # above -E only) to whole runs
+    order, present = np.argsort(y_codes, kind="stable"), np.flatnonzero(total)
+    runs = -(-total[present] // _RUN)
+    end = np.cumsum(runs) * _RUN
+    at = np.concatenate([e - r * _RUN + np.arange(t) for e, r, t in
+                         zip(end, runs, total[present])])
+    source = np.full(-(-end[-1] // (_RUNS * _RUN)) * _RUNS * _RUN, -1)  # padded -> X row
+    source[at] = order
+    points = np.zeros((len(source), d + 1), np.float32)
+    points[at, :d], points[at, d] = X[order], 1
+    pads = _RUN - (source >= 0).reshape(-1, _RUN).sum(axis=1, dtype=np.uint8)[:, None]
+    first = end // _RUN - runs  # each label's first run
+    label = present[np.minimum(np.searchsorted(end // _RUN, np.arange(len(pads)), "right"),
+                               len(present) - 1)]
+    thresholds = np.array([margin, -margin], np.float32)[:, None, None, None]
+    n_threads = min(_blas_threads(), -(-len(ids) // _BLOCK_CONCEPTS))
 
     def count(part):  # concept blocks part, part + n_threads, ...: disjoint counts
-        product = np.empty((rows, concepts), np.float32)
-        sides = np.empty((2, rows, concepts), bool)
-        table = np.empty((2, len(starts), concepts), np.uint8)
-        for c in range(part * concepts, len(ids), n_threads * concepts):
-            block, w = ids[c:c + concepts], np.ascontiguousarray(weights[:, c:c + concepts])
-            k, complements = len(block), partner[ids[c:c + concepts]]
-            counts = table[:, :, :k]  # (above E, above -E) per row block and concept
-            for b, (lo, hi) in enumerate(zip(starts.tolist(), stops.tolist())):
-                p = np.matmul(points[lo:hi], w, out=product[:hi - lo, :k])
-                np.greater_equal(p, thresholds, out=sides[:, :hi - lo, :k])
-                np.add.reduce(sides[:, :hi - lo, :k].view(np.uint8), axis=1, dtype=np.uint8,
-                              out=counts[:, b])
-            above, near = np.add.reduceat(counts, first, axis=1, dtype=np.int64)
+        product = np.empty((_RUNS * _RUN, _BLOCK_CONCEPTS), np.float32)
+        sides = np.empty((2, _RUNS, _RUN, _BLOCK_CONCEPTS), bool)
+        table = np.empty((2, len(pads), _BLOCK_CONCEPTS), np.uint8)
+        for c in range(part * _BLOCK_CONCEPTS, len(ids), n_threads * _BLOCK_CONCEPTS):
+            block = ids[c:c + _BLOCK_CONCEPTS]
+            w, k = np.ascontiguousarray(weights[:, c:c + _BLOCK_CONCEPTS]), len(block)
+            counts, complements = table[..., :k], partner[block]  # (above E, above -E)
+            for b in range(0, len(points) // _RUN, _RUNS):
+                p = np.matmul(points[b * _RUN:(b + _RUNS) * _RUN], w, out=product[:, :k])
+                np.greater_equal(p.reshape(_RUNS, _RUN, k), thresholds, out=sides[..., :k])
+                np.add.reduce(sides[..., :k].view(np.uint8), axis=2, dtype=np.uint8,
+                              out=counts[:, b:b + _RUNS])
+            above, near = np.stack([counts[:, a:b].sum(axis=1, dtype=np.uint32)
+                                    for a, b in zip(first, end // _RUN)], axis=1)
             inside[block[:, None], present] += above.T
-            twins = complements >= 0
-            inside[complements[twins, None], present] += (total[present] - near.T)[twins]
-            flagged = np.nonzero(counts[0] != counts[1])
-            for start in range(0, len(flagged[0]), 64):  # 64 blocks of rows at a time
-                fb, fc = (a[start:start + 64] for a in flagged)
-                at = np.minimum(starts[fb, None] + np.arange(rows), stops[fb, None] - 1)
-                valid = at - starts[fb, None] == np.arange(rows)  # the block's own rows
-                q = np.einsum("fri,if->fr", points[at], w[:, fc])  # any order: the same bound
+            twins = complements >= 0  # below -E: the label's runs less those above -E
+            inside[complements[twins, None], present] += (runs * _RUN - near.T)[twins]
+            close = counts[1] - counts[0] - pads  # products within E per run
+            some = np.flatnonzero(close.max(axis=1))
+            hit = np.nonzero(close[some])
+            flagged = (some[hit[0]], hit[1])
+            for start in range(0, len(flagged[0]), 512):  # 512 runs at a time
+                fr, fc = (a[start:start + 512] for a in flagged)
+                rows = fr[:, None] * _RUN + np.arange(_RUN)
+                valid = source[rows] >= 0
+                q = np.einsum("fri,if->fr", points[rows], w[:, fc])  # any order: same bound
                 is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
-                old = counts[:, fb, fc].astype(np.int64)
+                old = counts[:, fr, fc].astype(np.int64)
                 twin = complements[fc] >= 0
-                np.add.at(inside, (block[fc], label[fb]), is_above.sum(1) - old[0])
-                np.add.at(inside, (complements[fc][twin], label[fb][twin]),
-                          ((valid & ~is_near).sum(1) - (stops - starts)[fb] + old[1])[twin])
+                np.add.at(inside, (block[fc], label[fr]), is_above.sum(1) - old[0])
+                np.add.at(inside, (complements[fc][twin], label[fr][twin]),
+                          ((valid & ~is_near).sum(1) - _RUN + old[1])[twin])
                 f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
                 has = complements[fc[f]] >= 0
-                i, l = (np.concatenate([a, a[has]]) for a in (order[at[f, r]], label[fb[f]]))
+                i, l = (np.concatenate([a, a[has]]) for a in (source[rows[f, r]], label[fr[f]]))
                 j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
                 np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
     if n_threads == 1:
         count(0)
     else:  # numpy releases the GIL in the products, compares and sums
-        with threadpool_limits(1, "blas"), ThreadPoolExecutor(n_threads) as pool:
+        with _blas().limit(limits=1), ThreadPoolExecutor(n_threads) as pool:
             list(pool.map(count, range(n_threads)))
     return inside
 
 
+@functools.cache
+def _blas():
+    """The BLAS libraries' threads (threadpoolctl, a scikit-learn dependency)."""
+    return ThreadpoolController().select(user_api="blas")
+
+
 def _blas_threads():
     """The BLAS threads allowed (``OPENBLAS_NUM_THREADS``, ``threadpool_limits``, ...)."""
-    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] or [1])
+    return max([i["num_threads"] for i in _blas().info()] or [1])
 
 
 def _reference_inside(X, coef, intercept):

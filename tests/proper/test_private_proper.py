@@ -156,15 +156,15 @@ def test_halfspace_counts_are_sums_of_each_rows_own_values(n_classes):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_halfspace_counts_are_exact_across_row_blocks(threads, monkeypatch):
-    """Rows on and within 1e-7 of the planes in several 255-row blocks of each label
-    (a last block of one row, a label of exactly two blocks, a label with no rows) and
-    two 512-concept blocks, on one or two threads: the blocks' float32 counts, their
-    recounts and the reference give the reference's counts exactly."""
+    """Rows on and within 1e-7 of the planes in several 64-row runs of each label (a
+    last run of one row, on a plane; a label of exactly two 256-row blocks; a label
+    with no rows) and two 512-concept blocks, on one or two threads: the runs' float32
+    counts, their recounts and the reference give the reference's counts exactly."""
     monkeypatch.setattr(_exponential, "_blas_threads", lambda: threads)
     rng = np.random.default_rng(7)
     concepts, X = _halfspaces_with_boundary_rows(rng, max_size=1200)
-    X = np.vstack([X, X[rng.permutation(len(X))[:165]], X[:1]])  # 766 rows: 256 + 510
-    y = np.append(rng.permutation(np.repeat([0, 2], [255, 510])), 0)  # last: on x0 = x1
+    X = np.vstack([X, X[rng.permutation(len(X))[:168]], X[:1]])  # 769 rows: 257 + 512
+    y = np.append(rng.permutation(np.repeat([0, 2], [256, 512])), 0)  # last: on x0 = x1
     own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
     expected = np.stack([own[y == label].sum(axis=0) for label in range(3)], axis=1)
     np.testing.assert_array_equal(label_counts(concepts, X, y, 3).inside, expected)
@@ -186,11 +186,13 @@ def test_halfspace_counts_warn_the_same_for_rows_beyond_the_float32_range():
                                                            own[y == 1].sum(0)], axis=1))
 
 
-def test_halfspace_counts_build_no_rows_by_concepts_matrix():
+def test_halfspace_counts_build_no_rows_by_concepts_matrix(monkeypatch):
     """Counting 4000 rows against 4000 halfspaces allocates far less than one
-    (rows x concepts) bool matrix (16 MB); the evaluation did (float64: 128 MB)."""
+    (rows x concepts) bool matrix (16 MB); the evaluation did (float64: 128 MB). One
+    thread (each thread holds its own block buffers, ~1 MB)."""
     import tracemalloc
 
+    monkeypatch.setattr(_exponential, "_blas_threads", lambda: 1)
     rng = np.random.default_rng(0)
     concepts = Halfspaces().cover(bounds=(0.0, 1.0), n_features=5, max_size=4000,
                                   random_state=rng)
