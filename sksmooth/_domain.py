@@ -22,7 +22,9 @@ def grid_threshold(lower, upper, index, n_cells):
     point = np.asarray(index * ((upper / 2 - lower / 2) / n_cells))  # then in place
     point = np.multiply(np.add(point, lower / 2, out=point), 2.0, out=point)
     point = np.minimum(np.maximum(point, lower, out=point), upper, out=point)
-    return np.where(index <= 0, lower, np.where(index >= n_cells, upper, point))
+    np.copyto(point, upper, where=np.asarray(index >= n_cells))  # in place: no copies
+    np.copyto(point, lower, where=np.asarray(index <= 0))
+    return point
 
 
 def box_distance(x, point, lower, upper):

@@ -21,7 +21,7 @@ from ..classes import (ConceptClass, FiniteConcepts, Halfspaces, StumpConcepts, 
 from ..classes._base import _fmt
 from ..exceptions import DefaultsWarning
 from ._halfspace_labellings import HalfspaceLabellings
-from ._hedge import AxisHedge, DenseHedge, LabelPairs, Lazy, _frozen, axis_positions
+from ._hedge import AxisHedge, DenseHedge, LabelPairs, Lazy, _frozen
 
 __all__ = ["MulticlassStumpConcepts", "EpochCover", "cover_strategy", "learning_rate_auto"]
 
@@ -152,28 +152,23 @@ class AxisCovers:
         const_pair = np.array([np.flatnonzero((pairs.right == c) &
                                               (pairs.left == (c + 1) % req.n_classes))[0]
                                for c in range(req.n_classes)])
-        points = []
-        for n_cells in grids:
-            points += [(np.zeros(1, np.intp), lower[:1]), self._grid(n_cells, live, lower, upper)]
-        feature, threshold = (np.concatenate(a) for a in zip(*points))
-        position, position_feature, position_threshold = axis_positions(feature, threshold)
-        n_points = np.array([len(p[0]) for p in points[1::2]])
+        n_points = np.array([(n - 1) * len(live) for n in grids])
         sizes = req.n_classes + n_pairs * n_points                     # experts per grid
         # prior: mass 1 / len(grids) per grid, spread evenly over its experts (mean 1)
         mass = sizes.sum() / (len(grids) * sizes)
-        point_mass = np.concatenate([np.r_[0.0, np.full(n, m)] for n, m in zip(n_points, mass)])
-        count = np.repeat(np.bincount(position, point_mass, minlength=len(position_threshold))
-                          [None], n_pairs, axis=0)
-        count[const_pair, position[0]] += sum(mass.tolist())
+        position, features, n_thresholds, position_threshold, point_mass = _grid_positions(
+            grids, mass, live, lower, upper)
+        count = np.repeat(point_mass[None], n_pairs, axis=0)
+        count[const_pair, 0] += sum(mass.tolist())  # the constants' point is position 0
         experts = Lazy(partial(_grid_experts, position, n_points, const_pair, n_pairs, mass))
         # Hedge's regret against an expert of grid i is ln(len(grids) K_i) / eta + eta T / 8
         log_inv_prior = np.log(len(grids) * sizes)
         eta = _rate(req, int(len(grids) * sizes.max()))
-        engine = AxisHedge(position_feature, position_threshold, count, experts, sizes.sum(),
-                           pairs, req.n_classes, eta)
+        engine = AxisHedge(features, n_thresholds, position_threshold, count, experts,
+                           sizes.sum(), pairs, req.n_classes, eta)
         gamma = 0.0 if len(live) == 0 else 1.0 / (2.0 * grids[-1])
-        cover = Lazy(partial(_grid_cover, experts, position_feature, position_threshold, pairs,
-                             req.n_features, self.concepts.vc_dim(req.n_features),
+        cover = Lazy(partial(_grid_cover, experts, features, n_thresholds, position_threshold,
+                             pairs, req.n_features, self.concepts.vc_dim(req.n_features),
                              dict(bounds=(lower, upper), gamma=gamma, bracket_width=2.0 * gamma)))
         components = tuple((float(lp), 0.0 if len(live) == 0 else 1.0 / n, n * len(live))
                            for lp, n in zip(log_inv_prior, grids))
@@ -196,29 +191,50 @@ class AxisCovers:
             used += n_constants + (cells - 1) * per_cell
         return sorted(grids)
 
-    @staticmethod
-    def _grid(n_cells, live, lower, upper):
-        """The interior thresholds of one grid on the live features: (feature, threshold)."""
-        return np.repeat(live, n_cells - 1), grid_threshold(
-            lower[live, None], upper[live, None], np.arange(1, n_cells), n_cells).ravel()
+
+def _grid_positions(grids, mass, live, lower, upper):
+    """Each feature's distinct grid thresholds, sorted (feature 0's from the constants'
+    point ``lower[0]``): ``(points, features, sizes, position_threshold, point_mass)``;
+    ``points``: per grid, the position of each of its points (feature by feature);
+    ``point_mass``: the prior mass of each position, ``mass`` per grid point."""
+    features = np.union1d([0], live)
+    points, thresholds, point_mass = [[] for _ in grids], [], []
+    for f in features:
+        values = [grid_threshold(lower[f], upper[f], np.arange(1, n if f in live else 1), n)
+                  for n in grids]
+        ends = np.cumsum([int(f == 0)] + [len(v) for v in values])
+        every = np.concatenate([lower[:ends[0]]] + values)
+        distinct = np.sort(every, kind="stable")  # of equal 0.0 and -0.0 the first stays
+        distinct = distinct[np.r_[True, distinct[1:] != distinct[:-1]]]
+        at = np.searchsorted(distinct, every)
+        point_mass.append(np.bincount(at, np.repeat(np.r_[0.0, mass], np.diff(ends, prepend=0)),
+                                      minlength=len(distinct)))
+        at += sum(map(len, thresholds))
+        thresholds.append(distinct)
+        for part, start, end in zip(points, ends[:-1], ends[1:]):
+            part.append(at[start:end])
+    sizes = np.array([len(t) for t in thresholds])
+    return (tuple(np.concatenate(p) for p in points), features[sizes > 0], sizes[sizes > 0],
+            np.concatenate(thresholds), np.concatenate(point_mass))
 
 
 def _grid_experts(position, n_points, const_pair, n_pairs, mass):
     """``(position, pair, log prior mass)`` of each expert of an :class:`AxisCovers`
-    cover: per grid, its constants, then every pair at each of its points."""
+    cover: per grid, its constants (position 0), then every pair at each of its points."""
     parts = []
-    for end, n, m in zip(np.cumsum(n_points + 1), n_points, mass):
-        at = np.concatenate([np.full(len(const_pair), position[end - n - 1]),
-                             np.repeat(position[end - n:end], n_pairs)])
+    for points, n, m in zip(position, n_points, mass):
+        at = np.concatenate([np.zeros(len(const_pair), np.intp), np.repeat(points, n_pairs)])
         pair = np.concatenate([const_pair, np.tile(np.arange(n_pairs), n)])
         parts.append((at, pair, np.full(len(at), np.log(m))))
     return tuple(_frozen(np.concatenate(a)) for a in zip(*parts))  # shared (Lazy)
 
 
-def _grid_cover(experts, position_feature, position_threshold, pairs, n_features, vc_dim, meta):
+def _grid_cover(experts, features, n_thresholds, position_threshold, pairs, n_features, vc_dim,
+                meta):
     """The stumps of an :class:`AxisCovers` cover (built when ``cover_`` is read)."""
     position, pair, _ = experts()
-    feature, threshold = position_feature[position], position_threshold[position]
+    feature = np.repeat(features, n_thresholds)[position]
+    threshold = position_threshold[position]
     if len(pairs.left) == 2:  # binary: pair 0 is sign +1 (x >= t -> class 1)
         cover = StumpConcepts(feature, threshold, np.where(pair == 0, 1, -1), n_features,
                               gamma_certified=True, is_bracketing=True, vc_dim=vc_dim, **meta)

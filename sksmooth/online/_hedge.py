@@ -12,8 +12,8 @@ import numpy as np
 
 from .._logsumexp import logsumexp
 
-__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "Lazy", "axis_positions",
-           "axis_rounds", "hedge_regret_bound"]
+__all__ = ["hedge_rounds", "DenseHedge", "AxisHedge", "LabelPairs", "Lazy", "axis_rounds",
+           "hedge_regret_bound"]
 
 # Elements of the per-chunk (rounds x experts) work arrays (8 MB float64).
 _CHUNK_ELEMENTS = 1 << 20
@@ -624,26 +624,13 @@ def _sorted_unique(values):
     return values[keep]
 
 
-def axis_positions(feature, threshold):
-    """The distinct (feature, threshold) pairs sorted, and the index of each input
-    among them: ``(position, position_feature, position_threshold)``."""
-    # complex keys sort by (feature, threshold); stably: near-linear on a few sorted grids
-    order = np.argsort(feature + 1j * threshold, kind="stable")
-    key_f, key_t = feature[order], threshold[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])
-    position = np.empty(len(order), dtype=np.intp)
-    position[order] = np.cumsum(new) - 1
-    return position, key_f[new], key_t[new]
-
-
 class AxisHedge:
     """Exact Hedge over axis experts (stumps with a label on each side).
 
     An expert predicts ``right[pair]`` if ``x[feature] >= threshold``, else
     ``left[pair]``. The distinct thresholds of every feature are sorted and laid
-    end to end (feature ``f`` occupies positions ``offset[f] ... offset[f + 1] -
-    1``; ``position_feature``, ``position_threshold``); the experts of a (pair,
+    end to end (``features[i]`` occupies ``sizes[i]`` positions from ``offsets[i]``;
+    ``position_threshold``); the experts of a (pair,
     position) form a slot of prior mass ``count[pair, position]`` (an expert's
     mass averages 1). ``experts``: ``(position, pair, log prior mass)`` of each
     expert in the cover's order, or a :class:`Lazy` building them when first
@@ -654,18 +641,16 @@ class AxisHedge:
     rounds played (:func:`axis_rounds`).
     """
 
-    def __init__(self, position_feature, position_threshold, count, experts, n_experts, pairs,
+    def __init__(self, features, sizes, position_threshold, count, experts, n_experts, pairs,
                  n_classes, learning_rate):
         self.n_experts = int(n_experts)
         self.n_classes = int(n_classes)
         self.pairs = pairs
         self.learning_rate = float(learning_rate)
         self._experts = experts
-        n_positions = len(position_feature)
-        first = np.flatnonzero(np.diff(position_feature, prepend=-1))  # sorted: runs
-        self.features = position_feature[first]                       # features with experts
-        self.offsets = np.append(first, n_positions)
-        self.sizes = np.diff(self.offsets)
+        self.features, self.sizes = np.asarray(features), np.asarray(sizes)  # with experts
+        self.offsets = np.append(0, np.cumsum(self.sizes))
+        n_positions = self.offsets[-1]
         # prefix sums of the masses: experts of a position range in O(1)
         self.count_cumulative = np.zeros((len(pairs.left), n_positions + 1))
         np.cumsum(count, axis=1, out=self.count_cumulative[:, 1:])
@@ -690,12 +675,18 @@ class AxisHedge:
         """Expert ``j`` predicts ``right[pair[j]]`` if ``x[feature[j]] >= threshold[j]``,
         else ``left[pair[j]]``; ``prior``: relative prior masses (default uniform)."""
         pair, n = np.asarray(pair, dtype=np.intp), len(pair)
-        position, position_feature, position_threshold = axis_positions(
-            np.asarray(feature, dtype=np.intp), np.asarray(threshold, dtype=float))
+        feature, threshold = np.asarray(feature, dtype=np.intp), np.asarray(threshold, float)
+        # the positions: the distinct (feature, threshold) pairs, sorted by complex keys
+        order = np.argsort(feature + 1j * threshold, kind="stable")
+        key_f, key_t = feature[order], threshold[order]
+        new = np.r_[True, (key_f[1:] != key_f[:-1]) | (key_t[1:] != key_t[:-1])]
+        position = np.empty(n, dtype=np.intp)
+        position[order] = np.cumsum(new) - 1
         mass = np.ones(n) if prior is None else np.asarray(prior, float) * (n / np.sum(prior))
-        q, n_positions = len(pairs.left), len(position_feature)
+        q, n_positions = len(pairs.left), int(np.count_nonzero(new))
         count = np.bincount(pair * n_positions + position, mass, minlength=q * n_positions)
-        return cls(position_feature, position_threshold, count.reshape(q, n_positions),
+        return cls(*np.unique(key_f[new], return_counts=True), key_t[new],
+                   count.reshape(q, n_positions),
                    (position, pair, np.log(mass)), n, pairs, n_classes, learning_rate)
 
     def expert_slots(self):
@@ -811,8 +802,7 @@ class AxisHedge:
             per_bin = np.diff(np.append(first, len(self.starts)))
             self.loss = _frozen(self.loss + np.repeat(bin_loss.T, per_bin, axis=1))
             self.work += 6 * self.loss.size
-            # the prefix sums of the new weights serve the next predict and update
-            self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+            self._prefix = None  # summed when next read (_prefix_masses)
         self._last_masses = None  # of the weights before the batch: not kept alive
         return proba, 1.0 - proba[np.arange(n_rounds), y]
 
@@ -873,7 +863,7 @@ class AxisHedge:
         per_bin = np.diff(np.append(first, len(self.starts)))
         self.loss = _frozen(self.loss + np.repeat(pending.loss, per_bin, axis=1))
         self.work += 6 * self.loss.size
-        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self._prefix = None
         self._pending = None
 
     def add_losses(self, X, y):
@@ -905,12 +895,15 @@ class AxisHedge:
         np.cumsum(left, axis=1, out=left)
         # wrong on the left: rows at or below not of the left label; on the right: the
         # others not of the right label
-        bin_loss = (n_rounds - n_of_class[self.pairs.right])[:, None] \
-            + left[self.pairs.right, :n_bins] - left[self.pairs.left, :n_bins]
-        per_bin = np.diff(np.searchsorted(self.starts, np.append(edges, n_positions)))
-        self.loss = _frozen(self.loss + np.repeat(bin_loss, per_bin, axis=1))
+        bin_loss = left[self.pairs.right, :n_bins]
+        bin_loss -= left[self.pairs.left, :n_bins]
+        bin_loss += (n_rounds - n_of_class[self.pairs.right])[:, None]
+        if len(self.starts) > n_bins:  # else the segments are the bins
+            bin_loss = np.repeat(bin_loss, np.diff(np.searchsorted(
+                self.starts, np.append(edges, n_positions))), axis=1)
+        self.loss = _frozen(np.add(bin_loss, self.loss, out=bin_loss))
         self.work += 2 * positions.size + 6 * self.loss.size
-        self._prefix = _segment_weights(self.loss, self.segment_count, self.learning_rate)
+        self._prefix = None
         self._last_masses = None
 
     def _edges(self, positions):

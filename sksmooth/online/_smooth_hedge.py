@@ -664,15 +664,16 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
     def _play_epoch(self, epoch, X, y):
         if self.mistakes_ is None:  # after fit: the summed losses give the same weights
             for c, play in enumerate(epoch.plays):
-                _add_losses(play, X, (y == c).astype(np.intp) if epoch.label_plays else y)
+                labels = (y == c).astype(np.intp) if epoch.label_plays else y
+                _engine(play, "add_losses", X, labels)
             return
         if epoch.label_plays:  # label c's Hedge plays c against the rest; argmax vote
-            results = [_update(play, X, (y == c).astype(np.intp))
+            results = [_engine(play, "update", X, (y == c).astype(np.intp))
                        for c, play in enumerate(epoch.label_plays)]
             proba = np.column_stack([p[:, 1] for p, _ in results])
             loss = sum(loss for _, loss in results)
         else:
-            proba, loss = _update(epoch.play, X, y)
+            proba, loss = _engine(epoch.play, "update", X, y)
         self.mistakes_ += int(np.count_nonzero(_vote(proba) != y))
         self.cumulative_loss_ += float(loss.sum())
 
@@ -875,8 +876,9 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
         X = self._prepared(X)
         epoch = self._stream.current
         if not epoch.label_plays:
-            return _predict_proba(epoch.play, X)
-        score = np.column_stack([_predict_proba(p, X)[:, 1] for p in epoch.label_plays])
+            return _engine(epoch.play, "predict_proba_from", X)
+        score = np.column_stack([_engine(p, "predict_proba_from", X)[:, 1]
+                                 for p in epoch.label_plays])
         total = score.sum(axis=1, keepdims=True)
         return np.where(total > 0, score / np.where(total > 0, total, 1.0),
                         1.0 / score.shape[1])
@@ -952,35 +954,19 @@ class SmoothHedgeClassifier(ClassifierMixin, BaseEstimator):
 
 
 # ----------------------------------------------------------------- helpers
-def _update(play, X, y):
-    """One Hedge update of ``play`` on the rows (label indices ``y``): the weight
-    per class before each round and the expected loss of each round."""
+def _engine(play, method, X, *y):
+    """``play.engine.<method>`` (``update``, ``add_losses`` or ``predict_proba_from``) on
+    the rows (and their label indices ``y``): an AxisHedge reads the rows, a DenseHedge
+    its cover's outputs, chunk by chunk; the chunks' results are stacked."""
+    call = getattr(play.engine, method)
     if isinstance(play.engine, AxisHedge):
-        return play.engine.update(X, y)
+        return call(X, *y)
     rows = max(1, _DENSE_CHUNK_ELEMENTS // max(play.n_experts, 1))
-    proba, loss = np.empty((X.shape[0], 2)), np.empty(X.shape[0])
-    for a in range(0, X.shape[0], rows):
-        proba[a:a + rows], loss[a:a + rows] = play.engine.update(
-            play.cover.evaluate(X[a:a + rows]), y[a:a + rows] == 1)
-    return proba, loss
-
-
-def _add_losses(play, X, y):
-    """Add each expert's mistakes on the rows to its loss (no prediction per row)."""
-    if isinstance(play.engine, AxisHedge):
-        return play.engine.add_losses(X, y)
-    rows = max(1, _DENSE_CHUNK_ELEMENTS // max(play.n_experts, 1))
-    for a in range(0, X.shape[0], rows):
-        play.engine.add_losses(play.cover.evaluate(X[a:a + rows]), y[a:a + rows] == 1)
-
-
-def _predict_proba(play, X):
-    """Weight of the experts of ``play`` voting for each class at each row."""
-    if isinstance(play.engine, AxisHedge):
-        return play.engine.predict_proba_from(X)
-    rows = max(1, _DENSE_CHUNK_ELEMENTS // max(play.n_experts, 1))
-    return np.vstack([play.engine.predict_proba_from(play.cover.evaluate(X[a:a + rows]))
-                      for a in range(0, X.shape[0], rows)] or [np.empty((0, 2))])
+    parts = [call(play.cover.evaluate(X[a:a + rows]), *(v[a:a + rows] == 1 for v in y))
+             for a in range(0, max(X.shape[0], 1), rows)]
+    if isinstance(parts[0], tuple):  # update: (proba, expected loss)
+        return tuple(np.concatenate(p) for p in zip(*parts))
+    return None if parts[0] is None else np.concatenate(parts)
 
 
 def _one_vs_rest(hypotheses, n_classes):

@@ -66,6 +66,31 @@ def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_cla
     np.testing.assert_array_equal(engine.expert_losses(), reference.expert_losses())
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("first", [(0.5, 0.5), (-0.0, 1.0), (1.0, 1.0 + 2.0**-44)])
+def test_grid_positions_are_the_sorted_distinct_thresholds_of_the_cover(n_classes, first):
+    # the engine lays out each feature's distinct grid thresholds without building the
+    # cover: as AxisHedge.from_experts lays out the cover's stumps, also when feature 0
+    # holds only the constants' point, starts at -0.0, or its grids' thresholds coincide
+    rng = np.random.default_rng(0)
+    X, y = rng.random((50, 2)), rng.integers(0, n_classes, 50)
+    model = SmoothHedgeClassifier(hypotheses="stumps", horizon=400,
+                                  bounds=([first[0], 0.0], [first[1], 1.0])).fit(X, y)
+    engine, cover = model._stream.current.play.engine, model.cover_
+    if n_classes == 2:
+        pairs, pair = LabelPairs.binary(), np.where(cover.sign > 0, 0, 1)
+    else:
+        pairs, index = LabelPairs.all_pairs(n_classes), np.zeros((n_classes, n_classes), int)
+        index[pairs.left, pairs.right] = np.arange(len(pairs.left))
+        pair = index[cover.left, cover.right]
+    reference = AxisHedge.from_experts(cover.feature, cover.threshold, pair, pairs, n_classes,
+                                       engine.learning_rate, prior=engine.weights())
+    np.testing.assert_array_equal(engine.offsets, reference.offsets)
+    np.testing.assert_array_equal(engine._buckets[3], reference._buckets[3])  # thresholds
+    np.testing.assert_array_equal(engine.expert_slots()[0], reference.expert_slots()[0])
+    assert np.signbit(engine._buckets[3][0]) == np.signbit(first[0])
+
+
 def test_one_vs_rest_labels_build_one_cover_and_one_expert_layout():
     # each label's Hedge is a copy of one engine: the cover_ and the per-expert arrays
     # weights_ reads are built once, on first read, and shared
