@@ -148,6 +148,10 @@ class DenseModel:
             self._marginals[attrs] = table
         return table.copy()
 
+    def marginals(self, tables):
+        """:meth:`marginal` of every attribute tuple in ``tables``."""
+        return [self.marginal(t) for t in tables]
+
     def multiply(self, attrs, log_factor):
         """New model proportional to ``self * exp(log_factor)`` (factor over sorted ``attrs``)."""
         attrs = tuple(int(a) for a in attrs)

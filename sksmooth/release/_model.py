@@ -8,6 +8,7 @@ oracles share one signature:
 
 - ``marginal(attrs)``: the marginal table over a sorted tuple of attribute
   indices (an ndarray of shape ``[shape[a] for a in attrs]``, sums to 1);
+  ``marginals(tables)``: the list of them for many tuples (computed together);
 - ``multiply(attrs, log_factor)``: a new model proportional to
   ``model * exp(log_factor)``, the factor defined over ``attrs``;
 - ``sample(n_samples, rng, scheme)``: rows of level codes, ``(n, n_attrs)``,
@@ -42,6 +43,8 @@ class ReleaseModel(Protocol):
     def fits(self, attrs: tuple, max_size: int) -> bool: ...
 
     def marginal(self, attrs: tuple) -> np.ndarray: ...
+
+    def marginals(self, tables: list) -> list: ...
 
     def multiply(self, attrs: tuple, log_factor: np.ndarray) -> "ReleaseModel": ...
 

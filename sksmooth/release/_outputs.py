@@ -188,7 +188,7 @@ class ReleaseMixin(TransformerMixin, ReleaseData):
         p = self.distribution_
         if queries is None and p is None:  # a factored model: from its table marginals
             wl = self.workload_
-            return wl.answers_from_marginals([self.model_.marginal(t) for t in wl.tables])
+            return wl.answers_from_marginals(self.model_.marginals(wl.tables))
         if queries is None:
             return self.workload_.answers(p)
         if not (hasattr(queries, "evaluate") or callable(queries)):

@@ -306,9 +306,9 @@ class TableCandidates:
     def scores(self, model):
         """Integer L1 error of each table (units 1/(n 2^16), sensitivity 2^17)."""
         scores = np.empty(self.n_candidates, dtype=np.int64)
-        for g in self._widest_first:  # a narrower table's marginal is then a small sum
-            scores[g] = integer_scores(model.marginal(self.tables[g]), self.counts[g],
-                                       self.n).sum()
+        widest = self._widest_first  # a narrower table's marginal is then a small sum
+        for g, table in zip(widest, model.marginals([self.tables[g] for g in widest])):
+            scores[g] = integer_scores(table, self.counts[g], self.n).sum()
         return scores
 
     def measure(self, idx, params, rng):
@@ -346,7 +346,7 @@ class QueryCandidates:
     def _answers(self, model):
         wl = self.workload
         if wl.structured:
-            return wl.answers_from_marginals([model.marginal(t) for t in wl.tables])
+            return wl.answers_from_marginals(model.marginals(wl.tables))
         return wl.answers(model.marginal(self._attrs(model)).reshape(-1))
 
     def _attrs(self, model):

@@ -85,13 +85,11 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     removed and a batch is drawn over the rest. The first eligible draw of
     an i.i.d. sequence, and (choice axiom) a draw after removing ineligible
     tables, both have exactly the law of the mechanism over the eligible
-    set. Each candidate's eligibility is computed once; before the first
-    draw, the candidates holding at least 1/64 of the alive mass are checked
-    and removed if ineligible (with a strong signal, many top tables do not
-    fit: removing them one batch at a time took dozens of sampler calls per
-    round); the batches (1, 4, 16, then 64 draws) save the sampler's
-    per-call cost when many drawn tables do not fit. Neither changes the law.
-    The tables of a batch (drawn or heavy) are checked in one call
+    set. Before the first draw, the candidates of at least 1/64 of the alive
+    mass are checked and removed if ineligible (a strong signal's top tables
+    often do not fit); batches of 1, 4, 16, then 64 draws save sampler calls.
+    Neither changes the law. Each candidate is checked once, a batch (drawn
+    or heavy, padded with the best-scored unchecked ones to 16) in one call
     (``fitting``: their junction trees triangulated together).
     """
     errors = _errors(fitter, tables)
@@ -100,16 +98,19 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
                           for attrs in tables])
     l1 = fitter.budget.neighbouring.l1
     eligible = {}
+    scores = exact_scores(errors, weights, penalties)
+    best = np.argsort(-scores, kind="stable")
 
     def check(candidates):  # each candidate's eligibility, computed once, many at a time
         new = [i for i in dict.fromkeys(candidates) if i not in eligible]
         if new:
+            pad = [i for i in best[:64] if i not in eligible and i not in new]
+            new += pad[:max(0, 16 - len(new))]
             eligible.update(zip(new, fitter.model.fitting([tables[i] for i in new],
                                                           size_limit).tolist()))
 
-    scores = exact_scores(errors, weights, penalties)
-    alive = _without_heavy_misfits(scores, epsilon / (2.0 * WEIGHT_SCALE * SCORE_SCALE * l1),
-                                   check, eligible)
+    alive = _without_heavy_misfits(scores, best[:256], check, eligible,
+                                   epsilon / (2.0 * WEIGHT_SCALE * SCORE_SCALE * l1))
     draws = 1
     while True:
         index = np.flatnonzero(alive)
@@ -124,21 +125,20 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
         draws = min(4 * draws, 64)
 
 
-def _without_heavy_misfits(scores, rate, check, eligible):
+def _without_heavy_misfits(scores, top, check, eligible, rate):
     """Alive mask after checking (``check``, answers in ``eligible``) the
-    candidates of at least 1/64 of the alive mass ``exp(rate * score)``, best
-    first, and removing those that do not fit (floats: which ones are checked
-    is a performance choice; the draws stay exact)."""
+    candidates of at least 1/64 of the alive mass ``exp(rate * score)`` among
+    ``top`` (best first), and removing those that do not fit (floats: which
+    ones are checked is a performance choice; the draws stay exact)."""
     alive = np.ones(scores.size, dtype=bool)
     mass = np.exp(rate * (scores - scores.max()).astype(float))
-    top = np.argsort(-scores, kind="stable")[:256]
-    while True:
-        heavy = [i for i in top[alive[top] & (mass[top] >= mass[alive].sum() / 64)].tolist()
-                 if i not in eligible]
-        if not heavy:
-            return alive
+    while True:  # every heavy misfit is removed: checked now, or before (padding a batch)
+        heavy = top[alive[top] & (mass[top] >= mass[alive].sum() / 64)].tolist()
         check(heavy)
-        alive[[i for i in heavy if not eligible[i]]] = False
+        misfits = [i for i in heavy if not eligible[i]]
+        if not misfits:
+            return alive
+        alive[misfits] = False
 
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,

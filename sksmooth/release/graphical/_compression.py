@@ -186,8 +186,12 @@ class CompressedModel:
         return self.inner.fits(attrs, max_size)
 
     def marginal(self, attrs):
-        attrs = as_attrs(attrs)
-        return self.groups.expand_table(self.inner.marginal(attrs), attrs)
+        return self.marginals([attrs])[0]
+
+    def marginals(self, tables):
+        tables = [as_attrs(t) for t in tables]
+        inner = self.inner.marginals(tables)
+        return [self.groups.expand_table(m, t) for t, m in zip(tables, inner)]
 
     def sample(self, n_samples, rng, scheme="systematic"):
         return self.groups.expand_rows(self.inner.sample(n_samples, rng, scheme), rng, scheme)
