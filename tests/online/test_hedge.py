@@ -358,6 +358,8 @@ def test_axis_engine_pending_layer_equals_textbook_hedge(n_classes, pending_edge
         layer = engine._pending
         pending += layer is not None and layer.rounds > b - a   # earlier batches pending
         folded += layer is None or layer.rounds == b - a        # the segments took them
+        if b % 5 and b < n:
+            continue
         ref_proba, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
                                              X[:b], y[:b], eta)
         if b % 5 == 0:
@@ -400,11 +402,10 @@ def test_axis_engine_predict_then_update_on_one_batch_equals_textbook_hedge(n_cl
     engine = AxisHedge.from_experts(feature, threshold, pair, pairs, n_classes, eta)
     cuts = np.unique(np.minimum(np.concatenate([[0], np.cumsum(rng.integers(1, 9, n)),
                                                 [n]]), n))
-    played, proba = [np.empty((0, 3))], []
+    lw, proba = np.full(len(pair), -np.log(len(pair))), []  # textbook Hedge on the played rows
     for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
         batch = X[a:b].copy()
-        w = np.exp(naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
-                                    np.vstack(played), y[:a], eta)[1])
+        w = np.exp(lw - logsumexp(lw))
         vote = np.where(batch[:, feature] >= threshold, pairs.right[pair], pairs.left[pair])
         expected = np.stack([(w * (vote == c)).sum(1) for c in range(n_classes)], 1)
         np.testing.assert_allclose(engine.predict_proba_from(batch), expected, atol=1e-10)
@@ -414,7 +415,8 @@ def test_axis_engine_predict_then_update_on_one_batch_equals_textbook_hedge(n_cl
         elif i % 4 == 2:  # a later update replaces the weights the masses were of
             snap = engine.snapshot()
             snap.update(batch[::-1], y[a:b][::-1])
-        played.append(batch)
+        lw = lw - eta * (np.where(batch[:, feature] >= threshold, pairs.right[pair],
+                                  pairs.left[pair]) != y[a:b, None]).sum(axis=0)
         proba.append(engine.update(batch, y[a:b])[0])
     ref_proba, lw_ref = naive_axis_hedge(feature, threshold, pair, pairs, n_classes,
                                          X, y, eta)
