@@ -156,30 +156,33 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     end = np.cumsum(runs) * _RUN
     at = np.concatenate([e - r * _RUN + np.arange(t) for e, r, t in
                          zip(end, runs, total[present])])
-    source = np.full(-(-end[-1] // (_RUNS * _RUN)) * _RUNS * _RUN, -1)  # padded -> X row
+    source = np.full(end[-1], -1)  # padded row -> row of X
     source[at] = order
     points = np.zeros((len(source), d + 1), np.float32)
     points[at, :d], points[at, d] = X[order], 1
     pads = _RUN - (source >= 0).reshape(-1, _RUN).sum(axis=1, dtype=np.uint8)[:, None]
     first = end // _RUN - runs  # each label's first run
-    label = present[np.minimum(np.searchsorted(end // _RUN, np.arange(len(pads)), "right"),
-                               len(present) - 1)]
+    label = present[np.searchsorted(end // _RUN, np.arange(len(pads)), "right")]
     thresholds = np.array([margin, -margin], np.float32)[:, None, None, None]
-    n_threads = min(_blas_threads(), -(-len(ids) // _BLOCK_CONCEPTS))
+    step = max(1, (1 << 18) // (_RUN * (d + 1)))  # runs recounted at a time
+    runs_per_block = min(_RUNS, len(pads))  # few rows: wider blocks, same product size
+    width = _BLOCK_CONCEPTS * _RUNS // runs_per_block
+    n_threads = min(_blas_threads(), -(-len(ids) // width))
 
     def count(part):  # concept blocks part, part + n_threads, ...: disjoint counts
-        product = np.empty((_RUNS * _RUN, _BLOCK_CONCEPTS), np.float32)
-        sides = np.empty((2, _RUNS, _RUN, _BLOCK_CONCEPTS), bool)
-        table = np.empty((2, len(pads), _BLOCK_CONCEPTS), np.uint8)
-        for c in range(part * _BLOCK_CONCEPTS, len(ids), n_threads * _BLOCK_CONCEPTS):
-            block = ids[c:c + _BLOCK_CONCEPTS]
-            w, k = np.ascontiguousarray(weights[:, c:c + _BLOCK_CONCEPTS]), len(block)
+        product = np.empty((runs_per_block * _RUN, width), np.float32)
+        sides = np.empty((2, runs_per_block, _RUN, width), bool)
+        table = np.empty((2, len(pads), width), np.uint8)
+        for c in range(part * width, len(ids), n_threads * width):
+            block = ids[c:c + width]
+            w, k = np.ascontiguousarray(weights[:, c:c + width]), len(block)
             counts, complements = table[..., :k], partner[block]  # (above E, above -E)
-            for b in range(0, len(points) // _RUN, _RUNS):
-                p = np.matmul(points[b * _RUN:(b + _RUNS) * _RUN], w, out=product[:, :k])
-                np.greater_equal(p.reshape(_RUNS, _RUN, k), thresholds, out=sides[..., :k])
-                np.add.reduce(sides[..., :k].view(np.uint8), axis=2, dtype=np.uint8,
-                              out=counts[:, b:b + _RUNS])
+            for b in range(0, len(pads), _RUNS):
+                m = min(_RUNS, len(pads) - b)  # runs in this block
+                p = np.matmul(points[b * _RUN:(b + m) * _RUN], w, out=product[:m * _RUN, :k])
+                np.greater_equal(p.reshape(m, _RUN, k), thresholds, out=sides[:, :m, :, :k])
+                np.add.reduce(sides[:, :m, :, :k].view(np.uint8), axis=2, dtype=np.uint8,
+                              out=counts[:, b:b + m])
             above, near = np.stack([counts[:, a:b].sum(axis=1, dtype=np.uint32)
                                     for a, b in zip(first, end // _RUN)], axis=1)
             inside[block[:, None], present] += above.T
@@ -189,8 +192,8 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
             some = np.flatnonzero(close.max(axis=1))
             hit = np.nonzero(close[some])
             flagged = (some[hit[0]], hit[1])
-            for start in range(0, len(flagged[0]), 512):  # 512 runs at a time
-                fr, fc = (a[start:start + 512] for a in flagged)
+            for start in range(0, len(flagged[0]), step):  # memory: step x _RUN x (d + 1)
+                fr, fc = (a[start:start + step] for a in flagged)
                 rows = fr[:, None] * _RUN + np.arange(_RUN)
                 valid = source[rows] >= 0
                 q = np.einsum("fri,if->fr", points[rows], w[:, fc])  # any order: same bound
