@@ -6,14 +6,13 @@ Class, scores and calibration: ``docs/derivations.rst``, section "The
 exponential strategy over a cover".
 """
 
-import functools
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+from threadpoolctl import threadpool_info, threadpool_limits  # scikit-learn's dependency
 
 from .._untrusted import sanitize_rows
 from .._validation import public_box, reads_data
@@ -97,24 +96,10 @@ def _stump_counts(stumps, X, y_codes, total):
 
 
 def _halfspace_counts(halfspaces, X, y_codes, total):
-    """Counts for ``c_j(x) = (x @ w_j >= -b_j)``, with ``x @ w_j`` summed in float64 in
-    feature order (:func:`_reference_inside`): every row adds 0 or 1 to each count, a
-    function of that row alone, so one row changes each count by at most 1.
-
-    Fast path: float32 matrix products of blocks of rows x concepts, scaled so that
-    the error is at most ``E`` whatever the summation order (FMA or not). A product
-    at least ``E`` from 0 has the reference's sign; one compare against ``(E, -E)``
-    and one uint8 sum give, per run of 32 rows of one label, the counts above ``E``
-    and above ``-E``. A (run, concept) where they differ holds a product within ``E``
-    (a fraction of about ``1e-5``): its rows are counted again from a second float32
-    product, those within ``E`` of it by the reference, in place of the run's first
-    counts. The counts are the reference's exactly; no (rows x concepts)
-    matrix is built. A concept's complement ``(-w_j, -b_j)`` (the covers hold both
-    orientations) is counted from the same products: its reference sum is exactly
-    the negated one (negation is exact and round-to-nearest symmetric), so it is true
-    exactly where the product is below ``-E`` or, within ``E``, where the reference
-    says so.
-    """
+    """Counts for ``c_j(x) = (x @ w_j >= -b_j)``, ``x @ w_j`` summed in float64 in feature
+    order (:func:`_reference_inside`): each row adds 0 or 1 to each count, a function of
+    that row alone. Exactly the reference's, from float32 products and no (rows x
+    concepts) matrix: ``docs/derivations.rst``, "Halfspace counts"."""
     coef, intercept = halfspaces.coef, halfspaces.intercept
     d = X.shape[1]
     inside = np.zeros((len(coef), len(total)), np.int64)
@@ -130,9 +115,7 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     for start in range(0, X.shape[0] if slow.size else 0, step):
         values = _reference_inside(X[start:start + step, None, :], coef[None, slow],
                                    intercept[None, slow])
-        codes = y_codes[start:start + step]
-        for label in np.unique(codes):
-            inside[slow, label] += values[codes == label].sum(axis=0)
+        np.add.at(inside, (slow, y_codes[start:start + step, None]), values)
     partner = halfspaces.complements()
     paired = fast & (partner >= 0)
     paired[paired] &= fast[partner[paired]]
@@ -146,16 +129,15 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     # (flushed or not) within (d + 1) 2^-64; E = (2 d + 8) u bounds their sum with room
     # to spare and is exact in float32
     margin = np.float32((2 * d + 8) * 2.0**-24)
-    weights = np.empty((d + 1, len(ids)), np.float32)
-    weights[:d] = (coef[ids] / scale[ids, None]).T
-    weights[d] = intercept[ids] / scale[ids]
+    weights = (np.column_stack([coef[ids], intercept[ids]]) / scale[ids, None]).T.astype(
+        np.float32)
     # rows by label, each label padded with zero rows (products exactly +-0, counted
     # above -E only) to whole runs
     order, present = np.argsort(y_codes, kind="stable"), np.flatnonzero(total)
     runs = -(-total[present] // _RUN)
     end = np.cumsum(runs) * _RUN
-    at = np.concatenate([e - r * _RUN + np.arange(t) for e, r, t in
-                         zip(end, runs, total[present])])
+    at = np.arange(len(order)) + np.repeat(end - runs * _RUN - np.cumsum(total)[present]
+                                           + total[present], total[present])  # padded rows
     source = np.full(end[-1], -1)  # padded row -> row of X
     source[at] = order
     points = np.zeros((len(source), d + 1), np.float32)
@@ -164,7 +146,7 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     first = end // _RUN - runs  # each label's first run
     label = present[np.searchsorted(end // _RUN, np.arange(len(pads)), "right")]
     thresholds = np.array([margin, -margin], np.float32)[:, None, None, None]
-    step = max(1, (1 << 18) // (_RUN * (d + 1)))  # runs recounted at a time
+    batch = max(1, (1 << 18) // (_RUN * (d + 1)))  # runs recounted at a time
     runs_per_block = min(_RUNS, len(pads))  # few rows: wider blocks, same product size
     width = _BLOCK_CONCEPTS * _RUNS // runs_per_block
     n_threads = min(_blas_threads(), -(-len(ids) // width))
@@ -172,11 +154,10 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     def count(part):  # concept blocks part, part + n_threads, ...: disjoint counts
         product = np.empty((runs_per_block * _RUN, width), np.float32)
         sides = np.empty((2, runs_per_block, _RUN, width), bool)
-        table = np.empty((2, len(pads), width), np.uint8)
+        table = np.empty((2, len(pads), width), np.uint8)  # above E, above -E per run
         for c in range(part * width, len(ids), n_threads * width):
-            block = ids[c:c + width]
-            w, k = np.ascontiguousarray(weights[:, c:c + width]), len(block)
-            counts, complements = table[..., :k], partner[block]  # (above E, above -E)
+            block, w = ids[c:c + width], np.ascontiguousarray(weights[:, c:c + width])
+            k, counts, complements = len(block), table[..., :len(block)], partner[block]
             for b in range(0, len(pads), _RUNS):
                 m = min(_RUNS, len(pads) - b)  # runs in this block
                 p = np.matmul(points[b * _RUN:(b + m) * _RUN], w, out=product[:m * _RUN, :k])
@@ -191,9 +172,8 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
             close = counts[1] - counts[0] - pads  # products within E per run
             some = np.flatnonzero(close.max(axis=1))
             hit = np.nonzero(close[some])
-            flagged = (some[hit[0]], hit[1])
-            for start in range(0, len(flagged[0]), step):  # memory: step x _RUN x (d + 1)
-                fr, fc = (a[start:start + step] for a in flagged)
+            for start in range(0, len(hit[0]), batch):  # memory: batch x _RUN x (d + 1)
+                fr, fc = some[hit[0][start:start + batch]], hit[1][start:start + batch]
                 rows = fr[:, None] * _RUN + np.arange(_RUN)
                 valid = source[rows] >= 0
                 q = np.einsum("fri,if->fr", points[rows], w[:, fc])  # any order: same bound
@@ -208,23 +188,17 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
                 i, l = (np.concatenate([a, a[has]]) for a in (source[rows[f, r]], label[fr[f]]))
                 j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
                 np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
-    if n_threads == 1:
+    if n_threads == 1:  # (a worker thread alone ran ~5% slower)
         count(0)
     else:  # numpy releases the GIL in the products, compares and sums
-        with _blas().limit(limits=1), ThreadPoolExecutor(n_threads) as pool:
+        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(n_threads) as pool:
             list(pool.map(count, range(n_threads)))
     return inside
 
 
-@functools.cache
-def _blas():
-    """The BLAS libraries' threads (threadpoolctl, a scikit-learn dependency)."""
-    return ThreadpoolController().select(user_api="blas")
-
-
 def _blas_threads():
     """The BLAS threads allowed (``OPENBLAS_NUM_THREADS``, ``threadpool_limits``, ...)."""
-    return max([i["num_threads"] for i in _blas().info()] or [1])
+    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] or [1])
 
 
 def _reference_inside(X, coef, intercept):
