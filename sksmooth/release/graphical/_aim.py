@@ -89,7 +89,7 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     mass are checked and removed if ineligible (a strong signal's top tables
     often do not fit); batches of 1, 4, 16, then 64 draws save sampler calls.
     Neither changes the law. Each candidate is checked once, a batch (drawn
-    or heavy, padded with the best-scored unchecked ones to 16) in one call
+    or heavy, padded with the best-scored unchecked ones to 32) in one call
     (``fitting``: their junction trees triangulated together).
     """
     errors = _errors(fitter, tables)
@@ -104,8 +104,8 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     def check(candidates):  # each candidate's eligibility, computed once, many at a time
         new = [i for i in dict.fromkeys(candidates) if i not in eligible]
         if new:
-            pad = [i for i in best[:64] if i not in eligible and i not in new]
-            new += pad[:max(0, 16 - len(new))]
+            pad = (i for i in best if i not in eligible and i not in new)
+            new += itertools.islice(pad, max(0, 32 - len(new)))
             eligible.update(zip(new, fitter.model.fitting([tables[i] for i in new],
                                                           size_limit).tolist()))
 

@@ -158,7 +158,7 @@ class FactoredModel:
 
     @cached_property
     def _index(self):
-        return _TreeIndex(self.tree, len(self.shape))
+        return _TreeIndex(self.tree)
 
     @cached_property
     def _separator_tables(self):
@@ -324,9 +324,9 @@ def _combine(potential, messages):
 
 
 class _TreeIndex:
-    """Parent, separator and depth of every clique; the smallest clique of each attribute."""
+    """Parent, separator and depth of every clique."""
 
-    def __init__(self, tree, n_attrs):
+    def __init__(self, tree):
         n = len(tree.cliques)
         self.parent = [-1] * n
         self.separator = [()] * n
@@ -336,11 +336,6 @@ class _TreeIndex:
                 self.parent[clique] = tree.edges[edge][1]
                 self.separator[clique] = tree.separators[edge]
                 self.depth[clique] = self.depth[self.parent[clique]] + 1
-        self.host = [None] * n_attrs
-        for i, c in enumerate(tree.cliques):
-            for a in c:
-                if self.host[a] is None or len(c) < len(tree.cliques[self.host[a]]):
-                    self.host[a] = i
 
 
 def _sum_to(table, attrs, keep):
@@ -421,7 +416,7 @@ def _eliminate(model, attrs):
     The contractions are matrix products of normalised (overflow-free) tables.
     """
     index, cliques = model._index, model.tree.cliques
-    chains = [[index.host[a]] for a in attrs]
+    chains = [[containing_clique(cliques, (a,))] for a in attrs]
     for chain in chains:  # each target's smallest clique and its ancestors
         while index.parent[chain[-1]] >= 0:
             chain.append(index.parent[chain[-1]])
@@ -445,7 +440,6 @@ def _eliminate(model, attrs):
             return message / message.sum()
         inbox.setdefault(index.parent[node], []).append(
             (keep, _conditional(message, keep, model._separator_tables[node], sep)))
-    raise AssertionError("unreachable: the common ancestor ends the loop")
 
 
 def _conditional(table, attrs, sep_table, sep):
