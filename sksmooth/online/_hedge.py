@@ -740,22 +740,23 @@ class AxisHedge:
         self.segment_count = _frozen(np.diff(self.count_cumulative[:, ends], axis=1))
 
     def _split(self, positions):
-        """Add segment boundaries at ``positions`` (sorted, distinct; the new segments
-        inherit)."""
-        inside = positions[positions < self.offsets[-1]]
-        at = np.searchsorted(self.starts, inside, side="right")  # parent segment + 1
-        fresh = self.starts[at - 1] != inside  # not yet a boundary
+        """Add segment boundaries at ``positions`` (sorted, distinct; those past the end
+        ignored; the new segments inherit); return the segment each one starts."""
+        positions = positions[positions < self.offsets[-1]]
+        parent = np.searchsorted(self.starts, positions, side="right") - 1
+        fresh = self.starts[parent] != positions  # not yet a boundary
         if not fresh.any():  # no copy of the segments when nothing is new
-            return
+            return parent
         self._prefix = None
-        new, at = inside[fresh], at[fresh]
         # old segment i, then the new ones cut from it: runs (repeats, no look-ups)
-        runs = np.bincount(at - 1, minlength=len(self.starts)) + 1
-        starts = np.repeat(self.starts, runs)
-        starts[at + np.arange(len(new))] = new
-        self.starts = _frozen(starts)
+        runs = np.bincount(parent[fresh], minlength=len(self.starts)) + 1
+        self.starts = np.repeat(self.starts, runs)
+        segment = parent + np.cumsum(fresh)  # fresh positions before each, itself included
+        self.starts[segment[fresh]] = positions[fresh]
+        _frozen(self.starts)
         self.loss = _frozen(np.repeat(self.loss, runs, axis=1))
         self._count_segments()
+        return segment
 
     def update(self, X, y):
         """Play a batch of rounds in order; ``y`` holds class indices.
@@ -789,8 +790,7 @@ class AxisHedge:
             with np.errstate(divide="ignore"):
                 bin_log_mass = np.log(np.maximum(np.diff(below, axis=1), 0.0)).T
         else:  # a bin's mass summed over its segments: no cancellation
-            self._split(edges)
-            first = np.searchsorted(self.starts, edges)
+            first = self._split(edges)
             bin_log_mass = self._bin_log_masses(first, linear=decay <= _MAX_LINEAR_DECAY)
         counter = [0]
         proba, bin_loss = axis_rounds(bin_log_mass, np.diff(np.searchsorted(edges, self.offsets)),
@@ -858,8 +858,7 @@ class AxisHedge:
         pending = self._pending
         if pending is None:
             return
-        self._split(pending.edges)
-        first = np.searchsorted(self.starts, pending.edges)
+        first = self._split(pending.edges)
         per_bin = np.diff(np.append(first, len(self.starts)))
         self.loss = _frozen(self.loss + np.repeat(pending.loss, per_bin, axis=1))
         self.work += 6 * self.loss.size
@@ -876,10 +875,9 @@ class AxisHedge:
         if n_rounds == 0:
             return
         positions = self._positions(X)
-        n_positions = self.offsets[-1]
         edges, bin_pos = self._edges(positions)
         self._fold_pending()
-        self._split(edges)
+        first = self._split(edges)
         # left[k, b]: rows of class k whose position in bin b's feature is at or below
         # bin b (its experts predict their left label): + at each row's bin, - at the
         # end of its feature, summed along the bins
@@ -899,8 +897,7 @@ class AxisHedge:
         bin_loss -= left[self.pairs.left, :n_bins]
         bin_loss += (n_rounds - n_of_class[self.pairs.right])[:, None]
         if len(self.starts) > n_bins:  # else the segments are the bins
-            bin_loss = np.repeat(bin_loss, np.diff(np.searchsorted(
-                self.starts, np.append(edges, n_positions))), axis=1)
+            bin_loss = np.repeat(bin_loss, np.diff(np.append(first, len(self.starts))), axis=1)
         self.loss = _frozen(np.add(bin_loss, self.loss, out=bin_loss))
         self.work += 2 * positions.size + 6 * self.loss.size
         self._prefix = None

@@ -305,8 +305,9 @@ def test_segment_split_inserts_only_new_boundaries_as_the_union_did():
         parent = np.searchsorted(starts, union, side="right") - 1
         engine.loss = rng.integers(0, 50, engine.loss.shape)  # distinct parents
         loss = engine.loss
-        engine._split(np.unique(positions))  # the engine passes sorted distinct edges
+        first = engine._split(np.unique(positions))  # the engine passes sorted distinct edges
         np.testing.assert_array_equal(engine.starts, union)
+        np.testing.assert_array_equal(engine.starts[first], np.unique(inside))  # their segments
         np.testing.assert_array_equal(engine.loss, loss[:, parent])
         ends = np.append(union[1:], engine.offsets[-1])
         np.testing.assert_allclose(engine.segment_count,
