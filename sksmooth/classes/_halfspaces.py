@@ -88,9 +88,11 @@ class HalfspaceConcepts(FiniteConcepts):
     def describe(self, j):
         j = self._check_index(j)
         terms = [f"{_fmt(c)}*x[{f}]" for f, c in enumerate(self.coef[j]) if c != 0]
-        lhs = " + ".join(terms).replace("+ -", "- ") if terms else "0"
         b = self.intercept[j]
-        if b != 0 or not terms:
+        if not terms:
+            return "always True" if b >= 0 else "always False"
+        lhs = " + ".join(terms).replace("+ -", "- ")
+        if b != 0:
             lhs += f" + {_fmt(b)}" if b >= 0 else f" - {_fmt(-b)}"
         return f"{lhs} >= 0"
 

@@ -371,8 +371,9 @@ def _build_cover(params, lower, upper, public_rng):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             continue
         warnings.warn(f"PrivateProperClassifier: the cover is capped at cover_size={max_size} "
-                      "hypotheses, so the released hypothesis may be far from the class's "
-                      "best (the selection bound is relative to the cover). Raise cover_size "
-                      f"or gamma, or use fewer features or hypotheses='stumps'. ({w.message})",
-                      DefaultsWarning, stacklevel=user_stacklevel())
+                      f"hypotheses (estimated radius {cover.gamma:.3g}, gamma={gamma:.3g} asked), "
+                      "so the released hypothesis may be far from the class's best (the "
+                      "selection bound is relative to the cover). Raise "
+                      "method=Exponential(cover_size=...) or its gamma, or use fewer features "
+                      "or hypotheses='stumps'.", DefaultsWarning, stacklevel=user_stacklevel())
     return cover

@@ -94,6 +94,8 @@ def test_evaluate_matches_naive_and_describe():
     naive = np.stack([X @ c.coef[j] + c.intercept[j] >= 0 for j in range(30)], 1)
     np.testing.assert_array_equal(c.evaluate(X, chunk_size=13), naive)
     assert HalfspaceConcepts([[1.0, -2.0]], [0.5]).describe(0) == "1*x[0] - 2*x[1] + 0.5 >= 0"
+    constant = HalfspaceConcepts([[0.0, 0.0], [0.0, 0.0]], [0.0, -1.0])  # a cover's two ends
+    assert [constant.describe(j) for j in range(2)] == ["always True", "always False"]
 
 
 @pytest.mark.parametrize(

@@ -676,6 +676,14 @@ def test_a_capped_cover_warns_with_the_estimators_parameters():
     bounds = (X.min(axis=0), X.max(axis=0))
     with pytest.warns(UserWarning, match="cover is capped at cover_size=20000"):
         PrivateProperClassifier(hypotheses="boxes", bounds=bounds, classes=[0, 1]).fit(X, y)
+    # the message names this estimator's parameters, not the cover builder's
+    # (max_size, n_points: found by a new-user review)
+    X3 = (X[:, :3] - bounds[0][:3]) / (bounds[1][:3] - bounds[0][:3])
+    with pytest.warns(UserWarning, match=r"Exponential\(cover_size=\.\.\.\)") as record:
+        PrivateProperClassifier(hypotheses="halfspaces", bounds=(0, 1), classes=[0, 1],
+                                method=Exponential(cover_size=500)).fit(X3, y)
+    assert not any("max_size" in str(w.message) or "n_points" in str(w.message)
+                   for w in record)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         PrivateProperClassifier(bounds=bounds, classes=[0, 1]).fit(X, y)  # stumps: not capped
