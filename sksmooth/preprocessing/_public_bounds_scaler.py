@@ -112,6 +112,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # mapped to the box centre, never refused
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     def inverse_transform(self, X):
@@ -128,7 +129,11 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
 
 def _like_input(values, X):
-    """``values`` as a DataFrame with ``X``'s columns and index when ``X`` is one."""
+    """``values`` as a DataFrame with ``X``'s columns and index when ``X`` is one;
+    float32 when every column of ``X`` is (as scikit-learn's scalers keep it)."""
+    dtypes = getattr(X, "dtypes", [getattr(X, "dtype", None)])
+    if len(dtypes) and all(dtype == np.float32 for dtype in dtypes):
+        values = values.astype(np.float32)
     pd = sys.modules.get("pandas")  # a DataFrame implies pandas is imported
     if pd is not None and isinstance(X, pd.DataFrame):
         return pd.DataFrame(values, columns=X.columns, index=X.index)

@@ -119,3 +119,14 @@ def test_set_output_still_decides_the_container():
     out = PublicBoundsScaler(bounds=(0, 200)).set_output(transform="pandas").fit_transform(X)
     assert list(out.columns) == ["x0", "x1"]
     assert isinstance(PublicBoundsScaler(bounds=(0, 200)).fit_transform(X), np.ndarray)
+
+
+def test_float32_stays_float32_as_in_scikit_learns_scalers():
+    pd = pytest.importorskip("pandas")
+    X = np.random.default_rng(0).uniform(-1, 1, (20, 2))
+    scaler = PublicBoundsScaler(bounds=(-1, 1))
+    assert scaler.fit_transform(X.astype(np.float32)).dtype == np.float32
+    assert scaler.inverse_transform(X.astype(np.float32)).dtype == np.float32
+    frame = pd.DataFrame(X, columns=["a", "b"]).astype({"a": np.float32})
+    assert scaler.fit_transform(frame).dtypes.tolist() == [np.float64, np.float64]  # mixed
+    assert scaler.fit_transform(frame.astype(np.float32)).dtypes.tolist() == [np.float32] * 2
