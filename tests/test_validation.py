@@ -20,6 +20,7 @@ from sksmooth import (
     SubsampledNetMechanism,
 )
 from sksmooth.preprocessing import PublicBoundsScaler
+from sksmooth.proper import Littlestone
 from sksmooth._validation import (
     BinaryLabels,
     bounds_by_column,
@@ -446,8 +447,8 @@ def test_integer_classes_that_are_one_float_are_refused():
 @pytest.mark.parametrize("make, name", [
     (lambda: PerturbedERMClassifier(bounds=(0, 1), classes=[0, 1],
                                     separating_points=[[0.0], [10**400]]), "separating_points"),
-    (lambda: PrivateProperClassifier(method="littlestone", delta=1e-6, classes=[0, 1],
-                                     domain=[0.0, 10**400]), "domain"),
+    (lambda: PrivateProperClassifier(method=Littlestone(domain=[0.0, 10**400]), delta=1e-6,
+                                     classes=[0, 1]), "domain"),
 ])
 def test_an_int_beyond_the_float_range_inside_an_array_is_named(make, name):
     # numpy's OverflowError named no parameter (a review)
