@@ -32,6 +32,18 @@ def test_digits_cover_at_the_default_cap_is_within_it():
     assert all(e["n_experts"] <= 2**16 for e in model.epochs_)
 
 
+def _engine_from_experts(cover, n_classes, learning_rate, prior):
+    """The reference engine: AxisHedge laid out from the cover's materialised stumps."""
+    if n_classes == 2:
+        pairs, pair = LabelPairs.binary(), np.where(cover.sign > 0, 0, 1)
+    else:
+        pairs, index = LabelPairs.all_pairs(n_classes), np.zeros((n_classes, n_classes), int)
+        index[pairs.left, pairs.right] = np.arange(len(pairs.left))
+        pair = index[cover.left, cover.right]
+    return AxisHedge.from_experts(cover.feature, cover.threshold, pair, pairs, n_classes,
+                                  learning_rate, prior=prior)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sigma", ["auto", 0.5])
 def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_classes, sigma):
@@ -48,14 +60,7 @@ def test_the_engine_built_from_the_grids_plays_as_one_built_from_the_cover(n_cla
     assert cover.n_concepts == engine.n_experts == model.n_experts_
     sizes = np.rint(np.exp([c[0] for c in play.components]) / len(play.components))
     prior = np.repeat(1.0 / sizes, sizes.astype(int))
-    if n_classes == 2:
-        pairs, pair = LabelPairs.binary(), np.where(cover.sign > 0, 0, 1)
-    else:
-        pairs, index = LabelPairs.all_pairs(n_classes), np.zeros((n_classes, n_classes), int)
-        index[pairs.left, pairs.right] = np.arange(len(pairs.left))
-        pair = index[cover.left, cover.right]
-    reference = AxisHedge.from_experts(cover.feature, cover.threshold, pair, pairs, n_classes,
-                                       engine.learning_rate, prior=prior)
+    reference = _engine_from_experts(cover, n_classes, engine.learning_rate, prior)
     reference.add_losses(X[:10], y[:10])
     for a, b in ((10, 20), (20, 21), (21, 60)):
         ours = engine.update(X[a:b], y[a:b])
@@ -77,14 +82,8 @@ def test_grid_positions_are_the_sorted_distinct_thresholds_of_the_cover(n_classe
     model = SmoothHedgeClassifier(hypotheses="stumps", horizon=400,
                                   bounds=([first[0], 0.0], [first[1], 1.0])).fit(X, y)
     engine, cover = model._stream.current.play.engine, model.cover_
-    if n_classes == 2:
-        pairs, pair = LabelPairs.binary(), np.where(cover.sign > 0, 0, 1)
-    else:
-        pairs, index = LabelPairs.all_pairs(n_classes), np.zeros((n_classes, n_classes), int)
-        index[pairs.left, pairs.right] = np.arange(len(pairs.left))
-        pair = index[cover.left, cover.right]
-    reference = AxisHedge.from_experts(cover.feature, cover.threshold, pair, pairs, n_classes,
-                                       engine.learning_rate, prior=engine.weights())
+    reference = _engine_from_experts(cover, n_classes, engine.learning_rate,
+                                     engine.weights())
     np.testing.assert_array_equal(engine.offsets, reference.offsets)
     np.testing.assert_array_equal(engine._buckets[3], reference._buckets[3])  # thresholds
     np.testing.assert_array_equal(engine.expert_slots()[0], reference.expert_slots()[0])
