@@ -1,6 +1,7 @@
 """Ledger semantics, run on every storage backend (memory, SQLite, PostgreSQL)."""
 
 import copy
+import gc
 import os
 import pickle
 import subprocess
@@ -201,6 +202,12 @@ def test_a_ledger_opened_with_no_budget_is_read_and_refuses_to_spend(shared_back
             with pytest.raises(BudgetError, match=r"BudgetAccountant\(epsilon=3.0, delta=1e-05, "):
                 spend()
     assert len(reader) == 1
+    # unpickled once the handle is gone (a worker, a later process): still read only
+    blob = pickle.dumps(reader)
+    del reader, handle, spend
+    gc.collect()
+    with pytest.raises(BudgetError, match="only reads it"):
+        pickle.loads(blob).spend(0.1)
 
 
 def test_a_ledger_that_cannot_record_a_refusal_refuses_before_it(tmp_path):

@@ -170,6 +170,42 @@ def test_halfspace_counts_are_exact_across_row_blocks(threads, monkeypatch):
     np.testing.assert_array_equal(label_counts(concepts, X, y, 3).inside, expected)
 
 
+def test_halfspace_counts_stay_exact_when_the_two_float32_products_differ(monkeypatch):
+    """The bound allows the blocks' product and the recount's to differ by up to E (any
+    order, FMA or not); here they give the same bits, so the recount's corrections are
+    checked with the blocks' product moved by up to E / 2 (found by review6: deleting
+    the corrections passed the suite)."""
+    rng, d = np.random.default_rng(3), 4
+    margin = (2 * d + 8) * 2.0**-24  # E of the code, for products scaled into [-1, 1]
+    concepts = Halfspaces().cover(bounds=(0.0, 1.0), n_features=d, max_size=300,
+                                  random_state=rng)
+    X = rng.uniform(size=(900, d))
+    planes = np.flatnonzero(np.any(concepts.coef != 0, axis=1))
+    j = rng.choice(planes, size=600)  # rows within 3E of a plane
+    w, b = concepts.coef[j], concepts.intercept[j]
+    scale = np.abs(w).sum(axis=1) + np.abs(b)  # ~ the code's scale (reach ~ 1)
+    shift = (np.sum(X[:600] * w, axis=1) + b - rng.uniform(-3, 3, 600) * margin * scale)
+    X[:600] -= (shift / np.sum(w * w, axis=1))[:, None] * w
+    y = rng.integers(0, 2, len(X))
+    noise = np.random.default_rng(0)
+
+    class MovedProducts:  # numpy, with matmul off by up to E / 2 (within the bound)
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def matmul(a, b, out):
+            np.matmul(a, b, out=out)
+            out += (noise.uniform(-0.5, 0.5, out.shape) * margin).astype(np.float32)
+            return out
+
+    monkeypatch.setattr(_exponential, "np", MovedProducts())
+    monkeypatch.setattr(_exponential, "_blas_threads", lambda: 1)
+    own = _reference_inside(X[:, None, :], concepts.coef[None], concepts.intercept[None])
+    expected = np.stack([own[y == label].sum(axis=0) for label in range(2)], axis=1)
+    np.testing.assert_array_equal(label_counts(concepts, X, y, 2).inside, expected)
+
+
 def test_halfspace_counts_warn_the_same_for_rows_beyond_the_float32_range():
     """Rows beyond float32's range or whose products overflow float64 (inside public
     bounds of 1e300) are counted by the float64 reference alone, with no 'overflow'
