@@ -205,7 +205,7 @@ def _grid_positions(grids, mass, live, lower, upper):
         ends = np.cumsum([int(f == 0)] + [len(v) for v in values])
         every = np.concatenate([lower[:ends[0]]] + values)
         distinct = np.sort(every, kind="stable")  # of equal 0.0 and -0.0 the first stays
-        distinct = distinct[np.r_[True, distinct[1:] != distinct[:-1]]]
+        distinct = distinct[np.diff(distinct, prepend=-np.inf) != 0]  # none: a 1-cell grid
         at = np.searchsorted(distinct, every)
         point_mass.append(np.bincount(at, np.repeat(np.r_[0.0, mass], np.diff(ends, prepend=0)),
                                       minlength=len(distinct)))

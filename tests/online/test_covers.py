@@ -119,3 +119,15 @@ def test_a_grid_cover_is_read_only_as_copies_and_labels_share_it(n_classes):
     assert not any(a.flags.writeable for a in model.cover_.bounds)
     slots = model._stream.current.play.engine.expert_slots()
     assert not any(array.flags.writeable for array in slots)
+
+
+def test_a_one_cell_grid_holds_the_constants_only():
+    # gamma near 1 (or a max_experts that leaves room for the constants alone) asks
+    # for one cell: no interior threshold on any feature. The grid layout raised an
+    # IndexError there (the slow parameter fuzz); the constants are the cover
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 2)), rng.integers(0, 2, 30)
+    model = SmoothHedgeClassifier(hypotheses="stumps", bounds=(0, 1), gamma=1 - 1e-16).fit(X, y)
+    assert model.cover_.n_concepts == model.n_experts_ == 2
+    with pytest.raises(ValueError, match="Raise max_experts"):
+        SmoothHedgeClassifier(hypotheses="stumps", bounds=(0, 1), max_experts=2).fit(X, y)
