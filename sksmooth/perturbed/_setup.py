@@ -140,9 +140,10 @@ def check_estimator_param(value, name="estimator"):
             f"{name} must be a scikit-learn classifier, got {cls}; pass e.g. "
             f"{name}=StumpERMClassifier() or LogisticRegression()."
         )
-    if not has_fit_parameter(value, "sample_weight"):
+    fitted = value._model() if isinstance(value, BoxScaledClassifier) else value
+    if not has_fit_parameter(fitted, "sample_weight"):
         raise TypeError(
-            f"{name} {cls} does not accept sample_weight in fit, but "
+            f"{name} {type(fitted).__name__} does not accept sample_weight in fit, but "
             "PerturbedERMClassifier realises the Gaussian perturbation as weighted "
             "hallucinated examples. Use a classifier whose fit takes sample_weight "
             "(StumpERMClassifier, LogisticRegression, LinearSVC, ...), or wrap yours so "

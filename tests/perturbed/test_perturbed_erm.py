@@ -15,6 +15,7 @@ from sksmooth.metrics import audit_epsilon
 from sksmooth.preprocessing import PublicBoundsScaler
 from sksmooth.perturbed._setup import hallucinate
 from sksmooth.perturbed import (
+    BoxScaledClassifier,
     FiniteClassERMClassifier,
     ParityERMClassifier,
     PerturbedERMClassifier,
@@ -218,9 +219,10 @@ def test_the_exact_threshold_over_the_line_is_refused_by_the_private_fit():
     assert grid.guarantee_.certified and len(ledger) == 1
 
 
-def test_estimator_without_sample_weight_is_named():
+@pytest.mark.parametrize("oracle", [NoWeightClassifier(), BoxScaledClassifier(NoWeightClassifier())])
+def test_estimator_without_sample_weight_is_named(oracle):
     with pytest.raises(TypeError, match="NoWeightClassifier does not accept sample_weight"):
-        PerturbedERMClassifier(NoWeightClassifier(), bounds=(0, 1), classes=[0, 1]).fit(
+        PerturbedERMClassifier(oracle, bounds=(0, 1), classes=[0, 1]).partial_fit(
             [[0.1], [0.9]], [0, 1])
 
 
