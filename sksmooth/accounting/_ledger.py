@@ -225,21 +225,30 @@ class BudgetAccountant:
             "Use an estimator with neighbouring='add_remove', or a ledger with "
             "neighbouring='substitution'.")
 
-    def _refuse_if_reading(self):
-        if self._reads_only:
-            raise BudgetError(
-                f"This BudgetAccountant was opened with no budget on a ledger that stores one, "
-                f"so it only reads it: spending needs the budget. Open it with "
-                f"BudgetAccountant({self._params()}).")
-
     def _params(self):
         params = [f"epsilon={self.epsilon}"] + ([] if self.delta is None else
                                                 [f"delta={self.delta}"])
         if self.neighbouring != "substitution":
             params.append(f"neighbouring={self.neighbouring!r}")
-        return ", ".join(params + [self._storage.describe() or ""]).rstrip(", ")
+        location = self._storage.describe()
+        return ", ".join(params + ([location] if location else []))
 
     # ------------------------------------------------------------ public API
+    def check_can_record(self):
+        """Raise if this handle cannot record a release, whatever its size.
+
+        :class:`BudgetError` if it was opened with no budget (it only reads
+        the ledger); :class:`CrossProcessLedgerError` if it is a copy of an
+        in-memory ledger in another process, or a snapshot unpickled after
+        its ledger was gone. Records nothing.
+        """
+        if self._reads_only:
+            raise BudgetError(
+                f"This BudgetAccountant was opened with no budget on a ledger that stores one, "
+                f"so it only reads it: spending needs the budget. Open it with "
+                f"BudgetAccountant({self._params()}).")
+        self._storage.check_writable()
+
     def check(self, epsilon, delta=0.0, neighbouring=None):
         """Raise :class:`BudgetError` if spending ``(epsilon, delta)`` would exceed the budget.
 
@@ -249,8 +258,7 @@ class BudgetAccountant:
         relation (default: the ledger's), converted as :meth:`spend` does.
         """
         request = self._check_request(epsilon, delta, neighbouring)
-        self._refuse_if_reading()
-        self._storage.check_writable()
+        self.check_can_record()
         with _conversion_said(request, (epsilon, delta)):
             refuse_if_over(self._storage.totals(), *request, self.budget)
 
@@ -285,7 +293,7 @@ class BudgetAccountant:
         """
         converted = self._check_request(epsilon, delta, neighbouring)
         certified = _check_certified(certified)
-        self._refuse_if_reading()
+        self.check_can_record()
         label = "" if label is None else str(label)
         if converted != (epsilon, delta):
             label += (f" (add/remove ({epsilon:.6g}, {delta:.3g})-DP, charged as "
@@ -319,7 +327,7 @@ class BudgetAccountant:
             raise ValueError(
                 f"reason must be a non-empty str saying why the release is not private, got "
                 f"{reason!r}; e.g. reason='bounds read from the data'.")
-        self._refuse_if_reading()
+        self.check_can_record()
         label = "" if label is None else str(label)
         record = Spend(f"{label} (not private: {reason})", 0.0, 0.0, time.time(), os.getpid(),
                        certified=False, private=False)
@@ -503,8 +511,7 @@ def refusal_recorded(accountant, label, reason):
     A ledger that could not record it (read only, or a snapshot) is refused first:
     its error would otherwise carry the refusal unrecorded (``__context__``)."""
     if reason and check_accountant(accountant) is not None:
-        accountant._refuse_if_reading()
-        accountant._storage.check_writable()
+        accountant.check_can_record()
     try:
         yield
     except Exception:  # any error (a user oracle's too) may depend on the rows

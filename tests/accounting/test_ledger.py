@@ -198,7 +198,8 @@ def test_a_ledger_opened_with_no_budget_is_read_and_refuses_to_spend(shared_back
     assert reader.remaining() == (2.5, 1e-5) and "read only" in repr(reader)
     for handle in (reader, pickle.loads(pickle.dumps(reader))):
         for spend in (lambda: handle.spend(0.1), lambda: handle.check(0.1),
-                      lambda: handle.record_not_private("x", "row values")):
+                      lambda: handle.record_not_private("x", "row values"),
+                      handle.check_can_record):
             with pytest.raises(BudgetError, match=r"BudgetAccountant\(epsilon=3.0, delta=1e-05, "):
                 spend()
     assert len(reader) == 1
@@ -280,7 +281,7 @@ def test_unpickled_memory_ledger_whose_owner_is_gone_refuses_to_spend():
     restored = pickle.loads(checkpoint)
     assert restored.spent.epsilon == 0.5  # readable: a snapshot
     for charge_it in (lambda: restored.spend(0.5, label="third"),
-                      lambda: restored.check(0.5)):
+                      lambda: restored.check(0.5), restored.check_can_record):
         with pytest.raises(CrossProcessLedgerError, match="snapshot"):
             charge_it()
     assert len(restored) == 1
