@@ -577,8 +577,9 @@ def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
         _record_labels(estimator, X, kwargs.get("reset", True))
         return out
     except ValueError:  # numpy's "could not convert string to float" (a dict: TypeError)
-        column = _column_of_non_numbers(X)
-        shape = getattr(read_table(X), "shape", (None,))
+        table = read_table(X)
+        column = _column_of_non_numbers(table)
+        shape = getattr(table, "shape", (None,))
         if column is None and shape[0] == 0:
             raise ValueError(_too_few_rows(shape, 1)) from None
         if column is None:
@@ -592,9 +593,9 @@ def read_shown_numbers(estimator, X, y="no_validation", **kwargs):
 
 
 def _column_of_non_numbers(X):
-    """The label (DataFrame) or position of the first column of ``X`` that numpy does
-    not read as floats, or ``None`` (a loop over columns, on the error path only)."""
-    X = read_table(X)
+    """The label (DataFrame) or position of the first column of ``X`` (read by
+    :func:`read_table`) that numpy does not read as floats, or ``None`` (a loop over
+    columns, on the error path only)."""
     values = None if sparse.issparse(X) else np.asarray(X, dtype=object)
     if values is None or values.ndim != 2:
         return None

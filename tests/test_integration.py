@@ -262,3 +262,27 @@ def test_private_search_charges_each_fold_fit_at_its_candidate_epsilon(name, dat
     assert acc.spent.epsilon == pytest.approx(3 * 1.25 + 0.5 + 1.0)
     assert search.privacy_spent_.epsilon == pytest.approx(acc.spent.epsilon)
     assert not hasattr(search, "best_score_")
+
+
+def test_every_module_level_import_is_a_declared_dependency():
+    # threadpoolctl was imported at module level but came only through scikit-learn
+    import ast
+    import pathlib
+    import re
+    import sys
+
+    import sksmooth
+
+    package = pathlib.Path(sksmooth.__file__).parent
+    block = re.search(r"\ndependencies = \[(.*?)\]",
+                      (package.parent / "pyproject.toml").read_text(), re.S).group(1)
+    declared = {re.match(r"[\w-]+", name.replace("scikit-learn", "sklearn")).group()
+                for name in re.findall(r'"([^"]+)"', block)}
+    imported = set()
+    for path in package.rglob("*.py"):
+        for node in ast.parse(path.read_text()).body:  # module level: not a guarded import
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                imported.add(node.module.split(".")[0])
+    assert imported - set(sys.stdlib_module_names) - {"sksmooth"} <= declared
