@@ -7,12 +7,13 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
 
-from sksmooth import BudgetError, PrivacySpent
+from sksmooth import BudgetError, DefaultsWarning, PrivacySpent
 from sksmooth.accounting import (
     BudgetAccountant,
     LedgerStorage,
@@ -225,6 +226,16 @@ def test_a_ledger_that_cannot_record_a_refusal_refuses_before_it(tmp_path):
     assert refused.value.__context__ is None and len(reader) == 0
 
 
+def test_a_ledger_created_with_no_budget_warns_that_it_is_new_and_unlimited(shared_backend):
+    # a mistyped path opened only to read silently created an empty unlimited ledger
+    _, location = shared_backend
+    with pytest.warns(DefaultsWarning, match="created a new, empty ledger.*never refuses"):
+        BudgetAccountant(**location)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert BudgetAccountant(**location).spent == (0.0, 0.0)  # opening it again: silent
+
+
 def test_a_spend_shows_its_time_in_utc_and_keeps_the_number():
     from sksmooth.accounting import Spend
 
@@ -311,6 +322,7 @@ def test_extreme_but_legal_spends(make_accountant):
 
 def test_totals_that_overflow_stay_usable(make_accountant, recwarn):
     acc = make_accountant()  # unlimited: records without refusing
+    recwarn.clear()  # a file ledger created with no budget says so
     acc.spend(1e308)
     acc.spend(1e308)  # the float total overflows
     assert acc.spent.epsilon == np.inf and len(acc) == 2

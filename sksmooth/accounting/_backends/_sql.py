@@ -6,7 +6,9 @@ column types of the ``CREATE TABLE`` statements differ between the two.
 """
 
 import uuid
+import warnings
 
+from ...exceptions import DefaultsWarning, user_stacklevel
 from ._protocol import Budget, LedgerIntegrityError, LedgerTotals, Spend
 
 __all__ = [
@@ -52,6 +54,12 @@ def store_or_read_budget(execute, placeholder, budget, neighbouring, witness, wh
         execute(f"INSERT INTO budget (epsilon, delta, ledger_id, neighbouring) VALUES ({values})",
                 (*budget, new_ledger_id(), neighbouring))
         row = budget
+        if budget == (float("inf"),) * 2:  # often a mistyped path opened only to read
+            warnings.warn(
+                f"BudgetAccountant({where}) created a new, empty ledger with no budget: it "
+                "records spends but never refuses one. To read an existing ledger, check the "
+                "path or URL; to cap spending, create it with BudgetAccountant(epsilon=..., "
+                "delta=..., ...).", DefaultsWarning, stacklevel=user_stacklevel())
     identity = execute(LEDGER_ID_SQL).fetchone()[0]
     if witness.identity is None:  # this handle opens its ledger
         witness.identity = identity
