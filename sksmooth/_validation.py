@@ -62,18 +62,23 @@ def _float_or_inf(value):
         return np.inf if value > 0 else -np.inf
 
 
+def as_real(value, name, accepts, example=None):
+    """``value`` as a float (an int beyond the float range is +-inf); a value that is
+    not a real number, or NaN, is a ``TypeError`` saying what ``name`` ``accepts``."""
+    if not _is_real(value) or np.isnan(_float_or_inf(value)):
+        fix = "" if example is None else f"; pass e.g. {name}={example}"
+        raise TypeError(f"{name} must be a real number {accepts}, got {value!r} "
+                        f"({type(value).__name__}){fix}.")
+    return _float_or_inf(value)
+
+
 def check_epsilon(epsilon, name="epsilon", allow_inf=False, bounded=False):
     """Return ``epsilon`` as a float, checking ``0 < epsilon`` (finite unless allowed).
 
     ``bounded=True`` (the estimators' parameter tables) also requires
     ``epsilon`` in :data:`EPSILON_RANGE`.
     """
-    if not _is_real(epsilon) or np.isnan(_float_or_inf(epsilon)):
-        raise TypeError(
-            f"{name} must be a real number > 0, got {epsilon!r} "
-            f"({type(epsilon).__name__}); pass e.g. {name}=1.0."
-        )
-    epsilon = _float_or_inf(epsilon)
+    epsilon = as_real(epsilon, name, "> 0", "1.0")
     if epsilon <= 0:
         raise ValueError(
             f"{name} must be > 0 (smaller is more private), got {epsilon!r}; "
@@ -95,15 +100,9 @@ def check_epsilon(epsilon, name="epsilon", allow_inf=False, bounded=False):
 
 def check_delta(delta, name="delta", allow_zero=True):
     """Return ``delta`` as a float in ``[0, 1)`` (``(0, 1)`` if not ``allow_zero``)."""
-    if not _is_real(delta) or np.isnan(_float_or_inf(delta)):
-        raise TypeError(
-            f"{name} must be a real number in [0, 1), got {delta!r} "
-            f"({type(delta).__name__}); pass e.g. {name}=1e-5."
-        )
-    delta = _float_or_inf(delta)
-    low_ok = delta >= 0 if allow_zero else delta > 0
-    if not low_ok or delta >= 1:
-        interval = "[0, 1)" if allow_zero else "(0, 1)"
+    interval = "[0, 1)" if allow_zero else "(0, 1)"
+    delta = as_real(delta, name, f"in {interval}", "1e-5")
+    if not (delta >= 0 if allow_zero else delta > 0) or delta >= 1:
         raise ValueError(
             f"{name} must lie in {interval}, got {delta!r}; a common choice is "
             f"{name}=1e-5 (well below 1/n)."
@@ -160,12 +159,7 @@ def _below_one_over(n):
 
 def check_sigma(sigma, name="sigma"):
     """Return the smoothness parameter as a float in ``(0, 1]``."""
-    if not _is_real(sigma) or np.isnan(_float_or_inf(sigma)):
-        raise TypeError(
-            f"{name} must be a real number in (0, 1], got {sigma!r} "
-            f"({type(sigma).__name__}); pass e.g. {name}=0.1."
-        )
-    sigma = _float_or_inf(sigma)
+    sigma = as_real(sigma, name, "in (0, 1]", "0.1")
     if not 0 < sigma <= 1:
         raise ValueError(
             f"{name} must lie in (0, 1] (sigma=1 is i.i.d. uniform data, "
@@ -176,12 +170,9 @@ def check_sigma(sigma, name="sigma"):
 
 def check_probability(value, name, closed=False):
     """Return ``value`` as a float in ``(0, 1)`` (``[0, 1]`` if ``closed``)."""
-    if not _is_real(value) or np.isnan(_float_or_inf(value)):
-        raise TypeError(f"{name} must be a real number in (0, 1), got {value!r}.")
-    value = _float_or_inf(value)
-    ok = 0 <= value <= 1 if closed else 0 < value < 1
-    if not ok:
-        interval = "[0, 1]" if closed else "(0, 1)"
+    interval = "[0, 1]" if closed else "(0, 1)"
+    value = as_real(value, name, f"in {interval}")
+    if not (0 <= value <= 1 if closed else 0 < value < 1):
         raise ValueError(f"{name} must lie in {interval}, got {value!r}.")
     return value
 

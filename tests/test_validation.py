@@ -31,6 +31,7 @@ from sksmooth._validation import (
     check_epsilon,
     check_generator,
     check_positive_int,
+    check_probability,
     check_same_classes,
     check_sigma,
     clip_to_bounds,
@@ -60,6 +61,8 @@ def test_epsilon_delta_sigma_accept_valid_values():
         (check_delta, None, TypeError, "delta"),
         (check_sigma, 0, ValueError, r"sigma must lie in \(0, 1\]"),
         (check_sigma, 1.5, ValueError, "sigma"),
+        # a closed interval's type error names it (it said (0, 1))
+        (lambda v: check_probability(v, "p", closed=True), "1", TypeError, r"in \[0, 1\], got"),
         (check_positive_int, 0, ValueError, "n_rounds"),
         (check_positive_int, 2.0, TypeError, "n_rounds"),
     ],

@@ -7,7 +7,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from .._validation import _is_real, check_delta, check_epsilon, check_positive_int
+from .._validation import as_real, check_delta, check_epsilon, check_positive_int
 from ..mechanisms._common import bisect_float, check_sensitivity
 
 __all__ = [
@@ -39,9 +39,7 @@ def _check_nonneg_array(values, name, upper=np.inf, upper_open=False):
 
 
 def _check_rho(rho, name="rho"):
-    if not _is_real(rho) or np.isnan(rho):
-        raise TypeError(f"{name} must be a real number >= 0, got {rho!r}.")
-    rho = float(rho)
+    rho = as_real(rho, name, ">= 0")
     if rho < 0 or np.isinf(rho):
         raise ValueError(f"{name} must be finite and >= 0, got {rho!r}.")
     return rho

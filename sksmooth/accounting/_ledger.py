@@ -17,7 +17,7 @@ import numpy as np
 from .._constraints import Check
 from .._guarantee import PrivacySpent
 from ..exceptions import BudgetError
-from .._validation import check_delta, check_epsilon, check_probability
+from .._validation import check_delta, check_epsilon, check_flag, check_probability
 from ._backends import (
     Budget,
     LedgerSpent,
@@ -44,14 +44,6 @@ def _check_budget_delta(delta):
     if delta is None:
         return float("inf")
     return check_probability(delta, "delta", closed=True)
-
-
-def _check_certified(certified):
-    if not isinstance(certified, (bool, np.bool_)):
-        raise TypeError(
-            f"certified must be True or False, got {type(certified).__name__}."
-        )
-    return bool(certified)
 
 
 class _Pair(NamedTuple):
@@ -292,7 +284,7 @@ class BudgetAccountant:
             If this is a copy of an in-memory ledger in another process.
         """
         converted = self._check_request(epsilon, delta, neighbouring)
-        certified = _check_certified(certified)
+        certified = check_flag(certified, "certified")
         self.check_can_record()
         label = "" if label is None else str(label)
         if converted != (epsilon, delta):

@@ -156,6 +156,7 @@ def test_split_methods_order_for_many_rounds():
         (lambda: zcdp_exponential(-1.0), ValueError, "epsilon"),
         (lambda: zcdp_to_dp(-0.1, 1e-6), ValueError, "rho"),
         (lambda: zcdp_to_dp("x", 1e-6), TypeError, "rho"),
+        (lambda: zcdp_to_dp(10**400, 1e-6), ValueError, "rho must be finite"),  # not OverflowError
         (lambda: zcdp_to_dp(0.1, 0.0), ValueError, "delta"),
         (lambda: zcdp_to_dp(0.1, 1e-6, method="rdp"), ValueError, "method"),
         (lambda: zcdp_from_dp_budget(0.0, 1e-6), ValueError, "epsilon"),
