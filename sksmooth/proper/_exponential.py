@@ -6,13 +6,14 @@ Class, scores and calibration: ``docs/derivations.rst``, section "The
 exponential strategy over a cover".
 """
 
+import functools
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_info, threadpool_limits  # scikit-learn's dependency
+from threadpoolctl import ThreadpoolController  # scikit-learn's dependency
 
 from .._untrusted import sanitize_rows
 from .._validation import public_box, reads_data
@@ -27,8 +28,8 @@ from ._selection_bound import ExponentialSelectionBound, check_table_size
 __all__ = ["ExponentialStrategy", "LabelCounts", "label_counts"]
 
 _ROW_BLOCK = 2048  # rows per block in the generic count update
-# halfspace counts: blocks of 4 runs of 64 rows x 512 concepts, the float32 product
-# (0.5 MiB) and its masks in a 1 MiB L2; uint8 counts per run and concept
+# halfspace counts: blocks of 4 runs of 64 rows x 512 concepts (the float32 product
+# 0.5 MiB; other shapes were no faster), uint8 counts per run and concept
 _RUN, _RUNS, _BLOCK_CONCEPTS = 64, 4, 512
 _SAFE_SCALE = 2.0**60  # coefficient and row scales the float32 filter handles
 GENERIC_SOURCE = (
@@ -100,6 +101,9 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     order (:func:`_reference_inside`): each row adds 0 or 1 to each count, a function of
     that row alone. Exactly the reference's, from float32 products and no (rows x
     concepts) matrix: ``docs/derivations.rst``, "Halfspace counts"."""
+    if len(X) > row_blocks(len(X))[0].stop:  # the runs' table: 1 byte per 32 rows & concept
+        return sum(_halfspace_counts(halfspaces, X[rows], y_codes[rows], np.bincount(
+            y_codes[rows], minlength=len(total))) for rows in row_blocks(len(X)))
     coef, intercept = halfspaces.coef, halfspaces.intercept
     d = X.shape[1]
     inside = np.zeros((len(coef), len(total)), np.int64)
@@ -119,8 +123,8 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     partner = halfspaces.complements()
     paired = fast & (partner >= 0)
     paired[paired] &= fast[partner[paired]]
-    partner = np.where(paired, partner, -1)
     ids = np.flatnonzero(fast & ~(paired & (partner < np.arange(len(coef)))))
+    complements = np.where(paired, partner, -1)[ids]
     if not (ids.size and len(X)):  # e.g. a row beyond 2^60: no float32 copy of the
         return inside  # rows, whose overflow warning would show a private value's size
     # With u = 2^-24 and |x_k| <= reach_k: rounding x and w_j / scale_j to float32 and
@@ -146,59 +150,63 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     first = end // _RUN - runs  # each label's first run
     label = present[np.searchsorted(end // _RUN, np.arange(len(pads)), "right")]
     thresholds = np.array([margin, -margin], np.float32)[:, None, None, None]
-    batch = max(1, (1 << 18) // (_RUN * (d + 1)))  # runs recounted at a time
     runs_per_block = min(_RUNS, len(pads))  # few rows: wider blocks, same product size
     width = _BLOCK_CONCEPTS * _RUNS // runs_per_block
     n_threads = min(_blas_threads(), -(-len(ids) // width))
+    table = np.empty((2, len(pads), len(ids)), np.uint8)  # above E, above -E per run
 
-    def count(part):  # concept blocks part, part + n_threads, ...: disjoint counts
+    def count(part):  # concept blocks part, part + n_threads, ...: disjoint columns
         product = np.empty((runs_per_block * _RUN, width), np.float32)
         sides = np.empty((2, runs_per_block, _RUN, width), bool)
-        table = np.empty((2, len(pads), width), np.uint8)  # above E, above -E per run
         for c in range(part * width, len(ids), n_threads * width):
-            block, w = ids[c:c + width], np.ascontiguousarray(weights[:, c:c + width])
-            k, counts, complements = len(block), table[..., :len(block)], partner[block]
+            w = np.ascontiguousarray(weights[:, c:c + width])
+            k = w.shape[1]
             for b in range(0, len(pads), _RUNS):
                 m = min(_RUNS, len(pads) - b)  # runs in this block
                 p = np.matmul(points[b * _RUN:(b + m) * _RUN], w, out=product[:m * _RUN, :k])
                 np.greater_equal(p.reshape(m, _RUN, k), thresholds, out=sides[:, :m, :, :k])
                 np.add.reduce(sides[:, :m, :, :k].view(np.uint8), axis=2, dtype=np.uint8,
-                              out=counts[:, b:b + m])
-            above, near = np.stack([counts[:, a:b].sum(axis=1, dtype=np.uint32)
-                                    for a, b in zip(first, end // _RUN)], axis=1)
-            inside[block[:, None], present] += above.T
-            twins = complements >= 0  # below -E: the label's runs less those above -E
-            inside[complements[twins, None], present] += (runs * _RUN - near.T)[twins]
-            close = counts[1] - counts[0] - pads  # products within E per run
-            some = np.flatnonzero(close.max(axis=1))
-            hit = np.nonzero(close[some])
-            for start in range(0, len(hit[0]), batch):  # memory: batch x _RUN x (d + 1)
-                fr, fc = some[hit[0][start:start + batch]], hit[1][start:start + batch]
-                rows = fr[:, None] * _RUN + np.arange(_RUN)
-                valid = source[rows] >= 0
-                q = np.einsum("fri,if->fr", points[rows], w[:, fc])  # any order: same bound
-                is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
-                old = counts[:, fr, fc].astype(np.int64)
-                twin = complements[fc] >= 0
-                np.add.at(inside, (block[fc], label[fr]), is_above.sum(1) - old[0])
-                np.add.at(inside, (complements[fc][twin], label[fr][twin]),
-                          ((valid & ~is_near).sum(1) - _RUN + old[1])[twin])
-                f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
-                has = complements[fc[f]] >= 0
-                i, l = (np.concatenate([a, a[has]]) for a in (source[rows[f, r]], label[fr[f]]))
-                j = np.concatenate([block[fc[f]], complements[fc[f]][has]])
-                np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
+                              out=table[:, b:b + m, c:c + k])
     if n_threads == 1:  # (a worker thread alone ran ~5% slower)
         count(0)
     else:  # numpy releases the GIL in the products, compares and sums
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(n_threads) as pool:
+        with _blas().limit(limits=1), ThreadPoolExecutor(n_threads) as pool:
             list(pool.map(count, range(n_threads)))
+    above, near = np.stack([table[:, a:b].sum(axis=1, dtype=np.uint32)  # per label
+                            for a, b in zip(first, end // _RUN)], axis=1)
+    twins = complements >= 0  # below -E: the label's runs less those above -E
+    inside[ids[:, None], present] += above.T
+    inside[complements[twins, None], present] += (runs * _RUN - near.T)[twins]
+    close_run, close = np.divmod(np.flatnonzero(table[1] - table[0] != pads), len(ids))
+    batch = max(1, (1 << 18) // (_RUN * (d + 1)))  # runs with products within E, recounted
+    for start in range(0, len(close), batch):  # memory: batch x _RUN x (d + 1)
+        fr, fc = close_run[start:start + batch], close[start:start + batch]
+        rows = source.reshape(-1, _RUN)[fr]  # rows of X, -1 for padding
+        valid = rows >= 0
+        q = np.einsum("fri,if->fr", points.reshape(-1, _RUN, d + 1)[fr],
+                      weights[:, fc])  # any order: the same bound
+        is_above, is_near = (q >= margin) & valid, (q >= -margin) & valid
+        old = table[:, fr, fc].astype(np.int64)
+        twin = complements[fc] >= 0
+        np.add.at(inside, (ids[fc], label[fr]), is_above.sum(1) - old[0])
+        np.add.at(inside, (complements[fc][twin], label[fr][twin]),
+                  ((valid & ~is_near).sum(1) - _RUN + old[1])[twin])
+        f, r = np.nonzero(is_near & ~is_above)  # within E: the reference decides
+        has = complements[fc[f]] >= 0
+        i, l = (np.concatenate([a, a[has]]) for a in (rows[f, r], label[fr[f]]))
+        j = np.concatenate([ids[fc[f]], complements[fc[f]][has]])
+        np.add.at(inside, (j, l), _reference_inside(X[i], coef[j], intercept[j]))
     return inside
+
+
+@functools.cache
+def _blas():  # the BLAS libraries (finding them scans the loaded libraries: ~6 ms)
+    return ThreadpoolController().select(user_api="blas")
 
 
 def _blas_threads():
     """The BLAS threads allowed (``OPENBLAS_NUM_THREADS``, ``threadpool_limits``, ...)."""
-    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] or [1])
+    return max([lib.num_threads for lib in _blas().lib_controllers] or [1])
 
 
 def _reference_inside(X, coef, intercept):
