@@ -17,12 +17,16 @@ splits it over its two ends. Reported per setting, over ``TRIALS`` runs:
 median and 90th percentile of the estimated ends, the share of rows outside
 the box (clipped by the estimator that uses it) and the box width over the
 data's range (1 = the exact range, which no private method can publish).
+A table PrivateBounds refuses at epsilon 1 is also run at the epsilon its
+refusal names; ``published_bounds`` holds the same measures for the box of
+the table's DESCR (a data dictionary: no budget), where it has one.
 
 Run: ``python benchmarks/bench_private_bounds.py`` (about a minute); writes
 ``benchmarks/results/private_bounds.json``.
 """
 
 import json
+import re
 import time
 import warnings
 from pathlib import Path
@@ -30,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 
+from sksmooth.datasets import published_bounds
 from sksmooth.preprocessing import PrivateBounds
 
 TRIALS = 50
@@ -112,11 +117,22 @@ def main():
                   f"{row['smartnoise_approx_bounds']['upper_median'][0]}")
     tables = {"breast_cancer": load_breast_cancer, "wine": load_wine, "iris": load_iris,
               "diabetes": lambda: load_diabetes(scaled=False)}
+    out["published_bounds"] = {}
     for name, load in tables.items():
-        X = load().data
-        for epsilon in (1.0, 10.0, 20.0):
+        data = load()
+        X = data.data
+        if "Summary Statistics" in data.DESCR:  # the practitioner's box: a data dictionary
+            lower, upper = published_bounds(data.DESCR)
+            out["published_bounds"][name] = {
+                k: v for k, v in summarise(X, [lower], [upper]).items() if "_p90" not in k
+                and k not in ("lower_median", "upper_median")}
+        epsilons = [1.0, 10.0, 20.0]
+        for epsilon in epsilons:
             row = {"table": name, "n": X.shape[0], "d": X.shape[1], "epsilon": epsilon,
                    **compare(X, epsilon, rng)}
+            named = re.search(r"epsilon >= ([0-9.]+)", row["PrivateBounds"].get("refused", ""))
+            if named:  # also at the epsilon the refusal names
+                epsilons.insert(epsilons.index(epsilon) + 1, float(named.group(1)))
             for method in ("PrivateBounds", "smartnoise_approx_bounds"):
                 for key in ("lower_median", "upper_median", "upper_p90"):
                     row[method].pop(key, None)  # per-feature lists: the summary is enough
