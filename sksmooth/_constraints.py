@@ -408,11 +408,11 @@ EPSILON = Check(
     bounded=True,
 )
 
-#: The one constraint for ``random_state`` (see :mod:`sksmooth._randomness`:
-#: anything but ``None`` makes a private release seeded, i.e. not certified).
-# the form of every estimator's ``bounds`` (its table adds None / 'data' and BOUNDS_HINT)
+#: The form of every estimator's ``bounds`` (its table adds None / 'data' and BOUNDS_HINT).
 BOUNDS = Check(check_bounds_form, BOUNDS_FORMS)
 
+#: The one constraint for ``random_state`` (see :mod:`sksmooth._randomness`:
+#: anything but ``None`` makes a private release seeded, i.e. not certified).
 RANDOM_STATE = (
     NoneValue(),
     Integer(0, high=2**63 - 1),

@@ -5,12 +5,12 @@ Three independent streams: ``public`` (data-independent choices), ``noise``
 A seeded release is marked not certified (docs/privacy.rst).
 """
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_random_state
 from .exceptions import PrivacyLeakWarning, user_stacklevel
 
 __all__ = ["ReleaseRandomness", "release_randomness", "SEEDED_NOISE_NOTE"]
@@ -33,30 +33,19 @@ class ReleaseRandomness:
 
 
 def _seed_sequence(random_state, name):
-    """``(SeedSequence, seeded)`` for ``random_state``; clear errors otherwise."""
+    """``(SeedSequence, seeded)`` for ``random_state`` (:func:`check_random_state`)."""
+    random_state = check_random_state(random_state, name)
     if random_state is None:
         return np.random.SeedSequence(), False  # fresh OS entropy
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError(
-            f"{name} must be None, an int >= 0, a numpy.random.Generator or a "
-            f"numpy.random.RandomState, got bool; leave {name}=None for fresh noise."
-        )
-    if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {random_state}.")
-        return np.random.SeedSequence(int(random_state)), True
     if isinstance(random_state, np.random.Generator):
         # Draw the child entropy from the Generator: reproducible from its
         # state, and it advances the Generator like any other use would.
         entropy = random_state.integers(0, 2**63, size=4, dtype=np.int64)
-        return np.random.SeedSequence([int(e) for e in entropy]), True
-    if isinstance(random_state, np.random.RandomState):
+    elif isinstance(random_state, np.random.RandomState):
         entropy = random_state.randint(0, 2**31 - 1, size=4)
-        return np.random.SeedSequence([int(e) for e in entropy]), True
-    raise TypeError(
-        f"{name} must be None, an int >= 0, a numpy.random.Generator or a "
-        f"numpy.random.RandomState, got {type(random_state).__name__}."
-    )
+    else:
+        return np.random.SeedSequence(random_state), True
+    return np.random.SeedSequence([int(e) for e in entropy]), True
 
 
 def release_randomness(random_state, *, warn=True, name="random_state", stacklevel=None):

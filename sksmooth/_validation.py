@@ -30,6 +30,7 @@ __all__ = [
     "column_positions",
     "clip_to_bounds",
     "check_generator",
+    "check_random_state",
     "BinaryLabels",
     "check_binary_target",
     "check_same_classes",
@@ -492,26 +493,31 @@ def clip_to_bounds(X, lower, upper):
     return X, n_clipped
 
 
-def check_generator(random_state):
-    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+def check_random_state(random_state, name="random_state"):
+    """``random_state`` as given, refused unless ``None``, an int ``>= 0``, a
+    ``numpy.random.Generator`` or a ``numpy.random.RandomState`` (an int as ``int``)."""
+    if random_state is None or isinstance(random_state, (np.random.Generator,
+                                                         np.random.RandomState)):
+        return random_state
+    if not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool):
+        raise TypeError(
+            f"{name} must be None, an int >= 0, a numpy.random.Generator or a "
+            f"numpy.random.RandomState, got {type(random_state).__name__}.")
+    if random_state < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {random_state}.")
+    return int(random_state)
 
-    Accepts ``None``, an int, a ``numpy.random.Generator`` (used as is) or a
-    legacy ``numpy.random.RandomState`` (a Generator seeded from it).
-    """
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        if isinstance(random_state, bool):
-            raise TypeError("random_state must be None, an int or a Generator, got bool.")
-        if random_state is not None and random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got {random_state}.")
-        return np.random.default_rng(random_state)
+
+def check_generator(random_state):
+    """Turn ``random_state`` (:func:`check_random_state`) into a
+    :class:`numpy.random.Generator`: a Generator is used as is, a legacy
+    ``RandomState`` seeds a new one."""
+    random_state = check_random_state(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.uint64))
-    raise TypeError(
-        "random_state must be None, an int, a numpy.random.Generator or a "
-        f"numpy.random.RandomState, got {type(random_state).__name__}."
-    )
+    return np.random.default_rng(random_state)
 
 
 def check_binary_target(y):
