@@ -8,6 +8,7 @@ the parameters; :func:`parameter_fingerprint` detects ``set_params`` mid-stream.
 import copy
 import functools
 
+import joblib
 import numpy as np
 
 from ._constraints import parameter_names
@@ -97,8 +98,6 @@ def atomic_update(method):
 
 def _user_stream(estimator):
     """The user's generator passed as ``random_state`` (changed in place by draws)."""
-    import numpy as np
-
     stream = vars(estimator).get("random_state")
     return stream if isinstance(stream, (np.random.Generator, np.random.RandomState)) else None
 
@@ -122,9 +121,6 @@ def parameter_fingerprint(value):
     state advances with the stream); a value that cannot be hashed (a lambda)
     by its identity. Computed before any charge: it never raises.
     """
-    import joblib
-    import numpy as np
-
     if isinstance(value, (np.random.Generator, np.random.RandomState)):
         return type(value).__name__
     if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):

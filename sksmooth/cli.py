@@ -25,10 +25,6 @@ def _progress(message):
 
 
 # --------------------------------------------------------------------- demo
-def _demo_sections():
-    return _demo.SECTIONS
-
-
 def run_demo(out_dir, fast):
     out_dir = Path(out_dir)
     try:
@@ -46,7 +42,7 @@ def run_demo(out_dir, fast):
         print(f"sksmooth demo{' (fast)' if fast else ''}: figures skipped, matplotlib "
               "is not installed (pip install 'sksmooth[plot]')")
     started = time.perf_counter()
-    for title, section in _demo_sections():
+    for title, section in _demo.SECTIONS:
         print(f"\n== {title}", flush=True)
         t0 = time.perf_counter()
         for line in section(out_dir=out_dir, fast=fast, progress=_progress):
@@ -85,38 +81,30 @@ def run_audit(fast, seed):
 
 
 # -------------------------------------------------------------------- bench
-def _benchmarks_dir():
-    here = Path(__file__).resolve().parent.parent / "benchmarks"
-    if not here.is_dir():
+_BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _benchmarks():
+    """``{name: script}`` of the benchmark scripts (none outside a source checkout)."""
+    return {script.stem.removeprefix("bench_"): script
+            for script in sorted(_BENCHMARKS.glob("bench_*.py"))}
+
+
+def run_bench(quick, names):
+    if not _BENCHMARKS.is_dir():
         raise CLIError(
             "no benchmarks/ folder next to the installed package; run `sksmooth "
             "bench` from a source checkout installed with `pip install -e .`."
         )
-    return here
-
-
-def _benchmark_scripts(folder):
-    return sorted(folder.glob("bench_*.py"))
-
-
-def _benchmark_names():
-    """The names ``bench`` takes, for its help (none outside a source checkout)."""
-    folder = Path(__file__).resolve().parent.parent / "benchmarks"
-    return [s.stem.removeprefix("bench_") for s in _benchmark_scripts(folder)]
-
-
-def run_bench(quick, names):
-    folder = _benchmarks_dir()
-    scripts = _benchmark_scripts(folder)
+    available = _benchmarks()
+    scripts = list(available.values())
     if names:
         wanted = {n.removeprefix("bench_").removesuffix(".py") for n in names}
-        unknown = wanted - {s.stem.removeprefix("bench_") for s in scripts}
+        unknown = wanted - set(available)
         if unknown:
-            raise CLIError(
-                f"unknown benchmark(s) {sorted(unknown)}; available: "
-                f"{[s.stem.removeprefix('bench_') for s in scripts]}."
-            )
-        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in wanted]
+            raise CLIError(f"unknown benchmark(s) {sorted(unknown)}; available: "
+                           f"{list(available)}.")
+        scripts = [script for name, script in available.items() if name in wanted]
     status = 0
     for i, script in enumerate(scripts, 1):
         print(f"\n== [{i}/{len(scripts)}] {script.name}", flush=True)
@@ -129,7 +117,7 @@ def run_bench(quick, names):
         if quick and not takes_quick:
             print(f"   {script.name} has no quick mode: running it in full")
         cmd = [sys.executable, str(script)] + (["--quick"] if quick and takes_quick else [])
-        proc = subprocess.run(cmd, cwd=folder.parent)
+        proc = subprocess.run(cmd, cwd=_BENCHMARKS.parent)
         if proc.returncode:
             print(f"   {script.name} exited with status {proc.returncode}")
             status = 1
@@ -166,7 +154,7 @@ def _parser():
                        help="a tenth of each audit's trials, at least 50")
     audit.add_argument("--seed", type=_seed, default=0, help="random seed (an integer >= 0)")
     bench = sub.add_parser("bench", help="run the benchmark scripts")
-    available = ", ".join(_benchmark_names()) or "none: needs a source checkout"
+    available = ", ".join(_benchmarks()) or "none: needs a source checkout"
     bench.add_argument("names", nargs="*",
                        help=f"benchmarks to run (default: all); available: {available}")
     bench.add_argument("--quick", action="store_true", help="quick mode of each script")
