@@ -675,17 +675,13 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
         if plan.not_private:
             self.privacy_spent_ = PrivacySpent(float("inf"), 1.0)
             claim = f"no differential-privacy guarantee: {plan.not_private}"
-        elif plan.n_fits > 1:
-            self.privacy_spent_ = PrivacySpent(plan.epsilon, plan.delta)
-            claim = (f"({plan.epsilon:.4g}, {plan.delta:.3g})-differential privacy of the "
-                     f"{plan.n_fits} one-vs-rest hypotheses together: changing one "
-                     "training row changes the probability of any released model by at "
-                     f"most a factor e^{plan.epsilon:.3g} (plus {plan.delta:.3g})")
         else:
             self.privacy_spent_ = PrivacySpent(plan.epsilon, plan.delta)
-            claim = (f"({plan.epsilon:.4g}, {plan.delta:.3g})-differential privacy: changing "
-                     "one training row changes the probability of any released model by at "
-                     f"most a factor e^{plan.epsilon:.3g} (plus {plan.delta:.3g})")
+            together = ("" if plan.n_fits == 1 else
+                        f" of the {plan.n_fits} one-vs-rest hypotheses together")
+            claim = (f"({plan.epsilon:.4g}, {plan.delta:.3g})-differential privacy{together}: "
+                     "changing one training row changes the probability of any released "
+                     f"model by at most a factor e^{plan.epsilon:.3g} (plus {plan.delta:.3g})")
         certified = not problems
         self.guarantee_ = Guarantee(
             claim=claim,

@@ -168,6 +168,36 @@ class _GridTreeMixin:
                                    self._n_thresholds + 1)
         return GridLeaf(int(feature), int(cell_index), float(threshold), int(below), int(above))
 
+    def _fit_statistic(self, hist, prepared):
+        """The best tree: the best root ``(j, a)`` by the sum of its sides' best
+        subtrees (``_side_best``), then each side's first best subtree (``_leaf``)."""
+        n, lower, upper = prepared.context
+        self.bounds_, self._n_thresholds = (lower, upper), n
+        active = self._active(lower, upper)
+        total, sides = self._tree_sides(hist, n)
+        if not active.any():
+            self._set_tree(-1, 0, self._constant_leaf(self._best_constant(total)))
+            return
+        tree = sum(self._side_best(side_total, side_below, active)
+                   for side_total, side_below in sides)
+        tree[~active] = -np.inf
+        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
+        leaves = [self._leaf(side_total[j, a], side_below[j, a], active, lower, upper)
+                  for side_total, side_below in sides]
+        self._set_tree(int(j), int(a) + 1, *leaves)
+        self._set_canonical_tree()
+
+    def _set_tree(self, feature, cell_index, left, right=None):
+        if feature < 0:  # no active feature: a constant (both sides equal)
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self.left_ = self.right_ = left
+            return
+        lower, upper = self.bounds_
+        self.feature_, self._cell_index = feature, cell_index
+        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], cell_index,
+                                               self._n_thresholds + 1))
+        self.left_, self.right_ = left, right
+
     def _tree_values(self, X):
         """The fitted tree's leaf value at every row of ``X``."""
         lower, upper = self.bounds_
@@ -310,25 +340,9 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
         return np.bincount(prepared.index.ravel(), weights=np.repeat(weights * y, d * d),
                            minlength=d * d * q * q).reshape(d, d, q, q)
 
-    def _fit_statistic(self, hist, prepared):
-        n_thresholds, lower, upper = prepared.context
-        self.bounds_, self._n_thresholds = (lower, upper), n_thresholds
-        d, n = hist.shape[0], n_thresholds
-        active = self._active(lower, upper)
-        total, sides = self._tree_sides(hist, n)
-        if not active.any():
-            self._set_tree(-1, None, self._constant_leaf(1 if total >= -total else -1))
-            return
-        tree = sum(self._side_best(side_total, side_below, active)
-                   for side_total, side_below in sides)
-        tree[~active] = -np.inf
-        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
-        leaves = [self._leaf(int(np.argmax(self._side_scores(side_total[j, a],
-                                                             side_below[j, a], active))),
-                             d, n, lower, upper)
-                  for side_total, side_below in sides]
-        self._set_tree(int(j), int(a) + 1, *leaves)
-        self._set_canonical_tree()
+    @staticmethod
+    def _best_constant(total):
+        return 1 if total >= -total else -1
 
     @staticmethod
     def _side_best(side_total, side_below, active):
@@ -342,33 +356,18 @@ class DepthTwoTreeERMClassifier(_GridTreeMixin, StumpERMClassifier):
             stumps[:, :, ~active] = -np.inf
         return np.maximum(np.abs(side_total), stumps.reshape(d, n, -1).max(axis=-1))
 
-    @staticmethod
-    def _side_scores(side_total, side_below, active):
-        """Correlation of every subtree on one side of one root, in the
-        canonical order ``[+1, -1, (+1 stumps (k, b)), (-1 stumps)]``."""
+    def _leaf(self, side_total, side_below, active, lower, upper):
+        """The side's first best subtree (correlation) in the canonical order
+        ``[+1, -1, (+1 stumps (k, b)), (-1 stumps)]``."""
+        d, n = side_below.shape
         stumps = np.where(active[:, None], side_total - 2.0 * side_below, -np.inf).ravel()
         minus = np.where(np.isfinite(stumps), -stumps, -np.inf)
-        return np.concatenate([[side_total, -side_total], stumps, minus])
-
-    def _leaf(self, index, d, n, lower, upper):
+        index = int(np.argmax(np.concatenate([[side_total, -side_total], stumps, minus])))
         if index < 2:
             return self._constant_leaf(1 if index == 0 else -1)
-        index -= 2
-        sign = 1 if index < d * n else -1
-        feature, b = divmod(index % (d * n), n)
-        threshold = grid_threshold(lower[feature], upper[feature], b + 1, n + 1)
-        return GridLeaf(int(feature), int(b + 1), float(threshold), -sign, sign)
-
-    def _set_tree(self, feature, cell_index, left, right=None):
-        if feature < 0:  # no active feature: a constant (both sides equal)
-            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
-            self.left_ = self.right_ = left
-            return
-        lower, upper = self.bounds_
-        self.feature_, self._cell_index = feature, cell_index
-        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], cell_index,
-                                               self._n_thresholds + 1))
-        self.left_, self.right_ = left, right
+        sign = 1 if index - 2 < d * n else -1
+        feature, b = divmod((index - 2) % (d * n), n)
+        return self._make_leaf(feature, b + 1, -sign, sign, lower, upper)
 
     def _predict_pm1(self, X):
         return self._tree_values(X).astype(float)
@@ -461,22 +460,9 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         return np.bincount(offsets, weights=np.repeat(weights, d * d),
                            minlength=d * d * q * q * k).reshape(d, d, q, q, k)
 
-    def _fit_statistic(self, hist, prepared):
-        n, lower, upper = prepared.context
-        self.bounds_, self._n_thresholds = (lower, upper), n
-        active = self._active(lower, upper)
-        total, sides = self._tree_sides(hist, n)
-        if not active.any():
-            self._set_tree(-1, 0, self._constant_leaf(np.argmax(total)))
-            return
-        tree = sum(self._side_best(side_total, side_below, active)
-                   for side_total, side_below in sides)
-        tree[~active] = -np.inf
-        j, a = np.unravel_index(int(np.argmax(tree)), tree.shape)
-        leaves = [self._leaf(side_total[j, a], side_below[j, a], active, lower, upper)
-                  for side_total, side_below in sides]
-        self._set_tree(int(j), int(a) + 1, *leaves)
-        self._set_canonical_tree()
+    @staticmethod
+    def _best_constant(total):
+        return np.argmax(total)
 
     @staticmethod
     def _side_best(side_total, side_below, active):
@@ -498,12 +484,7 @@ class MulticlassDepthTwoTreeERMClassifier(_GridTreeMixin, MulticlassStumpERMClas
         if best < k:
             return self._constant_leaf(best)
         feature, b, c_below, c_above = np.unravel_index(best - k, pair.shape)
-        threshold = grid_threshold(lower[feature], upper[feature], b + 1,
-                                   self._n_thresholds + 1)
-        return GridLeaf(int(feature), int(b + 1), float(threshold), int(c_below), int(c_above))
-
-    def _set_tree(self, feature, cell_index, left, right=None):
-        DepthTwoTreeERMClassifier._set_tree(self, feature, cell_index, left, right)
+        return self._make_leaf(feature, b + 1, c_below, c_above, lower, upper)
 
     def _predict_codes(self, X):
         return self._tree_values(X)
