@@ -87,16 +87,13 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
         return self._unit(validate_data(self, X, dtype=float, reset=False))
 
     def predict(self, X):
-        X = self._unit_query(X)
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(self._unit_query(X))
 
     def predict_proba(self, X):
-        X = self._unit_query(X)
-        return self.estimator_.predict_proba(X)
+        return self.estimator_.predict_proba(self._unit_query(X))
 
     def decision_function(self, X):
-        X = self._unit_query(X)
-        return self.estimator_.decision_function(X)
+        return self.estimator_.decision_function(self._unit_query(X))
 
 
 def online_multiclass_default():

@@ -10,14 +10,12 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._constraints import (EPSILON, RANDOM_STATE, Check, InstanceOf, NoneValue, Real,
-                            validate_params)
+from .._constraints import EPSILON, RANDOM_STATE, Check, Real, validate_params
 from .._guarantee import Guarantee, PrivacySpent
 from .._untrusted import read_numbers
 from ..exceptions import DefaultsWarning, user_stacklevel
 from .._randomness import SEEDED_NOISE_NOTE, release_randomness
-from ..accounting import BudgetAccountant
-from ..accounting._ledger import charge
+from ..accounting._ledger import ACCOUNTANT, charge
 from ..mechanisms import sample_discrete_laplace
 
 __all__ = ["PrivateBounds"]
@@ -155,7 +153,7 @@ class PrivateBounds(BaseEstimator):
         "epsilon": EPSILON,
         "tail": Real(0.0, 0.5, closed="left"),
         "grid": Check(_check_grid, "'auto' or an increasing array of candidates"),
-        "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
+        "accountant": ACCOUNTANT,
         "random_state": RANDOM_STATE,
     }
 

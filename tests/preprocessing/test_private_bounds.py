@@ -142,6 +142,11 @@ def test_bad_grid_names_the_parameter(grid):
         PrivateBounds(grid=grid).fit(_ages())
 
 
+def test_a_bad_accountant_is_refused_by_the_estimators_one_rule():
+    with pytest.raises(TypeError, match="create one with BudgetAccountant"):
+        PrivateBounds(accountant="ledger.sqlite").fit(_ages())
+
+
 def test_bad_rows_are_counted_by_a_fixed_rule_not_refused():
     X = _ages()
     X[:5] = np.nan
