@@ -156,9 +156,7 @@ class MulticlassCodec(BinaryCodec):
 
     def hallucinated_labels(self, Z, eta, rng):
         m, k = len(Z), len(self.classes_)
-        xi = rng.standard_normal((m, k))
-        pos, neg = np.maximum(xi, 0.0), np.maximum(-xi, 0.0)
-        weights = eta / np.sqrt(m) * (neg + pos.sum(axis=1, keepdims=True) - pos)
+        weights = _one_hot_weights(rng.standard_normal((m, k)), eta / np.sqrt(m))
         return np.tile(np.arange(k, dtype=float), m), weights.ravel()
 
     def perturbed_rows(self, X, codes, scale, rng):
@@ -167,9 +165,7 @@ class MulticlassCodec(BinaryCodec):
         ``k`` copies of the row with the weights of the module docstring plus 1
         on the row's own label."""
         n, k = len(X), len(self.classes_)
-        g = rng.standard_normal((n, k))
-        pos, neg = np.maximum(g, 0.0), np.maximum(-g, 0.0)
-        weights = scale * (neg + pos.sum(axis=1, keepdims=True) - pos)
+        weights = _one_hot_weights(rng.standard_normal((n, k)), scale)
         weights[np.arange(n), np.asarray(codes, dtype=np.intp)] += 1.0
         return (np.repeat(X, k, axis=0), np.tile(np.arange(k, dtype=float), n),
                 weights.ravel())
@@ -185,6 +181,13 @@ class MulticlassCodec(BinaryCodec):
 
     def combine(self, estimators, points):
         return OneVsRestHypotheses(estimators, points)
+
+
+def _one_hot_weights(xi, scale):
+    """Weight of example ``(row j, label c')`` realising ``scale sum_c xi_{jc} 1[f = c]``:
+    ``scale (max(-xi_{jc'}, 0) + sum_{c != c'} max(xi_{jc}, 0))`` (module docstring)."""
+    pos, neg = np.maximum(xi, 0.0), np.maximum(-xi, 0.0)
+    return scale * (neg + pos.sum(axis=1, keepdims=True) - pos)
 
 
 MAX_CLASSES = 1000
