@@ -729,14 +729,14 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
             not_certified.append(SEEDED_NOISE_NOTE)
         if not public_steps:
             not_certified.append(_PUBLIC_STEPS_NOTE)
-        per_row = ("per-row utility clipped to [0, 1] on a dyadic grid (exact float sums): "
-                   "each score has sensitivity 1")
-        if scoring != "accuracy":
+        per_row = "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums)"
+        if scoring == "accuracy":
+            per_row += ": each score has sensitivity 1"
+        else:
             not_certified.append(
                 "scoring is a callable: the scores have sensitivity 1 only if each "
                 "row's utility depends on that row alone (a fold-level metric spread "
                 "over the rows does not), which the code cannot check")
-            per_row = "per-row utility clipped to [0, 1] on a dyadic grid (exact float sums)"
         if not certified and not not_certified:
             not_certified.append("some candidate fit's own guarantee_ is not certified")
         return Guarantee(
