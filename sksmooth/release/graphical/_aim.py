@@ -81,15 +81,15 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
     quantities (the measured sets), so restricting to eligible tables is
     free. Eligibility is checked lazily: a batch of independent draws of the
     mechanism over the candidates still alive is read in order, the first
-    eligible draw is the pick; otherwise the ineligible tables drawn are
-    removed and a batch is drawn over the rest. The first eligible draw of
-    an i.i.d. sequence, and (choice axiom) a draw after removing ineligible
-    tables, both have exactly the law of the mechanism over the eligible
-    set. Before the first draw, the candidates of at least 1/64 of the alive
-    mass are checked and removed if ineligible (a strong signal's top tables
-    often do not fit); batches of 1, 4, 16, then 64 draws save sampler calls.
-    Neither changes the law. Each candidate is checked once, a batch (drawn
-    or heavy, padded with the best-scored unchecked ones to 32) in one call
+    eligible draw is the pick; otherwise every table known to be ineligible
+    is removed and a batch is drawn over the rest. The first eligible draw
+    of an i.i.d. sequence, and (choice axiom) a draw after removing
+    ineligible tables, both have exactly the law of the mechanism over the
+    eligible set. Before the first draw, the candidates of at least 1/64 of
+    the alive mass are checked (a strong signal's top tables often do not
+    fit); batches of 1, 4, 16, then 64 draws save sampler calls. Neither
+    changes the law. Each candidate is checked once, a batch (drawn or
+    heavy, padded with the best-scored unchecked ones to 32) in one call
     (``fitting``: their junction trees triangulated together).
     """
     errors = _errors(fitter, tables)
@@ -118,27 +118,25 @@ def _select(fitter, tables, weights, sigma, epsilon, size_limit, rng):
                                    epsilon, rng, size=draws)]
         check(picks.tolist())
         for pick in picks:
-            if alive[pick]:
-                if eligible[pick]:
-                    return tables[pick]
-                alive[pick] = False
+            if eligible[pick]:
+                return tables[pick]
+        alive[[i for i, fits in eligible.items() if not fits]] = False
         draws = min(4 * draws, 64)
 
 
 def _without_heavy_misfits(scores, top, check, eligible, rate):
     """Alive mask after checking (``check``, answers in ``eligible``) the
     candidates of at least 1/64 of the alive mass ``exp(rate * score)`` among
-    ``top`` (best first), and removing those that do not fit (floats: which
-    ones are checked is a performance choice; the draws stay exact)."""
+    ``top`` (best first), and removing every table known not to fit (floats:
+    which ones are checked is a performance choice; the draws stay exact)."""
     alive = np.ones(scores.size, dtype=bool)
     mass = np.exp(rate * (scores - scores.max()).astype(float))
-    while True:  # every heavy misfit is removed: checked now, or before (padding a batch)
+    while True:
         heavy = top[alive[top] & (mass[top] >= mass[alive].sum() / 64)].tolist()
         check(heavy)
-        misfits = [i for i in heavy if not eligible[i]]
-        if not misfits:
+        alive[[i for i, fits in eligible.items() if not fits]] = False
+        if all(eligible[i] for i in heavy):
             return alive
-        alive[misfits] = False
 
 
 def select_and_measure(codes, shape, workload, rho, rng, *, neighbouring=ADD_REMOVE,

@@ -156,14 +156,20 @@ def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding
 
 
 @pytest.mark.slow
-def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeypatch):
-    """The rejection loop (batched i.i.d. draws, first eligible kept) draws each eligible
-    table with the exponential mechanism's probability over the eligible ones only,
-    and asks each table's eligibility at most once per selection."""
-    codes, shape = small_data()
+@pytest.mark.parametrize("d, error_step", [(5, 3 * budget.SCORE_SCALE),
+                                           (12, budget.SCORE_SCALE // 64)])
+def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeypatch, d,
+                                                                         error_step):
+    """The rejection loop (batched i.i.d. draws, first eligible kept, known misfits
+    removed between batches) draws each eligible table with the exponential mechanism's
+    probability over the eligible ones only, and asks each table's eligibility at most
+    once per selection (d=12: flat scores over more tables than one check call
+    holds, so about one selection in five draws twice)."""
+    codes, shape = small_data(d=d)
     fitter = budget.start_fitter(codes, shape, 1.0, np.random.default_rng(0), ADD_REMOVE, 5)
-    tables, weights = candidate_tables([(t, 1.0) for t in itertools.combinations(range(5), 2)], 5)
-    errors = np.arange(len(tables), dtype=np.int64) * budget.SCORE_SCALE * 3
+    tables, weights = candidate_tables([(t, 1.0) for t in itertools.combinations(range(d), 2)],
+                                       d)
+    errors = np.arange(len(tables), dtype=np.int64) * error_step
     monkeypatch.setattr(aim, "_errors", lambda fitter, tables: errors)
     eligible = {t: i % 3 != 2 and i != len(tables) - 1 for i, t in enumerate(tables)}
     asked = []
