@@ -19,6 +19,7 @@ __all__ = [
     "check_epsilon",
     "check_delta",
     "check_delta_for_n",
+    "check_nonnegative",
     "check_sigma",
     "check_positive_int",
     "check_flag",
@@ -156,6 +157,14 @@ _ABSURD_DELTA = 0.1
 def _below_one_over(n):
     """A power of ten at most ``1 / n**2``, capped at 1e-5 (a common choice)."""
     return min(1e-5, 10.0 ** np.floor(-2 * np.log10(n)))
+
+
+def check_nonnegative(value, name):
+    """Return ``value`` as a finite float ``>= 0``."""
+    value = as_real(value, name, ">= 0")
+    if not 0 <= value < np.inf:
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}.")
+    return value
 
 
 def check_sigma(sigma, name="sigma"):

@@ -7,7 +7,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from .._validation import as_real, check_delta, check_epsilon, check_positive_int
+from .._validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from ..mechanisms._common import bisect_float, check_sensitivity
 
 __all__ = [
@@ -36,13 +36,6 @@ def _check_nonneg_array(values, name, upper=np.inf, upper_open=False):
         bound = f"< {upper}" if upper_open else f"<= {upper}"
         raise ValueError(f"{name} must be {bound}, got {values!r}.")
     return arr
-
-
-def _check_rho(rho, name="rho"):
-    rho = as_real(rho, name, ">= 0")
-    if rho < 0 or np.isinf(rho):
-        raise ValueError(f"{name} must be finite and >= 0, got {rho!r}.")
-    return rho
 
 
 def _check_method(method, allowed, name="method"):
@@ -225,7 +218,7 @@ def zcdp_to_dp(rho, delta, method="cks"):
     >>> round(zcdp_to_dp(0.5, 1e-5, method="standard"), 4)
     5.2985
     """
-    rho = _check_rho(rho)
+    rho = check_nonnegative(rho, "rho")
     delta = check_delta(delta, allow_zero=False)
     _check_method(method, ("cks", "standard"))
     if rho == 0:

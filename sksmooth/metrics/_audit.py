@@ -19,8 +19,8 @@ from typing import Callable, Optional
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from .._validation import (check_delta, check_flag, check_generator, check_positive_int,
-                           check_probability)
+from .._validation import (check_delta, check_flag, check_generator, check_nonnegative,
+                           check_positive_int, check_probability)
 
 __all__ = [
     "AuditCase",
@@ -218,6 +218,15 @@ def _count_event(outs, event, batch, n):
     return int(sum(bool(event(o)) for o in outs))
 
 
+def _event_counts(mechanism, dataset0, dataset1, event, n, random_state, batch):
+    """How often ``event`` happens in ``n`` runs on each dataset (independent streams)."""
+    if not callable(event):
+        raise TypeError(f"event must be callable, got {type(event).__name__}.")
+    rng0, rng1 = _spawn(check_generator(random_state), 2)
+    return tuple(_count_event(_outputs(mechanism, dataset, rng, n, batch), event, batch, n)
+                 for dataset, rng in ((dataset0, rng0), (dataset1, rng1)))
+
+
 def _result(count0, count1, n, confidence, delta, threshold=None):
     bounds = _epsilon_lower(count0, count1, n, confidence, delta)
     best = int(np.argmax(bounds))
@@ -298,11 +307,8 @@ def audit_epsilon(
     n_trials, confidence, delta, batch = _check_common(
         mechanism, n_trials, confidence, delta, batch
     )
-    if not callable(event):
-        raise TypeError(f"event must be callable, got {type(event).__name__}.")
-    rng0, rng1 = _spawn(check_generator(random_state), 2)
-    count0 = _count_event(_outputs(mechanism, dataset0, rng0, n_trials, batch), event, batch, n_trials)
-    count1 = _count_event(_outputs(mechanism, dataset1, rng1, n_trials, batch), event, batch, n_trials)
+    count0, count1 = _event_counts(mechanism, dataset0, dataset1, event, n_trials,
+                                   random_state, batch)
     return _result(count0, count1, n_trials, confidence, delta)
 
 
@@ -542,12 +548,9 @@ def audit_delta(
     DeltaAuditResult
     """
     n_trials, confidence, _, batch = _check_common(mechanism, n_trials, confidence, 0.0, batch)
-    if not callable(event):
-        raise TypeError(f"event must be callable, got {type(event).__name__}.")
-    epsilon = _check_audit_epsilon(epsilon)
-    rng0, rng1 = _spawn(check_generator(random_state), 2)
-    count0 = _count_event(_outputs(mechanism, dataset0, rng0, n_trials, batch), event, batch, n_trials)
-    count1 = _count_event(_outputs(mechanism, dataset1, rng1, n_trials, batch), event, batch, n_trials)
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    count0, count1 = _event_counts(mechanism, dataset0, dataset1, event, n_trials,
+                                   random_state, batch)
     tail = (1.0 - confidence) / 4.0
     l0, u0 = _clopper_pearson(count0, n_trials, tail)
     l1, u1 = _clopper_pearson(count1, n_trials, tail)
@@ -559,12 +562,3 @@ def audit_delta(
     best = int(np.argmax(bounds))
     return DeltaAuditResult(float(max(0.0, bounds[best])), count0, count1, n_trials,
                             confidence, epsilon, _DIRECTIONS[best])
-
-
-def _check_audit_epsilon(epsilon):
-    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, (int, float, np.number)):
-        raise TypeError(f"epsilon must be a real number >= 0, got {epsilon!r}.")
-    epsilon = float(epsilon)
-    if not 0.0 <= epsilon < np.inf:
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}.")
-    return epsilon

@@ -8,7 +8,7 @@ of Gaussian-perturbed ERM and FTPL".
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
+from .._validation import check_delta, check_epsilon, check_nonnegative
 
 __all__ = [
     "finite_class_gaussian_complexity",
@@ -53,10 +53,7 @@ def _check_rho_g(rho, gaussian_complexity):
     rho = float(rho)
     if not rho > 0 or not np.isfinite(rho):
         raise ValueError(f"rho must be a finite number > 0, got {rho!r}.")
-    g = float(gaussian_complexity)
-    if g < 0 or not np.isfinite(g):
-        raise ValueError(f"gaussian_complexity must be finite and >= 0, got {g!r}.")
-    return rho, g
+    return rho, check_nonnegative(gaussian_complexity, "gaussian_complexity")
 
 
 def _lemma2_factor(rho, delta, gaussian_complexity):
