@@ -6,6 +6,7 @@ dimension); both radii are estimated by Monte Carlo (``gamma_certified=False``).
 Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1.
 """
 
+import functools
 import math
 import warnings
 
@@ -55,6 +56,19 @@ class HalfspaceConcepts(FiniteConcepts):
         self.coef = coef
         self.intercept = intercept
         self._complements = None
+
+    @property
+    def gamma(self):  # a sampled cover's Monte Carlo estimate: computed when first read
+        if callable(self._gamma):
+            self._gamma = float(self._gamma())
+        return self._gamma
+
+    @gamma.setter
+    def gamma(self, value):
+        self._gamma = value
+
+    def __getstate__(self):  # copies, pickles and hashes hold the value
+        return dict(vars(self), _gamma=self.gamma)
 
     def complements(self):
         """Index of each concept's complement ``(-coef[j], -intercept[j])`` (exact
@@ -186,16 +200,15 @@ class Halfspaces(ConceptClass):
         meta = dict(bounds=(lower, upper), gamma_certified=False, vc_dim=self.vc_dim(d))
 
         if method == "pairs":
-            cover, gamma_hat = self._pairs_cover(gamma, max_size, n_points, sampler, targets,
-                                                 meta, n_mc_points, rng, lower, upper)
+            cover, within = self._pairs_cover(gamma, max_size, n_points, sampler, targets,
+                                              meta, n_mc_points, rng, lower, upper)
         else:
-            cover, gamma_hat = self._sampled_cover(gamma, max_size, sampler, targets, meta,
-                                                   n_mc_points, rng, lower, upper, d)
-        cover.gamma = float(gamma_hat)
+            cover, within = self._sampled_cover(gamma, max_size, sampler, targets, meta,
+                                                n_mc_points, rng, lower, upper, d)
         cover.method = method
-        if gamma is not None and gamma_hat > gamma:
+        if gamma is not None and not within:
             warnings.warn(
-                f"Halfspaces.cover: the estimated radius {gamma_hat:.4g} exceeds the requested "
+                "Halfspaces.cover: the estimated radius (cover.gamma) exceeds the requested "
                 f"gamma={gamma:.4g} at size {cover.n_concepts} (max_size={max_size}, default "
                 f"cap {_DEFAULT_PAIRS_CAP if method == 'pairs' else _DEFAULT_SAMPLE_CAP}); raise "
                 "max_size (or n_points) or accept the larger gamma.",
@@ -204,7 +217,7 @@ class Halfspaces(ConceptClass):
 
     def _pairs_cover(self, gamma, max_size, n_points, sampler, targets, meta, n_mc_points,
                      rng, lower, upper):
-        """The 'pairs' construction (2-D affine); returns ``(cover, gamma_hat)``."""
+        """The 'pairs' construction (2-D affine); returns ``(cover, radius <= gamma)``."""
         if n_points is not None:
             m = check_positive_int(n_points, "n_points", minimum=2)
         elif gamma is not None:
@@ -232,18 +245,19 @@ class Halfspaces(ConceptClass):
             coef, icpt = sampler.to_original(coef_n, icpt_n)
             cover = HalfspaceConcepts(coef, icpt, **meta)
             cover.points_ = lower + unit_points * (upper - lower)
-            gamma_hat, _ = estimate_cover_radius(
+            cover.gamma, _ = estimate_cover_radius(
                 cover, targets, n_points=n_mc_points, random_state=rng,
                 selection_points=cover.points_, exact_lookup=True)
             # gamma only (no n_points): grow m by 1.5x until the estimate reaches gamma
-            if n_points is not None or gamma is None or gamma_hat <= gamma or m == m_cap:
+            if n_points is not None or gamma is None or cover.gamma <= gamma or m == m_cap:
                 break
             m = math.ceil(1.5 * m) if m_cap is None else min(math.ceil(1.5 * m), m_cap)
-        return cover, gamma_hat
+        return cover, gamma is None or cover.gamma <= gamma
 
     def _sampled_cover(self, gamma, max_size, sampler, targets, meta, n_mc_points, rng,
                        lower, upper, d):
-        """The 'sample' construction (any dimension); returns ``(cover, gamma_hat)``."""
+        """The 'sample' construction (any dimension); returns ``(cover, radius <= gamma)``,
+        the radius estimated when read (a stage needs it only when one target is within)."""
         cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
         if cap < 3:
             raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
@@ -257,6 +271,7 @@ class Halfspaces(ConceptClass):
             sizes.append(cap)
         coef, icpt = sampler.to_original(*_constants(d)) if self.fit_intercept else \
             (np.zeros((0, d)), np.zeros(0))
+        partner = np.full(len(coef), -1)  # the constants are not exact negations
         sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
         fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
         est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
@@ -267,12 +282,17 @@ class Halfspaces(ConceptClass):
             # a concept's complement from the concept's own products)
             coef = np.vstack([coef, np.vstack([c_new, -c_new])[:new]])
             icpt = np.concatenate([icpt, np.concatenate([i_new, -i_new])[:new]])
+            half, pair = (new + 1) // 2, np.arange(new // 2) + len(partner)
+            partner = np.concatenate([partner, pair + half, np.full(half - len(pair), -1),
+                                      pair])  # complements() without its sort
             cover = HalfspaceConcepts(coef, icpt, **meta)
-            est.update(cover)
-            gamma_hat, _ = est.estimate(cover)
-            if gamma is not None and gamma_hat <= gamma:
+            cover._complements = partner
+            within = gamma is None or (est.estimate(cover, np.arange(1))[0] <= gamma
+                                       and est.radius(cover) <= gamma)
+            if gamma is not None and within:
                 break
-        return cover, gamma_hat
+        cover.gamma = functools.partial(est.radius, cover)
+        return cover, within
 
 
 def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
@@ -318,16 +338,16 @@ def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
     if selection_points is None:
         selection_points = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
     fresh = lower + rng.uniform(size=(n_points, len(lower))) * (upper - lower)
-    est = _RadiusEstimator(targets, selection_points, fresh, exact_lookup, block_size)
-    est.update(cover)
-    return est.estimate(cover)
+    return _RadiusEstimator(targets, selection_points, fresh, exact_lookup,
+                            block_size).estimate(cover)
 
 
 class _RadiusEstimator:
     """Incremental nearest-element search on selection points + fresh-point measurement.
 
-    ``update(cover)`` scans only the concepts added since the last call, so a
-    cover grown in stages is scanned once in total.
+    ``update(cover, todo)`` scans, for the targets ``todo``, the concepts added since
+    they were scanned, in the stages the cover grew by (a target's nearest element
+    is the same whenever it is scanned): each concept once per target.
     """
 
     def __init__(self, targets, selection_points, fresh_points, exact_lookup, block_size):
@@ -340,18 +360,22 @@ class _RadiusEstimator:
         n_targets = self.T_sel.shape[1]
         self.best = np.full(n_targets, np.inf)
         self.best_idx = np.zeros(n_targets, dtype=np.intp)
-        self.scanned = 0
+        self.sizes, self.stage = [0], np.zeros(n_targets, np.intp)  # stages scanned
 
-    def update(self, cover):
-        K, start = cover.n_concepts, self.scanned
-        if start >= K:
-            return
-        todo = np.arange(self.T_sel.shape[1])
-        if self.exact_lookup and start == 0:
-            chosen = _select_by_lookup(cover, self.T_sel, self.points, self.block_size)
+    def update(self, cover, todo):
+        if cover.n_concepts > self.sizes[-1]:
+            self.sizes.append(cover.n_concepts)
+        for stage in range(len(self.sizes) - 1):
+            group = todo[self.stage[todo] == stage]
+            self._scan(cover, *self.sizes[stage:stage + 2], group)
+            self.stage[group] = stage + 1
+
+    def _scan(self, cover, start, K, todo):
+        if self.exact_lookup and start == 0 and len(todo):
+            chosen = _select_by_lookup(cover, self.T_sel[:, todo], self.points, self.block_size)
             hit = chosen >= 0
-            self.best[hit], self.best_idx[hit] = 0.0, chosen[hit]
-            todo = np.flatnonzero(~hit)
+            self.best[todo[hit]], self.best_idx[todo[hit]] = 0.0, chosen[hit]
+            todo = todo[~hit]
         if len(todo):
             T = self.T_sel[:, todo]
             # Hamming distance T'(1 - C) + (1 - T)'C = #T + (1 - 2T)'C: integers below
@@ -373,7 +397,6 @@ class _RadiusEstimator:
                     # plane aside: the selection is then only worse, never optimistic)
                     twin = partner[idx] > idx
                     self._keep_nearest(todo, len(self.points) - dis[:, twin], partner[idx[twin]])
-        self.scanned = K
 
     def _keep_nearest(self, todo, dis, idx):
         if not len(idx):
@@ -384,10 +407,16 @@ class _RadiusEstimator:
         self.best[todo[better]] = val[better]
         self.best_idx[todo[better]] = idx[j[better]]
 
-    def estimate(self, cover):
-        chosen = cover.subset(self.best_idx).evaluate(self.fresh)
-        per_target = np.mean(self.T_fresh != chosen, axis=0)
+    def estimate(self, cover, todo=None):
+        """``(max, per target)``: disagreement on fresh points with the selected concept."""
+        todo = np.arange(len(self.best)) if todo is None else todo
+        self.update(cover, todo)
+        chosen = cover.subset(self.best_idx[todo]).evaluate(self.fresh)
+        per_target = np.mean(self.T_fresh[:, todo] != chosen, axis=0)
         return float(per_target.max()), per_target
+
+    def radius(self, cover):
+        return self.estimate(cover)[0]
 
 
 def _select_by_lookup(cover, T_sel, points, block_size):

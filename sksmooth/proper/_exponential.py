@@ -252,7 +252,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
     n_classes: int
     lower: np.ndarray
     upper: np.ndarray
-    cover_gamma: object
+    built: FiniteConcepts  # the cover as built, whose radius gamma is read when reported
     gamma_certified: bool
     add_remove: bool
     bounds_inferred: bool
@@ -277,14 +277,14 @@ class ExponentialStrategy(ExponentialSelectionBound):
                 f"hypotheses has n_features={cover.n_features} but X has {len(lower)} "
                 "features."
             )
-        gamma, certified = cover.gamma, bool(cover.gamma_certified)
+        built, certified = cover, bool(cover.gamma_certified)
         if n_classes > 2 and isinstance(cover, StumpConcepts):
             cover = cover.subset(np.flatnonzero(cover.sign > 0))  # closed under complement
         n_pairs = 1 if n_classes == 2 else n_classes * (n_classes - 1)
         check_table_size(cover.n_concepts * n_pairs,
                          f"{cover.n_concepts} concepts x {n_pairs} label pairs",
                          "fewer classes, a smaller cover_size or a larger gamma")
-        return cls(cover, label_pairs(n_classes), n_classes, lower, upper, gamma, certified,
+        return cls(cover, label_pairs(n_classes), n_classes, lower, upper, built, certified,
                    params["neighbouring"] == "add_remove", reads_data(params["bounds"]))
 
     @staticmethod
@@ -330,13 +330,15 @@ class ExponentialStrategy(ExponentialSelectionBound):
         return math.log(self.n_hypotheses)
 
     def guarantee_facts(self, params, n, details):
-        """``(source, certified, not_certified, notes)`` for the guarantee."""
-        class_note = (
-            f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
-            f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
-            f"{self.cover_gamma} ({'certified' if self.gamma_certified else 'not certified'})"
-            " under the uniform measure on bounds_")
-        return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", class_note))
+        """``(source, certified, not_certified, notes)`` for the guarantee; the class note
+        is written when read (a sampled cover's radius is estimated then)."""
+        return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", self._class_note))
+
+    def _class_note(self):
+        status = "certified" if self.gamma_certified else "not certified"
+        return (f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
+                f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
+                f"{self.built.gamma} ({status}) under the uniform measure on bounds_")
 
 
 def _checked_hypotheses(params):
@@ -379,7 +381,8 @@ def _build_cover(params, lower, upper, public_rng):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             continue
         warnings.warn(f"PrivateProperClassifier: the cover is capped at cover_size={max_size} "
-                      f"hypotheses (estimated radius {cover.gamma:.3g}, gamma={gamma:.3g} asked), "
+                      f"hypotheses (its estimated radius, in guarantee_, is above the gamma="
+                      f"{gamma:.3g} asked), "
                       "so the released hypothesis may be far from the class's best (the "
                       "selection bound is relative to the cover). Raise "
                       "method=Exponential(cover_size=...) or its gamma, or use fewer features "

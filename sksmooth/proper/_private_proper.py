@@ -408,7 +408,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         """
         # a bad parameter (what the parameters alone tell) leaves the previous fit as it was
         self._public_params()
-        forget_fit(self, private=("_strategy", "_statistics", "_release_log",
+        forget_fit(self, private=("_strategy", "_statistics", "_release_log", "_facts",
                                   "_classes_inferred", "_seeded", "_structure"))
         return self._learn_atomically(X, y, classes=None, first=True)
 
@@ -598,11 +598,18 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, value)
         self.hypothesis_ = strategy.release(index, classes_,
                                             getattr(self, "feature_names_in_", None))
-        self.guarantee_ = self._guarantee(facts)
+        self._facts = facts
+
+    @property
+    def guarantee_(self):
+        check_is_fitted(self, "hypothesis_")
+        return self._guarantee(self._facts)
 
     def _guarantee(self, facts):
-        """``guarantee_`` from this release's ``strategy.guarantee_facts`` and the log."""
-        source, certified, not_certified, notes = facts
+        """``guarantee_`` from this release's ``strategy.guarantee_facts`` (notes written
+        when read) and the log."""
+        source, certified, not_certified = facts[0], list(facts[1]), list(facts[2])
+        notes = [note() if callable(note) else note for note in facts[3]]
         log = self._release_log
         if all(r.epsilon_substitution == r.epsilon for r in log):
             # n is published (n_samples_seen_, the accuracy bound), so the

@@ -1,3 +1,5 @@
+import pickle
+
 import numpy as np
 import pytest
 
@@ -45,6 +47,15 @@ def test_sampled_cover_stops_at_gamma_and_warns_when_capped():
         capped = Halfspaces().cover(bounds=(0.0, 1.0), n_features=3, gamma=0.01, max_size=50,
                                     random_state=0, n_mc_targets=50, n_mc_points=1000)
     assert capped.n_concepts == 50 and capped.gamma > 0.01
+
+
+def test_sampled_cover_radius_is_estimated_when_read_and_pickled_with_its_value():
+    kwargs = dict(bounds=(0.0, 1.0), n_features=3, max_size=300, random_state=0,
+                  n_mc_targets=50, n_mc_points=500)
+    pickled = pickle.loads(pickle.dumps(Halfspaces().cover(**kwargs)))
+    cover = Halfspaces().cover(**kwargs)
+    assert callable(vars(cover)["_gamma"])  # not estimated yet
+    assert 0 < cover.gamma == pickled.gamma and cover.subset([0, 1]).gamma is None
 
 
 @pytest.mark.parametrize("fit_intercept, size", [(True, 301), (False, 100)])

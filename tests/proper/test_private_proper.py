@@ -242,6 +242,50 @@ def test_halfspace_counts_build_no_rows_by_concepts_matrix(monkeypatch):
     assert peak < 4_000_000
 
 
+def test_a_fit_estimates_the_halfspace_covers_radius_when_guarantee_is_read(monkeypatch):
+    """The sampled cover's Monte Carlo radius (200 targets) is only reported: a fit
+    learns from one target that it is above gamma (no early stop) and guarantee_
+    estimates it when read; a pickle or a copy holds the same value."""
+    from sksmooth.classes import _halfspaces
+
+    scanned, estimate = [], _halfspaces._RadiusEstimator.estimate
+
+    def counted(self, *args, **kwargs):
+        value = estimate(self, *args, **kwargs)
+        scanned.append(len(value[1]))  # targets measured
+        return value
+
+    monkeypatch.setattr(_halfspaces._RadiusEstimator, "estimate", counted)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 6))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    clf = PrivateProperClassifier(hypotheses="halfspaces", bounds=(0, 1), classes=[0, 1],
+                                  method=Exponential(cover_size=500))
+    with pytest.warns(UserWarning, match="cover is capped"):
+        clf.fit(X, y)
+    assert scanned and max(scanned) == 1
+    pickled = pickle.loads(pickle.dumps(clf))  # the radius estimated for the pickle
+    assert max(scanned) == 200
+    note = clf.guarantee_.notes[0]
+    gamma = float(note.split("cover radius gamma=")[1].split()[0])
+    assert 0 < gamma < 1 and pickled.guarantee_ == clf.guarantee_ == copy.deepcopy(
+        clf).guarantee_
+
+
+def test_a_user_cover_whose_radius_is_read_between_calls_is_the_same_parameter():
+    """A sampled cover passed as hypotheses: reading its radius (guarantee_) between
+    partial_fit calls leaves its fingerprint as it was (no 'changed' refusal)."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(200, 4))
+    y = (X[:, 0] > 0.5).astype(int)
+    cover = Halfspaces().cover(bounds=(0.0, 1.0), n_features=4, max_size=300, random_state=0)
+    clf = PrivateProperClassifier(hypotheses=cover, bounds=(0, 1), classes=[0, 1])
+    clf.partial_fit(X, y)
+    assert "gamma=" in clf.guarantee_.notes[0]
+    clf.partial_fit(X, y)
+    assert clf.n_samples_seen_ == 400
+
+
 def test_halfspace_counts_memory_is_bounded_when_rows_sit_on_every_boundary():
     """Rows at a point every concept passes through (NaN rows mapped to the centre of a
     symmetric box, homogeneous halfspaces) are all decided by the reference: memory
