@@ -318,6 +318,18 @@ def _check_one(name, value, param):
     raise kind(message)
 
 
+@functools.lru_cache(maxsize=None)
+def parameter_names(cls):
+    """The constructor parameters of ``cls`` (scikit-learn's list, cached)."""
+    return tuple(cls._get_param_names())
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults(cls):
+    """``{parameter: default}`` of ``cls``'s constructor (cached)."""
+    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()}
+
+
 def validate_params(estimator, table=None):
     """Check every constructor parameter of ``estimator`` against its table.
 
@@ -325,11 +337,9 @@ def validate_params(estimator, table=None):
     ``epsilon`` as a float). Parameters missing from the table are returned
     unchecked; a table entry for a non-parameter is a programming error.
     """
-    table = type(estimator)._parameter_constraints if table is None else table
-    params = estimator.get_params(deep=False)
-    defaults = {
-        name: p.default for name, p in inspect.signature(type(estimator).__init__).parameters.items()
-    }
+    cls = type(estimator)
+    table = cls._parameter_constraints if table is None else table
+    params = {name: getattr(estimator, name) for name in parameter_names(cls)}  # get_params
     checked = dict(params)
     entries = [(name, _as_param(entry)) for name, entry in table.items()]
     # unconditional entries first, so that a condition reads a checked value
@@ -338,12 +348,13 @@ def validate_params(estimator, table=None):
         if param.only_when is not None:
             other, allowed = param.only_when
             if not any(_is_default(checked[other], a) for a in allowed):
-                if not _is_default(value, defaults.get(name)):
+                default = _defaults(cls).get(name)
+                if not _is_default(value, default):
                     choices = " or ".join(repr(a) for a in allowed)
                     raise ValueError(
                         f"{name} applies only when {other}={choices}, but "
                         f"{other}={short_repr(checked[other])}; leave {name} at its "
-                        f"default {defaults.get(name)!r} or set {other}={choices}."
+                        f"default {default!r} or set {other}={choices}."
                     )
                 continue
         checked[name] = _check_one(name, value, param)
@@ -378,12 +389,6 @@ def _cheap_key(value, depth=0):
         return (dict, tuple((_cheap_key(k, depth + 1), _cheap_key(v, depth + 1))
                             for k, v in value.items()))
     return ("object", id(value))
-
-
-@functools.lru_cache(maxsize=None)
-def parameter_names(cls):
-    """The constructor parameters of ``cls`` (scikit-learn's list, cached)."""
-    return tuple(cls._get_param_names())
 
 
 def validated_params(estimator):
