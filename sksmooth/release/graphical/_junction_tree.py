@@ -21,6 +21,8 @@ Koller & Friedman, "Probabilistic Graphical Models", MIT Press 2009, §9.4
 (min-fill), §10.4 (clique trees from chordal graphs, Thm. 10.4).
 """
 
+import functools
+import operator
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -324,21 +326,19 @@ def containing_clique(cliques, attrs):
     """
     entry = _HOSTS.get(id(cliques))
     if entry is None or entry[0] is not cliques:
-        entry = (cliques, {})
+        holders = {}  # attribute -> bit set of the cliques holding it
+        for i, c in enumerate(cliques):
+            for a in c:
+                holders[a] = holders.get(a, 0) | 1 << i
+        entry = (cliques, {}, holders)
         _HOSTS[id(cliques)] = entry
         if len(_HOSTS) > _HOSTS_MAX:
             _HOSTS.popitem(last=False)
     attrs = tuple(attrs)
     host = entry[1].get(attrs, _MISSING)
     if host is _MISSING:
-        host = entry[1][attrs] = _scan(cliques, attrs)
+        held = functools.reduce(operator.and_, (entry[2].get(a, 0) for a in attrs),
+                                (1 << len(cliques)) - 1)
+        holding = [i for i in range(held.bit_length()) if held >> i & 1]
+        host = entry[1][attrs] = min(holding, key=lambda i: len(cliques[i]), default=None)
     return host
-
-
-def _scan(cliques, attrs):
-    best, best_size = None, np.inf
-    attrs = set(attrs)
-    for i, c in enumerate(cliques):
-        if len(c) < best_size and attrs <= set(c):
-            best, best_size = i, len(c)
-    return best

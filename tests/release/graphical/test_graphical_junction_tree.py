@@ -9,6 +9,7 @@ from sksmooth.release.graphical import FactoredModel, junction_tree, tree_size
 from sksmooth.release.graphical._junction_tree import (
     _min_fill,
     _tree_cliques,
+    containing_clique,
     interaction_graph,
     junction_tree_size,
     junction_tree_sizes,
@@ -122,3 +123,14 @@ def test_batched_size_checks_decide_as_one_tree_at_a_time(seed):
             graphs[0, v, sorted(nbrs)] = True
         batched = [tuple(np.flatnonzero(c).tolist()) for c in _min_fill(graphs, shape)[0]]
         assert sorted(maximal_cliques(batched)) == sorted(_tree_cliques(sets, shape))
+
+
+def test_containing_clique_is_the_first_smallest_clique_holding_the_attributes():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        cliques = tuple(random_sets(rng, 8, int(rng.integers(1, 7)), 5))
+        for attrs in itertools.chain.from_iterable(
+                itertools.combinations(range(9), k) for k in range(3)):
+            holding = [i for i, c in enumerate(cliques) if set(attrs) <= set(c)]
+            expected = min(holding, key=lambda i: len(cliques[i]), default=None)
+            assert containing_clique(cliques, attrs) == expected
