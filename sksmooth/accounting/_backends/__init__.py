@@ -17,7 +17,6 @@ from ._protocol import (
     budget_text,
     releases_text,
     refuse_if_over,
-    totals_of,
 )
 from ._sqlite import SQLiteStorage, check_ledger_path
 
@@ -37,7 +36,6 @@ __all__ = [
     "releases_text",
     "open_storage",
     "refuse_if_over",
-    "totals_of",
 ]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
