@@ -138,18 +138,6 @@ class FiniteConcepts:
         new._after_subset(indices)
         return new
 
-    def cover_info(self):
-        """Return a dict with the cover's size, radius and assumptions."""
-        return {
-            "concepts": type(self).__name__,
-            "size": self.n_concepts,
-            "gamma": self.gamma,
-            "gamma_certified": self.gamma_certified,
-            "vc_dim": self.vc_dim,
-            "is_bracketing": self.is_bracketing,
-            "bracket_width": self.bracket_width,
-        }
-
     def __repr__(self):
         g = "None" if self.gamma is None else f"{self.gamma:.4g}"
         kind = "certified" if self.gamma_certified else "estimated"

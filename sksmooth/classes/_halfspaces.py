@@ -218,22 +218,14 @@ class Halfspaces(ConceptClass):
     def _pairs_cover(self, gamma, max_size, n_points, sampler, targets, meta, n_mc_points,
                      rng, lower, upper):
         """The 'pairs' construction (2-D affine); returns ``(cover, radius <= gamma)``."""
-        if n_points is not None:
-            m = check_positive_int(n_points, "n_points", minimum=2)
-        elif gamma is not None:
-            m = max(2, math.ceil(8.0 / gamma))
-        else:
-            m = 2
-        cap = max_size
-        if cap is None and n_points is None:
-            cap = _DEFAULT_PAIRS_CAP
+        m = (check_positive_int(n_points, "n_points", minimum=2) if n_points is not None
+             else 2 if gamma is None else max(2, math.ceil(8.0 / gamma)))
+        cap = _DEFAULT_PAIRS_CAP if max_size is None and n_points is None else max_size
         m_cap = None
         if cap is not None:
             if cap < 4:
                 raise ValueError(f"max_size={cap} is too small; pass max_size >= 4.")
-            m_cap = int((1 + math.isqrt(1 + 4 * (cap - 2))) // 2)
-            while m_cap * (m_cap - 1) + 2 > cap:
-                m_cap -= 1
+            m_cap = (1 + math.isqrt(4 * cap - 7)) // 2  # the largest m with m (m - 1) + 2 <= cap
             if n_points is not None and m > m_cap:
                 warnings.warn(f"Halfspaces.cover: n_points={m} gives {m * (m - 1) + 2} "
                               f"concepts > max_size={cap}; using n_points={m_cap}.",
@@ -261,20 +253,13 @@ class Halfspaces(ConceptClass):
         cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
         if cap < 3:
             raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
-        if gamma is None:
-            sizes = [cap]
-        else:
-            sizes, k = [], 64
-            while k < cap:
-                sizes.append(k)
-                k *= 4
-            sizes.append(cap)
+        sizes = [64 * 4**i for i in range(cap.bit_length() * (gamma is not None))
+                 if 64 * 4**i < cap] + [cap]  # with a gamma: grown until within it
         coef, icpt = sampler.to_original(*_constants(d)) if self.fit_intercept else \
             (np.zeros((0, d)), np.zeros(0))
         partner = np.full(len(coef), -1)  # the constants are not exact negations
-        sel_points = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
-        fresh = lower + rng.uniform(size=(n_mc_points, d)) * (upper - lower)
-        est = _RadiusEstimator(targets, sel_points, fresh, False, 4096)
+        est = _RadiusEstimator(targets, *[lower + rng.uniform(size=(n_mc_points, d)) * (
+            upper - lower) for _ in range(2)], False, 4096)  # selection, fresh points
         for size in sizes:
             new = size - len(coef)
             c_new, i_new = sampler.to_original(*sampler.sample_unit((new + 1) // 2, rng))
@@ -345,8 +330,8 @@ def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
 class _RadiusEstimator:
     """Incremental nearest-element search on selection points + fresh-point measurement.
 
-    ``update(cover, todo)`` scans, for the targets ``todo``, the concepts added since
-    they were scanned, in the stages the cover grew by (a target's nearest element
+    ``estimate(cover, todo)`` first scans, for the targets ``todo``, the concepts added
+    since they were scanned, in the stages the cover grew by (a target's nearest element
     is the same whenever it is scanned): each concept once per target.
     """
 
@@ -358,17 +343,8 @@ class _RadiusEstimator:
         self.exact_lookup = exact_lookup
         self.block_size = block_size
         n_targets = self.T_sel.shape[1]
-        self.best = np.full(n_targets, np.inf)
-        self.best_idx = np.zeros(n_targets, dtype=np.intp)
+        self.best, self.best_idx = np.full(n_targets, np.inf), np.zeros(n_targets, np.intp)
         self.sizes, self.stage = [0], np.zeros(n_targets, np.intp)  # stages scanned
-
-    def update(self, cover, todo):
-        if cover.n_concepts > self.sizes[-1]:
-            self.sizes.append(cover.n_concepts)
-        for stage in range(len(self.sizes) - 1):
-            group = todo[self.stage[todo] == stage]
-            self._scan(cover, *self.sizes[stage:stage + 2], group)
-            self.stage[group] = stage + 1
 
     def _scan(self, cover, start, K, todo):
         if self.exact_lookup and start == 0 and len(todo):
@@ -410,7 +386,12 @@ class _RadiusEstimator:
     def estimate(self, cover, todo=None):
         """``(max, per target)``: disagreement on fresh points with the selected concept."""
         todo = np.arange(len(self.best)) if todo is None else todo
-        self.update(cover, todo)
+        if cover.n_concepts > self.sizes[-1]:
+            self.sizes.append(cover.n_concepts)
+        for stage in range(len(self.sizes) - 1):
+            group = todo[self.stage[todo] == stage]
+            self._scan(cover, *self.sizes[stage:stage + 2], group)
+            self.stage[group] = stage + 1
         chosen = cover.subset(self.best_idx[todo]).evaluate(self.fresh)
         per_target = np.mean(self.T_fresh[:, todo] != chosen, axis=0)
         return float(per_target.max()), per_target
@@ -421,7 +402,6 @@ class _RadiusEstimator:
 
 def _select_by_lookup(cover, T_sel, points, block_size):
     """Cover index with exactly the target's labelling on ``points`` (-1 if none)."""
-    chosen = np.full(T_sel.shape[1], -1, dtype=np.intp)
     ckeys = np.concatenate([
         _bit_keys(cover.subset(np.arange(lo, min(lo + block_size, cover.n_concepts)))
                   .evaluate(points).T)
@@ -429,9 +409,7 @@ def _select_by_lookup(cover, T_sel, points, block_size):
     tkeys = _bit_keys(T_sel.T)
     order = np.argsort(ckeys, kind="stable")
     pos = np.minimum(np.searchsorted(ckeys[order], tkeys), len(ckeys) - 1)
-    hit = ckeys[order][pos] == tkeys
-    chosen[hit] = order[pos[hit]]
-    return chosen
+    return np.where(ckeys[order][pos] == tkeys, order[pos], -1)
 
 
 def _bit_keys(B):

@@ -100,10 +100,8 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     """Counts for ``c_j(x) = (x @ w_j >= -b_j)``, ``x @ w_j`` summed in float64 in feature
     order (:func:`_reference_inside`): each row adds 0 or 1 to each count, a function of
     that row alone. Exactly the reference's, from float32 products and no (rows x
-    concepts) matrix: ``docs/derivations.rst``, "Halfspace counts"."""
-    if len(X) > row_blocks(len(X))[0].stop:  # the runs' table: 1 byte per 32 rows & concept
-        return sum(_halfspace_counts(halfspaces, X[rows], y_codes[rows], np.bincount(
-            y_codes[rows], minlength=len(total))) for rows in row_blocks(len(X)))
+    concepts) matrix (a byte per 32 rows and concept: pass row_blocks):
+    ``docs/derivations.rst``, "Halfspace counts"."""
     coef, intercept = halfspaces.coef, halfspaces.intercept
     d = X.shape[1]
     inside = np.zeros((len(coef), len(total)), np.int64)
@@ -335,10 +333,10 @@ class ExponentialStrategy(ExponentialSelectionBound):
         return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", self._class_note))
 
     def _class_note(self):
-        status = "certified" if self.gamma_certified else "not certified"
         return (f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
-                f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
-                f"{self.built.gamma} ({status}) under the uniform measure on bounds_")
+                f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma={self.built.gamma}"
+                f" ({'' if self.gamma_certified else 'not '}certified) under the uniform measure "
+                "on bounds_")
 
 
 def _checked_hypotheses(params):
