@@ -175,10 +175,7 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predict labels with the selected hypothesis."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
-        X = self._erm_check_domain(X)
-        return BinaryLabels.decode(self._predict_pm1(X), self.classes_)
+        return BinaryLabels.decode(self.decision_function(X), self.classes_)
 
     def _erm_check_domain(self, X):
         return X
@@ -186,8 +183,7 @@ class _BaseERMOracle(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """The selected hypothesis in {-1, +1} coding (+1 = ``classes_[1]``)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
-        return self._predict_pm1(self._erm_check_domain(X))
+        return self._erm_predict_validated(validate_data(self, X, dtype=float, reset=False))
 
     def predict_proba(self, X):
         """0/1 scores of the selected hypothesis (a hard, uncalibrated score)."""

@@ -83,17 +83,22 @@ class BoxScaledClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _unit_query(self, X):
+        """Query rows on the unit cube; called before ``estimator_`` is read (an
+        unfitted model raises NotFittedError, not AttributeError)."""
         check_is_fitted(self, "estimator_")
         return self._unit(validate_data(self, X, dtype=float, reset=False))
 
     def predict(self, X):
-        return self.estimator_.predict(self._unit_query(X))
+        X = self._unit_query(X)
+        return self.estimator_.predict(X)
 
     def predict_proba(self, X):
-        return self.estimator_.predict_proba(self._unit_query(X))
+        X = self._unit_query(X)
+        return self.estimator_.predict_proba(X)
 
     def decision_function(self, X):
-        return self.estimator_.decision_function(self._unit_query(X))
+        X = self._unit_query(X)
+        return self.estimator_.decision_function(X)
 
 
 def online_multiclass_default():
