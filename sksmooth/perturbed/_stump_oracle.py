@@ -118,19 +118,28 @@ class StumpERMClassifier(_BaseERMOracle):
         minus[~self._active(lower, upper)] = -np.inf
         scores = np.concatenate([[total, -total], corr.ravel(), minus.ravel()])
         best = int(np.argmax(scores))
-        self._set_hypothesis(best, d, n_thresholds, lower, upper)
+        self._set_hypothesis(best, d, n_thresholds)
 
-    def _set_hypothesis(self, best, d, n_thresholds, lower, upper):
+    def _set_hypothesis(self, best, d, n_thresholds):
         if best < 2:
-            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self._set_split(-1, 0)
             self.sign_ = 1 if best == 0 else -1
             return
         best -= 2
         self.sign_ = 1 if best < d * n_thresholds else -1
         feature, a = divmod(best % (d * n_thresholds), n_thresholds)
-        self.feature_, self._cell_index = int(feature), int(a + 1)
-        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], a + 1,
-                                               n_thresholds + 1))
+        self._set_split(feature, a + 1)
+
+    def _set_split(self, feature, cell_index):
+        """The fitted split: cells from ``cell_index`` on are above it, on the grid of
+        ``bounds_`` (``feature < 0``: no split, a constant)."""
+        if feature < 0:
+            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            return
+        lower, upper = self.bounds_
+        self.feature_, self._cell_index = int(feature), int(cell_index)
+        self.threshold_ = float(grid_threshold(lower[feature], upper[feature],
+                                               self._cell_index, self._n_thresholds + 1))
 
     def _predict_pm1(self, X):
         if self.feature_ < 0:
@@ -299,17 +308,15 @@ class MulticlassStumpERMClassifier(StumpERMClassifier):
         pair[..., np.arange(k), np.arange(k)] = -np.inf
         pair[~self._active(lower, upper)] = -np.inf
         scores = np.concatenate([total, pair.ravel()])
-        self._set_multiclass(int(np.argmax(scores)), d, n_thresholds, k, lower, upper)
+        self._set_multiclass(int(np.argmax(scores)), d, n_thresholds, k)
 
-    def _set_multiclass(self, best, d, n_thresholds, k, lower, upper):
+    def _set_multiclass(self, best, d, n_thresholds, k):
         if best < k:
-            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
+            self._set_split(-1, 0)
             self.labels_ = (best, best)
             return
         feature, a, c_below, c_above = np.unravel_index(best - k, (d, n_thresholds, k, k))
-        self.feature_, self._cell_index = int(feature), int(a + 1)
-        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], a + 1,
-                                               n_thresholds + 1))
+        self._set_split(feature, a + 1)
         self.labels_ = (int(c_below), int(c_above))
 
     def _predict_codes(self, X):

@@ -188,15 +188,8 @@ class _GridTreeMixin:
         self._set_canonical_tree()
 
     def _set_tree(self, feature, cell_index, left, right=None):
-        if feature < 0:  # no active feature: a constant (both sides equal)
-            self.feature_, self._cell_index, self.threshold_ = -1, 0, -np.inf
-            self.left_ = self.right_ = left
-            return
-        lower, upper = self.bounds_
-        self.feature_, self._cell_index = feature, cell_index
-        self.threshold_ = float(grid_threshold(lower[feature], upper[feature], cell_index,
-                                               self._n_thresholds + 1))
-        self.left_, self.right_ = left, right
+        self._set_split(feature, cell_index)  # feature < 0: a constant, both sides equal
+        self.left_, self.right_ = left, left if feature < 0 else right
 
     def _tree_values(self, X):
         """The fitted tree's leaf value at every row of ``X``."""
