@@ -289,23 +289,14 @@ class SmoothedHalfspaceAdversary:
         def predict_pm1(X):
             return np.where(np.asarray(learner.predict(X)) == classes[1], 1, -1)
 
-        Xs, ys, preds, cleans = [], [], [], []
-        fitted = False
-        default = -1
+        batches = []
         for start in range(0, n_rounds, batch_size):
             b = min(batch_size, n_rounds - start)
-            predict = predict_pm1 if fitted else None
-            X, y, pred, y_clean = self._sample(b, predict)
-            if pred is None:
-                pred = np.full(b, default)
+            # the first batch comes before any fit: no prediction to adapt to (-1 recorded)
+            X, y, pred, y_clean = self._sample(b, predict_pm1 if start else None)
             learner.partial_fit(X, np.where(y > 0, classes[1], classes[0]), classes=classes)
-            fitted = True
-            Xs.append(X)
-            ys.append(y)
-            preds.append(pred)
-            cleans.append(y_clean)
-        return StreamRecord(np.concatenate(Xs), np.concatenate(ys),
-                            np.concatenate(preds), np.concatenate(cleans))
+            batches.append((X, y, np.full(b, -1) if pred is None else pred, y_clean))
+        return StreamRecord(*(np.concatenate(part) for part in zip(*batches)))
 
     def __repr__(self):
         return (f"{type(self).__name__}(sigma={self.sigma!r}, n_features={self.n_features!r}, "
