@@ -248,8 +248,7 @@ class Halfspaces(ConceptClass):
 
     def _sampled_cover(self, gamma, max_size, sampler, targets, meta, n_mc_points, rng,
                        lower, upper, d):
-        """The 'sample' construction (any dimension); returns ``(cover, radius <= gamma)``,
-        the radius estimated when read (a stage needs it only when one target is within)."""
+        """The 'sample' construction (any dimension); ``(cover, radius <= gamma)``."""
         cap = max_size if max_size is not None else _DEFAULT_SAMPLE_CAP
         if cap < 3:
             raise ValueError(f"max_size={cap} is too small; pass max_size >= 3.")
@@ -272,9 +271,10 @@ class Halfspaces(ConceptClass):
                                       pair])  # complements() without its sort
             cover = HalfspaceConcepts(coef, icpt, **meta)
             cover._complements = partner
+            # the estimate is a max: one target above gamma tells it is (all: when read)
             within = gamma is None or (est.estimate(cover, np.arange(1))[0] <= gamma
                                        and est.radius(cover) <= gamma)
-            if gamma is not None and within:
+            if within:  # (no gamma: one stage)
                 break
         cover.gamma = functools.partial(est.radius, cover)
         return cover, within
@@ -330,9 +330,8 @@ def estimate_cover_radius(cover, targets, n_points=2000, random_state=None,
 class _RadiusEstimator:
     """Incremental nearest-element search on selection points + fresh-point measurement.
 
-    ``estimate(cover, todo)`` first scans, for the targets ``todo``, the concepts added
-    since they were scanned, in the stages the cover grew by (a target's nearest element
-    is the same whenever it is scanned): each concept once per target.
+    ``estimate(cover, todo)`` scans for the targets ``todo`` the concepts added since, in
+    the stages the cover grew by (the same nearest element whenever): each concept once.
     """
 
     def __init__(self, targets, selection_points, fresh_points, exact_lookup, block_size):

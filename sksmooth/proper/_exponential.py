@@ -328,8 +328,7 @@ class ExponentialStrategy(ExponentialSelectionBound):
         return math.log(self.n_hypotheses)
 
     def guarantee_facts(self, params, n, details):
-        """``(source, certified, not_certified, notes)`` for the guarantee; the class note
-        is written when read (a sampled cover's radius is estimated then)."""
+        """``(source, certified, not_certified, notes)``; the class note: when read."""
         return (GENERIC_SOURCE, *self.selection_facts(params, n, "cover", self._class_note))
 
     def _class_note(self):

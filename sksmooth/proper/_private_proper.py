@@ -606,8 +606,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         return self._guarantee(self._facts)
 
     def _guarantee(self, facts):
-        """``guarantee_`` from this release's ``strategy.guarantee_facts`` (notes written
-        when read) and the log."""
+        """``guarantee_`` from the release's ``guarantee_facts`` (notes: when read) and log."""
         source, certified, not_certified = facts[0], list(facts[1]), list(facts[2])
         notes = [note() if callable(note) else note for note in facts[3]]
         log = self._release_log
