@@ -140,9 +140,6 @@ class SmoothedHalfspaceAdversary:
         low = np.clip(point - self.side_ / 2, self.lower_, self.upper_ - self.side_)
         return low, low + self.side_
 
-    def _boundary_point(self, offset):
-        return np.clip(self.centre_ + offset * self.normal_, self.lower_, self.upper_)
-
     def _score(self, X):
         return (X - self.centre_) @ self.normal_
 
@@ -162,6 +159,7 @@ class SmoothedHalfspaceAdversary:
         return float(mids[np.argmin(np.abs(mids - (lo + hi) / 2))])
 
     def _boundary_point_rows(self, taus):
+        """The points at offsets ``taus`` along the normal from the centre, in the box."""
         return np.clip(self.centre_ + taus[:, None] * self.normal_, self.lower_, self.upper_)
 
     def sample(self, n_samples, predict=None):
@@ -193,7 +191,7 @@ class SmoothedHalfspaceAdversary:
             offset = min(max(offset, lo), hi)
         else:
             offset = self.theta_
-        low, high = self._window_around(self._boundary_point(offset))
+        low, high = self._window_around(self._boundary_point_rows(np.array([offset]))[0])
         self.window_ = (low, high)
         X = low + rng.random((n_samples, len(low))) * (high - low)
         score = self._score(X)
