@@ -53,9 +53,7 @@ class HalfspaceConcepts(FiniteConcepts):
         if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
             raise ValueError("coef and intercept must be finite.")
         super().__init__(coef.shape[1], **metadata)
-        self.coef = coef
-        self.intercept = intercept
-        self._complements = None
+        self.coef, self.intercept, self._complements = coef, intercept, None
 
     @property
     def gamma(self):  # a sampled cover's Monte Carlo estimate: computed when first read
@@ -199,12 +197,10 @@ class Halfspaces(ConceptClass):
         targets = sampler.sample(n_mc_targets, rng)
         meta = dict(bounds=(lower, upper), gamma_certified=False, vc_dim=self.vc_dim(d))
 
-        if method == "pairs":
-            cover, within = self._pairs_cover(gamma, max_size, n_points, sampler, targets,
-                                              meta, n_mc_points, rng, lower, upper)
-        else:
-            cover, within = self._sampled_cover(gamma, max_size, sampler, targets, meta,
-                                                n_mc_points, rng, lower, upper, d)
+        cover, within = (self._pairs_cover(gamma, max_size, n_points, sampler, targets, meta,
+                                           n_mc_points, rng, lower, upper) if method == "pairs"
+                         else self._sampled_cover(gamma, max_size, sampler, targets, meta,
+                                                  n_mc_points, rng, lower, upper, d))
         cover.method = method
         if gamma is not None and not within:
             warnings.warn(
@@ -335,12 +331,9 @@ class _RadiusEstimator:
     """
 
     def __init__(self, targets, selection_points, fresh_points, exact_lookup, block_size):
-        self.points = selection_points
-        self.T_sel = targets.evaluate(selection_points)
-        self.T_fresh = targets.evaluate(fresh_points)
-        self.fresh = fresh_points
-        self.exact_lookup = exact_lookup
-        self.block_size = block_size
+        self.points, self.fresh = selection_points, fresh_points
+        self.T_sel, self.T_fresh = (targets.evaluate(p) for p in (selection_points, fresh_points))
+        self.exact_lookup, self.block_size = exact_lookup, block_size
         n_targets = self.T_sel.shape[1]
         self.best, self.best_idx = np.full(n_targets, np.inf), np.zeros(n_targets, np.intp)
         self.sizes, self.stage = [0], np.zeros(n_targets, np.intp)  # stages scanned

@@ -197,9 +197,8 @@ def _halfspace_counts(halfspaces, X, y_codes, total):
     return inside
 
 
-@functools.cache
-def _blas():  # the BLAS libraries (finding them scans the loaded libraries: ~6 ms)
-    return ThreadpoolController().select(user_api="blas")
+# the BLAS libraries, found once (threadpool_info scans the loaded libraries: ~6 ms a call)
+_blas = functools.cache(lambda: ThreadpoolController().select(user_api="blas"))
 
 
 def _blas_threads():
@@ -333,9 +332,9 @@ class ExponentialStrategy(ExponentialSelectionBound):
 
     def _class_note(self):
         return (f"class: {self.n_hypotheses} two-label hypotheses ({self.concepts.n_concepts} "
-                f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma={self.built.gamma}"
-                f" ({'' if self.gamma_certified else 'not '}certified) under the uniform measure "
-                "on bounds_")
+                f"concepts x {len(self.pairs)} label pair(s)); cover radius gamma="
+                f"{self.built.gamma} ({'' if self.gamma_certified else 'not '}certified) under "
+                "the uniform measure on bounds_")
 
 
 def _checked_hypotheses(params):
