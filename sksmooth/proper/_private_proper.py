@@ -61,8 +61,7 @@ from .._randomness import SEEDED_NOISE_NOTE, release_randomness
 from .._validation import (BOUNDS_HINT, check_bounds, check_delta_for_n,
                            check_public_classes, check_same_classes, declared_classes,
                            labels_of_y, refuse_unset)
-from ..accounting import BudgetAccountant
-from ..accounting._ledger import charge_release, refusal_recorded
+from ..accounting._ledger import ACCOUNTANT, charge_release, refusal_recorded
 from ..classes import ConceptClass, FiniteConcepts
 from ..exceptions import DefaultsWarning, user_stacklevel
 from ._exponential import ExponentialStrategy
@@ -342,7 +341,7 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         "classes": (NoneValue(), READ_FROM_DATA,
                     Check(check_public_classes, "a list of >= 2 distinct labels")),
         "neighbouring": Options("substitution", "add_remove"),
-        "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a sksmooth.BudgetAccountant")),
+        "accountant": ACCOUNTANT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }

@@ -28,7 +28,6 @@ from .._constraints import (
     RANDOM_STATE,
     EPSILON,
     Check,
-    InstanceOf,
     Integer,
     NoneValue,
     Options,
@@ -41,7 +40,7 @@ from .._randomness import SEEDED_NOISE_NOTE, sampling_generator
 from .._untrusted import read_labels, read_numbers, read_table
 from .._validation import BOUNDS_HINT, check_delta_for_n, reads_data
 from ..accounting import zcdp_from_dp_budget
-from ..accounting._ledger import BudgetAccountant, charge_release
+from ..accounting._ledger import ACCOUNTANT, charge_release
 from ._columns import (
     LevelColumn,
     TableCodec,
@@ -359,7 +358,7 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
         "max_model_size": Integer(1, high=_MAX_MODEL_SIZE, cap_reason="8 GB of floats"),
         "method": Options("auto", "aim", "mst"),
         "neighbouring": Options("add_remove", "substitution"),
-        "accountant": (NoneValue(), InstanceOf(BudgetAccountant, "a BudgetAccountant")),
+        "accountant": ACCOUNTANT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }
