@@ -8,6 +8,7 @@ Roughgarden, Shetty, NeurIPS 2020, arXiv:2006.10129, App. C.1.
 
 import functools
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -26,6 +27,9 @@ __all__ = ["HalfspaceConcepts", "Halfspaces", "estimate_cover_radius"]
 
 _DEFAULT_SAMPLE_CAP = 100_000  # default max_size of 'sample' covers
 _DEFAULT_PAIRS_CAP = 1_000_000  # default max_size of 'pairs' covers (m <= 1000)
+
+
+_FIRST_READ = threading.Lock()
 
 
 class HalfspaceConcepts(FiniteConcepts):
@@ -57,8 +61,9 @@ class HalfspaceConcepts(FiniteConcepts):
 
     @property
     def gamma(self):  # a sampled cover's Monte Carlo estimate: computed when first read
-        if callable(self._gamma):
-            self._gamma = float(self._gamma())
+        with _FIRST_READ:  # the estimator's state is shared: one thread computes it
+            if callable(self._gamma):
+                self._gamma = float(self._gamma())
         return self._gamma
 
     @gamma.setter

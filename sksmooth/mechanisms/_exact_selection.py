@@ -55,7 +55,7 @@ def _check_integer_scores(scores, name="scores"):
             f"{name} must be integer-valued for the exact samplers; use "
             "exponential_mechanism for real-valued scores."
         )
-    if max(-float(arr.min()), float(arr.max())) >= _MAX_ABS_SCORE:
+    if max(-int(arr.min()), int(arr.max())) >= _MAX_ABS_SCORE:  # exact: 2^61 - 1 passes
         raise ValueError(f"{name} must be smaller than 2^61 in magnitude.")
     return arr.astype(np.int64, copy=False)
 

@@ -227,3 +227,15 @@ def test_bad_input(sampler, kwargs, exc, match):
                 rng=np.random.default_rng(0)) | kwargs
     with pytest.raises(exc, match=match):
         sampler(**args)
+
+
+@pytest.mark.parametrize("sampler", [exact_exponential_mechanism, permute_and_flip])
+def test_scores_up_to_two_to_the_61_are_accepted_exactly(sampler):
+    """The cap is "smaller than 2^61": 2^61 - 1 (1 - 2^61) is a score, 2^61 is not (a float
+    comparison rounded 2^61 - 1 up and refused it)."""
+    rng = np.random.default_rng(0)
+    top = 2**61 - 1
+    assert sampler(np.array([top, 0]), 1.0, 1.0, rng) == 0
+    assert sampler(np.array([-top, 0]), 1.0, 1.0, rng) == 1
+    with pytest.raises(ValueError, match="smaller than 2"):
+        sampler(np.array([top + 1, 0]), 1.0, 1.0, rng)

@@ -321,8 +321,9 @@ def _two_cluster_labels(n, seed=0):
 def test_several_prototypes_per_label_learn_a_multimodal_label():
     X, y = _two_cluster_labels(4000)
     Xt, yt = _two_cluster_labels(2000, seed=1)
-    one = _clf(epsilon=2.0, classes=[0, 1], prototypes_per_label=1).fit(X, y)
-    auto = _clf(epsilon=2.0, classes=[0, 1]).fit(X, y)
+    # seeded: a fixed draw (unseeded, auto scored below 0.95 in 5 of 150 draws)
+    one = _clf(epsilon=2.0, classes=[0, 1], prototypes_per_label=1, random_state=0).fit(X, y)
+    auto = _clf(epsilon=2.0, classes=[0, 1], random_state=0).fit(X, y)
     assert auto.prototypes_per_label_ == 16 and one.prototypes_per_label_ == 1
     assert one.score(Xt, yt) < 0.75 < 0.95 < auto.score(Xt, yt)
     rule = auto.hypothesis_._rule
