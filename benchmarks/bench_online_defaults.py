@@ -331,8 +331,9 @@ def _ratios(row, reference="SGDClassifier"):
 
 
 def run_per_call(quick, only=None):
-    """Wall and CPU seconds per call, each the minimum of 3 runs (the machine is shared:
-    the CPU time of this process is the steadier of the two)."""
+    """Wall and CPU seconds per call, each the minimum of 3 runs alternated between the
+    learners (the machine is shared: the CPU time of this process is the steadier of the
+    two)."""
     rng = np.random.default_rng(0)
     d, out = 10, {}
     for batch, n_calls in ((1, 2000), (10, 1000), (1000, 20)):
@@ -340,22 +341,24 @@ def run_per_call(quick, only=None):
             n_calls = max(n_calls // 10, 5)
         X = rng.random(((n_calls + 1) * batch, d))
         y = (X[:, 0] + 0.3 * X[:, 1] > 0.6).astype(int)
-        row = {}
-        for label, make in (
-                ("SmoothHedgeClassifier(stumps, sigma='auto', horizon=10^4)",
-                 lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0),
-                                               horizon=10 ** 4)),
-                ("SmoothHedgeClassifier(stumps, sigma=0.1, horizon=10^4)",
-                 lambda: SmoothHedgeClassifier(hypotheses="stumps", sigma=0.1,
-                                               bounds=(0.0, 1.0), horizon=10 ** 4)),
-                ("SGDClassifier", lambda: SGDClassifier(random_state=0))):
-            model = make()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                runs = [_per_call(make(), X, y, batch, n_calls, [0, 1]) for _ in range(3)]
-            row[label] = {"seconds": min(w for w, _ in runs),
-                          "cpu_seconds": min(c for _, c in runs)}
-            if hasattr(model, "hypotheses"):
+        learners = {
+            "SmoothHedgeClassifier(stumps, sigma='auto', horizon=10^4)":
+                lambda: SmoothHedgeClassifier(hypotheses="stumps", bounds=(0.0, 1.0),
+                                              horizon=10 ** 4),
+            "SmoothHedgeClassifier(stumps, sigma=0.1, horizon=10^4)":
+                lambda: SmoothHedgeClassifier(hypotheses="stumps", sigma=0.1,
+                                              bounds=(0.0, 1.0), horizon=10 ** 4),
+            "SGDClassifier": lambda: SGDClassifier(random_state=0)}
+        runs = {label: [] for label in learners}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(3):  # alternated: every learner in the same process state
+                for label, make in learners.items():
+                    runs[label].append(_per_call(make(), X, y, batch, n_calls, [0, 1]))
+        row = {label: {"seconds": min(w for w, _ in r), "cpu_seconds": min(c for _, c in r)}
+               for label, r in runs.items()}
+        for label, make in learners.items():
+            if label.startswith("SmoothHedge"):
                 fitted = make().partial_fit(X[:batch], y[:batch], classes=[0, 1])
                 row[label]["n_experts"] = fitted.n_experts_
         _ratios(row)
