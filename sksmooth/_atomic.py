@@ -117,15 +117,18 @@ def parameter_fingerprint(value):
     """A parameter value's content hash, for "changed since the first call?".
 
     Numbers and sequences of numbers compare by value (``(0, 1)`` and
-    ``(0.0, 1.0)`` are one box); a random generator by its kind only (its
-    state advances with the stream); a value that cannot be hashed (a lambda)
-    by its identity. Computed before any charge: it never raises.
+    ``(0.0, 1.0)`` are one box; arrays whatever their memory layout: a strided
+    view and its unpickled copy are one box); a random generator by its kind
+    only (its state advances with the stream); a value that cannot be hashed
+    (a lambda) by its identity. Computed before any charge: it never raises.
     """
     if isinstance(value, (np.random.Generator, np.random.RandomState)):
         return type(value).__name__
+    if isinstance(value, np.ndarray):
+        value = value.copy(order="C")  # joblib.hash reads the strides
     if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):
         try:
-            value = tuple(np.asarray(v, dtype=float) for v in value)
+            value = tuple(np.asarray(v, dtype=float).copy(order="C") for v in value)
         except (TypeError, ValueError):
             pass
     try:

@@ -174,6 +174,20 @@ def test_a_parameter_changed_between_rounds_is_validated():
     assert clf.n_rounds_ == 4
 
 
+def test_a_run_with_a_strided_box_continues_after_pickle_and_deepcopy():
+    # bounds given as strided views (columns of one (d, 2) array, as a box read from a
+    # table is): the unpickled or deep-copied run held contiguous copies of equal value,
+    # and the "changed since the first call" check, which hashed the memory layout,
+    # refused its next round
+    X, y = _threshold_stream(40)
+    box = np.column_stack([np.zeros(3), np.ones(3)])
+    clf = _play(PerturbedERMClassifier(bounds=(box[:, 0], box[:, 1]), classes=[0, 1],
+                                       random_state=0), X[:20], y[:20], 10)
+    for twin in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
+        _play(twin, X[20:], y[20:], 10)
+        assert twin.n_rounds_ == 4
+
+
 @pytest.mark.parametrize("name, value", [
     ("online_perturbation", "labels"), ("bounds", (0, 0.01)), ("classes", [0, 1, 2]),
     ("estimator", StumpERMClassifier(8)), ("separating_points", "uniform"),
