@@ -1,16 +1,22 @@
 """AIM-style adaptive loop: zCDP accounting audited against the noise that
 was actually drawn, the model-size cap, candidate weights."""
 
+import inspect
 import itertools
 import math
+import textwrap
+import types
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 import sksmooth.release.graphical._aim as aim
 import sksmooth.release.graphical._budget as budget
 from sksmooth.release.graphical._aim import candidate_tables, select_and_measure
 from sksmooth.release.graphical._budget import ADD_REMOVE, SUBSTITUTION
+
+ALPHA = 1e-6  # false-alarm probability of each law check below
 
 
 def small_data(n=400, d=5, levels=3, seed=0):
@@ -155,23 +161,93 @@ def test_exact_selection_scores_are_the_real_valued_scores_up_to_public_rounding
     assert seen["scores"].dtype == np.int64
 
 
+# Broken variants of ``_select``: edits of its source, each a plausible slip in the
+# rejection loop. The first three passed the check this law test made before (each
+# table's frequency over 1500 draws within 4.5 standard errors of its probability,
+# at the test's seed); it caught the fourth.
+_BROKEN_SELECTIONS = {
+    # after a batch with no eligible pick, also drops the first three checked tables
+    # (eligible ones included)
+    "drops checked tables": [(
+        "if not fits]] = False\n        draws",
+        "if not fits] + list(eligible)[:3]] = False\n        draws")],
+    # keeps a batch's first draw unchecked one time in 500 (a misfit now and then)
+    "keeps an unchecked draw": [(
+        "        for pick in picks:\n",
+        "        if rng.random() < 1 / 500:\n            return tables[picks[0]]\n"
+        "        for pick in picks:\n")],
+    # reads a batch in table order instead of draw order
+    "reads the batch sorted": [("for pick in picks:", "for pick in np.sort(picks):")],
+    # an inverse-CDF draw normalised over all tables: the mass of the removed ones
+    # lands on the last table alive
+    "normalises over all tables": [(
+        "picks = index[select_exact(errors[alive], weights[alive], penalties[alive], l1,\n"
+        "                                   epsilon, rng, size=draws)]",
+        "drawn = np.array(select_exact(errors, weights, penalties, l1, epsilon, rng,\n"
+        "                                      size=draws))\n"
+        "        picks = np.where(alive[drawn], drawn, index[-1])")],
+}
+
+
+def _broken_select(name):
+    """``_aim._select`` with the edits of ``_BROKEN_SELECTIONS[name]`` (each must match
+    its source once, so a change of ``_select`` cannot leave a variant unbroken)."""
+    source = textwrap.dedent(inspect.getsource(aim._select))
+    for old, new in _BROKEN_SELECTIONS[name]:
+        assert source.count(old) == 1, (name, old)
+        source = source.replace(old, new)
+    namespace = dict(vars(aim))
+    exec(compile(source, aim.__file__, "exec"), namespace)
+    # the module's live globals, so monkeypatches of _aim reach the variant too
+    return types.FunctionType(namespace["_select"].__code__, vars(aim))
+
+
+def _law_p_value(seen, law):
+    """P-value of draw counts ``seen`` under ``law``, exact: the smallest two-sided
+    binomial p-value (twice the smaller tail) of any table's count, times the number
+    of tables (Bonferroni), so the true law is rejected at level ALPHA with probability
+    at most ALPHA, whatever the number of draws; 0 if a table of probability 0 was
+    drawn."""
+    n = seen.sum()
+    tails = np.minimum(binom.cdf(seen, n, law), binom.sf(seen - 1, n, law))
+    return min(1.0, 2.0 * tails.min() * seen.size)
+
+
+_LAW_CASES = {  # d, error step, eligible(index, n_tables), draws
+    # steep scores over the downward closure of the pairs: the heavy misfits are
+    # removed before the first draw
+    "steep": (5, 3 * budget.SCORE_SCALE, lambda i, n: i % 3 != 2 and i != n - 1, 3000),
+    # flat-ish scores over more tables than one check call holds: about one
+    # selection in five draws twice
+    "sloped": (12, budget.SCORE_SCALE // 64, lambda i, n: i % 3 != 2 and i != n - 1, 3000),
+    # equal scores over the 91 pairs of 14 attributes, one in three eligible: two
+    # selections in three need a second batch, where the broken variants differ
+    "flat": (14, None, lambda i, n: i % 3 == 0, 8000),
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("d, error_step", [(5, 3 * budget.SCORE_SCALE),
-                                           (12, budget.SCORE_SCALE // 64)])
-def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeypatch, d,
-                                                                         error_step):
+@pytest.mark.parametrize("case, broken", [("steep", None), ("sloped", None), ("flat", None),
+                                          *(("flat", b) for b in _BROKEN_SELECTIONS)])
+def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeypatch, case,
+                                                                         broken):
     """The rejection loop (batched i.i.d. draws, first eligible kept, known misfits
     removed between batches) draws each eligible table with the exponential mechanism's
-    probability over the eligible ones only, and asks each table's eligibility at most
-    once per selection (d=12: flat scores over more tables than one check call
-    holds, so about one selection in five draws twice)."""
+    probability over the eligible ones only (:func:`_law_p_value`, false alarm at most
+    ALPHA), and asks each table's eligibility at most once per selection; the law
+    check rejects each broken variant."""
+    d, error_step, fits, n_draws = _LAW_CASES[case]
     codes, shape = small_data(d=d)
     fitter = budget.start_fitter(codes, shape, 1.0, np.random.default_rng(0), ADD_REMOVE, 5)
-    tables, weights = candidate_tables([(t, 1.0) for t in itertools.combinations(range(d), 2)],
-                                       d)
-    errors = np.arange(len(tables), dtype=np.int64) * error_step
+    if error_step is None:  # equal weights and errors: equal scores
+        tables = list(itertools.combinations(range(d), 2))
+        weights, errors = np.ones(len(tables)), np.zeros(len(tables), dtype=np.int64)
+    else:
+        tables, weights = candidate_tables(
+            [(t, 1.0) for t in itertools.combinations(range(d), 2)], d)
+        errors = np.arange(len(tables), dtype=np.int64) * error_step
     monkeypatch.setattr(aim, "_errors", lambda fitter, tables: errors)
-    eligible = {t: i % 3 != 2 and i != len(tables) - 1 for i, t in enumerate(tables)}
+    eligible = {t: fits(i, len(tables)) for i, t in enumerate(tables)}
     asked = []
 
     def fitting(attrs, size_limit):
@@ -179,6 +255,7 @@ def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeyp
         return np.array([eligible[a] for a in attrs])
 
     monkeypatch.setattr(fitter.model, "fitting", fitting)
+    select = aim._select if broken is None else _broken_select(broken)
     sigma, epsilon, rng = 0.5, 1.0, np.random.default_rng(1)
     a = np.rint(weights / weights.max() * budget.WEIGHT_SCALE)
     b = np.rint(a * budget.SCORE_SCALE * aim._EXPECTED_ABS_NORMAL * sigma
@@ -187,13 +264,10 @@ def test_selection_has_the_law_of_the_mechanism_over_the_eligible_tables(monkeyp
     mask = np.array([eligible[t] for t in tables])
     law = np.where(mask, np.exp(epsilon * (scores - scores.max()) / 2), 0.0)
     law /= law.sum()
-    n_draws = 1500
     seen = np.zeros(len(tables))
     for _ in range(n_draws):
         asked.clear()
-        seen[tables.index(aim._select(fitter, tables, weights, sigma, epsilon, 1e9, rng))] += 1
+        seen[tables.index(select(fitter, tables, weights, sigma, epsilon, 1e9, rng))] += 1
         assert len(asked) == len(set(asked))
-    assert seen[~mask].sum() == 0
-    # every eligible table's frequency within 4.5 standard errors of its probability
-    se = np.sqrt(law * (1 - law) / n_draws)
-    assert np.all(np.abs(seen / n_draws - law) <= 4.5 * se + 1e-12), (seen / n_draws, law)
+    p_value = _law_p_value(seen, law)
+    assert (p_value > ALPHA) == (broken is None), (seen, law)
