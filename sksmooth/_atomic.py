@@ -2,18 +2,19 @@
 
 :func:`atomic_update` snapshots non-parameter state and restores it on error
 (ledger charges are never rolled back); :func:`forget_fit` starts a fit from
-the parameters; :func:`parameter_fingerprint` detects ``set_params`` mid-stream.
+the parameters; :func:`refuse_changed_parameters` refuses ``set_params`` mid-stream.
 """
 
 import copy
 import functools
 
-import joblib
 import numpy as np
 
 from ._constraints import parameter_names
+from ._untrusted import value_fingerprint
+from .accounting._ledger import BudgetAccountant
 
-__all__ = ["atomic_update", "forget_fit", "parameter_fingerprint", "refuse_changed_parameters",
+__all__ = ["atomic_update", "forget_fit", "parameter_fingerprints", "refuse_changed_parameters",
            "share_in_copies"]
 
 
@@ -113,34 +114,22 @@ def _restore_stream(stream, state):
         stream.bit_generator.state = state
 
 
-def parameter_fingerprint(value):
-    """A parameter value's content hash, for "changed since the first call?".
-
-    Numbers and sequences of numbers compare by value (``(0, 1)`` and
-    ``(0.0, 1.0)`` are one box; arrays whatever their memory layout: a strided
-    view and its unpickled copy are one box); a random generator by its kind
-    only (its state advances with the stream); a value that cannot be hashed
-    (a lambda) by its identity. Computed before any charge: it never raises.
-    """
-    if isinstance(value, (np.random.Generator, np.random.RandomState)):
-        return type(value).__name__
-    if isinstance(value, np.ndarray):
-        value = value.copy(order="C")  # joblib.hash reads the strides
-    if isinstance(value, (tuple, list)) and value and not any(isinstance(v, str) for v in value):
-        try:
-            value = tuple(np.asarray(v, dtype=float).copy(order="C") for v in value)
-        except (TypeError, ValueError):
-            pass
-    try:
-        return joblib.hash(value)
-    except Exception:  # noqa: BLE001 - joblib raises pickling errors of any type
-        return ("object", id(value))
+def parameter_fingerprints(values):
+    """``{name: fingerprint}`` of parameter ``values``, taken at the first
+    ``partial_fit`` call for :func:`refuse_changed_parameters`: a value by its
+    content (:func:`~sksmooth._untrusted.value_fingerprint`: a value changed in
+    place is changed), a ledger by its identity (its records change with every
+    charge; a copy or an unpickled handle is the same ledger). Never raises."""
+    return {name: ("ledger", value._id) if isinstance(value, BudgetAccountant)
+            else value_fingerprint(value) for name, value in values.items()}
 
 
 def refuse_changed_parameters(fingerprints, values, made_with, fix):
     """Refuse a parameter whose value in ``values`` no longer has its ``fingerprints``
-    (``{name: parameter_fingerprint}`` taken at the first ``partial_fit`` call)."""
+    (:func:`parameter_fingerprints` taken at the first ``partial_fit`` call)."""
+    now = parameter_fingerprints({name: values[name] for name in fingerprints
+                                  if name in values})
     for name, fingerprint in fingerprints.items():
-        if parameter_fingerprint(values[name]) != fingerprint:
+        if name not in now or now[name] != fingerprint:
             raise ValueError(f"{name} was changed since the first partial_fit call; "
                              f"{made_with} the old value. Set it back, or {fix}.")

@@ -12,6 +12,7 @@ import itertools
 import sys
 import warnings
 
+import joblib
 import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_array, validate_data
@@ -19,7 +20,7 @@ from sklearn.utils.validation import check_array, validate_data
 from .exceptions import DataConversionWarning, user_stacklevel
 
 __all__ = ["read_numbers", "input_columns", "read_shown_numbers", "read_labels", "read_table",
-           "as_floats", "level_codes", "is_missing", "same_values", "labels_equal", "distinct_labels",
+           "as_floats", "level_codes", "is_missing", "same_value", "value_fingerprint", "labels_equal", "distinct_labels",
            "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
            "read_sample_weight"]
 
@@ -44,18 +45,55 @@ def is_missing(value):
         return True
 
 
-def same_values(a, b):
-    """Element-wise equality of two sequences in which missing values equal each other
-    (``np.array_equal`` holds NaN unequal to itself)."""
-    a, b = list(a), list(b)
-    return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+def same_value(a, b):
+    """Whether ``a`` and ``b`` are the same value by :func:`value_fingerprint`."""
+    return value_fingerprint(a) == value_fingerprint(b)
 
 
-def _same_value(x, y):
-    x_missing, y_missing = is_missing(x), is_missing(y)
-    if x_missing or y_missing:
-        return x_missing and y_missing
-    return bool(np.array_equal(x, y))
+def value_fingerprint(value):
+    """A content hash deciding "the same value?" (a parameter since the first
+    ``partial_fit`` call, a column's public levels between chunks). It never raises.
+
+    Numbers by value (``1``, ``1.0``, ``True``, ``np.float64(1)``; ``-0.0`` is
+    ``0``); every missing value (``None``, any NaN, ``NaT``, ``pd.NA``) is one; a
+    list, tuple or array that numpy reads as numbers is one float array (shape
+    kept, whatever its memory layout), another element by element; a dict by its
+    items in any order; a random generator by its kind and seed (its state
+    advances with the stream); any other object by its pickled content, else (a
+    lambda, a structure too deep) by identity.
+    """
+    try:
+        return joblib.hash(_canonical(value))
+    except Exception:  # noqa: BLE001 - pickling errors of any type, deep recursion
+        return ("object", id(value))
+
+
+def _canonical(value):
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, (np.random.Generator, np.random.RandomState)):
+        seed = getattr(getattr(value, "bit_generator", None), "seed_seq", None)
+        return ("generator", type(value).__name__, repr(seed))
+    if isinstance(value, dict):
+        return ("dict", sorted(((_canonical(k), _canonical(v)) for k, v in value.items()),
+                               key=repr))
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            array = np.asarray(value)
+        except ValueError:  # ragged
+            array = np.empty(0, dtype=object)
+        if array.dtype.kind in "biuf":
+            if array.dtype.kind in "iu" and array.size and np.abs(array).max() > 2 ** 53:
+                return ("integers", np.ascontiguousarray(array))  # floats would round them
+            floats = np.ascontiguousarray(array, dtype=float) + 0.0  # + 0.0: -0.0 is 0
+            return ("numbers", np.where(np.isnan(floats), np.nan, floats))
+        return ("sequence", [_canonical(v) for v in (
+            value.tolist() if isinstance(value, np.ndarray) else value)])
+    if is_missing(value):
+        return ("missing",)
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return ("number", float(value) + 0.0 if float(value) == value else int(value))
+    return ("object", value)
 
 
 def labels_equal(predicted, y):

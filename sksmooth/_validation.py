@@ -40,7 +40,6 @@ __all__ = [
     "same_label_set",
     "check_public_classes",
     "public_box",
-    "same_value",
     "FROM_DATA",
     "reads_data",
     "refuse_unset",
@@ -631,26 +630,6 @@ def declared_classes(classes, parameter):
                          f"classes parameter ({list(parameter)}); pass the same labels, or "
                          "none to partial_fit.")
     return classes
-
-
-def same_value(a, b):
-    """Whether a parameter value equals another (arrays and nested sequences by
-    content); values that do not compare count as different."""
-    if a is b:
-        return True
-    try:
-        if isinstance(a, (tuple, list, np.ndarray)) or isinstance(b, (tuple, list, np.ndarray)):
-            return _same_sequence(a, b)
-        return bool(a == b)
-    except Exception:  # values of types that do not compare: treat as changed
-        return False
-
-
-def _same_sequence(a, b):
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-    return type(a) is type(b) and len(a) == len(b) and all(
-        same_value(x, y) for x, y in zip(a, b))
 
 
 class BinaryLabels:

@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import (atomic_update, forget_fit, parameter_fingerprint,
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
                        refuse_changed_parameters)
 from .._constraints import (
     EPSILON,
@@ -754,8 +754,8 @@ class PerturbedERMClassifier(ClassifierMixin, BaseEstimator):
             return params
         self._refuse_privacy_params(params)
         if first:
-            self._run_structure = {name: parameter_fingerprint(params[name])
-                                   for name in _RUN_PARAMETERS}
+            self._run_structure = parameter_fingerprints(
+                {name: params[name] for name in _RUN_PARAMETERS})
         else:
             refuse_changed_parameters(
                 getattr(self, "_run_structure", {}), params, "the run (its oracle, domain, "

@@ -37,7 +37,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._atomic import (atomic_update, forget_fit, parameter_fingerprint,
+from .._atomic import (atomic_update, forget_fit, parameter_fingerprints,
                        refuse_changed_parameters)
 from .._constraints import (
     BOUNDS,
@@ -574,9 +574,9 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                          or facts[2] or epsilon_substitution != spent.epsilon)
         if first:  # what fixes the cover and the counts; a release's own budget may change.
             # By content: a restored or copied state compares equal; before the charge
-            structure = {name: parameter_fingerprint(value) for name, value
-                         in self.get_params(deep=False).items()
-                         if name not in _PER_RELEASE_PARAMETERS}
+            structure = parameter_fingerprints({
+                name: value for name, value in self.get_params(deep=False).items()
+                if name not in _PER_RELEASE_PARAMETERS})
         charge_release(self.accountant, type(self).__name__, epsilon_substitution, spent.delta,
                        certified=certified, not_private=read_from_data_reason(
                            bounds=strategy.bounds_inferred, classes=inferred))

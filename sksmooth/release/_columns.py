@@ -16,7 +16,7 @@ from .._domain import box_position, grid_threshold
 from .._untrusted import distinct_labels
 from .._validation import check_positive_int, check_public_classes, reads_data, refuse_unset
 from ..exceptions import PrivacyWarning, user_stacklevel
-from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_values
+from .._untrusted import as_floats, check_no_numeric_twins, level_codes, same_value
 
 __all__ = [
     "BinnedColumn",
@@ -42,7 +42,6 @@ __all__ = [
     "public_levels",
     "reads_labels_from_rows",
     "resolve_labels",
-    "same_levels",
     "schema_change_error",
     "structure_change",
     "public_output_dtype",
@@ -412,22 +411,12 @@ def structure_family(dtype):
     return "inferred" if dtype_follows_values(dtype) else str(dtype)
 
 
-def same_levels(a, b):
-    """Whether two columns' public levels (``None``: no levels) are the same; a
-    declared missing level equals itself."""
-    if a is None or b is None:
-        return a is None and b is None
-    if a.dtype.kind in "biuf" and b.dtype.kind in "biuf":  # numbers: one vectorised test
-        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
-    return same_values(a, b)
-
-
 def levels_change(names, before, after):
     """The first column whose levels differ between the first chunk (``before``) and
     a later one (``after``), for a message (levels are public structure)."""
     show = lambda lv: "none (numbers)" if lv is None else list(lv)[:8]  # noqa: E731
     for name, first, later in zip(names, before, after):
-        if not same_levels(first, later):
+        if not same_value(first, later):
             return f"column {name!r} has levels {show(later)}, the first chunk's {show(first)}"
     return None
 

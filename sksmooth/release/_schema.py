@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._constraints import READ_FROM_DATA, Check, Integer, NoneValue
-from .._untrusted import read_table
+from .._untrusted import read_table, same_value
 from .._validation import (bounds_by_column, check_bounds, check_public_classes,
                            column_positions, no_range_error, reads_data)
 from ._columns import (
@@ -29,7 +29,6 @@ from ._columns import (
     levels_change,
     parameter_key,
     public_dtype,
-    same_levels,
     structure_change,
     undeclared_levels_error,
 )
@@ -209,7 +208,7 @@ class TableSchema:
         by family: :func:`~._columns.structure_family`)."""
         return (self.codec.structure() == other.codec.structure()
                 and np.array_equal(self.categorical, other.categorical)
-                and all(same_levels(a, b) for a, b in zip(self.levels, other.levels)))
+                and same_value(list(self.levels), list(other.levels)))
 
     def change_to(self, other):
         """What differs in a later chunk's schema (public structure), for a message."""

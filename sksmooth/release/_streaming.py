@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._atomic import atomic_update, forget_fit
+from .._atomic import atomic_update, forget_fit, parameter_fingerprints, refuse_changed_parameters
 from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._untrusted import read_labels
-from .._validation import declared_classes, reads_data, same_label_set, same_value
+from .._validation import declared_classes, reads_data, same_label_set
 from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
@@ -44,7 +44,7 @@ class ReleaseStream:
     statistic: Any  # exact counts, with update(...), empty_like(), state(), merge_state()
     y_name: Any = False  # name of a pandas Series y, False for arrays
     y_dtype: Any = None  # a Series y's public dtype (label_output_dtype)
-    parameter_values: dict = field(default_factory=dict)
+    parameter_fingerprints: dict = field(default_factory=dict)
     schema: Any = field(default_factory=dict)  # n_features_in_ / feature_names_in_ seen
 
     def __deepcopy__(self, memo):
@@ -218,7 +218,7 @@ class StreamingRelease:
             stream, rows = self._open_stream(first_X, first_y, params, randomness, whole, classes,
                                              n_rows=_n_rows(X) if whole else None)
             stream.params = dict(params)  # a plain dict: picklable
-            stream.parameter_values = dict(self.get_params(deep=True))
+            stream.parameter_fingerprints = parameter_fingerprints(self.get_params(deep=True))
             self._stream = stream
         else:
             rows = self._map_chunk(stream, first_X, first_y)  # dask: a schema check only
@@ -425,12 +425,9 @@ def _check_same_labels(given, expected, what):
 
 def _check_parameters_unchanged(estimator, stream):
     """A release's parameters are those of its first chunk (structure is fixed then)."""
-    for name, value in estimator.get_params(deep=True).items():
-        if not same_value(value, stream.parameter_values.get(name)):
-            raise ValueError(
-                f"{name} was changed since the first partial_fit chunk of this release; "
-                "the counts were made with the old value. Set it back, or call fit (or "
-                "release() and a new partial_fit) to use the new one.")
+    refuse_changed_parameters(stream.parameter_fingerprints, estimator.get_params(deep=True),
+                              "the counts were made with", "call fit (or release() and a "
+                              "new partial_fit) to use the new one")
 
 
 def _check_dask_pair(X, y):

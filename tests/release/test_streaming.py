@@ -415,6 +415,32 @@ def test_changing_a_parameter_between_chunks_is_refused():
     est.partial_fit(X[100:]).release()
 
 
+def test_a_parameter_changed_in_place_between_chunks_is_refused():
+    # the first chunk's parameters were kept by reference: a list changed in place
+    # compared equal to itself and was silently ignored (the bins came from the old one)
+    X, _ = _numeric_data()
+    bounds = [0, 4]
+    est = MWEM(bounds=bounds).partial_fit(X[:100])
+    bounds[1] = 8
+    with pytest.raises(ValueError, match="bounds was changed"):
+        est.partial_fit(X[100:])
+    bounds[1] = 4.0  # the same value
+    est.partial_fit(X[100:])
+
+
+def test_a_shared_ledger_charged_between_chunks_is_the_same_parameter():
+    X, _ = _numeric_data()
+    accountant = BudgetAccountant(10.0)
+    est = MWEM(bounds=(0, 4), epsilon=1.0, accountant=accountant).partial_fit(X[:100])
+    MWEM(bounds=(0, 4), epsilon=1.0, accountant=accountant).fit(X)
+    est.partial_fit(X[100:]).release()
+    assert accountant.spent.epsilon == 2.0
+    est.partial_fit(X[:100])
+    est.set_params(accountant=BudgetAccountant(10.0))
+    with pytest.raises(ValueError, match="accountant was changed"):
+        est.partial_fit(X[100:])
+
+
 def test_sigma_sized_grid_needs_explicit_bins_when_streaming():
     X, _ = _numeric_data()
     est = SmoothMWEM(bounds=(0, 4), sigma=0.5, max_universe_size=10_000)
