@@ -166,22 +166,27 @@ class BudgetAccountant:
 
     def __init__(self, epsilon=float("inf"), delta=None, *, path=None, url=None,
                  neighbouring="substitution"):
-        self.epsilon = check_epsilon(epsilon, "epsilon", allow_inf=True)
-        self.delta = None if delta is None else _check_budget_delta(delta)
-        self.budget = Budget(self.epsilon, _check_budget_delta(self.delta))
-        self.neighbouring = _check_neighbouring(neighbouring, "neighbouring")
-        self._storage = open_storage(path=path, url=url)
-        stored = self._storage.init(self.budget, self.neighbouring)
-        self._reads_only = stored != (self.budget, self.neighbouring)
-        if self._reads_only and self.budget != (float("inf"),) * 2:
-            raise ValueError(_mismatch_message(self._storage.describe(), stored,
-                                               (self.budget, self.neighbouring)))
-        if self._reads_only:  # opened with no budget: adopts the stored one, to read
-            (self.epsilon, delta), self.neighbouring = stored
-            self.delta, self.budget = None if delta == float("inf") else delta, stored[0]
-        self._id = uuid.uuid4().hex
+        epsilon = check_epsilon(epsilon, "epsilon", allow_inf=True)
+        asked = (Budget(epsilon, _check_budget_delta(delta)),
+                 _check_neighbouring(neighbouring, "neighbouring"))
+        storage = open_storage(path=path, url=url)
+        stored = storage.init(*asked)
+        if stored != asked and asked[0] != (float("inf"),) * 2:
+            raise ValueError(_mismatch_message(storage.describe(), stored, asked))
+        # the stored budget: the one asked, or (opened with no budget) the one it reads
+        (epsilon, delta), neighbouring = stored
         with _LIVE_LOCK:
-            _LIVE_LEDGERS[self._id] = self
+            self._hold(uuid.uuid4().hex, epsilon, None if delta == float("inf") else delta,
+                       storage, neighbouring, reads_only=stored != asked)
+
+    def _hold(self, ledger_id, epsilon, delta, storage, neighbouring, reads_only):
+        """Make this handle the live one of ``ledger_id`` (a new ledger, or one
+        unpickled); the caller holds ``_LIVE_LOCK``."""
+        self.epsilon, self.delta, self.neighbouring = epsilon, delta, neighbouring
+        self.budget = Budget(epsilon, _check_budget_delta(delta))
+        self._storage, self._id, self._reads_only = storage, ledger_id, reads_only
+        _LIVE_LEDGERS[ledger_id] = self
+        return self
 
     @property
     def path(self):
@@ -409,14 +414,8 @@ def _restore_accountant(ledger_id, epsilon, delta, storage, neighbouring, reads_
         live = _LIVE_LEDGERS.get(ledger_id)
         if live is not None:
             return live
-        accountant = BudgetAccountant.__new__(BudgetAccountant)
-        accountant.epsilon, accountant.delta = epsilon, delta
-        accountant.budget = Budget(epsilon, _check_budget_delta(delta))
-        accountant.neighbouring = neighbouring
-        accountant._storage = storage
-        accountant._id, accountant._reads_only = ledger_id, reads_only
-        _LIVE_LEDGERS[ledger_id] = accountant
-        return accountant
+        return BudgetAccountant.__new__(BudgetAccountant)._hold(
+            ledger_id, epsilon, delta, storage, neighbouring, reads_only)
 
 
 def check_accountant(accountant):
