@@ -77,7 +77,7 @@ def test_pipeline_with_public_bounds_scaler(name, data):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_grid_search_records_every_fit_in_shared_ledger(name, n_jobs, data, tmp_path):
     X, y = data
-    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    acc = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     grid = {"epsilon": [0.25, 0.5, 1.0]}
     search = GridSearchCV(PRIVATE_CLASSIFIERS[name](accountant=acc), grid, cv=3, n_jobs=n_jobs)
     search.fit(X, y)
@@ -139,7 +139,7 @@ def test_dask_backend_gives_the_same_search(data, tmp_path):
     X, y = data
     grid = {"epsilon": [0.25, 1.0]}
     reference = GridSearchCV(_perturbed_erm(), grid, cv=3).fit(X, y)
-    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    acc = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     with Client(processes=False, n_workers=1, threads_per_worker=2):
         with joblib.parallel_config(backend="dask"):
             search = GridSearchCV(_perturbed_erm(accountant=acc), grid, cv=3, n_jobs=2).fit(X, y)
@@ -219,7 +219,7 @@ def _fit_release(make, accountant, epsilon, X):
 @pytest.mark.parametrize("name", sorted(RELEASES))
 def test_release_parallel_fits_share_one_ledger(name, data, tmp_path):
     X = data[0][:, :3]
-    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    acc = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     epsilons = [0.25, 0.5, 1.0, 2.0]
     spent = joblib.Parallel(n_jobs=2)(
         joblib.delayed(_fit_release)(RELEASES[name], acc, e, X) for e in epsilons
@@ -249,7 +249,7 @@ def test_private_search_charges_each_fold_fit_at_its_candidate_epsilon(name, dat
     from sksmooth.model_selection import PrivateSearchCV
 
     X, y = data
-    acc = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    acc = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     grid = {"epsilon": [0.25, 1.0]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the factories seed their fits (reproducible tests)

@@ -10,6 +10,7 @@ with the install hint (CI must exercise every backend).
 import os
 import sqlite3
 import uuid
+import warnings
 
 import pytest
 
@@ -19,6 +20,7 @@ except ImportError:  # the postgres extra is optional outside CI
     psycopg = None
 
 from sksmooth.accounting import BudgetAccountant
+from sksmooth.exceptions import DefaultsWarning
 
 from _postgres_server import INSTALL_HINT, ThrowawayPostgres, find_postgres_bin
 
@@ -103,6 +105,8 @@ def make_accountant(backend):
     _, location = backend
 
     def make(epsilon=float("inf"), delta=None):
-        return BudgetAccountant(epsilon, delta, **location)
+        with warnings.catch_warnings():  # a new file ledger with no budget says so:
+            warnings.simplefilter("ignore", DefaultsWarning)  # tested in test_ledger
+            return BudgetAccountant(epsilon, delta, **location)
 
     return make

@@ -205,7 +205,7 @@ def test_concurrency_audit_catches_drivers_without_atomic_check_and_insert(
 
 
 def _endless_writer(location, log_path):
-    acc = BudgetAccountant(**location)
+    acc = BudgetAccountant(1e9, **location)
     with open(log_path, "a", buffering=1) as log:
         for i in range(10**9):
             acc.spend(1e-3, label=f"k-{i}")
@@ -214,7 +214,7 @@ def _endless_writer(location, log_path):
 
 def _kill_writer_mid_loop(location, log_path):
     """Start an endless writer, SIGKILL it after 30 acknowledged spends."""
-    BudgetAccountant(**location)
+    BudgetAccountant(1e9, **location)
     process = _FORK.Process(target=_endless_writer, args=(location, log_path))
     process.start()
     deadline = time.monotonic() + 60
@@ -230,7 +230,7 @@ def _kill_writer_mid_loop(location, log_path):
 def test_sigkill_mid_loop_loses_nothing_committed(shared_backend, tmp_path):
     _, location = shared_backend
     acknowledged = _kill_writer_mid_loop(location, tmp_path / "committed.log")
-    acc = BudgetAccountant(**location)
+    acc = BudgetAccountant(1e9, **location)
     recorded = [r.label for r in acc.ledger]
     assert recorded[: len(acknowledged)] == acknowledged  # nothing committed is lost
     assert len(recorded) - len(acknowledged) <= 1  # at most the one in flight
@@ -321,7 +321,7 @@ def test_a_parallel_private_search_charges_a_postgres_ledger(postgres_url):
     from sksmooth.model_selection import PrivateSearchCV
 
     X, y, _ = load_breast_cancer_public()
-    ledger = BudgetAccountant(url=postgres_url)
+    ledger = BudgetAccountant(10.0, url=postgres_url)
     search = PrivateSearchCV(
         PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]), {"epsilon": [0.5, 1.0]},
         epsilon_selection=0.5, cv=3, n_jobs=2, accountant=ledger).fit(X[:240], y[:240])

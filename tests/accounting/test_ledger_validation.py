@@ -74,7 +74,7 @@ def test_sqlite_url_that_is_not_a_file_suggests_a_url_that_works(url, tmp_path, 
     assert f"url={url!r}" in str(error.value)
     suggestion = re.search(r"such as url='([^']+)'", str(error.value)).group(1)
     monkeypatch.chdir(tmp_path)
-    assert BudgetAccountant(url=suggestion).spent == (0.0, 0.0)  # the fix it names works
+    assert BudgetAccountant(1.0, url=suggestion).spent == (0.0, 0.0)  # the fix it names works
 
 
 def test_path_in_missing_directory(tmp_path):
@@ -212,7 +212,7 @@ def test_unreachable_postgres_server_is_a_clear_error_without_password(url, show
 
 def test_postgres_repr_hides_the_password(postgres_server):
     url = postgres_server.replace("postgres@", "postgres:hunter2@")
-    acc = BudgetAccountant(url=url)
+    acc = BudgetAccountant(1.0, url=url)
     assert "hunter2" not in repr(acc) and "url=" in repr(acc)
 
 

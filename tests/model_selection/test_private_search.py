@@ -238,7 +238,7 @@ def test_a_candidate_the_search_cannot_account_is_refused_before_any_fit(cancer)
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_verbose_reports_the_number_of_fits(cancer, tmp_path, capsys, n_jobs):
     X, y = cancer
-    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    ledger = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     search = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
                              cv=3, n_jobs=n_jobs, accountant=ledger, verbose=1)
     search.fit(X, y)
@@ -249,7 +249,7 @@ def test_verbose_reports_the_number_of_fits(cancer, tmp_path, capsys, n_jobs):
 
 def test_parallel_search_charges_a_file_ledger(cancer, tmp_path):
     X, y = cancer
-    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    ledger = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     pipe = make_pipeline(PublicBoundsScaler(bounds=(0, 1)), _proper())
     search = PrivateSearchCV(pipe, {"privateproperclassifier__epsilon": [0.5, 1.0]},
                              epsilon_selection=0.5, cv=3, n_jobs=2, accountant=ledger)
@@ -540,7 +540,7 @@ def test_a_grid_of_estimator_objects_is_charged_to_the_search_and_left_unchanged
 def test_a_nested_search_with_workers_and_a_file_ledger_runs(cancer, tmp_path):
     # the rehearsal's in-memory ledger made the inner search refuse its n_jobs=2
     X, y = cancer
-    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    ledger = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     inner = PrivateSearchCV(_proper(), {"epsilon": [0.5, 1.0]}, epsilon_selection=0.5,
                             n_jobs=2)
     PrivateSearchCV(inner, {"epsilon_selection": [0.5, 1.0]}, epsilon_selection=0.5,

@@ -313,7 +313,7 @@ def test_a_failed_refit_leaves_no_release_and_nothing_stale(name, failure):
 
 def test_second_release_refused_and_partial_fit_after_release_starts_anew(tmp_path):
     X, _ = _numeric_data()
-    ledger = BudgetAccountant(path=tmp_path / "ledger.sqlite")
+    ledger = BudgetAccountant(100.0, path=tmp_path / "ledger.sqlite")
     # n_bins given: 'auto' sizes a stream's grid without n, and fit's from n
     est = MWEM(bounds=(0, 4), n_bins=16, random_state=7, accountant=ledger)
     _stream_fit(est, X[:250]).release()
