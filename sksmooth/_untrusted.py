@@ -91,8 +91,10 @@ def _canonical(value):
             value.tolist() if isinstance(value, np.ndarray) else value)])
     if is_missing(value):
         return ("missing",)
-    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
-        return ("number", float(value) + 0.0 if float(value) == value else int(value))
+    if isinstance(value, (int, np.integer)):  # exactly: numpy's int == float rounds the int
+        return ("number", float(value) + 0.0 if float(value) == int(value) else int(value))
+    if isinstance(value, (float, np.floating, np.bool_)):
+        return ("number", float(value) + 0.0)
     return ("object", value)
 
 

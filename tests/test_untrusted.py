@@ -61,7 +61,7 @@ def _f(x):
 
 @pytest.mark.parametrize("a, b", [
     (np.nan, float("nan")), (-0.0, 0.0), (1, 1.0), (True, 1), (np.float64(1), 1.0),
-    (np.int64(5), 5), (np.array([0, 1]), np.array([0.0, 1.0])), ((0, 1), [0.0, 1.0]),
+    (np.int64(5), 5), (np.int64(2 ** 60 + 1), 2 ** 60 + 1), (np.array([0, 1]), np.array([0.0, 1.0])), ((0, 1), [0.0, 1.0]),
     (np.array([np.nan]), [float("nan")]), ([[0, 1], [2, 3]], np.array([[0, 1], [2, 3]])),
     (None, pd.NA), ({"a": (0, 1), "b": 2}, {"b": 2.0, "a": [0.0, 1.0]}), ({1: "x"}, {1.0: "x"}),
     (np.asfortranarray(np.eye(3)), np.eye(3)), (_f, _f), ([[1, 2], [3]], [[1, 2], [3]]),
@@ -79,6 +79,10 @@ def test_same_value_compares_content_numbers_by_value(a, b):
     (0.1, np.float32(0.1)), ("a", ["a"]), (1, [1]), ((), None), (_f, lambda x: x),
     (np.random.default_rng(0), np.random.default_rng(1)), ({"a": 1}, {"a": 1, "b": 2}),
     ([[1, 2], [3]], [[1, 2], [4]]),
+    # numpy integers past 2^53 exactly (numpy's int == float rounds the int): a seed
+    # changed from s to s + 1 between chunks was the same value
+    (np.int64(2 ** 60), np.int64(2 ** 60 + 1)), (np.uint64(2 ** 63 + 2), np.uint64(2 ** 63 + 3)),
+    ({"random_state": np.int64(2 ** 60)}, {"random_state": np.int64(2 ** 60 + 1)}),
 ])
 def test_same_value_tells_different_values_apart(a, b):
     assert not same_value(a, b) and not same_value(b, a)
