@@ -37,7 +37,6 @@ __all__ = [
     "check_same_classes",
     "labels_of_y",
     "declared_classes",
-    "same_label_set",
     "check_public_classes",
     "public_box",
     "FROM_DATA",
@@ -559,20 +558,21 @@ def labels_of_y(y):
     return labels
 
 
-def check_same_classes(classes, classes_):
+def check_same_classes(classes, classes_, *, any_type=False):
     """Error unless a later ``partial_fit`` call's ``classes`` (if given) is a label set
-    (:func:`check_public_classes`) equal to ``classes_`` (in any order)."""
-    if classes is None:
+    (:func:`check_public_classes`; ``any_type``: a release's) equal to ``classes_``, the
+    first call's (in any order; ``None``: it fixed none)."""
+    if classes is None or classes_ is None:
         return
     try:  # the usual call passes classes_ itself each time: nothing new to check
         if np.array_equal(np.asarray(classes), classes_):
             return
     except (TypeError, ValueError):  # a ragged list: refused below
         pass
-    given = check_public_classes(classes)
-    if not np.array_equal(given, classes_):
+    given = check_public_classes(classes, any_type=any_type)
+    if not same_label_set(given, classes_):
         raise ValueError(
-            f"classes={given.tolist()} differs from classes_={classes_.tolist()} "
+            f"classes={given.tolist()} differs from classes_={np.asarray(classes_).tolist()} "
             "set by the first partial_fit call; pass the same labels, or call fit "
             "to start over."
         )

@@ -18,7 +18,7 @@ from .._constraints import validate_params
 from .._guarantee import PrivacySpent
 from .._randomness import ReleaseRandomness, release_randomness
 from .._untrusted import read_labels
-from .._validation import declared_classes, reads_data, same_label_set
+from .._validation import check_same_classes, declared_classes, reads_data
 from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
@@ -178,8 +178,7 @@ class StreamingRelease:
         if classes is not None:
             declared_classes(classes, self.classes)
             if stream is not None:
-                _check_same_labels(classes, self._stream_labels(stream),
-                                   "the label set fixed at the first chunk")
+                check_same_classes(classes, self._stream_labels(stream), any_type=True)
         if stream is None:
             self._check_public_parameters(params)  # the ledger first, before any data
         if stream is not None and _no_rows_nor_columns(X) and (y is None or len(y) == 0):
@@ -412,15 +411,6 @@ def _with_noise(stream):
         return stream
     fresh = release_randomness(None).noise
     return replace(stream, randomness=replace(stream.randomness, noise=fresh))
-
-
-def _check_same_labels(given, expected, what):
-    """``classes`` given to partial_fit must list the labels of ``expected``."""
-    if expected is None:
-        return
-    if not same_label_set(given, expected):
-        raise ValueError(f"classes passed to partial_fit differ from {what}; a release's "
-                         "public label set is fixed: pass the same labels (or none).")
 
 
 def _check_parameters_unchanged(estimator, stream):

@@ -441,6 +441,21 @@ def test_a_shared_ledger_charged_between_chunks_is_the_same_parameter():
         est.partial_fit(X[100:])
 
 
+def test_a_later_chunk_s_classes_are_checked_as_a_classifier_s():
+    # the releases had a rule and a message of their own: duplicates passed, a ragged
+    # list raised numpy's error
+    X, y = _numeric_data()
+    est = MWEM(bounds=(0, 4)).partial_fit(X[:100], y[:100], classes=[0, 1])
+    est.partial_fit(X[100:200], y[100:200], classes=[1, 0])  # any order
+    with pytest.raises(ValueError, match=r"classes=\[0, 2\] differs from classes_=\[0, 1\]"):
+        est.partial_fit(X[200:], y[200:], classes=[0, 2])
+    with pytest.raises(ValueError, match="duplicate labels"):
+        est.partial_fit(X[200:], y[200:], classes=[0, 1, 1])
+    with pytest.raises(TypeError, match="classes must be a 1-D list"):
+        est.partial_fit(X[200:], y[200:], classes=[0, [1]])
+    assert est.partial_fit(X[200:], y[200:]).release().classes_.tolist() == [0, 1]
+
+
 def test_sigma_sized_grid_needs_explicit_bins_when_streaming():
     X, _ = _numeric_data()
     est = SmoothMWEM(bounds=(0, 4), sigma=0.5, max_universe_size=10_000)
