@@ -139,6 +139,7 @@ class _StreamFrame:
 
     def __init__(self, codec, leaked, has_y):
         self.codec, self.leaked, self.has_y = codec, leaked, has_y
+        self.classes_inferred = bool(leaked)  # as the grid family's PrivateTable
 
     def encode(self, columns):
         return _codes(self.codec, columns)

@@ -15,10 +15,11 @@ import scipy.sparse as sp
 
 from .._atomic import atomic_update, forget_fit, parameter_fingerprints, refuse_changed_parameters
 from .._constraints import validate_params
-from .._guarantee import PrivacySpent
+from .._guarantee import PrivacySpent, read_from_data_reason
 from .._randomness import ReleaseRandomness, release_randomness
 from .._untrusted import read_labels
 from .._validation import check_same_classes, declared_classes, reads_data
+from ..accounting._ledger import refusal_recorded
 from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
 
@@ -177,8 +178,10 @@ class StreamingRelease:
             _check_parameters_unchanged(self, stream)
         if classes is not None:
             declared_classes(classes, self.classes)
-            if stream is not None:
-                check_same_classes(classes, self._stream_labels(stream), any_type=True)
+            if stream is not None:  # against labels read from the rows: recorded first
+                with refusal_recorded(self.accountant, type(self).__name__, read_from_data_reason(
+                        classes=stream.frame.classes_inferred)):
+                    check_same_classes(classes, self._stream_labels(stream), any_type=True)
         if stream is None:
             self._check_public_parameters(params)  # the ledger first, before any data
         if stream is not None and _no_rows_nor_columns(X) and (y is None or len(y) == 0):

@@ -15,7 +15,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from sksmooth.accounting import BudgetAccountant
-from sksmooth.exceptions import BudgetError, PrivacyWarning
+from sksmooth.exceptions import BudgetError, PrivacyLeakWarning, PrivacyWarning
 from sksmooth.release import (
     AdaptiveMarginalSynthesizer,
     GaussianPerQuery,
@@ -454,6 +454,30 @@ def test_a_later_chunk_s_classes_are_checked_as_a_classifier_s():
     with pytest.raises(TypeError, match="classes must be a 1-D list"):
         est.partial_fit(X[200:], y[200:], classes=[0, [1]])
     assert est.partial_fit(X[200:], y[200:]).release().classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("cls", [MWEM, AdaptiveMarginalSynthesizer])
+def test_a_later_chunk_s_classes_refused_against_labels_read_from_the_rows_is_recorded(cls):
+    # classes='data': the first chunk's label set is read from y, published (recorded as
+    # not private) only by release(); a later chunk's classes refused against it depends
+    # on those rows, and its message shows them: recorded first, as any such refusal
+    X, y = _numeric_data()
+    y = np.array([3, 7, 11])[y + (X[:, 2] > 2)]
+    accountant = BudgetAccountant(10.0)
+    est = cls(bounds=(0, 4), classes="data", accountant=accountant)
+    with pytest.warns(PrivacyLeakWarning):
+        est.partial_fit(X[:100], y[:100])
+    est.partial_fit(X[100:200], y[100:200], classes=[11, 3, 7])  # the same set
+    assert accountant.spent.n_not_private == 0
+    with pytest.raises(ValueError, match=r"classes_=\[3, 7, 11\]"):
+        est.partial_fit(X[200:], y[200:], classes=[0, 1])
+    assert accountant.spent.n_not_private == 1 and accountant.spent.epsilon == 0
+    # declared labels: the same refusal reads nothing, so nothing is recorded
+    est = cls(bounds=(0, 4), classes=[3, 7, 11], accountant=accountant)
+    est.partial_fit(X[:100], y[:100])
+    with pytest.raises(ValueError, match="differ"):
+        est.partial_fit(X[200:], y[200:], classes=[0, 1])
+    assert accountant.spent.n_not_private == 1
 
 
 def test_sigma_sized_grid_needs_explicit_bins_when_streaming():
