@@ -522,7 +522,10 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
                 strategy = strategy_cls.build(params, X, len(classes_), randomness.public)
                 statistics = strategy.empty_statistics()
             else:
-                strategy, statistics = self._current_strategy(params), self._statistics
+                refuse_changed_parameters(self._structure, self.get_params(deep=False),
+                                          "the running counts were made with",
+                                          "call fit to start over with the new one")
+                strategy, statistics = self._strategy, self._statistics
             progress.log(f"method={params['method']!r}: a public class of "
                          f"{_count_text(strategy.n_hypotheses)} hypotheses; counting the rows")
             statistics = strategy.accumulate(statistics, X, encode_private_labels(y, classes_))
@@ -550,18 +553,6 @@ class PrivateProperClassifier(ClassifierMixin, BaseEstimator):
         with refusal_recorded(self.accountant, type(self).__name__,
                               read_from_data_reason(classes=True)):
             return labels_of_y(y), True
-
-    def _current_strategy(self, params):
-        strategy = self._strategy
-        if strategy.name != params["method"]:
-            raise ValueError(
-                f"method={params['method']!r} differs from method={strategy.name!r} of the "
-                "first partial_fit call; call fit to start over."
-            )
-        refuse_changed_parameters(self._structure, self.get_params(deep=False),
-                                  "the running counts were made with",
-                                  "call fit to start over with the new one")
-        return strategy
 
     def _release(self, strategy, statistics, params, randomness, classes_, inferred, first):
         """Select, charge, then publish (nothing is visible before the charge)."""

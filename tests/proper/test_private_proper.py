@@ -729,7 +729,8 @@ def test_a_structural_parameter_changed_mid_stream_is_refused():
     X, y = _threshold_data(200)
     clf = PrivateProperClassifier(bounds=(0, 1), classes=[0, 1]).partial_fit(X[:100], y[:100])
     clf.set_params(epsilon=2.0).partial_fit(X[100:150], y[100:150])
-    for change in (dict(hypotheses="halfspaces"), dict(bounds=(0, 2)), dict(classes=[0, 1, 2])):
+    for change in (dict(hypotheses="halfspaces"), dict(bounds=(0, 2)), dict(classes=[0, 1, 2]),
+                   dict(method="noisy_means"), dict(method=NoisyMeans(projection=1))):
         before = clf.set_params(epsilon=1.0).get_params()
         with pytest.raises(ValueError, match="was changed since the first partial_fit"):
             clf.set_params(**change).partial_fit(X[150:], y[150:])
