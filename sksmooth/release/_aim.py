@@ -58,7 +58,7 @@ from ._columns import (
     schema_change_error,
     structure_change,
 )
-from ._schema import CLASSES, DEFAULT_N_BINS, LEVELS, TableSchema, declared_level_columns
+from ._schema import CLASSES, DEFAULT_N_BINS, LEVELS, TableSchema
 from ._statistics import MarginalCounts
 from ._streaming import PartitionCounter, ReleaseStream, StreamingRelease
 from ._systematic import check_scheme
@@ -519,9 +519,6 @@ class AdaptiveMarginalSynthesizer(StreamingRelease, BaseEstimator):
 
     def _partition_counter(self, stream):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
-
-    def _declared_level_columns(self, X):
-        return declared_level_columns(X, self.levels)
 
     def _infers_from_data(self, X, y, classes):
         return reads_labels_from_rows(y, not reads_data(self.classes))

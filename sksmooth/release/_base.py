@@ -44,7 +44,7 @@ from ._columns import (
     schema_change_error,
 )
 from ._queries import as_workload, build_workload, check_workload
-from ._schema import CLASSES, LEVELS, TableSchema, declared_level_columns, is_dataframe
+from ._schema import CLASSES, LEVELS, TableSchema, is_dataframe
 from ._universe import GridUniverse, SampleUniverse
 
 __all__ = ["ReleaseData", "ReleaseContext", "PrivateTable", "COMMON_CONSTRAINTS"]
@@ -238,10 +238,6 @@ class ReleaseData(StreamingRelease, BaseEstimator):
 
     def _partition_counter(self, stream):
         return _PartitionCounter(stream.frame, stream.statistic.empty_like())
-
-    def _declared_level_columns(self, X):
-        """Labels of the DataFrame ``X``'s columns whose levels are declared."""
-        return declared_level_columns(X, self.levels)
 
     def _read_from_rows(self, X, y, labels_declared):
         """What a first chunk's rows would give (leak-warned): the parameters that

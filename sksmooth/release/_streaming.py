@@ -22,6 +22,7 @@ from .._validation import check_same_classes, declared_classes, reads_data
 from ..accounting._ledger import refusal_recorded
 from ._columns import reads_labels_from_rows
 from ._dask import count_dask_partitions, is_dask_collection, refuse_unknown_categories
+from ._schema import declared_level_columns
 
 __all__ = ["PartitionCounter", "ReleaseStream", "StreamingRelease", "row_blocks"]
 
@@ -58,9 +59,8 @@ class StreamingRelease:
     """``fit``, ``partial_fit`` and ``release`` of a release estimator (module doc).
 
     Subclasses implement ``_open_stream``, ``_map_chunk``,
-    ``_partition_counter``, ``_check_dask_parameters``,
-    ``_declared_level_columns``, ``_infers_from_data`` and
-    ``_release_stream`` (and may extend ``_check_public_parameters``).
+    ``_partition_counter``, ``_check_dask_parameters``, ``_infers_from_data``
+    and ``_release_stream`` (and may extend ``_check_public_parameters``).
     """
 
     # private state a release leaves besides its fitted attributes (forgotten by ``fit``)
@@ -193,7 +193,7 @@ class StreamingRelease:
         if dask_input:
             _check_dask_pair(X, y)
             labels_declared = not reads_data(self.classes) or classes is not None
-            first_X, first_y = _dask_head(X, y, self._declared_level_columns(X),
+            first_X, first_y = _dask_head(X, y, declared_level_columns(X, self.levels),
                                           # a later chunk's labels map onto the fixed set
                                           labels_declared or stream is not None,
                                           may_be_empty=(stream is not None
