@@ -377,8 +377,9 @@ _KEY_DEPTH = 3
 
 def _cheap_key(value, depth=0):
     """A key that changes when a parameter value may have changed: scalars and
-    small containers or arrays by content, other objects (generators, concept
-    classes: checked by type) by identity."""
+    small containers or arrays by content, a parameter object (an estimator) by
+    identity and its parameters (``set_params(a__b=...)`` changes it in place),
+    other objects (generators, concept classes: checked by type) by identity."""
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return (type(value), value)
     if isinstance(value, np.ndarray) and value.size <= 4096:
@@ -388,6 +389,8 @@ def _cheap_key(value, depth=0):
     if isinstance(value, dict) and len(value) <= 4096 and depth < _KEY_DEPTH:
         return (dict, tuple((_cheap_key(k, depth + 1), _cheap_key(v, depth + 1))
                             for k, v in value.items()))
+    if hasattr(value, "get_params") and not isinstance(value, type) and depth < _KEY_DEPTH:
+        return ("object", id(value), _cheap_key(value.get_params(deep=False), depth + 1))
     return ("object", id(value))
 
 

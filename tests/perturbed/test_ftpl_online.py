@@ -188,6 +188,20 @@ def test_a_run_with_a_strided_box_continues_after_pickle_and_deepcopy():
         assert twin.n_rounds_ == 4
 
 
+def test_the_run_s_estimator_changed_in_place_by_set_params_is_refused():
+    # set_params(estimator__n_thresholds=...) changes the object in place: the cache of
+    # checked parameters compared it by identity, so the change was silently ignored
+    X, y = _threshold_stream(40)
+    clf = _play(PerturbedERMClassifier(estimator=StumpERMClassifier(8), bounds=(0, 1),
+                                       classes=[0, 1], random_state=0), X[:20], y[:20], 10)
+    clf.set_params(estimator__n_thresholds=16)
+    with pytest.raises(ValueError, match="estimator was changed since the first partial_fit"):
+        clf.partial_fit(X[20:30], y[20:30])
+    clf.set_params(estimator__n_thresholds=8)
+    _play(clf, X[20:], y[20:], 10)
+    assert clf.n_rounds_ == 4
+
+
 @pytest.mark.parametrize("name, value", [
     ("online_perturbation", "labels"), ("bounds", (0, 0.01)), ("classes", [0, 1, 2]),
     ("estimator", StumpERMClassifier(8)), ("separating_points", "uniform"),
