@@ -20,9 +20,9 @@ from sklearn.utils.validation import check_array, validate_data
 from .exceptions import DataConversionWarning, user_stacklevel
 
 __all__ = ["read_numbers", "input_columns", "read_shown_numbers", "read_labels", "read_table",
-           "as_floats", "level_codes", "is_missing", "same_value", "value_fingerprint", "labels_equal", "distinct_labels",
-           "check_no_numeric_twins", "encode_private_labels", "sanitize_rows", "finite_rows",
-           "read_sample_weight"]
+           "as_floats", "level_codes", "is_missing", "same_value", "value_fingerprint",
+           "labels_equal", "distinct_labels", "check_no_numeric_twins", "encode_private_labels",
+           "sanitize_rows", "finite_rows", "read_sample_weight"]
 
 
 # ------------------------------------------------------------------ values
