@@ -173,9 +173,10 @@ class ReleaseData(StreamingRelease, BaseEstimator):
         X = read_table(X)  # a pyarrow or polars table as pandas, once for schema and rows
         if frame is not None:
             schema = TableSchema.from_input(X, frame.levels)
-            if schema.n_features == frame.schema.n_features and not frame.schema.same_structure(
-                    schema):  # (a different width: sklearn's message below)
-                raise schema_change_error(frame.schema.change_to(schema))
+            change = schema.n_features == frame.schema.n_features and frame.schema.change_to(
+                schema)  # (a different width: sklearn's message below)
+            if change:
+                raise schema_change_error(change)
             # a later chunk may have no rows (its row count is private under add/remove)
             return frame.map_rows(self._numeric(X, frame.schema, reset=False, min_rows=0), y)
         levels = self.levels

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._constraints import READ_FROM_DATA, Check, Integer, NoneValue
-from .._untrusted import read_table, same_value
+from .._untrusted import read_table
 from .._validation import (bounds_by_column, check_bounds, check_public_classes,
                            column_positions, no_range_error, reads_data)
 from ._columns import (
@@ -203,18 +203,14 @@ class TableSchema:
     def feature_names(self, input_features=None):
         return self.codec.feature_names(input_features)
 
-    def same_structure(self, other):
-        """Whether a later chunk's schema maps its rows like this one (dtypes compared
-        by family: :func:`~._columns.structure_family`)."""
-        return (self.codec.structure() == other.codec.structure()
-                and np.array_equal(self.categorical, other.categorical)
-                and same_value(list(self.levels), list(other.levels)))
-
     def change_to(self, other):
-        """What differs in a later chunk's schema (public structure), for a message."""
+        """What differs in a later chunk's schema (public structure; dtypes compared by
+        family: :func:`~._columns.structure_family`), for a message; ``None``: it maps
+        its rows like this one."""
         return (structure_change(self.codec.structure(), other.codec.structure())
                 or levels_change(self.codec.names, self.levels, other.levels)
-                or "its categorical features differ")
+                or (None if np.array_equal(self.categorical, other.categorical)
+                    else "its categorical features differ"))
 
 
 # ----------------------------------------------------------------- helpers
