@@ -508,11 +508,14 @@ class MWEM(ReleaseMixin):
         model_size = uni.size if dense else self.max_universe_size  # floats, at most
         n_passes = rounds.passes(model_size, T)
         fit_passes = rounds.fit_passes(model_size, T)
-        if model_size * T * (1 + n_passes * T / 2 + fit_passes) > _MAX_WORK:
+        if _work(rounds, model_size, T) > _MAX_WORK:
             raise ValueError(
                 f"n_iter={T} rounds with n_passes={n_passes} over a model of {model_size:.3g} "
                 f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
-                "lower the rounds' n_passes or n_iter, or max_universe_size.")
+                f"pass rounds={type(rounds).__name__}(n_iter="
+                f"{_most_rounds_within_work(rounds, model_size, T)}) (sksmooth.release; "
+                "n_iter='auto' grows with epsilon * n), fewer n_passes, or a smaller "
+                "max_universe_size.")
         fraction = rounds.selection_fraction
         round_params = round_parameters(params["epsilon"], params["delta"], T, fraction, n,
                                         by_table)
@@ -660,6 +663,23 @@ class MWEM(ReleaseMixin):
             assumptions_not_certified=tuple(not_certified),
             notes=tuple(notes),
         )
+
+
+def _work(rounds, model_size, T):
+    """Point updates of ``T`` rounds over a model of ``model_size`` floats."""
+    n_passes, fit_passes = rounds.passes(model_size, T), rounds.fit_passes(model_size, T)
+    return model_size * T * (1 + n_passes * T / 2 + fit_passes)
+
+
+def _most_rounds_within_work(rounds, model_size, T):
+    """A ``T' <= T`` whose run is within ``_MAX_WORK`` (1 when none is: then refused),
+    the largest where the work grows with the rounds (bisection)."""
+    low, high = 1, T
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if _work(rounds, model_size, middle) <= _MAX_WORK else (
+            low, middle - 1)
+    return low
 
 
 class SmoothMWEM(MWEM):

@@ -125,3 +125,20 @@ def test_an_explicit_n_passes_or_the_average_runs_no_passes_after_the_rounds():
     for rounds in (TableRounds(n_passes=2), TableRounds(output="average"), "query"):
         est = _fit(MWEM(levels=4, random_state=0, rounds=rounds), X)
         assert est.n_fit_passes_ == 0
+
+
+def test_rounds_beyond_the_run_time_cap_are_refused_naming_the_most_that_fit(monkeypatch):
+    # n_iter='auto' grows with epsilon * n (breast cancer at epsilon=100 asked for 496
+    # rounds, over the cap of 1e12 point updates); the refusal said "lower the rounds'
+    # n_passes or n_iter" without the object that holds them or a value. Here the cap
+    # is lowered so that a small table meets it
+    import sksmooth.release._mwem as mwem
+    X = np.random.default_rng(0).integers(0, 2, size=(3000, 10))
+    common = dict(levels=2, epsilon=1000.0, random_state=0)
+    monkeypatch.setattr(mwem, "_MAX_WORK", 5e6)
+    with pytest.raises(ValueError, match=r"pass rounds=TableRounds\(n_iter=(\d+)\)") as info:
+        _fit(MWEM(**common), X)
+    most = int(info.value.args[0].split("TableRounds(n_iter=", 1)[1].split(")")[0])
+    assert _fit(MWEM(rounds=TableRounds(n_iter=most), **common), X).n_iter_ == most
+    with pytest.raises(ValueError, match="point updates"):
+        _fit(MWEM(rounds=TableRounds(n_iter=most + 1), **common), X)
