@@ -15,6 +15,7 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
+from sklearn.base import clone
 
 from .._constraints import Check
 from .._guarantee import Guarantee, PrivacySpent, mark_read_from_data
@@ -508,12 +509,13 @@ class MWEM(ReleaseMixin):
         model_size = uni.size if dense else self.max_universe_size  # floats, at most
         n_passes = rounds.passes(model_size, T)
         fit_passes = rounds.fit_passes(model_size, T)
-        if _work(rounds, model_size, T) > _MAX_WORK:
+        if _work(rounds, model_size, T) > _MAX_WORK:  # the fix keeps the user's other settings
+            fix = clone(as_rounds(params["rounds"])).set_params(
+                n_iter=_most_rounds_within_work(rounds, model_size, T))
             raise ValueError(
                 f"n_iter={T} rounds with n_passes={n_passes} over a model of {model_size:.3g} "
                 f"floats is more than {_MAX_WORK:.0e} point updates (days of run time); "
-                f"pass rounds={type(rounds).__name__}(n_iter="
-                f"{_most_rounds_within_work(rounds, model_size, T)}) (sksmooth.release; "
+                f"pass rounds={fix!r} (sksmooth.release; "
                 "n_iter='auto' grows with epsilon * n), fewer n_passes, or a smaller "
                 "max_universe_size.")
         fraction = rounds.selection_fraction

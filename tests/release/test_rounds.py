@@ -1,5 +1,6 @@
 """MWEM's rounds objects (TableRounds, QueryRounds) and the variants' own knobs."""
 
+import re
 import warnings
 
 import numpy as np
@@ -142,3 +143,9 @@ def test_rounds_beyond_the_run_time_cap_are_refused_naming_the_most_that_fit(mon
     assert _fit(MWEM(rounds=TableRounds(n_iter=most), **common), X).n_iter_ == most
     with pytest.raises(ValueError, match="point updates"):
         _fit(MWEM(rounds=TableRounds(n_iter=most + 1), **common), X)
+    # the rounds' other settings (which set its work) are kept: following the advice fits
+    for rounds in (TableRounds(n_passes=4), TableRounds(output="average")):
+        with pytest.raises(ValueError, match=r"pass rounds=(TableRounds\(.*\)) \(") as info:
+            _fit(MWEM(rounds=rounds, **common), X)
+        advice = re.search(r"pass rounds=(TableRounds\(.*\)) \(", str(info.value)).group(1)
+        assert _fit(MWEM(rounds=eval(advice, {"TableRounds": TableRounds}), **common), X)
